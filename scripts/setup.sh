@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Prepares a fresh Debian 12 machine for mlx5j: Debian packages, a JDK >= 22 (25 preferred),
+# and the emulator's native library. Idempotent: installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(libibverbs-dev ibverbs-providers ibverbs-utils perftest gcc make clang libclang-rt-14-dev maven)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Maven's toolchains plugin picks the JDK for the build; this check only makes a missing JDK a clear error.
+jdk=""
+for j in ${JAVA_HOME:-} /usr/lib/jvm/*; do
+  [ -x "$j/bin/javac" ] || continue
+  v=$("$j/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+  if [ -n "$v" ] && [ "${v%%.*}" -ge 22 ]; then jdk=$j; fi
+done
+if [ -z "$jdk" ]; then
+  echo "setup: no JDK 22 or later found (looked in \$JAVA_HOME and /usr/lib/jvm). Install Temurin 25 and retry." >&2
+  exit 1
+fi
+echo "setup: JDK $jdk"
+
+make -s -C emulator
