@@ -1,0 +1,156 @@
+package io.mlx5j.doorbell;
+
+import java.lang.foreign.MemorySegment;
+
+import static io.mlx5j.doorbell.UarDescriptor.BLUEFLAME_BLOCK;
+
+/**
+ * Hands posted send WQEs to the NIC: doorbell record, then a BlueFlame copy or the 8-byte doorbell, then the WC
+ * flush, then the BlueFlame half toggle (rdma-core v44 providers/mlx5/qp.c post_send_db). This is the only class
+ * that looks at the {@link DoorbellMode}; it does so once, in the constructor, turning the mode into the range of
+ * {@code ds} values that go through BlueFlame.
+ *
+ * <p>Thread model: one posting thread per instance (the SQ is single-producer). Instances of different QPs may share
+ * one {@link BlueFlameRegister}; if they are posted from different threads that register must be {@code shared},
+ * and {@link #ring} then holds its lock around the UAR stores (see {@link BlueFlameRegister}).
+ *
+ * <p>Allocation-free; the only exceptions thrown are for arguments that would otherwise make the NIC read garbage.
+ */
+public final class SendDoorbell
+{
+    /** Largest ds of a send WQE: the ctrl segment's ds field is 6 bits (PRM; MLX5_WQE_CTRL_DS_MASK 0x3f). */
+    public static final int MAX_DS = 0x3F;
+
+    private final MemorySegment sq;
+    private final long sqMask;
+    private final DoorbellRecord dbrec;
+    private final BlueFlameRegister bf;
+    private final boolean locked;
+    private final int bfMinDs;
+    private final int bfMaxDs;
+    private final DoorbellMode mode;
+
+    /**
+     * @param sq     the whole send ring ({@code mlx5dv_qp.sq.buf}, {@code wqe_cnt * 64} bytes, a power of two)
+     * @param dbrec  the QP's doorbell record
+     * @param bf     the QP's BlueFlame register ({@code mlx5dv_qp.bf})
+     * @param mode   how to ring; {@link DoorbellMode#BLUEFLAME} needs {@code bf.size() > 0}
+     */
+    public SendDoorbell(final MemorySegment sq, final DoorbellRecord dbrec, final BlueFlameRegister bf,
+        final DoorbellMode mode)
+    {
+        final long sqSize = sq.byteSize();
+        if (sqSize < BLUEFLAME_BLOCK || Long.bitCount(sqSize) != 1)
+        {
+            throw new IllegalArgumentException("send ring must be a power of two >= 64 bytes, got " + sqSize);
+        }
+        this.sq = sq;
+        this.sqMask = sqSize - 1;
+        this.dbrec = dbrec;
+        this.bf = bf;
+        this.locked = bf.shared();
+        this.mode = mode;
+        final int bfDs = bf.size() / 16;
+        switch (mode)
+        {
+            case BLUEFLAME ->
+            {
+                if (bfDs == 0)
+                {
+                    throw new IllegalArgumentException(
+                        "DoorbellMode.BLUEFLAME needs a BlueFlame buffer, but bf.size is 0: use DOORBELL or AUTO");
+                }
+                bfMinDs = 1;
+                bfMaxDs = bfDs;
+            }
+            case AUTO ->
+            {
+                bfMinDs = 2; // libmlx5: "size > 1", a ctrl-only WQE is rung with the 8-byte doorbell
+                bfMaxDs = bfDs; // "size <= bf->buf_size / 16"; 0 when uuarn == 0, so never BlueFlame
+            }
+            case DOORBELL ->
+            {
+                bfMinDs = 1;
+                bfMaxDs = 0; // empty range
+            }
+            default -> throw new IllegalArgumentException("unknown mode " + mode);
+        }
+    }
+
+    /** The mode this doorbell was built with. */
+    public DoorbellMode mode()
+    {
+        return mode;
+    }
+
+    /** The register this doorbell writes. */
+    public BlueFlameRegister register()
+    {
+        return bf;
+    }
+
+    /**
+     * Whether a post of {@code nreq} WQEs whose last one has {@code ds} 16-byte units goes through BlueFlame.
+     */
+    public boolean usesBlueFlame(final int nreq, final int ds)
+    {
+        return nreq == 1 && ds >= bfMinDs && ds <= bfMaxDs;
+    }
+
+    /**
+     * Ring for one WQE just written: shorthand for {@code ring(1, ctrlOffset, ds, curPost)}.
+     */
+    public void ring(final long ctrlOffset, final int ds, final int curPost)
+    {
+        ring(1, ctrlOffset, ds, curPost);
+    }
+
+    /**
+     * Hand {@code nreq} newly written WQEs to the NIC.
+     *
+     * @param nreq        how many WQEs this doorbell covers; 0 does nothing (as libmlx5)
+     * @param ctrlOffset  offset in the ring of the LAST WQE's ctrl segment, 64-byte aligned
+     * @param ds          the last WQE's size in 16-byte units, {@code 1 .. MAX_DS}
+     * @param curPost     free-running WQEBB producer counter just past the last WQE
+     */
+    public void ring(final int nreq, final long ctrlOffset, final int ds, final int curPost)
+    {
+        if (nreq <= 0 || ds <= 0 || ds > MAX_DS || (ctrlOffset & (BLUEFLAME_BLOCK - 1)) != 0 || ctrlOffset > sqMask)
+        {
+            if (nreq == 0)
+            {
+                return;
+            }
+            throw badRing(nreq, ctrlOffset, ds);
+        }
+        dbrec.sendCounter(curPost); // includes Dma.toDevice(): WQE bytes before the producer counter
+        final BlueFlameRegister bf = this.bf;
+        if (locked)
+        {
+            bf.lock();
+        }
+        // Doorbell record before the MMIO stores, or the NIC may read the old counter when the doorbell arrives.
+        Dma.wcStart();
+        if (nreq == 1 && ds >= bfMinDs && ds <= bfMaxDs)
+        {
+            bf.copy(sq, sqMask, ctrlOffset, (ds + 3) >>> 2); // align(ds * 16, 64) / 64 blocks
+        }
+        else
+        {
+            bf.doorbell(sq, ctrlOffset);
+        }
+        // Flush before toggling and inside the lock: see BlueFlameRegister for the cross-CPU race this prevents.
+        Dma.wcFlush();
+        bf.toggle();
+        if (locked)
+        {
+            bf.unlock();
+        }
+    }
+
+    private IllegalArgumentException badRing(final int nreq, final long ctrlOffset, final int ds)
+    {
+        return new IllegalArgumentException("bad doorbell: nreq=" + nreq + " ctrlOffset=" + ctrlOffset
+            + " (must be 64-byte aligned and < " + (sqMask + 1) + ") ds=" + ds + " (must be 1.." + MAX_DS + ")");
+    }
+}
