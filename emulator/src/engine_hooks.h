@@ -1,0 +1,47 @@
+/*
+ * engine_hooks.h - calls from the uverbs "kernel" (src/kernel, helper K) into the device engine
+ * (src/engine, helper E). Owned by K. K provides __attribute__((weak)) no-op definitions
+ * (src/kernel/hooks_weak.c); E's strong definitions in src/engine/ replace them at link time.
+ *
+ * Calling conventions (see also the locking rules in emu_objects.h):
+ *  - Every hook runs on the application thread that issued the uverbs command, WITHOUT emu_lock held.
+ *  - *_created / emu_engine_mr_registered: the object is complete and findable through emu_find_*().
+ *  - *_destroying / emu_engine_mr_deregistering / emu_engine_ctx_closing: the object is already unlinked;
+ *    K frees it (and, for a context, unmaps its UAR alias and closes its pipes) right after the hook returns.
+ *    When a context closes with live objects, K calls the destroying hook of each object first
+ *    (QPs, then SRQs, then CQs, then MRs), then emu_engine_ctx_closing.
+ *  - emu_engine_qp_modified: the transition was validated and every attribute in attr_mask (IBV_QP_* bits)
+ *    applied to the struct emu_qp and to the registry entry; old_state is the state before the command.
+ *  - emu_engine_cq_resized: cq->buf / cq->cqe_cnt / cq->cqe_size already describe the new ring.
+ *    (As in the kernel, the user copies unpolled CQEs to the new ring itself before the command.)
+ *  - emu_engine_uar_mapped: the user mmapped UAR page page_index at user_va. Watch doorbells through
+ *    ctx->uar_alias + page_index * EMU_UAR_PAGE_SIZE (same physical page, stays mapped until ctx close).
+ *  - emu_engine_srq_modified: srq->srq_limit was (re)armed.
+ *  - The engine starts its thread(s) lazily and stops them at process exit or when the last context closes.
+ */
+#ifndef MLX5EMU_ENGINE_HOOKS_H
+#define MLX5EMU_ENGINE_HOOKS_H
+
+#include "emu_objects.h"
+
+void emu_engine_ctx_opened(struct emu_ctx *ctx);
+void emu_engine_ctx_closing(struct emu_ctx *ctx);
+
+void emu_engine_cq_created(struct emu_cq *cq);
+void emu_engine_cq_destroying(struct emu_cq *cq);
+void emu_engine_cq_resized(struct emu_cq *cq);
+
+void emu_engine_qp_created(struct emu_qp *qp);
+void emu_engine_qp_destroying(struct emu_qp *qp);
+void emu_engine_qp_modified(struct emu_qp *qp, int old_state, int attr_mask);
+
+void emu_engine_srq_created(struct emu_srq *srq);
+void emu_engine_srq_destroying(struct emu_srq *srq);
+void emu_engine_srq_modified(struct emu_srq *srq);
+
+void emu_engine_mr_registered(struct emu_mr *mr);
+void emu_engine_mr_deregistering(struct emu_mr *mr);
+
+void emu_engine_uar_mapped(struct emu_ctx *ctx, int page_index, void *user_va);
+
+#endif
