@@ -1,0 +1,83 @@
+package io.mlx5j.wqe;
+
+/**
+ * Completion queue entry ({@code struct mlx5_cqe64} and its error view {@code struct mlx5_err_cqe}, rdma-core v44
+ * mlx5dv.h). In a 128-byte CQE these 64 bytes are the second half; the first half only carries
+ * scatter-to-CQE data (MLX5_INLINE_SCATTER_64).
+ * <pre>
+ *        31            24 23           16 15            8 7             0
+ *       +-------------------------------------------------------------+
+ *  0x00 |  (responder: scatter-to-CQE data when MLX5_INLINE_SCATTER_32) |
+ *       |  ...  0x16: slid (16)        0x18: flags_rqpn (32)          |
+ *       +-------------------------------------------------------------+
+ *  0x20 |                 srqn_uidx  (err CQE: srqn)                  |
+ *       +-------------------------------------------------------------+
+ *  0x24 |                       imm_inval_pkey                        |
+ *       +-------------------------------------------------------------+
+ *  0x28 |      app      |    app_op     |           app_info          |
+ *       +-------------------------------------------------------------+
+ *  0x2C |                          byte_cnt                           |
+ *       +-------------------------------------------------------------+
+ *  0x30 |                      timestamp (64)    (err CQE: 0x36       |
+ *       |                      vendor_err_synd, 0x37 syndrome)        |
+ *       +---------------+---------------------------------------------+
+ *  0x38 | sop / s_wqe_op|               qpn                           |  sop_drop_qpn
+ *       +---------------+---------------+---------------+-------------+
+ *  0x3C |          wqe_counter          |   signature   |   op_own    |
+ *       +-------------------------------+---------------+-------------+
+ * </pre>
+ * op_own: opcode in bits 7..4, then bits 3..2 (format, or the MLX5_INLINE_SCATTER_64 / _32 flags of responder and
+ * requester CQEs), bit 1 solicited event, bit 0 owner.
+ */
+public final class Cqe64
+{
+    public static final int SLID_OFFSET = 0x16;
+    public static final int FLAGS_RQPN_OFFSET = 0x18;
+    public static final int SRQN_UIDX_OFFSET = 0x20;
+    public static final int IMM_INVAL_PKEY_OFFSET = 0x24;
+    public static final int BYTE_CNT_OFFSET = 0x2c;
+    public static final int TIMESTAMP_OFFSET = 0x30;
+    public static final int VENDOR_ERR_SYND_OFFSET = 0x36;
+    public static final int SYNDROME_OFFSET = 0x37;
+    public static final int SOP_DROP_QPN_OFFSET = 0x38;
+    public static final int WQE_COUNTER_OFFSET = 0x3c;
+    public static final int SIGNATURE_OFFSET = 0x3e;
+    public static final int OP_OWN_OFFSET = 0x3f;
+    public static final int LENGTH = 64;
+
+    public static final int MLX5_CQE_OWNER_MASK = 1;
+    public static final int MLX5_CQE_REQ = 0;
+    public static final int MLX5_CQE_RESP_WR_IMM = 1;
+    public static final int MLX5_CQE_RESP_SEND = 2;
+    public static final int MLX5_CQE_RESP_SEND_IMM = 3;
+    public static final int MLX5_CQE_RESP_SEND_INV = 4;
+    public static final int MLX5_CQE_RESIZE_CQ = 5;
+    public static final int MLX5_CQE_NO_PACKET = 6;
+    public static final int MLX5_CQE_SIG_ERR = 12;
+    public static final int MLX5_CQE_REQ_ERR = 13;
+    public static final int MLX5_CQE_RESP_ERR = 14;
+    public static final int MLX5_CQE_INVALID = 15;
+
+    /** op_own flag: up to 32 bytes of data were scattered into this cqe64 at offset 0. */
+    public static final int MLX5_INLINE_SCATTER_32 = 0x4;
+    /** op_own flag: up to 64 bytes of data were scattered into the first half of a 128-byte CQE. */
+    public static final int MLX5_INLINE_SCATTER_64 = 0x8;
+
+    public static final int MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR = 0x01;
+    public static final int MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR = 0x02;
+    public static final int MLX5_CQE_SYNDROME_LOCAL_PROT_ERR = 0x04;
+    public static final int MLX5_CQE_SYNDROME_WR_FLUSH_ERR = 0x05;
+    public static final int MLX5_CQE_SYNDROME_MW_BIND_ERR = 0x06;
+    public static final int MLX5_CQE_SYNDROME_BAD_RESP_ERR = 0x10;
+    public static final int MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR = 0x11;
+    public static final int MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR = 0x12;
+    public static final int MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR = 0x13;
+    public static final int MLX5_CQE_SYNDROME_REMOTE_OP_ERR = 0x14;
+    public static final int MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR = 0x15;
+    public static final int MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR = 0x16;
+    public static final int MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR = 0x22;
+
+    private Cqe64()
+    {
+    }
+}

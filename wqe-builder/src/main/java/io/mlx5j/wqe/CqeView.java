@@ -1,0 +1,276 @@
+package io.mlx5j.wqe;
+
+import java.lang.foreign.MemorySegment;
+
+import static io.mlx5j.wqe.Be.BE16;
+import static io.mlx5j.wqe.Be.BE32;
+import static io.mlx5j.wqe.Be.BE64;
+import static io.mlx5j.wqe.Be.U8;
+
+/**
+ * Reusable read-only view of one CQE in a completion queue buffer (layout: {@link Cqe64}). One instance per CQ,
+ * re-pointed by {@link #tryAcquire} for every poll; no object is created per CQE.
+ * <p>
+ * Ownership follows libmlx5 (rdma-core v44 providers/mlx5/cq.c get_sw_cqe): CQE {@code ci} belongs to software when
+ * its opcode is not MLX5_CQE_INVALID and its owner bit equals bit log2(cqe_cnt) of {@code ci}, i.e. the owner bit
+ * the device writes flips on every pass over the ring. For 128-byte CQEs every field, including op_own, is read
+ * from the second 64 bytes.
+ * <p>
+ * The raw field accessors never throw and accept any bytes. {@link #status()}, {@link #scatterOffset()} and
+ * {@link #scatterLength()} interpret the CQE and throw {@link MalformedCqeException} (and nothing else) when the
+ * bytes cannot be a valid completion.
+ * <p>
+ * <b>Thread confinement:</b> not thread-safe; one view per polling thread. The CQ buffer must only be polled by
+ * that thread.
+ */
+public final class CqeView
+{
+    private MemorySegment cq;
+    private int cqeSize;
+    private int cqeMask;
+    private int logCqeCnt;
+    private long cqe;
+    private long cqe64;
+    private int opOwn;
+
+    /**
+     * @param cq       the CQ buffer (mlx5dv_cq.buf), cqeCount * cqeSize bytes
+     * @param cqeSize  64 or 128 (mlx5dv_cq.cqe_size)
+     * @param cqeCount number of CQEs (mlx5dv_cq.cqe_cnt), a power of two
+     */
+    public CqeView wrap(final MemorySegment cq, final int cqeSize, final int cqeCount)
+    {
+        if (cqeSize != 64 && cqeSize != 128)
+        {
+            throw new IllegalArgumentException("CQE size must be 64 or 128: " + cqeSize);
+        }
+        if (cqeCount < 1 || Integer.bitCount(cqeCount) != 1 || (long)cqeCount * cqeSize > cq.byteSize())
+        {
+            throw new IllegalArgumentException("cqe_cnt " + cqeCount + " of " + cqeSize +
+                " bytes must be a power of two fitting the buffer of " + cq.byteSize());
+        }
+        this.cq = cq;
+        this.cqeSize = cqeSize;
+        this.cqeMask = cqeCount - 1;
+        this.logCqeCnt = Integer.numberOfTrailingZeros(cqeCount);
+        return this;
+    }
+
+    /**
+     * Point the view at CQE {@code ci} if software owns it.
+     *
+     * @param ci free-running consumer index
+     * @return false if the CQE is still the device's (invalid opcode or owner bit of the previous pass)
+     */
+    public boolean tryAcquire(final int ci)
+    {
+        final long at = (long)(ci & cqeMask) * cqeSize;
+        final long at64 = at + cqeSize - Cqe64.LENGTH;
+        // Acquire: later reads of the CQE body cannot be satisfied before this op_own read (libmlx5 issues
+        // udma_from_device_barrier after the ownership check for the same reason).
+        final int ownByte = (byte)U8.getAcquire(cq, at64 + Cqe64.OP_OWN_OFFSET) & 0xff;
+        if ((ownByte >>> 4) == Cqe64.MLX5_CQE_INVALID || (ownByte & Cqe64.MLX5_CQE_OWNER_MASK) != ((ci >>> logCqeCnt) & 1))
+        {
+            return false;
+        }
+        this.cqe = at;
+        this.cqe64 = at64;
+        this.opOwn = ownByte;
+        return true;
+    }
+
+    /** Point the view at the CQE starting at {@code cqeOffset} without an ownership check (tests, dumps). */
+    public CqeView at(final long cqeOffset)
+    {
+        this.cqe = cqeOffset;
+        this.cqe64 = cqeOffset + cqeSize - Cqe64.LENGTH;
+        this.opOwn = (byte)U8.get(cq, cqe64 + Cqe64.OP_OWN_OFFSET) & 0xff;
+        return this;
+    }
+
+    /** Byte offset of the current CQE (its first byte) in the CQ buffer. */
+    public long cqeOffset()
+    {
+        return cqe;
+    }
+
+    public int opOwn()
+    {
+        return opOwn;
+    }
+
+    public int opcode()
+    {
+        return opOwn >>> 4;
+    }
+
+    public int owner()
+    {
+        return opOwn & Cqe64.MLX5_CQE_OWNER_MASK;
+    }
+
+    /** Solicited event bit (mlx5dv_get_cqe_se). */
+    public int se()
+    {
+        return (opOwn >>> 1) & 1;
+    }
+
+    /** Bits 3..2 of op_own (mlx5dv_get_cqe_format). */
+    public int format()
+    {
+        return (opOwn >>> 2) & 3;
+    }
+
+    public boolean inlineScatter32()
+    {
+        return (opOwn & Cqe64.MLX5_INLINE_SCATTER_32) != 0;
+    }
+
+    public boolean inlineScatter64()
+    {
+        return (opOwn & Cqe64.MLX5_INLINE_SCATTER_64) != 0;
+    }
+
+    public boolean isError()
+    {
+        final int op = opOwn >>> 4;
+        return op == Cqe64.MLX5_CQE_REQ_ERR || op == Cqe64.MLX5_CQE_RESP_ERR;
+    }
+
+    public int wqeCounter()
+    {
+        return (short)BE16.get(cq, cqe64 + Cqe64.WQE_COUNTER_OFFSET) & 0xffff;
+    }
+
+    public int byteCnt()
+    {
+        return (int)BE32.get(cq, cqe64 + Cqe64.BYTE_CNT_OFFSET);
+    }
+
+    /** Immediate data, invalidated rkey or pkey, as a number (the wire bytes read big-endian). */
+    public int immInvalPkey()
+    {
+        return (int)BE32.get(cq, cqe64 + Cqe64.IMM_INVAL_PKEY_OFFSET);
+    }
+
+    public int sopDropQpn()
+    {
+        return (int)BE32.get(cq, cqe64 + Cqe64.SOP_DROP_QPN_OFFSET);
+    }
+
+    /** Low 24 bits of sop_drop_qpn. */
+    public int qpn()
+    {
+        return sopDropQpn() & 0xffffff;
+    }
+
+    public int srqnUidx()
+    {
+        return (int)BE32.get(cq, cqe64 + Cqe64.SRQN_UIDX_OFFSET);
+    }
+
+    public int flagsRqpn()
+    {
+        return (int)BE32.get(cq, cqe64 + Cqe64.FLAGS_RQPN_OFFSET);
+    }
+
+    public int slid()
+    {
+        return (short)BE16.get(cq, cqe64 + Cqe64.SLID_OFFSET) & 0xffff;
+    }
+
+    public int signature()
+    {
+        return (byte)U8.get(cq, cqe64 + Cqe64.SIGNATURE_OFFSET) & 0xff;
+    }
+
+    public long timestamp()
+    {
+        return (long)BE64.get(cq, cqe64 + Cqe64.TIMESTAMP_OFFSET);
+    }
+
+    /** Error CQEs only: syndrome (struct mlx5_err_cqe). */
+    public int syndrome()
+    {
+        return (byte)U8.get(cq, cqe64 + Cqe64.SYNDROME_OFFSET) & 0xff;
+    }
+
+    /** Error CQEs only: vendor_err_synd. */
+    public int vendorSyndrome()
+    {
+        return (byte)U8.get(cq, cqe64 + Cqe64.VENDOR_ERR_SYND_OFFSET) & 0xff;
+    }
+
+    /**
+     * Work completion status: SUCCESS for REQ and RESP_* CQEs, the libmlx5 syndrome mapping for REQ_ERR/RESP_ERR.
+     *
+     * @throws MalformedCqeException for any other opcode (not a work completion)
+     */
+    public WcStatus status()
+    {
+        final int op = opOwn >>> 4;
+        if (op <= Cqe64.MLX5_CQE_RESP_SEND_INV)
+        {
+            return WcStatus.SUCCESS;
+        }
+        if (op == Cqe64.MLX5_CQE_REQ_ERR || op == Cqe64.MLX5_CQE_RESP_ERR)
+        {
+            return WcStatus.fromSyndrome(syndrome());
+        }
+        throw new MalformedCqeException("CQE opcode " + op + " is not a work completion (op_own 0x" +
+            Integer.toHexString(opOwn) + ")");
+    }
+
+    /**
+     * Where scatter-to-CQE data sits: the cqe64 itself for MLX5_INLINE_SCATTER_32, the first half of a 128-byte
+     * CQE for MLX5_INLINE_SCATTER_64 (libmlx5 cq.c passes {@code cqe} resp. {@code cqe - 1}). Only REQ and RESP_*
+     * CQEs can carry it; for those the poller copies {@link #scatterLength()} bytes from here into the buffer of
+     * the WQE's first SGE.
+     *
+     * @return byte offset in the CQ buffer, or -1 if the CQE carries no scattered data
+     * @throws MalformedCqeException if MLX5_INLINE_SCATTER_64 is set in a 64-byte CQE
+     */
+    public long scatterOffset()
+    {
+        if ((opOwn >>> 4) > Cqe64.MLX5_CQE_RESP_SEND_INV)
+        {
+            return -1;
+        }
+        if ((opOwn & Cqe64.MLX5_INLINE_SCATTER_32) != 0)
+        {
+            return cqe64;
+        }
+        if ((opOwn & Cqe64.MLX5_INLINE_SCATTER_64) != 0)
+        {
+            if (cqeSize != 128)
+            {
+                throw new MalformedCqeException("MLX5_INLINE_SCATTER_64 in a 64-byte CQE");
+            }
+            return cqe;
+        }
+        return -1;
+    }
+
+    /**
+     * Bytes of scattered data: byte_cnt, checked against the area (32 or 64 bytes).
+     *
+     * @return 0 if the CQE carries no scattered data
+     * @throws MalformedCqeException if byte_cnt exceeds the scatter area, or see {@link #scatterOffset()}
+     */
+    public int scatterLength()
+    {
+        final long off = scatterOffset();
+        if (off < 0)
+        {
+            return 0;
+        }
+        final int limit = (opOwn & Cqe64.MLX5_INLINE_SCATTER_32) != 0 ? 32 : 64;
+        final int n = byteCnt();
+        if (n < 0 || n > limit)
+        {
+            throw new MalformedCqeException("scatter-to-CQE byte_cnt " + Integer.toUnsignedString(n) +
+                " exceeds the " + limit + "-byte area");
+        }
+        return n;
+    }
+}

@@ -1,0 +1,64 @@
+package io.mlx5j.wqe;
+
+/**
+ * Control segment: the first 16 bytes of every send WQE (PRM "Control Segment", {@code struct mlx5_wqe_ctrl_seg}
+ * in rdma-core v44 mlx5dv.h, packed, 16 bytes).
+ * <pre>
+ *        31           24 23                        8 7             0
+ *       +---------------+---------------------------+---------------+
+ *  0x00 |     opmod     |         wqe_index         |     opcode    |  opmod_idx_opcode
+ *       +---------------+---------------------------+---------------+
+ *  0x04 |                    qpn                    |       ds      |  qpn_ds
+ *       +---------------+---------------------------+---------------+
+ *  0x08 |   signature   |   dci_stream_channel_id   |    fm_ce_se   |
+ *       +---------------+---------------------------+---------------+
+ *  0x0C |           imm (immediate data / invalidate rkey)          |  imm
+ *       +-----------------------------------------------------------+
+ * </pre>
+ * wqe_index is the low 16 bits of the WQEBB producer counter (it wraps at 0xffff whatever the ring size); ds counts
+ * the 16-byte units of the whole WQE including this segment; fm_ce_se holds fence mode in bits 7..5, completion mode
+ * in bits 3..2 and solicited event in bit 1. Bytes 8..11 are stored as one big-endian word (signature 0, stream
+ * channel 0, fm_ce_se), which keeps every store 4-byte aligned although the C struct is packed.
+ */
+public final class CtrlSeg
+{
+    public static final int OPMOD_IDX_OPCODE_OFFSET = 0;
+    public static final int QPN_DS_OFFSET = 4;
+    public static final int SIGNATURE_OFFSET = 8;
+    public static final int DCI_STREAM_CHANNEL_ID_OFFSET = 9;
+    public static final int FM_CE_SE_OFFSET = 11;
+    public static final int IMM_OFFSET = 12;
+    public static final int LENGTH = 16;
+
+    /** Generate a CQE for this WQE (completion mode "always"). */
+    public static final int MLX5_WQE_CTRL_CQ_UPDATE = 2 << 2;
+    /** Solicited event at the responder. */
+    public static final int MLX5_WQE_CTRL_SOLICITED = 1 << 1;
+    /** Strong fence: wait for all earlier WQEs (fence mode 4). */
+    public static final int MLX5_WQE_CTRL_FENCE = 4 << 5;
+    /** Initiator small fence: wait for earlier RDMA READ/atomic responses only (fence mode 1). */
+    public static final int MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE = 1 << 5;
+
+    /** Largest ds the 8-bit field of {@code qpn_ds} can hold (mlx5dv_set_ctrl_seg takes a uint8_t ds). */
+    public static final int MAX_DS = 0xff;
+
+    private CtrlSeg()
+    {
+    }
+
+    public static int opmodIdxOpcode(final int opmod, final int wqeIndex, final int opcode)
+    {
+        return (opmod << 24) | ((wqeIndex & 0xffff) << 8) | (opcode & 0xff);
+    }
+
+    public static int qpnDs(final int qpn, final int ds)
+    {
+        return (qpn << 8) | (ds & 0xff);
+    }
+
+    /** Word at {@link #SIGNATURE_OFFSET}: signature, dci_stream_channel_id (0) and fm_ce_se. */
+    public static int signatureWord(final int signature, final int fmCeSe)
+    {
+        return ((signature & 0xff) << 24) | (fmCeSe & 0xff);
+    }
+}

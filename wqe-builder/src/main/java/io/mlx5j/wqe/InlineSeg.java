@@ -1,0 +1,35 @@
+package io.mlx5j.wqe;
+
+/**
+ * Inline data segment ({@code struct mlx5_wqe_inl_data_seg} in mlx5dv.h, {@code mlx5_wqe_inline_seg} in wqe.h):
+ * a 4-byte header followed by the data itself, the whole padded to a multiple of 16 bytes.
+ * <pre>
+ *        31 30                                                  0
+ *       +--+----------------------------------------------------+
+ *  0x00 |I |                  byte_count                        |  I = MLX5_INLINE_SEG
+ *       +--+----------------------------------------------------+
+ *  0x04 |             data ... (byte_count bytes)               |
+ *       +-------------------------------------------------------+
+ *       |             zero padding up to 16-byte multiple       |
+ *       +-------------------------------------------------------+
+ * </pre>
+ * Data that reaches the end of the send ring continues at the ring's start, like every other part of a WQE.
+ */
+public final class InlineSeg
+{
+    public static final int BYTE_COUNT_OFFSET = 0;
+    public static final int DATA_OFFSET = 4;
+
+    /** Flag in byte_count marking inline data (mlx5dv.h). */
+    public static final int MLX5_INLINE_SEG = 0x80000000;
+
+    private InlineSeg()
+    {
+    }
+
+    /** Number of 16-byte units an inline segment carrying {@code byteCount} bytes occupies. */
+    public static int ds(final int byteCount)
+    {
+        return (DATA_OFFSET + byteCount + 15) >>> 4;
+    }
+}

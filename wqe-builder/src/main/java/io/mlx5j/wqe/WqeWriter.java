@@ -1,0 +1,277 @@
+package io.mlx5j.wqe;
+
+import java.lang.foreign.MemorySegment;
+
+import static io.mlx5j.wqe.Be.BE16;
+import static io.mlx5j.wqe.Be.BE32;
+import static io.mlx5j.wqe.Be.BE64;
+import static io.mlx5j.wqe.Be.U8;
+
+/**
+ * Flyweight encoder of one send WQE inside the send ring. One instance per send queue, re-wrapped for every post:
+ * {@link #wrap} at the ctrl offset returned by {@link SendQueue#claim}, then the segments in wire order, then
+ * {@link #ctrl} last, because only then is ds known. Every segment may start at the ring's beginning when the WQE
+ * reaches its end (16-byte granularity), and inline data continues at the ring start mid-segment.
+ * <p>
+ * Allocation-free and exception-free on valid input. Bad input (a WQE larger than the configured maximum, e.g. too
+ * many SGEs or inline data too large; a misaligned or out-of-range offset) throws {@link IllegalArgumentException}
+ * before anything past the limit is written.
+ * <p>
+ * <b>Thread confinement:</b> not thread-safe. A writer belongs to the single thread that posts to its send queue,
+ * together with that queue's {@link SendQueue} and doorbell.
+ */
+public final class WqeWriter
+{
+    private final int maxDs;
+    private MemorySegment sq;
+    private long sqMask;
+    private long ctrl;
+    private long cursor;
+    private int ds;
+
+    /**
+     * @param maxWqeBb largest WQE in 64-byte WQEBBs this queue accepts (the QP's max WQE size / 64); the resulting
+     *                 ds limit is capped at {@link CtrlSeg#MAX_DS}.
+     */
+    public WqeWriter(final int maxWqeBb)
+    {
+        if (maxWqeBb < 1)
+        {
+            throw new IllegalArgumentException("maxWqeBb must be >= 1: " + maxWqeBb);
+        }
+        this.maxDs = (int)Math.min((long)maxWqeBb * 4, CtrlSeg.MAX_DS);
+    }
+
+    /**
+     * Point the writer at a new WQE.
+     *
+     * @param sq         the whole send ring: wqe_cnt * 64 bytes, wqe_cnt a power of two (mlx5dv_qp.sq.buf)
+     * @param ctrlOffset byte offset of the WQE's first WQEBB in the ring, a multiple of 64
+     */
+    public WqeWriter wrap(final MemorySegment sq, final long ctrlOffset)
+    {
+        if (sq != this.sq)
+        {
+            final long size = sq.byteSize();
+            if (size < SendQueue.MLX5_SEND_WQE_BB || Long.bitCount(size) != 1)
+            {
+                throw new IllegalArgumentException("send ring size must be a power of two >= 64: " + size);
+            }
+            this.sq = sq;
+            this.sqMask = size - 1;
+        }
+        if ((ctrlOffset & (SendQueue.MLX5_SEND_WQE_BB - 1)) != 0 || ctrlOffset < 0 || ctrlOffset > sqMask)
+        {
+            throw new IllegalArgumentException("ctrl offset not a WQEBB inside the ring: " + ctrlOffset);
+        }
+        this.ctrl = ctrlOffset;
+        this.cursor = ctrlOffset + CtrlSeg.LENGTH;
+        this.ds = 1;
+        return this;
+    }
+
+    /** Remote address segment ({@link RaddrSeg}); reserved word written as 0. */
+    public WqeWriter raddr(final long raddr, final int rkey)
+    {
+        reserve(1, "raddr segment");
+        final long at = cursor;
+        BE64.set(sq, at + RaddrSeg.RADDR_OFFSET, raddr);
+        BE32.set(sq, at + RaddrSeg.RKEY_OFFSET, rkey);
+        BE32.set(sq, at + RaddrSeg.RESERVED_OFFSET, 0);
+        return advance(1);
+    }
+
+    /** One gather entry ({@link DataSeg}), as mlx5dv_set_data_seg encodes it. */
+    public WqeWriter data(final int byteCount, final int lkey, final long addr)
+    {
+        reserve(1, "data segment (too many SGEs)");
+        final long at = cursor;
+        BE32.set(sq, at + DataSeg.BYTE_COUNT_OFFSET, byteCount);
+        BE32.set(sq, at + DataSeg.LKEY_OFFSET, lkey);
+        BE64.set(sq, at + DataSeg.ADDR_OFFSET, addr);
+        return advance(1);
+    }
+
+    /**
+     * Inline data segment ({@link InlineSeg}): header {@code byteCount | MLX5_INLINE_SEG}, the bytes, zero padding
+     * to 16 bytes. Bytes that reach the ring end continue at offset 0.
+     */
+    public WqeWriter inline(final MemorySegment src, final long srcOffset, final int byteCount)
+    {
+        if (byteCount < 0)
+        {
+            throw new IllegalArgumentException("negative inline length: " + byteCount);
+        }
+        final int units = InlineSeg.ds(byteCount);
+        reserve(units, "inline data");
+        final long at = cursor;
+        BE32.set(sq, at + InlineSeg.BYTE_COUNT_OFFSET, byteCount | InlineSeg.MLX5_INLINE_SEG);
+        final long ringSize = sqMask + 1;
+        final long data = at + InlineSeg.DATA_OFFSET;   // never past the ring end: at is 16-aligned
+        final long first = Math.min(byteCount, ringSize - data);
+        MemorySegment.copy(src, srcOffset, sq, data, first);
+        if (first < byteCount)
+        {
+            MemorySegment.copy(src, srcOffset + first, sq, 0, byteCount - first);
+        }
+        // Padding is zeroed so that a WQE's bytes never depend on what a previous lap left in the ring.
+        final long end = at + ((long)units << 4);
+        for (long p = data + byteCount; p < end; p++)
+        {
+            U8.set(sq, p & sqMask, (byte)0);
+        }
+        return advance(units);
+    }
+
+    /** Atomic compare-and-swap operand segment (opcode MLX5_OPCODE_ATOMIC_CS, after {@link #raddr}). */
+    public WqeWriter atomicCas(final long swap, final long compare)
+    {
+        reserve(1, "atomic segment");
+        BE64.set(sq, cursor + AtomicSeg.SWAP_ADD_OFFSET, swap);
+        BE64.set(sq, cursor + AtomicSeg.COMPARE_OFFSET, compare);
+        return advance(1);
+    }
+
+    /** Atomic fetch-and-add operand segment (opcode MLX5_OPCODE_ATOMIC_FA); compare written as 0. */
+    public WqeWriter atomicFa(final long add)
+    {
+        reserve(1, "atomic segment");
+        BE64.set(sq, cursor + AtomicSeg.SWAP_ADD_OFFSET, add);
+        BE64.set(sq, cursor + AtomicSeg.COMPARE_OFFSET, 0L);
+        return advance(1);
+    }
+
+    /** Masked 64-bit CAS operands (32 bytes; opcode ATOMIC_MASKED_CS, opmod {@link Mlx5Opcode#MLX5_OPMOD_EXT_ATOMIC_64}). */
+    public WqeWriter maskedCas64(final long swap, final long compare, final long swapMask, final long compareMask)
+    {
+        reserve(2, "masked atomic segment");
+        BE64.set(sq, cursor + AtomicSeg.MASKED64_SWAP_ADD_OFFSET, swap);
+        BE64.set(sq, cursor + AtomicSeg.MASKED64_COMPARE_OFFSET, compare);
+        advance(1);   // the second half may start at the ring beginning
+        BE64.set(sq, cursor + AtomicSeg.MASKED64_SWAP_ADD_MASK_OFFSET - 16, swapMask);
+        BE64.set(sq, cursor + AtomicSeg.MASKED64_COMPARE_MASK_OFFSET - 16, compareMask);
+        return advance(1);
+    }
+
+    /** Masked 64-bit FAA operands (opcode ATOMIC_MASKED_FA, opmod {@link Mlx5Opcode#MLX5_OPMOD_EXT_ATOMIC_64}). */
+    public WqeWriter maskedFa64(final long add, final long fieldBoundary)
+    {
+        reserve(1, "masked atomic segment");
+        BE64.set(sq, cursor + AtomicSeg.MASKED64_FA_ADD_OFFSET, add);
+        BE64.set(sq, cursor + AtomicSeg.MASKED64_FA_FIELD_BOUNDARY_OFFSET, fieldBoundary);
+        return advance(1);
+    }
+
+    /** Masked 32-bit CAS operands (opcode ATOMIC_MASKED_CS, opmod {@link Mlx5Opcode#MLX5_OPMOD_EXT_ATOMIC_32}). */
+    public WqeWriter maskedCas32(final int swap, final int compare, final int swapMask, final int compareMask)
+    {
+        reserve(1, "masked atomic segment");
+        BE32.set(sq, cursor + AtomicSeg.MASKED32_SWAP_OFFSET, swap);
+        BE32.set(sq, cursor + AtomicSeg.MASKED32_COMPARE_OFFSET, compare);
+        BE32.set(sq, cursor + AtomicSeg.MASKED32_SWAP_MASK_OFFSET, swapMask);
+        BE32.set(sq, cursor + AtomicSeg.MASKED32_COMPARE_MASK_OFFSET, compareMask);
+        return advance(1);
+    }
+
+    /** Masked 32-bit FAA operands (opcode ATOMIC_MASKED_FA, opmod {@link Mlx5Opcode#MLX5_OPMOD_EXT_ATOMIC_32}). */
+    public WqeWriter maskedFa32(final int add, final int fieldBoundary)
+    {
+        reserve(1, "masked atomic segment");
+        BE32.set(sq, cursor + AtomicSeg.MASKED32_FA_ADD_OFFSET, add);
+        BE32.set(sq, cursor + AtomicSeg.MASKED32_FA_FIELD_BOUNDARY_OFFSET, fieldBoundary);
+        BE64.set(sq, cursor + 8, 0L);
+        return advance(1);
+    }
+
+    /**
+     * Datagram segment / address vector ({@link DatagramSeg}), field for field what mlx5dv_set_dgram_seg writes.
+     *
+     * @param key       64-bit key; for UD the qkey goes in the upper 32 bits ({@code (long) qkey << 32})
+     * @param rmac      destination MAC, the 6 bytes in the low 48 bits, first wire byte most significant
+     * @param rgidHi    bytes 0..7 of the remote GID, first byte most significant
+     * @param rgidLo    bytes 8..15 of the remote GID
+     * @param grhGidFl  see {@link DatagramSeg#grhGidFlIb} / {@link DatagramSeg#grhGidFlRoce}; 0 for IB without GRH
+     */
+    public WqeWriter datagram(final long key, final int dqpDct, final boolean extended, final int statRateSl,
+        final int flMlid, final int rlid, final long rmac, final int tclass, final int hopLimit, final int grhGidFl,
+        final long rgidHi, final long rgidLo)
+    {
+        reserve(3, "datagram segment");
+        long at = cursor;
+        BE64.set(sq, at + DatagramSeg.KEY_OFFSET, key);
+        BE32.set(sq, at + DatagramSeg.DQP_DCT_OFFSET, (extended ? DatagramSeg.MLX5_EXTENDED_UD_AV : 0) | dqpDct);
+        BE32.set(sq, at + DatagramSeg.STAT_RATE_SL_OFFSET,
+            ((statRateSl & 0xff) << 24) | ((flMlid & 0xff) << 16) | (rlid & 0xffff));
+        advance(1);
+        at = cursor - 16;   // offsets below stay relative to the AV start; cursor may have wrapped to 0
+        BE32.set(sq, at + DatagramSeg.RESERVED0_OFFSET, 0);
+        BE32.set(sq, at + DatagramSeg.RMAC_OFFSET, (int)(rmac >>> 16));
+        BE16.set(sq, at + DatagramSeg.RMAC_OFFSET + 4, (short)rmac);
+        U8.set(sq, at + DatagramSeg.TCLASS_OFFSET, (byte)tclass);
+        U8.set(sq, at + DatagramSeg.HOP_LIMIT_OFFSET, (byte)hopLimit);
+        BE32.set(sq, at + DatagramSeg.GRH_GID_FL_OFFSET, grhGidFl);
+        advance(1);
+        at = cursor - 32;
+        BE64.set(sq, at + DatagramSeg.RGID_OFFSET, rgidHi);
+        BE64.set(sq, at + DatagramSeg.RGID_OFFSET + 8, rgidLo);
+        return advance(1);
+    }
+
+    /**
+     * Control segment, written last. Equivalent to mlx5dv_set_ctrl_seg(seg, wqeIndex, opcode, opmod, qpn, fmCeSe,
+     * ds, 0, imm) with this writer's ds.
+     *
+     * @param wqeIndex {@link SendQueue#wqeIndex()} of this WQE (only the low 16 bits are used)
+     * @param fmCeSe   OR of {@code CtrlSeg.MLX5_WQE_CTRL_*}
+     * @param imm      immediate data or invalidate rkey as a number; stored big-endian, i.e. the wire bytes are
+     *                 those of ibv's {@code imm_data = htobe32(imm)}
+     */
+    public WqeWriter ctrl(final int opmod, final int opcode, final int wqeIndex, final int qpn, final int fmCeSe,
+        final int imm)
+    {
+        BE32.set(sq, ctrl + CtrlSeg.OPMOD_IDX_OPCODE_OFFSET, CtrlSeg.opmodIdxOpcode(opmod, wqeIndex, opcode));
+        BE32.set(sq, ctrl + CtrlSeg.QPN_DS_OFFSET, CtrlSeg.qpnDs(qpn, ds));
+        BE32.set(sq, ctrl + CtrlSeg.SIGNATURE_OFFSET, CtrlSeg.signatureWord(0, fmCeSe));
+        BE32.set(sq, ctrl + CtrlSeg.IMM_OFFSET, imm);
+        return this;
+    }
+
+    /** 16-byte units written so far, including the ctrl segment. */
+    public int ds()
+    {
+        return ds;
+    }
+
+    /** WQEBBs this WQE occupies: the producer counter advances by this much. */
+    public int numWqebb()
+    {
+        return SendQueue.numWqebb(ds);
+    }
+
+    /** Ring offset of this WQE's ctrl segment (what the doorbell copies from). */
+    public long ctrlOffset()
+    {
+        return ctrl;
+    }
+
+    public int maxDs()
+    {
+        return maxDs;
+    }
+
+    private void reserve(final int units, final String what)
+    {
+        if (ds + units > maxDs)
+        {
+            throw new IllegalArgumentException(what + " needs " + units + " more 16-byte units but the WQE already has " +
+                ds + " of at most " + maxDs);
+        }
+    }
+
+    private WqeWriter advance(final int units)
+    {
+        cursor = (cursor + ((long)units << 4)) & sqMask;
+        ds += units;
+        return this;
+    }
+}

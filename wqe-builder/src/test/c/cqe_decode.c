@@ -1,0 +1,82 @@
+/*
+ * Independent CQE decoder for io.mlx5j.wqe tests, written only from the installed <infiniband/mlx5dv.h> accessors
+ * and structs and the IBV_WC_* enum of <infiniband/verbs.h>. Each stdin line: cqe_size ci log_cqe_cnt hex_bytes.
+ * Each output line: the decoded fields as decimal numbers, in a fixed order the Java test mirrors.
+ */
+#define _DEFAULT_SOURCE
+#include <endian.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/mlx5dv.h>
+#include <infiniband/verbs.h>
+
+/* Syndrome -> status, written from the MLX5_CQE_SYNDROME_* names: the mapping libmlx5 documents in cq.c. */
+static int status_of(uint8_t syndrome)
+{
+	switch (syndrome) {
+	case MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR: return IBV_WC_LOC_LEN_ERR;
+	case MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR: return IBV_WC_LOC_QP_OP_ERR;
+	case MLX5_CQE_SYNDROME_LOCAL_PROT_ERR: return IBV_WC_LOC_PROT_ERR;
+	case MLX5_CQE_SYNDROME_WR_FLUSH_ERR: return IBV_WC_WR_FLUSH_ERR;
+	case MLX5_CQE_SYNDROME_MW_BIND_ERR: return IBV_WC_MW_BIND_ERR;
+	case MLX5_CQE_SYNDROME_BAD_RESP_ERR: return IBV_WC_BAD_RESP_ERR;
+	case MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR: return IBV_WC_LOC_ACCESS_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR: return IBV_WC_REM_INV_REQ_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR: return IBV_WC_REM_ACCESS_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_OP_ERR: return IBV_WC_REM_OP_ERR;
+	case MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR: return IBV_WC_RETRY_EXC_ERR;
+	case MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR: return IBV_WC_RNR_RETRY_EXC_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR: return IBV_WC_REM_ABORT_ERR;
+	default: return IBV_WC_GENERAL_ERR;
+	}
+}
+
+int main(void)
+{
+	unsigned int size, ci, log_cnt;
+	static char hex[300];
+	uint8_t buf[128] __attribute__((aligned(64)));
+
+	while (scanf("%u %u %u %299s", &size, &ci, &log_cnt, hex) == 4) {
+		if ((size != 64 && size != 128) || strlen(hex) != 2 * size || log_cnt > 24)
+			return 2;
+		for (unsigned int i = 0; i < size; i++) {
+			unsigned int b;
+
+			if (sscanf(hex + 2 * i, "%2x", &b) != 1)
+				return 2;
+			buf[i] = (uint8_t)b;
+		}
+		struct mlx5_cqe64 *cqe = (struct mlx5_cqe64 *)(size == 64 ? buf : buf + 64);
+		struct mlx5_err_cqe *err = (struct mlx5_err_cqe *)cqe;
+		uint8_t opcode = mlx5dv_get_cqe_opcode(cqe);
+		/* software owns it: valid opcode and owner bit equal to the pass parity of ci */
+		int sw = opcode != MLX5_CQE_INVALID &&
+			 mlx5dv_get_cqe_owner(cqe) == ((ci >> log_cnt) & 1);
+		int status;
+		long scatter_off = -1;
+
+		if (opcode <= MLX5_CQE_RESP_SEND_INV)
+			status = IBV_WC_SUCCESS;
+		else if (opcode == MLX5_CQE_REQ_ERR || opcode == MLX5_CQE_RESP_ERR)
+			status = status_of(err->syndrome);
+		else
+			status = -1;
+		if (opcode <= MLX5_CQE_RESP_SEND_INV) {
+			if (cqe->op_own & MLX5_INLINE_SCATTER_32)
+				scatter_off = (uint8_t *)cqe - buf;
+			else if (cqe->op_own & MLX5_INLINE_SCATTER_64)
+				scatter_off = size == 128 ? (uint8_t *)(cqe - 1) - buf : -2;
+		}
+		printf("%d %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %llu %d %ld\n",
+		       sw, mlx5dv_get_cqe_owner(cqe), opcode, mlx5dv_get_cqe_se(cqe), mlx5dv_get_cqe_format(cqe),
+		       be16toh(cqe->wqe_counter), be32toh(cqe->byte_cnt), be32toh(cqe->imm_inval_pkey),
+		       be32toh(cqe->sop_drop_qpn), be32toh(cqe->srqn_uidx), be32toh(cqe->flags_rqpn),
+		       be16toh(cqe->slid), cqe->signature, err->syndrome, err->vendor_err_synd,
+		       (unsigned)((cqe->op_own & MLX5_INLINE_SCATTER_32) ? 1 : 0) | ((cqe->op_own & MLX5_INLINE_SCATTER_64) ? 2u : 0u),
+		       (unsigned long long)be64toh(cqe->timestamp), status, scatter_off);
+	}
+	return 0;
+}
