@@ -1,0 +1,26 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/** {@code struct ibv_ah} (verbs.h, rdma-core 44). */
+public final class IbvAh
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        C_POINTER.withName("context"),
+        C_POINTER.withName("pd"),
+        U32.withName("handle"),
+        pad(4)).withName("ibv_ah");
+
+    public static final long CONTEXT_OFFSET = offset(LAYOUT, "context");
+    public static final long PD_OFFSET = offset(LAYOUT, "pd");
+    public static final long HANDLE_OFFSET = offset(LAYOUT, "handle");
+
+    private IbvAh()
+    {
+    }
+}

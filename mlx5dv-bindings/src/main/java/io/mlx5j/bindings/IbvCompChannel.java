@@ -1,0 +1,25 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/** {@code struct ibv_comp_channel} (verbs.h, rdma-core 44): {@code fd} is what a poller waits on. */
+public final class IbvCompChannel
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        C_POINTER.withName("context"),
+        C_INT.withName("fd"),
+        C_INT.withName("refcnt")).withName("ibv_comp_channel");
+
+    public static final long CONTEXT_OFFSET = offset(LAYOUT, "context");
+    public static final long FD_OFFSET = offset(LAYOUT, "fd");
+    public static final long REFCNT_OFFSET = offset(LAYOUT, "refcnt");
+
+    private IbvCompChannel()
+    {
+    }
+}

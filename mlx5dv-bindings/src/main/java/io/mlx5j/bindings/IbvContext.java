@@ -1,0 +1,33 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/** {@code struct ibv_context} (verbs.h, rdma-core 44). The ops table is embedded, not pointed to. */
+public final class IbvContext
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        C_POINTER.withName("device"),
+        IbvContextOps.LAYOUT.withName("ops"),
+        C_INT.withName("cmd_fd"),
+        C_INT.withName("async_fd"),
+        C_INT.withName("num_comp_vectors"),
+        pad(4),
+        PTHREAD_MUTEX_T.withName("mutex"),
+        C_POINTER.withName("abi_compat")).withName("ibv_context");
+
+    public static final long DEVICE_OFFSET = offset(LAYOUT, "device");
+    public static final long OPS_OFFSET = offset(LAYOUT, "ops");
+    public static final long CMD_FD_OFFSET = offset(LAYOUT, "cmd_fd");
+    public static final long ASYNC_FD_OFFSET = offset(LAYOUT, "async_fd");
+    public static final long NUM_COMP_VECTORS_OFFSET = offset(LAYOUT, "num_comp_vectors");
+    public static final long ABI_COMPAT_OFFSET = offset(LAYOUT, "abi_compat");
+
+    private IbvContext()
+    {
+    }
+}

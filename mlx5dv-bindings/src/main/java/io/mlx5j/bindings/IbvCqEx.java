@@ -1,0 +1,59 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/**
+ * {@code struct ibv_cq_ex} (verbs.h, rdma-core 44): what ibv_create_cq_ex / mlx5dv_create_cq return. It starts with
+ * the same members as {@code struct ibv_cq}; ibv_cq_ex_to_cq is a plain cast, so the same address is an ibv_cq.
+ * mlx5j polls in Java; the poll function pointers are listed so the size matches the header.
+ */
+public final class IbvCqEx
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        C_POINTER.withName("context"),
+        C_POINTER.withName("channel"),
+        C_POINTER.withName("cq_context"),
+        U32.withName("handle"),
+        C_INT.withName("cqe"),
+        PTHREAD_MUTEX_T.withName("mutex"),
+        PTHREAD_COND_T.withName("cond"),
+        U32.withName("comp_events_completed"),
+        U32.withName("async_events_completed"),
+        U32.withName("comp_mask"),
+        C_INT.withName("status"),
+        U64.withName("wr_id"),
+        C_POINTER.withName("start_poll"),
+        C_POINTER.withName("next_poll"),
+        C_POINTER.withName("end_poll"),
+        C_POINTER.withName("read_opcode"),
+        C_POINTER.withName("read_vendor_err"),
+        C_POINTER.withName("read_byte_len"),
+        C_POINTER.withName("read_imm_data"),
+        C_POINTER.withName("read_qp_num"),
+        C_POINTER.withName("read_src_qp"),
+        C_POINTER.withName("read_wc_flags"),
+        C_POINTER.withName("read_slid"),
+        C_POINTER.withName("read_sl"),
+        C_POINTER.withName("read_dlid_path_bits"),
+        C_POINTER.withName("read_completion_ts"),
+        C_POINTER.withName("read_cvlan"),
+        C_POINTER.withName("read_flow_tag"),
+        C_POINTER.withName("read_tm_info"),
+        C_POINTER.withName("read_completion_wallclock_ns")).withName("ibv_cq_ex");
+
+    public static final long CONTEXT_OFFSET = offset(LAYOUT, "context");
+    public static final long CQE_OFFSET = offset(LAYOUT, "cqe");
+    public static final long COMP_MASK_OFFSET = offset(LAYOUT, "comp_mask");
+    public static final long STATUS_OFFSET = offset(LAYOUT, "status");
+    public static final long WR_ID_OFFSET = offset(LAYOUT, "wr_id");
+    public static final long START_POLL_OFFSET = offset(LAYOUT, "start_poll");
+
+    private IbvCqEx()
+    {
+    }
+}

@@ -1,0 +1,23 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/** {@code struct ibv_data_buf} (verbs.h, rdma-core 44): element of ibv_wr_set_inline_data_list. */
+public final class IbvDataBuf
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        C_POINTER.withName("addr"),
+        C_LONG.withName("length")).withName("ibv_data_buf");
+
+    public static final long ADDR_OFFSET = offset(LAYOUT, "addr");
+    public static final long LENGTH_OFFSET = offset(LAYOUT, "length");
+
+    private IbvDataBuf()
+    {
+    }
+}

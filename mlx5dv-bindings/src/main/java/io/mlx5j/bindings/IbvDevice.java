@@ -1,0 +1,37 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/** {@code struct ibv_device} (verbs.h, rdma-core 44): returned by ibv_get_device_list, read for its names only. */
+public final class IbvDevice
+{
+    public static final int IBV_SYSFS_NAME_MAX = 64;
+    public static final int IBV_SYSFS_PATH_MAX = 256;
+
+    public static final GroupLayout LAYOUT = structLayout(
+        structLayout(
+            C_POINTER.withName("_dummy1"),
+            C_POINTER.withName("_dummy2")).withName("_ops"),
+        C_INT.withName("node_type"),
+        C_INT.withName("transport_type"),
+        bytes(IBV_SYSFS_NAME_MAX).withName("name"),
+        bytes(IBV_SYSFS_NAME_MAX).withName("dev_name"),
+        bytes(IBV_SYSFS_PATH_MAX).withName("dev_path"),
+        bytes(IBV_SYSFS_PATH_MAX).withName("ibdev_path")).withName("ibv_device");
+
+    public static final long NODE_TYPE_OFFSET = offset(LAYOUT, "node_type");
+    public static final long TRANSPORT_TYPE_OFFSET = offset(LAYOUT, "transport_type");
+    public static final long NAME_OFFSET = offset(LAYOUT, "name");
+    public static final long DEV_NAME_OFFSET = offset(LAYOUT, "dev_name");
+    public static final long DEV_PATH_OFFSET = offset(LAYOUT, "dev_path");
+    public static final long IBDEV_PATH_OFFSET = offset(LAYOUT, "ibdev_path");
+
+    private IbvDevice()
+    {
+    }
+}

@@ -1,0 +1,26 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/** {@code union ibv_gid} (verbs.h, rdma-core 44): 16 bytes in network order; {@code global} halves are __be64. */
+public final class IbvGid
+{
+    public static final GroupLayout LAYOUT = unionLayout(
+        bytes(16).withName("raw"),
+        structLayout(
+            BE64.withName("subnet_prefix"),
+            BE64.withName("interface_id")).withName("global")).withName("ibv_gid");
+
+    public static final long RAW_OFFSET = offset(LAYOUT, "raw");
+    public static final long SUBNET_PREFIX_OFFSET = offset(LAYOUT, "global", "subnet_prefix");
+    public static final long INTERFACE_ID_OFFSET = offset(LAYOUT, "global", "interface_id");
+
+    private IbvGid()
+    {
+    }
+}

@@ -1,0 +1,23 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/** {@code struct ibv_mw_bind_info} (verbs.h, rdma-core 44): embedded in ibv_send_wr's bind_mw; unused by mlx5j. */
+public final class IbvMwBindInfo
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        C_POINTER.withName("mr"),
+        U64.withName("addr"),
+        U64.withName("length"),
+        C_INT.withName("mw_access_flags"),
+        pad(4)).withName("ibv_mw_bind_info");
+
+    private IbvMwBindInfo()
+    {
+    }
+}

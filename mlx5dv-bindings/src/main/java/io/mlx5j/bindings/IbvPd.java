@@ -1,0 +1,24 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/** {@code struct ibv_pd} (verbs.h, rdma-core 44). */
+public final class IbvPd
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        C_POINTER.withName("context"),
+        U32.withName("handle"),
+        pad(4)).withName("ibv_pd");
+
+    public static final long CONTEXT_OFFSET = offset(LAYOUT, "context");
+    public static final long HANDLE_OFFSET = offset(LAYOUT, "handle");
+
+    private IbvPd()
+    {
+    }
+}

@@ -1,0 +1,103 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/**
+ * {@code struct ibv_qp_attr} (verbs.h, rdma-core 44): argument of ibv_modify_qp / ibv_query_qp; which members
+ * count is said by the {@code IBV_QP_*} attribute mask (enum ibv_qp_attr_mask).
+ */
+public final class IbvQpAttr
+{
+    /** enum ibv_qp_state. */
+    public static final int IBV_QPS_RESET = 0;
+    public static final int IBV_QPS_INIT = 1;
+    public static final int IBV_QPS_RTR = 2;
+    public static final int IBV_QPS_RTS = 3;
+    public static final int IBV_QPS_SQD = 4;
+    public static final int IBV_QPS_SQE = 5;
+    public static final int IBV_QPS_ERR = 6;
+
+    /** enum ibv_qp_attr_mask. */
+    public static final int IBV_QP_STATE = 1 << 0;
+    public static final int IBV_QP_CUR_STATE = 1 << 1;
+    public static final int IBV_QP_EN_SQD_ASYNC_NOTIFY = 1 << 2;
+    public static final int IBV_QP_ACCESS_FLAGS = 1 << 3;
+    public static final int IBV_QP_PKEY_INDEX = 1 << 4;
+    public static final int IBV_QP_PORT = 1 << 5;
+    public static final int IBV_QP_QKEY = 1 << 6;
+    public static final int IBV_QP_AV = 1 << 7;
+    public static final int IBV_QP_PATH_MTU = 1 << 8;
+    public static final int IBV_QP_TIMEOUT = 1 << 9;
+    public static final int IBV_QP_RETRY_CNT = 1 << 10;
+    public static final int IBV_QP_RNR_RETRY = 1 << 11;
+    public static final int IBV_QP_RQ_PSN = 1 << 12;
+    public static final int IBV_QP_MAX_QP_RD_ATOMIC = 1 << 13;
+    public static final int IBV_QP_ALT_PATH = 1 << 14;
+    public static final int IBV_QP_MIN_RNR_TIMER = 1 << 15;
+    public static final int IBV_QP_SQ_PSN = 1 << 16;
+    public static final int IBV_QP_MAX_DEST_RD_ATOMIC = 1 << 17;
+    public static final int IBV_QP_PATH_MIG_STATE = 1 << 18;
+    public static final int IBV_QP_CAP = 1 << 19;
+    public static final int IBV_QP_DEST_QPN = 1 << 20;
+
+    public static final GroupLayout LAYOUT = structLayout(
+        C_INT.withName("qp_state"),
+        C_INT.withName("cur_qp_state"),
+        C_INT.withName("path_mtu"),
+        C_INT.withName("path_mig_state"),
+        U32.withName("qkey"),
+        U32.withName("rq_psn"),
+        U32.withName("sq_psn"),
+        U32.withName("dest_qp_num"),
+        C_INT.withName("qp_access_flags"),
+        IbvQpCap.LAYOUT.withName("cap"),
+        IbvAhAttr.LAYOUT.withName("ah_attr"),
+        IbvAhAttr.LAYOUT.withName("alt_ah_attr"),
+        U16.withName("pkey_index"),
+        U16.withName("alt_pkey_index"),
+        U8.withName("en_sqd_async_notify"),
+        U8.withName("sq_draining"),
+        U8.withName("max_rd_atomic"),
+        U8.withName("max_dest_rd_atomic"),
+        U8.withName("min_rnr_timer"),
+        U8.withName("port_num"),
+        U8.withName("timeout"),
+        U8.withName("retry_cnt"),
+        U8.withName("rnr_retry"),
+        U8.withName("alt_port_num"),
+        U8.withName("alt_timeout"),
+        pad(1),
+        U32.withName("rate_limit"),
+        pad(4)).withName("ibv_qp_attr");
+
+    public static final long QP_STATE_OFFSET = offset(LAYOUT, "qp_state");
+    public static final long CUR_QP_STATE_OFFSET = offset(LAYOUT, "cur_qp_state");
+    public static final long PATH_MTU_OFFSET = offset(LAYOUT, "path_mtu");
+    public static final long PATH_MIG_STATE_OFFSET = offset(LAYOUT, "path_mig_state");
+    public static final long QKEY_OFFSET = offset(LAYOUT, "qkey");
+    public static final long RQ_PSN_OFFSET = offset(LAYOUT, "rq_psn");
+    public static final long SQ_PSN_OFFSET = offset(LAYOUT, "sq_psn");
+    public static final long DEST_QP_NUM_OFFSET = offset(LAYOUT, "dest_qp_num");
+    public static final long QP_ACCESS_FLAGS_OFFSET = offset(LAYOUT, "qp_access_flags");
+    public static final long CAP_OFFSET = offset(LAYOUT, "cap");
+    public static final long AH_ATTR_OFFSET = offset(LAYOUT, "ah_attr");
+    public static final long ALT_AH_ATTR_OFFSET = offset(LAYOUT, "alt_ah_attr");
+    public static final long PKEY_INDEX_OFFSET = offset(LAYOUT, "pkey_index");
+    public static final long MAX_RD_ATOMIC_OFFSET = offset(LAYOUT, "max_rd_atomic");
+    public static final long MAX_DEST_RD_ATOMIC_OFFSET = offset(LAYOUT, "max_dest_rd_atomic");
+    public static final long MIN_RNR_TIMER_OFFSET = offset(LAYOUT, "min_rnr_timer");
+    public static final long PORT_NUM_OFFSET = offset(LAYOUT, "port_num");
+    public static final long TIMEOUT_OFFSET = offset(LAYOUT, "timeout");
+    public static final long RETRY_CNT_OFFSET = offset(LAYOUT, "retry_cnt");
+    public static final long RNR_RETRY_OFFSET = offset(LAYOUT, "rnr_retry");
+    public static final long RATE_LIMIT_OFFSET = offset(LAYOUT, "rate_limit");
+
+    private IbvQpAttr()
+    {
+    }
+}

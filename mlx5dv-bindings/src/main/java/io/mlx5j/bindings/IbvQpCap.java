@@ -1,0 +1,29 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/** {@code struct ibv_qp_cap} (verbs.h, rdma-core 44): requested on create, the granted values are written back. */
+public final class IbvQpCap
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        U32.withName("max_send_wr"),
+        U32.withName("max_recv_wr"),
+        U32.withName("max_send_sge"),
+        U32.withName("max_recv_sge"),
+        U32.withName("max_inline_data")).withName("ibv_qp_cap");
+
+    public static final long MAX_SEND_WR_OFFSET = offset(LAYOUT, "max_send_wr");
+    public static final long MAX_RECV_WR_OFFSET = offset(LAYOUT, "max_recv_wr");
+    public static final long MAX_SEND_SGE_OFFSET = offset(LAYOUT, "max_send_sge");
+    public static final long MAX_RECV_SGE_OFFSET = offset(LAYOUT, "max_recv_sge");
+    public static final long MAX_INLINE_DATA_OFFSET = offset(LAYOUT, "max_inline_data");
+
+    private IbvQpCap()
+    {
+    }
+}

@@ -1,0 +1,39 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/** {@code struct ibv_qp_init_attr} (verbs.h, rdma-core 44): input of ibv_create_qp. */
+public final class IbvQpInitAttr
+{
+    /** enum ibv_qp_type. */
+    public static final int IBV_QPT_RC = 2;
+    public static final int IBV_QPT_UC = 3;
+    public static final int IBV_QPT_UD = 4;
+
+    public static final GroupLayout LAYOUT = structLayout(
+        C_POINTER.withName("qp_context"),
+        C_POINTER.withName("send_cq"),
+        C_POINTER.withName("recv_cq"),
+        C_POINTER.withName("srq"),
+        IbvQpCap.LAYOUT.withName("cap"),
+        C_INT.withName("qp_type"),
+        C_INT.withName("sq_sig_all"),
+        pad(4)).withName("ibv_qp_init_attr");
+
+    public static final long QP_CONTEXT_OFFSET = offset(LAYOUT, "qp_context");
+    public static final long SEND_CQ_OFFSET = offset(LAYOUT, "send_cq");
+    public static final long RECV_CQ_OFFSET = offset(LAYOUT, "recv_cq");
+    public static final long SRQ_OFFSET = offset(LAYOUT, "srq");
+    public static final long CAP_OFFSET = offset(LAYOUT, "cap");
+    public static final long QP_TYPE_OFFSET = offset(LAYOUT, "qp_type");
+    public static final long SQ_SIG_ALL_OFFSET = offset(LAYOUT, "sq_sig_all");
+
+    private IbvQpInitAttr()
+    {
+    }
+}

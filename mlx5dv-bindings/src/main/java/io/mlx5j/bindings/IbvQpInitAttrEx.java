@@ -1,0 +1,66 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/**
+ * {@code struct ibv_qp_init_attr_ex} (verbs.h, rdma-core 44): input of ibv_create_qp_ex. Its head is
+ * {@code struct ibv_qp_init_attr}, which is why verbs.h may pass it to ibv_create_qp when only the PD is set.
+ * {@code send_ops_flags} (with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) asks for the ibv_qp_ex ibv_wr_* API.
+ */
+public final class IbvQpInitAttrEx
+{
+    public static final int IBV_QP_INIT_ATTR_PD = 1 << 0;
+    public static final int IBV_QP_INIT_ATTR_SEND_OPS_FLAGS = 1 << 6;
+    /** enum ibv_qp_create_send_ops_flags. */
+    public static final long IBV_QP_EX_WITH_RDMA_WRITE = 1 << 0;
+    public static final long IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM = 1 << 1;
+    public static final long IBV_QP_EX_WITH_SEND = 1 << 2;
+    public static final long IBV_QP_EX_WITH_SEND_WITH_IMM = 1 << 3;
+    public static final long IBV_QP_EX_WITH_RDMA_READ = 1 << 4;
+    public static final long IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP = 1 << 5;
+    public static final long IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD = 1 << 6;
+    public static final long IBV_QP_EX_WITH_LOCAL_INV = 1 << 7;
+    public static final long IBV_QP_EX_WITH_BIND_MW = 1 << 8;
+    public static final long IBV_QP_EX_WITH_SEND_WITH_INV = 1 << 9;
+
+    public static final GroupLayout LAYOUT = structLayout(
+        C_POINTER.withName("qp_context"),
+        C_POINTER.withName("send_cq"),
+        C_POINTER.withName("recv_cq"),
+        C_POINTER.withName("srq"),
+        IbvQpCap.LAYOUT.withName("cap"),
+        C_INT.withName("qp_type"),
+        C_INT.withName("sq_sig_all"),
+        U32.withName("comp_mask"),
+        C_POINTER.withName("pd"),
+        C_POINTER.withName("xrcd"),
+        U32.withName("create_flags"),
+        U16.withName("max_tso_header"),
+        pad(2),
+        C_POINTER.withName("rwq_ind_tbl"),
+        IbvRxHashConf.LAYOUT.withName("rx_hash_conf"),
+        U32.withName("source_qpn"),
+        pad(4),
+        U64.withName("send_ops_flags")).withName("ibv_qp_init_attr_ex");
+
+    public static final long QP_CONTEXT_OFFSET = offset(LAYOUT, "qp_context");
+    public static final long SEND_CQ_OFFSET = offset(LAYOUT, "send_cq");
+    public static final long RECV_CQ_OFFSET = offset(LAYOUT, "recv_cq");
+    public static final long SRQ_OFFSET = offset(LAYOUT, "srq");
+    public static final long CAP_OFFSET = offset(LAYOUT, "cap");
+    public static final long QP_TYPE_OFFSET = offset(LAYOUT, "qp_type");
+    public static final long SQ_SIG_ALL_OFFSET = offset(LAYOUT, "sq_sig_all");
+    public static final long COMP_MASK_OFFSET = offset(LAYOUT, "comp_mask");
+    public static final long PD_OFFSET = offset(LAYOUT, "pd");
+    public static final long CREATE_FLAGS_OFFSET = offset(LAYOUT, "create_flags");
+    public static final long SEND_OPS_FLAGS_OFFSET = offset(LAYOUT, "send_ops_flags");
+
+    private IbvQpInitAttrEx()
+    {
+    }
+}

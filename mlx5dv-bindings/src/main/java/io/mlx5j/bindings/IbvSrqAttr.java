@@ -1,0 +1,25 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/** {@code struct ibv_srq_attr} (verbs.h, rdma-core 44). */
+public final class IbvSrqAttr
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        U32.withName("max_wr"),
+        U32.withName("max_sge"),
+        U32.withName("srq_limit")).withName("ibv_srq_attr");
+
+    public static final long MAX_WR_OFFSET = offset(LAYOUT, "max_wr");
+    public static final long MAX_SGE_OFFSET = offset(LAYOUT, "max_sge");
+    public static final long SRQ_LIMIT_OFFSET = offset(LAYOUT, "srq_limit");
+
+    private IbvSrqAttr()
+    {
+    }
+}

@@ -1,0 +1,94 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+import static io.mlx5j.bindings.CTypes.C_INT;
+import static io.mlx5j.bindings.CTypes.C_POINTER;
+import static io.mlx5j.bindings.CTypes.U64;
+import static io.mlx5j.bindings.CTypes.U8;
+import static java.lang.foreign.ValueLayout.JAVA_BOOLEAN;
+
+/** Downcalls to the functions libmlx5 exports (rdma-core 44); see {@link Verbs} for the conventions. */
+public final class Mlx5dv
+{
+    private static final Linker.Option[] NONE = {};
+    private static final Linker.Option[] CAPTURE = {CallState.OPTION};
+    private static final Linker.Option[] CRITICAL = {Linker.Option.critical(false)};
+    private static final Linker.Option[] CAPTURE_CRITICAL = {CallState.OPTION, Linker.Option.critical(false)};
+
+    private Mlx5dv()
+    {
+    }
+
+    private static final class mlx5dv_init_obj$
+    {
+        static final MethodHandle HANDLE = NativeLibs.downcall(
+            NativeLibs.mlx5("mlx5dv_init_obj"), FunctionDescriptor.of(C_INT, C_POINTER, U64), NONE);
+    }
+
+    /** int mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type): fills the out structs from the provider's own objects; 0 or errno (EOPNOTSUPP for a non-mlx5 object). */
+    public static int mlx5dv_init_obj(final MemorySegment obj, final long obj_type)
+    {
+        try
+        {
+            return (int) mlx5dv_init_obj$.HANDLE.invokeExact(obj, obj_type);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable: mlx5dv_init_obj", ex);
+        }
+    }
+
+    private static final class mlx5dv_create_cq$
+    {
+        static final MethodHandle HANDLE = NativeLibs.downcall(
+            NativeLibs.mlx5("mlx5dv_create_cq"), FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER, C_POINTER), CAPTURE);
+    }
+
+    /** struct ibv_cq_ex *mlx5dv_create_cq(struct ibv_context *, struct ibv_cq_init_attr_ex *, struct mlx5dv_cq_init_attr *): the way to ask for 128-byte CQEs. NULL + errno on failure. {@code callState}: see {@link CallState}. */
+    public static MemorySegment mlx5dv_create_cq(final MemorySegment callState, final MemorySegment context, final MemorySegment cq_attr, final MemorySegment mlx5_cq_attr)
+    {
+        try
+        {
+            return (MemorySegment) mlx5dv_create_cq$.HANDLE.invokeExact(callState, context, cq_attr, mlx5_cq_attr);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable: mlx5dv_create_cq", ex);
+        }
+    }
+
+    private static final class mlx5dv_is_supported$
+    {
+        static final MethodHandle HANDLE = NativeLibs.downcall(
+            NativeLibs.mlx5("mlx5dv_is_supported"), FunctionDescriptor.of(JAVA_BOOLEAN, C_POINTER), CRITICAL);
+    }
+
+    /** bool mlx5dv_is_supported(struct ibv_device *device): pure user-space check that the device is driven by libmlx5. */
+    public static boolean mlx5dv_is_supported(final MemorySegment device)
+    {
+        try
+        {
+            return (boolean) mlx5dv_is_supported$.HANDLE.invokeExact(device);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable: mlx5dv_is_supported", ex);
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/**
+ * {@code struct mlx5dv_cq_init_attr} (mlx5dv.h, rdma-core 44): mlx5-specific input of mlx5dv_create_cq; the one
+ * mlx5j uses is {@code cqe_size} (64 or 128) with MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE.
+ */
+public final class Mlx5dvCqInitAttr
+{
+    public static final long MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE = 1 << 0;
+    public static final long MLX5DV_CQ_INIT_ATTR_MASK_FLAGS = 1 << 1;
+    public static final long MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE = 1 << 2;
+
+    public static final GroupLayout LAYOUT = structLayout(
+        U64.withName("comp_mask"),
+        U8.withName("cqe_comp_res_format"),
+        pad(3),
+        U32.withName("flags"),
+        U16.withName("cqe_size"),
+        pad(6)).withName("mlx5dv_cq_init_attr");
+
+    public static final long COMP_MASK_OFFSET = offset(LAYOUT, "comp_mask");
+    public static final long CQE_COMP_RES_FORMAT_OFFSET = offset(LAYOUT, "cqe_comp_res_format");
+    public static final long FLAGS_OFFSET = offset(LAYOUT, "flags");
+    public static final long CQE_SIZE_OFFSET = offset(LAYOUT, "cqe_size");
+
+    private Mlx5dvCqInitAttr()
+    {
+    }
+}
