@@ -83,6 +83,15 @@ public final class BlueFlameRegister
         return size;
     }
 
+    /**
+     * Whether BlueFlame blocks go out as single 512-bit stores in this JVM (see the conditions on {@code WideCopy}:
+     * {@code --add-modules jdk.incubator.vector}, a 512-bit preferred vector shape, {@code mlx5j.doorbell.vector}).
+     */
+    public static boolean wideCopy()
+    {
+        return WideCopy.ENABLED;
+    }
+
     /** Whether posts must hold {@link #lock()}. */
     public boolean shared()
     {
@@ -121,7 +130,8 @@ public final class BlueFlameRegister
 
     /**
      * BlueFlame copy: write {@code blocks} 64-byte blocks of the WQE starting at {@code src} in {@code sq} to the
-     * current half, with ascending 8-byte stores, continuing at the start of the ring when the WQE wraps.
+     * current half, block after block in ascending order, continuing at the start of the ring when the WQE wraps.
+     * Each block is one 512-bit store when {@link WideCopy#ENABLED}, otherwise eight ascending 8-byte stores.
      *
      * <p>Ascending single 8-byte stores, not {@code MemorySegment.copy}: a bulk copy promises neither order nor
      * width, and rdma-core avoids memcpy for the same reason (qp.c, comment above mlx5_bf_copy). Opaque stores keep
@@ -137,6 +147,16 @@ public final class BlueFlameRegister
         final MemorySegment reg = this.reg;
         long from = src;
         long to = offset;
+        if (WideCopy.ENABLED)
+        {
+            for (int b = 0; b < blocks; b++)
+            {
+                Vector512.copy64(sq, from, reg, to); // one 64-byte store per block; see WideCopy for when and why
+                to += BLUEFLAME_BLOCK;
+                from = (from + BLUEFLAME_BLOCK) & sqMask;
+            }
+            return;
+        }
         for (int b = 0; b < blocks; b++)
         {
             Be.RAW64.setOpaque(reg, to, (long) Be.RAW64.get(sq, from));
