@@ -1,0 +1,130 @@
+package io.mlx5j.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * Runs the mlx5j benchmarks with {@code -prof gc}, writes JMH JSON, prints ns/op and B/op, and exits 1 if any
+ * benchmark allocates more than {@link #MAX_BYTES_PER_OP} bytes per operation (the hot paths must not allocate).
+ *
+ * <pre>
+ * java -cp bench/target/benchmarks.jar io.mlx5j.bench.BenchRunner quick|full RESULT_DIR [INCLUDE_REGEX]
+ * </pre>
+ * JVM options of the forks come from each benchmark's {@code @Fork(jvmArgsAppend = ...)}.
+ * quick: 1 fork, 3 x 200 ms warm-up, 3 x 200 ms measurement (CI smoke; tens of seconds). full: 2 forks, 5 x 1 s
+ * warm-up, 5 x 1 s measurement.
+ */
+public final class BenchRunner
+{
+    /** Anything above half a byte per op is a real allocation (JMH's own noise is ~0.01 B/op at these op rates). */
+    public static final double MAX_BYTES_PER_OP = 0.5;
+
+    private static final String DEFAULT_INCLUDE = "io\\.mlx5j\\.bench\\..*Bench\\.";
+
+    private BenchRunner()
+    {
+    }
+
+    public static void main(final String[] args) throws RunnerException, IOException
+    {
+        if (args.length < 2 || !("quick".equals(args[0]) || "full".equals(args[0])))
+        {
+            System.err.println("usage: BenchRunner quick|full RESULT_DIR [INCLUDE_REGEX]");
+            System.exit(2);
+        }
+        final boolean quick = "quick".equals(args[0]);
+        final Path dir = Path.of(args[1]);
+        Files.createDirectories(dir);
+        final Path json = dir.resolve(args[0] + ".json");
+        final String include = args.length > 2 ? args[2] : DEFAULT_INCLUDE;
+
+        final ChainedOptionsBuilder opts = new OptionsBuilder()
+            .include(include)
+            .addProfiler(GCProfiler.class)
+            .timeUnit(TimeUnit.NANOSECONDS)
+            .resultFormat(ResultFormatType.JSON)
+            .result(json.toString())
+            .shouldFailOnError(true);
+        if (quick)
+        {
+            opts.forks(1).warmupIterations(3).warmupTime(TimeValue.milliseconds(200))
+                .measurementIterations(3).measurementTime(TimeValue.milliseconds(200));
+        }
+        else
+        {
+            opts.forks(2).warmupIterations(5).warmupTime(TimeValue.seconds(1))
+                .measurementIterations(5).measurementTime(TimeValue.seconds(1));
+        }
+        System.out.println("java " + System.getProperty("java.version") + " at " + System.getProperty("java.home"));
+        final Collection<RunResult> results = new Runner(opts.build()).run();
+        if (results.isEmpty())
+        {
+            System.err.println("FAIL: no benchmark matched " + include);
+            System.exit(1);
+        }
+
+        final List<String> failures = new ArrayList<>();
+        System.out.printf("%n%-58s %12s %10s %10s%n", "benchmark", "ns/op", "error", "B/op");
+        for (final RunResult r : results)
+        {
+            final String name = r.getParams().getBenchmark().replace("io.mlx5j.bench.", "") + params(r);
+            final Result<?> primary = r.getPrimaryResult();
+            final Result<?> alloc = allocNorm(r.getSecondaryResults());
+            final double bytes = alloc == null ? Double.NaN : alloc.getScore();
+            System.out.printf("%-58s %12.3f %10.3f %10.3f%n", name, primary.getScore(), primary.getScoreError(), bytes);
+            if (alloc == null)
+            {
+                failures.add(name + ": no gc.alloc.rate.norm reported");
+            }
+            else if (!(bytes <= MAX_BYTES_PER_OP))
+            {
+                failures.add(name + ": allocates " + bytes + " B/op (limit " + MAX_BYTES_PER_OP + ")");
+            }
+        }
+        System.out.println("results: " + json.toAbsolutePath());
+        if (!failures.isEmpty())
+        {
+            failures.forEach(f -> System.err.println("FAIL: " + f));
+            System.exit(1);
+        }
+        System.out.println("OK: every benchmark <= " + MAX_BYTES_PER_OP + " B/op");
+    }
+
+    private static Result<?> allocNorm(final Map<String, Result> secondary)
+    {
+        for (final Map.Entry<String, Result> e : secondary.entrySet())
+        {
+            if (e.getKey().endsWith("gc.alloc.rate.norm"))
+            {
+                return e.getValue();
+            }
+        }
+        return null;
+    }
+
+    private static String params(final RunResult r)
+    {
+        final StringBuilder sb = new StringBuilder();
+        for (final String key : r.getParams().getParamsKeys())
+        {
+            sb.append(sb.isEmpty() ? ":" : ",").append(key).append('=').append(r.getParams().getParam(key));
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,111 @@
+package io.mlx5j.bench;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.TimeUnit;
+
+import io.mlx5j.doorbell.BlueFlameRegister;
+import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.doorbell.DoorbellRecord;
+import io.mlx5j.doorbell.SendDoorbell;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * Doorbell-only costs: the doorbell record store alone, a full 8-byte-doorbell ring, and a full BlueFlame ring of a
+ * 64-byte WQE (record, fences, copy, toggle). The "UAR" is ordinary memory here (heap long[] or native), so these
+ * numbers are the CPU cost of the Java path; on hardware the WC MMIO stores and the NIC dominate.
+ *
+ * <p>Runs with {@code jdk.incubator.vector}, so on an AVX-512 machine each BlueFlame block is one 512-bit store;
+ * {@link DoorbellScalarBench} repeats the same benchmarks on the eight-8-byte-store path for comparison.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Fork(jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector"})
+public class DoorbellBench
+{
+    private static final int SQ_BYTES = 64 * 64;
+    private static final int BF_SIZE = 256;
+
+    @Param({"heap", "native"})
+    public String memory;
+
+    private Arena arena;
+    private DoorbellRecord record;
+    private SendDoorbell blueFlame;
+    private SendDoorbell doorbell;
+    private int curPost;
+
+    @Setup(Level.Trial)
+    public void setup()
+    {
+        System.out.println("BlueFlame copy: " + (BlueFlameRegister.wideCopy() ? "512-bit" : "8 x 8-byte"));
+        final MemorySegment sq;
+        final MemorySegment dbrec;
+        final MemorySegment uar;
+        if ("native".equals(memory))
+        {
+            arena = Arena.ofConfined();
+            sq = arena.allocate(SQ_BYTES, 4096);
+            dbrec = arena.allocate(8, 64);
+            uar = arena.allocate(2 * BF_SIZE, 4096);
+        }
+        else
+        {
+            sq = MemorySegment.ofArray(new long[SQ_BYTES / 8]);
+            dbrec = MemorySegment.ofArray(new long[1]);
+            uar = MemorySegment.ofArray(new long[2 * BF_SIZE / 8]);
+        }
+        for (long off = 0; off < SQ_BYTES; off += 8)
+        {
+            sq.set(ValueLayout.JAVA_LONG, off, off * 0x0101_0101L);
+        }
+        record = new DoorbellRecord(dbrec);
+        final BlueFlameRegister bf = new BlueFlameRegister(uar, BF_SIZE, false);
+        blueFlame = new SendDoorbell(sq, record, bf, DoorbellMode.BLUEFLAME);
+        doorbell = new SendDoorbell(sq, record, bf, DoorbellMode.DOORBELL);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown()
+    {
+        if (arena != null)
+        {
+            arena.close();
+        }
+    }
+
+    /** releaseFence + one big-endian 4-byte store. */
+    @Benchmark
+    public void doorbellRecord()
+    {
+        record.sendCounter(++curPost);
+    }
+
+    /** Record, wcStart, 8-byte store of the ctrl's first 8 bytes, wcFlush, toggle. */
+    @Benchmark
+    public void ringDoorbell8()
+    {
+        final int pi = ++curPost;
+        doorbell.ring((pi & 63) << 6, 4, pi);
+    }
+
+    /** Record, wcStart, BlueFlame copy of one 64-byte WQEBB (eight ascending 8-byte stores), wcFlush, toggle. */
+    @Benchmark
+    public void ringBlueFlame64()
+    {
+        final int pi = ++curPost;
+        blueFlame.ring((pi & 63) << 6, 4, pi);
+    }
+}
