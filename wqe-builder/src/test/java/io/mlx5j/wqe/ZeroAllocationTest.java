@@ -1,0 +1,78 @@
+package io.mlx5j.wqe;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The post and poll paths allocate nothing: the JVM's per-thread allocation counter does not move over 200k
+ * post + poll cycles after warm-up (JMH's gc.alloc.rate.norm in the bench module is the precise measurement).
+ */
+class ZeroAllocationTest
+{
+    private static final ValueLayout.OfShort BE_SHORT = ValueLayout.JAVA_SHORT.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+    private final SendQueue sq = new SendQueue(64);
+    private final MemorySegment ring = MemorySegment.ofArray(new long[64 * 64 / 8]);
+    private final WqeWriter w = new WqeWriter(4);
+    private final MemorySegment cq = MemorySegment.ofArray(new long[64 * 64 / 8]);
+    private final CqeView view = new CqeView().wrap(cq, 64, 64);
+    private final MemorySegment inl = MemorySegment.ofArray(new long[4]);
+    private final MemorySegment rq = MemorySegment.ofArray(new long[64 * 64 / 8]);
+    private final RecvWqeWriter rw = new RecvWqeWriter();
+    private final RecvQueue rqq = new RecvQueue(64, 64);
+    private int ci;
+
+    private long cycle(final int i)
+    {
+        final long ctrl = sq.claim(1);
+        if (ctrl == SendQueue.NO_SPACE)
+        {
+            throw new AssertionError("ring full");
+        }
+        w.wrap(ring, ctrl).raddr(0x1000L + i, 7).data(64, 8, 0x2000L + i)
+            .ctrl(0, Mlx5Opcode.MLX5_OPCODE_RDMA_WRITE, sq.wqeIndex(), 0x123, CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE, 0);
+        final int idx = sq.wqeIndex();
+        sq.commit(w.numWqebb(), i);
+        w.wrap(ring, sq.claim(1)).inline(inl, 0, 20)
+            .ctrl(0, Mlx5Opcode.MLX5_OPCODE_SEND, sq.wqeIndex(), 0x123, 0, 0);
+        sq.commit(w.numWqebb(), i);
+        rw.wrap(rq, rqq.claim(), 64).data(64, 9, 0x3000L).finish();
+        rqq.commit(i);
+
+        // the "device" completes the first WQE; the second stays outstanding until the next signaled one
+        final long at = (long)(ci & 63) * 64;
+        cq.set(BE_SHORT, at + Cqe64.WQE_COUNTER_OFFSET, (short)idx);
+        cq.set(ValueLayout.JAVA_BYTE, at + Cqe64.OP_OWN_OFFSET, (byte)((ci >>> 6) & 1));
+        long sum = 0;
+        if (view.tryAcquire(ci))
+        {
+            sum += view.status().code() + view.byteCnt() + view.qpn() + view.scatterOffset();
+            sum += sq.complete(view.wqeCounter());
+            ci++;
+        }
+        sum += rqq.complete();
+        return sum;
+    }
+
+    @Test
+    void postAndPollAllocateNothing()
+    {
+        final com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        long sink = 0;
+        for (int i = 0; i < 50_000; i++)
+        {
+            sink += cycle(i);
+        }
+        final long before = mx.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 200_000; i++)
+        {
+            sink += cycle(i);
+        }
+        final long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+        assertEquals(0, allocated, "bytes allocated over 200k cycles (sink " + sink + ")");
+    }
+}
