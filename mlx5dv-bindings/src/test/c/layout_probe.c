@@ -888,6 +888,14 @@ int main(void)
 
 	S(struct mlx5_wqe_umr_repeat_ent_seg);
 
+	S(struct mlx5dv_ah);
+	F(struct mlx5dv_ah, av);
+	F(struct mlx5dv_ah, comp_mask);
+
+	S(struct mlx5dv_pd);
+	F(struct mlx5dv_pd, pdn);
+	F(struct mlx5dv_pd, comp_mask);
+
 	S(struct mlx5dv_cq);
 
 	S(struct mlx5dv_cq_init_attr);

@@ -10,6 +10,17 @@ import static java.lang.foreign.MemoryLayout.unionLayout;
 /** {@code struct ibv_mr} (verbs.h, rdma-core 44): lkey/rkey are host order; length is size_t (64-bit). */
 public final class IbvMr
 {
+    /** enum ibv_access_flags. */
+    public static final int IBV_ACCESS_LOCAL_WRITE = 1;
+    public static final int IBV_ACCESS_REMOTE_WRITE = 1 << 1;
+    public static final int IBV_ACCESS_REMOTE_READ = 1 << 2;
+    public static final int IBV_ACCESS_REMOTE_ATOMIC = 1 << 3;
+    public static final int IBV_ACCESS_MW_BIND = 1 << 4;
+    public static final int IBV_ACCESS_ZERO_BASED = 1 << 5;
+    public static final int IBV_ACCESS_ON_DEMAND = 1 << 6;
+    public static final int IBV_ACCESS_HUGETLB = 1 << 7;
+    public static final int IBV_ACCESS_RELAXED_ORDERING = 1 << 20;
+
     public static final GroupLayout LAYOUT = structLayout(
         C_POINTER.withName("context"),
         C_POINTER.withName("pd"),

@@ -22,6 +22,13 @@ public final class IbvQpAttr
     public static final int IBV_QPS_SQE = 5;
     public static final int IBV_QPS_ERR = 6;
 
+    /** enum ibv_mtu. */
+    public static final int IBV_MTU_256 = 1;
+    public static final int IBV_MTU_512 = 2;
+    public static final int IBV_MTU_1024 = 3;
+    public static final int IBV_MTU_2048 = 4;
+    public static final int IBV_MTU_4096 = 5;
+
     /** enum ibv_qp_attr_mask. */
     public static final int IBV_QP_STATE = 1 << 0;
     public static final int IBV_QP_CUR_STATE = 1 << 1;

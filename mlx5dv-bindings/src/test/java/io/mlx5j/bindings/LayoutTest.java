@@ -34,7 +34,7 @@ class LayoutTest
         "ibv_cq_init_attr_ex", "ibv_qp", "ibv_qp_cap", "ibv_qp_init_attr", "ibv_qp_init_attr_ex", "ibv_qp_attr",
         "ibv_port_attr", "ibv_gid", "ibv_global_route", "ibv_ah_attr", "ibv_ah", "ibv_sge", "ibv_send_wr",
         "ibv_recv_wr", "ibv_wc", "ibv_qp_ex", "ibv_srq", "ibv_srq_attr", "ibv_srq_init_attr", "ibv_device_attr",
-        "ibv_comp_channel", "ibv_data_buf", "mlx5dv_obj", "mlx5dv_qp", "mlx5dv_cq", "mlx5dv_srq", "mlx5dv_cq_init_attr",
+        "ibv_comp_channel", "ibv_data_buf", "mlx5dv_obj", "mlx5dv_qp", "mlx5dv_cq", "mlx5dv_srq", "mlx5dv_ah", "mlx5dv_pd", "mlx5dv_cq_init_attr",
         "mlx5_wqe_srq_next_seg", "mlx5_wqe_data_seg", "mlx5_wqe_ctrl_seg", "mlx5_wqe_av", "mlx5_wqe_datagram_seg",
         "mlx5_wqe_raddr_seg", "mlx5_wqe_atomic_seg", "mlx5_wqe_inl_data_seg", "mlx5_wqe_eth_seg", "mlx5_wqe_tm_seg",
         "mlx5_wqe_umr_ctrl_seg", "mlx5_wqe_umr_klm_seg", "mlx5_wqe_umr_repeat_ent_seg",
