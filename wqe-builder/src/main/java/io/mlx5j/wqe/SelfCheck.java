@@ -48,7 +48,7 @@ public final class SelfCheck
         long ctrl = sq.claim(1);
         w.wrap(ring, ctrl).raddr(0x7f00_0000_1000L, RKEY).data(4096, LKEY, 0x5500_0000_0000L)
             .ctrl(0, MLX5_OPCODE_RDMA_WRITE, sq.wqeIndex(), QPN, MLX5_WQE_CTRL_CQ_UPDATE, 0);
-        sq.commit(w.numWqebb(), 1);
+        sq.commit(w.ds(), 1);
         dump(out, "RDMA_WRITE, 1 SGE of 4096 bytes, signaled", ring, w, "ctrl", "raddr", "data");
         count++;
 
@@ -56,7 +56,7 @@ public final class SelfCheck
         ctrl = sq.claim(SendQueue.numWqebb(1 + InlineSeg.ds(text.length)));
         w.wrap(ring, ctrl).inline(MemorySegment.ofArray(text), 0, text.length)
             .ctrl(0, MLX5_OPCODE_SEND, sq.wqeIndex(), QPN, MLX5_WQE_CTRL_CQ_UPDATE, 0);
-        sq.commit(w.numWqebb(), 2);
+        sq.commit(w.ds(), 2);
         dump(out, "SEND inline, 20 bytes \"" + new String(text, StandardCharsets.US_ASCII) + "\", signaled", ring, w,
             "ctrl", "inline", "inline");
         count++;
@@ -65,21 +65,21 @@ public final class SelfCheck
         w.wrap(ring, ctrl).data(64, LKEY, 0x5500_0000_2000L)
             .ctrl(0, MLX5_OPCODE_SEND_IMM, sq.wqeIndex(), QPN, MLX5_WQE_CTRL_CQ_UPDATE | MLX5_WQE_CTRL_SOLICITED,
                 0xdeadbeef);
-        sq.commit(w.numWqebb(), 3);
+        sq.commit(w.ds(), 3);
         dump(out, "SEND_IMM imm=0xdeadbeef, 1 SGE of 64 bytes, signaled, solicited", ring, w, "ctrl", "data");
         count++;
 
         ctrl = sq.claim(1);
         w.wrap(ring, ctrl).raddr(0x7f00_0000_8000L, RKEY).data(256, LKEY, 0x5500_0000_3000L)
             .ctrl(0, MLX5_OPCODE_RDMA_READ, sq.wqeIndex(), QPN, 0, 0);
-        sq.commit(w.numWqebb(), 4);
+        sq.commit(w.ds(), 4);
         dump(out, "RDMA_READ 256 bytes, unsignaled", ring, w, "ctrl", "raddr", "data");
         count++;
 
         ctrl = sq.claim(1);
         w.wrap(ring, ctrl).raddr(0x7f00_0000_0040L, RKEY).atomicCas(0x2222L, 0x1111L).data(8, LKEY,
             0x5500_0000_4000L).ctrl(0, MLX5_OPCODE_ATOMIC_CS, sq.wqeIndex(), QPN, MLX5_WQE_CTRL_CQ_UPDATE, 0);
-        sq.commit(w.numWqebb(), 5);
+        sq.commit(w.ds(), 5);
         dump(out, "ATOMIC_CS compare=0x1111 swap=0x2222, result to 8-byte SGE, signaled", ring, w, "ctrl", "raddr",
             "atomic", "data");
         count++;
@@ -88,7 +88,7 @@ public final class SelfCheck
         w.wrap(ring, ctrl).datagram((long)0x11111111 << 32, 0x000123, false, DatagramSeg.statRateSlIb(0, 0), 0,
             0x0017, 0L, 0, 0, 0, 0L, 0L).data(128, LKEY, 0x5500_0000_5000L)
             .ctrl(0, MLX5_OPCODE_SEND, sq.wqeIndex(), QPN, MLX5_WQE_CTRL_CQ_UPDATE, 0);
-        sq.commit(w.numWqebb(), 6);
+        sq.commit(w.ds(), 6);
         dump(out, "UD SEND over InfiniBand: qkey 0x11111111, dest QPN 0x123, DLID 0x17, no GRH", ring, w, "ctrl",
             "av", "av", "av", "data");
         count++;
@@ -98,7 +98,7 @@ public final class SelfCheck
             0xc000, 0x0c42a1b2c3d4L, 0, 64, DatagramSeg.grhGidFlRoce(3, 0), 0L, 0x0000ffffc0a80102L)
             .data(128, LKEY, 0x5500_0000_6000L)
             .ctrl(0, MLX5_OPCODE_SEND, sq.wqeIndex(), QPN, MLX5_WQE_CTRL_CQ_UPDATE, 0);
-        sq.commit(w.numWqebb(), 7);
+        sq.commit(w.ds(), 7);
         dump(out, "UD SEND over RoCE v2: dest QPN 0x456, GID ::ffff:192.168.1.2, MAC 0c:42:a1:b2:c3:d4, " +
             "sgid_index 3, hop_limit 64, UDP sport 0xc000", ring, w, "ctrl", "av", "av", "av", "data");
         count++;

@@ -16,8 +16,8 @@ package io.mlx5j.wqe;
  * <p>
  * Typical post: {@code ctrl = claim(n)} (returns {@link #NO_SPACE} when full: no exception on the hot path), write
  * the WQE with {@link WqeWriter#wrap}{@code (ring, ctrl)...ctrl(.., wqeIndex(), ..)}, then
- * {@link #commit}{@code (writer.numWqebb(), wrId)}. The doorbell then needs {@link #producerCounter()},
- * {@link #lastCtrlOffset()} and {@link #lastNumWqebb()} plus the ring segment.
+ * {@link #commit}{@code (writer.ds(), wrId)}. The doorbell then needs {@link #producerCounter()},
+ * {@link #lastCtrlOffset()}, {@link #lastDs()} / {@link #lastNumWqebb()} plus the ring segment.
  * <p>
  * <b>Thread confinement:</b> not thread-safe. Posting and completion processing must happen on one thread (or under
  * one lock held by the caller), as with libmlx5's per-QP lock.
@@ -40,6 +40,7 @@ public final class SendQueue
     private int ci;
     private long lastCtrl;
     private int lastNumWqebb;
+    private int lastDs;
 
     /** @param wqeCnt ring size in WQEBBs: a power of two, at most 65536 (wqe_index is 16 bits). */
     public SendQueue(final int wqeCnt)
@@ -90,15 +91,19 @@ public final class SendQueue
     /**
      * Account for a WQE just written at {@code claim()}'s offset.
      *
+     * @param ds   the WQE's size in 16-byte units, as written in its ctrl segment ({@link WqeWriter#ds()}); the
+     *             producer counter advances by {@code numWqebb(ds)}
+     * @param wrId returned by {@link #complete} when this WQE (or a later one) completes
      * @return the new producer counter
      * @throws IllegalStateException if the WQE does not fit (the caller claimed less than it wrote)
      */
-    public int commit(final int numWqebb, final long wrId)
+    public int commit(final int ds, final long wrId)
     {
-        if (numWqebb < 1 || pi - ci + numWqebb > wqeCnt)
+        final int numWqebb = numWqebb(ds);
+        if (ds < 1 || ds > CtrlSeg.MAX_DS || pi - ci + numWqebb > wqeCnt)
         {
-            throw new IllegalStateException("commit of " + numWqebb + " WQEBBs overflows the ring: " +
-                (pi - ci) + " of " + wqeCnt + " in use");
+            throw new IllegalStateException("commit of a WQE of " + ds + " ds overflows the ring: " +
+                (pi - ci) + " of " + wqeCnt + " WQEBBs in use");
         }
         final int slot = pi & mask;
         this.wrId[slot] = wrId;
@@ -106,6 +111,7 @@ public final class SendQueue
         nextPi[slot] = pi + numWqebb;
         lastCtrl = (long)slot << MLX5_SEND_WQE_SHIFT;
         lastNumWqebb = numWqebb;
+        lastDs = ds;
         pi += numWqebb;
         return pi;
     }
@@ -152,6 +158,12 @@ public final class SendQueue
     public int lastNumWqebb()
     {
         return lastNumWqebb;
+    }
+
+    /** ds of the most recently committed WQE (libmlx5 decides BlueFlame use and copy length from it). */
+    public int lastDs()
+    {
+        return lastDs;
     }
 
     /** WQEBBs posted and not yet retired. */

@@ -22,7 +22,7 @@
  * if (ctrl == SendQueue.NO_SPACE) return BUSY;            // a sentinel, not an exception
  * w.wrap(ring, ctrl).raddr(raddr, rkey).data(len, lkey, addr)
  *  .ctrl(0, MLX5_OPCODE_RDMA_WRITE, sq.wqeIndex(), qpn, MLX5_WQE_CTRL_CQ_UPDATE, 0);
- * sq.commit(w.numWqebb(), wrId);
+ * sq.commit(w.ds(), wrId);
  * doorbell.ring(ring, sq.lastCtrlOffset(), sq.lastNumWqebb(), sq.producerCounter());
  * }</pre>
  * Polling: {@code while (view.tryAcquire(ci)) { wrId = sq.complete(view.wqeCounter()); status = view.status();

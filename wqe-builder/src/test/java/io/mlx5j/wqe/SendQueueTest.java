@@ -26,7 +26,7 @@ class SendQueueTest
         {
             final long ctrl = sq.claim(1);
             w.wrap(ring, ctrl).ctrl(0, MLX5_OPCODE_NOP, sq.wqeIndex(), QPN, MLX5_WQE_CTRL_CQ_UPDATE, 0);
-            sq.commit(w.numWqebb(), -1);
+            sq.commit(w.ds(), -1);
             sq.complete((int)(ctrl >>> 6));
         }
     }
@@ -64,10 +64,11 @@ class SendQueueTest
             writeBigWqe(w, ring, ctrl, sq.wqeIndex());
             assertEquals(1 + 3 + 7 + 1, w.ds());
             assertEquals(3, w.numWqebb());
-            sq.commit(w.numWqebb(), 77);
+            sq.commit(w.ds(), 77);
             assertEquals(start + 3, sq.producerCounter());
             assertEquals(ctrl, sq.lastCtrlOffset());
             assertEquals(3, sq.lastNumWqebb());
+            assertEquals(12, sq.lastDs());
 
             linear.fill((byte)0x5a);
             writeBigWqe(w, linear, 0, start);
@@ -76,6 +77,23 @@ class SendQueueTest
             // bytes outside the WQE are untouched
             assertEquals("5a".repeat(cnt * 64 - bytes), Hex.of(ring, ctrl + bytes, cnt * 64 - bytes), "start " + start);
         }
+    }
+
+    @Test
+    void dsRoundsUpToWqebbs()
+    {
+        for (int ds = 1; ds <= CtrlSeg.MAX_DS; ds++)
+        {
+            assertEquals((ds * 16 + 63) / 64, SendQueue.numWqebb(ds), "ds " + ds);
+            final SendQueue sq = new SendQueue(64);
+            sq.commit(ds, 0);
+            assertEquals((ds + 3) / 4, sq.producerCounter(), "ds " + ds);
+        }
+        assertEquals(1, InlineSeg.ds(0));
+        assertEquals(1, InlineSeg.ds(12));
+        assertEquals(2, InlineSeg.ds(13));
+        assertEquals(2, InlineSeg.ds(28));
+        assertEquals(3, InlineSeg.ds(29));
     }
 
     @Test
@@ -100,7 +118,7 @@ class SendQueueTest
         final SendQueue big = new SendQueue(16);
         for (int i = 0; i < 7; i++)
         {
-            big.commit(2, i);
+            big.commit(8, i);   // 8 ds = 2 WQEBBs
         }
         assertEquals(SendQueue.NO_SPACE, big.claim(3));
         assertEquals(14L * 64, big.claim(2));
@@ -122,15 +140,15 @@ class SendQueueTest
         {
             w.wrap(ring, sq.claim(1)).raddr(1, 2).data(8, 3, 4)
                 .ctrl(0, MLX5_OPCODE_RDMA_WRITE, sq.wqeIndex(), QPN, 0, 0);
-            sq.commit(w.numWqebb(), 1000L * lap + 1);
+            sq.commit(w.ds(), 1000L * lap + 1);
             writeBigWqe(w, ring, sq.claim(3), sq.wqeIndex());
-            sq.commit(w.numWqebb(), 1000L * lap + 2);
+            sq.commit(w.ds(), 1000L * lap + 2);
             signaledIndex = sq.wqeIndex();
             final long c = sq.claim(1);
             assertTrue(c >= 0);
             w.wrap(ring, c).raddr(1, 2).data(8, 3, 4)
                 .ctrl(0, MLX5_OPCODE_RDMA_WRITE, signaledIndex, QPN, MLX5_WQE_CTRL_CQ_UPDATE, 0);
-            sq.commit(w.numWqebb(), 1000L * lap + 3);
+            sq.commit(w.ds(), 1000L * lap + 3);
             assertEquals(5, sq.outstanding());
 
             // the device reports the signaled WQE: wqe_counter = wqe_index of its first WQEBB
@@ -152,7 +170,7 @@ class SendQueueTest
     void bogusWqeCounterIsRejected()
     {
         final SendQueue sq = new SendQueue(8);
-        sq.commit(2, 1);
+        sq.commit(5, 1);   // 5 ds round up to 2 WQEBBs
         sq.commit(1, 2);
         assertThrows(IllegalStateException.class, () -> sq.complete(1));   // middle of WQE 0
         assertThrows(IllegalStateException.class, () -> sq.complete(3));   // not posted

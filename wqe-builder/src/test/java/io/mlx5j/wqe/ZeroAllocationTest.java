@@ -6,11 +6,11 @@ import java.lang.management.ManagementFactory;
 
 import org.junit.jupiter.api.Test;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The post and poll paths allocate nothing: the JVM's per-thread allocation counter does not move over 200k
- * post + poll cycles after warm-up (JMH's gc.alloc.rate.norm in the bench module is the precise measurement).
+ * The post and poll paths allocate nothing per operation: the JVM's per-thread allocation counter stays below
+ * 1 KiB over 200k post + poll cycles after warm-up (JMH's gc.alloc.rate.norm in the bench module is the precise measurement).
  */
 class ZeroAllocationTest
 {
@@ -36,10 +36,10 @@ class ZeroAllocationTest
         w.wrap(ring, ctrl).raddr(0x1000L + i, 7).data(64, 8, 0x2000L + i)
             .ctrl(0, Mlx5Opcode.MLX5_OPCODE_RDMA_WRITE, sq.wqeIndex(), 0x123, CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE, 0);
         final int idx = sq.wqeIndex();
-        sq.commit(w.numWqebb(), i);
+        sq.commit(w.ds(), i);
         w.wrap(ring, sq.claim(1)).inline(inl, 0, 20)
             .ctrl(0, Mlx5Opcode.MLX5_OPCODE_SEND, sq.wqeIndex(), 0x123, 0, 0);
-        sq.commit(w.numWqebb(), i);
+        sq.commit(w.ds(), i);
         rw.wrap(rq, rqq.claim(), 64).data(64, 9, 0x3000L).finish();
         rqq.commit(i);
 
@@ -73,6 +73,8 @@ class ZeroAllocationTest
             sink += cycle(i);
         }
         final long allocated = mx.getCurrentThreadAllocatedBytes() - before;
-        assertEquals(0, allocated, "bytes allocated over 200k cycles (sink " + sink + ")");
+        // One allocating cycle would cost >= 16 B * 200k = 3.2 MB. A few dozen bytes once (JIT deoptimisation,
+        // lazy JDK internals) have been observed and are not per-cycle, so they are tolerated.
+        assertTrue(allocated < 1024, allocated + " bytes allocated over 200k cycles (sink " + sink + ")");
     }
 }
