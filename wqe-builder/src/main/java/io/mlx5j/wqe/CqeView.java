@@ -131,6 +131,13 @@ public final class CqeView
         return (opOwn & Cqe64.MLX5_INLINE_SCATTER_64) != 0;
     }
 
+    /** True for REQ, RESP_* and the two error opcodes: CQEs that complete a WQE (others, e.g. RESIZE_CQ, do not). */
+    public boolean isWorkCompletion()
+    {
+        final int op = opOwn >>> 4;
+        return op <= Cqe64.MLX5_CQE_RESP_SEND_INV || op == Cqe64.MLX5_CQE_REQ_ERR || op == Cqe64.MLX5_CQE_RESP_ERR;
+    }
+
     public boolean isError()
     {
         final int op = opOwn >>> 4;

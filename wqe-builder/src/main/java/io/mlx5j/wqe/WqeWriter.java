@@ -98,9 +98,10 @@ public final class WqeWriter
      */
     public WqeWriter inline(final MemorySegment src, final long srcOffset, final int byteCount)
     {
-        if (byteCount < 0)
+        if (byteCount < 0 || srcOffset < 0 || srcOffset > src.byteSize() - byteCount)
         {
-            throw new IllegalArgumentException("negative inline length: " + byteCount);
+            throw new IllegalArgumentException("inline source [" + srcOffset + ", +" + byteCount +
+                ") is outside a segment of " + src.byteSize() + " bytes");
         }
         final int units = InlineSeg.ds(byteCount);
         reserve(units, "inline data");

@@ -97,6 +97,7 @@ class CqeDecoderTest
         {
             status = -1;
         }
+        assertEquals(status != -1, view.isWorkCompletion());
         long scatter;
         try
         {

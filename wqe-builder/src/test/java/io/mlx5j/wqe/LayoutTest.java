@@ -100,6 +100,18 @@ class LayoutTest
         java.put("MLX5_OPCODE_ATOMIC_MASKED_CS", (long)Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_CS);
         java.put("MLX5_OPCODE_ATOMIC_MASKED_FA", (long)Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_FA);
         java.put("MLX5_OPCODE_LOCAL_INVAL", (long)Mlx5Opcode.MLX5_OPCODE_LOCAL_INVAL);
+        for (final String op : new String[] {"TSO", "FMR", "CONFIG_CMD", "SET_PSV", "UMR", "TAG_MATCHING",
+            "FLOW_TBL_ACCESS", "MMO"})
+        {
+            try
+            {
+                java.put("MLX5_OPCODE_" + op, (long)Mlx5Opcode.class.getField("MLX5_OPCODE_" + op).getInt(null));
+            }
+            catch (final ReflectiveOperationException e)
+            {
+                throw new AssertionError("missing MLX5_OPCODE_" + op, e);
+            }
+        }
         java.put("MLX5_WQE_CTRL_CQ_UPDATE", (long)CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE);
         java.put("MLX5_WQE_CTRL_SOLICITED", (long)CtrlSeg.MLX5_WQE_CTRL_SOLICITED);
         java.put("MLX5_WQE_CTRL_FENCE", (long)CtrlSeg.MLX5_WQE_CTRL_FENCE);
