@@ -133,6 +133,100 @@ static void layout(void)
 	printf("end\n");
 }
 
+/*
+ * Whole WQE in a ring, composed the way libmlx5 does in qp.c: segments are built with the helpers above into a
+ * scratch buffer and laid down at the running position modulo the ring size, so any segment (and inline data in
+ * the middle) continues at the ring start; ctrl comes last via mlx5dv_set_ctrl_seg with the final ds.
+ * Input: ring_bb ctrl_bb pi opcode opmod qpn fm imm nseg, then per segment
+ *   d len lkey addr | r raddr rkey | c swap compare | i len hex | g <the 11 dgram arguments>
+ * Output: the whole ring (pre-filled with 0x5a) as hex.
+ */
+static void compose_wqe(void)
+{
+	uint32_t ring_bb = next_num(), ctrl_bb = next_num();
+	uint16_t pi = next_num();
+	uint8_t opcode = next_num(), opmod = next_num();
+	uint32_t qpn = next_num();
+	uint8_t fm = next_num();
+	uint32_t imm = next_num(), nseg = next_num();
+	size_t size = (size_t)ring_bb * MLX5_SEND_WQE_BB, mask = size - 1, pos;
+	uint8_t *ring = malloc(size);
+	uint8_t seg[1024];
+	unsigned int ds = 1;
+
+	if (!ring || ring_bb == 0 || (ring_bb & (ring_bb - 1)) || ctrl_bb >= ring_bb)
+		exit(2);
+	memset(ring, 0x5a, size);
+	pos = (size_t)ctrl_bb * MLX5_SEND_WQE_BB + sizeof(struct mlx5_wqe_ctrl_seg);
+	for (uint32_t k = 0; k < nseg; k++) {
+		char kind[8], hex[2100];
+		size_t n;
+
+		if (scanf("%7s", kind) != 1)
+			exit(2);
+		memset(seg, 0, sizeof(seg));
+		if (!strcmp(kind, "d")) {
+			uint32_t len = next_num(), lkey = next_num();
+			uint64_t addr = next_num();
+
+			mlx5dv_set_data_seg((struct mlx5_wqe_data_seg *)seg, len, lkey, (uintptr_t)addr);
+			n = sizeof(struct mlx5_wqe_data_seg);
+		} else if (!strcmp(kind, "r")) {
+			struct mlx5_wqe_raddr_seg *r = (void *)seg;
+
+			r->raddr = htobe64(next_num());
+			r->rkey = htobe32(next_num());
+			n = sizeof(*r);
+		} else if (!strcmp(kind, "c")) {
+			struct mlx5_wqe_atomic_seg *a = (void *)seg;
+
+			a->swap_add = htobe64(next_num());
+			a->compare = htobe64(next_num());
+			n = sizeof(*a);
+		} else if (!strcmp(kind, "i")) {
+			struct mlx5_wqe_inl_data_seg *inl = (void *)seg;
+			uint32_t len = next_num();
+
+			if (len > sizeof(seg) - 16 || scanf("%2099s", hex) != 1)
+				exit(2);
+			inl->byte_count = htobe32(len | MLX5_INLINE_SEG);
+			hex_bytes(hex, seg + sizeof(*inl), len);
+			n = (sizeof(*inl) + len + 15) & ~(size_t)15;
+		} else if (!strcmp(kind, "g")) {
+			uint8_t rmac[6], rgid[16];
+			uint64_t key = next_num();
+			uint32_t dqp = next_num();
+			uint8_t ext = next_num(), srsl = next_num(), flmlid = next_num();
+			uint16_t rlid = next_num();
+
+			if (scanf("%63s", hex) != 1)
+				exit(2);
+			hex_bytes(hex, rmac, 6);
+			uint8_t tclass = next_num(), hop = next_num();
+			uint32_t grh = next_num();
+
+			if (scanf("%63s", hex) != 1)
+				exit(2);
+			hex_bytes(hex, rgid, 16);
+			mlx5dv_set_dgram_seg((struct mlx5_wqe_datagram_seg *)seg, key, dqp, ext, srsl, flmlid, rlid, rmac,
+					     tclass, hop, grh, rgid);
+			n = sizeof(struct mlx5_wqe_datagram_seg);
+		} else {
+			exit(2);
+		}
+		for (size_t j = 0; j < n; j++)
+			ring[(pos + j) & mask] = seg[j];
+		pos += n;
+		ds += n / 16;
+	}
+	/* the helper leaves dci_stream_channel_id alone; libmlx5 qp.c clears ctrl bytes 8..11 before posting */
+	memset(ring + (size_t)ctrl_bb * MLX5_SEND_WQE_BB + 8, 0, 4);
+	mlx5dv_set_ctrl_seg((struct mlx5_wqe_ctrl_seg *)(ring + (size_t)ctrl_bb * MLX5_SEND_WQE_BB), pi, opcode, opmod,
+			    qpn, fm, ds, 0, htobe32(imm));
+	print_hex(ring, size);
+	free(ring);
+}
+
 int main(void)
 {
 	char cmd[32];
@@ -277,6 +371,8 @@ int main(void)
 			} else {
 				print_hex(segs, max_gs * sizeof(segs[0]));
 			}
+		} else if (!strcmp(cmd, "wqe")) {
+			compose_wqe();
 		} else {
 			fprintf(stderr, "golden: unknown command %s\n", cmd);
 			return 2;
