@@ -23,7 +23,7 @@
  * w.wrap(ring, ctrl).raddr(raddr, rkey).data(len, lkey, addr)
  *  .ctrl(0, MLX5_OPCODE_RDMA_WRITE, sq.wqeIndex(), qpn, MLX5_WQE_CTRL_CQ_UPDATE, 0);
  * sq.commit(w.ds(), wrId);
- * doorbell.ring(ring, sq.lastCtrlOffset(), sq.lastNumWqebb(), sq.producerCounter());
+ * sendDoorbell.ring(sq.lastCtrlOffset(), sq.lastDs(), sq.producerCounter());   // io.mlx5j.doorbell.SendDoorbell
  * }</pre>
  * Polling: {@code while (view.tryAcquire(ci)) { wrId = sq.complete(view.wqeCounter()); status = view.status();
  * ci++; }}, then update the CQ doorbell record.
