@@ -23,6 +23,8 @@ public final class SendDoorbell
 
     private final MemorySegment sq;
     private final long sqMask;
+    /** Bits a valid ctrl offset never has: below 64-byte alignment, at or above the ring size, and the sign. */
+    private final long ctrlInvalidBits;
     private final DoorbellRecord dbrec;
     private final BlueFlameRegister bf;
     private final boolean locked;
@@ -46,6 +48,7 @@ public final class SendDoorbell
         }
         this.sq = sq;
         this.sqMask = sqSize - 1;
+        this.ctrlInvalidBits = ~(sqMask & -BLUEFLAME_BLOCK);
         this.dbrec = dbrec;
         this.bf = bf;
         this.locked = bf.shared();
@@ -115,7 +118,7 @@ public final class SendDoorbell
      */
     public void ring(final int nreq, final long ctrlOffset, final int ds, final int curPost)
     {
-        if (nreq <= 0 || ds <= 0 || ds > MAX_DS || (ctrlOffset & (BLUEFLAME_BLOCK - 1)) != 0 || ctrlOffset > sqMask)
+        if (nreq <= 0 || ds <= 0 || ds > MAX_DS || (ctrlOffset & ctrlInvalidBits) != 0)
         {
             if (nreq == 0)
             {

@@ -180,6 +180,8 @@ class SendDoorbellTest
         final SendDoorbell d = doorbell(256, DoorbellMode.AUTO);
         assertThrows(IllegalArgumentException.class, () -> d.ring(32, 4, 1), "misaligned ctrl");
         assertThrows(IllegalArgumentException.class, () -> d.ring(256, 4, 1), "ctrl past the ring");
+        assertThrows(IllegalArgumentException.class, () -> d.ring(-64, 4, 1), "negative ctrl");
+        assertThrows(IllegalArgumentException.class, () -> d.ring(Long.MIN_VALUE, 4, 1), "sign bit");
         assertThrows(IllegalArgumentException.class, () -> d.ring(0, 0, 1), "ds 0");
         assertThrows(IllegalArgumentException.class, () -> d.ring(0, 64, 1), "ds > 63");
         assertThrows(IllegalArgumentException.class, () -> d.ring(-1, 0, 4, 1), "negative nreq");
