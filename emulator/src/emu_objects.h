@@ -36,7 +36,7 @@ extern "C" {
 
 /* Limits of the emulated device; K reports them in QUERY_DEVICE and enforces them on create. */
 #define EMU_MAX_DEVICES        8
-#define EMU_MAX_UAR_PAGES      512      /* static UAR pages per context (tot_bfregs / 2) */
+#define EMU_MAX_UAR_PAGES      256      /* static UAR pages per context (tot_bfregs / 2); libmlx5 MLX5_MAX_UARS */
 #define EMU_UAR_PAGE_SIZE      4096
 #define EMU_BF_OFFSET          0x800    /* first BlueFlame register in a UAR page */
 #define EMU_BF_REG_SIZE        512      /* bf_reg_size answered in GET_CONTEXT: two 256-byte halves */
@@ -100,7 +100,8 @@ struct emu_comp_channel {
 	struct emu_comp_channel *next;
 	struct emu_ctx *ctx;
 	int             read_fd;  /* what the user got (the channel fd) */
-	int             write_fd; /* engine writes struct ib_uverbs_comp_event_desc here */
+	int             write_fd; /* engine writes struct ib_uverbs_comp_event_desc here (O_NONBLOCK) */
+	int             keep_fd;  /* K's duplicate of the read end, so engine writes never raise SIGPIPE; K only */
 };
 
 struct emu_cq {
@@ -114,7 +115,11 @@ struct emu_cq {
 	uint64_t        dbrec;        /* VA: be32 [0] = consumer index (24 bits), [1] = arm sn/cmd/ci */
 	int             comp_fd;      /* write end of the completion channel, or -1 */
 	uint64_t        user_handle;  /* cq_handle from create; goes into the comp event */
-	uint32_t        flags;        /* mlx5_ib_create_cq.flags */
+	uint32_t        flags;        /* mlx5_ib_create_cq.flags (MLX5_IB_CREATE_CQ_FLAGS_CQE_128B_PAD) */
+	uint32_t        ibv_flags;    /* IB_UVERBS_CQ_FLAGS_* of EX_CREATE_CQ (IGNORE_OVERRUN) */
+	uint64_t        old_buf;      /* during emu_engine_cq_resized only: the ring being replaced ... */
+	uint32_t        old_cqe_cnt;  /* ... its size ... */
+	uint32_t        old_cqe_size; /* ... and its CQE size */
 	uint32_t        uar_page;     /* UAR page index libmlx5 rings the arm doorbell through (0 here) */
 	uint32_t        comp_events;  /* comp events reported (for ibv_destroy_cq's comp_events_reported) */
 	uint32_t        async_events;
@@ -224,12 +229,17 @@ struct emu_ctx {
 	struct emu_ctx *next;
 	pid_t           owner_pid;     /* process that opened it; inherited copies after fork are inert */
 	int             cmd_fd;        /* the fd libibverbs writes commands to (a /dev/null fd) */
+	int             fd_refs;       /* fds (dup/dup2/fcntl copies) referring to this context; K only */
 	int             dev_index;     /* N of uverbsN / mlx5_N */
 	const struct emu_port_info *port; /* port 1 of this device (single-port devices) */
 	int             async_read_fd; /* given to the user as the async fd */
-	int             async_write_fd;/* engine writes struct ib_uverbs_async_event_desc here */
+	int             async_write_fd;/* engine writes struct ib_uverbs_async_event_desc here (O_NONBLOCK) */
+	int             async_keep_fd; /* K's duplicate of the read end (no SIGPIPE after the user closed it); K only */
 	int             have_context;  /* GET_CONTEXT done */
 	uint32_t        tot_bfregs;    /* as answered in GET_CONTEXT */
+	uint32_t        num_low_lat_bfregs; /* dedicated BlueFlame registers requested; K only */
+	uint16_t        bfreg_users[2 * EMU_MAX_UAR_PAGES]; /* QPs per (non-gross) bfreg, as the kernel counts; K only */
+	uint8_t         cqe_version;   /* 0 or 1, as answered in GET_CONTEXT */
 	uint32_t        num_uar_pages; /* tot_bfregs / 2 */
 	int             uar_memfd;     /* backs every UAR page of this context */
 	uint8_t        *uar_alias;     /* K's own mapping of all UAR pages (num_uar_pages * 4096), valid until close:

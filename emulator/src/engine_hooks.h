@@ -12,8 +12,12 @@
  *    (QPs, then SRQs, then CQs, then MRs), then emu_engine_ctx_closing.
  *  - emu_engine_qp_modified: the transition was validated and every attribute in attr_mask (IBV_QP_* bits)
  *    applied to the struct emu_qp and to the registry entry; old_state is the state before the command.
- *  - emu_engine_cq_resized: cq->buf / cq->cqe_cnt / cq->cqe_size already describe the new ring.
- *    (As in the kernel, the user copies unpolled CQEs to the new ring itself before the command.)
+ *  - emu_engine_cq_resized: cq->buf / cq->cqe_cnt / cq->cqe_size already describe the new ring, and
+ *    cq->old_buf / old_cqe_cnt / old_cqe_size the old one (valid during the hook only). As the HCA does, the
+ *    engine must write a CQE with opcode MLX5_CQE_RESIZE_CQ (0x5, owner bit of the old ring's pass) at the old
+ *    ring's producer position before returning, and produce every later CQE into the new ring at the same
+ *    producer index: libmlx5 (mlx5_cq_resize_copy_cqes, run right after the command returns) copies the
+ *    unpolled CQEs up to that resize CQE into the new ring itself.
  *  - emu_engine_uar_mapped: the user mmapped UAR page page_index at user_va. Watch doorbells through
  *    ctx->uar_alias + page_index * EMU_UAR_PAGE_SIZE (same physical page, stays mapped until ctx close).
  *  - emu_engine_srq_modified: srq->srq_limit was (re)armed.

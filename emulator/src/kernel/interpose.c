@@ -1,5 +1,425 @@
-/* placeholder, replaced below */
-#include "kernel.h"
+/* The LD_PRELOAD surface: libc entry points interposed so that /dev/infiniband/uverbsN behaves like the uverbs
+ * character device. Everything that is not ours goes straight to the real libc function (dlsym RTLD_NEXT) after
+ * one table lookup, because a whole JVM runs under this library.
+ *
+ * What libibverbs 44 / libmlx5 44 on Debian 12 call (nm -D: open, openat, stat@GLIBC_2.33, fstat@GLIBC_2.33,
+ * ioctl, write, read, mmap, munmap, close, socket): we interpose open/openat (and their 64/_2 aliases, which other
+ * callers may use), stat/stat64/lstat (the cdev path only), ioctl, write, mmap/mmap64, close, dup/dup2/dup3,
+ * fcntl(F_DUPFD*), and socket (NETLINK_RDMA fails so libibverbs uses sysfs). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
-ssize_t emu_real_write(int fd, const void *buf, size_t count) { return write(fd, buf, count); }
-int emu_real_close(int fd) { return close(fd); }
+#include <linux/netlink.h>
+
+#include "kernel.h"
+#include "uverbs.h"
+
+#define CDEV_PREFIX "/dev/infiniband/uverbs"
+
+typedef int (*open_fn)(const char *, int, ...);
+typedef int (*openat_fn)(int, const char *, int, ...);
+typedef ssize_t (*write_fn)(int, const void *, size_t);
+typedef int (*close_fn)(int);
+typedef int (*ioctl_fn)(int, unsigned long, ...);
+typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+typedef int (*dup_fn)(int);
+typedef int (*dup2_fn)(int, int);
+typedef int (*dup3_fn)(int, int, int);
+typedef int (*fcntl_fn)(int, int, ...);
+typedef int (*socket_fn)(int, int, int);
+typedef int (*stat_fn)(const char *, struct stat *);
+
+static struct {
+	open_fn open, open64;
+	openat_fn openat, openat64;
+	write_fn write;
+	close_fn close;
+	ioctl_fn ioctl;
+	mmap_fn mmap, mmap64;
+	dup_fn dup;
+	dup2_fn dup2;
+	dup3_fn dup3;
+	fcntl_fn fcntl, fcntl64;
+	socket_fn socket;
+	stat_fn stat, stat64, lstat;
+} real;
+
+static void *must_sym(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+	return p;
+}
+
+static void resolve(void)
+{
+	real.open = (open_fn)must_sym("open");
+	real.open64 = (open_fn)must_sym("open64");
+	real.openat = (openat_fn)must_sym("openat");
+	real.openat64 = (openat_fn)must_sym("openat64");
+	real.write = (write_fn)must_sym("write");
+	real.close = (close_fn)must_sym("close");
+	real.ioctl = (ioctl_fn)must_sym("ioctl");
+	real.mmap = (mmap_fn)must_sym("mmap");
+	real.mmap64 = (mmap_fn)must_sym("mmap64");
+	real.dup = (dup_fn)must_sym("dup");
+	real.dup2 = (dup2_fn)must_sym("dup2");
+	real.dup3 = (dup3_fn)must_sym("dup3");
+	real.fcntl = (fcntl_fn)must_sym("fcntl");
+	real.fcntl64 = (fcntl_fn)must_sym("fcntl64");
+	real.socket = (socket_fn)must_sym("socket");
+	real.stat = (stat_fn)must_sym("stat");
+	real.stat64 = (stat_fn)must_sym("stat64");
+	real.lstat = (stat_fn)must_sym("lstat");
+	if (!real.open64)
+		real.open64 = real.open;
+	if (!real.openat64)
+		real.openat64 = real.openat;
+	if (!real.mmap64)
+		real.mmap64 = real.mmap;
+	if (!real.fcntl64)
+		real.fcntl64 = real.fcntl;
+	if (!real.stat64)
+		real.stat64 = real.stat;
+}
+
+/* Constructors of other libraries may call us before ours ran: resolve on first use as well. */
+static pthread_once_t g_resolve_once = PTHREAD_ONCE_INIT;
+#define REAL(fn) (pthread_once(&g_resolve_once, resolve), real.fn)
+
+ssize_t emu_real_write(int fd, const void *buf, size_t count) { return REAL(write)(fd, buf, count); }
+int emu_real_close(int fd) { return REAL(close)(fd); }
+void *emu_real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return REAL(mmap)(addr, len, prot, flags, fd, off);
+}
+
+/* ---- fd table: fd -> context (NULL = not ours). One pointer per fd, read without a lock on the fast path. ---- */
+
+#define FD_TABLE_SIZE 65536
+static struct emu_ctx *_Atomic g_fds[FD_TABLE_SIZE];
+
+struct emu_ctx *emu_fd_ctx(int fd)
+{
+	if (fd < 0 || fd >= FD_TABLE_SIZE)
+		return NULL;
+	return atomic_load_explicit(&g_fds[fd], memory_order_acquire);
+}
+
+static void fd_set_ctx(int fd, struct emu_ctx *ctx)
+{
+	if (fd >= 0 && fd < FD_TABLE_SIZE)
+		atomic_store_explicit(&g_fds[fd], ctx, memory_order_release);
+}
+
+/* Drops one fd reference of ctx; the last one destroys the context (like the release of the uverbs file). */
+static void fd_drop(int fd)
+{
+	struct emu_ctx *ctx = emu_fd_ctx(fd);
+	if (!ctx)
+		return;
+	fd_set_ctx(fd, NULL);
+	emu_ctx_put(ctx);
+}
+
+static void fd_dup_to(int oldfd, int newfd)
+{
+	struct emu_ctx *ctx = emu_fd_ctx(oldfd);
+	if (!ctx || newfd < 0)
+		return;
+	if (newfd >= FD_TABLE_SIZE) {
+		emu_log("fd %d beyond the emulator's fd table; the duplicate is not a uverbs fd", newfd);
+		return;
+	}
+	emu_ctx_get(ctx);
+	fd_set_ctx(newfd, ctx);
+}
+
+/* ---- open ---- */
+
+/* "/dev/infiniband/uverbsN" -> N, else -1 */
+static int cdev_index(const char *path)
+{
+	if (!path || strncmp(path, CDEV_PREFIX, sizeof(CDEV_PREFIX) - 1) != 0)
+		return -1;
+	const char *p = path + sizeof(CDEV_PREFIX) - 1;
+	if (*p < '0' || *p > '9')
+		return -1;
+	int n = 0;
+	for (; *p >= '0' && *p <= '9'; p++)
+		n = n * 10 + (*p - '0');
+	if (*p)
+		return -1;
+	return n;
+}
+
+static int open_cdev(int index, int flags)
+{
+	if (index >= emu_num_devices()) {
+		errno = ENOENT;
+		return -1;
+	}
+	if ((flags & O_ACCMODE) != O_RDWR) {
+		errno = EACCES; /* libibverbs opens O_RDWR; anything else is not a verbs user */
+		return -1;
+	}
+	/* The command fd is a real /dev/null fd (1:3, as the sysfs "dev" file says), so fstat, poll, fcntl
+	 * and exec semantics are those of a character device. */
+	int fd = REAL(open)("/dev/null", O_RDWR | (flags & O_CLOEXEC));
+	if (fd < 0)
+		return -1;
+	if (fd >= FD_TABLE_SIZE) {
+		REAL(close)(fd);
+		errno = EMFILE;
+		return -1;
+	}
+	struct emu_ctx *ctx = emu_ctx_open(fd, index);
+	if (!ctx) {
+		int e = errno;
+		REAL(close)(fd);
+		errno = e;
+		return -1;
+	}
+	fd_set_ctx(fd, ctx);
+	return fd;
+}
+
+static int mode_arg(int flags, va_list ap)
+{
+	if (flags & (O_CREAT | __O_TMPFILE))
+		return va_arg(ap, int);
+	return 0;
+}
+
+int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int mode = mode_arg(flags, ap);
+	va_end(ap);
+	int idx = cdev_index(path);
+	if (idx >= 0)
+		return open_cdev(idx, flags);
+	return REAL(open)(path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int mode = mode_arg(flags, ap);
+	va_end(ap);
+	int idx = cdev_index(path);
+	if (idx >= 0)
+		return open_cdev(idx, flags);
+	return REAL(open64)(path, flags, mode);
+}
+
+int __open_2(const char *path, int flags) { return open(path, flags); }
+int __open64_2(const char *path, int flags) { return open64(path, flags); }
+
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int mode = mode_arg(flags, ap);
+	va_end(ap);
+	int idx = cdev_index(path);
+	if (idx >= 0)
+		return open_cdev(idx, flags);
+	return REAL(openat)(dirfd, path, flags, mode);
+}
+
+int openat64(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int mode = mode_arg(flags, ap);
+	va_end(ap);
+	int idx = cdev_index(path);
+	if (idx >= 0)
+		return open_cdev(idx, flags);
+	return REAL(openat64)(dirfd, path, flags, mode);
+}
+
+int __openat_2(int dirfd, const char *path, int flags) { return openat(dirfd, path, flags); }
+int __openat64_2(int dirfd, const char *path, int flags) { return openat64(dirfd, path, flags); }
+
+/* ---- stat: libibverbs' try_access_device() stats /dev/infiniband/uverbsN; answer with /dev/null's stat ---- */
+
+static int stat_cdev(const char *path, struct stat *st, stat_fn fn)
+{
+	int idx = cdev_index(path);
+	if (idx < 0)
+		return fn(path, st);
+	if (idx >= emu_num_devices()) {
+		errno = ENOENT;
+		return -1;
+	}
+	return fn("/dev/null", st);
+}
+
+int stat(const char *path, struct stat *st) { return stat_cdev(path, st, REAL(stat)); }
+int stat64(const char *path, struct stat64 *st) { return stat_cdev(path, (struct stat *)st, REAL(stat64)); }
+int lstat(const char *path, struct stat *st) { return stat_cdev(path, st, REAL(lstat)); }
+
+/* ---- the command channel ---- */
+
+ssize_t write(int fd, const void *buf, size_t count)
+{
+	struct emu_ctx *ctx = emu_fd_ctx(fd);
+	if (__builtin_expect(ctx == NULL, 1))
+		return REAL(write)(fd, buf, count);
+	return emu_uverbs_write(ctx, buf, count);
+}
+
+/* libibverbs tries the ioctl() ABI first; ENOTTY makes it fall back to write() for every command. */
+int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	va_start(ap, request);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	struct emu_ctx *ctx = emu_fd_ctx(fd);
+	if (__builtin_expect(ctx == NULL, 1))
+		return REAL(ioctl)(fd, request, arg);
+	if (emu_log_enabled)
+		emu_log("ioctl fd=%d req=0x%lx -> ENOTTY (write ABI only)", fd, request);
+	errno = ENOTTY;
+	return -1;
+}
+
+static void *do_mmap(mmap_fn fn, void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	struct emu_ctx *ctx = emu_fd_ctx(fd);
+	if (__builtin_expect(ctx == NULL, 1))
+		return fn(addr, len, prot, flags, fd, off);
+	return emu_ctx_mmap(ctx, addr, len, prot, flags, off);
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return do_mmap(REAL(mmap), addr, len, prot, flags, fd, off);
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return do_mmap(REAL(mmap64), addr, len, prot, flags, fd, off);
+}
+
+int close(int fd)
+{
+	if (__builtin_expect(emu_fd_ctx(fd) == NULL, 1))
+		return REAL(close)(fd);
+	/* Forget the fd before the real close, so a concurrent open() reusing the number is never ours. */
+	fd_drop(fd);
+	return REAL(close)(fd);
+}
+
+int dup(int oldfd)
+{
+	int fd = REAL(dup)(oldfd);
+	if (fd >= 0 && emu_fd_ctx(oldfd))
+		fd_dup_to(oldfd, fd);
+	return fd;
+}
+
+int dup2(int oldfd, int newfd)
+{
+	if (!emu_fd_ctx(oldfd) && !emu_fd_ctx(newfd))
+		return REAL(dup2)(oldfd, newfd);
+	if (oldfd == newfd)
+		return REAL(dup2)(oldfd, newfd);
+	int fd = REAL(dup2)(oldfd, newfd);
+	if (fd >= 0) {
+		fd_drop(newfd); /* dup2 closed whatever newfd was */
+		fd_dup_to(oldfd, newfd);
+	}
+	return fd;
+}
+
+int dup3(int oldfd, int newfd, int flags)
+{
+	if (!emu_fd_ctx(oldfd) && !emu_fd_ctx(newfd))
+		return REAL(dup3)(oldfd, newfd, flags);
+	int fd = REAL(dup3)(oldfd, newfd, flags);
+	if (fd >= 0) {
+		fd_drop(newfd);
+		fd_dup_to(oldfd, newfd);
+	}
+	return fd;
+}
+
+static int do_fcntl(fcntl_fn fn, int fd, int cmd, va_list ap)
+{
+	/* every fcntl argument is an int or a pointer; pass it on as a pointer-sized value */
+	void *arg = va_arg(ap, void *);
+	int r = fn(fd, cmd, arg);
+	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && emu_fd_ctx(fd))
+		fd_dup_to(fd, r);
+	return r;
+}
+
+int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	int r = do_fcntl(REAL(fcntl), fd, cmd, ap);
+	va_end(ap);
+	return r;
+}
+
+int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	int r = do_fcntl(REAL(fcntl64), fd, cmd, ap);
+	va_end(ap);
+	return r;
+}
+
+/* libibverbs prefers netlink (NETLINK_RDMA) for device discovery; refusing it makes it read our sysfs tree. */
+int socket(int domain, int type, int protocol)
+{
+	if (domain == AF_NETLINK && protocol == NETLINK_RDMA) {
+		if (emu_log_enabled)
+			emu_log("socket(AF_NETLINK, NETLINK_RDMA) -> EPROTONOSUPPORT (sysfs discovery)");
+		errno = EPROTONOSUPPORT;
+		return -1;
+	}
+	return REAL(socket)(domain, type, protocol);
+}
+
+/* ---- process lifetime ---- */
+
+static void atfork_prepare(void) { emu_lock(); }
+static void atfork_parent(void) { emu_unlock(); }
+static void atfork_child(void)
+{
+	/* The child inherits copies of our contexts but not their engine nor registry entries (as with
+	 * VM_DONTCOPY UAR mappings, the doorbell pages are not inherited either): mark them foreign. */
+	emu_objects_after_fork_child();
+	emu_reg_after_fork_child();
+}
+
+__attribute__((constructor)) static void emu_init(void)
+{
+	pthread_once(&g_resolve_once, resolve);
+	const char *log = getenv("MLX5EMU_LOG");
+	emu_log_enabled = log && *log && strcmp(log, "0") != 0;
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+__attribute__((destructor)) static void emu_fini(void)
+{
+	/* Memory goes with the process; what outlives it is our share of the fabric registry. */
+	emu_reg_detach_process();
+}

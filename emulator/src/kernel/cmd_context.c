@@ -1,0 +1,264 @@
+/* Context-level commands: GET_CONTEXT (with the mlx5 driver part), QUERY_DEVICE, EX_QUERY_DEVICE, QUERY_PORT,
+ * CREATE_COMP_CHANNEL. The device answers like a ConnectX-5 (PCI 15b3:1017, MT4119) behind a Linux kernel
+ * that predates dynamic UAR allocation through the write() ABI. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <endian.h>
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/mlx5-abi.h>
+
+#include "engine_hooks.h"
+#include "uverbs.h"
+
+int emu_ctx_setup_resources(struct emu_ctx *ctx, uint32_t num_pages);
+
+/* Linux mlx5_ib_alloc_ucontext: MLX5_MAX_BFREGS (256 UAR pages x 2 non-fast-path bfregs). */
+#define MAX_BFREGS (2 * EMU_MAX_UAR_PAGES)
+
+uint32_t emu_num_comp_vectors(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : (n > 63 ? 63 : (uint32_t)n);
+}
+
+int emu_cmd_get_context(struct emu_cmd *cmd)
+{
+	struct emu_ctx *ctx = cmd->ctx;
+	struct mlx5_ib_alloc_ucontext_req_v2 req;
+	struct ib_uverbs_get_context_resp resp;
+	struct mlx5_ib_alloc_ucontext_resp dresp;
+	int ver;
+
+	if (ctx->have_context)
+		return EINVAL;
+	/* request versions as mlx5_ib_alloc_ucontext tells them apart: v0 is exactly 8 bytes, v2 reaches
+	 * at least max_cqe_version */
+	if (cmd->drv_in_len == sizeof(struct mlx5_ib_alloc_ucontext_req))
+		ver = 0;
+	else if (cmd->drv_in_len >= offsetof(struct mlx5_ib_alloc_ucontext_req_v2, max_cqe_version))
+		ver = 2;
+	else
+		return EINVAL;
+	memset(&req, 0, sizeof(req));
+	memcpy(&req, cmd->drv_in, cmd->drv_in_len < sizeof(req) ? cmd->drv_in_len : sizeof(req));
+	if (req.flags & MLX5_IB_ALLOC_UCTX_DEVX)
+		return EOPNOTSUPP; /* DEVX needs the ioctl ABI and firmware commands: not emulated */
+	if (req.flags || req.comp_mask || req.reserved0 || req.reserved1 || req.reserved2)
+		return EOPNOTSUPP;
+	if (req.total_num_bfregs == 0)
+		return EINVAL;
+	uint32_t total = (req.total_num_bfregs + 1) & ~1u; /* whole UAR pages: 2 bfregs each */
+	if (total > MAX_BFREGS)
+		return ENOMEM;
+	if (req.num_low_latency_bfregs > total - 1)
+		return EINVAL;
+
+	int err = emu_ctx_setup_resources(ctx, total / 2);
+	if (err)
+		return err;
+	ctx->tot_bfregs = total;
+	ctx->num_low_lat_bfregs = req.num_low_latency_bfregs;
+	ctx->cqe_version = ver >= 2 && req.max_cqe_version >= 1 ? 1 : 0;
+
+	memset(&resp, 0, sizeof(resp));
+	resp.async_fd = (uint32_t)ctx->async_read_fd;
+	resp.num_comp_vectors = emu_num_comp_vectors();
+
+	memset(&dresp, 0, sizeof(dresp));
+	dresp.qp_tab_size = 1u << 18;
+	dresp.bf_reg_size = EMU_BF_REG_SIZE;
+	dresp.tot_bfregs = total;
+	dresp.cache_line_size = 64;
+	dresp.max_sq_desc_sz = EMU_MAX_SQ_DESC_SZ;
+	dresp.max_rq_desc_sz = EMU_MAX_RQ_DESC_SZ;
+	dresp.max_send_wqebb = EMU_MAX_QP_WR;
+	dresp.max_recv_wr = EMU_MAX_QP_WR;
+	dresp.max_srq_recv_wr = EMU_MAX_SRQ_WR;
+	dresp.num_ports = 1;
+	dresp.comp_mask = 0;          /* no core clock page, no dump-fill mkey, no ECE */
+	dresp.cqe_version = ctx->cqe_version;
+	dresp.cmds_supp_uhw = MLX5_USER_CMDS_SUPP_UHW_QUERY_DEVICE | MLX5_USER_CMDS_SUPP_UHW_CREATE_AH;
+	dresp.eth_min_inline = ctx->port->link_layer == EMU_LINK_ETH ? MLX5_USER_INLINE_MODE_NONE + 1 : 0;
+	dresp.clock_info_versions = 0;
+	dresp.log_uar_size = 12;      /* 4 KiB UARs, one per system page */
+	dresp.num_uars_per_page = 1;
+	dresp.num_dyn_bfregs = 0;     /* dynamic UARs are ioctl-only in libmlx5 */
+	size_t dlen = cmd->drv_out_len < sizeof(dresp) ? cmd->drv_out_len : sizeof(dresp);
+	dresp.response_length = (uint32_t)dlen;
+
+	err = emu_cmd_respond(cmd, &resp, sizeof(resp));
+	if (!err)
+		err = emu_cmd_respond_drv(cmd, &dresp, sizeof(dresp));
+	if (err)
+		return err; /* resources are released with the context */
+	emu_lock();
+	ctx->have_context = 1;
+	emu_unlock();
+	if (emu_log_enabled)
+		emu_log("context: %u bfregs (%u low latency), %u UAR pages, cqe_version %u, async fd %d", total,
+			ctx->num_low_lat_bfregs, ctx->num_uar_pages, ctx->cqe_version, ctx->async_read_fd);
+	emu_engine_ctx_opened(ctx);
+	return 0;
+}
+
+/* ConnectX-5 attributes as a real one reports them, limited where the emulator enforces smaller limits. */
+static void fill_device_attr(const struct emu_ctx *ctx, struct ib_uverbs_query_device_resp *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->fw_ver = ((uint64_t)16 << 32) | ((uint64_t)35 << 16) | 2000; /* 16.35.2000 */
+	r->node_guid = htobe64(ctx->port->node_guid);
+	r->sys_image_guid = htobe64(ctx->port->node_guid);
+	r->max_mr_size = UINT64_MAX;
+	r->page_size_cap = 0xfffffffffffff000ULL;
+	r->vendor_id = 0x02c9;
+	r->vendor_part_id = 4119;     /* ConnectX-5 */
+	r->hw_ver = 0;
+	r->max_qp = EMU_REG_QP_SLOTS - 2; /* the fabric registry's QP directory */
+	r->max_qp_wr = EMU_MAX_QP_WR;
+	r->device_cap_flags = IBV_DEVICE_RESIZE_MAX_WR | IBV_DEVICE_BAD_PKEY_CNTR | IBV_DEVICE_BAD_QKEY_CNTR |
+			      IBV_DEVICE_CHANGE_PHY_PORT | IBV_DEVICE_PORT_ACTIVE_EVENT | IBV_DEVICE_SYS_IMAGE_GUID |
+			      IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_N_NOTIFY_CQ;
+	r->max_sge = EMU_MAX_SGE;
+	r->max_sge_rd = EMU_MAX_SGE;
+	r->max_cq = 1u << 24;
+	r->max_cqe = EMU_MAX_CQE;
+	r->max_mr = 1u << 24;
+	r->max_pd = 1u << 24;
+	r->max_qp_rd_atom = EMU_MAX_QP_RD_ATOM;
+	r->max_res_rd_atom = EMU_MAX_QP_RD_ATOM * (EMU_REG_QP_SLOTS - 2);
+	r->max_qp_init_rd_atom = EMU_MAX_QP_RD_ATOM;
+	r->atomic_cap = IBV_ATOMIC_HCA;
+	r->max_mw = 0;                /* memory windows are not emulated */
+	r->max_mcast_grp = 0;         /* nor multicast */
+	r->max_mcast_qp_attach = 0;
+	r->max_total_mcast_qp_attach = 0;
+	r->max_ah = INT32_MAX;
+	r->max_map_per_fmr = INT32_MAX;
+	r->max_srq = 1u << 23;
+	r->max_srq_wr = EMU_MAX_SRQ_WR;
+	r->max_srq_sge = EMU_MAX_SRQ_SGE;
+	r->max_pkeys = ctx->port->link_layer == EMU_LINK_ETH ? EMU_PKEY_TBL_LEN_ETH : EMU_PKEY_TBL_LEN_IB;
+	r->local_ca_ack_delay = 16;
+	r->phys_port_cnt = 1;
+}
+
+int emu_cmd_query_device(struct emu_cmd *cmd)
+{
+	struct ib_uverbs_query_device_resp r;
+	fill_device_attr(cmd->ctx, &r);
+	return emu_cmd_respond(cmd, &r, sizeof(r));
+}
+
+int emu_cmd_ex_query_device(struct emu_cmd *cmd)
+{
+	struct ib_uverbs_ex_query_device req;
+	struct ib_uverbs_ex_query_device_resp r;
+	struct mlx5_ib_query_device_resp d;
+
+	memcpy(&req, cmd->in, sizeof(req));
+	if (req.comp_mask || req.reserved)
+		return EINVAL;
+	memset(&r, 0, sizeof(r));
+	fill_device_attr(cmd->ctx, &r.base);
+	r.device_cap_flags_ex = r.base.device_cap_flags;
+	r.timestamp_mask = 0;         /* no completion timestamps: no core clock */
+	r.hca_core_clock = 0;
+	size_t len = cmd->resp_len < sizeof(r) ? cmd->resp_len : sizeof(r);
+	r.response_length = (uint32_t)len;
+
+	memset(&d, 0, sizeof(d));
+	/* nothing optional (TSO, RSS, CQE compression, packet pacing, striding RQ, tunnels) is offered */
+	size_t dlen = cmd->drv_out_len < sizeof(d) ? cmd->drv_out_len : sizeof(d);
+	d.response_length = (uint32_t)dlen;
+	int err = emu_cmd_respond(cmd, &r, len);
+	if (!err)
+		err = emu_cmd_respond_drv(cmd, &d, dlen);
+	return err;
+}
+
+int emu_cmd_query_port(struct emu_cmd *cmd)
+{
+	struct ib_uverbs_query_port req;
+	struct ib_uverbs_query_port_resp r;
+	const struct emu_port_info *p = cmd->ctx->port;
+
+	memcpy(&req, cmd->in, sizeof(req));
+	if (req.port_num != 1)
+		return EINVAL;
+	memset(&r, 0, sizeof(r));
+	r.max_msg_sz = 1u << 30;
+	r.state = IBV_PORT_ACTIVE;
+	r.max_mtu = IBV_MTU_4096;
+	r.phys_state = 5; /* LinkUp */
+	r.active_width = 2; /* 4X */
+	if (p->link_layer == EMU_LINK_ETH) {
+		r.port_cap_flags = 0x04010000; /* IsCM | IP-based GIDs, as mlx5 reports for RoCE */
+		r.gid_tbl_len = EMU_GID_TBL_LEN_ETH;
+		r.pkey_tbl_len = EMU_PKEY_TBL_LEN_ETH;
+		r.active_mtu = IBV_MTU_1024; /* what a 1500-byte netdev MTU gives */
+		r.active_speed = 32; /* 25 Gb/s per lane x 4 = 100GbE */
+		r.link_layer = IBV_LINK_LAYER_ETHERNET;
+		r.max_vl_num = 0;
+	} else {
+		r.port_cap_flags = 0x2651e848;
+		r.gid_tbl_len = EMU_GID_TBL_LEN_IB;
+		r.pkey_tbl_len = EMU_PKEY_TBL_LEN_IB;
+		r.lid = p->lid;
+		r.sm_lid = 1;
+		r.active_mtu = IBV_MTU_4096;
+		r.active_speed = 32; /* EDR */
+		r.link_layer = IBV_LINK_LAYER_INFINIBAND;
+		r.max_vl_num = 4;
+		r.subnet_timeout = 18;
+	}
+	return emu_cmd_respond(cmd, &r, sizeof(r));
+}
+
+int emu_cmd_create_comp_channel(struct emu_cmd *cmd)
+{
+	struct emu_ctx *ctx = cmd->ctx;
+	struct ib_uverbs_create_comp_channel_resp r;
+	int pfd[2];
+
+	struct emu_comp_channel *ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return ENOMEM;
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		int e = errno;
+		free(ch);
+		return e;
+	}
+	fcntl(pfd[1], F_SETFL, O_NONBLOCK);
+	ch->ctx = ctx;
+	ch->read_fd = pfd[0];
+	ch->write_fd = pfd[1];
+	ch->keep_fd = fcntl(pfd[0], F_DUPFD_CLOEXEC, 0);
+	r.fd = (uint32_t)pfd[0];
+	int err = ch->keep_fd < 0 ? errno : emu_cmd_respond(cmd, &r, sizeof(r));
+	if (err) {
+		emu_real_close(pfd[0]);
+		emu_real_close(pfd[1]);
+		if (ch->keep_fd >= 0)
+			emu_real_close(ch->keep_fd);
+		free(ch);
+		return err;
+	}
+	emu_lock();
+	ch->next = ctx->channels;
+	ctx->channels = ch;
+	emu_unlock();
+	return 0;
+}
+
+/* A channel is named by its fd in CREATE_CQ (-1 = none). */
+struct emu_comp_channel *emu_channel_by_fd(struct emu_ctx *ctx, int fd)
+{
+	for (struct emu_comp_channel *ch = ctx->channels; ch; ch = ch->next)
+		if (ch->read_fd == fd)
+			return ch;
+	return NULL;
+}

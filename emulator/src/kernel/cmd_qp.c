@@ -1,0 +1,668 @@
+/* Queue pairs: CREATE_QP (legacy and extended), QUERY_QP, MODIFY_QP (legacy and extended), DESTROY_QP.
+ * Checks follow the Linux kernel (uverbs_cmd.c create_qp()/modify_qp(), mlx5 qp.c: set_rq_size(),
+ * set_user_buf_size(), process_vendor_flags(), mlx5_ib_modify_qp(), mlx5_set_path()), and the blue-flame
+ * register assignment follows mlx5's static allocation (alloc_bfreg(): a free low-latency register first,
+ * then the least used medium one, else the shared register 0). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/mlx5-abi.h>
+
+#include "engine_hooks.h"
+#include "qp_state.h"
+#include "uverbs.h"
+
+#define DEFAULT_UIDX 0xffffff
+#define LOG_MAX_QP_SZ 15          /* 32768 WQEs */
+#define MAX_RD_ATOMIC 16          /* 1 << log_max_ra_res_qp / log_max_ra_req_qp */
+#define IB_QP_STANDARD_BITS ((IBV_QP_RATE_LIMIT << 1) - 1)
+#define LEGACY_LAST_MASK IBV_QP_DEST_QPN
+
+struct emu_qp *emu_qp_by_handle(struct emu_ctx *ctx, uint32_t h)
+{
+	for (struct emu_qp *qp = ctx->qps; qp; qp = qp->next)
+		if (qp->handle == h)
+			return qp;
+	return NULL;
+}
+
+struct emu_srq *emu_srq_by_handle(struct emu_ctx *ctx, uint32_t h)
+{
+	for (struct emu_srq *s = ctx->srqs; s; s = s->next)
+		if (s->handle == h)
+			return s;
+	return NULL;
+}
+
+
+static int is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
+
+/* ---- blue-flame registers (per context), the kernel's static scheme ---- */
+
+static uint32_t num_med_bfregs(const struct emu_ctx *ctx)
+{
+	int n = (int)ctx->tot_bfregs - (int)ctx->num_low_lat_bfregs - 1;
+	return n > 0 ? (uint32_t)n : 0;
+}
+
+static uint32_t alloc_bfreg(struct emu_ctx *ctx)
+{
+	uint32_t med = num_med_bfregs(ctx);
+	uint32_t first_hi = med + 1;
+	for (uint32_t i = first_hi; i < ctx->tot_bfregs; i++)
+		if (!ctx->bfreg_users[i]) {
+			ctx->bfreg_users[i]++;
+			return i;
+		}
+	if (med) {
+		uint32_t best = 1;
+		for (uint32_t i = 1; i < first_hi; i++) {
+			if (ctx->bfreg_users[i] < ctx->bfreg_users[best])
+				best = i;
+			if (!ctx->bfreg_users[best])
+				break;
+		}
+		ctx->bfreg_users[best]++;
+		return best;
+	}
+	ctx->bfreg_users[0]++;
+	return 0;
+}
+
+/* Index libmlx5 uses for ctx->bfs[]: 4 registers per UAR page of which the first 2 are real (adjust_bfregn). */
+static uint32_t gross_bfreg(uint32_t bfregn)
+{
+	return bfregn / 2 * 4 + bfregn % 2;
+}
+
+/* ---- create ---- */
+
+struct qp_args {
+	uint64_t user_handle;
+	uint32_t pd_handle, send_cq_handle, recv_cq_handle, srq_handle;
+	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline_data;
+	uint8_t sq_sig_all, qp_type, is_srq;
+	uint32_t create_flags;
+};
+
+static int check_type(uint8_t t)
+{
+	switch (t) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+		return 0;
+	case IBV_QPT_RAW_PACKET:
+		return EPERM; /* needs CAP_NET_RAW, and raw Ethernet is not emulated */
+	case IBV_QPT_XRC_SEND:
+	case IBV_QPT_XRC_RECV:
+	case IBV_QPT_DRIVER:
+		return EOPNOTSUPP; /* XRC, DCT/DCI: not emulated */
+	default:
+		return EINVAL;
+	}
+}
+
+static void qp_unlink(struct emu_ctx *ctx, struct emu_qp *qp)
+{
+	for (struct emu_qp **p = &ctx->qps; *p; p = &(*p)->next)
+		if (*p == qp) {
+			*p = qp->next;
+			break;
+		}
+}
+
+static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uverbs_create_qp_resp *out)
+{
+	struct emu_ctx *ctx = cmd->ctx;
+	struct mlx5_ib_create_qp ucmd;
+	struct mlx5_ib_create_qp_resp dresp;
+	int err;
+
+	if ((err = check_type(a->qp_type)))
+		return err;
+	if (a->max_send_wr > EMU_MAX_QP_WR || a->max_recv_wr > EMU_MAX_QP_WR || a->max_send_sge > EMU_MAX_SGE ||
+	    a->max_recv_sge > EMU_MAX_SGE || a->max_inline_data > EMU_MAX_INLINE)
+		return EINVAL;
+	if (cmd->drv_in_len < offsetof(struct mlx5_ib_create_qp, sq_buf_addr))
+		return EINVAL;
+	if ((err = emu_cmd_drv_in(cmd, &ucmd, sizeof(ucmd))))
+		return err;
+
+	/* vendor flags valid for RC/UC/UD user QPs */
+	uint32_t known = MLX5_QP_FLAG_SIGNATURE | MLX5_QP_FLAG_SCATTER_CQE | MLX5_QP_FLAG_TUNNEL_OFFLOADS |
+			 MLX5_QP_FLAG_BFREG_INDEX | MLX5_QP_FLAG_TYPE_DCT | MLX5_QP_FLAG_TYPE_DCI |
+			 MLX5_QP_FLAG_TIR_ALLOW_SELF_LB_UC | MLX5_QP_FLAG_TIR_ALLOW_SELF_LB_MC |
+			 MLX5_QP_FLAG_ALLOW_SCATTER_CQE | MLX5_QP_FLAG_PACKET_BASED_CREDIT_MODE |
+			 MLX5_QP_FLAG_UAR_PAGE_INDEX | MLX5_QP_FLAG_DCI_STREAM;
+	if (ucmd.flags & ~known)
+		return EINVAL;
+	if (ucmd.flags & (MLX5_QP_FLAG_TUNNEL_OFFLOADS | MLX5_QP_FLAG_TYPE_DCT | MLX5_QP_FLAG_TYPE_DCI |
+			  MLX5_QP_FLAG_TIR_ALLOW_SELF_LB_UC | MLX5_QP_FLAG_TIR_ALLOW_SELF_LB_MC | MLX5_QP_FLAG_DCI_STREAM))
+		return EINVAL; /* raw-packet / DC only */
+	if (ucmd.flags & (MLX5_QP_FLAG_BFREG_INDEX | MLX5_QP_FLAG_UAR_PAGE_INDEX))
+		return EINVAL; /* dynamic UARs do not exist under the write ABI */
+	if (ucmd.flags & (MLX5_QP_FLAG_SIGNATURE | MLX5_QP_FLAG_PACKET_BASED_CREDIT_MODE))
+		return EOPNOTSUPP;
+
+	/* user index: required under cqe_version 1, must be the default otherwise */
+	uint32_t uidx = DEFAULT_UIDX;
+	if (ctx->cqe_version) {
+		if ((ucmd.uidx & ~0xffffffu) || ucmd.uidx == DEFAULT_UIDX)
+			return EINVAL;
+		uidx = ucmd.uidx;
+	}
+
+	int has_rq = !a->is_srq && a->max_recv_wr != 0;
+	uint32_t rq_cnt = 0, rq_shift = 0;
+	if (has_rq) {
+		rq_cnt = ucmd.rq_wqe_count;
+		if (ucmd.rq_wqe_shift > 32)
+			return EINVAL;
+		rq_shift = ucmd.rq_wqe_shift;
+		if (rq_cnt && (!is_pow2(rq_cnt) || rq_cnt > (1u << LOG_MAX_QP_SZ) || rq_shift < 4 ||
+			       (1u << rq_shift) > EMU_MAX_RQ_DESC_SZ))
+			return EINVAL;
+	}
+	if (ucmd.sq_wqe_count && (!is_pow2(ucmd.sq_wqe_count) || ucmd.sq_wqe_count > (1u << LOG_MAX_QP_SZ)))
+		return EINVAL;
+	uint64_t buf_size = ((uint64_t)rq_cnt << rq_shift) + ((uint64_t)ucmd.sq_wqe_count << 6);
+	if (buf_size && !emu_user_range_mapped(ucmd.buf_addr, buf_size))
+		return EFAULT;
+	if (!emu_user_range_mapped(ucmd.db_addr, 8))
+		return EFAULT;
+
+	struct emu_qp *qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return ENOMEM;
+	emu_lock();
+	struct emu_pd *pd = emu_pd_by_handle(ctx, a->pd_handle);
+	struct emu_cq *scq = emu_cq_by_handle(ctx, a->send_cq_handle);
+	struct emu_cq *rcq = emu_cq_by_handle(ctx, a->recv_cq_handle);
+	struct emu_srq *srq = a->is_srq ? emu_srq_by_handle(ctx, a->srq_handle) : NULL;
+	if (!pd || !scq || !rcq || (a->is_srq && !srq)) {
+		emu_unlock();
+		free(qp);
+		return EINVAL;
+	}
+	qp->ctx = ctx;
+	qp->pd = pd;
+	qp->send_cq = scq;
+	qp->recv_cq = rcq;
+	qp->srq = srq;
+	qp->handle = emu_ctx_new_handle(ctx);
+	uint32_t bfregn = alloc_bfreg(ctx);
+	emu_unlock();
+
+	qp->type = a->qp_type;
+	qp->state = EMU_QPS_RESET;
+	qp->uidx = uidx;
+	qp->create_flags = ucmd.flags;
+	qp->ibv_create_flags = a->create_flags;
+	qp->sq_sig_all = a->sq_sig_all;
+	qp->max_send_wr = a->max_send_wr;
+	qp->max_recv_wr = has_rq ? rq_cnt : 0;
+	qp->max_send_sge = a->max_send_sge;
+	qp->max_recv_sge = has_rq && rq_shift >= 4 ? (1u << rq_shift) / 16 : 0;
+	qp->max_inline_data = a->max_inline_data;
+	qp->buf = ucmd.buf_addr;
+	qp->rq_buf = ucmd.buf_addr;
+	qp->rq_wqe_cnt = rq_cnt;
+	qp->rq_wqe_shift = rq_shift;
+	qp->sq_buf = ucmd.buf_addr + ((uint64_t)rq_cnt << rq_shift);
+	qp->sq_wqe_cnt = ucmd.sq_wqe_count;
+	qp->dbrec = ucmd.db_addr;
+	qp->bfreg_index = gross_bfreg(bfregn);
+	qp->uar_page = bfregn / 2;
+	qp->bf_offset = EMU_BF_OFFSET + (bfregn % 2) * EMU_BF_REG_SIZE;
+	qp->user_handle = a->user_handle;
+	qp->port_num = 1;
+
+	err = emu_reg_qp_alloc(qp);
+	if (err) {
+		emu_lock();
+		ctx->bfreg_users[bfregn]--;
+		emu_unlock();
+		free(qp);
+		return err;
+	}
+	memset(&dresp, 0, sizeof(dresp));
+	dresp.bfreg_index = qp->bfreg_index;
+	if ((err = emu_cmd_respond_drv(cmd, &dresp, sizeof(dresp)))) {
+		emu_reg_qp_free(qp);
+		emu_lock();
+		ctx->bfreg_users[bfregn]--;
+		emu_unlock();
+		free(qp);
+		return err;
+	}
+	out->qp_handle = qp->handle;
+	out->qpn = qp->qpn;
+	out->max_send_wr = qp->max_send_wr;
+	out->max_recv_wr = qp->max_recv_wr;
+	out->max_send_sge = qp->max_send_sge;
+	out->max_recv_sge = has_rq ? a->max_recv_sge : 0;
+	out->max_inline_data = qp->max_inline_data;
+	emu_lock();
+	qp->next = ctx->qps;
+	ctx->qps = qp;
+	emu_unlock();
+	if (emu_log_enabled)
+		emu_log("qp handle %u: qpn 0x%x type %d uidx 0x%x sq %u@0x%llx rq %u<<%u@0x%llx db 0x%llx bfreg %u "
+			"(uar page %u + 0x%x) flags 0x%x%s", qp->handle, qp->qpn, qp->type, qp->uidx, qp->sq_wqe_cnt,
+			(unsigned long long)qp->sq_buf, qp->rq_wqe_cnt, qp->rq_wqe_shift,
+			(unsigned long long)qp->rq_buf, (unsigned long long)qp->dbrec, qp->bfreg_index,
+			qp->uar_page, qp->bf_offset, qp->create_flags, srq ? " srq" : "");
+	emu_engine_qp_created(qp);
+	return 0;
+}
+
+static void destroy_qp_obj(struct emu_qp *qp)
+{
+	/* qp is unlinked; tell the engine, then release its number and register */
+	emu_engine_qp_destroying(qp);
+	emu_reg_qp_free(qp);
+	emu_lock();
+	uint32_t bfregn = qp->uar_page * 2 + (qp->bf_offset - EMU_BF_OFFSET) / EMU_BF_REG_SIZE;
+	if (bfregn < 2 * EMU_MAX_UAR_PAGES && qp->ctx->bfreg_users[bfregn])
+		qp->ctx->bfreg_users[bfregn]--;
+	emu_unlock();
+	free(qp);
+}
+
+static void qp_discard(struct emu_ctx *ctx, uint32_t handle)
+{
+	emu_lock();
+	struct emu_qp *qp = emu_qp_by_handle(ctx, handle);
+	if (qp)
+		qp_unlink(ctx, qp);
+	emu_unlock();
+	if (qp)
+		destroy_qp_obj(qp);
+}
+
+int emu_cmd_create_qp(struct emu_cmd *cmd)
+{
+	struct ib_uverbs_create_qp req;
+	struct ib_uverbs_create_qp_resp r;
+	struct qp_args a;
+
+	memcpy(&req, cmd->in, sizeof(req));
+	memset(&a, 0, sizeof(a));
+	a.user_handle = req.user_handle;
+	a.pd_handle = req.pd_handle;
+	a.send_cq_handle = req.send_cq_handle;
+	a.recv_cq_handle = req.recv_cq_handle;
+	a.srq_handle = req.srq_handle;
+	a.max_send_wr = req.max_send_wr;
+	a.max_recv_wr = req.max_recv_wr;
+	a.max_send_sge = req.max_send_sge;
+	a.max_recv_sge = req.max_recv_sge;
+	a.max_inline_data = req.max_inline_data;
+	a.sq_sig_all = req.sq_sig_all;
+	a.qp_type = req.qp_type;
+	a.is_srq = req.is_srq;
+	memset(&r, 0, sizeof(r));
+	int err = create_qp(cmd, &a, &r);
+	if (!err && (err = emu_cmd_respond(cmd, &r, sizeof(r))))
+		qp_discard(cmd->ctx, r.qp_handle);
+	return err;
+}
+
+int emu_cmd_ex_create_qp(struct emu_cmd *cmd)
+{
+	struct ib_uverbs_ex_create_qp req;
+	struct ib_uverbs_ex_create_qp_resp r;
+	struct qp_args a;
+
+	memset(&req, 0, sizeof(req));
+	memcpy(&req, cmd->in, cmd->in_len < sizeof(req) ? cmd->in_len : sizeof(req));
+	for (size_t i = sizeof(req); i < cmd->in_len; i++)
+		if (cmd->in[i])
+			return EOPNOTSUPP;
+	if (req.comp_mask & ~(uint32_t)IB_UVERBS_CREATE_QP_SUP_COMP_MASK)
+		return EINVAL;
+	if (req.reserved)
+		return EINVAL;
+	if (req.comp_mask & IB_UVERBS_CREATE_QP_MASK_IND_TABLE)
+		return EOPNOTSUPP; /* RSS indirection tables: not emulated */
+	uint32_t known = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | IBV_QP_CREATE_SCATTER_FCS |
+			 IBV_QP_CREATE_CVLAN_STRIPPING | IBV_QP_CREATE_SOURCE_QPN |
+			 IBV_QP_CREATE_PCI_WRITE_END_PADDING | (1u << 3) | (1u << 4) | (1u << 5);
+	if (req.create_flags & ~known)
+		return EINVAL;
+	if (req.create_flags & ~(uint32_t)IBV_QP_CREATE_BLOCK_SELF_MCAST_LB)
+		return EOPNOTSUPP;
+	memset(&a, 0, sizeof(a));
+	a.user_handle = req.user_handle;
+	a.pd_handle = req.pd_handle;
+	a.send_cq_handle = req.send_cq_handle;
+	a.recv_cq_handle = req.recv_cq_handle;
+	a.srq_handle = req.srq_handle;
+	a.max_send_wr = req.max_send_wr;
+	a.max_recv_wr = req.max_recv_wr;
+	a.max_send_sge = req.max_send_sge;
+	a.max_recv_sge = req.max_recv_sge;
+	a.max_inline_data = req.max_inline_data;
+	a.sq_sig_all = req.sq_sig_all;
+	a.qp_type = req.qp_type;
+	a.is_srq = req.is_srq;
+	a.create_flags = req.create_flags;
+	memset(&r, 0, sizeof(r));
+	int err = create_qp(cmd, &a, &r.base);
+	if (err)
+		return err;
+	size_t len = cmd->resp_len < sizeof(r) ? cmd->resp_len : sizeof(r);
+	r.response_length = (uint32_t)len;
+	if ((err = emu_cmd_respond(cmd, &r, len)))
+		qp_discard(cmd->ctx, r.base.qp_handle);
+	return err;
+}
+
+/* ---- query ---- */
+
+static void path_to_dest(const struct emu_path *p, struct ib_uverbs_qp_dest *d)
+{
+	memset(d, 0, sizeof(*d));
+	memcpy(d->dgid, p->dgid, 16);
+	d->flow_label = p->flow_label;
+	d->dlid = p->dlid;
+	d->sgid_index = p->sgid_index;
+	d->hop_limit = p->hop_limit;
+	d->traffic_class = p->traffic_class;
+	d->sl = p->sl;
+	d->src_path_bits = p->src_path_bits;
+	d->static_rate = p->static_rate;
+	d->is_global = p->is_global;
+	d->port_num = p->port_num;
+}
+
+int emu_cmd_query_qp(struct emu_cmd *cmd)
+{
+	struct ib_uverbs_query_qp req;
+	struct ib_uverbs_query_qp_resp r;
+
+	memcpy(&req, cmd->in, sizeof(req));
+	memset(&r, 0, sizeof(r));
+	emu_lock();
+	struct emu_qp *qp = emu_qp_by_handle(cmd->ctx, req.qp_handle);
+	if (qp) {
+		path_to_dest(&qp->path, &r.dest);
+		r.max_send_wr = qp->max_send_wr;
+		r.max_recv_wr = qp->max_recv_wr;
+		r.max_send_sge = qp->max_send_sge;
+		r.max_recv_sge = qp->max_recv_sge;
+		r.max_inline_data = qp->max_inline_data;
+		r.qkey = qp->qkey;
+		r.rq_psn = qp->rq_psn;
+		r.sq_psn = qp->sq_psn;
+		r.dest_qp_num = qp->dest_qp_num;
+		r.qp_access_flags = qp->qp_access_flags;
+		r.pkey_index = qp->pkey_index;
+		r.qp_state = (uint8_t)qp->state;
+		r.cur_qp_state = (uint8_t)qp->state;
+		r.path_mtu = qp->path_mtu;
+		r.path_mig_state = IBV_MIG_MIGRATED;
+		r.sq_draining = qp->sq_draining;
+		r.max_rd_atomic = qp->max_rd_atomic;
+		r.max_dest_rd_atomic = qp->max_dest_rd_atomic;
+		r.min_rnr_timer = qp->min_rnr_timer;
+		r.port_num = qp->port_num;
+		r.timeout = qp->timeout;
+		r.retry_cnt = qp->retry_cnt;
+		r.rnr_retry = qp->rnr_retry;
+		r.sq_sig_all = (uint8_t)qp->sq_sig_all;
+	}
+	emu_unlock();
+	if (!qp)
+		return EINVAL;
+	return emu_cmd_respond(cmd, &r, sizeof(r));
+}
+
+/* ---- modify ---- */
+
+
+
+static int check_path(const struct emu_ctx *ctx, const struct ib_uverbs_qp_dest *d, struct emu_path *out)
+{
+	const struct emu_port_info *p = ctx->port;
+	int eth = p->link_layer == EMU_LINK_ETH;
+
+	if (d->port_num != 1)
+		return EINVAL;
+	if (eth && !d->is_global)
+		return EINVAL; /* RoCE needs a GRH */
+	if (d->static_rate > 18)
+		return EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (d->is_global) {
+		int tbl = eth ? EMU_GID_TBL_LEN_ETH : EMU_GID_TBL_LEN_IB;
+		if (d->sgid_index >= tbl || d->sgid_index >= p->num_gids)
+			return EINVAL; /* beyond the table, or an empty entry */
+		if (eth) {
+			int err = emu_resolve_dmac(d->dgid, out->dmac);
+			if (err)
+				return err;
+		}
+	}
+	out->dlid = d->dlid;
+	out->sl = d->sl;
+	out->src_path_bits = d->src_path_bits;
+	out->static_rate = d->static_rate;
+	out->is_global = d->is_global;
+	out->port_num = d->port_num;
+	out->sgid_index = d->sgid_index;
+	out->hop_limit = d->hop_limit;
+	out->traffic_class = d->traffic_class;
+	out->flow_label = d->flow_label & 0xfffff;
+	memcpy(out->dgid, d->dgid, 16);
+	return 0;
+}
+
+static int modify_qp(struct emu_cmd *cmd, const struct ib_uverbs_modify_qp *m, uint32_t mask)
+{
+	struct emu_ctx *ctx = cmd->ctx;
+	struct emu_path path;
+	int err = 0;
+
+	/* driver data of a modify (mlx5_ib_modify_qp: comp_mask, burst_info, ece_options): nothing is supported */
+	if (cmd->drv_in_len) {
+		uint32_t comp_mask = 0;
+		if (cmd->drv_in_len < 4)
+			return EINVAL;
+		memcpy(&comp_mask, cmd->drv_in, 4);
+		if (comp_mask)
+			return EOPNOTSUPP;
+	}
+
+	emu_lock();
+	struct emu_qp *qp = emu_qp_by_handle(ctx, m->qp_handle);
+	if (!qp) {
+		err = EINVAL;
+		goto out;
+	}
+	/* core checks (uverbs modify_qp) */
+	if ((mask & IBV_QP_PORT) && m->port_num != 1) {
+		err = EINVAL;
+		goto out;
+	}
+	if ((mask & IBV_QP_AV) && m->dest.port_num != 1) {
+		err = EINVAL;
+		goto out;
+	}
+	if ((mask & IBV_QP_ALT_PATH) && (m->alt_port_num != 1 || m->alt_dest.port_num != 1)) {
+		err = EINVAL;
+		goto out;
+	}
+	if (((mask & IBV_QP_CUR_STATE) && m->cur_qp_state > IBV_QPS_ERR) ||
+	    ((mask & IBV_QP_STATE) && m->qp_state > IBV_QPS_ERR)) {
+		err = EINVAL;
+		goto out;
+	}
+	/* driver checks (mlx5_ib_modify_qp) */
+	int cur = (mask & IBV_QP_CUR_STATE) ? m->cur_qp_state : qp->state;
+	int next = (mask & IBV_QP_STATE) ? m->qp_state : cur;
+	if (!emu_qp_transition_ok(cur, next, qp->type, mask)) {
+		if (emu_log_enabled)
+			emu_log("modify qpn 0x%x: %d -> %d with mask 0x%x is not a legal transition (requires 0x%x)",
+				qp->qpn, cur, next, mask, emu_qp_transition_required(cur, next, qp->type));
+		err = EINVAL;
+		goto out;
+	}
+	if ((mask & IBV_QP_PKEY_INDEX) &&
+	    m->pkey_index >= (ctx->port->link_layer == EMU_LINK_ETH ? EMU_PKEY_TBL_LEN_ETH : EMU_PKEY_TBL_LEN_IB)) {
+		err = EINVAL;
+		goto out;
+	}
+	if (((mask & IBV_QP_MAX_QP_RD_ATOMIC) && m->max_rd_atomic > MAX_RD_ATOMIC) ||
+	    ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) && m->max_dest_rd_atomic > MAX_RD_ATOMIC)) {
+		err = EINVAL;
+		goto out;
+	}
+	if (cur == IBV_QPS_RESET && next == IBV_QPS_RESET)
+		goto out;
+	/* the device itself (firmware) rejects a current state that is not the QP's */
+	if (cur != qp->state) {
+		err = EINVAL;
+		goto out;
+	}
+	if ((mask & IBV_QP_PATH_MTU) && (m->path_mtu < IBV_MTU_256 || m->path_mtu > IBV_MTU_4096)) {
+		err = EINVAL;
+		goto out;
+	}
+	if (mask & IBV_QP_AV) {
+		if ((err = check_path(ctx, &m->dest, &path)))
+			goto out;
+	}
+	if (mask & IBV_QP_ALT_PATH) {
+		/* APM: the kernel bans it on RoCE; the emulator does not migrate paths on IB either */
+		err = ctx->port->link_layer == EMU_LINK_ETH ? EINVAL : EOPNOTSUPP;
+		goto out;
+	}
+	if ((mask & IBV_QP_PATH_MIG_STATE) && m->path_mig_state != IBV_MIG_MIGRATED) {
+		err = EOPNOTSUPP;
+		goto out;
+	}
+
+	/* apply */
+	int old_state = qp->state;
+	if (mask & IBV_QP_QKEY)
+		qp->qkey = m->qkey;
+	if (mask & IBV_QP_RQ_PSN)
+		qp->rq_psn = m->rq_psn & 0xffffff;
+	if (mask & IBV_QP_SQ_PSN)
+		qp->sq_psn = m->sq_psn & 0xffffff;
+	if (mask & IBV_QP_DEST_QPN)
+		qp->dest_qp_num = m->dest_qp_num & 0xffffff;
+	if (mask & IBV_QP_ACCESS_FLAGS)
+		qp->qp_access_flags = m->qp_access_flags;
+	if (mask & IBV_QP_PKEY_INDEX)
+		qp->pkey_index = m->pkey_index;
+	if (mask & IBV_QP_PORT)
+		qp->port_num = m->port_num;
+	if (mask & IBV_QP_PATH_MTU)
+		qp->path_mtu = m->path_mtu;
+	if (mask & IBV_QP_TIMEOUT)
+		qp->timeout = m->timeout & 0x1f;
+	if (mask & IBV_QP_RETRY_CNT)
+		qp->retry_cnt = m->retry_cnt & 7;
+	if (mask & IBV_QP_RNR_RETRY)
+		qp->rnr_retry = m->rnr_retry & 7;
+	if (mask & IBV_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = m->min_rnr_timer & 0x1f;
+	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = m->max_rd_atomic;
+	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
+		qp->max_dest_rd_atomic = m->max_dest_rd_atomic;
+	if (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY)
+		qp->en_sqd_async_notify = m->en_sqd_async_notify;
+	if (mask & IBV_QP_AV)
+		qp->path = path;
+	qp->state = next;
+	qp->sq_draining = next == IBV_QPS_SQD;
+	qp->attr_mask_seen |= mask;
+	if (next == IBV_QPS_RESET) {
+		/* a reset QP forgets its connection, as the QP context in the device does */
+		qp->attr_mask_seen = 0;
+		qp->dest_qp_num = 0;
+		qp->rq_psn = qp->sq_psn = 0;
+		memset(&qp->path, 0, sizeof(qp->path));
+	}
+	emu_unlock();
+	emu_reg_qp_update(qp);
+	if (emu_log_enabled)
+		emu_log("modify qpn 0x%x: %d -> %d mask 0x%x dest_qpn 0x%x dlid %u mtu %u", qp->qpn, old_state, next,
+			mask, qp->dest_qp_num, qp->path.dlid, qp->path_mtu);
+	emu_engine_qp_modified(qp, old_state, (int)mask);
+	return 0;
+out:
+	emu_unlock();
+	return err;
+}
+
+int emu_cmd_modify_qp(struct emu_cmd *cmd)
+{
+	struct ib_uverbs_modify_qp m;
+	memcpy(&m, cmd->in, sizeof(m));
+	/* the legacy command silently drops bits it never knew (IB_USER_LEGACY_LAST_QP_ATTR_MASK) */
+	uint32_t mask = m.attr_mask & ((LEGACY_LAST_MASK << 1) - 1);
+	return modify_qp(cmd, &m, mask);
+}
+
+int emu_cmd_ex_modify_qp(struct emu_cmd *cmd)
+{
+	struct ib_uverbs_ex_modify_qp m;
+	struct ib_uverbs_ex_modify_qp_resp r;
+
+	memset(&m, 0, sizeof(m));
+	memcpy(&m, cmd->in, cmd->in_len < sizeof(m) ? cmd->in_len : sizeof(m));
+	for (size_t i = sizeof(m); i < cmd->in_len; i++)
+		if (cmd->in[i])
+			return EOPNOTSUPP;
+	if (m.base.attr_mask & ~(uint32_t)IB_QP_STANDARD_BITS)
+		return EOPNOTSUPP;
+	int err = modify_qp(cmd, &m.base, m.base.attr_mask);
+	if (err)
+		return err;
+	memset(&r, 0, sizeof(r));
+	size_t len = cmd->resp_len < sizeof(r) ? cmd->resp_len : sizeof(r);
+	r.response_length = (uint32_t)len;
+	return emu_cmd_respond(cmd, &r, len);
+}
+
+/* ---- destroy ---- */
+
+int emu_cmd_destroy_qp(struct emu_cmd *cmd)
+{
+	struct ib_uverbs_destroy_qp req;
+	struct ib_uverbs_destroy_qp_resp r;
+
+	memcpy(&req, cmd->in, sizeof(req));
+	emu_lock();
+	struct emu_qp *qp = emu_qp_by_handle(cmd->ctx, req.qp_handle);
+	if (qp)
+		qp_unlink(cmd->ctx, qp);
+	emu_unlock();
+	if (!qp)
+		return EINVAL;
+	r.events_reported = qp->async_events;
+	destroy_qp_obj(qp);
+	return emu_cmd_respond(cmd, &r, sizeof(r));
+}
+
+void emu_destroy_all_qps(struct emu_ctx *ctx)
+{
+	for (;;) {
+		emu_lock();
+		struct emu_qp *qp = ctx->qps;
+		if (qp)
+			ctx->qps = qp->next;
+		emu_unlock();
+		if (!qp)
+			break;
+		destroy_qp_obj(qp);
+	}
+}

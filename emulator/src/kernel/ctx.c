@@ -1,0 +1,179 @@
+/* Life of one uverbs context: open of /dev/infiniband/uverbsN, the fd references (dup, dup2, fcntl), the static
+ * UAR pages behind mmap of the command fd, and the teardown when the last fd closes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "engine_hooks.h"
+#include "uverbs.h"
+
+struct emu_ctx *emu_ctx_open(int fd, int dev_index)
+{
+	const struct emu_port_info *port = emu_port_info(dev_index);
+	if (!port) {
+		errno = ENODEV;
+		return NULL;
+	}
+	int rc = emu_reg_attach();
+	if (rc) {
+		emu_log("cannot attach the fabric registry: %s", strerror(rc));
+		errno = rc;
+		return NULL;
+	}
+	struct emu_ctx *ctx = calloc(1, sizeof(*ctx));
+	if (!ctx) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ctx->owner_pid = getpid();
+	ctx->cmd_fd = fd;
+	ctx->fd_refs = 1;
+	ctx->dev_index = dev_index;
+	ctx->port = port;
+	ctx->async_read_fd = -1;
+	ctx->async_write_fd = -1;
+	ctx->async_keep_fd = -1;
+	ctx->uar_memfd = -1;
+	ctx->next_handle = 1;
+	emu_ctx_link(ctx);
+	if (emu_log_enabled)
+		emu_log("open uverbs%d -> fd %d", dev_index, fd);
+	return ctx;
+}
+
+uint32_t emu_ctx_new_handle(struct emu_ctx *ctx)
+{
+	return ctx->next_handle++;
+}
+
+void emu_ctx_get(struct emu_ctx *ctx)
+{
+	emu_lock();
+	ctx->fd_refs++;
+	emu_unlock();
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		emu_real_close(*fd);
+	*fd = -1;
+}
+
+static void ctx_destroy(struct emu_ctx *ctx)
+{
+	int foreign = ctx->owner_pid != getpid();
+
+	if (!foreign) {
+		emu_ctx_unlink(ctx);
+		emu_destroy_all_objects(ctx);
+		emu_engine_ctx_closing(ctx);
+		if (ctx->uar_alias)
+			munmap(ctx->uar_alias, (size_t)ctx->num_uar_pages * EMU_UAR_PAGE_SIZE);
+	}
+	/* A foreign (inherited over fork) context has no engine and no doorbell mappings (MADV_DONTFORK);
+	 * its object copies are only memory. */
+	for (struct emu_comp_channel *ch = ctx->channels, *n; ch; ch = n) {
+		n = ch->next;
+		close_fd(&ch->write_fd);
+		close_fd(&ch->keep_fd);
+		free(ch);
+	}
+	close_fd(&ctx->async_write_fd);
+	close_fd(&ctx->async_keep_fd);
+	close_fd(&ctx->uar_memfd);
+	if (emu_log_enabled)
+		emu_log("context of fd %d destroyed%s", ctx->cmd_fd, foreign ? " (inherited copy)" : "");
+	free(ctx);
+}
+
+void emu_ctx_put(struct emu_ctx *ctx)
+{
+	emu_lock();
+	int last = --ctx->fd_refs == 0;
+	emu_unlock();
+	if (last)
+		ctx_destroy(ctx);
+}
+
+/* libmlx5 maps static UAR page i at offset ((cmd << 8) | i) * page_size (rdma-core v44 providers/mlx5/mlx5.c,
+ * get_uar_mmap_offset): cmd 0 = MLX5_IB_MMAP_REGULAR_PAGE, 3 = MLX5_IB_MMAP_NC_PAGE (MLX5_SHUT_UP_BF). Both are
+ * the same page here. Every other command (core clock, clock info, device memory, dynamic WC pages) is refused
+ * the way a kernel without that feature refuses it. */
+#define MMAP_CMD_SHIFT 8
+#define MMAP_REGULAR_PAGE 0
+#define MMAP_NC_PAGE 3
+
+void *emu_ctx_mmap(struct emu_ctx *ctx, void *addr, size_t len, int prot, int flags, off_t off)
+{
+	uint64_t pgoff = (uint64_t)off / EMU_UAR_PAGE_SIZE;
+	uint32_t cmd = (uint32_t)(pgoff >> MMAP_CMD_SHIFT);
+	uint32_t idx = (uint32_t)(pgoff & ((1u << MMAP_CMD_SHIFT) - 1));
+	int err = 0;
+	void *p = MAP_FAILED;
+
+	if (ctx->owner_pid != getpid()) {
+		err = EIO;
+	} else if ((uint64_t)off % EMU_UAR_PAGE_SIZE || len != EMU_UAR_PAGE_SIZE) {
+		err = EINVAL;
+	} else if (!(flags & MAP_SHARED)) {
+		err = EINVAL;
+	} else if (cmd != MMAP_REGULAR_PAGE && cmd != MMAP_NC_PAGE) {
+		err = EINVAL;
+	} else if (!ctx->have_context || idx >= ctx->num_uar_pages) {
+		err = EINVAL;
+	} else {
+		p = emu_real_mmap(addr, len, prot, flags, ctx->uar_memfd, (off_t)idx * EMU_UAR_PAGE_SIZE);
+		if (p == MAP_FAILED) {
+			err = errno;
+		} else {
+			/* UAR mappings are VM_DONTCOPY in the kernel (rdma_user_mmap_io): a fork child has none */
+			madvise(p, len, MADV_DONTFORK);
+			emu_lock();
+			ctx->uar_user_va[idx] = p;
+			emu_unlock();
+		}
+	}
+	if (emu_log_enabled)
+		emu_log("mmap fd=%d cmd=%u page=%u len=%zu -> %p%s%s", ctx->cmd_fd, cmd, idx, len, p,
+			err ? " " : "", err ? strerror(err) : "");
+	if (err) {
+		errno = err;
+		return MAP_FAILED;
+	}
+	emu_engine_uar_mapped(ctx, (int)idx, p);
+	return p;
+}
+
+/* Called by GET_CONTEXT: the memfd holding every UAR page, K's alias mapping of it, and the async event pipe. */
+int emu_ctx_setup_resources(struct emu_ctx *ctx, uint32_t num_pages)
+{
+	int pfd[2];
+
+	ctx->uar_memfd = memfd_create("mlx5emu-uar", MFD_CLOEXEC);
+	if (ctx->uar_memfd < 0)
+		return errno;
+	if (num_pages && ftruncate(ctx->uar_memfd, (off_t)num_pages * EMU_UAR_PAGE_SIZE) < 0)
+		return errno;
+	if (num_pages) {
+		void *p = emu_real_mmap(NULL, (size_t)num_pages * EMU_UAR_PAGE_SIZE, PROT_READ | PROT_WRITE,
+					MAP_SHARED, ctx->uar_memfd, 0);
+		if (p == MAP_FAILED)
+			return errno;
+		madvise(p, (size_t)num_pages * EMU_UAR_PAGE_SIZE, MADV_DONTFORK);
+		ctx->uar_alias = p;
+	}
+	ctx->num_uar_pages = num_pages;
+	/* The async fd: the user reads struct ib_uverbs_async_event_desc from it. The write end is non-blocking
+	 * so the engine can never block on a full pipe. */
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return errno;
+	fcntl(pfd[1], F_SETFL, O_NONBLOCK);
+	ctx->async_read_fd = pfd[0];
+	ctx->async_write_fd = pfd[1];
+	ctx->async_keep_fd = fcntl(pfd[0], F_DUPFD_CLOEXEC, 0);
+	return ctx->async_keep_fd < 0 ? errno : 0;
+}

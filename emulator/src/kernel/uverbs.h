@@ -1,0 +1,113 @@
+/* The uverbs write() ABI as the emulator's "kernel" serves it: one decoded command, the handler table,
+ * and helpers that copy to and from user memory without ever faulting (a bad pointer is EFAULT). */
+#ifndef MLX5EMU_UVERBS_H
+#define MLX5EMU_UVERBS_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "kernel.h"
+
+/* One decoded command. For legacy commands the core request starts with the response VA (when the command
+ * has a response); the driver ("udata") parts follow the core parts, exactly as the kernel splits them. */
+struct emu_cmd {
+	struct emu_ctx *ctx;
+	uint32_t        command;     /* without the extended flag */
+	int             extended;
+	const uint8_t  *in;          /* core request (legacy: after ib_uverbs_cmd_hdr; ex: after ex_hdr) */
+	size_t          in_len;
+	const uint8_t  *drv_in;      /* driver request */
+	size_t          drv_in_len;
+	uint64_t        resp;        /* core response VA (0 = none) */
+	size_t          resp_len;
+	uint64_t        drv_out;     /* driver response VA (0 = none) */
+	size_t          drv_out_len;
+};
+
+typedef int (*emu_cmd_fn)(struct emu_cmd *cmd);
+
+/* ctx.c */
+struct emu_ctx *emu_ctx_open(int fd, int dev_index);
+void emu_ctx_get(struct emu_ctx *ctx);
+void emu_ctx_put(struct emu_ctx *ctx);
+void *emu_ctx_mmap(struct emu_ctx *ctx, void *addr, size_t len, int prot, int flags, off_t off);
+uint32_t emu_ctx_new_handle(struct emu_ctx *ctx);
+
+/* interpose.c */
+struct emu_ctx *emu_fd_ctx(int fd);
+void *emu_real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+
+/* uverbs.c: the write() entry; returns count or -1 with errno, as the kernel's ib_uverbs_write */
+ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *buf, size_t count);
+
+/* Copy a response: writes min(len, room) bytes of src to the user VA; 0 or EFAULT. */
+int emu_copy_to_user(uint64_t va, const void *src, size_t len);
+int emu_copy_from_user(void *dst, uint64_t va, size_t len);
+/* Core/driver response writers: truncate to what the user provided, like the kernel's uverbs_response */
+int emu_cmd_respond(struct emu_cmd *cmd, const void *resp, size_t len);
+int emu_cmd_respond_drv(struct emu_cmd *cmd, const void *resp, size_t len);
+/* Copies the driver request into dst (zero-filled beyond what the user sent). Returns 0, or EINVAL when the user
+ * sent more than dst_len bytes and the extra bytes are not all zero (the kernel's ib_is_udata_cleared rule). */
+int emu_cmd_drv_in(const struct emu_cmd *cmd, void *dst, size_t dst_len);
+
+/* True if [addr, addr+len) is mapped in this process (the kernel pins user buffers: unmapped is EFAULT). */
+int emu_user_range_mapped(uint64_t addr, uint64_t len);
+/* RoCE: destination MAC of a GID (link-local EUI-64, or a GID of an emulated port); 0 or EHOSTUNREACH. */
+int emu_resolve_dmac(const uint8_t *dgid, uint8_t *mac);
+/* Completion vectors answered in GET_CONTEXT (one per online CPU, at most 63). */
+uint32_t emu_num_comp_vectors(void);
+
+/* Handlers (one file per object kind). Each returns 0 or a positive errno. */
+int emu_cmd_get_context(struct emu_cmd *cmd);
+int emu_cmd_query_device(struct emu_cmd *cmd);
+int emu_cmd_ex_query_device(struct emu_cmd *cmd);
+int emu_cmd_query_port(struct emu_cmd *cmd);
+int emu_cmd_alloc_pd(struct emu_cmd *cmd);
+int emu_cmd_dealloc_pd(struct emu_cmd *cmd);
+int emu_cmd_reg_mr(struct emu_cmd *cmd);
+int emu_cmd_rereg_mr(struct emu_cmd *cmd);
+int emu_cmd_dereg_mr(struct emu_cmd *cmd);
+int emu_cmd_create_comp_channel(struct emu_cmd *cmd);
+int emu_cmd_create_cq(struct emu_cmd *cmd);
+int emu_cmd_ex_create_cq(struct emu_cmd *cmd);
+int emu_cmd_resize_cq(struct emu_cmd *cmd);
+int emu_cmd_destroy_cq(struct emu_cmd *cmd);
+int emu_cmd_req_notify_cq(struct emu_cmd *cmd);
+int emu_cmd_create_qp(struct emu_cmd *cmd);
+int emu_cmd_ex_create_qp(struct emu_cmd *cmd);
+int emu_cmd_query_qp(struct emu_cmd *cmd);
+int emu_cmd_modify_qp(struct emu_cmd *cmd);
+int emu_cmd_ex_modify_qp(struct emu_cmd *cmd);
+int emu_cmd_destroy_qp(struct emu_cmd *cmd);
+int emu_cmd_create_srq(struct emu_cmd *cmd);
+int emu_cmd_create_xsrq(struct emu_cmd *cmd);
+int emu_cmd_modify_srq(struct emu_cmd *cmd);
+int emu_cmd_query_srq(struct emu_cmd *cmd);
+int emu_cmd_destroy_srq(struct emu_cmd *cmd);
+int emu_cmd_create_ah(struct emu_cmd *cmd);
+int emu_cmd_destroy_ah(struct emu_cmd *cmd);
+
+/* Teardown of every object of a context (close of the last fd), in dependency order, with engine hooks. */
+void emu_destroy_all_objects(struct emu_ctx *ctx);
+
+/* Object lookups by handle within one context (under emu_lock). */
+struct emu_pd *emu_pd_by_handle(struct emu_ctx *ctx, uint32_t h);
+struct emu_cq *emu_cq_by_handle(struct emu_ctx *ctx, uint32_t h);
+struct emu_qp *emu_qp_by_handle(struct emu_ctx *ctx, uint32_t h);
+struct emu_srq *emu_srq_by_handle(struct emu_ctx *ctx, uint32_t h);
+
+/* Device limits answered in QUERY_DEVICE and enforced on create (ConnectX-5 values where we can honour them). */
+#define EMU_MAX_QP_WR        32768
+#define EMU_MAX_SGE          30
+#define EMU_MAX_CQE          4194303     /* (1 << 22) - 1 */
+#define EMU_MAX_SRQ_WR       32767
+#define EMU_MAX_SRQ_SGE      31
+#define EMU_MAX_QP_RD_ATOM   16
+#define EMU_MAX_INLINE       512
+#define EMU_MAX_SQ_DESC_SZ   512
+#define EMU_MAX_RQ_DESC_SZ   512
+#define EMU_PKEY_TBL_LEN_IB  128
+#define EMU_PKEY_TBL_LEN_ETH 1
+
+#endif
