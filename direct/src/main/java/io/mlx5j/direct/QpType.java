@@ -1,0 +1,27 @@
+package io.mlx5j.direct;
+
+import io.mlx5j.bindings.IbvQpInitAttr;
+
+/** Transport of a QP (enum ibv_qp_type). */
+public enum QpType
+{
+    /** Reliable connected: every operation, acknowledged and retried by the device. */
+    RC(IbvQpInitAttr.IBV_QPT_RC),
+    /** Unreliable connected: SEND and RDMA WRITE only, no acks. */
+    UC(IbvQpInitAttr.IBV_QPT_UC),
+    /** Unreliable datagram: SEND only, one MTU per message, destination per WR (address handle). */
+    UD(IbvQpInitAttr.IBV_QPT_UD);
+
+    private final int value;
+
+    QpType(final int value)
+    {
+        this.value = value;
+    }
+
+    /** The enum ibv_qp_type value. */
+    public int value()
+    {
+        return value;
+    }
+}

@@ -1,0 +1,99 @@
+package io.mlx5j.direct;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Close order and use-after-close on the emulated device: failures must be Java exceptions, never native access. */
+class LifetimeTest
+{
+    @Test
+    void objectsInUseRefuseToCloseAndNameTheirUsers()
+    {
+        try (Context context = Context.open("mlx5_0"))
+        {
+            final ProtectionDomain pd = context.allocPd();
+            final CompletionQueue cq = context.createCq(16);
+            final QueuePair qp = pd.createQp(QpConfig.builder(QpType.RC, cq).build());
+            final IllegalStateException cqBusy = assertThrows(IllegalStateException.class, cq::close);
+            assertTrue(cqBusy.getMessage().contains("QueuePair"), cqBusy.getMessage());
+            assertThrows(IllegalStateException.class, pd::close);
+            qp.close();
+            cq.close();
+            pd.close();
+            assertTrue(qp.isClosed() && cq.isClosed() && pd.isClosed());
+        }
+    }
+
+    @Test
+    void useAfterCloseThrowsAndRingViewsDie()
+    {
+        try (Context context = Context.open("mlx5_0"))
+        {
+            final ProtectionDomain pd = context.allocPd();
+            final CompletionQueue cq = context.createCq(16);
+            final QueuePair qp = pd.createQp(QpConfig.builder(QpType.RC, cq).build());
+            final QpRings rings = qp.rings();
+            final CqRing cqRing = cq.ring();
+            final MemorySegment qpPointer = qp.pointer();
+            qp.close();
+            qp.close(); // idempotent
+
+            final IllegalStateException e = assertThrows(IllegalStateException.class, qp::qpn);
+            assertTrue(e.getMessage().contains("closed"), e.getMessage());
+            assertThrows(IllegalStateException.class, qp::rings);
+            assertThrows(IllegalStateException.class, () -> qp.toInit(InitAttributes.connected(1, 0)));
+            // every segment that looked at the destroyed QP is dead, so no stale read/write can reach freed memory
+            assertThrows(IllegalStateException.class, () -> rings.sq().get(ValueLayout.JAVA_BYTE, 0));
+            assertThrows(IllegalStateException.class, () -> rings.dbrec().set(ValueLayout.JAVA_INT, 0, 1));
+            assertThrows(IllegalStateException.class, () -> rings.bfReg().get(ValueLayout.JAVA_LONG, 0));
+            assertThrows(IllegalStateException.class, () -> qpPointer.get(ValueLayout.JAVA_INT, 0));
+            // the CQ is untouched by the QP's close
+            assertEquals(0xf0, cqRing.buf().get(ValueLayout.JAVA_BYTE, 63) & 0xf0);
+        }
+    }
+
+    @Test
+    void closingTheContextClosesEverythingNewestFirst()
+    {
+        final Context context = Context.open("mlx5_0");
+        final ProtectionDomain pd = context.allocPd();
+        final CompletionChannel channel = context.createCompletionChannel();
+        final CompletionQueue cq = context.createCq(16, 64, channel, 0);
+        final SharedReceiveQueue srq = pd.createSrq(16, 1);
+        final QueuePair qp = pd.createQp(QpConfig.builder(QpType.RC, cq).srq(srq).build());
+        final Arena arena = Arena.ofConfined();
+        final MemoryRegion mr = pd.register(arena.allocate(4096), Access.LOCAL_WRITE);
+        final CqRing ring = cq.ring();
+        context.close();
+        for (final NativeResource r : new NativeResource[] {context, pd, channel, cq, srq, qp, mr})
+        {
+            assertTrue(r.isClosed(), r + " still open");
+        }
+        assertThrows(IllegalStateException.class, () -> ring.buf().get(ValueLayout.JAVA_BYTE, 0));
+        assertThrows(IllegalStateException.class, context::allocPd);
+        assertThrows(IllegalStateException.class, () -> context.queryPort(1));
+        arena.close();
+    }
+
+    @Test
+    void deviceListEntriesDieWithTheList()
+    {
+        final DeviceList list = DeviceList.open();
+        final Device device = list.get("mlx5_0");
+        try (Context context = device.open())
+        {
+            list.close();
+            assertThrows(IllegalStateException.class, device::open);
+            assertThrows(IllegalStateException.class, list::names);
+            // the context outlives the list (libibverbs keeps the device referenced)
+            assertEquals(1, context.queryDevice().physPortCnt());
+        }
+    }
+}
