@@ -1,0 +1,745 @@
+/*
+ * eng_core.c - the engine thread, the hooks K calls, doorbell watching, CQ writes and events.
+ *
+ * Doorbells: like a ConnectX, the engine reacts to writes to the UAR page, not to the doorbell record. It watches
+ * every BlueFlame half (0x800 + k*0x100 of each mapped UAR page) and the CQ arm doorbell (0x20) through K's alias
+ * mapping of the same memfd pages, and takes each doorbell with an atomic exchange to 0 (a register write is
+ * consumed once). QPNs are never 0, so 0 means "no doorbell".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <infiniband/mlx5dv.h>
+#include <rdma/ib_user_verbs.h>
+
+#include "engine_hooks.h"
+#include "engine/eng_internal.h"
+
+struct eng_global G = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+uint64_t eng_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Number of driver-rule violations seen by this process (strict mode prints each one). */
+__attribute__((visibility("default"))) unsigned long mlx5emu_strict_violations(void)
+{
+	return atomic_load(&G.violations);
+}
+
+void eng_strict(uint32_t qpn, uint32_t wqe, const char *fmt, ...)
+{
+	atomic_fetch_add(&G.violations, 1);
+	if (!G.strict)
+		return;
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "mlx5emu[%d] STRICT: QP 0x%06x WQE %u: %s\n", (int)getpid(), qpn, wqe, msg);
+}
+
+static void lock_engine(void)
+{
+	atomic_fetch_add(&G.hook_wait, 1);
+	pthread_mutex_lock(&G.lock);
+	atomic_fetch_sub(&G.hook_wait, 1);
+}
+
+static void unlock_engine(void) { pthread_mutex_unlock(&G.lock); }
+
+/* ---------------- lookups ---------------- */
+
+struct eng_qp *eng_find_qp(uint32_t qpn)
+{
+	struct eng_qp *qp = G.qp_by_slot[qpn & (EMU_REG_QP_SLOTS - 1)];
+	return qp && qp->qpn == qpn ? qp : NULL;
+}
+
+static struct eng_cq *find_cq(uint32_t cqn)
+{
+	for (struct eng_cq *c = G.cqs; c; c = c->next)
+		if (c->c->cqn == cqn)
+			return c;
+	return NULL;
+}
+
+static unsigned mr_bucket(uint32_t key) { return (key >> 8) & 4095; }
+
+struct eng_mr *eng_mr_check(uint32_t key, struct emu_pd *pd, uint64_t addr, uint64_t len, uint32_t access)
+{
+	for (struct eng_mr *m = G.mr_hash[mr_bucket(key)]; m; m = m->next) {
+		if (m->key != key)
+			continue;
+		if (pd && m->pd != pd)
+			return NULL;
+		if ((m->access & access) != access)
+			return NULL;
+		if (addr < m->addr || len > m->len || addr - m->addr > m->len - len)
+			return NULL;
+		return m;
+	}
+	return NULL;
+}
+
+struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid)
+{
+	struct emu_reg_qp e;
+	if (emu_reg_qp_get(qpn, &e) != 0)
+		return NULL;
+	if (pid)
+		*pid = e.pid;
+	if (lid)
+		*lid = e.lid;
+	if (e.pid == G.pid)
+		return G.inbox;
+	int freeslot = -1;
+	for (int i = 0; i < ENG_MAX_PEERS; i++) {
+		if (G.peers[i].pid == e.pid && G.peers[i].ib)
+			return G.peers[i].ib;
+		if (!G.peers[i].ib && freeslot < 0)
+			freeslot = i;
+	}
+	if (kill(e.pid, 0) != 0 && errno == ESRCH)
+		return NULL;
+	struct eng_inbox *ib = eng_inbox_open(G.fabric, e.pid);
+	if (!ib)
+		return NULL;
+	if (freeslot < 0) { /* evict one */
+		freeslot = (int)(eng_now_ns() % ENG_MAX_PEERS);
+		eng_inbox_unmap(G.peers[freeslot].ib);
+		for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
+			if (qp->peer == G.peers[freeslot].ib)
+				qp->peer = NULL;
+	}
+	G.peers[freeslot].pid = e.pid;
+	G.peers[freeslot].ib = ib;
+	return ib;
+}
+
+/* Drop cached mappings of processes that are gone, so a vanished peer looks like a silent link. */
+static void reap_peers(void)
+{
+	for (int i = 0; i < ENG_MAX_PEERS; i++) {
+		if (!G.peers[i].ib || kill(G.peers[i].pid, 0) == 0 || errno != ESRCH)
+			continue;
+		for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
+			if (qp->peer == G.peers[i].ib)
+				qp->peer = NULL;
+		eng_inbox_unmap(G.peers[i].ib);
+		G.peers[i].ib = NULL;
+		G.peers[i].pid = 0;
+	}
+}
+
+/* ---------------- events and CQEs ---------------- */
+
+void eng_async_event(struct emu_ctx *ctx, uint64_t element, uint32_t type)
+{
+	struct ib_uverbs_async_event_desc d = { .element = element, .event_type = type };
+	if (ctx && ctx->async_write_fd >= 0 && write(ctx->async_write_fd, &d, sizeof d) != (ssize_t)sizeof d)
+		emu_log("engine: async event %u lost (pipe full)", type);
+}
+
+static void fire_comp_event(struct eng_cq *cq)
+{
+	cq->armed = 0;
+	struct ib_uverbs_comp_event_desc d = { .cq_handle = cq->c->user_handle };
+	if (cq->c->comp_fd >= 0) {
+		if (write(cq->c->comp_fd, &d, sizeof d) == (ssize_t)sizeof d) {
+			emu_lock();
+			cq->c->comp_events++;
+			emu_unlock();
+		}
+	}
+}
+
+void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited)
+{
+	if (!cq || cq->overrun)
+		return;
+	uint32_t cons = __atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE);
+	cons = __builtin_bswap32(cons) & 0xffffff;
+	if (((cq->pi - cons) & 0xffffff) >= cq->cnt) {
+		cq->overrun = 1;
+		eng_strict(ci->qpn, ci->wqe_counter, "CQ 0x%06x overrun: consumer index %u not advanced (%u CQEs)",
+			   cq->c->cqn, cons, cq->cnt);
+		emu_lock();
+		cq->c->async_events++;
+		emu_unlock();
+		eng_async_event(cq->c->ctx, cq->c->user_handle, IBV_EVENT_CQ_ERR);
+		return;
+	}
+	uint8_t *entry = cq->buf + (size_t)(cq->pi & (cq->cnt - 1)) * cq->size;
+	uint8_t owner = (cq->pi & cq->cnt) ? 1 : 0;
+	uint8_t op_own = eng_cqe_build(entry, cq->size, ci, owner);
+	__atomic_store_n(eng_cqe_op_own(entry, cq->size), op_own, __ATOMIC_RELEASE);
+	cq->pi = (cq->pi + 1) & 0xffffff;
+	int is_err = ci->opcode == MLX5_CQE_REQ_ERR || ci->opcode == MLX5_CQE_RESP_ERR;
+	if (solicited || is_err)
+		cq->sol_pi = cq->pi;
+	if (cq->armed && (!cq->arm_sol || solicited || is_err))
+		fire_comp_event(cq);
+}
+
+static void cq_arm_doorbell(const uint8_t *db)
+{
+	uint32_t hi = eng_be32(db), cqn = eng_be32(db + 4) & 0xffffff;
+	struct eng_cq *cq = find_cq(cqn);
+	if (!cq) {
+		eng_strict(0, 0, "CQ arm doorbell for unknown CQ 0x%06x", cqn);
+		return;
+	}
+	uint32_t ci = hi & 0xffffff;
+	cq->armed = 1;
+	cq->arm_sol = (hi & MLX5_CQ_DB_REQ_NOT_SOL) != 0;
+	/* CQEs already written at or after the armed consumer index trigger at once, as on hardware. */
+	uint32_t pend = (cq->pi - ci) & 0xffffff, solpend = (cq->sol_pi - ci) & 0xffffff;
+	if (pend && pend <= cq->cnt && (!cq->arm_sol || (solpend && solpend <= cq->cnt)))
+		fire_comp_event(cq);
+}
+
+/* ---------------- send doorbells ---------------- */
+
+static void check_blueflame(struct eng_qp *qp, uint8_t *half, uint32_t idx, uint32_t ds)
+{
+	volatile uint64_t *w = (volatile uint64_t *)(void *)half;
+	int any = 0;
+	for (int i = 1; i < 8; i++)
+		any |= w[i] != 0;
+	if (!any)
+		return; /* plain 8-byte doorbell */
+	size_t len = (size_t)ds * 16;
+	if (len > 256)
+		len = 256;
+	size_t ring = (size_t)qp->sq_cnt * ENG_WQE_BB;
+	size_t start = (size_t)(idx & (qp->sq_cnt - 1)) * ENG_WQE_BB;
+	int same = 0;
+	for (int tries = 0; tries < 2000 && !same; tries++) {
+		same = 1;
+		for (size_t o = 8; o < len && same; o++)
+			same = ((volatile uint8_t *)half)[o] == qp->sq[(start + o) & (ring - 1)];
+		if (!same)
+			sched_yield(); /* the copy may still be landing */
+	}
+	if (!same)
+		eng_strict(qp->qpn, idx, "BlueFlame copy differs from the WQE in the send ring");
+	for (int i = 1; i < 32; i++)
+		w[i] = 0;
+}
+
+static void sq_doorbell(const uint8_t *db, uint8_t *half)
+{
+	uint32_t o = eng_be32(db), qd = eng_be32(db + 4);
+	uint32_t qpn = qd >> 8, idx = (o >> 8) & 0xffff, ds = qd & 0xff;
+	struct eng_qp *qp = eng_find_qp(qpn);
+	if (!qp) {
+		eng_strict(qpn, idx, "doorbell for a QP this process does not own");
+		return;
+	}
+	uint32_t rec = __builtin_bswap32(__atomic_load_n(&qp->dbrec[1], __ATOMIC_ACQUIRE)) & 0xffff;
+	uint32_t cur = qp->sq_pi & 0xffff;
+	uint32_t rec_ahead = (rec - cur) & 0xffff;
+	uint32_t db_ahead = ((idx + eng_wqe_bbs(ds ? ds : 1)) - cur) & 0xffff;
+	if (db_ahead > rec_ahead && db_ahead < 0x8000)
+		eng_strict(qpn, idx, "doorbell beyond what was written: doorbell ends at %u, doorbell record says %u",
+			   (idx + eng_wqe_bbs(ds ? ds : 1)) & 0xffff, rec);
+	if (rec_ahead > qp->sq_cnt) {
+		eng_strict(qpn, idx, "doorbell record %u is %u WQEBBs ahead of the device (ring has %u)", rec,
+			   rec_ahead, qp->sq_cnt);
+		rec_ahead = 0;
+	}
+	uint32_t new_pi = qp->sq_pi + rec_ahead;
+	if (new_pi - qp->sq_cqe_seen > qp->sq_cnt)
+		eng_strict(qpn, idx, "WQE slot reused before its completion could have been seen (%u WQEBBs past the "
+			   "last CQE, ring has %u)", new_pi - qp->sq_cqe_seen, qp->sq_cnt);
+	qp->sq_pi = new_pi;
+	qp->rec_stall_since = 0;
+	check_blueflame(qp, half, idx, ds ? ds : 1);
+}
+
+static int scan_doorbells(void)
+{
+	int work = 0;
+	for (int i = 0; i < G.nuars; i++) {
+		uint8_t *page = G.uars[i].page;
+		for (uint32_t off = EMU_BF_OFFSET; off < EMU_UAR_PAGE_SIZE; off += EMU_BF_REG_SIZE / 2) {
+			_Atomic uint64_t *db = (_Atomic uint64_t *)(void *)(page + off);
+			if (!atomic_load_explicit(db, memory_order_relaxed))
+				continue;
+			uint64_t v = atomic_exchange(db, 0);
+			sq_doorbell((const uint8_t *)&v, page + off);
+			work = 1;
+		}
+		_Atomic uint64_t *arm = (_Atomic uint64_t *)(void *)(page + EMU_CQ_ARM_DB_OFFSET);
+		if (atomic_load_explicit(arm, memory_order_relaxed)) {
+			uint64_t v = atomic_exchange(arm, 0);
+			cq_arm_doorbell((const uint8_t *)&v);
+			work = 1;
+		}
+	}
+	return work;
+}
+
+/* A record that moved with no doorbell for a second: the driver forgot to ring (hardware would hang too). */
+static void check_unrung(uint64_t now)
+{
+	for (struct eng_qp *qp = G.qps; qp; qp = qp->next) {
+		uint32_t rec = __builtin_bswap32(__atomic_load_n(&qp->dbrec[1], __ATOMIC_ACQUIRE)) & 0xffff;
+		if (rec == (qp->sq_pi & 0xffff) || qp->state == EMU_QPS_RESET) {
+			qp->rec_stall_since = 0;
+			continue;
+		}
+		if (!qp->rec_stall_since)
+			qp->rec_stall_since = now;
+		else if (!qp->rec_stall_reported && now - qp->rec_stall_since > 1000000000ull) {
+			qp->rec_stall_reported = 1;
+			eng_strict(qp->qpn, qp->sq_pi & 0xffff, "doorbell record advanced to %u but the doorbell was never "
+				   "rung (the WQEs will not execute)", rec);
+		}
+	}
+}
+
+/* ---------------- the engine thread ---------------- */
+
+static int drain_inbox(void)
+{
+	int work = 0;
+	size_t len;
+	struct pkt *p;
+	for (int n = 0; n < 256 && (p = eng_ring_peek(&G.inbox->resp, &len)); n++) {
+		eng_handle_resp(p);
+		eng_ring_pop(&G.inbox->resp);
+		work = 1;
+	}
+	for (int n = 0; n < 256 && (p = eng_ring_peek(&G.inbox->req, &len)); n++) {
+		if (!eng_handle_req(p))
+			break;
+		eng_ring_pop(&G.inbox->req);
+		work = 1;
+	}
+	work |= eng_flush_acks();
+	return work;
+}
+
+static void *engine_main(void *arg)
+{
+	(void)arg;
+	uint64_t idle = 0, last_slow = 0;
+	while (!atomic_load(&G.stop)) {
+		int work = 0;
+		pthread_mutex_lock(&G.lock);
+		if (G.inbox) {
+			uint64_t now = eng_now_ns();
+			work |= scan_doorbells();
+			work |= drain_inbox();
+			for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
+				work |= eng_qp_progress(qp, now);
+			if (now - last_slow > 100000000ull) {
+				last_slow = now;
+				check_unrung(now);
+				reap_peers();
+			}
+		}
+		pthread_mutex_unlock(&G.lock);
+		if (atomic_load(&G.hook_wait))
+			sched_yield();
+		if (work) {
+			idle = 0;
+			continue;
+		}
+		idle++;
+		if (idle < 200) {
+			__builtin_ia32_pause();
+		} else if (idle < 20000) {
+			sched_yield();
+		} else {
+			struct timespec ts = { 0, idle < 40000 ? 20000 : 200000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	return NULL;
+}
+
+static void fabric_name(void)
+{
+	const char *n = getenv("MLX5EMU_FABRIC");
+	if (n && *n && !strchr(n, '/'))
+		snprintf(G.fabric, sizeof G.fabric, "%s", n);
+	else
+		snprintf(G.fabric, sizeof G.fabric, "mlx5emu-%u", (unsigned)getuid());
+}
+
+static void engine_stop(void)
+{
+	pthread_mutex_lock(&G.lock);
+	int running = G.running;
+	G.running = 0;
+	pthread_mutex_unlock(&G.lock);
+	if (running) {
+		atomic_store(&G.stop, 1);
+		pthread_join(G.thr, NULL);
+		atomic_store(&G.stop, 0);
+	}
+	pthread_mutex_lock(&G.lock);
+	if (G.inbox) {
+		eng_inbox_destroy(G.inbox, G.fabric, G.pid);
+		G.inbox = NULL;
+	}
+	pthread_mutex_unlock(&G.lock);
+}
+
+__attribute__((destructor)) static void engine_at_exit(void)
+{
+	engine_stop();
+	if (G.strict && atomic_load(&G.violations))
+		fprintf(stderr, "mlx5emu[%d]: %lu strict-mode violations\n", (int)getpid(), atomic_load(&G.violations));
+}
+
+static void atfork_child(void)
+{
+	/* The engine thread does not exist in the child; the parent's objects are inert there (see emu_objects.h). */
+	pthread_mutex_init(&G.lock, NULL);
+	G.running = 0;
+	G.inbox = NULL;
+	G.qps = NULL;
+	G.cqs = NULL;
+	G.nuars = 0;
+	G.nctx = 0;
+	memset(G.qp_by_slot, 0, sizeof G.qp_by_slot);
+	memset(G.mr_hash, 0, sizeof G.mr_hash);
+	memset(G.peers, 0, sizeof G.peers);
+}
+
+__attribute__((constructor)) static void engine_init(void)
+{
+	const char *s = getenv("MLX5EMU_STRICT");
+	G.strict = s && *s && strcmp(s, "0") != 0;
+	s = getenv("MLX5EMU_SCATTER_CQE");
+	G.scatter = !(s && strcmp(s, "0") == 0);
+	pthread_atfork(NULL, NULL, atfork_child);
+}
+
+/* Start the thread (under G.lock). */
+static void engine_start_locked(void)
+{
+	if (G.running)
+		return;
+	G.pid = (int)getpid();
+	if (!G.inbox) {
+		fabric_name();
+		G.inbox = eng_inbox_create(G.fabric, G.pid);
+		if (!G.inbox) {
+			fprintf(stderr, "mlx5emu[%d]: engine cannot create its inbox in /dev/shm: %s\n", G.pid,
+				strerror(errno));
+			return;
+		}
+		struct emu_registry *r = emu_registry();
+		int slot = emu_reg_self_slot();
+		if (r && slot >= 0)
+			atomic_store(&r->procs[slot].inbox, 1);
+	}
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old); /* signals stay with the application's threads */
+	if (pthread_create(&G.thr, NULL, engine_main, NULL) == 0)
+		G.running = 1;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* ---------------- hooks ---------------- */
+
+void emu_engine_ctx_opened(struct emu_ctx *ctx)
+{
+	(void)ctx;
+	lock_engine();
+	G.nctx++;
+	engine_start_locked();
+	unlock_engine();
+}
+
+void emu_engine_ctx_closing(struct emu_ctx *ctx)
+{
+	lock_engine();
+	for (int i = 0; i < G.nuars;)
+		if (G.uars[i].ctx == ctx)
+			G.uars[i] = G.uars[--G.nuars];
+		else
+			i++;
+	int last = --G.nctx <= 0;
+	unlock_engine();
+	if (last)
+		engine_stop();
+}
+
+void emu_engine_uar_mapped(struct emu_ctx *ctx, int page_index, void *user_va)
+{
+	(void)user_va;
+	lock_engine();
+	uint8_t *page = ctx->uar_alias + (size_t)page_index * EMU_UAR_PAGE_SIZE;
+	int dup = 0;
+	for (int i = 0; i < G.nuars; i++)
+		dup |= G.uars[i].page == page;
+	if (!dup && G.nuars < ENG_MAX_UARS) {
+		G.uars[G.nuars].ctx = ctx;
+		G.uars[G.nuars].page = page;
+		G.nuars++;
+	}
+	unlock_engine();
+}
+
+static void cq_load(struct eng_cq *e, struct emu_cq *c)
+{
+	e->c = c;
+	e->buf = (uint8_t *)(uintptr_t)c->buf;
+	e->cnt = c->cqe_cnt;
+	e->size = c->cqe_size;
+	e->dbrec = (volatile uint32_t *)(uintptr_t)c->dbrec;
+}
+
+void emu_engine_cq_created(struct emu_cq *c)
+{
+	struct eng_cq *e = calloc(1, sizeof *e);
+	if (!e)
+		return;
+	cq_load(e, c);
+	lock_engine();
+	c->engine = e;
+	e->next = G.cqs;
+	G.cqs = e;
+	unlock_engine();
+}
+
+void emu_engine_cq_resized(struct emu_cq *c)
+{
+	lock_engine();
+	struct eng_cq *e = c->engine;
+	if (e) {
+		/* libmlx5 copied the unpolled CQEs to the start of the new ring and continues from its consumer index. */
+		cq_load(e, c);
+		e->overrun = 0;
+	}
+	unlock_engine();
+}
+
+void emu_engine_cq_destroying(struct emu_cq *c)
+{
+	lock_engine();
+	struct eng_cq *e = c->engine;
+	for (struct eng_cq **pp = &G.cqs; *pp; pp = &(*pp)->next)
+		if (*pp == e) {
+			*pp = e->next;
+			break;
+		}
+	for (struct eng_qp *qp = G.qps; qp; qp = qp->next) {
+		if (qp->scq == e)
+			qp->scq = NULL;
+		if (qp->rcq == e)
+			qp->rcq = NULL;
+	}
+	c->engine = NULL;
+	unlock_engine();
+	free(e);
+}
+
+void emu_engine_srq_created(struct emu_srq *s)
+{
+	struct eng_srq *e = calloc(1, sizeof *e);
+	if (!e)
+		return;
+	e->s = s;
+	e->buf = (uint8_t *)(uintptr_t)s->buf;
+	e->cnt = s->wqe_cnt;
+	e->shift = s->wqe_shift;
+	e->dbrec = (volatile uint32_t *)(uintptr_t)s->dbrec;
+	e->limit = s->srq_limit;
+	lock_engine();
+	s->engine = e;
+	unlock_engine();
+}
+
+void emu_engine_srq_modified(struct emu_srq *s)
+{
+	lock_engine();
+	struct eng_srq *e = s->engine;
+	if (e) {
+		emu_lock();
+		e->limit = s->srq_limit;
+		emu_unlock();
+	}
+	unlock_engine();
+}
+
+void emu_engine_srq_destroying(struct emu_srq *s)
+{
+	lock_engine();
+	struct eng_srq *e = s->engine;
+	for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
+		if (qp->srq == e)
+			qp->srq = NULL;
+	s->engine = NULL;
+	unlock_engine();
+	free(e);
+}
+
+void emu_engine_mr_registered(struct emu_mr *m)
+{
+	struct eng_mr *e = calloc(1, sizeof *e);
+	if (!e)
+		return;
+	e->m = m;
+	e->key = m->lkey;
+	e->addr = m->addr;
+	e->len = m->length;
+	e->access = m->access;
+	e->pd = m->pd;
+	lock_engine();
+	m->engine = e;
+	e->next = G.mr_hash[mr_bucket(e->key)];
+	G.mr_hash[mr_bucket(e->key)] = e;
+	unlock_engine();
+}
+
+void emu_engine_mr_deregistering(struct emu_mr *m)
+{
+	lock_engine();
+	struct eng_mr *e = m->engine;
+	if (e) {
+		for (struct eng_mr **pp = &G.mr_hash[mr_bucket(e->key)]; *pp; pp = &(*pp)->next)
+			if (*pp == e) {
+				*pp = e->next;
+				break;
+			}
+	}
+	m->engine = NULL;
+	unlock_engine();
+	free(e);
+}
+
+static uint32_t mtu_bytes(int mtu_enum) { return mtu_enum >= 1 && mtu_enum <= 5 ? 128u << mtu_enum : 4096u; }
+
+void emu_engine_qp_created(struct emu_qp *q)
+{
+	struct eng_qp *qp = calloc(1, sizeof *qp);
+	if (!qp)
+		return;
+	qp->q = q;
+	qp->qpn = q->qpn;
+	qp->type = q->type;
+	qp->state = q->state;
+	qp->pd = q->pd;
+	qp->uidx = q->uidx;
+	qp->sq = (uint8_t *)(uintptr_t)q->sq_buf;
+	qp->sq_cnt = q->sq_wqe_cnt;
+	qp->rq = (uint8_t *)(uintptr_t)q->rq_buf;
+	qp->rq_cnt = q->rq_wqe_cnt;
+	qp->rq_shift = q->rq_wqe_shift;
+	qp->dbrec = (volatile uint32_t *)(uintptr_t)q->dbrec;
+	qp->infl = calloc(qp->sq_cnt ? qp->sq_cnt : 1, sizeof *qp->infl);
+	if (!qp->infl) {
+		free(qp);
+		return;
+	}
+	/* Scatter-to-CQE as the Linux mlx5 driver configures it (drivers/infiniband/hw/mlx5/qp.c,
+	 * configure_responder_scat_cqe / configure_requester_scat_cqe): responder whenever the QP asks for it;
+	 * requester only for RC with every WR signaled (or MLX5_QP_FLAG_ALLOW_SCATTER_CQE). */
+	int want = G.scatter && (q->create_flags & (1u << 5)) != 0; /* MLX5_QP_FLAG_SCATTER_CQE */
+	int allow = (q->create_flags & (1u << 8)) != 0;             /* MLX5_QP_FLAG_ALLOW_SCATTER_CQE */
+	qp->scat_res = want && q->rq_wqe_cnt + (q->srq ? 1 : 0) > 0;
+	qp->scat_req = want && q->type == EMU_QPT_RC && (q->sq_sig_all || allow);
+	lock_engine();
+	qp->scq = q->send_cq ? q->send_cq->engine : NULL;
+	qp->rcq = q->recv_cq ? q->recv_cq->engine : NULL;
+	qp->srq = q->srq ? q->srq->engine : NULL;
+	q->engine = qp;
+	qp->next = G.qps;
+	G.qps = qp;
+	G.qp_by_slot[qp->qpn & (EMU_REG_QP_SLOTS - 1)] = qp;
+	engine_start_locked();
+	unlock_engine();
+}
+
+void emu_engine_qp_modified(struct emu_qp *q, int old_state, int attr_mask)
+{
+	(void)attr_mask;
+	lock_engine();
+	struct eng_qp *qp = q->engine;
+	if (!qp) {
+		unlock_engine();
+		return;
+	}
+	emu_lock();
+	int st = q->state;
+	qp->dest_qpn = q->dest_qp_num;
+	qp->qkey = q->qkey;
+	qp->access = q->qp_access_flags;
+	qp->timeout = q->timeout;
+	qp->retry_cnt = q->retry_cnt;
+	qp->rnr_retry = q->rnr_retry;
+	qp->min_rnr_timer = q->min_rnr_timer;
+	qp->mtu = mtu_bytes(q->path_mtu);
+	qp->path = q->path;
+	uint32_t rq_psn = q->rq_psn, sq_psn = q->sq_psn;
+	emu_unlock();
+	if (st == EMU_QPS_RESET) {
+		eng_qp_reset_state(qp);
+	}
+	if (st == EMU_QPS_RTR && old_state != EMU_QPS_RTR) {
+		qp->epsn = rq_psn & ENG_PSN_MASK;
+		qp->peer = NULL;
+	}
+	if (st == EMU_QPS_RTS && old_state != EMU_QPS_RTS) {
+		qp->next_psn = sq_psn & ENG_PSN_MASK;
+		qp->retries_left = qp->retry_cnt;
+		qp->rnr_left = qp->rnr_retry;
+		qp->last_progress = eng_now_ns();
+	}
+	qp->state = st;
+	unlock_engine();
+}
+
+void emu_engine_qp_destroying(struct emu_qp *q)
+{
+	lock_engine();
+	struct eng_qp *qp = q->engine;
+	if (qp) {
+		for (struct eng_qp **pp = &G.qps; *pp; pp = &(*pp)->next)
+			if (*pp == qp) {
+				*pp = qp->next;
+				break;
+			}
+		if (G.qp_by_slot[qp->qpn & (EMU_REG_QP_SLOTS - 1)] == qp)
+			G.qp_by_slot[qp->qpn & (EMU_REG_QP_SLOTS - 1)] = NULL;
+	}
+	q->engine = NULL;
+	unlock_engine();
+	if (qp) {
+		free(qp->infl);
+		free(qp);
+	}
+}
+
+void eng_qp_set_error(struct eng_qp *qp)
+{
+	if (qp->state == EMU_QPS_ERR)
+		return;
+	qp->state = EMU_QPS_ERR;
+	qp->flushing = 1;
+	emu_lock();
+	if (qp->q)
+		qp->q->state = EMU_QPS_ERR; /* so that ibv_query_qp reports what the device did */
+	emu_unlock();
+}

@@ -1,0 +1,64 @@
+/*
+ * eng_cqe.h - receive WQE reader and CQE writer of the emulated ConnectX: pure functions over bytes.
+ *
+ * Receive WQE (RQ stride 1 << wqe_shift; rdma-core v44 providers/mlx5/qp.c mlx5_post_recv): an array of 16-byte
+ * data segments (byte_count, lkey, addr). A segment whose lkey is MLX5_INVALID_LKEY (0x100, mlx5dv.h) ends the
+ * list early. An SRQ WQE starts with a 16-byte struct mlx5_wqe_srq_next_seg whose bytes 2..3 hold
+ * next_wqe_index (mlx5dv.h): the free list the device follows.
+ *
+ * CQE (struct mlx5_cqe64 in mlx5dv.h; a 128-byte CQE keeps it in its second half): offsets in the 64-byte part:
+ *   17 ml_path; 22 slid(16); 24 flags_rqpn(32): [29:28] GRH flag, [27:24] sl, [23:0] source QPN;
+ *   32 srqn_uidx; 36 imm_inval_pkey; 44 byte_cnt; 48 timestamp(64); 56 sop_drop_qpn = WQE opcode<<24 | qpn;
+ *   60 wqe_counter(16); 62 signature; 63 op_own = opcode<<4 | INLINE_SCATTER_64(0x8) | INLINE_SCATTER_32(0x4) | owner.
+ * Error CQE (struct mlx5_err_cqe): 54 vendor_err_synd; 55 syndrome; 56 s_wqe_opcode_qpn; 60 wqe_counter.
+ * Scatter-to-CQE: SCATTER_32 puts the payload in bytes 0..31 of the 64-byte part; SCATTER_64 (128-byte CQEs)
+ * puts it in the first 64 bytes of the 128-byte entry (libmlx5 cq.c reads "cqe - 1" for it).
+ */
+#ifndef MLX5EMU_ENG_CQE_H
+#define MLX5EMU_ENG_CQE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "engine/eng_wqe.h"
+
+#define ENG_INVALID_LKEY 0x100u
+#define ENG_VENDOR_SYND_RETRY_EXC 0x81 /* what ConnectX reports with TRANSPORT_RETRY_EXC_ERR */
+#define ENG_VENDOR_SYND_RNR_EXC   0x88
+#define ENG_VENDOR_SYND_FLUSH     0x79 /* ConnectX's vendor syndrome on flushed WQEs */
+
+/* Parse a receive WQE of stride bytes. With is_srq, skips the next segment and stores next_wqe_index in *next.
+ * Stores at most max_sge segments; returns the number stored. Zero-length segments are kept (they scatter nothing). */
+uint32_t eng_rwqe_parse(const uint8_t *wqe, size_t stride, int is_srq, struct eng_sge *sge, uint32_t max_sge,
+			uint16_t *next);
+
+struct eng_cqe_info {
+	uint8_t  opcode;          /* MLX5_CQE_REQ, MLX5_CQE_RESP_*, MLX5_CQE_REQ_ERR, MLX5_CQE_RESP_ERR */
+	uint8_t  wqe_opcode;      /* REQ: the send opcode (top byte of sop_drop_qpn / s_wqe_opcode_qpn) */
+	uint8_t  syndrome;        /* error CQEs */
+	uint8_t  vendor_syndrome;
+	uint16_t wqe_counter;
+	uint32_t qpn;
+	uint32_t byte_cnt;
+	uint32_t imm_inval_pkey;  /* host order; stored big-endian */
+	uint32_t srqn_uidx;       /* uidx under cqe_version 1 */
+	uint32_t src_qpn;         /* UD: source QPN */
+	uint8_t  sl;
+	uint8_t  grh;             /* flags_rqpn GRH flag (1 = GRH present) */
+	uint16_t slid;
+	uint8_t  ml_path;
+	const void *inline_data;  /* scatter-to-CQE payload, or NULL */
+	uint32_t inline_len;
+};
+
+/* Can a payload of len bytes be scattered into a CQE of cqe_size bytes? */
+static inline int eng_cqe_scatter_fits(uint32_t cqe_size, uint32_t len)
+{ return len <= (cqe_size == 128 ? 64u : 32u); }
+
+/* Write every byte of the CQE at entry (cqe_size 64 or 128) except op_own, and return the op_own byte to
+ * publish last (release) with the owner bit of this pass. */
+uint8_t eng_cqe_build(uint8_t *entry, uint32_t cqe_size, const struct eng_cqe_info *ci, uint8_t owner);
+
+/* The op_own byte of an entry. */
+static inline uint8_t *eng_cqe_op_own(uint8_t *entry, uint32_t cqe_size) { return entry + cqe_size - 1; }
+
+#endif

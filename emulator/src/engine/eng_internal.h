@@ -1,0 +1,193 @@
+/*
+ * eng_internal.h - state of the device engine shared by its translation units (not part of any API).
+ *
+ * Threading: one engine thread per process (eng_core.c) does all device work while holding G.lock; every hook
+ * (engine_hooks.h) takes G.lock too, so engine state (struct eng_qp/eng_cq/eng_srq/eng_mr) is only ever touched
+ * under G.lock. Lock order: G.lock, then K's emu_lock.
+ */
+#ifndef MLX5EMU_ENG_INTERNAL_H
+#define MLX5EMU_ENG_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "emu_objects.h"
+#include "engine/eng_cqe.h"
+#include "engine/eng_wire.h"
+#include "engine/eng_wqe.h"
+
+#define ENG_MAX_RSGE   64
+#define ENG_CHUNK      (64u << 10)   /* largest payload per wire packet */
+#define ENG_PSN_MASK   0xffffffu
+
+/* ---- wire packets ---- */
+enum { PKT_SEND = 1, PKT_WRITE, PKT_READ_REQ, PKT_ATOMIC_REQ, PKT_READ_RESP, PKT_ATOMIC_RESP, PKT_ACK };
+enum { PF_FIRST = 1, PF_LAST = 2, PF_IMM = 4, PF_INV = 8, PF_SOLICITED = 16, PF_GRH = 32 };
+enum { ACK_OK = 0, NAK_RNR, NAK_REM_ACCESS, NAK_REM_INV_REQ, NAK_REM_OP };
+
+struct pkt {
+	uint8_t  type, flags, sl, atomic_size;
+	uint8_t  opcode, qp_type, rnr_timer, tclass;
+	uint32_t dst_qpn, src_qpn, psn, imm, rkey, msg_len, len, offset, syndrome, qkey, flow_label;
+	uint16_t slid;
+	uint8_t  hop_limit, pad;
+	uint64_t raddr, swap_add, compare, swap_mask, compare_mask;
+	uint8_t  sgid[16], dgid[16];
+	uint8_t  data[];
+};
+
+/* ---- engine objects ---- */
+struct eng_mr {
+	struct eng_mr *next;
+	struct emu_mr *m;
+	uint32_t key;
+	uint64_t addr, len;
+	uint32_t access;
+	struct emu_pd *pd;
+};
+
+struct eng_cq {
+	struct eng_cq *next;
+	struct emu_cq *c;
+	uint8_t *buf;
+	uint32_t cnt, size;
+	volatile uint32_t *dbrec;
+	uint32_t pi;            /* CQEs produced (24-bit wrap like the consumer index) */
+	uint32_t sol_pi;        /* pi just after the last solicited or error CQE */
+	int armed, arm_sol, overrun;
+};
+
+struct eng_srq {
+	struct emu_srq *s;
+	uint8_t *buf;
+	uint32_t cnt, shift;
+	volatile uint32_t *dbrec;
+	uint32_t consumed;      /* WQEs taken (16-bit compare with the counter) */
+	uint16_t head;          /* next WQE index on the device's free list */
+	uint32_t limit;
+};
+
+/* One WQE the requester started and has not completed yet. */
+struct eng_infl {
+	uint32_t bb;            /* WQEBB counter of the WQE */
+	uint16_t nbb;
+	uint8_t  opcode, fm_ce_se, done, syndrome, vendor, scat_len;
+	uint32_t psn_first, psn_last, byte_cnt;
+	uint8_t  scat[64];      /* scatter-to-CQE payload of a READ/atomic response */
+};
+
+/* A receive in progress on the responder. */
+struct eng_rx {
+	int active, drop, is_send, scat;
+	uint32_t nsge, wqe_counter, msg_len, got;
+	uint64_t cap;
+	struct eng_sge sge[ENG_MAX_RSGE];
+	uint8_t scat_buf[64];
+	uint64_t waddr;        /* RDMA WRITE target */
+	int need_rwqe;         /* WRITE_IMM consumes a receive WQE at the last packet */
+};
+
+struct eng_qp {
+	struct eng_qp *next;
+	struct emu_qp *q;
+	uint32_t qpn;
+	int type, state;
+	struct emu_pd *pd;
+	struct eng_cq *scq, *rcq;
+	struct eng_srq *srq;
+	uint32_t uidx;
+	int scat_req, scat_res;
+	/* attributes copied from K on modify */
+	uint32_t dest_qpn, qkey, access, mtu;
+	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	struct emu_path path;
+	/* rings */
+	uint8_t *sq;
+	uint32_t sq_cnt;
+	uint8_t *rq;
+	uint32_t rq_cnt, rq_shift;
+	volatile uint32_t *dbrec;
+	/* send side */
+	uint32_t sq_pi, sq_next, sq_cqe_seen;
+	uint64_t rec_stall_since;  /* record ahead of every doorbell since (ns), for the never-rung diagnostic */
+	int rec_stall_reported;
+	int cur_valid, cur_status;
+	uint32_t tx_off, tx_psn, next_psn;
+	size_t cur_len;
+	uint8_t cur_buf[ENG_WQE_MAX_BYTES];
+	struct eng_wqe cur;
+	struct eng_infl *infl;
+	uint32_t infl_head, infl_tail;
+	uint64_t last_progress, rnr_until;
+	int retries_left, rnr_left;
+	int flushing;
+	/* receive side */
+	uint32_t rq_ci;
+	uint32_t epsn;
+	uint32_t ack_psn;
+	int ack_pending;
+	uint32_t read_off;         /* READ response resume offset */
+	uint32_t last_atomic_psn;
+	uint64_t last_atomic_val;
+	int has_last_atomic;
+	struct eng_rx rx;
+	/* peer (RC/UC) */
+	struct eng_inbox *peer;
+	int peer_pid;
+	uint16_t peer_lid;
+};
+
+struct eng_uar {
+	struct emu_ctx *ctx;
+	uint8_t *page;
+};
+
+struct eng_peer {
+	int pid;
+	struct eng_inbox *ib;
+};
+
+#define ENG_MAX_UARS  4096
+#define ENG_MAX_PEERS 64
+
+struct eng_global {
+	pthread_mutex_t lock;
+	pthread_t thr;
+	int running;
+	_Atomic int stop;
+	_Atomic int hook_wait;
+	int pid;
+	char fabric[200];
+	struct eng_inbox *inbox;
+	int nctx;
+	struct eng_qp *qps;
+	struct eng_qp *qp_by_slot[EMU_REG_QP_SLOTS];
+	struct eng_cq *cqs;
+	struct eng_mr *mr_hash[4096];
+	struct eng_uar uars[ENG_MAX_UARS];
+	int nuars;
+	struct eng_peer peers[ENG_MAX_PEERS];
+	int strict, scatter;
+	_Atomic unsigned long violations;
+};
+extern struct eng_global G;
+
+/* eng_core.c */
+uint64_t eng_now_ns(void);
+void eng_strict(uint32_t qpn, uint32_t wqe, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+struct eng_qp *eng_find_qp(uint32_t qpn);
+struct eng_mr *eng_mr_check(uint32_t key, struct emu_pd *pd, uint64_t addr, uint64_t len, uint32_t access);
+struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid);
+void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited);
+void eng_async_event(struct emu_ctx *ctx, uint64_t element, uint32_t type);
+void eng_qp_set_error(struct eng_qp *qp);
+
+/* eng_xport.c */
+int eng_qp_progress(struct eng_qp *qp, uint64_t now);
+int eng_handle_req(struct pkt *p);   /* 1 consumed, 0 blocked (leave it in the ring) */
+void eng_handle_resp(struct pkt *p);
+int eng_flush_acks(void);
+void eng_qp_reset_state(struct eng_qp *qp);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * eng_wire.h - the "wire" between engines: a multi-producer, single-consumer byte ring in shared memory.
+ *
+ * Each process's engine owns one inbox file, /dev/shm/<fabric>-eng-<pid>, holding two rings: REQ (requests:
+ * SEND/WRITE/READ/ATOMIC packets) and RESP (ACK, NAK, READ and ATOMIC responses). Any engine (this process's
+ * or another's) produces into them; only the owner consumes. Splitting requests from responses avoids a
+ * deadlock: consuming a response never needs to send anything, so RESP rings always drain, and a responder
+ * blocked on a full RESP ring of its peer only waits for that peer to drain it.
+ *
+ * Record = 8-byte header word (length in bytes, a multiple of 64, with bit 0 = committed and bit 1 = padding)
+ * followed by the packet. A producer reserves space with a CAS on tail, writes the packet, then publishes the
+ * header with a release store. The consumer clears every 64-byte-aligned header slot of what it consumed before
+ * it advances head (release), so a stale word inside an old payload can never look like a committed header.
+ */
+#ifndef MLX5EMU_ENG_WIRE_H
+#define MLX5EMU_ENG_WIRE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdatomic.h>
+
+#define ENG_RING_BYTES   (8u << 20)
+#define ENG_WIRE_MAGIC   0x45524957354c4d45ULL
+
+struct eng_ring {
+	_Atomic uint64_t tail;
+	uint8_t pad0[56];
+	_Atomic uint64_t head;
+	uint8_t pad1[56];
+	uint8_t data[ENG_RING_BYTES];
+};
+
+struct eng_inbox {
+	uint64_t magic;
+	int32_t  pid;
+	uint32_t reserved;
+	uint8_t  pad[48];
+	struct eng_ring req;
+	struct eng_ring resp;
+};
+
+/* Reserve room for a packet of len bytes; returns a pointer to write it, or NULL when the ring is full.
+ * *tok receives what eng_ring_commit needs. */
+void *eng_ring_reserve(struct eng_ring *r, size_t len, uint64_t *tok);
+void eng_ring_commit(struct eng_ring *r, uint64_t tok);
+/* Next committed packet at head, or NULL; *len receives the record's packet capacity. */
+void *eng_ring_peek(struct eng_ring *r, size_t *len);
+/* Consume the record returned by the last peek. */
+void eng_ring_pop(struct eng_ring *r);
+
+/* Create (and map) this process's inbox; unlink it with eng_inbox_destroy. */
+struct eng_inbox *eng_inbox_create(const char *fabric, int pid);
+void eng_inbox_destroy(struct eng_inbox *ib, const char *fabric, int pid);
+/* Map another process's inbox (NULL if it does not exist). Unmap with eng_inbox_unmap. */
+struct eng_inbox *eng_inbox_open(const char *fabric, int pid);
+void eng_inbox_unmap(struct eng_inbox *ib);
+
+#endif

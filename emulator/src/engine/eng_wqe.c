@@ -1,0 +1,218 @@
+/*
+ * eng_wqe.c - send WQE linearizer and parser (see eng_wqe.h for the layouts and their sources).
+ * Pure: reads only the bytes it is given, writes only *w / dst. Fuzzed by fuzz/wqe_parse.c.
+ */
+#include "engine/eng_wqe.h"
+
+#include <string.h>
+#include <infiniband/mlx5dv.h>
+
+const char *eng_wqe_status_str(int status)
+{
+	switch (status) {
+	case ENG_WQE_OK:              return "ok";
+	case ENG_WQE_BAD_DS:          return "ds count does not match the segments";
+	case ENG_WQE_BAD_OPCODE:      return "opcode invalid for the QP type";
+	case ENG_WQE_INLINE_OVERFLOW: return "inline segment overflows the WQE";
+	case ENG_WQE_TOO_SHORT:       return "WQE larger than the send ring";
+	case ENG_WQE_BAD_ATOMIC:      return "atomic operand size invalid";
+	default:                      return "unknown";
+	}
+}
+
+size_t eng_wqe_linearize(const uint8_t *ring, size_t ring_bytes, uint32_t wqe_index, uint8_t *dst, size_t dst_cap)
+{
+	if (ring_bytes < ENG_WQE_BB || (ring_bytes & (ring_bytes - 1)) != 0)
+		return 0;
+	size_t start = ((size_t)wqe_index * ENG_WQE_BB) & (ring_bytes - 1);
+	/* qpn_ds sits at bytes 4..7 of the ctrl segment, inside the first WQEBB: never wraps. */
+	size_t len = (size_t)ring[start + 7] * ENG_DS_SIZE;
+	if (len == 0 || len > ring_bytes || len > dst_cap)
+		return 0;
+	size_t first = ring_bytes - start;
+	if (first >= len) {
+		memcpy(dst, ring + start, len);
+	} else {
+		memcpy(dst, ring + start, first);
+		memcpy(dst + first, ring, len - first);
+	}
+	return len;
+}
+
+static int opcode_valid(uint8_t opcode, int qp_type)
+{
+	switch (opcode) {
+	case MLX5_OPCODE_NOP:
+	case MLX5_OPCODE_SEND:
+	case MLX5_OPCODE_SEND_IMM:
+		return 1;
+	case MLX5_OPCODE_SEND_INVAL:
+	case MLX5_OPCODE_RDMA_WRITE:
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+		return qp_type == ENG_QPT_RC || qp_type == ENG_QPT_UC;
+	case MLX5_OPCODE_RDMA_READ:
+	case MLX5_OPCODE_ATOMIC_CS:
+	case MLX5_OPCODE_ATOMIC_FA:
+	case MLX5_OPCODE_ATOMIC_MASKED_CS:
+	case MLX5_OPCODE_ATOMIC_MASKED_FA:
+		return qp_type == ENG_QPT_RC;
+	default:
+		return 0;
+	}
+}
+
+static int is_zero16(const uint8_t *p)
+{
+	static const uint8_t zero[16];
+	return memcmp(p, zero, 16) == 0;
+}
+
+int eng_wqe_parse(const uint8_t *wqe, size_t len, int qp_type, struct eng_wqe *w)
+{
+	memset(w, 0, offsetof(struct eng_wqe, sge));
+	w->nsge = 0;
+	w->total_len = 0;
+	if (len < ENG_DS_SIZE)
+		return ENG_WQE_TOO_SHORT;
+
+	uint32_t opmod_idx_opcode = eng_be32(wqe);
+	uint32_t qpn_ds = eng_be32(wqe + 4);
+	w->opcode = (uint8_t)opmod_idx_opcode;
+	w->wqe_index = (uint16_t)(opmod_idx_opcode >> 8);
+	w->opmod = (uint8_t)(opmod_idx_opcode >> 24);
+	w->qpn = qpn_ds >> 8;
+	w->ds = (uint8_t)qpn_ds;
+	w->fm_ce_se = wqe[11];
+	w->imm = eng_be32(wqe + 12);
+
+	size_t end = (size_t)w->ds * ENG_DS_SIZE;
+	if (w->ds == 0)
+		return ENG_WQE_BAD_DS;
+	if (end > len)
+		return ENG_WQE_TOO_SHORT;
+	if (!opcode_valid(w->opcode, qp_type))
+		return ENG_WQE_BAD_OPCODE;
+
+	size_t off = ENG_DS_SIZE;
+	if (w->opcode == MLX5_OPCODE_NOP)
+		return ENG_WQE_OK; /* a NOP carries nothing; trailing units are ignored as on hardware */
+
+	if (qp_type == ENG_QPT_UD) {
+		if (off + 48 > end)
+			return ENG_WQE_BAD_DS;
+		const uint8_t *av = wqe + off;
+		w->has_av = 1;
+		w->av.qkey = eng_be32(av + 0);
+		w->av.dqpn = eng_be32(av + 8) & 0xffffff;
+		w->av.sl = av[12] & 0xf;
+		w->av.rlid = eng_be16(av + 14);
+		memcpy(w->av.rmac, av + 20, 6);
+		w->av.tclass = av[26];
+		w->av.hop_limit = av[27];
+		uint32_t grh_gid_fl = eng_be32(av + 28);
+		w->av.grh = (grh_gid_fl >> 30) & 1;
+		w->av.flow_label = grh_gid_fl & 0xfffff;
+		memcpy(w->av.rgid, av + 32, 16);
+		off += 48;
+	}
+
+	switch (w->opcode) {
+	case MLX5_OPCODE_RDMA_WRITE:
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+	case MLX5_OPCODE_RDMA_READ:
+	case MLX5_OPCODE_ATOMIC_CS:
+	case MLX5_OPCODE_ATOMIC_FA:
+	case MLX5_OPCODE_ATOMIC_MASKED_CS:
+	case MLX5_OPCODE_ATOMIC_MASKED_FA:
+		if (off + 16 > end)
+			return ENG_WQE_BAD_DS;
+		w->has_raddr = 1;
+		w->raddr = eng_be64(wqe + off);
+		w->rkey = eng_be32(wqe + off + 8);
+		off += 16;
+		break;
+	default:
+		break;
+	}
+
+	const uint8_t *a = wqe + off;
+	switch (w->opcode) {
+	case MLX5_OPCODE_ATOMIC_CS:
+	case MLX5_OPCODE_ATOMIC_FA:
+		if (off + 16 > end)
+			return ENG_WQE_BAD_DS;
+		w->atomic_size = 8;
+		w->swap_add = eng_be64(a);
+		w->compare = eng_be64(a + 8);
+		w->swap_mask = w->compare_mask = ~0ULL;
+		off += 16;
+		break;
+	case MLX5_OPCODE_ATOMIC_MASKED_CS:
+	case MLX5_OPCODE_ATOMIC_MASKED_FA:
+		if (w->opmod == 0x8) {
+			w->atomic_size = 4;
+			if (off + 16 > end)
+				return ENG_WQE_BAD_DS;
+			w->swap_add = eng_be32(a);
+			w->compare = eng_be32(a + 4);
+			w->swap_mask = eng_be32(a + 8);
+			w->compare_mask = eng_be32(a + 12);
+			off += 16;
+		} else if (w->opmod == 0x9) {
+			w->atomic_size = 8;
+			size_t seg = w->opcode == MLX5_OPCODE_ATOMIC_MASKED_CS ? 32 : 16;
+			if (off + seg > end)
+				return ENG_WQE_BAD_DS;
+			w->swap_add = eng_be64(a);
+			w->compare = eng_be64(a + 8);
+			if (seg == 32) {
+				w->swap_mask = eng_be64(a + 16);
+				w->compare_mask = eng_be64(a + 24);
+			}
+			off += seg;
+		} else {
+			return ENG_WQE_BAD_ATOMIC;
+		}
+		/* For masked FA, "compare" carries the field boundary mask. */
+		break;
+	default:
+		break;
+	}
+
+	/* Gather list: data segments or inline segments up to the end of the WQE. */
+	int saw_inline = 0, saw_data = 0;
+	while (off < end) {
+		const uint8_t *s = wqe + off;
+		uint32_t bc = eng_be32(s);
+		if (bc & MLX5_INLINE_SEG) {
+			uint32_t n = bc & ~(uint32_t)MLX5_INLINE_SEG;
+			if ((uint64_t)off + 4 + n > end)
+				return ENG_WQE_INLINE_OVERFLOW;
+			saw_inline = 1;
+			w->sge[w->nsge].addr = off + 4;
+			w->sge[w->nsge].len = n;
+			w->sge[w->nsge].lkey = 0;
+			w->nsge++;
+			w->total_len += n;
+			off += (4 + (size_t)n + 15) & ~(size_t)15;
+		} else {
+			if (is_zero16(s))
+				return ENG_WQE_BAD_DS; /* ds counts a unit nobody wrote */
+			saw_data = 1;
+			w->sge[w->nsge].len = bc;
+			w->sge[w->nsge].lkey = eng_be32(s + 4);
+			w->sge[w->nsge].addr = eng_be64(s + 8);
+			w->nsge++;
+			w->total_len += bc;
+			off += 16;
+		}
+	}
+	if (saw_inline && saw_data)
+		return ENG_WQE_BAD_DS;
+	w->is_inline = (uint8_t)saw_inline;
+	if (saw_inline && (w->opcode == MLX5_OPCODE_RDMA_READ || w->atomic_size))
+		return ENG_WQE_BAD_DS; /* READ and atomics scatter into memory: inline makes no sense */
+	if (w->atomic_size && w->total_len < w->atomic_size)
+		return ENG_WQE_BAD_ATOMIC;
+	return ENG_WQE_OK;
+}
