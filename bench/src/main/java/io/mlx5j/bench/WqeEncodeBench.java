@@ -109,7 +109,7 @@ public class WqeEncodeBench
             .data(4096, LKEY, 0x7f00_0000_8000L)
             .ctrl(0, Mlx5Opcode.MLX5_OPCODE_RDMA_WRITE, wqeIndex, QPN, CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE, 0)
             .ds();
-        sq.commit(SendQueue.numWqebb(ds), wqeIndex);
+        sq.commit(ds, wqeIndex);
         return sq.complete(wqeIndex); // the requester CQE for this signaled WQE retires it
     }
 
@@ -124,7 +124,7 @@ public class WqeEncodeBench
             .data(4096, LKEY, 0x7f00_0000_8000L)
             .ctrl(0, Mlx5Opcode.MLX5_OPCODE_RDMA_WRITE, wqeIndex, QPN, CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE, 0)
             .ds();
-        final int pi = sq.commit(SendQueue.numWqebb(ds), wqeIndex);
+        final int pi = sq.commit(ds, wqeIndex);
         doorbell.ring(ctrl, ds, pi);
         return sq.complete(wqeIndex);
     }
