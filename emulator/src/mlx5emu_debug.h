@@ -1,0 +1,56 @@
+/*
+ * mlx5emu_debug.h - introspection exported by libmlx5emu.so for tests: what the emulated "kernel" registered for
+ * an object, so a test can compare it with what libmlx5 (mlx5dv_init_obj) or the application sees.
+ * Resolve the functions with dlsym(RTLD_DEFAULT, "mlx5emu_debug_qp") etc. (the library is LD_PRELOADed).
+ * Each returns 0 and fills *out, or -1 if no live object of this process has that number.
+ */
+#ifndef MLX5EMU_DEBUG_H
+#define MLX5EMU_DEBUG_H
+
+#include <stdint.h>
+
+struct mlx5emu_debug_qp {
+	uint32_t qpn, type, state, uidx;
+	uint32_t create_flags;     /* MLX5_QP_FLAG_* from mlx5_ib_create_qp */
+	uint32_t bfreg_index;      /* as answered in mlx5_ib_create_qp_resp */
+	uint32_t uar_page, bf_offset;
+	uint64_t uar_page_user_va; /* where the process mapped that UAR page (0 if not mapped) */
+	uint64_t buf, sq_buf, rq_buf, dbrec;
+	uint32_t sq_wqe_cnt, rq_wqe_cnt, rq_wqe_shift;
+	uint32_t send_cqn, recv_cqn, srqn, pdn;
+	uint32_t dest_qp_num, qkey, rq_psn, sq_psn, path_mtu, attr_mask_seen;
+	uint32_t max_rd_atomic, max_dest_rd_atomic, timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	uint16_t dlid;
+	uint8_t is_global, sgid_index;
+	uint8_t dgid[16];
+	uint8_t dmac[6];
+};
+
+struct mlx5emu_debug_cq {
+	uint32_t cqn, cqe_cnt, cqe_size, flags;
+	uint64_t buf, dbrec, user_handle;
+	int32_t comp_fd;           /* write end of the channel, -1 if none */
+};
+
+struct mlx5emu_debug_srq {
+	uint32_t srqn, wqe_cnt, wqe_shift, uidx, srq_limit, max_sge;
+	uint64_t buf, dbrec;
+};
+
+struct mlx5emu_debug_mr {
+	uint32_t lkey, rkey, access, pdn;
+	uint64_t addr, length;
+};
+
+/* Live objects of this process (contexts opened by this process only). */
+struct mlx5emu_debug_live {
+	uint32_t contexts, pds, mrs, cqs, qps, srqs, ahs, channels;
+};
+
+int mlx5emu_debug_qp(uint32_t qpn, struct mlx5emu_debug_qp *out);
+int mlx5emu_debug_cq(uint32_t cqn, struct mlx5emu_debug_cq *out);
+int mlx5emu_debug_srq(uint32_t srqn, struct mlx5emu_debug_srq *out);
+int mlx5emu_debug_mr(uint32_t lkey, struct mlx5emu_debug_mr *out);
+int mlx5emu_debug_live(struct mlx5emu_debug_live *out);
+
+#endif

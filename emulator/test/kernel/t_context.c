@@ -1,0 +1,243 @@
+/* Context-level commands: device discovery, GET_CONTEXT, QUERY_DEVICE/EX, QUERY_PORT, GIDs, UAR mmap, and the
+ * raw write() ABI's failure cases (sizes, unknown commands, bad pointers), plus the features that are ioctl-only
+ * and must fail cleanly. */
+#include <endian.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <rdma/mlx5-abi.h>
+
+#include "common.h"
+
+static void check_device(struct ibv_context *ctx)
+{
+	struct ibv_device_attr a;
+	CHECK_ERR(ibv_query_device(ctx, &a), 0);
+	CHECK(a.vendor_id == 0x02c9, "vendor 0x%x", a.vendor_id);
+	CHECK(a.vendor_part_id == 4119, "part %u", a.vendor_part_id);
+	CHECK(strcmp(a.fw_ver, "16.35.2000") == 0, "fw %s", a.fw_ver);
+	CHECK(a.phys_port_cnt == 1, "ports %u", a.phys_port_cnt);
+	CHECK(a.max_qp_wr == 32768 && a.max_sge == 30 && a.max_cqe == 4194303, "limits %d %d %d", a.max_qp_wr,
+	      a.max_sge, a.max_cqe);
+	CHECK(a.atomic_cap == IBV_ATOMIC_HCA, "atomic %d", a.atomic_cap);
+	CHECK(be64toh(a.node_guid) == 0x98039b03004d4500ULL, "guid 0x%llx", (unsigned long long)be64toh(a.node_guid));
+	CHECK(ibv_get_device_guid(ctx->device) == a.node_guid, "sysfs node_guid disagrees with QUERY_DEVICE");
+
+	struct ibv_device_attr_ex ax;
+	memset(&ax, 0, sizeof(ax));
+	CHECK_ERR(ibv_query_device_ex(ctx, NULL, &ax), 0);
+	CHECK(ax.orig_attr.vendor_part_id == 4119 && ax.orig_attr.max_qp_rd_atom == 16, "ex attrs");
+	CHECK(ax.completion_timestamp_mask == 0, "no core clock");
+
+	struct mlx5dv_context dv;
+	memset(&dv, 0, sizeof(dv));
+	dv.comp_mask = MLX5DV_CONTEXT_MASK_CQE_COMPRESION;
+	CHECK_ERR(mlx5dv_query_device(ctx, &dv), 0);
+	CHECK(dv.flags & MLX5DV_CONTEXT_FLAGS_CQE_V1, "CQE v1 flag 0x%llx", (unsigned long long)dv.flags);
+}
+
+static void check_port(struct ibv_context *ctx)
+{
+	struct ibv_port_attr p;
+	union ibv_gid gid;
+	CHECK_ERR(ibv_query_port(ctx, 1, &p), 0);
+	CHECK(p.state == IBV_PORT_ACTIVE, "state %d", p.state);
+	if (p.link_layer == IBV_LINK_LAYER_INFINIBAND) {
+		CHECK(p.lid == 1 && p.gid_tbl_len == 128 && p.pkey_tbl_len == 128, "ib port lid %u gids %d pkeys %u",
+		      p.lid, p.gid_tbl_len, p.pkey_tbl_len);
+		CHECK_ERR(ibv_query_gid(ctx, 1, 0, &gid), 0);
+		CHECK(be64toh(gid.global.subnet_prefix) == 0xfe80000000000000ULL &&
+		      be64toh(gid.global.interface_id) == 0x98039b03004d4500ULL, "ib gid");
+	} else {
+		CHECK(p.lid == 0 && p.gid_tbl_len == 256 && p.active_mtu == IBV_MTU_1024, "eth port");
+		const uint8_t want[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x9a, 0x03, 0x9b, 0xff, 0xfe, 0x4d, 0x45, 0 };
+		CHECK_ERR(ibv_query_gid(ctx, 1, 1, &gid), 0);
+		CHECK(memcmp(gid.raw, want, 16) == 0, "roce gid from the MAC");
+		struct ibv_gid_entry e;
+		CHECK_ERR(ibv_query_gid_ex(ctx, 1, 1, &e, 0), 0);
+		CHECK(e.gid_type == IBV_GID_TYPE_ROCE_V2, "gid 1 type %u", e.gid_type);
+		CHECK_ERR(ibv_query_gid_ex(ctx, 1, 0, &e, 0), 0);
+		CHECK(e.gid_type == IBV_GID_TYPE_ROCE_V1, "gid 0 type %u", e.gid_type);
+	}
+	/* failure: a port that does not exist */
+	CHECK_ERR(ibv_query_port(ctx, 2, &p), EINVAL);
+}
+
+/* Raw write() ABI failures, as the kernel's ib_uverbs_write()/verify_hdr() answer them. */
+static void check_raw_abi(struct ibv_context *ctx)
+{
+	struct ib_uverbs_query_device_resp qd;
+	struct ib_uverbs_query_device q = { .response = (uintptr_t)&qd };
+	struct ib_uverbs_cmd_hdr h;
+	uint8_t buf[64];
+
+	/* a well-formed QUERY_DEVICE works */
+	CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_QUERY_DEVICE, &q, sizeof(q), sizeof(qd)), 0);
+	CHECK(qd.vendor_part_id == 4119, "raw query_device answer");
+	/* a second GET_CONTEXT on the same file */
+	uint8_t gc[8 + 32] = { 0 };
+	uint8_t gresp[8 + 80];
+	uint64_t rp = (uintptr_t)gresp;
+	memcpy(gc, &rp, 8);
+	CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_GET_CONTEXT, gc, sizeof(gc), sizeof(gresp)), EINVAL);
+	/* unknown and kernel-only commands */
+	CHECK_ERR(raw_cmd(ctx, 0x7f, &q, sizeof(q), 0), EOPNOTSUPP);
+	CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_POST_SEND, &q, sizeof(q), 0), EOPNOTSUPP);
+	CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_ALLOC_MW, &q, sizeof(q), 0), EOPNOTSUPP);
+	/* flag bits outside command|extended */
+	CHECK_ERR(raw_cmd(ctx, 0x40000000u | IB_USER_VERBS_CMD_QUERY_DEVICE, &q, sizeof(q), sizeof(qd)), EINVAL);
+	/* shorter than a header */
+	errno = 0;
+	CHECK(write(ctx->cmd_fd, buf, 4) < 0 && errno == EINVAL, "4-byte write: errno %d", errno);
+	/* in_words disagreeing with the byte count */
+	h.command = IB_USER_VERBS_CMD_QUERY_DEVICE;
+	h.in_words = 3;
+	h.out_words = sizeof(qd) / 4;
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), &q, sizeof(q));
+	errno = 0;
+	CHECK(write(ctx->cmd_fd, buf, sizeof(h) + 8 + 4) < 0 && errno == EINVAL, "in_words mismatch: errno %d", errno);
+	/* response buffer too small for the core response */
+	CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_QUERY_DEVICE, &q, sizeof(q), 8), ENOSPC);
+	/* request shorter than the command's struct */
+	struct ib_uverbs_query_port qp = { .response = (uintptr_t)&qd, .port_num = 1 };
+	CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_QUERY_PORT, &qp, 8, 40), ENOSPC);
+	/* a response pointer into nowhere */
+	struct ib_uverbs_query_device bad = { .response = 0x10 };
+	CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_QUERY_DEVICE, &bad, sizeof(bad), sizeof(qd)), EFAULT);
+	/* a command buffer into nowhere */
+	volatile uintptr_t nowhere = 0x10; /* hidden from the compiler's buffer-size checks */
+	errno = 0;
+	CHECK(write(ctx->cmd_fd, (const void *)nowhere, 24) < 0 && errno == EFAULT, "bad buffer: errno %d", errno);
+	/* extended command with a non-zero reserved header word */
+	struct {
+		struct ib_uverbs_cmd_hdr h;
+		struct ib_uverbs_ex_cmd_hdr eh;
+		struct ib_uverbs_ex_query_device q;
+	} ex;
+	uint8_t exresp[512];
+	memset(&ex, 0, sizeof(ex));
+	ex.h.command = IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_QUERY_DEVICE;
+	ex.h.in_words = sizeof(ex.q) / 8;
+	ex.h.out_words = 200 / 8;
+	ex.eh.response = (uintptr_t)exresp;
+	CHECK(write(ctx->cmd_fd, &ex, sizeof(ex)) == (ssize_t)sizeof(ex), "ex query_device: %s", strerror(errno));
+	ex.eh.cmd_hdr_reserved = 1;
+	errno = 0;
+	CHECK(write(ctx->cmd_fd, &ex, sizeof(ex)) < 0 && errno == EINVAL, "ex reserved: errno %d", errno);
+	ex.eh.cmd_hdr_reserved = 0;
+	ex.q.comp_mask = 1;
+	errno = 0;
+	CHECK(write(ctx->cmd_fd, &ex, sizeof(ex)) < 0 && errno == EINVAL, "ex comp_mask: errno %d", errno);
+	/* the ioctl ABI is not served */
+	errno = 0;
+	CHECK(ioctl(ctx->cmd_fd, 0xc0181b01, buf) < 0 && errno == ENOTTY, "ioctl: errno %d", errno);
+}
+
+static void check_uar_mmap(struct ibv_context *ctx)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	/* page 0 maps; page 255 is beyond the 8 pages libmlx5 asked for; cmd 5 (core clock) is not offered */
+	void *p = mmap(NULL, ps, PROT_WRITE, MAP_SHARED, ctx->cmd_fd, 0);
+	CHECK(p != MAP_FAILED, "uar page 0: %s", strerror(errno));
+	if (p != MAP_FAILED)
+		munmap(p, ps);
+	errno = 0;
+	CHECK(mmap(NULL, ps, PROT_WRITE, MAP_SHARED, ctx->cmd_fd, 255 * ps) == MAP_FAILED && errno == EINVAL,
+	      "page beyond tot_bfregs: errno %d", errno);
+	errno = 0;
+	CHECK(mmap(NULL, ps, PROT_READ, MAP_SHARED, ctx->cmd_fd, (5 << 8) * ps) == MAP_FAILED && errno == EINVAL,
+	      "core clock page: errno %d", errno);
+	errno = 0;
+	CHECK(mmap(NULL, ps, PROT_WRITE, MAP_PRIVATE, ctx->cmd_fd, 0) == MAP_FAILED && errno == EINVAL,
+	      "private mapping: errno %d", errno);
+}
+
+/* Everything that needs the ioctl ABI or firmware commands fails with a clean errno. */
+static void check_unsupported(struct ibv_context *ctx)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	REQUIRE(pd, "alloc_pd");
+
+	struct ibv_alloc_dm_attr dma = { .length = 4096 };
+	errno = 0;
+	struct ibv_dm *dm = ibv_alloc_dm(ctx, &dma);
+	/* libmlx5 refuses by itself: EX_QUERY_DEVICE reports max_dm_size 0 */
+	CHECK(!dm && errno == EINVAL, "device memory: errno %d", errno);
+
+	errno = 0;
+	struct ibv_mr *mr = ibv_reg_dmabuf_mr(pd, 0, 4096, 0, 0, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(!mr && (errno == EOPNOTSUPP || errno == ENOTTY), "dmabuf mr: errno %d", errno);
+
+	struct ibv_counters_init_attr ca = { 0 };
+	errno = 0;
+	struct ibv_counters *cn = ibv_create_counters(ctx, &ca);
+	CHECK(!cn && (errno == EOPNOTSUPP || errno == ENOTTY), "counters: errno %d", errno);
+
+	uint32_t in[4] = { 0 }, out[4];
+	CHECK(mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, sizeof(out)) != 0, "devx general cmd");
+
+	errno = 0;
+	struct mlx5dv_dr_domain *dom = mlx5dv_dr_domain_create(ctx, MLX5DV_DR_DOMAIN_TYPE_NIC_RX);
+	if (dom) {
+		/* on Ethernet libmlx5 hands out a domain and a root table without any device command; the first
+		 * object that needs one (a matcher: flow-steering ioctl) fails */
+		struct mlx5dv_dr_table *t = mlx5dv_dr_table_create(dom, 0);
+		struct {
+			struct mlx5dv_flow_match_parameters p;
+			uint64_t match[8];
+		} m;
+		memset(&m, 0, sizeof(m));
+		m.p.match_sz = sizeof(m.match);
+		errno = 0;
+		struct mlx5dv_dr_matcher *mt = t ? mlx5dv_dr_matcher_create(t, 0, 1, &m.p) : NULL;
+		CHECK(!mt && (errno == EOPNOTSUPP || errno == ENOTTY), "mlx5dv_dr matcher: errno %d", errno);
+		if (mt)
+			mlx5dv_dr_matcher_destroy(mt);
+		if (t)
+			mlx5dv_dr_table_destroy(t);
+		mlx5dv_dr_domain_destroy(dom);
+	} else {
+		CHECK(errno == EOPNOTSUPP || errno == ENOTTY, "mlx5dv_dr domain: errno %d", errno);
+	}
+
+	errno = 0;
+	struct ibv_mw *mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	CHECK(!mw && errno == EOPNOTSUPP, "memory window: errno %d", errno);
+	ibv_dealloc_pd(pd);
+
+	int n = 0;
+	struct ibv_device **list = ibv_get_device_list(&n);
+	REQUIRE(list && n > 0, "list");
+	struct mlx5dv_context_attr da = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
+	errno = 0;
+	struct ibv_context *devx = mlx5dv_open_device(list[0], &da);
+	CHECK(!devx && errno == EOPNOTSUPP, "DEVX context: errno %d", errno);
+	ibv_free_device_list(list);
+}
+
+int main(void)
+{
+	int n = 0;
+	struct ibv_device **list = ibv_get_device_list(&n);
+	const char *want = getenv("MLX5EMU_DEVICES");
+	REQUIRE(list, "ibv_get_device_list: %s", strerror(errno));
+	CHECK(n == (want ? atoi(want) : 1), "%d devices", n);
+	for (int i = 0; i < n; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "mlx5_%d", i);
+		CHECK(strcmp(ibv_get_device_name(list[i]), name) == 0, "device %d is %s", i,
+		      ibv_get_device_name(list[i]));
+	}
+	CHECK(mlx5dv_is_supported(list[0]), "libmlx5 drives the device");
+	ibv_free_device_list(list);
+
+	struct ibv_context *ctx = open_dev(0);
+	CHECK(ctx->async_fd >= 0 && ctx->async_fd != ctx->cmd_fd, "async fd %d", ctx->async_fd);
+	check_device(ctx);
+	check_port(ctx);
+	check_raw_abi(ctx);
+	check_uar_mmap(ctx);
+	check_unsupported(ctx);
+	CHECK_ERR(ibv_close_device(ctx), 0);
+	return test_done("t_context");
+}

@@ -1,0 +1,1 @@
+#include "t_qp_state.c"
