@@ -5,6 +5,8 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.lang.foreign.GroupLayout;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.PaddingLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +26,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * The proof that the hand-written layouts are the C structs: src/test/c/layout_probe.c is compiled with gcc against
  * the installed /usr/include/infiniband headers and prints sizeof/alignof of every struct and
  * offsetof/sizeof/alignof of every member; every line must equal what the Java layouts say, and every Java struct
- * and member must have a C line (and vice versa).
+ * and member must have a C line (and vice versa). The probe is built with {@code -g}, and the member lists gcc
+ * records in its DWARF (read with readelf) must equal the Java member lists level by level, so a C member the Java
+ * side forgot, or hid in padding, fails too.
  */
 class LayoutTest
 {
@@ -43,6 +47,7 @@ class LayoutTest
     private static Map<String, String> cLines;
     private static Map<String, String> javaLines;
     private static List<GroupLayout> layouts;
+    private static DwarfStructs dwarf;
 
     @BeforeAll
     static void probe() throws Exception
@@ -50,7 +55,8 @@ class LayoutTest
         final Path src = Path.of("src/test/c/layout_probe.c");
         final Path exe = Path.of("target/layout_probe");
         Files.createDirectories(exe.getParent());
-        run(List.of("gcc", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-o", exe.toString(), src.toString()));
+        run(List.of("gcc", "-std=gnu11", "-g", "-Wall", "-Wextra", "-Werror", "-o", exe.toString(), src.toString()));
+        dwarf = new DwarfStructs(run(List.of("readelf", "--debug-dump=info", exe.toString())));
         cLines = new TreeMap<>();
         for (final String line : run(List.of(exe.toString())).split("\n"))
         {
@@ -108,6 +114,82 @@ class LayoutTest
         final Set<String> missing = new TreeSet<>(REQUIRED);
         missing.removeAll(names);
         assertTrue(missing.isEmpty(), "no Java layout for " + missing);
+    }
+
+    /**
+     * Completeness, independent of the probe's member list: every member gcc declares (DWARF of the probe), at every
+     * nesting level, appears in the Java layout in the same order, anonymous unions/structs as {@code $anon} groups.
+     * A C member modelled as padding, or a Java member C does not have, fails here.
+     */
+    @Test
+    void everyCMemberAtEveryLevelIsInTheJavaLayout()
+    {
+        final List<String> problems = new ArrayList<>();
+        for (final GroupLayout layout : layouts)
+        {
+            final String name = layout.name().orElseThrow();
+            final DwarfStructs.Die die = dwarf.struct(name);
+            if (die == null)
+            {
+                problems.add(name + ": no definition in the DWARF of the probe");
+                continue;
+            }
+            compareMembers(name, die, layout, problems);
+        }
+        if (!problems.isEmpty())
+        {
+            fail(problems.size() + " completeness problems:\n" + String.join("\n", problems));
+        }
+    }
+
+    private static void compareMembers(final String path, final DwarfStructs.Die c, final GroupLayout group,
+        final List<String> problems)
+    {
+        final List<DwarfStructs.Die> cMembers = DwarfStructs.members(c);
+        final List<MemoryLayout> jMembers = new ArrayList<>();
+        for (final MemoryLayout m : group.memberLayouts())
+        {
+            if (!(m instanceof PaddingLayout))
+            {
+                jMembers.add(m);
+            }
+        }
+        final List<String> cNames = new ArrayList<>();
+        for (final DwarfStructs.Die m : cMembers)
+        {
+            cNames.add(m.name == null ? Layouts.ANON : m.name);
+        }
+        final List<String> jNames = new ArrayList<>();
+        for (final MemoryLayout m : jMembers)
+        {
+            final String n = m.name().orElse("?");
+            jNames.add(n.startsWith(Layouts.ANON) ? Layouts.ANON : n);
+        }
+        if (!cNames.equals(jNames))
+        {
+            problems.add(path + ": C members " + cNames + ", Java members " + jNames);
+            return;
+        }
+        for (int i = 0; i < cMembers.size(); i++)
+        {
+            final DwarfStructs.Die type = dwarf.resolve(cMembers.get(i));
+            final MemoryLayout j = jMembers.get(i);
+            final long jOffset = group.byteOffset(MemoryLayout.PathElement.groupElement(j.name().orElseThrow()));
+            if (cMembers.get(i).memberLocation != jOffset)
+            {
+                problems.add(path + "." + cNames.get(i) + ": C offset " + cMembers.get(i).memberLocation + ", Java " + jOffset);
+            }
+            if (DwarfStructs.isGroup(type) && j instanceof GroupLayout inner)
+            {
+                compareMembers(path + "." + cNames.get(i), type, inner, problems);
+            }
+            else if (j instanceof GroupLayout && !DwarfStructs.isGroup(type))
+            {
+                problems.add(path + "." + cNames.get(i) + ": a group in Java but not a struct/union in C");
+            }
+            // a C struct/union modelled as an opaque Java array (pthread_mutex_t, pthread_cond_t) stays a leaf:
+            // its size and alignment are checked by the probe
+        }
     }
 
     /** The C probe really compiled the structs the brief singles out; guards against an empty or truncated probe. */
