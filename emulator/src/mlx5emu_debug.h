@@ -15,6 +15,7 @@ struct mlx5emu_debug_qp {
 	uint32_t bfreg_index;      /* as answered in mlx5_ib_create_qp_resp */
 	uint32_t uar_page, bf_offset;
 	uint64_t uar_page_user_va; /* where the process mapped that UAR page (0 if not mapped) */
+	uint64_t uar_page_alias_va;/* the emulator's own mapping of the same page (what the engine watches) */
 	uint64_t buf, sq_buf, rq_buf, dbrec;
 	uint32_t sq_wqe_cnt, rq_wqe_cnt, rq_wqe_shift;
 	uint32_t send_cqn, recv_cqn, srqn, pdn;

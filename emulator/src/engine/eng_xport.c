@@ -8,6 +8,7 @@
  * RETRY_EXC_ERR, as a ConnectX does when the remote end is gone.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <infiniband/verbs.h>
@@ -191,7 +192,10 @@ static int flush_qp(struct eng_qp *qp)
 
 static struct eng_infl *push_infl(struct eng_qp *qp, uint64_t now)
 {
-	if (qp->infl_head == qp->infl_tail)
+	uint32_t i = qp->infl_tail;
+	while (i != qp->infl_head && qp->infl[i & (qp->sq_cnt - 1)].done)
+		i++;
+	if (i == qp->infl_head) /* nothing outstanding: the retry timer starts now */
 		qp->last_progress = now;
 	struct eng_infl *e = &qp->infl[qp->infl_head & (qp->sq_cnt - 1)];
 	memset(e, 0, sizeof *e);
@@ -458,6 +462,7 @@ static void check_timeout(struct eng_qp *qp, uint64_t now)
 		qp->cur_valid = 0;
 		return;
 	}
+	if (getenv("ENGDBG")) fprintf(stderr, "retransmit qp %x slot %u\n", qp->qpn, slot);
 	qp->peer = NULL; /* look the peer up again: it may have come back */
 	rewind_to(qp, slot);
 }
@@ -1001,6 +1006,7 @@ static int send_read_resp(struct eng_qp *qp, struct pkt *req)
 static int rc_recv(struct eng_qp *qp, struct pkt *p)
 {
 	int32_t d = psn_diff(p->psn, qp->epsn);
+	if (d > 0 && getenv("ENGDBG")) fprintf(stderr, "qp %x drop psn %x epsn %x type %d\n", qp->qpn, p->psn, qp->epsn, p->type);
 	if (d > 0)
 		return 1; /* out of sequence: the requester is rewinding (RNR) and will resend */
 	if (d < 0) {  /* duplicate: answer again, never execute twice */
@@ -1067,8 +1073,10 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 int eng_handle_req(struct pkt *p)
 {
 	struct eng_qp *qp = eng_find_qp(p->dst_qpn);
-	if (!qp || qp->type != p->qp_type || (qp->state != EMU_QPS_RTR && qp->state != EMU_QPS_RTS))
-		return 1; /* nobody listening: the packet is lost, as on a wire */
+	if (!qp || qp->type != p->qp_type || (qp->state != EMU_QPS_RTR && qp->state != EMU_QPS_RTS)) {
+		if (getenv("ENGDBG")) fprintf(stderr, "drop pkt for %x state %d\n", p->dst_qpn, qp ? qp->state : -1);
+		return 1;
+	} /* nobody listening: the packet is lost, as on a wire */
 	switch (qp->type) {
 	case EMU_QPT_UD:
 		if (p->type == PKT_SEND)
