@@ -6,6 +6,7 @@
  * mapping of the same memfd pages, and takes each doorbell with an atomic exchange to 0 (a register write is
  * consumed once). QPNs are never 0, so 0 means "no doorbell".
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -248,7 +249,6 @@ static void sq_doorbell(const uint8_t *db, uint8_t *half)
 {
 	uint32_t o = eng_be32(db), qd = eng_be32(db + 4);
 	uint32_t qpn = qd >> 8, idx = (o >> 8) & 0xffff, ds = qd & 0xff;
-	if (getenv("ENGDBG")) fprintf(stderr, "%lu db qp %x idx %u\n", (unsigned long)(eng_now_ns() / 1000 % 100000000), qpn, idx);
 	struct eng_qp *qp = eng_find_qp(qpn);
 	if (!qp) {
 		eng_strict(qpn, idx, "doorbell for a QP this process does not own");
@@ -330,7 +330,6 @@ static int drain_inbox(void)
 		work = 1;
 	}
 	for (int n = 0; n < 256 && (p = eng_ring_peek(&G.inbox->req, &len)); n++) {
-		if (getenv("ENGDBG")) fprintf(stderr, "%lu req type %d psn %x\n", (unsigned long)(eng_now_ns() / 1000 % 100000000), p->type, p->psn);
 		if (!eng_handle_req(p))
 			break;
 		eng_ring_pop(&G.inbox->req);
@@ -340,26 +339,68 @@ static int drain_inbox(void)
 	return work;
 }
 
+/* One pass over everything the device does; caller holds G.lock. */
+static int engine_iteration(void)
+{
+	static uint64_t last_slow;
+	int work = 0;
+	if (!G.inbox)
+		return 0;
+	uint64_t now = eng_now_ns();
+	work |= scan_doorbells();
+	work |= drain_inbox();
+	for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
+		work |= eng_qp_progress(qp, now);
+	if (now - last_slow > 100000000ull) {
+		last_slow = now;
+		check_unrung(now);
+		reap_peers();
+	}
+	return work;
+}
+
+/*
+ * Progress lent by polling application threads. libmlx5 takes its CQ/QP spinlock (pthread_spin_lock) in every
+ * ibv_poll_cq / ibv_post_*; this library interposes it and first runs one engine pass if the engine is free.
+ * Why: on a 2-core machine two processes that busy-poll their CQs keep both cores; the scheduler then runs the
+ * engine threads only at time-slice boundaries (measured 4-12 ms per hop, 14 ms per ibv_rc_pingpong
+ * round trip). A NIC does not need the host CPU; the emulator borrows the cycles the poller would waste anyway.
+ * The lock itself is still glibc's (RTLD_NEXT).
+ */
+static __thread int in_assist;
+
+int pthread_spin_lock(pthread_spinlock_t *l)
+{
+	if (G.running && !in_assist && !atomic_load_explicit(&G.hook_wait, memory_order_relaxed) &&
+	    pthread_mutex_trylock(&G.lock) == 0) {
+		in_assist = 1;
+		engine_iteration();
+		in_assist = 0;
+		atomic_store_explicit(&G.last_assist, eng_now_ns(), memory_order_relaxed);
+		pthread_mutex_unlock(&G.lock);
+	}
+	static int (*real)(pthread_spinlock_t *);
+	if (!real)
+		real = (int (*)(pthread_spinlock_t *))dlsym(RTLD_NEXT, "pthread_spin_lock");
+	return real(l);
+}
+
 static void *engine_main(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* short sleeps must stay short */
-	uint64_t idle = 0, last_slow = 0;
+	in_assist = 1;
+	uint64_t idle = 0;
 	while (!atomic_load(&G.stop)) {
-		int work = 0;
-		pthread_mutex_lock(&G.lock);
-		if (G.inbox) {
-			uint64_t now = eng_now_ns();
-			work |= scan_doorbells();
-			work |= drain_inbox();
-			for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
-				work |= eng_qp_progress(qp, now);
-			if (now - last_slow > 100000000ull) {
-				last_slow = now;
-				check_unrung(now);
-				reap_peers();
-			}
+		/* While application threads are lending cycles, stay out of their way: if this thread were preempted
+		 * while holding G.lock, every poller's trylock would fail for a whole time slice. */
+		if (eng_now_ns() - atomic_load_explicit(&G.last_assist, memory_order_relaxed) < 2000000ull) {
+			struct timespec ts = { 0, 200000 };
+			nanosleep(&ts, NULL);
+			continue;
 		}
+		pthread_mutex_lock(&G.lock);
+		int work = engine_iteration();
 		pthread_mutex_unlock(&G.lock);
 		if (atomic_load(&G.hook_wait))
 			sched_yield();
@@ -368,9 +409,8 @@ static void *engine_main(void *arg)
 			continue;
 		}
 		idle++;
-		/* Spin briefly, then sleep in short steps. Sleeping (not sched_yield) matters on a small machine where the
-		 * application threads busy-poll their CQs: a thread waking from a sleep preempts a spinner at once, while a
-		 * yielding thread waits for the spinner's whole time slice. */
+		/* Spin briefly, then sleep in short steps so that an idle engine costs (almost) no CPU; pollers lend
+		 * their cycles through pthread_spin_lock when the traffic is hot. */
 		if (idle < 64) {
 			__builtin_ia32_pause();
 		} else {
@@ -465,19 +505,7 @@ static void engine_start_locked(void)
 	if (pthread_create(&G.thr, NULL, engine_main, NULL) == 0)
 		G.running = 1;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	/* The application thread that opened the device (and the threads it creates later) gets a lower priority
-	 * than the engine thread. Programs like perftest busy-poll their CQ; on a 2-core machine with two such
-	 * processes the engines would otherwise wait for whole time slices (measured: 4-12 ms per hop) before the
-	 * scheduler runs them. Raising one's own nice value needs no privilege. MLX5EMU_APP_NICE=0 turns it off. */
-	const char *nv = getenv("MLX5EMU_APP_NICE");
-	int nice_inc = nv ? atoi(nv) : 10;
-	if (G.running && nice_inc > 0) {
-		pid_t tid = (pid_t)syscall(SYS_gettid);
-		errno = 0;
-		int cur = getpriority(PRIO_PROCESS, (id_t)tid);
-		if (errno == 0 && cur < nice_inc)
-			setpriority(PRIO_PROCESS, (id_t)tid, nice_inc);
-	}
+
 }
 
 /* ---------------- hooks ---------------- */

@@ -157,6 +157,7 @@ struct eng_global {
 	int running;
 	_Atomic int stop;
 	_Atomic int hook_wait;
+	_Atomic uint64_t last_assist; /* when an application thread last ran an engine pass (ns) */
 	int pid;
 	char fabric[200];
 	struct eng_inbox *inbox;

@@ -462,7 +462,6 @@ static void check_timeout(struct eng_qp *qp, uint64_t now)
 		qp->cur_valid = 0;
 		return;
 	}
-	if (getenv("ENGDBG")) fprintf(stderr, "retransmit qp %x slot %u\n", qp->qpn, slot);
 	qp->peer = NULL; /* look the peer up again: it may have come back */
 	rewind_to(qp, slot);
 }
@@ -1006,7 +1005,6 @@ static int send_read_resp(struct eng_qp *qp, struct pkt *req)
 static int rc_recv(struct eng_qp *qp, struct pkt *p)
 {
 	int32_t d = psn_diff(p->psn, qp->epsn);
-	if (d > 0 && getenv("ENGDBG")) fprintf(stderr, "qp %x drop psn %x epsn %x type %d\n", qp->qpn, p->psn, qp->epsn, p->type);
 	if (d > 0)
 		return 1; /* out of sequence: the requester is rewinding (RNR) and will resend */
 	if (d < 0) {  /* duplicate: answer again, never execute twice */
@@ -1073,10 +1071,8 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 int eng_handle_req(struct pkt *p)
 {
 	struct eng_qp *qp = eng_find_qp(p->dst_qpn);
-	if (!qp || qp->type != p->qp_type || (qp->state != EMU_QPS_RTR && qp->state != EMU_QPS_RTS)) {
-		if (getenv("ENGDBG")) fprintf(stderr, "drop pkt for %x state %d\n", p->dst_qpn, qp ? qp->state : -1);
-		return 1;
-	} /* nobody listening: the packet is lost, as on a wire */
+	if (!qp || qp->type != p->qp_type || (qp->state != EMU_QPS_RTR && qp->state != EMU_QPS_RTS))
+		return 1; /* nobody listening: the packet is lost, as on a wire */ /* nobody listening: the packet is lost, as on a wire */
 	switch (qp->type) {
 	case EMU_QPT_UD:
 		if (p->type == PKT_SEND)
