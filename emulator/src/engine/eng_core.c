@@ -477,13 +477,17 @@ __attribute__((constructor)) static void engine_init(void)
 	G.strict = s && *s && strcmp(s, "0") != 0;
 	s = getenv("MLX5EMU_SCATTER_CQE");
 	G.scatter = !(s && strcmp(s, "0") == 0);
+	/* MLX5EMU_ENGINE=off: the device never executes anything (no engine thread). Benchmarks and byte-parity tests
+	 * use it to measure or compare the software paths alone, with rings that only they touch. */
+	s = getenv("MLX5EMU_ENGINE");
+	G.disabled = s && (strcmp(s, "off") == 0 || strcmp(s, "0") == 0);
 	pthread_atfork(NULL, NULL, atfork_child);
 }
 
 /* Start the thread (under G.lock). */
 static void engine_start_locked(void)
 {
-	if (G.running)
+	if (G.running || G.disabled)
 		return;
 	G.pid = (int)getpid();
 	if (!G.inbox) {

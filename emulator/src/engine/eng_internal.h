@@ -169,7 +169,7 @@ struct eng_global {
 	struct eng_uar uars[ENG_MAX_UARS];
 	int nuars;
 	struct eng_peer peers[ENG_MAX_PEERS];
-	int strict, scatter;
+	int strict, scatter, disabled;
 	_Atomic unsigned long violations;
 };
 extern struct eng_global G;
