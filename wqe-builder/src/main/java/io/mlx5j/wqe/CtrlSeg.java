@@ -8,7 +8,7 @@ package io.mlx5j.wqe;
  *       +---------------+---------------------------+---------------+
  *  0x00 |     opmod     |         wqe_index         |     opcode    |  opmod_idx_opcode
  *       +---------------+---------------------------+---------------+
- *  0x04 |                    qpn                    |       ds      |  qpn_ds
+ *  0x04 |                    qpn                    |rsv|    ds     |  qpn_ds
  *       +---------------+---------------------------+---------------+
  *  0x08 |   signature   |   dci_stream_channel_id   |    fm_ce_se   |
  *       +---------------+---------------------------+---------------+
@@ -39,8 +39,12 @@ public final class CtrlSeg
     /** Initiator small fence: wait for earlier RDMA READ/atomic responses only (fence mode 1). */
     public static final int MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE = 1 << 5;
 
-    /** Largest ds the 8-bit field of {@code qpn_ds} can hold (mlx5dv_set_ctrl_seg takes a uint8_t ds). */
-    public static final int MAX_DS = 0xff;
+    /**
+     * Largest ds: the PRM field is 6 bits (qpn_ds bits 5..0; bits 7..6 are reserved), as the doorbell module's
+     * SendDoorbell.MAX_DS and libmlx5's WQE size limit assume. mlx5dv_set_ctrl_seg takes a uint8_t, but a larger
+     * value would spill into reserved bits.
+     */
+    public static final int MAX_DS = 0x3f;
 
     private CtrlSeg()
     {
@@ -53,7 +57,7 @@ public final class CtrlSeg
 
     public static int qpnDs(final int qpn, final int ds)
     {
-        return (qpn << 8) | (ds & 0xff);
+        return (qpn << 8) | (ds & MAX_DS);
     }
 
     /** Word at {@link #SIGNATURE_OFFSET}: signature, dci_stream_channel_id (0) and fm_ce_se. */
