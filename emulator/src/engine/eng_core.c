@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -24,6 +25,7 @@
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/mlx5-abi.h>
 
 #include "engine_hooks.h"
 #include "engine/eng_internal.h"
@@ -395,7 +397,7 @@ static void *engine_main(void *arg)
 		/* While application threads are lending cycles, stay out of their way: if this thread were preempted
 		 * while holding G.lock, every poller's trylock would fail for a whole time slice. */
 		if (eng_now_ns() - atomic_load_explicit(&G.last_assist, memory_order_relaxed) < 2000000ull) {
-			struct timespec ts = { 0, 200000 };
+			struct timespec ts = { 0, 1000 };
 			nanosleep(&ts, NULL);
 			continue;
 		}
@@ -587,8 +589,46 @@ void emu_engine_cq_resized(struct emu_cq *c)
 	unlock_engine();
 }
 
+/* The kernel counts a completion event as reported when the user reads it and drops unread ones when the CQ is
+ * destroyed (drivers/infiniband/core/uverbs_main.c). With a pipe for a channel, take this CQ's unread events back
+ * out (keeping other CQs' events in order), so that ibv_destroy_cq's wait for acked == reported terminates. */
+static void reclaim_unread_events(struct emu_cq *c)
+{
+	if (c->comp_fd < 0 || !c->ctx)
+		return;
+	int rfd = -1;
+	emu_lock();
+	for (struct emu_comp_channel *ch = c->ctx->channels; ch; ch = ch->next)
+		if (ch->write_fd == c->comp_fd)
+			rfd = ch->read_fd;
+	emu_unlock();
+	int avail = 0;
+	if (rfd < 0 || ioctl(rfd, FIONREAD, &avail) != 0 || avail < (int)sizeof(struct ib_uverbs_comp_event_desc))
+		return;
+	struct ib_uverbs_comp_event_desc ev[64];
+	int n = avail / (int)sizeof ev[0];
+	if (n > 64)
+		n = 64;
+	ssize_t got = read(rfd, ev, (size_t)n * sizeof ev[0]);
+	if (got <= 0)
+		return;
+	n = (int)(got / (ssize_t)sizeof ev[0]);
+	uint32_t dropped = 0;
+	for (int i = 0; i < n; i++) {
+		if (ev[i].cq_handle == c->user_handle) {
+			dropped++;
+		} else if (write(c->comp_fd, &ev[i], sizeof ev[i]) != (ssize_t)sizeof ev[i]) {
+			emu_log("engine: completion event lost while destroying CQ 0x%x", c->cqn);
+		}
+	}
+	emu_lock();
+	c->comp_events -= dropped;
+	emu_unlock();
+}
+
 void emu_engine_cq_destroying(struct emu_cq *c)
 {
+	reclaim_unread_events(c);
 	lock_engine();
 	struct eng_cq *e = c->engine;
 	for (struct eng_cq **pp = &G.cqs; *pp; pp = &(*pp)->next)
@@ -708,8 +748,8 @@ void emu_engine_qp_created(struct emu_qp *q)
 	/* Scatter-to-CQE as the Linux mlx5 driver configures it (drivers/infiniband/hw/mlx5/qp.c,
 	 * configure_responder_scat_cqe / configure_requester_scat_cqe): responder whenever the QP asks for it;
 	 * requester only for RC with every WR signaled (or MLX5_QP_FLAG_ALLOW_SCATTER_CQE). */
-	int want = G.scatter && (q->create_flags & (1u << 5)) != 0; /* MLX5_QP_FLAG_SCATTER_CQE */
-	int allow = (q->create_flags & (1u << 8)) != 0;             /* MLX5_QP_FLAG_ALLOW_SCATTER_CQE */
+	int want = G.scatter && (q->create_flags & MLX5_QP_FLAG_SCATTER_CQE) != 0;
+	int allow = (q->create_flags & MLX5_QP_FLAG_ALLOW_SCATTER_CQE) != 0;
 	qp->scat_res = want && q->rq_wqe_cnt + (q->srq ? 1 : 0) > 0;
 	qp->scat_req = want && q->type == EMU_QPT_RC && (q->sq_sig_all || allow);
 	lock_engine();

@@ -1072,7 +1072,7 @@ int eng_handle_req(struct pkt *p)
 {
 	struct eng_qp *qp = eng_find_qp(p->dst_qpn);
 	if (!qp || qp->type != p->qp_type || (qp->state != EMU_QPS_RTR && qp->state != EMU_QPS_RTS))
-		return 1; /* nobody listening: the packet is lost, as on a wire */ /* nobody listening: the packet is lost, as on a wire */
+		return 1; /* nobody listening: the packet is lost, as on a wire */
 	switch (qp->type) {
 	case EMU_QPT_UD:
 		if (p->type == PKT_SEND)
