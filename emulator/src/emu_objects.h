@@ -337,7 +337,8 @@ struct emu_registry {
 /* The mapped registry (NULL before the first context is opened), and this process's procs[] slot (-1 if none). */
 struct emu_registry *emu_registry(void);
 int emu_reg_self_slot(void);
-/* Consistent copy of the entry for qpn; returns 0 on success, -1 if no live QP has that number. */
+/* Consistent copy of the entry for qpn; returns 0 on success, -1 if no live QP has that number (never created,
+ * destroyed, or owned by a process that no longer exists). */
 int emu_reg_qp_get(uint32_t qpn, struct emu_reg_qp *out);
 
 #ifdef __cplusplus

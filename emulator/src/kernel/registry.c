@@ -278,10 +278,13 @@ int emu_reg_qp_get(uint32_t qpn, struct emu_reg_qp *out)
 	if (!g_reg)
 		return -1;
 	struct emu_reg_qp *e = &g_reg->qps[qpn & (EMU_REG_QP_SLOTS - 1)];
-	for (;;) {
+	for (int spins = 0;; spins++) {
 		uint32_t s1 = atomic_load(&e->seq);
-		if (s1 & 1)
+		if (s1 & 1) {
+			if (spins > 1000000)
+				return -1; /* the writer died mid-update; treat the entry as gone */
 			continue;
+		}
 		/* copy field by field: the struct has atomics, and a torn copy is rejected by the seq check */
 		out->qpn = e->qpn;
 		out->pid = e->pid;
@@ -303,5 +306,10 @@ int emu_reg_qp_get(uint32_t qpn, struct emu_reg_qp *out)
 			break;
 	}
 	atomic_store(&out->seq, 0);
-	return (out->qpn == qpn && qpn != 0) ? 0 : -1;
+	if (out->qpn != qpn || qpn == 0)
+		return -1;
+	/* a process killed without cleaning up leaves its entries behind: they are not live QPs */
+	if (out->pid != (int32_t)getpid() && pid_dead(out->pid))
+		return -1;
+	return 0;
 }

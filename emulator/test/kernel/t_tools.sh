@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Unmodified rdma-core tools under the launcher: ibv_devices and ibv_devinfo -v in IB and RoCE modes, the --env
+# mode, and ibv_rc_pingpong between two separately launched processes on one fabric (its whole setup: context,
+# PD, MR, CQ, QP, the three transitions, the exchange of addresses over TCP).
+set -euo pipefail
+: "${MLX5EMU:?run from make check}"
+fail=0
+expect() { # expect <description> <pattern> <file>
+  if grep -qE -- "$2" "$3"; then echo "ok   $1"; else echo "FAIL $1: /$2/ not in output:"; sed 's/^/     /' "$3" | head -20; fail=1; fi
+}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+"$MLX5EMU" --devices 2 -- ibv_devices > "$out/devices" 2>&1 || { echo "FAIL ibv_devices exit $?"; fail=1; }
+expect "ibv_devices lists mlx5_0" '^\s+mlx5_0\s+98039b03004d4500$' "$out/devices"
+expect "ibv_devices lists mlx5_1" '^\s+mlx5_1\s+98039b03004d4501$' "$out/devices"
+
+for link in ib eth; do
+  if ! "$MLX5EMU" --link $link -- ibv_devinfo -v > "$out/devinfo.$link" 2>&1; then
+    echo "FAIL ibv_devinfo -v ($link) exit status"; fail=1
+  fi
+  expect "devinfo ($link): ConnectX-5 part" 'vendor_part_id:\s+4119' "$out/devinfo.$link"
+  expect "devinfo ($link): fw" 'fw_ver:\s+16\.35\.2000' "$out/devinfo.$link"
+  expect "devinfo ($link): port active" 'state:\s+PORT_ACTIVE \(4\)' "$out/devinfo.$link"
+done
+expect "devinfo (ib): link layer" 'link_layer:\s+InfiniBand' "$out/devinfo.ib"
+expect "devinfo (ib): lid" 'port_lid:\s+1$' "$out/devinfo.ib"
+expect "devinfo (ib): gid 0" 'GID\[  0\]:\s+fe80:0000:0000:0000:9803:9b03:004d:4500' "$out/devinfo.ib"
+expect "devinfo (eth): link layer" 'link_layer:\s+Ethernet' "$out/devinfo.eth"
+expect "devinfo (eth): RoCE v1 gid" 'GID\[  0\]:\s+fe80:0000:0000:0000:9a03:9bff:fe4d:4500, RoCE v1' "$out/devinfo.eth"
+expect "devinfo (eth): RoCE v2 gid" 'GID\[  1\]:\s+fe80::9a03:9bff:fe4d:4500, RoCE v2' "$out/devinfo.eth"
+
+# --env: a tree for tools that cannot run under the wrapper (Maven surefire), usable by hand-set environment
+"$MLX5EMU" --link eth --env "$out/envtree" > "$out/env"
+expect "--env prints SYSFS_PATH" "^SYSFS_PATH=$out/envtree\$" "$out/env"
+expect "--env prints LD_PRELOAD" '^LD_PRELOAD=.*libmlx5emu\.so$' "$out/env"
+( set -a; . "$out/env"; set +a; ibv_devinfo > "$out/devinfo.env" 2>&1 ) || { echo "FAIL ibv_devinfo with --env environment"; fail=1; }
+expect "--env environment works" 'link_layer:\s+Ethernet' "$out/devinfo.env"
+
+# ibv_rc_pingpong: server and client launched separately; they meet on the fabric named by MLX5EMU_FABRIC
+for link in ib eth; do
+  port=$((20000 + RANDOM % 20000))
+  g=""; [ $link = eth ] && g="-g 1"
+  timeout 30 "$MLX5EMU" --link $link -- ibv_rc_pingpong -p $port -n 50 $g > "$out/srv.$link" 2>&1 &
+  srv=$!
+  sleep 0.5
+  crc=0
+  timeout 30 "$MLX5EMU" --link $link -- ibv_rc_pingpong -p $port -n 50 $g localhost > "$out/cli.$link" 2>&1 || crc=$?
+  src=0; wait $srv || src=$?
+  expect "rc_pingpong ($link) server set up" 'remote address: +LID 0x[0-9a-f]+, QPN 0x[0-9a-f]+' "$out/srv.$link"
+  expect "rc_pingpong ($link) client set up" 'remote address: +LID 0x[0-9a-f]+, QPN 0x[0-9a-f]+' "$out/cli.$link"
+  # the data phase belongs to the device engine (emulator/src/engine); report it, the engine's tests assert it
+  echo "info rc_pingpong ($link) data phase: server exit $src, client exit $crc"
+done
+exit $fail
