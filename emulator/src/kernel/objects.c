@@ -85,13 +85,46 @@ static int g_num_devices;
 static pthread_once_t g_ports_once = PTHREAD_ONCE_INIT;
 
 /* Must match the launcher's sysfs writer (mlx5emu): OUI 98:03:9b, then "ME", then the device index. */
+/* Without MLX5EMU_LINK / MLX5EMU_DEVICES (e.g. only SYSFS_PATH and LD_PRELOAD were set, as in a Maven surefire
+ * configuration), read both from the sysfs tree the launcher wrote, so library and tree cannot disagree. */
+static int tree_is_eth(void)
+{
+	const char *root = getenv("SYSFS_PATH");
+	char path[4096], buf[32] = { 0 };
+	if (!root)
+		return 0;
+	snprintf(path, sizeof(path), "%s/class/infiniband/mlx5_0/ports/1/link_layer", root);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return strncmp(buf, "Ethernet", 8) == 0;
+}
+
+static int tree_devices(void)
+{
+	const char *root = getenv("SYSFS_PATH");
+	char path[4096];
+	int n = 0;
+	if (!root)
+		return 1;
+	for (; n < EMU_MAX_DEVICES; n++) {
+		snprintf(path, sizeof(path), "%s/class/infiniband_verbs/uverbs%d/ibdev", root, n);
+		if (access(path, F_OK) != 0)
+			break;
+	}
+	return n ? n : 1;
+}
+
 static void ports_init(void)
 {
 	const char *link = getenv("MLX5EMU_LINK");
 	const char *n = getenv("MLX5EMU_DEVICES");
-	int eth = link && (strcmp(link, "eth") == 0 || strcmp(link, "roce") == 0);
+	int eth = link ? (strcmp(link, "eth") == 0 || strcmp(link, "roce") == 0) : tree_is_eth();
 
-	g_num_devices = n ? atoi(n) : 1;
+	g_num_devices = n ? atoi(n) : tree_devices();
 	if (g_num_devices < 1)
 		g_num_devices = 1;
 	if (g_num_devices > EMU_MAX_DEVICES)

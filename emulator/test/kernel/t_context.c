@@ -223,7 +223,7 @@ int main(void)
 	REQUIRE(list, "ibv_get_device_list: %s", strerror(errno));
 	CHECK(n == (want ? atoi(want) : 1), "%d devices", n);
 	for (int i = 0; i < n; i++) {
-		char name[16];
+		char name[32];
 		snprintf(name, sizeof(name), "mlx5_%d", i);
 		CHECK(strcmp(ibv_get_device_name(list[i]), name) == 0, "device %d is %s", i,
 		      ibv_get_device_name(list[i]));
