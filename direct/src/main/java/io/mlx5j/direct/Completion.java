@@ -1,0 +1,159 @@
+package io.mlx5j.direct;
+
+import io.mlx5j.wqe.WcStatus;
+
+/**
+ * One decoded completion: a reusable view that {@link DirectCq#poll(Completion)} overwrites, field for field what
+ * libmlx5's {@code ibv_poll_cq} puts into a zeroed {@code struct ibv_wc} for the same CQE (rdma-core v44
+ * providers/mlx5/cq.c mlx5_parse_cqe, handle_good_req, handle_responder). Fields libmlx5 does not set for a kind of
+ * completion (for example byte_len of a successful SEND, or opcode of an error) read 0 here.
+ * <p>
+ * Not thread-safe; owned by the thread that polls.
+ */
+public final class Completion
+{
+    long wrId;
+    int status;
+    int opcode;
+    int vendorErr;
+    int syndrome;
+    int byteLen;
+    int immOrInv;
+    int qpn;
+    int srcQp;
+    int wcFlags;
+    int pkeyIndex;
+    int slid;
+    int sl;
+    int dlidPathBits;
+
+    /** Resets every field, as libmlx5's poll would see a zeroed ibv_wc. */
+    void clear()
+    {
+        wrId = 0;
+        status = 0;
+        opcode = 0;
+        vendorErr = 0;
+        syndrome = 0;
+        byteLen = 0;
+        immOrInv = 0;
+        qpn = 0;
+        srcQp = 0;
+        wcFlags = 0;
+        pkeyIndex = 0;
+        slid = 0;
+        sl = 0;
+        dlidPathBits = 0;
+    }
+
+    /** The wr_id given when the WQE was posted. */
+    public long wrId()
+    {
+        return wrId;
+    }
+
+    /** Status as the ibv_wc_status enum (no allocation: enum constants). */
+    public WcStatus status()
+    {
+        return WC_STATUS[status];
+    }
+
+    /** ibv_wc_status number. */
+    public int statusCode()
+    {
+        return status;
+    }
+
+    public boolean isSuccess()
+    {
+        return status == 0;
+    }
+
+    /** {@link WcOpcode} / ibv_wc_opcode number; 0 for error completions (libmlx5 leaves it unset). */
+    public int opcode()
+    {
+        return opcode;
+    }
+
+    /** vendor_err: the error CQE's vendor syndrome (0 on success). */
+    public int vendorSyndrome()
+    {
+        return vendorErr;
+    }
+
+    /** The error CQE's mlx5 syndrome byte (not part of ibv_wc; 0 on success). */
+    public int syndrome()
+    {
+        return syndrome;
+    }
+
+    /** byte_len: received bytes, RDMA READ length, 8 for atomics; 0 where libmlx5 does not set it. */
+    public int byteLen()
+    {
+        return byteLen;
+    }
+
+    /**
+     * Immediate data as a number (the 4 wire bytes read big-endian: what the sender passed as {@code imm}); valid when
+     * {@link #wcFlags()} has {@link WcOpcode#WC_WITH_IMM}. libibverbs' imm_data holds the same bytes in network order.
+     */
+    public int imm()
+    {
+        return (wcFlags & WcOpcode.WC_WITH_IMM) != 0 ? immOrInv : 0;
+    }
+
+    /** The rkey a SEND_WITH_INV invalidated; valid when {@link #wcFlags()} has {@link WcOpcode#WC_WITH_INV}. */
+    public int invalidatedRkey()
+    {
+        return (wcFlags & WcOpcode.WC_WITH_INV) != 0 ? immOrInv : 0;
+    }
+
+    /** qp_num: the local QP the completion belongs to. */
+    public int qpn()
+    {
+        return qpn;
+    }
+
+    /** src_qp: the remote QP of a receive (UD: the sender). */
+    public int srcQp()
+    {
+        return srcQp;
+    }
+
+    /** wc_flags: OR of {@link WcOpcode#WC_GRH}, {@link WcOpcode#WC_WITH_IMM}, {@link WcOpcode#WC_WITH_INV}. */
+    public int wcFlags()
+    {
+        return wcFlags;
+    }
+
+    public int pkeyIndex()
+    {
+        return pkeyIndex;
+    }
+
+    public int slid()
+    {
+        return slid;
+    }
+
+    public int sl()
+    {
+        return sl;
+    }
+
+    public int dlidPathBits()
+    {
+        return dlidPathBits;
+    }
+
+    private static final WcStatus[] WC_STATUS = WcStatus.values();
+
+    @Override
+    public String toString()
+    {
+        return "Completion(wr_id 0x" + Long.toHexString(wrId) + ", " + status() + ", opcode " + opcode + ", byte_len " +
+            byteLen + ", qpn 0x" + Integer.toHexString(qpn) + ", src_qp 0x" + Integer.toHexString(srcQp) + ", flags 0x" +
+            Integer.toHexString(wcFlags) + ", imm/inv 0x" + Integer.toHexString(immOrInv) + ", vendor_err 0x" +
+            Integer.toHexString(vendorErr) + ")";
+    }
+}

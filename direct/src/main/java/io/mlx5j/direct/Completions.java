@@ -1,0 +1,34 @@
+package io.mlx5j.direct;
+
+/**
+ * A fixed batch of reusable {@link Completion} views for {@link DirectCq#poll(Completions, int)}: allocated once,
+ * refilled by every poll. Not thread-safe.
+ */
+public final class Completions
+{
+    private final Completion[] entries;
+
+    public Completions(final int capacity)
+    {
+        if (capacity < 1)
+        {
+            throw new IllegalArgumentException("capacity must be >= 1: " + capacity);
+        }
+        entries = new Completion[capacity];
+        for (int i = 0; i < capacity; i++)
+        {
+            entries[i] = new Completion();
+        }
+    }
+
+    public int capacity()
+    {
+        return entries.length;
+    }
+
+    /** The i-th completion of the last poll (valid for i below what that poll returned). */
+    public Completion get(final int i)
+    {
+        return entries[i];
+    }
+}

@@ -1,0 +1,480 @@
+package io.mlx5j.direct;
+
+import io.mlx5j.doorbell.CqDoorbell;
+import io.mlx5j.wqe.Cqe64;
+import io.mlx5j.wqe.CqeView;
+import io.mlx5j.wqe.Mlx5Opcode;
+import io.mlx5j.wqe.WcStatus;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * A completion queue polled from Java: decodes the CQEs of the ring {@code mlx5dv_init_obj} reported into {@link
+ * Completion} views exactly as libmlx5's {@code ibv_poll_cq} fills an {@code ibv_wc} (rdma-core v44
+ * providers/mlx5/cq.c mlx5_parse_cqe; the CQE parity test compares every field), retires the send, receive and SRQ
+ * slots of the queues {@link #attach attached} to it, performs scatter-to-CQE copies, and updates the consumer-index
+ * record once per poll call.
+ * <ul>
+ * <li>Ownership: a CQE is software's when its opcode is not INVALID and its owner bit matches the pass over the ring
+ *     ({@link CqeView#tryAcquire}).</li>
+ * <li>Send CQEs carry the wqe_counter of the WQE's first WQEBB; that WQE and every earlier unsignaled one retire.
+ *     Receive CQEs complete the oldest receive WQE; SRQ CQEs name their WQE by wqe_counter.</li>
+ * <li>Queues are found by the CQE's QP number (the low 24 bits of sop_drop_qpn). SRQ receives are matched through
+ *     {@link #attach(DirectSrq, QueuePair)}, or through {@link #attach(DirectSrq)} when it is the only SRQ.</li>
+ * <li>Events: {@link #arm(boolean)} writes the arm doorbell; {@link #awaitEvent(long)} waits on the CQ's completion
+ *     channel and acknowledges the event.</li>
+ * </ul>
+ * A CQE for a QP with no attached queue, or naming no outstanding WQE, is a programming error (or a corrupt CQ) and
+ * throws {@link IllegalStateException} after the CQE was consumed.
+ * <p>
+ * <b>Threads:</b> confined to one thread, the same that posts to the attached queues (their counters are shared
+ * without locks). {@code -Dmlx5j.debug=true} checks the owner on every poll.
+ */
+public final class DirectCq
+{
+    private final CompletionQueue cq;
+    private final CqRing ring;
+    private final MemorySegment buf;
+    private final int cqeSize;
+    private final CqeView view = new CqeView();
+    private final CqDoorbell doorbell;
+    private int ci;
+    private int eventsSeen;
+    private Thread owner;
+
+    private int[] sqQpn = new int[0];
+    private DirectSendQueue[] sqs = new DirectSendQueue[0];
+    private int[] rqQpn = new int[0];
+    private DirectRecvQueue[] rqs = new DirectRecvQueue[0];
+    private int[] srqQpn = new int[0];
+    private DirectSrq[] srqByQp = new DirectSrq[0];
+    private DirectSrq[] srqs = new DirectSrq[0];
+
+    private DirectCq(final CompletionQueue cq)
+    {
+        this.cq = cq;
+        this.ring = cq.ring();
+        this.buf = ring.buf();
+        this.cqeSize = ring.cqeSize();
+        view.wrap(buf, cqeSize, ring.cqeCnt());
+        this.doorbell = new CqDoorbell(ring.dbrec(), ring.cqUar(), ring.cqn());
+        this.eventsSeen = cq.eventsReceived();
+    }
+
+    public static DirectCq of(final CompletionQueue cq)
+    {
+        return new DirectCq(cq);
+    }
+
+    /** Send CQEs of this queue's QP retire its slots and give back its wr_ids. */
+    public DirectCq attach(final DirectSendQueue sq)
+    {
+        sqQpn = append(sqQpn, sq.qpn());
+        sqs = Arrays.copyOf(sqs, sqs.length + 1);
+        sqs[sqs.length - 1] = sq;
+        return this;
+    }
+
+    public DirectCq attach(final DirectRecvQueue rq)
+    {
+        rqQpn = append(rqQpn, rq.qpn());
+        rqs = Arrays.copyOf(rqs, rqs.length + 1);
+        rqs[rqs.length - 1] = rq;
+        return this;
+    }
+
+    /** Receives of QPs not attached by {@link #attach(DirectSrq, QueuePair)} go to this SRQ if it is the only one. */
+    public DirectCq attach(final DirectSrq srq)
+    {
+        srqs = Arrays.copyOf(srqs, srqs.length + 1);
+        srqs[srqs.length - 1] = srq;
+        return this;
+    }
+
+    /** Receives of {@code qp} (created with {@code srq}) are completions of {@code srq}'s WQEs. */
+    public DirectCq attach(final DirectSrq srq, final QueuePair qp)
+    {
+        srqQpn = append(srqQpn, qp.qpn());
+        srqByQp = Arrays.copyOf(srqByQp, srqByQp.length + 1);
+        srqByQp[srqByQp.length - 1] = srq;
+        return attach(srq);
+    }
+
+    private static int[] append(final int[] a, final int v)
+    {
+        final int[] b = Arrays.copyOf(a, a.length + 1);
+        b[a.length] = v;
+        return b;
+    }
+
+    /**
+     * Poll one completion into {@code c}.
+     *
+     * @return 1 if {@code c} now holds a completion, 0 if the CQ is empty
+     */
+    public int poll(final Completion c)
+    {
+        if (Wire.DEBUG)
+        {
+            owner = Wire.checkOwner(owner, this);
+        }
+        final int start = ci;
+        try
+        {
+            while (view.tryAcquire(ci))
+            {
+                ci++;
+                if (decode(c))
+                {
+                    return 1;
+                }
+            }
+            return 0;
+        }
+        finally
+        {
+            if (ci != start)
+            {
+                doorbell.consumerIndex(ci);
+            }
+        }
+    }
+
+    /**
+     * Poll up to {@code max} completions (at most the batch capacity) into {@code batch.get(0..n-1)}; one
+     * consumer-index update for all of them.
+     *
+     * @return n, the number of completions
+     */
+    public int poll(final Completions batch, final int max)
+    {
+        if (Wire.DEBUG)
+        {
+            owner = Wire.checkOwner(owner, this);
+        }
+        final int limit = Math.min(max, batch.capacity());
+        final int start = ci;
+        int n = 0;
+        try
+        {
+            while (n < limit && view.tryAcquire(ci))
+            {
+                ci++;
+                if (decode(batch.get(n)))
+                {
+                    n++;
+                }
+            }
+            return n;
+        }
+        finally
+        {
+            if (ci != start)
+            {
+                doorbell.consumerIndex(ci);
+            }
+        }
+    }
+
+    /** Decode the acquired CQE; false if it is not a work completion (e.g. RESIZE_CQ) and was skipped. */
+    private boolean decode(final Completion c)
+    {
+        final CqeView v = view;
+        final int op = v.opcode();
+        final int qpn = v.qpn();
+        c.clear();
+        c.qpn = qpn;
+        switch (op)
+        {
+            case Cqe64.MLX5_CQE_REQ ->
+            {
+                final DirectSendQueue sq = sendQueue(qpn);
+                final int wqeOpcode = v.sopDropQpn() >>> 24;
+                requester(c, wqeOpcode);
+                final int wqeCounter = v.wqeCounter();
+                if (wqeOpcode == Mlx5Opcode.MLX5_OPCODE_RDMA_READ)
+                {
+                    c.byteLen = v.byteCnt();
+                }
+                else if (wqeOpcode == Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_CS ||
+                    wqeOpcode == Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_FA)
+                {
+                    c.byteLen = sq.atomicBytes(wqeCounter);
+                }
+                final long scatter = scatterOffset(v);
+                if (scatter >= 0)
+                {
+                    c.status = sq.copyToSendWqe(wqeCounter, buf, scatter, c.byteLen);
+                }
+                c.wrId = sq.complete(wqeCounter);
+                return true;
+            }
+            case Cqe64.MLX5_CQE_RESP_WR_IMM, Cqe64.MLX5_CQE_RESP_SEND, Cqe64.MLX5_CQE_RESP_SEND_IMM,
+                Cqe64.MLX5_CQE_RESP_SEND_INV ->
+            {
+                responder(c, op, qpn);
+                return true;
+            }
+            case Cqe64.MLX5_CQE_REQ_ERR ->
+            {
+                error(c);
+                c.wrId = sendQueue(qpn).complete(v.wqeCounter());
+                return true;
+            }
+            case Cqe64.MLX5_CQE_RESP_ERR ->
+            {
+                error(c);
+                final DirectRecvQueue rq = recvQueue(qpn);
+                if (rq != null)
+                {
+                    c.wrId = rq.complete();
+                }
+                else
+                {
+                    c.wrId = srq(qpn).complete(v.wqeCounter());
+                }
+                return true;
+            }
+            case Cqe64.MLX5_CQE_RESIZE_CQ ->
+            {
+                return false;
+            }
+            default -> throw new IllegalStateException("CQE " + (ci - 1) + " of " + cq + " has opcode " + op +
+                ", which mlx5j does not handle (op_own 0x" + Integer.toHexString(v.opOwn()) + ")");
+        }
+    }
+
+    /** handle_good_req: the WC opcode and byte_len come from the WQE opcode the CQE echoes. */
+    private static void requester(final Completion c, final int wqeOpcode)
+    {
+        switch (wqeOpcode)
+        {
+            case Mlx5Opcode.MLX5_OPCODE_RDMA_WRITE_IMM ->
+            {
+                c.wcFlags |= WcOpcode.WC_WITH_IMM;
+                c.opcode = WcOpcode.RDMA_WRITE;
+            }
+            case Mlx5Opcode.MLX5_OPCODE_RDMA_WRITE -> c.opcode = WcOpcode.RDMA_WRITE;
+            case Mlx5Opcode.MLX5_OPCODE_SEND_IMM ->
+            {
+                c.wcFlags |= WcOpcode.WC_WITH_IMM;
+                c.opcode = WcOpcode.SEND;
+            }
+            case Mlx5Opcode.MLX5_OPCODE_SEND, Mlx5Opcode.MLX5_OPCODE_SEND_INVAL -> c.opcode = WcOpcode.SEND;
+            case Mlx5Opcode.MLX5_OPCODE_RDMA_READ -> c.opcode = WcOpcode.RDMA_READ;
+            case Mlx5Opcode.MLX5_OPCODE_ATOMIC_CS ->
+            {
+                c.opcode = WcOpcode.COMP_SWAP;
+                c.byteLen = 8;
+            }
+            case Mlx5Opcode.MLX5_OPCODE_ATOMIC_FA ->
+            {
+                c.opcode = WcOpcode.FETCH_ADD;
+                c.byteLen = 8;
+            }
+            // libmlx5 has no case for the masked atomics (its verbs cannot post them); mlx5j reports them like
+            // their plain forms
+            case Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_CS -> c.opcode = WcOpcode.COMP_SWAP;
+            case Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_FA -> c.opcode = WcOpcode.FETCH_ADD;
+            default -> c.opcode = WcOpcode.SEND; // NOP: libmlx5 reports wr_data, 0 (IBV_WC_SEND)
+        }
+    }
+
+    private void responder(final Completion c, final int op, final int qpn)
+    {
+        final CqeView v = view;
+        final long cqe64 = v.cqeOffset() + cqeSize - Cqe64.LENGTH;
+        c.byteLen = v.byteCnt();
+        final long scatter = scatterOffset(v);
+        final DirectRecvQueue rq = recvQueue(qpn);
+        int err = 0;
+        if (rq != null)
+        {
+            final int slot = rq.tailSlot();
+            c.wrId = rq.complete();
+            if (scatter >= 0)
+            {
+                err = rq.copyToRecvWqe(slot, buf, scatter, c.byteLen);
+            }
+        }
+        else
+        {
+            final int wqeCounter = v.wqeCounter();
+            final DirectSrq srq = srq(qpn);
+            c.wrId = srq.complete(wqeCounter);
+            if (scatter >= 0)
+            {
+                err = srq.copyToRecvSrq(wqeCounter, buf, scatter, c.byteLen);
+            }
+        }
+        if (err != 0)
+        {
+            c.status = err;     // libmlx5 returns here: opcode, flags and addressing stay unset
+            return;
+        }
+        final int immInvalPkey = v.immInvalPkey();
+        switch (op)
+        {
+            case Cqe64.MLX5_CQE_RESP_WR_IMM ->
+            {
+                c.opcode = WcOpcode.RECV_RDMA_WITH_IMM;
+                c.wcFlags |= WcOpcode.WC_WITH_IMM;
+                c.immOrInv = immInvalPkey;
+            }
+            case Cqe64.MLX5_CQE_RESP_SEND -> c.opcode = WcOpcode.RECV;
+            case Cqe64.MLX5_CQE_RESP_SEND_IMM ->
+            {
+                c.opcode = WcOpcode.RECV;
+                c.wcFlags |= WcOpcode.WC_WITH_IMM;
+                c.immOrInv = immInvalPkey;
+            }
+            default ->
+            {
+                c.opcode = WcOpcode.RECV;
+                c.wcFlags |= WcOpcode.WC_WITH_INV;
+                c.immOrInv = immInvalPkey;
+            }
+        }
+        final int flagsRqpn = v.flagsRqpn();
+        c.slid = v.slid();
+        c.sl = (flagsRqpn >>> 24) & 0xf;
+        c.srcQp = flagsRqpn & 0xffffff;
+        c.dlidPathBits = Wire.u8(buf, cqe64 + ML_PATH_OFFSET) & 0x7f;
+        if (((flagsRqpn >>> 28) & 3) != 0)
+        {
+            c.wcFlags |= WcOpcode.WC_GRH;
+        }
+        c.pkeyIndex = immInvalPkey & 0xffff;
+    }
+
+    /** ml_path: byte 0x11 of mlx5_cqe64 (its low 7 bits are the DLID path bits). */
+    private static final int ML_PATH_OFFSET = 0x11;
+
+    private void error(final Completion c)
+    {
+        final int syndrome = view.syndrome();
+        c.status = WcStatus.fromSyndrome(syndrome).code();
+        c.syndrome = syndrome;
+        c.vendorErr = view.vendorSyndrome();
+    }
+
+    /** Where scatter-to-CQE data is in the CQ buffer, or -1. */
+    private long scatterOffset(final CqeView v)
+    {
+        return v.scatterOffset();
+    }
+
+    private DirectSendQueue sendQueue(final int qpn)
+    {
+        final int[] q = sqQpn;
+        for (int i = 0; i < q.length; i++)
+        {
+            if (q[i] == qpn)
+            {
+                return sqs[i];
+            }
+        }
+        throw new IllegalStateException("send CQE for QP 0x" + Integer.toHexString(qpn) + " on " + cq +
+            ", which has no attached DirectSendQueue for it");
+    }
+
+    private DirectRecvQueue recvQueue(final int qpn)
+    {
+        final int[] q = rqQpn;
+        for (int i = 0; i < q.length; i++)
+        {
+            if (q[i] == qpn)
+            {
+                return rqs[i];
+            }
+        }
+        return null;
+    }
+
+    private DirectSrq srq(final int qpn)
+    {
+        final int[] q = srqQpn;
+        for (int i = 0; i < q.length; i++)
+        {
+            if (q[i] == qpn)
+            {
+                return srqByQp[i];
+            }
+        }
+        if (srqs.length == 1)
+        {
+            return srqs[0];
+        }
+        throw new IllegalStateException("receive CQE for QP 0x" + Integer.toHexString(qpn) + " on " + cq +
+            ", which has no attached DirectRecvQueue or DirectSrq for it");
+    }
+
+    /**
+     * Request an event for the next completion (or the next solicited one): the arm doorbell, as libmlx5's
+     * mlx5_arm_cq with this poller's consumer index. Events received since the last arm advance the arm sequence
+     * number first (mlx5_cq_event does that in libmlx5).
+     */
+    public void arm(final boolean solicitedOnly)
+    {
+        if (Wire.DEBUG)
+        {
+            owner = Wire.checkOwner(owner, this);
+        }
+        final int events = cq.eventsReceived();
+        while (eventsSeen != events)
+        {
+            doorbell.eventReceived();
+            eventsSeen++;
+        }
+        doorbell.arm(ci, solicitedOnly);
+    }
+
+    /**
+     * Wait on the CQ's completion channel for an event of this CQ and acknowledge it. Events of other CQs of the same
+     * channel that arrive meanwhile are consumed (and counted on their CQs) without ending the wait.
+     *
+     * @param timeoutMillis how long to wait; negative waits forever
+     * @return true if an event of this CQ arrived, false on timeout
+     */
+    public boolean awaitEvent(final long timeoutMillis)
+    {
+        final CompletionChannel channel = cq.channel();
+        if (channel == null)
+        {
+            throw new IllegalStateException(cq + " was created without a completion channel");
+        }
+        final long deadline = System.nanoTime() + Math.max(0, timeoutMillis) * 1_000_000L;
+        while (true)
+        {
+            final long left = timeoutMillis < 0 ? -1 : Math.max(0, (deadline - System.nanoTime()) / 1_000_000L);
+            if (!ChannelPoll.readable(channel.fd(), left))
+            {
+                return false;
+            }
+            final CompletionQueue fired = channel.awaitEvent();
+            if (fired == cq)
+            {
+                cq.ackEvents();
+                return true;
+            }
+        }
+    }
+
+    /** Free-running count of CQEs consumed (its low 24 bits are in the consumer-index record). */
+    public int consumerIndex()
+    {
+        return ci;
+    }
+
+    public CompletionQueue completionQueue()
+    {
+        return cq;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "DirectCq(cqn 0x" + Integer.toHexString(ring.cqn()) + ")";
+    }
+}

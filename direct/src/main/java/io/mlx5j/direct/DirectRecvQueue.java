@@ -1,0 +1,190 @@
+package io.mlx5j.direct;
+
+import io.mlx5j.doorbell.DoorbellRecord;
+import io.mlx5j.wqe.DataSeg;
+import io.mlx5j.wqe.RecvQueue;
+import io.mlx5j.wqe.RecvWqeWriter;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The receive queue of one QP (not an SRQ), posted from Java with the bytes libmlx5's mlx5_post_recv writes
+ * (rdma-core v44 providers/mlx5/qp.c): one data segment per non-empty SGE, then a terminator entry (byte_count 0,
+ * MLX5_INVALID_LKEY) if the WQE has room for one; {@link #ring()} publishes the new head in the doorbell record.
+ * Receive WQEs complete in posting order, so the CQ retires the oldest one.
+ * <p>
+ * Confined to one thread, which also polls the CQ this queue is attached to ({@code -Dmlx5j.debug=true} checks).
+ * A full ring returns false; too many SGEs throw IllegalArgumentException.
+ */
+public final class DirectRecvQueue
+{
+    private final QueuePair qp;
+    private final int qpn;
+    private final MemorySegment ring;
+    private final long ringMask;
+    private final int stride;
+    private final int maxSge;
+    private final RecvQueue rq;
+    private final RecvWqeWriter writer = new RecvWqeWriter();
+    private final DoorbellRecord dbrec;
+    private int published;
+    private Thread owner;
+
+    private long stWrId;
+    private int nsge;
+    private boolean staged;
+    private final long[] sgeAddr;
+    private final int[] sgeLkey;
+    private final int[] sgeLen;
+
+    private DirectRecvQueue(final QueuePair qp)
+    {
+        final QpRings rings = qp.rings();
+        if (rings.rqWqeCnt() < 1)
+        {
+            throw new IllegalArgumentException(qp + " has no receive queue" +
+                (qp.srq() != null ? " (it receives from an SRQ: use DirectSrq)" : ""));
+        }
+        this.qp = qp;
+        this.qpn = rings.qpn();
+        this.ring = rings.rq();
+        this.ringMask = ring.byteSize() - 1;
+        this.stride = rings.rqStride();
+        this.maxSge = stride / DataSeg.LENGTH;
+        this.rq = new RecvQueue(rings.rqWqeCnt(), stride);
+        this.dbrec = new DoorbellRecord(rings.dbrec());
+        this.sgeAddr = new long[maxSge];
+        this.sgeLkey = new int[maxSge];
+        this.sgeLen = new int[maxSge];
+    }
+
+    public static DirectRecvQueue of(final QueuePair qp)
+    {
+        return new DirectRecvQueue(qp);
+    }
+
+    /** One receive buffer. Not published until {@link #ring()}. */
+    public boolean post(final long wrId, final long addr, final int lkey, final int len)
+    {
+        return begin(wrId).sge(addr, lkey, len).post();
+    }
+
+    /** Stage a receive WQE with several scatter entries: begin, sge..., post. */
+    public DirectRecvQueue begin(final long wrId)
+    {
+        if (Wire.DEBUG)
+        {
+            owner = Wire.checkOwner(owner, this);
+        }
+        stWrId = wrId;
+        nsge = 0;
+        staged = true;
+        return this;
+    }
+
+    /** One scatter entry; zero-length entries are dropped, as libmlx5 drops them. */
+    public DirectRecvQueue sge(final long addr, final int lkey, final int len)
+    {
+        if (nsge == maxSge)
+        {
+            throw new IllegalArgumentException(qp + " receive WQEs hold at most " + maxSge + " SGEs");
+        }
+        sgeAddr[nsge] = addr;
+        sgeLkey[nsge] = lkey;
+        sgeLen[nsge] = len;
+        nsge++;
+        return this;
+    }
+
+    /** @return false if the ring is full (nothing written; the WR stays staged) */
+    public boolean post()
+    {
+        if (Wire.DEBUG)
+        {
+            owner = Wire.checkOwner(owner, this);
+        }
+        if (!staged)
+        {
+            throw new IllegalStateException("post() without begin() on " + this);
+        }
+        final long at = rq.claim();
+        if (at == RecvQueue.NO_SPACE)
+        {
+            return false;
+        }
+        final RecvWqeWriter w = writer.wrap(ring, at, stride);
+        for (int i = 0; i < nsge; i++)
+        {
+            if (sgeLen[i] != 0)
+            {
+                w.data(sgeLen[i], sgeLkey[i], sgeAddr[i]);
+            }
+        }
+        w.finish();
+        rq.commit(stWrId);
+        staged = false;
+        return true;
+    }
+
+    /**
+     * Publish every receive WQE posted so far (the doorbell record's receive counter).
+     *
+     * @return how many WQEs this call published
+     */
+    public int ring()
+    {
+        if (Wire.DEBUG)
+        {
+            owner = Wire.checkOwner(owner, this);
+        }
+        final int head = rq.headCounter();
+        final int n = head - published;
+        if (n != 0)
+        {
+            dbrec.recvCounter(head);
+            published = head;
+        }
+        return n;
+    }
+
+    /** Receive WQEs posted and not yet completed. */
+    public int outstanding()
+    {
+        return rq.outstanding();
+    }
+
+    public QueuePair queuePair()
+    {
+        return qp;
+    }
+
+    public int qpn()
+    {
+        return qpn;
+    }
+
+    // ------------------------------------------------------------------------------------------------ CQ side
+
+    /** Slot of the oldest outstanding WQE: the one the next receive completion is for. */
+    int tailSlot()
+    {
+        return rq.tailSlot();
+    }
+
+    long complete()
+    {
+        return rq.complete();
+    }
+
+    /** Scatter-to-CQE: mlx5_copy_to_recv_wqe (qp.c) over the receive WQE in {@code slot}. */
+    int copyToRecvWqe(final int slot, final MemorySegment src, final long srcOffset, final int size)
+    {
+        return Scatter.copy(ring, ringMask, (long) slot * stride, maxSge, src, srcOffset, size);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "DirectRecvQueue(qpn 0x" + Integer.toHexString(qpn) + ")";
+    }
+}

@@ -1,0 +1,823 @@
+package io.mlx5j.direct;
+
+import io.mlx5j.bindings.IbvQpAttr;
+import io.mlx5j.bindings.IbvQpInitAttr;
+import io.mlx5j.bindings.Verbs;
+import io.mlx5j.doorbell.BlueFlameRegister;
+import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.doorbell.DoorbellRecord;
+import io.mlx5j.doorbell.SendDoorbell;
+import io.mlx5j.wqe.CtrlSeg;
+import io.mlx5j.wqe.DataSeg;
+import io.mlx5j.wqe.DatagramSeg;
+import io.mlx5j.wqe.Mlx5Opcode;
+import io.mlx5j.wqe.SendQueue;
+import io.mlx5j.wqe.WqeWriter;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static io.mlx5j.bindings.CTypes.C_INT;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_ATOMIC_CS;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_ATOMIC_FA;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_CS;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_FA;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_NOP;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_RDMA_READ;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_RDMA_WRITE;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_RDMA_WRITE_IMM;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_IMM;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
+
+/**
+ * The send queue of one QP, posted from Java: WQEs are written into the ring {@code mlx5dv_init_obj} reported and
+ * handed to the NIC through the QP's doorbell record and BlueFlame register, with the bytes libmlx5's
+ * {@code ibv_post_send} writes for the same work request (rdma-core v44 providers/mlx5/qp.c _mlx5_post_send and
+ * post_send_db; the golden parity tests in module {@code tests} compare them byte for byte).
+ *
+ * <h2>Posting</h2>
+ * One call per WQE, primitives only: {@link #send}, {@link #sendImm}, {@link #sendInv}, {@link #rdmaWrite},
+ * {@link #rdmaWriteImm}, {@link #rdmaRead}, {@link #compareSwap}, {@link #fetchAdd}, the masked atomics, {@link
+ * #nop} and {@link #udSend}. Several SGEs or inline pieces: the staging form
+ * <pre>{@code
+ * sq.begin(wrId, Mlx5Opcode.MLX5_OPCODE_SEND, SendFlags.SIGNALED)
+ *   .sge(addr0, lkey, len0).sge(addr1, lkey, len1);
+ * if (!sq.post()) { ... ring full: poll, then post() again (the staged WR is kept) ... }
+ * sq.ring();
+ * }</pre>
+ * Every post returns false, writing nothing, when the ring lacks room; slots are freed only by completions the
+ * attached {@link DirectCq} has seen, so a WQE is never overwritten before its completion (or a later signaled
+ * one's) was polled. Unsignaled WQEs are retired by the next signaled one: use {@link #signalEvery(int)} or signal
+ * yourself, or the ring fills up and stays full.
+ * <p>
+ * Posts do not ring: {@link #ring()} rings once for everything posted since the last ring (libmlx5's list post:
+ * BlueFlame only for a single WQE), or pass {@link SendFlags#RING} to ring right away.
+ * <p>
+ * Byte-level choices that differ from libmlx5 (documented per field in the parity tests): inline padding and the
+ * compare operand of FETCH_ADD are written as zeros, where libmlx5 leaves whatever the ring held.
+ *
+ * <h2>Threads</h2>
+ * A send queue is confined to one thread, and that thread must also poll the CQ that retires its WQEs (or the two
+ * must be serialised by the caller): the counters are plain fields, as in libmlx5 under its QP lock. With
+ * {@code -Dmlx5j.debug=true} every call checks the owner thread (a static final flag: free when off). QPs whose
+ * BlueFlame registers are shared by several threads must be created with {@link #of(QueuePair, DoorbellMode,
+ * boolean)} (locked as libmlx5 does for a shared bfreg); the default assumes a dedicated register and refuses a
+ * second queue on the same register.
+ *
+ * <h2>Errors</h2>
+ * Programming errors throw {@link IllegalArgumentException} (too many SGEs, inline data larger than the QP allows,
+ * an opcode the QP type cannot carry, INLINE on READ/atomics) or {@link IllegalStateException} (post without begin,
+ * the QP closed: its ring segments are scoped to it).
+ */
+public final class DirectSendQueue
+{
+    private static final int NO_ATOMIC = 0;
+    private static final int CAS = 1;
+    private static final int FAA = 2;
+    private static final int MASKED_CAS_64 = 3;
+    private static final int MASKED_FAA_64 = 4;
+    private static final int MASKED_CAS_32 = 5;
+    private static final int MASKED_FAA_32 = 6;
+
+    private final QueuePair qp;
+    private final QpType type;
+    private final int qpn;
+    private final MemorySegment ring;
+    private final long ringMask;
+    private final SendQueue sq;
+    private final WqeWriter writer;
+    private final SendDoorbell doorbell;
+    private final int maxSge;
+    private final int maxInline;
+    private final int sqSignalBits;
+    private final MemorySegment inlineScratch;
+
+    // staged work request
+    private boolean staged;
+    private long stWrId;
+    private int stOpcode;
+    private int stFlags;
+    private boolean stRemote;
+    private long stRaddr;
+    private int stRkey;
+    private int stImm;
+    private int stAtomic;
+    private long stA0;
+    private long stA1;
+    private long stA2;
+    private long stA3;
+    private MemorySegment stAv;
+    private int stRemoteQpn;
+    private int stQkey;
+    private int nsge;
+    private final long[] sgeAddr;
+    private final int[] sgeLkey;
+    private final int[] sgeLen;
+
+    // UD: the last address handle's AV, so a post does not go through AddressHandle.av()'s lock
+    private AddressHandle lastAh;
+    private MemorySegment lastAv;
+
+    // posted but not rung
+    private int pending;
+    private long pendingCtrl;
+    private int pendingDs;
+
+    private int signalEvery;
+    private int unsignaled;
+    private Thread owner;
+
+    private DirectSendQueue(final QueuePair qp, final DoorbellMode mode, final boolean sharedRegister)
+    {
+        this.qp = qp;
+        this.type = qp.type();
+        final QpRings rings = qp.rings();
+        this.qpn = rings.qpn();
+        if (rings.sqStride() != SendQueue.MLX5_SEND_WQE_BB || rings.sqWqeCnt() < 1)
+        {
+            throw new IllegalArgumentException(qp + " has no usable send queue (wqe_cnt " + rings.sqWqeCnt() +
+                ", stride " + rings.sqStride() + ")");
+        }
+        this.ring = rings.sq();
+        this.ringMask = ring.byteSize() - 1;
+        this.sq = new SendQueue(rings.sqWqeCnt());
+        this.writer = new WqeWriter(Math.min(rings.sqWqeCnt(), 16));
+        final BlueFlameRegister bf = BlueFlameRegisters.acquire(qp, rings, sharedRegister);
+        this.doorbell = new SendDoorbell(ring, new DoorbellRecord(rings.dbrec()), bf, mode);
+        final QpCapabilities caps = qp.capabilities();
+        this.maxSge = caps.maxSendSge();
+        this.maxInline = caps.maxInlineData();
+        this.sqSignalBits = queriedSqSigAll(qp) ? CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE : 0;
+        final int slots = Math.max(1, maxSge);
+        this.sgeAddr = new long[slots];
+        this.sgeLkey = new int[slots];
+        this.sgeLen = new int[slots];
+        this.inlineScratch = MemorySegment.ofArray(new byte[Math.max(1, maxInline)]);
+    }
+
+    /** A send queue over {@code qp}'s ring with a dedicated BlueFlame register. One per QP. */
+    public static DirectSendQueue of(final QueuePair qp, final DoorbellMode mode)
+    {
+        return new DirectSendQueue(qp, mode, false);
+    }
+
+    /**
+     * @param sharedRegister true if other QPs posted from other threads may use the same BlueFlame register (libmlx5
+     *                       {@code need_lock}): every ring then takes the register's lock
+     */
+    public static DirectSendQueue of(final QueuePair qp, final DoorbellMode mode, final boolean sharedRegister)
+    {
+        return new DirectSendQueue(qp, mode, sharedRegister);
+    }
+
+    /** libmlx5's sq_signal_bits: a QP created with sq_sig_all signals every WQE (queried once, setup path). */
+    private static boolean queriedSqSigAll(final QueuePair qp)
+    {
+        try (Arena tmp = Arena.ofConfined())
+        {
+            final MemorySegment attr = tmp.allocate(IbvQpAttr.LAYOUT);
+            final MemorySegment init = tmp.allocate(IbvQpInitAttr.LAYOUT);
+            final int rc = Verbs.ibv_query_qp(qp.pointer(), attr, IbvQpAttr.IBV_QP_STATE, init);
+            if (rc != 0)
+            {
+                throw new VerbsException("ibv_query_qp", rc, qp.toString());
+            }
+            return init.get(C_INT, IbvQpInitAttr.SQ_SIG_ALL_OFFSET) != 0;
+        }
+    }
+
+    /**
+     * Selective signaling: every n-th WQE is posted SIGNALED even without the flag, so unsignaled WQEs get retired.
+     * 0 turns it off. Counting restarts at every signaled WQE.
+     */
+    public DirectSendQueue signalEvery(final int n)
+    {
+        if (n < 0)
+        {
+            throw new IllegalArgumentException("signalEvery must be >= 0: " + n);
+        }
+        signalEvery = n;
+        unsignaled = 0;
+        return this;
+    }
+
+    // ------------------------------------------------------------------------------------------------ one-call posts
+
+    public boolean send(final long wrId, final long laddr, final int lkey, final int len, final int flags)
+    {
+        return begin(wrId, MLX5_OPCODE_SEND, flags).sge(laddr, lkey, len).post();
+    }
+
+    public boolean sendImm(final long wrId, final long laddr, final int lkey, final int len, final int imm,
+        final int flags)
+    {
+        return begin(wrId, MLX5_OPCODE_SEND_IMM, flags).imm(imm).sge(laddr, lkey, len).post();
+    }
+
+    public boolean sendInv(final long wrId, final long laddr, final int lkey, final int len, final int invRkey,
+        final int flags)
+    {
+        return begin(wrId, MLX5_OPCODE_SEND_INVAL, flags).imm(invRkey).sge(laddr, lkey, len).post();
+    }
+
+    public boolean rdmaWrite(final long wrId, final long laddr, final int lkey, final int len, final long raddr,
+        final int rkey, final int flags)
+    {
+        return begin(wrId, MLX5_OPCODE_RDMA_WRITE, flags).remote(raddr, rkey).sge(laddr, lkey, len).post();
+    }
+
+    public boolean rdmaWriteImm(final long wrId, final long laddr, final int lkey, final int len, final long raddr,
+        final int rkey, final int imm, final int flags)
+    {
+        return begin(wrId, MLX5_OPCODE_RDMA_WRITE_IMM, flags).remote(raddr, rkey).imm(imm).sge(laddr, lkey, len)
+            .post();
+    }
+
+    public boolean rdmaRead(final long wrId, final long laddr, final int lkey, final int len, final long raddr,
+        final int rkey, final int flags)
+    {
+        return begin(wrId, MLX5_OPCODE_RDMA_READ, flags).remote(raddr, rkey).sge(laddr, lkey, len).post();
+    }
+
+    /** 64-bit compare and swap; the old remote value lands in the 8 bytes at laddr. */
+    public boolean compareSwap(final long wrId, final long laddr, final int lkey, final long raddr, final int rkey,
+        final long compare, final long swap, final int flags)
+    {
+        return begin(wrId, MLX5_OPCODE_ATOMIC_CS, flags).remote(raddr, rkey).compareSwapOperands(compare, swap)
+            .sge(laddr, lkey, 8).post();
+    }
+
+    /** 64-bit fetch and add; the old remote value lands in the 8 bytes at laddr. */
+    public boolean fetchAdd(final long wrId, final long laddr, final int lkey, final long raddr, final int rkey,
+        final long add, final int flags)
+    {
+        return begin(wrId, MLX5_OPCODE_ATOMIC_FA, flags).remote(raddr, rkey).fetchAddOperand(add)
+            .sge(laddr, lkey, 8).post();
+    }
+
+    /** Masked compare and swap on 8 bytes: compares under compareMask, swaps the bits of swapMask. */
+    public boolean maskedCompareSwap64(final long wrId, final long laddr, final int lkey, final long raddr,
+        final int rkey, final long compare, final long compareMask, final long swap, final long swapMask,
+        final int flags)
+    {
+        begin(wrId, MLX5_OPCODE_ATOMIC_MASKED_CS, flags).remote(raddr, rkey);
+        stAtomic = MASKED_CAS_64;
+        stA0 = swap;
+        stA1 = compare;
+        stA2 = swapMask;
+        stA3 = compareMask;
+        return sge(laddr, lkey, 8).post();
+    }
+
+    /** Masked fetch and add on 8 bytes: carries do not cross the bits set in fieldBoundary. */
+    public boolean maskedFetchAdd64(final long wrId, final long laddr, final int lkey, final long raddr,
+        final int rkey, final long add, final long fieldBoundary, final int flags)
+    {
+        begin(wrId, MLX5_OPCODE_ATOMIC_MASKED_FA, flags).remote(raddr, rkey);
+        stAtomic = MASKED_FAA_64;
+        stA0 = add;
+        stA1 = fieldBoundary;
+        return sge(laddr, lkey, 8).post();
+    }
+
+    /** Masked compare and swap on 4 bytes (old value lands in the 4 bytes at laddr). */
+    public boolean maskedCompareSwap32(final long wrId, final long laddr, final int lkey, final long raddr,
+        final int rkey, final int compare, final int compareMask, final int swap, final int swapMask, final int flags)
+    {
+        begin(wrId, MLX5_OPCODE_ATOMIC_MASKED_CS, flags).remote(raddr, rkey);
+        stAtomic = MASKED_CAS_32;
+        stA0 = swap;
+        stA1 = compare;
+        stA2 = swapMask;
+        stA3 = compareMask;
+        return sge(laddr, lkey, 4).post();
+    }
+
+    /** Masked fetch and add on 4 bytes. */
+    public boolean maskedFetchAdd32(final long wrId, final long laddr, final int lkey, final long raddr,
+        final int rkey, final int add, final int fieldBoundary, final int flags)
+    {
+        begin(wrId, MLX5_OPCODE_ATOMIC_MASKED_FA, flags).remote(raddr, rkey);
+        stAtomic = MASKED_FAA_32;
+        stA0 = add;
+        stA1 = fieldBoundary;
+        return sge(laddr, lkey, 4).post();
+    }
+
+    /** A WQE that does nothing but complete (ctrl segment only). */
+    public boolean nop(final long wrId, final int flags)
+    {
+        return begin(wrId, MLX5_OPCODE_NOP, flags).post();
+    }
+
+    /** UD send to {@code remoteQpn} through {@code ah}'s address vector, with {@code remoteQkey}. */
+    public boolean udSend(final long wrId, final AddressHandle ah, final int remoteQpn, final int remoteQkey,
+        final long laddr, final int lkey, final int len, final int flags)
+    {
+        return begin(wrId, MLX5_OPCODE_SEND, flags).destination(ah, remoteQpn, remoteQkey).sge(laddr, lkey, len)
+            .post();
+    }
+
+    /** UD send with immediate data. */
+    public boolean udSendImm(final long wrId, final AddressHandle ah, final int remoteQpn, final int remoteQkey,
+        final long laddr, final int lkey, final int len, final int imm, final int flags)
+    {
+        return begin(wrId, MLX5_OPCODE_SEND_IMM, flags).destination(ah, remoteQpn, remoteQkey).imm(imm)
+            .sge(laddr, lkey, len).post();
+    }
+
+    // ------------------------------------------------------------------------------------------------ staging form
+
+    /**
+     * Start staging a work request (replacing any staged one).
+     *
+     * @param mlx5Opcode one of {@link Mlx5Opcode}: NOP, SEND, SEND_IMM, SEND_INVAL, RDMA_WRITE, RDMA_WRITE_IMM,
+     *                   RDMA_READ, ATOMIC_CS, ATOMIC_FA (masked atomics: use their one-call methods)
+     * @param flags      {@link SendFlags}
+     */
+    public DirectSendQueue begin(final long wrId, final int mlx5Opcode, final int flags)
+    {
+        if (Wire.DEBUG)
+        {
+            owner = Wire.checkOwner(owner, this);
+        }
+        if ((flags & ~SendFlags.ALL) != 0)
+        {
+            throw new IllegalArgumentException("unknown send flags 0x" + Integer.toHexString(flags));
+        }
+        staged = true;
+        stWrId = wrId;
+        stOpcode = mlx5Opcode;
+        stFlags = flags;
+        stRemote = false;
+        stImm = 0;
+        stAtomic = NO_ATOMIC;
+        stAv = null;
+        nsge = 0;
+        return this;
+    }
+
+    /** Remote address and rkey (RDMA and atomics). */
+    public DirectSendQueue remote(final long raddr, final int rkey)
+    {
+        stRemote = true;
+        stRaddr = raddr;
+        stRkey = rkey;
+        return this;
+    }
+
+    /** Immediate data (SEND_IMM, RDMA_WRITE_IMM) or the rkey to invalidate (SEND_INVAL), as a number. */
+    public DirectSendQueue imm(final int immOrRkey)
+    {
+        stImm = immOrRkey;
+        return this;
+    }
+
+    /** Operands of ATOMIC_CS. */
+    public DirectSendQueue compareSwapOperands(final long compare, final long swap)
+    {
+        stAtomic = CAS;
+        stA0 = swap;
+        stA1 = compare;
+        return this;
+    }
+
+    /** Operand of ATOMIC_FA. */
+    public DirectSendQueue fetchAddOperand(final long add)
+    {
+        stAtomic = FAA;
+        stA0 = add;
+        return this;
+    }
+
+    /** UD destination: the AH's address vector (as libmlx5 built it), remote QPN and Q_Key. */
+    public DirectSendQueue destination(final AddressHandle ah, final int remoteQpn, final int remoteQkey)
+    {
+        if (ah != lastAh)
+        {
+            lastAv = ah.av();   // setup-like path, taken only when the AH changes
+            lastAh = ah;
+        }
+        stAv = lastAv;
+        stRemoteQpn = remoteQpn;
+        stQkey = remoteQkey;
+        return this;
+    }
+
+    /**
+     * One gather entry (or, with {@link SendFlags#INLINE}, one piece of inline payload: lkey ignored). Zero-length
+     * entries are dropped, as libmlx5 drops them.
+     */
+    public DirectSendQueue sge(final long addr, final int lkey, final int len)
+    {
+        if (nsge == maxSge)
+        {
+            throw new IllegalArgumentException(qp + " takes at most " + maxSge + " SGEs per WQE");
+        }
+        sgeAddr[nsge] = addr;
+        sgeLkey[nsge] = lkey;
+        sgeLen[nsge] = len;
+        nsge++;
+        return this;
+    }
+
+    /**
+     * Write the staged work request into the ring (it is not rung yet, unless {@link SendFlags#RING}).
+     *
+     * @return false if the ring has no room: nothing was written and the WR stays staged for another post()
+     */
+    public boolean post()
+    {
+        if (Wire.DEBUG)
+        {
+            owner = Wire.checkOwner(owner, this);
+        }
+        if (!staged)
+        {
+            throw new IllegalStateException("post() without begin(): nothing staged on " + this);
+        }
+        final int opcode = stOpcode;
+        final int flags = stFlags;
+        final boolean inline = (flags & SendFlags.INLINE) != 0;
+        checkOpcode(opcode, inline);
+
+        int ds = 1;
+        if (type == QpType.UD && opcode != MLX5_OPCODE_NOP)
+        {
+            ds += DatagramSeg.LENGTH / 16;
+        }
+        if (stRemote)
+        {
+            ds++;
+        }
+        final int atomic = stAtomic;
+        if (atomic != NO_ATOMIC)
+        {
+            ds += atomic == MASKED_CAS_64 ? 2 : 1;
+        }
+        int inlineBytes = 0;
+        if (opcode != MLX5_OPCODE_NOP)
+        {
+            if (inline)
+            {
+                for (int i = 0; i < nsge; i++)
+                {
+                    inlineBytes += sgeLen[i];
+                }
+                if (inlineBytes > maxInline || inlineBytes < 0)
+                {
+                    throw new IllegalArgumentException("inline payload of " + inlineBytes + " bytes exceeds " + qp +
+                        "'s max inline data " + maxInline);
+                }
+                if (inlineBytes > 0)
+                {
+                    ds += (inlineBytes + 4 + 15) >>> 4;
+                }
+            }
+            else
+            {
+                for (int i = 0; i < nsge; i++)
+                {
+                    if (sgeLen[i] != 0)
+                    {
+                        ds++;
+                    }
+                }
+            }
+        }
+        if (ds > writer.maxDs())
+        {
+            throw new IllegalArgumentException("WQE of " + ds + " 16-byte units exceeds the limit of " +
+                writer.maxDs());
+        }
+        final long ctrl = sq.claim(SendQueue.numWqebb(ds));
+        if (ctrl == SendQueue.NO_SPACE)
+        {
+            return false;
+        }
+
+        final WqeWriter w = writer.wrap(ring, ctrl);
+        int opmod = 0;
+        if (type == QpType.UD && opcode != MLX5_OPCODE_NOP)
+        {
+            writeDatagram(w);
+        }
+        if (stRemote)
+        {
+            w.raddr(stRaddr, stRkey);
+        }
+        int atomicBytes = 8;
+        switch (atomic)
+        {
+            case CAS -> w.atomicCas(stA0, stA1);
+            case FAA -> w.atomicFa(stA0);
+            case MASKED_CAS_64 ->
+            {
+                w.maskedCas64(stA0, stA1, stA2, stA3);
+                opmod = Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_64;
+            }
+            case MASKED_FAA_64 ->
+            {
+                w.maskedFa64(stA0, stA1);
+                opmod = Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_64;
+            }
+            case MASKED_CAS_32 ->
+            {
+                w.maskedCas32((int) stA0, (int) stA1, (int) stA2, (int) stA3);
+                opmod = Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_32;
+                atomicBytes = 4;
+            }
+            case MASKED_FAA_32 ->
+            {
+                w.maskedFa32((int) stA0, (int) stA1);
+                opmod = Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_32;
+                atomicBytes = 4;
+            }
+            default ->
+            {
+            }
+        }
+        if (opcode != MLX5_OPCODE_NOP)
+        {
+            if (inline)
+            {
+                if (inlineBytes > 0)
+                {
+                    writeInline(w, inlineBytes);
+                }
+            }
+            else
+            {
+                for (int i = 0; i < nsge; i++)
+                {
+                    if (sgeLen[i] != 0)
+                    {
+                        // atomics: the response is the operand size, whatever the SGE says (as ibv_post_send)
+                        w.data(atomic == NO_ATOMIC ? sgeLen[i] : atomicBytes, sgeLkey[i], sgeAddr[i]);
+                    }
+                }
+            }
+        }
+
+        int fmCeSe = sqSignalBits;
+        if ((flags & SendFlags.SIGNALED) != 0)
+        {
+            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE;
+        }
+        if (signalEvery > 0 && (fmCeSe & CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE) == 0 && ++unsignaled >= signalEvery)
+        {
+            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE;
+        }
+        if ((fmCeSe & CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE) != 0)
+        {
+            unsignaled = 0;
+        }
+        if ((flags & SendFlags.FENCE) != 0)
+        {
+            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_FENCE;
+        }
+        if ((flags & SendFlags.SOLICITED) != 0)
+        {
+            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_SOLICITED;
+        }
+        w.ctrl(opmod, opcode, sq.wqeIndex(), qpn, fmCeSe, stImm);
+        sq.commit(w.ds(), stWrId);
+        staged = false;
+        pending++;
+        pendingCtrl = ctrl;
+        pendingDs = w.ds();
+        if ((flags & SendFlags.RING) != 0)
+        {
+            ring();
+        }
+        return true;
+    }
+
+    private void checkOpcode(final int opcode, final boolean inline)
+    {
+        final boolean ok;
+        final boolean needsRemote;
+        switch (opcode)
+        {
+            case MLX5_OPCODE_NOP ->
+            {
+                ok = true;
+                needsRemote = false;
+            }
+            case MLX5_OPCODE_SEND, MLX5_OPCODE_SEND_IMM ->
+            {
+                ok = true;
+                needsRemote = false;
+            }
+            case MLX5_OPCODE_SEND_INVAL ->
+            {
+                ok = type != QpType.UD;
+                needsRemote = false;
+            }
+            case MLX5_OPCODE_RDMA_WRITE, MLX5_OPCODE_RDMA_WRITE_IMM ->
+            {
+                ok = type != QpType.UD;
+                needsRemote = true;
+            }
+            case MLX5_OPCODE_RDMA_READ ->
+            {
+                ok = type == QpType.RC && !inline;
+                needsRemote = true;
+            }
+            case MLX5_OPCODE_ATOMIC_CS, MLX5_OPCODE_ATOMIC_FA ->
+            {
+                ok = type == QpType.RC && !inline &&
+                    stAtomic == (opcode == MLX5_OPCODE_ATOMIC_CS ? CAS : FAA);
+                needsRemote = true;
+            }
+            case MLX5_OPCODE_ATOMIC_MASKED_CS, MLX5_OPCODE_ATOMIC_MASKED_FA ->
+            {
+                ok = type == QpType.RC && !inline && (stAtomic == MASKED_CAS_32 || stAtomic == MASKED_CAS_64 ||
+                    stAtomic == MASKED_FAA_32 || stAtomic == MASKED_FAA_64);
+                needsRemote = true;
+            }
+            default ->
+            {
+                ok = false;
+                needsRemote = false;
+            }
+        }
+        final boolean udOk = type != QpType.UD || opcode == MLX5_OPCODE_NOP || stAv != null;
+        final boolean avMisuse = type != QpType.UD && stAv != null;
+        if (!ok || needsRemote != stRemote || !udOk || avMisuse)
+        {
+            throw new IllegalArgumentException("cannot post mlx5 opcode 0x" + Integer.toHexString(opcode) + " on " +
+                qp + (inline ? " inline" : "") + (needsRemote && !stRemote ? " without remote(raddr, rkey)" : "") +
+                (!needsRemote && stRemote ? " with a remote address" : "") +
+                (!udOk ? " without destination(ah, qpn, qkey)" : "") + (avMisuse ? " with a UD destination" : "") +
+                (isAtomic(opcode) && stAtomic == NO_ATOMIC ? " without atomic operands" : ""));
+        }
+    }
+
+    private static boolean isAtomic(final int opcode)
+    {
+        return opcode == MLX5_OPCODE_ATOMIC_CS || opcode == MLX5_OPCODE_ATOMIC_FA ||
+            opcode == MLX5_OPCODE_ATOMIC_MASKED_CS || opcode == MLX5_OPCODE_ATOMIC_MASKED_FA;
+    }
+
+    /**
+     * The datagram segment is libmlx5's copy of the AH's mlx5_wqe_av with dqp_dct = remote QPN | MLX5_EXTENDED_UD_AV
+     * and the first key word = Q_Key (qp.c _set_datagram_seg); the fields are read from the AV and re-encoded.
+     */
+    private void writeDatagram(final WqeWriter w)
+    {
+        final MemorySegment av = stAv;
+        final long key = ((long) stQkey << 32) | (Wire.be32(av, DatagramSeg.KEY_OFFSET + 4) & 0xffffffffL);
+        final long rmac = ((Wire.be32(av, DatagramSeg.RMAC_OFFSET) & 0xffffffffL) << 16) |
+            Wire.be16(av, DatagramSeg.RMAC_OFFSET + 4);
+        w.datagram(key, stRemoteQpn & 0xffffff, true, Wire.u8(av, DatagramSeg.STAT_RATE_SL_OFFSET),
+            Wire.u8(av, DatagramSeg.FL_MLID_OFFSET), Wire.be16(av, DatagramSeg.RLID_OFFSET), rmac,
+            Wire.u8(av, DatagramSeg.TCLASS_OFFSET), Wire.u8(av, DatagramSeg.HOP_LIMIT_OFFSET),
+            Wire.be32(av, DatagramSeg.GRH_GID_FL_OFFSET), Wire.be64(av, DatagramSeg.RGID_OFFSET),
+            Wire.be64(av, DatagramSeg.RGID_OFFSET + 8));
+    }
+
+    private void writeInline(final WqeWriter w, final int total)
+    {
+        if (nsge == 1)
+        {
+            w.inline(Wire.ALL, sgeAddr[0], total);
+            return;
+        }
+        // several pieces: gather them first, the inline segment carries one byte_count for all
+        long at = 0;
+        for (int i = 0; i < nsge; i++)
+        {
+            MemorySegment.copy(Wire.ALL, sgeAddr[i], inlineScratch, at, sgeLen[i]);
+            at += sgeLen[i];
+        }
+        w.inline(inlineScratch, 0, total);
+    }
+
+    /**
+     * Hand everything posted since the last ring to the NIC with one doorbell: the doorbell record, then BlueFlame
+     * (a single WQE that fits) or the 8-byte doorbell of the last WQE, as libmlx5's post_send_db.
+     *
+     * @return the number of WQEs rung (0: nothing was pending, nothing was written)
+     */
+    public int ring()
+    {
+        if (Wire.DEBUG)
+        {
+            owner = Wire.checkOwner(owner, this);
+        }
+        final int n = pending;
+        if (n == 0)
+        {
+            return 0;
+        }
+        doorbell.ring(n, pendingCtrl, pendingDs, sq.producerCounter());
+        pending = 0;
+        return n;
+    }
+
+    /** WQEBBs free in the ring. */
+    public int freeWqebb()
+    {
+        return sq.freeWqebb();
+    }
+
+    /** WQEBBs posted whose completions have not been polled yet. */
+    public int outstanding()
+    {
+        return sq.outstanding();
+    }
+
+    /** WQEs posted but not rung yet. */
+    public int pending()
+    {
+        return pending;
+    }
+
+    /** Free-running WQEBB producer counter (its low 16 bits are in the doorbell record after a ring). */
+    public int producerCounter()
+    {
+        return sq.producerCounter();
+    }
+
+    public QueuePair queuePair()
+    {
+        return qp;
+    }
+
+    public int qpn()
+    {
+        return qpn;
+    }
+
+    public DoorbellMode mode()
+    {
+        return doorbell.mode();
+    }
+
+    /** Largest inline payload per WQE, as the QP was granted. */
+    public int maxInlineData()
+    {
+        return maxInline;
+    }
+
+    public int maxSge()
+    {
+        return maxSge;
+    }
+
+    // ------------------------------------------------------------------------------------------------ CQ side
+
+    /** A send CQE with this wqe_counter arrived: retire up to that WQE and return its wr_id. */
+    long complete(final int wqeCounter)
+    {
+        return sq.complete(wqeCounter);
+    }
+
+    /** Operand size of the (masked) atomic WQE at {@code wqeCounter}: 4 for opmod EXT_ATOMIC_32, else 8. */
+    int atomicBytes(final int wqeCounter)
+    {
+        final long ctrl = ((long) wqeCounter << SendQueue.MLX5_SEND_WQE_SHIFT) & ringMask;
+        return (Wire.be32(ring, ctrl) >>> 24) == Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_32 ? 4 : 8;
+    }
+
+    /**
+     * Scatter-to-CQE on the requester (RDMA READ and atomic responses in the CQE): copy {@code size} bytes from
+     * {@code src} into the gather list of the WQE at {@code wqeCounter}, as libmlx5's mlx5_copy_to_send_wqe (qp.c):
+     * the entries start after raddr (READ) or raddr + atomic segment, and wrap at the ring end.
+     *
+     * @return an ibv_wc_status: 0, or LOC_LEN_ERR (1) if the gather list is shorter than the data, or
+     *         REM_INV_REQ_ERR (9) / GENERAL_ERR (21) as libmlx5 for opcodes / QP types that cannot scatter
+     */
+    int copyToSendWqe(final int wqeCounter, final MemorySegment src, final long srcOffset, final int size)
+    {
+        if (type != QpType.RC)
+        {
+            return 21;
+        }
+        final long ctrl = ((long) wqeCounter << SendQueue.MLX5_SEND_WQE_SHIFT) & ringMask;
+        final int opcode = Wire.be32(ring, ctrl + CtrlSeg.OPMOD_IDX_OPCODE_OFFSET) & 0xff;
+        final int ds = Wire.be32(ring, ctrl + CtrlSeg.QPN_DS_OFFSET) & CtrlSeg.MAX_DS;
+        final int skip;
+        switch (opcode)
+        {
+            case MLX5_OPCODE_RDMA_READ -> skip = 2;
+            case MLX5_OPCODE_ATOMIC_CS, MLX5_OPCODE_ATOMIC_FA -> skip = 3;
+            case MLX5_OPCODE_ATOMIC_MASKED_CS -> skip =
+                (Wire.be32(ring, ctrl) >>> 24) == Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_64 ? 4 : 3;
+            case MLX5_OPCODE_ATOMIC_MASKED_FA -> skip = 3;
+            default ->
+            {
+                return 9;
+            }
+        }
+        return Scatter.copy(ring, ringMask, ctrl + ((long) skip << 4), ds - skip, src, srcOffset, size);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "DirectSendQueue(" + type + " qpn 0x" + Integer.toHexString(qpn) + ")";
+    }
+}

@@ -1,0 +1,55 @@
+package io.mlx5j.direct;
+
+import java.lang.foreign.MemorySegment;
+
+import io.mlx5j.wqe.DataSeg;
+
+/**
+ * Scatter-to-CQE copies: data the NIC put into the CQE goes to the buffers a WQE's data segments describe, entry by
+ * entry, as libmlx5's copy_to_scat (rdma-core v44 providers/mlx5/qp.c): each entry takes
+ * {@code min(remaining, byte_count)} bytes; leftover data after the last entry is a local length error.
+ */
+final class Scatter
+{
+    static final int IBV_WC_SUCCESS = 0;
+    static final int IBV_WC_LOC_LEN_ERR = 1;
+
+    private Scatter()
+    {
+    }
+
+    /**
+     * @param ring       the queue holding the entries (send ring: entries may wrap at its end)
+     * @param ringMask   ring size - 1 (a power of two), applied to every entry offset
+     * @param first      offset of the first data segment
+     * @param maxEntries how many 16-byte entries may be read
+     * @return IBV_WC_SUCCESS or IBV_WC_LOC_LEN_ERR
+     */
+    static int copy(final MemorySegment ring, final long ringMask, final long first, final int maxEntries,
+        final MemorySegment src, final long srcOffset, final int size)
+    {
+        int remaining = size;
+        if (remaining <= 0)
+        {
+            return IBV_WC_SUCCESS;
+        }
+        long from = srcOffset;
+        for (int i = 0; i < maxEntries; i++)
+        {
+            final long entry = (first + ((long) i << 4)) & ringMask;
+            final long byteCount = Wire.be32(ring, entry + DataSeg.BYTE_COUNT_OFFSET) & 0xffffffffL;
+            final int n = (int) Math.min(remaining, byteCount);
+            if (n > 0)
+            {
+                MemorySegment.copy(src, from, Wire.ALL, Wire.be64(ring, entry + DataSeg.ADDR_OFFSET), n);
+            }
+            remaining -= n;
+            if (remaining == 0)
+            {
+                return IBV_WC_SUCCESS;
+            }
+            from += n;
+        }
+        return IBV_WC_LOC_LEN_ERR;
+    }
+}
