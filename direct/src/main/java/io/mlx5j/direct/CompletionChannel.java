@@ -75,6 +75,16 @@ public final class CompletionChannel extends NativeResource
         }
     }
 
+    /**
+     * Like {@link #awaitEvent()}, but gives up after {@code timeoutNanos}: returns null if no event arrived (the fd is
+     * polled first, so ibv_get_cq_event never blocks past the deadline).
+     */
+    public CompletionQueue awaitEvent(final long timeoutNanos)
+    {
+        ensureOpen();
+        return Poll.readable(fd(), timeoutNanos) ? awaitEvent() : null;
+    }
+
     @Override
     int destroy(final MemorySegment address)
     {

@@ -2,11 +2,17 @@ package io.mlx5j.direct;
 
 import io.mlx5j.bindings.CallState;
 import io.mlx5j.bindings.IbvPd;
+import io.mlx5j.bindings.Mlx5dv;
+import io.mlx5j.bindings.Mlx5dvObj;
+import io.mlx5j.bindings.Mlx5dvPd;
 import io.mlx5j.bindings.Verbs;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
+
+import static io.mlx5j.bindings.CTypes.C_POINTER;
+import static io.mlx5j.bindings.CTypes.U32;
 
 /** A protection domain ({@code struct ibv_pd}): MRs, QPs, SRQs and AHs are created in one. */
 public final class ProtectionDomain extends NativeResource
@@ -39,6 +45,25 @@ public final class ProtectionDomain extends NativeResource
     public Context context()
     {
         return owner;
+    }
+
+    /** The PD number the device knows this PD by ({@code mlx5dv_init_obj} with MLX5DV_OBJ_PD). mlx5 devices only. */
+    public int pdn()
+    {
+        ensureOpen();
+        try (Arena tmp = Arena.ofConfined())
+        {
+            final MemorySegment obj = tmp.allocate(Mlx5dvObj.LAYOUT);
+            final MemorySegment out = tmp.allocate(Mlx5dvPd.LAYOUT);
+            obj.set(C_POINTER, Mlx5dvObj.PD_IN_OFFSET, handle);
+            obj.set(C_POINTER, Mlx5dvObj.PD_OUT_OFFSET, out);
+            final int rc = Mlx5dv.mlx5dv_init_obj(obj, Mlx5dvObj.MLX5DV_OBJ_PD);
+            if (rc != 0)
+            {
+                throw new VerbsException("mlx5dv_init_obj", rc, this + " (is it an mlx5 device?)");
+            }
+            return out.get(U32, Mlx5dvPd.PDN_OFFSET);
+        }
     }
 
     /**

@@ -102,7 +102,7 @@ class Libmlx5DataPathTest
             swr.set(C_INT, IbvSendWr.SEND_FLAGS_OFFSET, IbvSendWr.IBV_SEND_SIGNALED);
             assertEquals(0, InlineVerbs.ibv_post_send(a.pointer(), swr, bad));
 
-            assertSame(cq, channel.awaitEvent());
+            assertSame(cq, channel.awaitEvent(10_000_000_000L), "no completion event within 10 s");
             cq.ackEvents();
             assertEquals(1, cq.eventsReceived());
             final MemorySegment wc = tmp.allocate(IbvWc.LAYOUT, 4);
