@@ -20,17 +20,16 @@ import org.openjdk.jmh.annotations.TearDown;
 import static io.mlx5j.bench.Workload.BATCH;
 
 /**
- * The mlx5j direct send path on the same kind of QP as {@link IbvPostSendBench} and {@link IbvWrBench}, the same
- * WQEs, the same {@link SyntheticCompleter}; completions are polled by mlx5j. {@code doorbell}: BLUEFLAME copies every
- * single-WQE post through the BlueFlame register (batches use the 8-byte doorbell), DOORBELL always rings the 8-byte
- * doorbell. One op = one WQE.
+ * {@link Mlx5jPostBench} on the mlx5j parts alone ({@link ComposedSendQueue}: SendQueue + WqeWriter + SendDoorbell;
+ * {@link ComposedCq}: CqeView + SendQueue.complete + CqDoorbell), without DirectSendQueue's general staging layer:
+ * the difference between the two is what that layer costs. Same QP, WQEs, completer. One op = one WQE.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @OperationsPerInvocation(BATCH)
 @Fork(jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector"})
-public class Mlx5jPostBench
+public class ComposedPostBench
 {
     @Param({"BLUEFLAME", "DOORBELL"})
     public String doorbell;

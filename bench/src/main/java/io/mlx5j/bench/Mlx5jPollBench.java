@@ -2,9 +2,13 @@ package io.mlx5j.bench;
 
 import java.util.concurrent.TimeUnit;
 
+import io.mlx5j.direct.Completion;
+import io.mlx5j.direct.Completions;
+import io.mlx5j.direct.DirectCq;
+import io.mlx5j.direct.DirectSendQueue;
+import io.mlx5j.direct.SendFlags;
 import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.wqe.Mlx5Opcode;
-import io.mlx5j.wqe.WcStatus;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -18,8 +22,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * mlx5j polling requester completions: the {@link SyntheticCompleter} writes 1 or 16 CQEs, one poll call consumes
- * them. One op = one CQE.
+ * mlx5j polling requester completions ({@link DirectCq}): the {@link SyntheticCompleter} writes 1 or 16 CQEs, one
+ * poll call ({@code poll(Completion)}, resp. {@code poll(Completions, 16)}) consumes them. One op = one CQE.
  * <p>
  * mlx5j retires the send WQE each CQE names and refuses a CQE that names no outstanding WQE (libmlx5 does not
  * check). So before each CQE the benchmark posts one signaled ctrl-only NOP WQE without a doorbell, and that post is
@@ -33,8 +37,10 @@ import org.openjdk.jmh.annotations.TearDown;
 public class Mlx5jPollBench
 {
     private EmulatedQp env;
-    private ComposedSendQueue sq;
-    private ComposedCq cq;
+    private DirectSendQueue sq;
+    private DirectCq cq;
+    private final Completion one = new Completion();
+    private final Completions batch = new Completions(16);
     private SyntheticCompleter completer;
     private int curPost;
     private long wrId;
@@ -43,8 +49,8 @@ public class Mlx5jPollBench
     public void setup()
     {
         env = EmulatedQp.open();
-        sq = new ComposedSendQueue(env.qp.rings(), DoorbellMode.DOORBELL);
-        cq = new ComposedCq(env.cq.ring(), sq.sendQueue(), env.qp.qpn());
+        sq = DirectSendQueue.of(env.qp, DoorbellMode.DOORBELL);
+        cq = DirectCq.of(env.cq).attach(sq);
         completer = new SyntheticCompleter(env.cq.ring(), env.qp.qpn(), env.uidx);
     }
 
@@ -57,34 +63,42 @@ public class Mlx5jPollBench
     @Benchmark
     public int poll1()
     {
-        return cycle(1);
+        repost(1);
+        final int got = cq.poll(one);
+        check(got, 1, one);
+        return got;
     }
 
     @Benchmark
     @OperationsPerInvocation(16)
     public int poll16()
     {
-        return cycle(16);
+        repost(16);
+        final int got = cq.poll(batch, 16);
+        check(got, 16, batch.get(15));
+        return got;
     }
 
-    private int cycle(final int n)
+    private void repost(final int n)
     {
         for (int i = 0; i < n; i++)
         {
             final long id = ++wrId;
-            if (!sq.nop(id, ComposedSendQueue.SIGNALED))
+            if (!sq.nop(id, SendFlags.SIGNALED))
             {
                 throw new IllegalStateException("send queue full");
             }
             completer.complete(curPost, Mlx5Opcode.MLX5_OPCODE_NOP);
             curPost++;
         }
-        final int got = cq.poll(n);
-        if (got != n || cq.wrId() != wrId || cq.status() != WcStatus.SUCCESS)
+    }
+
+    private void check(final int got, final int n, final Completion last)
+    {
+        if (got != n || last.wrId() != wrId || !last.isSuccess())
         {
-            throw new IllegalStateException("mlx5j poll: expected " + n + " completions ending with wr_id " + wrId
-                + ", got " + got + " ending with " + cq.wrId() + " " + cq.status());
+            throw new IllegalStateException("DirectCq.poll: expected " + n + " completions ending with wr_id " + wrId
+                + ", got " + got + " ending with " + last);
         }
-        return got;
     }
 }
