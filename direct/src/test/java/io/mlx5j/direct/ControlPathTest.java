@@ -218,6 +218,23 @@ class ControlPathTest
             java.nio.ByteOrder.BIG_ENDIAN), 14)));
     }
 
+    /** Failures carry the C call and the errno captured right after it, and leave no half-made object behind. */
+    @Test
+    void failedCreatesReportCallAndErrno()
+    {
+        final ProtectionDomain pd = context.allocPd();
+        final CompletionQueue cq = context.createCq(16);
+        final VerbsException qp = assertThrows(VerbsException.class,
+            () -> pd.createQp(QpConfig.builder(QpType.RC, cq).maxSendWr(1 << 30).build()));
+        assertEquals("ibv_create_qp", qp.call());
+        assertNotEquals(0, qp.errno(), qp.getMessage());
+        final VerbsException bigCq = assertThrows(VerbsException.class, () -> context.createCq(1 << 30));
+        assertEquals("ibv_create_cq", bigCq.call());
+        assertNotEquals(0, bigCq.errno(), bigCq.getMessage());
+        // the PD and CQ are still usable and nothing else was registered
+        assertTrue(pd.createQp(QpConfig.builder(QpType.RC, cq).build()).qpn() > 0);
+    }
+
     @Test
     void qpExForLibmlx5WrApi()
     {
