@@ -78,19 +78,14 @@ int emu_cmd_drv_in(const struct emu_cmd *cmd, void *dst, size_t dst_len)
 
 int emu_user_range_mapped(uint64_t addr, uint64_t len)
 {
-	unsigned char vec[256];
 	if (!addr || addr + len < addr)
 		return 0;
 	uint64_t start = addr & ~4095ULL, end = (addr + len + 4095) & ~4095ULL;
-	while (start < end) {
-		uint64_t chunk = end - start;
-		if (chunk > sizeof(vec) * 4096ULL)
-			chunk = sizeof(vec) * 4096ULL;
-		if (mincore((void *)(uintptr_t)start, chunk, vec) < 0)
-			return 0;
-		start += chunk;
-	}
-	return 1;
+	if (end < start)
+		return 0;
+	/* msync(MS_ASYNC) walks the mappings of the range without touching a page: ENOMEM when part of it is
+	 * unmapped, in one system call whatever the length */
+	return msync((void *)(uintptr_t)start, end - start, MS_ASYNC) == 0;
 }
 
 static int cmd_unsupported(struct emu_cmd *cmd)
