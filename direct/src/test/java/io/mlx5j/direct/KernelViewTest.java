@@ -5,7 +5,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.util.Map;
 
 import static io.mlx5j.bindings.IbvQpAttr.*;
@@ -131,6 +135,36 @@ class KernelViewTest
         assertEquals(64L, ksrq.get("wqe_cnt"));
         assertEquals(srqRing.stride(), 1L << ksrq.get("wqe_shift"));
         assertEquals(srqRing.srqn(), EmulatorDebug.qp(onSrq.qpn()).get("srqn"));
+    }
+
+    /** A 5 GiB registration (reserved, never touched: MAP_NORESERVE) keeps its 64-bit length end to end. */
+    @Test
+    void memoryRegionLengthIsSixtyFourBits() throws Throwable
+    {
+        final long length = 5L << 30;
+        final Linker linker = Linker.nativeLinker();
+        final MethodHandle mmap = linker.downcallHandle(linker.defaultLookup().find("mmap").orElseThrow(),
+            FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
+        final MethodHandle munmap = linker.downcallHandle(linker.defaultLookup().find("munmap").orElseThrow(),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+        final int protReadWrite = 0x3;
+        final int mapPrivateAnonymousNoreserve = 0x02 | 0x20 | 0x4000;
+        final MemorySegment raw = (MemorySegment) mmap.invokeExact(MemorySegment.NULL, length, protReadWrite,
+            mapPrivateAnonymousNoreserve, -1, 0L);
+        assertTrue(raw.address() != -1L, "mmap of 5 GiB (no reserve) failed");
+        try
+        {
+            final ProtectionDomain pd = context.allocPd();
+            final MemoryRegion mr = pd.register(raw.reinterpret(length), Access.LOCAL_WRITE);
+            assertEquals(length, mr.length());
+            assertEquals(length, EmulatorDebug.mr(mr.lkey()).get("length"));
+            mr.close();
+        }
+        finally
+        {
+            assertEquals(0, (int) munmap.invokeExact(raw, length));
+        }
     }
 
     @Test
