@@ -907,5 +907,21 @@ int main(void)
 	S(struct mlx5dv_srq);
 
 	S(struct verbs_context);
+	S(struct mlx5_mprq_wqe);
+	F(struct mlx5_mprq_wqe, nseg);
+	F(struct mlx5_mprq_wqe, nseg.rsvd0);
+	F(struct mlx5_mprq_wqe, nseg.next_wqe_index);
+	F(struct mlx5_mprq_wqe, nseg.signature);
+	F(struct mlx5_mprq_wqe, nseg.rsvd1);
+	F(struct mlx5_mprq_wqe, dseg);
+	F(struct mlx5_mprq_wqe, dseg.byte_count);
+	F(struct mlx5_mprq_wqe, dseg.lkey);
+	F(struct mlx5_mprq_wqe, dseg.addr);
+
+	S(union mlx5_wqe_umr_inline_seg);
+	F(union mlx5_wqe_umr_inline_seg, klm);
+	F(union mlx5_wqe_umr_inline_seg, klm.byte_count);
+	F(union mlx5_wqe_umr_inline_seg, klm.mkey);
+	F(union mlx5_wqe_umr_inline_seg, klm.address);
 	return 0;
 }

@@ -27,7 +27,7 @@ public final class Mlx5WqeMkeyContextSeg
         bytes(3).withName("reserved4"),
         U8.withName("log_page_size"),
         BE32.withName("reserved"),
-        sequenceLayout(0, unionLayout(Mlx5WqeUmrKlmSeg.LAYOUT.withName("klm"))).withName("inseg"))
+        sequenceLayout(0, Mlx5WqeUmrInlineSeg.LAYOUT).withName("inseg"))
         .withName("mlx5_wqe_mkey_context_seg");
 
     private Mlx5WqeMkeyContextSeg()

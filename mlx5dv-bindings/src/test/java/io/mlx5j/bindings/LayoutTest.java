@@ -42,7 +42,8 @@ class LayoutTest
         "mlx5_wqe_srq_next_seg", "mlx5_wqe_data_seg", "mlx5_wqe_ctrl_seg", "mlx5_wqe_av", "mlx5_wqe_datagram_seg",
         "mlx5_wqe_raddr_seg", "mlx5_wqe_atomic_seg", "mlx5_wqe_inl_data_seg", "mlx5_wqe_eth_seg", "mlx5_wqe_tm_seg",
         "mlx5_wqe_umr_ctrl_seg", "mlx5_wqe_umr_klm_seg", "mlx5_wqe_umr_repeat_ent_seg",
-        "mlx5_wqe_umr_repeat_block_seg", "mlx5_wqe_mkey_context_seg", "mlx5_cqe64", "mlx5_err_cqe", "mlx5_tm_cqe");
+        "mlx5_wqe_umr_repeat_block_seg", "mlx5_wqe_mkey_context_seg", "mlx5_mprq_wqe", "mlx5_wqe_umr_inline_seg",
+        "mlx5_cqe64", "mlx5_err_cqe", "mlx5_tm_cqe");
 
     private static Map<String, String> cLines;
     private static Map<String, String> javaLines;
