@@ -17,9 +17,9 @@ import static io.mlx5j.bindings.CTypes.U8;
  * ibv_req_notify_cq, ibv_post_srq_recv, ibv_create_qp_ex, ibv_create_cq_ex, the {@code ibv_query_port} macro or any
  * {@code ibv_wr_*}.
  * <p>
- * Two forms: {@code ibv_*} resolves the pointer on every call, exactly like the C inline (and allocates a
- * zero-cost-looking but real segment wrapper while doing so); {@code call*} takes a pointer resolved once with the
- * matching {@code *Fn} method, for loops and benchmarks. The {@code *Critical} variants link with
+ * Two forms: {@code ibv_*} resolves the pointer on every call, exactly like the C inline (the pointer chase
+ * creates a few small segment objects per call); {@code call*} takes a pointer resolved once with the matching
+ * {@code *Fn} method and allocates nothing, for loops and benchmarks. The {@code *Critical} variants link with
  * {@code Linker.Option.critical(false)}: these provider calls only touch user memory, a spinlock and the UAR page, so
  * skipping the thread-state transition is sound; they must not be used for a call that may block.
  * <p>
