@@ -19,7 +19,7 @@ import static io.mlx5j.bindings.CTypes.U8;
  * <p>
  * Two forms: {@code ibv_*} resolves the pointer on every call, exactly like the C inline (the pointer chase
  * creates a few small segment objects per call); {@code call*} takes a pointer resolved once with the matching
- * {@code *Fn} method and allocates nothing, for loops and benchmarks. The {@code *Critical} variants link with
+ * {@code *Fn} method (no pointer chase), for loops and benchmarks. The {@code *Critical} variants link with
  * {@code Linker.Option.critical(false)}: these provider calls only touch user memory, a spinlock and the UAR page, so
  * skipping the thread-state transition is sound; they must not be used for a call that may block.
  * <p>
