@@ -373,13 +373,16 @@ static __thread int in_assist;
 
 int pthread_spin_lock(pthread_spinlock_t *l)
 {
-	if (G.running && !in_assist && !atomic_load_explicit(&G.hook_wait, memory_order_relaxed) &&
-	    pthread_mutex_trylock(&G.lock) == 0) {
-		in_assist = 1;
-		engine_iteration();
-		in_assist = 0;
+	if (G.running && !in_assist) {
+		/* Announce the poller even when the engine is busy: the engine thread then stays off G.lock, so it
+		 * cannot be preempted while holding it and stall this poller for a whole time slice. */
 		atomic_store_explicit(&G.last_assist, eng_now_ns(), memory_order_relaxed);
-		pthread_mutex_unlock(&G.lock);
+		if (!atomic_load_explicit(&G.hook_wait, memory_order_relaxed) && pthread_mutex_trylock(&G.lock) == 0) {
+			in_assist = 1;
+			engine_iteration();
+			in_assist = 0;
+			pthread_mutex_unlock(&G.lock);
+		}
 	}
 	static int (*real)(pthread_spinlock_t *);
 	if (!real)
