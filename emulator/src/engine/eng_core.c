@@ -395,7 +395,7 @@ static void *engine_main(void *arg)
 	(void)arg;
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* short sleeps must stay short */
 	in_assist = 1;
-	uint64_t idle = 0;
+	uint64_t idle = 0, last_work = 0;
 	while (!atomic_load(&G.stop)) {
 		/* While application threads are lending cycles, stay out of their way: if this thread were preempted
 		 * while holding G.lock, every poller's trylock would fail for a whole time slice. */
@@ -411,13 +411,14 @@ static void *engine_main(void *arg)
 			sched_yield();
 		if (work) {
 			idle = 0;
+			last_work = eng_now_ns();
 			continue;
 		}
 		idle++;
 		/* Spin briefly, then sleep in short steps so that an idle engine costs (almost) no CPU; pollers lend
 		 * their cycles through pthread_spin_lock when the traffic is hot. */
-		if (idle < 64) {
-			__builtin_ia32_pause();
+		if (idle < 64 || eng_now_ns() - last_work < 200000ull) {
+			__builtin_ia32_pause(); /* traffic in the last 200 us: stay hot, the next packet is likely close */
 		} else {
 			struct timespec ts = { 0, idle < 20000 ? 1000 : idle < 40000 ? 50000 : 500000 };
 			nanosleep(&ts, NULL);
