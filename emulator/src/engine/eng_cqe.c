@@ -39,7 +39,14 @@ uint8_t eng_cqe_build(uint8_t *entry, uint32_t cqe_size, const struct eng_cqe_in
 	memset(c, 0, 63);
 
 	int is_err = ci->opcode == MLX5_CQE_REQ_ERR || ci->opcode == MLX5_CQE_RESP_ERR;
-	if (!is_err && ci->inline_data && ci->inline_len) {
+	if (!is_err && ci->inline_data && ci->inline_len && ci->opcode == MLX5_CQE_REQ) {
+		/* Requester: libmlx5 v44 (cq.c mlx5_parse_cqe, MLX5_CQE_REQ) copies SCATTER_32 data from the start of
+		 * the CQE entry (not from the 64-byte part), so only that layout decodes right with 128-byte CQEs too. */
+		if (ci->inline_len <= 32) {
+			memcpy(entry, ci->inline_data, ci->inline_len);
+			flags = MLX5_INLINE_SCATTER_32;
+		}
+	} else if (!is_err && ci->inline_data && ci->inline_len) {
 		if (cqe_size == 128 && ci->inline_len <= 64) {
 			memcpy(entry, ci->inline_data, ci->inline_len);
 			flags = MLX5_INLINE_SCATTER_64;

@@ -12,7 +12,9 @@
  *   60 wqe_counter(16); 62 signature; 63 op_own = opcode<<4 | INLINE_SCATTER_64(0x8) | INLINE_SCATTER_32(0x4) | owner.
  * Error CQE (struct mlx5_err_cqe): 54 vendor_err_synd; 55 syndrome; 56 s_wqe_opcode_qpn; 60 wqe_counter.
  * Scatter-to-CQE: SCATTER_32 puts the payload in bytes 0..31 of the 64-byte part; SCATTER_64 (128-byte CQEs)
- * puts it in the first 64 bytes of the 128-byte entry (libmlx5 cq.c reads "cqe - 1" for it).
+ * puts it in the first 64 bytes of the 128-byte entry (libmlx5 cq.c reads "cqe - 1" for it). Requester CQEs
+ * (READ / atomic responses) only use SCATTER_32 at the start of the entry, the one layout libmlx5 v44 reads
+ * right for both CQE sizes (see eng_cqe_req_scatter_fits).
  */
 #ifndef MLX5EMU_ENG_CQE_H
 #define MLX5EMU_ENG_CQE_H
@@ -53,6 +55,9 @@ struct eng_cqe_info {
 /* Can a payload of len bytes be scattered into a CQE of cqe_size bytes? */
 static inline int eng_cqe_scatter_fits(uint32_t cqe_size, uint32_t len)
 { return len <= (cqe_size == 128 ? 64u : 32u); }
+
+/* Can a READ/atomic response of len bytes go into a requester CQE? */
+static inline int eng_cqe_req_scatter_fits(uint32_t len) { return len <= 32u; }
 
 /* Write every byte of the CQE at entry (cqe_size 64 or 128) except op_own, and return the op_own byte to
  * publish last (release) with the owner bit of this pass. */

@@ -529,7 +529,7 @@ static int land_response(struct eng_qp *qp, struct eng_infl *e, uint32_t off, co
 			 uint32_t msg_len)
 {
 	if (qp->scat_req && (e->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE) && qp->scq &&
-	    eng_cqe_scatter_fits(qp->scq->size, msg_len) && msg_len) {
+	    eng_cqe_req_scatter_fits(msg_len) && msg_len) {
 		memcpy(e->scat + off, data, len);
 		e->scat_len = (uint8_t)msg_len;
 		return 1;

@@ -29,6 +29,9 @@ static void fill(uint8_t *p, size_t n, uint8_t seed)
 
 int main(void)
 {
+#ifdef T_CQE128
+	setenv("MLX5_CQE_SIZE", "128", 1); /* libmlx5 then creates 128-byte CQEs */
+#endif
 	t_open();
 	struct ibv_cq *cqa = ibv_create_cq(t_ctx, 256, NULL, NULL, 0);
 	struct ibv_cq *cqb = ibv_create_cq(t_ctx, 256, NULL, NULL, 0);
@@ -84,8 +87,13 @@ int main(void)
 		t_post_send(a, &wr);
 		struct mlx5_cqe64 *c = wait_raw(&rawb, nb);
 		CHECK((c->op_own >> 4) == MLX5_CQE_RESP_SEND_IMM, "op_own 0x%x", c->op_own);
-		CHECK(c->op_own & MLX5_INLINE_SCATTER_32, "scatter-to-CQE flag");
-		CHECK(memcmp(c, ba, 16) == 0, "payload in the CQE");
+		if (rawb.cqe_size == 128) { /* payload in the first 64 bytes of the 128-byte entry */
+			CHECK(c->op_own & MLX5_INLINE_SCATTER_64, "scatter-to-CQE flag (64)");
+			CHECK(memcmp((uint8_t *)c - 64, ba, 16) == 0, "payload in the CQE");
+		} else {
+			CHECK(c->op_own & MLX5_INLINE_SCATTER_32, "scatter-to-CQE flag");
+			CHECK(memcmp(c, ba, 16) == 0, "payload in the CQE");
+		}
 		CHECK(bb[64] == 0, "not yet in memory (the driver copies it on poll)");
 		CHECK(be32toh(c->imm_inval_pkey) == 0xabcdef01, "imm");
 		CHECK(t_poll(cqb, wc, 1, 5000) == 1, "recv");
@@ -165,7 +173,9 @@ int main(void)
 		memset(ba + 100, 0, 8);
 		t_post_send(a, &wr);
 		struct mlx5_cqe64 *c = wait_raw(&rawa, na);
-		CHECK((c->op_own >> 4) == MLX5_CQE_REQ && (c->op_own & MLX5_INLINE_SCATTER_32), "read scatter cqe 0x%x", c->op_own);
+		CHECK((c->op_own >> 4) == MLX5_CQE_REQ && (c->op_own & MLX5_INLINE_SCATTER_32), "read scatter cqe 0x%x",
+		      c->op_own);
+		CHECK(memcmp((uint8_t *)c + 64 - rawa.cqe_size, bb + 16, 8) == 0, "READ data at the start of the entry");
 		CHECK(be32toh(c->sop_drop_qpn) >> 24 == MLX5_OPCODE_RDMA_READ, "wqe opcode in sop_drop_qpn");
 		CHECK(t_poll(cqa, wc, 1, 5000) == 1 && wc[0].status == IBV_WC_SUCCESS && wc[0].byte_len == 8, "read8");
 		na++;
@@ -239,6 +249,6 @@ int main(void)
 	ibv_destroy_cq(cqb);
 	ibv_dealloc_pd(t_pd);
 	ibv_close_device(t_ctx);
-	printf("t_rc_ops: ok\n");
+	printf("t_rc_ops: ok (%u-byte CQEs)\n", rawa.cqe_size);
 	return 0;
 }

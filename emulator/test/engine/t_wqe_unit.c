@@ -130,6 +130,12 @@ int main(void)
 	CHECK(eng_cqe_build(cqe, 64, &ci, 0) == (MLX5_CQE_RESP_SEND_IMM << 4), "40 bytes do not fit a 64-byte CQE");
 	ci.inline_len = 32;
 	CHECK(eng_cqe_build(cqe, 64, &ci, 0) & MLX5_INLINE_SCATTER_32, "32 bytes do");
+	ci.opcode = MLX5_CQE_REQ; /* requester: SCATTER_32 at the entry start for both sizes, nothing above 32 */
+	ci.inline_len = 8;
+	op = eng_cqe_build(cqe, 128, &ci, 1);
+	CHECK(op == (MLX5_CQE_REQ << 4 | MLX5_INLINE_SCATTER_32 | 1) && memcmp(cqe, ci.inline_data, 8) == 0, "req 128");
+	ci.inline_len = 40;
+	CHECK(eng_cqe_build(cqe, 128, &ci, 1) == (MLX5_CQE_REQ << 4 | 1), "req 40 bytes: no scatter");
 	memset(&ci, 0, sizeof ci);
 	ci.opcode = MLX5_CQE_REQ_ERR;
 	ci.wqe_opcode = MLX5_OPCODE_RDMA_WRITE;
