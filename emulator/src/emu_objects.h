@@ -122,6 +122,7 @@ struct emu_cq {
 	uint32_t        old_cqe_size; /* ... and its CQE size */
 	uint32_t        uar_page;     /* UAR page index libmlx5 rings the arm doorbell through (0 here) */
 	uint32_t        comp_events;  /* comp events reported (for ibv_destroy_cq's comp_events_reported) */
+	int             kbusy;        /* K only: a command is using it outside emu_lock (destroy is then EBUSY) */
 	uint32_t        async_events;
 	void           *engine;       /* [engine] */
 };
@@ -140,6 +141,7 @@ struct emu_srq {
 	uint32_t        uidx;         /* user index (cqe_version 1) */
 	uint32_t        max_sge;
 	uint32_t        srq_limit;    /* armed limit (0 = not armed) */
+	int             kbusy;        /* K only: a command is using it outside emu_lock (destroy is then EBUSY) */
 	uint64_t        user_handle;
 	uint32_t        async_events;
 	void           *engine;       /* [engine] */
@@ -213,6 +215,7 @@ struct emu_qp {
 	uint64_t        user_handle;
 	uint32_t        async_events;
 	int             reg_slot;         /* index in the fabric registry's QP directory */
+	int             kbusy;            /* K only: a command is using it outside emu_lock (destroy is then EBUSY) */
 	void           *engine;           /* [engine] */
 };
 

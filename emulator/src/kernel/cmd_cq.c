@@ -233,6 +233,11 @@ int emu_cmd_resize_cq(struct emu_cmd *cmd)
 		return EFAULT;
 
 	emu_lock();
+	if (!emu_cq_by_handle(ctx, req.cq_handle) || cq->kbusy) {
+		emu_unlock();
+		return EBUSY; /* destroyed or resized concurrently */
+	}
+	cq->kbusy++;
 	cq->old_buf = cq->buf;
 	cq->old_cqe_cnt = cq->cqe_cnt;
 	cq->old_cqe_size = cq->cqe_size;
@@ -245,6 +250,7 @@ int emu_cmd_resize_cq(struct emu_cmd *cmd)
 	cq->old_buf = 0;
 	cq->old_cqe_cnt = 0;
 	cq->old_cqe_size = 0;
+	cq->kbusy--;
 	emu_unlock();
 	r.cqe = entries - 1;
 	return emu_cmd_respond(cmd, &r, sizeof(r));
@@ -273,7 +279,7 @@ int emu_cmd_destroy_cq(struct emu_cmd *cmd)
 	struct emu_cq *cq = emu_cq_by_handle(ctx, req.cq_handle);
 	if (!cq)
 		err = EINVAL;
-	else if (cq_in_use(ctx, cq))
+	else if (cq->kbusy || cq_in_use(ctx, cq))
 		err = EBUSY;
 	else
 		for (struct emu_cq **p = &ctx->cqs; *p; p = &(*p)->next)

@@ -584,6 +584,7 @@ static int modify_qp(struct emu_cmd *cmd, const struct ib_uverbs_modify_qp *m, u
 	qp->state = next;
 	qp->sq_draining = next == IBV_QPS_SQD;
 	qp->attr_mask_seen |= mask;
+	qp->kbusy++; /* like the kernel's uobject read lock: a concurrent destroy fails with EBUSY */
 	if (next == IBV_QPS_RESET) {
 		/* a reset QP forgets its connection, as the QP context in the device does */
 		qp->attr_mask_seen = 0;
@@ -597,6 +598,9 @@ static int modify_qp(struct emu_cmd *cmd, const struct ib_uverbs_modify_qp *m, u
 		emu_log("modify qpn 0x%x: %d -> %d mask 0x%x dest_qpn 0x%x dlid %u mtu %u", qp->qpn, old_state, next,
 			mask, qp->dest_qp_num, qp->path.dlid, qp->path_mtu);
 	emu_engine_qp_modified(qp, old_state, (int)mask);
+	emu_lock();
+	qp->kbusy--;
+	emu_unlock();
 	return 0;
 out:
 	emu_unlock();
@@ -643,11 +647,14 @@ int emu_cmd_destroy_qp(struct emu_cmd *cmd)
 	memcpy(&req, cmd->in, sizeof(req));
 	emu_lock();
 	struct emu_qp *qp = emu_qp_by_handle(cmd->ctx, req.qp_handle);
-	if (qp)
+	int busy = qp && qp->kbusy;
+	if (qp && !busy)
 		qp_unlink(cmd->ctx, qp);
 	emu_unlock();
 	if (!qp)
 		return EINVAL;
+	if (busy)
+		return EBUSY;
 	r.events_reported = qp->async_events;
 	destroy_qp_obj(qp);
 	return emu_cmd_respond(cmd, &r, sizeof(r));

@@ -197,11 +197,17 @@ int emu_cmd_modify_srq(struct emu_cmd *cmd)
 		err = EINVAL; /* mlx5 cannot resize an SRQ */
 	else if ((req.attr_mask & IBV_SRQ_LIMIT) && req.srq_limit >= srq->wqe_cnt)
 		err = EINVAL;
-	else if (req.attr_mask & IBV_SRQ_LIMIT)
+	else if (req.attr_mask & IBV_SRQ_LIMIT) {
 		srq->srq_limit = req.srq_limit;
+		srq->kbusy++;
+	}
 	emu_unlock();
-	if (!err && (req.attr_mask & IBV_SRQ_LIMIT))
+	if (!err && (req.attr_mask & IBV_SRQ_LIMIT)) {
 		emu_engine_srq_modified(srq);
+		emu_lock();
+		srq->kbusy--;
+		emu_unlock();
+	}
 	return err;
 }
 
@@ -240,6 +246,8 @@ int emu_cmd_destroy_srq(struct emu_cmd *cmd)
 		for (struct emu_qp *qp = cmd->ctx->qps; qp; qp = qp->next)
 			if (qp->srq == srq)
 				err = EBUSY;
+		if (srq->kbusy)
+			err = EBUSY;
 		if (!err)
 			srq_unlink(cmd->ctx, srq);
 	}

@@ -114,6 +114,20 @@ struct emu_ctx *emu_fd_ctx(int fd)
 	return atomic_load_explicit(&g_fds[fd], memory_order_acquire);
 }
 
+/* The context of fd with a reference held (so a concurrent close of the last fd cannot free it under a running
+ * command, as the kernel's file reference guarantees), or NULL. Release with emu_ctx_put(). */
+static struct emu_ctx *fd_ctx_get(int fd)
+{
+	if (!emu_fd_ctx(fd))
+		return NULL;
+	emu_lock();
+	struct emu_ctx *ctx = emu_fd_ctx(fd);
+	if (ctx)
+		ctx->fd_refs++;
+	emu_unlock();
+	return ctx;
+}
+
 static void fd_set_ctx(int fd, struct emu_ctx *ctx)
 {
 	if (fd >= 0 && fd < FD_TABLE_SIZE)
@@ -123,11 +137,13 @@ static void fd_set_ctx(int fd, struct emu_ctx *ctx)
 /* Drops one fd reference of ctx; the last one destroys the context (like the release of the uverbs file). */
 static void fd_drop(int fd)
 {
+	emu_lock();
 	struct emu_ctx *ctx = emu_fd_ctx(fd);
-	if (!ctx)
-		return;
-	fd_set_ctx(fd, NULL);
-	emu_ctx_put(ctx);
+	if (ctx)
+		fd_set_ctx(fd, NULL);
+	emu_unlock();
+	if (ctx)
+		emu_ctx_put(ctx);
 }
 
 static void fd_dup_to(int oldfd, int newfd)
@@ -275,10 +291,16 @@ int lstat(const char *path, struct stat *st) { return stat_cdev(path, st, REAL(l
 
 ssize_t write(int fd, const void *buf, size_t count)
 {
-	struct emu_ctx *ctx = emu_fd_ctx(fd);
-	if (__builtin_expect(ctx == NULL, 1))
+	if (__builtin_expect(emu_fd_ctx(fd) == NULL, 1))
 		return REAL(write)(fd, buf, count);
-	return emu_uverbs_write(ctx, buf, count);
+	struct emu_ctx *ctx = fd_ctx_get(fd);
+	if (!ctx)
+		return REAL(write)(fd, buf, count);
+	ssize_t r = emu_uverbs_write(ctx, buf, count);
+	int e = errno;
+	emu_ctx_put(ctx);
+	errno = e;
+	return r;
 }
 
 /* libibverbs tries the ioctl() ABI first; ENOTTY makes it fall back to write() for every command. */
@@ -299,10 +321,16 @@ int ioctl(int fd, unsigned long request, ...)
 
 static void *do_mmap(mmap_fn fn, void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	struct emu_ctx *ctx = emu_fd_ctx(fd);
-	if (__builtin_expect(ctx == NULL, 1))
+	if (__builtin_expect(emu_fd_ctx(fd) == NULL, 1))
 		return fn(addr, len, prot, flags, fd, off);
-	return emu_ctx_mmap(ctx, addr, len, prot, flags, off);
+	struct emu_ctx *ctx = fd_ctx_get(fd);
+	if (!ctx)
+		return fn(addr, len, prot, flags, fd, off);
+	void *p = emu_ctx_mmap(ctx, addr, len, prot, flags, off);
+	int e = errno;
+	emu_ctx_put(ctx);
+	errno = e;
+	return p;
 }
 
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
