@@ -65,15 +65,15 @@ public final class InlineVerbs
     /** int (*)(struct ibv_context *, uint8_t, struct ibv_port_attr *, size_t): verbs_context.query_port. */
     private static final class QueryPortFn
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            FunctionDescriptor.of(C_INT, C_POINTER, U8, C_POINTER, C_LONG));
+        static final FunctionDescriptor FD = FunctionDescriptor.of(C_INT, C_POINTER, U8, C_POINTER, C_LONG);
+        static final MethodHandle HANDLE = NativeLibs.downcall(FD);
     }
 
     /** void *(*)(struct ibv_context *, void *attr) with errno: create_qp_ex, create_cq_ex. */
     private static final class CreateExFn
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER), CallState.OPTION);
+        static final FunctionDescriptor FD = FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(FD, CallState.OPTION);
     }
 
     /** void (*)(struct ibv_qp_ex *): wr_start, wr_abort, wr_send. */

@@ -25,8 +25,8 @@ public final class Mlx5dv
 
     private static final class mlx5dv_init_obj$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.mlx5("mlx5dv_init_obj"), FunctionDescriptor.of(C_INT, C_POINTER, U64), NONE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER, U64);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.mlx5("mlx5dv_init_obj"), DESC, NONE);
     }
 
     /** int mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type): fills the out structs from the provider's own objects; 0 or errno (EOPNOTSUPP for a non-mlx5 object). */
@@ -48,8 +48,8 @@ public final class Mlx5dv
 
     private static final class mlx5dv_create_cq$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.mlx5("mlx5dv_create_cq"), FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER, C_POINTER), CAPTURE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.mlx5("mlx5dv_create_cq"), DESC, CAPTURE);
     }
 
     /** struct ibv_cq_ex *mlx5dv_create_cq(struct ibv_context *, struct ibv_cq_init_attr_ex *, struct mlx5dv_cq_init_attr *): the way to ask for 128-byte CQEs. NULL + errno on failure. {@code callState}: see {@link CallState}. */
@@ -71,8 +71,8 @@ public final class Mlx5dv
 
     private static final class mlx5dv_is_supported$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.mlx5("mlx5dv_is_supported"), FunctionDescriptor.of(JAVA_BOOLEAN, C_POINTER), CRITICAL);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_BOOLEAN, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.mlx5("mlx5dv_is_supported"), DESC, CRITICAL);
     }
 
     /** bool mlx5dv_is_supported(struct ibv_device *device): pure user-space check that the device is driven by libmlx5. */

@@ -33,8 +33,8 @@ public final class Verbs
 
     private static final class ibv_get_device_list$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_get_device_list"), FunctionDescriptor.of(C_POINTER, C_POINTER), CAPTURE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_get_device_list"), DESC, CAPTURE);
     }
 
     /** struct ibv_device **ibv_get_device_list(int *num_devices): NULL-terminated array, NULL + errno on failure. {@code callState}: see {@link CallState}. */
@@ -56,8 +56,8 @@ public final class Verbs
 
     private static final class ibv_free_device_list$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_free_device_list"), FunctionDescriptor.ofVoid(C_POINTER), NONE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_free_device_list"), DESC, NONE);
     }
 
     /** void ibv_free_device_list(struct ibv_device **list). */
@@ -79,8 +79,8 @@ public final class Verbs
 
     private static final class ibv_get_device_name$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_get_device_name"), FunctionDescriptor.of(C_POINTER, C_POINTER), CRITICAL);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_get_device_name"), DESC, CRITICAL);
     }
 
     /** const char *ibv_get_device_name(struct ibv_device *device): pure user-space read. */
@@ -102,8 +102,8 @@ public final class Verbs
 
     private static final class ibv_get_device_guid$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_get_device_guid"), FunctionDescriptor.of(U64, C_POINTER), NONE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(U64, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_get_device_guid"), DESC, NONE);
     }
 
     /** __be64 ibv_get_device_guid(struct ibv_device *device): node GUID in network order (reads sysfs). */
@@ -125,8 +125,8 @@ public final class Verbs
 
     private static final class ibv_open_device$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_open_device"), FunctionDescriptor.of(C_POINTER, C_POINTER), CAPTURE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_open_device"), DESC, CAPTURE);
     }
 
     /** struct ibv_context *ibv_open_device(struct ibv_device *device): NULL + errno on failure. {@code callState}: see {@link CallState}. */
@@ -148,8 +148,8 @@ public final class Verbs
 
     private static final class ibv_close_device$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_close_device"), FunctionDescriptor.of(C_INT, C_POINTER), NONE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_close_device"), DESC, NONE);
     }
 
     /** int ibv_close_device(struct ibv_context *context). */
@@ -171,8 +171,8 @@ public final class Verbs
 
     private static final class ibv_query_device$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_query_device"), FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER), NONE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_query_device"), DESC, NONE);
     }
 
     /** int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr): 0 or errno. */
@@ -194,8 +194,8 @@ public final class Verbs
 
     private static final class ibv_query_port$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_query_port"), FunctionDescriptor.of(C_INT, C_POINTER, U8, C_POINTER), NONE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER, U8, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_query_port"), DESC, NONE);
     }
 
     /** int ibv_query_port(struct ibv_context *, uint8_t port_num, struct _compat_ibv_port_attr *): the exported symbol behind the verbs.h macro; fills only the compat prefix of ibv_port_attr. Prefer InlineVerbs.ibv_query_port, which does what the macro does. */
@@ -217,8 +217,8 @@ public final class Verbs
 
     private static final class ibv_query_gid$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_query_gid"), FunctionDescriptor.of(C_INT, C_POINTER, U8, C_INT, C_POINTER), CAPTURE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER, U8, C_INT, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_query_gid"), DESC, CAPTURE);
     }
 
     /** int ibv_query_gid(struct ibv_context *, uint8_t port_num, int index, union ibv_gid *gid): 0, or -1 (errno may say why). {@code callState}: see {@link CallState}. */
@@ -240,8 +240,8 @@ public final class Verbs
 
     private static final class ibv_alloc_pd$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_alloc_pd"), FunctionDescriptor.of(C_POINTER, C_POINTER), CAPTURE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_alloc_pd"), DESC, CAPTURE);
     }
 
     /** struct ibv_pd *ibv_alloc_pd(struct ibv_context *context): NULL + errno on failure. {@code callState}: see {@link CallState}. */
@@ -263,8 +263,8 @@ public final class Verbs
 
     private static final class ibv_dealloc_pd$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_dealloc_pd"), FunctionDescriptor.of(C_INT, C_POINTER), NONE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_dealloc_pd"), DESC, NONE);
     }
 
     /** int ibv_dealloc_pd(struct ibv_pd *pd): 0 or errno (EBUSY while objects still use it). */
@@ -286,8 +286,8 @@ public final class Verbs
 
     private static final class ibv_reg_mr$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_reg_mr"), FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER, U64, C_INT), CAPTURE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER, U64, C_INT);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_reg_mr"), DESC, CAPTURE);
     }
 
     /** struct ibv_mr *ibv_reg_mr(struct ibv_pd *, void *addr, size_t length, int access): the exported symbol that the verbs.h macro calls for constant access flags without IBV_ACCESS_OPTIONAL_RANGE; iova = addr. NULL + errno on failure. {@code callState}: see {@link CallState}. */
@@ -309,8 +309,8 @@ public final class Verbs
 
     private static final class ibv_reg_mr_iova2$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_reg_mr_iova2"), FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER, U64, U64, C_INT), CAPTURE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER, U64, U64, C_INT);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_reg_mr_iova2"), DESC, CAPTURE);
     }
 
     /** struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *, void *addr, size_t length, uint64_t iova, unsigned int access): what the verbs.h ibv_reg_mr macro calls otherwise. NULL + errno on failure. {@code callState}: see {@link CallState}. */
@@ -332,8 +332,8 @@ public final class Verbs
 
     private static final class ibv_dereg_mr$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_dereg_mr"), FunctionDescriptor.of(C_INT, C_POINTER), NONE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_dereg_mr"), DESC, NONE);
     }
 
     /** int ibv_dereg_mr(struct ibv_mr *mr): 0 or errno. */
@@ -355,8 +355,8 @@ public final class Verbs
 
     private static final class ibv_create_comp_channel$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_create_comp_channel"), FunctionDescriptor.of(C_POINTER, C_POINTER), CAPTURE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_create_comp_channel"), DESC, CAPTURE);
     }
 
     /** struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context): NULL + errno on failure. {@code callState}: see {@link CallState}. */
@@ -378,8 +378,8 @@ public final class Verbs
 
     private static final class ibv_destroy_comp_channel$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_destroy_comp_channel"), FunctionDescriptor.of(C_INT, C_POINTER), NONE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_destroy_comp_channel"), DESC, NONE);
     }
 
     /** int ibv_destroy_comp_channel(struct ibv_comp_channel *channel): 0 or errno (EBUSY while a CQ uses it). */
@@ -401,8 +401,8 @@ public final class Verbs
 
     private static final class ibv_create_cq$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_create_cq"), FunctionDescriptor.of(C_POINTER, C_POINTER, C_INT, C_POINTER, C_POINTER, C_INT), CAPTURE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER, C_INT, C_POINTER, C_POINTER, C_INT);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_create_cq"), DESC, CAPTURE);
     }
 
     /** struct ibv_cq *ibv_create_cq(struct ibv_context *, int cqe, void *cq_context, struct ibv_comp_channel *, int comp_vector): NULL + errno on failure. {@code callState}: see {@link CallState}. */
@@ -424,8 +424,8 @@ public final class Verbs
 
     private static final class ibv_destroy_cq$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_destroy_cq"), FunctionDescriptor.of(C_INT, C_POINTER), NONE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_destroy_cq"), DESC, NONE);
     }
 
     /** int ibv_destroy_cq(struct ibv_cq *cq): 0 or errno. */
@@ -447,8 +447,8 @@ public final class Verbs
 
     private static final class ibv_get_cq_event$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_get_cq_event"), FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_POINTER), CAPTURE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_get_cq_event"), DESC, CAPTURE);
     }
 
     /** int ibv_get_cq_event(struct ibv_comp_channel *, struct ibv_cq **cq, void **cq_context): blocks on the channel fd unless it is non-blocking; 0, or -1 + errno. {@code callState}: see {@link CallState}. */
@@ -470,8 +470,8 @@ public final class Verbs
 
     private static final class ibv_ack_cq_events$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_ack_cq_events"), FunctionDescriptor.ofVoid(C_POINTER, C_INT), NONE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(C_POINTER, C_INT);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_ack_cq_events"), DESC, NONE);
     }
 
     /** void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents): must balance ibv_get_cq_event before ibv_destroy_cq. */
@@ -493,8 +493,8 @@ public final class Verbs
 
     private static final class ibv_create_qp$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_create_qp"), FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER), CAPTURE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_create_qp"), DESC, CAPTURE);
     }
 
     /** struct ibv_qp *ibv_create_qp(struct ibv_pd *, struct ibv_qp_init_attr *): granted caps are written back into the attr. NULL + errno on failure. {@code callState}: see {@link CallState}. */
@@ -516,8 +516,8 @@ public final class Verbs
 
     private static final class ibv_modify_qp$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_modify_qp"), FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_INT), NONE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_INT);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_modify_qp"), DESC, NONE);
     }
 
     /** int ibv_modify_qp(struct ibv_qp *, struct ibv_qp_attr *, int attr_mask): 0 or errno. */
@@ -539,8 +539,8 @@ public final class Verbs
 
     private static final class ibv_query_qp$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_query_qp"), FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_INT, C_POINTER), NONE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_INT, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_query_qp"), DESC, NONE);
     }
 
     /** int ibv_query_qp(struct ibv_qp *, struct ibv_qp_attr *, int attr_mask, struct ibv_qp_init_attr *): 0 or errno. */
@@ -562,8 +562,8 @@ public final class Verbs
 
     private static final class ibv_destroy_qp$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_destroy_qp"), FunctionDescriptor.of(C_INT, C_POINTER), NONE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_destroy_qp"), DESC, NONE);
     }
 
     /** int ibv_destroy_qp(struct ibv_qp *qp): 0 or errno. */
@@ -585,8 +585,8 @@ public final class Verbs
 
     private static final class ibv_qp_to_qp_ex$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_qp_to_qp_ex"), FunctionDescriptor.of(C_POINTER, C_POINTER), CAPTURE_CRITICAL);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_qp_to_qp_ex"), DESC, CAPTURE_CRITICAL);
     }
 
     /** struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp): pure user-space; NULL unless the QP was created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS. {@code callState}: see {@link CallState}. */
@@ -608,8 +608,8 @@ public final class Verbs
 
     private static final class ibv_create_srq$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_create_srq"), FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER), CAPTURE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_create_srq"), DESC, CAPTURE);
     }
 
     /** struct ibv_srq *ibv_create_srq(struct ibv_pd *, struct ibv_srq_init_attr *): NULL + errno on failure. {@code callState}: see {@link CallState}. */
@@ -631,8 +631,8 @@ public final class Verbs
 
     private static final class ibv_destroy_srq$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_destroy_srq"), FunctionDescriptor.of(C_INT, C_POINTER), NONE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_destroy_srq"), DESC, NONE);
     }
 
     /** int ibv_destroy_srq(struct ibv_srq *srq): 0 or errno. */
@@ -654,8 +654,8 @@ public final class Verbs
 
     private static final class ibv_create_ah$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_create_ah"), FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER), CAPTURE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_create_ah"), DESC, CAPTURE);
     }
 
     /** struct ibv_ah *ibv_create_ah(struct ibv_pd *, struct ibv_ah_attr *): NULL + errno on failure. {@code callState}: see {@link CallState}. */
@@ -677,8 +677,8 @@ public final class Verbs
 
     private static final class ibv_destroy_ah$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_destroy_ah"), FunctionDescriptor.of(C_INT, C_POINTER), NONE);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_destroy_ah"), DESC, NONE);
     }
 
     /** int ibv_destroy_ah(struct ibv_ah *ah): 0 or errno. */
@@ -700,8 +700,8 @@ public final class Verbs
 
     private static final class ibv_wc_status_str$
     {
-        static final MethodHandle HANDLE = NativeLibs.downcall(
-            NativeLibs.ibverbs("ibv_wc_status_str"), FunctionDescriptor.of(C_POINTER, C_INT), CRITICAL);
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_INT);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_wc_status_str"), DESC, CRITICAL);
     }
 
     /** const char *ibv_wc_status_str(enum ibv_wc_status status): static string, pure user-space. */

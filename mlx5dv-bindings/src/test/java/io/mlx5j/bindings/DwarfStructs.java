@@ -24,6 +24,8 @@ final class DwarfStructs
         String name;
         long typeRef = -1;
         long memberLocation;
+        long byteSize = -1;
+        boolean isBoolean;
         boolean declaration;
         final List<Die> children = new ArrayList<>();
 
@@ -35,6 +37,7 @@ final class DwarfStructs
 
     private final Map<Long, Die> byOffset = new HashMap<>();
     private final Map<String, Die> structs = new HashMap<>();
+    private final Map<String, Die> functions = new HashMap<>();
 
     DwarfStructs(final String readelfOutput)
     {
@@ -76,6 +79,8 @@ final class DwarfStructs
                 case "DW_AT_type" -> current.typeRef = Long.parseLong(value.replaceAll("[<>]|0x", ""), 16);
                 case "DW_AT_data_member_location" -> current.memberLocation = Long.parseLong(value.split("\\s")[0]);
                 case "DW_AT_declaration" -> current.declaration = true;
+                case "DW_AT_byte_size" -> current.byteSize = Long.parseLong(value.split("\\s")[0]);
+                case "DW_AT_encoding" -> current.isBoolean = value.contains("(boolean)");
                 default -> { }
             }
         }
@@ -85,6 +90,10 @@ final class DwarfStructs
             {
                 structs.putIfAbsent(d.name, d);
             }
+            if (d.tag.equals("DW_TAG_subprogram") && d.name != null)
+            {
+                functions.putIfAbsent(d.name, d);
+            }
         }
     }
 
@@ -92,6 +101,62 @@ final class DwarfStructs
     Die struct(final String name)
     {
         return structs.get(name);
+    }
+
+    /** The declaration of function {@code name} (DW_TAG_subprogram), or null. */
+    Die function(final String name)
+    {
+        return functions.get(name);
+    }
+
+    /**
+     * A function's C signature as ABI classes, return type first: {@code void}, {@code ptr}, {@code bool}, or
+     * {@code intN} for integers and enums of N bits. {@code fn} is a DW_TAG_subprogram or DW_TAG_subroutine_type.
+     */
+    java.util.List<String> signature(final Die fn)
+    {
+        final java.util.List<String> sig = new ArrayList<>();
+        sig.add(fn.typeRef < 0 ? "void" : abiClass(fn));
+        for (final Die child : fn.children)
+        {
+            if (child.tag.equals("DW_TAG_formal_parameter"))
+            {
+                sig.add(abiClass(child));
+            }
+            else if (child.tag.equals("DW_TAG_unspecified_parameters"))
+            {
+                sig.add("...");
+            }
+        }
+        return sig;
+    }
+
+    /** For a struct member that is a function pointer: the pointed-to DW_TAG_subroutine_type, else null. */
+    Die pointedFunction(final Die member)
+    {
+        final Die pointer = resolve(member);
+        if (pointer == null || !pointer.tag.equals("DW_TAG_pointer_type"))
+        {
+            return null;
+        }
+        final Die target = byOffset.get(pointer.typeRef);
+        return target != null && target.tag.equals("DW_TAG_subroutine_type") ? target : null;
+    }
+
+    private String abiClass(final Die typed)
+    {
+        final Die type = resolve(typed);
+        if (type == null)
+        {
+            return "void";
+        }
+        return switch (type.tag)
+        {
+            case "DW_TAG_pointer_type" -> "ptr";
+            case "DW_TAG_base_type" -> type.isBoolean ? "bool" : "int" + type.byteSize * 8;
+            case "DW_TAG_enumeration_type" -> "int" + type.byteSize * 8;
+            default -> type.tag;
+        };
     }
 
     /** The member's type with typedefs and qualifiers stripped. */
