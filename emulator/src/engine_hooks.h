@@ -22,6 +22,17 @@
  *    ctx->uar_alias + page_index * EMU_UAR_PAGE_SIZE (same physical page, stays mapped until ctx close).
  *  - emu_engine_srq_modified: srq->srq_limit was (re)armed.
  *  - The engine starts its thread(s) lazily and stops them at process exit or when the last context closes.
+ *  - At process exit K calls no hooks (destructor order between K and E is unspecified); it only drops this
+ *    process's fabric registry entries. Contexts closed by the program (ibv_close_device) get every hook.
+ *
+ * Refinements since the contract (signatures unchanged):
+ *  - struct emu_cq carries old_buf/old_cqe_cnt/old_cqe_size during emu_engine_cq_resized (see above).
+ *  - Completion-channel and async write ends are O_NONBLOCK and K keeps a duplicate of each read end, so engine
+ *    writes never block and never raise SIGPIPE, even after the application closed its fd.
+ *  - An SRQ's ring (srq->wqe_cnt) includes libmlx5's wait queue: libmlx5 allocates 2 * max_wr + 1 WQEs and
+ *    links free WQEs through next_wqe_index, so consume SRQ WQEs by following those links, as the HCA does.
+ *  - uar_page/bf_offset of a QP follow the kernel's static bfreg allocation; bfreg 0 (page 0, 0x800) is shared
+ *    by several QPs and libmlx5 never BlueFlames through it (buf_size 0): expect 8-byte doorbells there.
  */
 #ifndef MLX5EMU_ENGINE_HOOKS_H
 #define MLX5EMU_ENGINE_HOOKS_H

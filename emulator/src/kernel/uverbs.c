@@ -2,6 +2,7 @@
  * verify_hdr() (drivers/infiniband/core/uverbs_main.c): header sizes, the legacy and extended layouts, the
  * response pointer, and the split of each request/response into a core part and a driver ("udata") part. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -296,6 +297,7 @@ ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *ubuf, size_t count)
 	const struct method *m = NULL;
 	struct emu_cmd cmd;
 	uint8_t stack_buf[1024];
+	int copied = 0;
 	uint8_t *buf = stack_buf;
 	int err;
 
@@ -318,7 +320,9 @@ ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *ubuf, size_t count)
 		}
 	}
 	/* copy the whole command first, so a bad buffer is EFAULT and later reads need no care */
+	memset(&cmd, 0, sizeof(cmd));
 	err = emu_copy_from_user(buf, (uint64_t)(uintptr_t)ubuf, count);
+	copied = !err;
 	if (!err)
 		err = dispatch(ctx, buf, count, &m, &cmd);
 	if (!err) {
@@ -327,10 +331,17 @@ ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *ubuf, size_t count)
 		else
 			err = m->fn(&cmd);
 	}
-	if (emu_log_enabled)
-		emu_log("fd=%d %s%s in=%zu drv_in=%zu resp=%zu drv_out=%zu -> %s", ctx->cmd_fd,
-			m ? "" : "cmd#", m ? m->name : (cmd.extended ? "ex" : "legacy"), cmd.in_len, cmd.drv_in_len,
-			cmd.resp_len, cmd.drv_out_len, err ? strerror(err) : "ok");
+	if (emu_log_enabled) {
+		char unknown[32];
+		if (!m) {
+			uint32_t raw = 0;
+			if (copied && count >= 4)
+				memcpy(&raw, buf, 4);
+			snprintf(unknown, sizeof(unknown), "command 0x%x", raw);
+		}
+		emu_log("fd=%d %s in=%zu drv_in=%zu resp=%zu drv_out=%zu -> %s", ctx->cmd_fd, m ? m->name : unknown,
+			cmd.in_len, cmd.drv_in_len, cmd.resp_len, cmd.drv_out_len, err ? strerror(err) : "ok");
+	}
 	if (buf != stack_buf)
 		free(buf);
 	if (err) {
