@@ -20,15 +20,20 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * Runs the mlx5j benchmarks with {@code -prof gc}, writes JMH JSON, prints ns/op and B/op, and exits 1 if any
+ * Runs the benchmarks with {@code -prof gc}, writes JMH JSON, prints ns/op and B/op, and exits 1 if any mlx5j
  * benchmark allocates more than {@link #MAX_BYTES_PER_OP} bytes per operation (the hot paths must not allocate).
+ * The libmlx5 reference benchmarks ({@code Ibv*Bench}) are measured the same way; their allocation is printed but
+ * does not fail the run (it is not mlx5j's code).
  *
  * <pre>
  * java -cp bench/target/benchmarks.jar io.mlx5j.bench.BenchRunner quick|full RESULT_DIR [INCLUDE_REGEX]
  * </pre>
+ * The benchmarks on a QP ({@link EmulatedQp}) need the emulated device with its engine off, and JMH forks inherit
+ * the environment: run this under {@code emulator/mlx5emu -- env MLX5EMU_ENGINE=off java ...} (bench/run.sh does).
  * JVM options of the forks come from each benchmark's {@code @Fork(jvmArgsAppend = ...)}.
- * quick: 1 fork, 3 x 200 ms warm-up, 3 x 200 ms measurement (CI smoke; tens of seconds). full: 2 forks, 5 x 1 s
- * warm-up, 5 x 1 s measurement.
+ * quick: 1 fork, 5 x 200 ms warm-up, 3 x 200 ms measurement (CI smoke, about 2 minutes). full: 2 forks, 5 x 1 s
+ * warm-up, 10 x 1 s measurement, and the heap-memory variants of the micro-benchmarks left out
+ * ({@code memory=native}: the rings are native memory).
  */
 public final class BenchRunner
 {
@@ -36,6 +41,8 @@ public final class BenchRunner
     public static final double MAX_BYTES_PER_OP = 0.5;
 
     private static final String DEFAULT_INCLUDE = "io\\.mlx5j\\.bench\\..*Bench\\.";
+    /** Benchmarks of libmlx5 itself: reference numbers, exempt from the allocation rule. */
+    private static final String LIBMLX5_PREFIX = "Ibv";
 
     private BenchRunner()
     {
@@ -63,13 +70,16 @@ public final class BenchRunner
             .shouldFailOnError(true);
         if (quick)
         {
-            opts.forks(1).warmupIterations(3).warmupTime(TimeValue.milliseconds(200))
+            // 5 warm-ups: the QP benchmarks run their loops through C2 only after about half a second; before that
+            // (interpreter, C1) some FFM and VarHandle paths allocate and the allocation check would see it.
+            opts.forks(1).warmupIterations(5).warmupTime(TimeValue.milliseconds(200))
                 .measurementIterations(3).measurementTime(TimeValue.milliseconds(200));
         }
         else
         {
             opts.forks(2).warmupIterations(5).warmupTime(TimeValue.seconds(1))
-                .measurementIterations(5).measurementTime(TimeValue.seconds(1));
+                .measurementIterations(10).measurementTime(TimeValue.seconds(1))
+                .param("memory", "native");
         }
         System.out.println("java " + System.getProperty("java.version") + " at " + System.getProperty("java.home"));
         final Collection<RunResult> results = new Runner(opts.build()).run();
@@ -92,7 +102,7 @@ public final class BenchRunner
             {
                 failures.add(name + ": no gc.alloc.rate.norm reported");
             }
-            else if (!(bytes <= MAX_BYTES_PER_OP))
+            else if (!(bytes <= MAX_BYTES_PER_OP) && !name.startsWith(LIBMLX5_PREFIX))
             {
                 failures.add(name + ": allocates " + bytes + " B/op (limit " + MAX_BYTES_PER_OP + ")");
             }
@@ -103,7 +113,7 @@ public final class BenchRunner
             failures.forEach(f -> System.err.println("FAIL: " + f));
             System.exit(1);
         }
-        System.out.println("OK: every benchmark <= " + MAX_BYTES_PER_OP + " B/op");
+        System.out.println("OK: every mlx5j benchmark <= " + MAX_BYTES_PER_OP + " B/op");
     }
 
     private static Result<?> allocNorm(final Map<String, Result> secondary)

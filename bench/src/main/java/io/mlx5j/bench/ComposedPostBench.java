@@ -31,7 +31,7 @@ import static io.mlx5j.bench.Workload.BATCH;
 @Fork(jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector"})
 public class ComposedPostBench
 {
-    @Param({"BLUEFLAME", "DOORBELL"})
+    @Param({"BLUEFLAME"})
     public String doorbell;
 
     private EmulatedQp env;
