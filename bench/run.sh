@@ -13,6 +13,7 @@
 #
 # RESULTS is bench/results unless MLX5J_BENCH_RESULTS is set. Needs a JDK >= 25 ($JAVA, $JAVA_HOME or /usr/lib/jvm/*),
 # gcc and libibverbs-dev; builds bench/target/benchmarks.jar and the C loop first if missing (or MLX5J_BENCH_REBUILD=1).
+# MLX5J_BENCH_COMMIT names the commit in the metadata when the tree is not a git checkout (an exported copy).
 # MLX5J_BENCH_NICE=N runs the measurements under nice -n N (e.g. -10 on a shared machine; needs root for N < 0).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -71,7 +72,7 @@ json.dump({
     "machine": "$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(nproc) cores, $(uname -srm)",
     "jdk": "$("$java" -version 2>&1 | head -2 | tail -1)",
     "libibverbs": "$(dpkg-query -W -f='${Version}' libibverbs1 2>/dev/null || echo unknown)",
-    "commit": "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)",
+    "commit": "${MLX5J_BENCH_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}",
     "loadavg_start": "$load_start",
     "loadavg_end": "$load_end",
     "commands": [$([ -z "$include" ] && printf '"%s", "%s", ' "${c_cmd[*]}" "${c_nobf_cmd[*]}")"${jmh_cmd[*]}"],
