@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <endian.h>
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
@@ -218,6 +219,29 @@ int emu_cmd_query_port(struct emu_cmd *cmd)
 	return emu_cmd_respond(cmd, &r, sizeof(r));
 }
 
+/* A channel whose fd the application closed (ibv_destroy_comp_channel) and that no CQ uses any more is only our
+ * pipe ends: free them. The user's fd is gone when it is closed or now names another file than our read end. */
+static void reap_closed_channels(struct emu_ctx *ctx)
+{
+	for (struct emu_comp_channel **p = &ctx->channels; *p;) {
+		struct emu_comp_channel *ch = *p;
+		struct stat a, b;
+		int used = 0;
+		for (struct emu_cq *cq = ctx->cqs; cq; cq = cq->next)
+			used |= cq->comp_fd == ch->write_fd;
+		int gone = fstat(ch->read_fd, &a) != 0 || fstat(ch->keep_fd, &b) != 0 || a.st_ino != b.st_ino ||
+			   a.st_dev != b.st_dev;
+		if (!used && gone) {
+			*p = ch->next;
+			emu_real_close(ch->write_fd);
+			emu_real_close(ch->keep_fd);
+			free(ch);
+		} else {
+			p = &ch->next;
+		}
+	}
+}
+
 int emu_cmd_create_comp_channel(struct emu_cmd *cmd)
 {
 	struct emu_ctx *ctx = cmd->ctx;
@@ -248,6 +272,7 @@ int emu_cmd_create_comp_channel(struct emu_cmd *cmd)
 		return err;
 	}
 	emu_lock();
+	reap_closed_channels(ctx);
 	ch->next = ctx->channels;
 	ctx->channels = ch;
 	emu_unlock();

@@ -5,13 +5,23 @@ set -u
 E=${MLX5EMU:-$(dirname "$0")/../../mlx5emu}
 port=$((20000 + $$ % 20000))
 fail=0
+# Wait until the server listens on its TCP port (a loaded machine can take seconds to start it).
+wait_listen() {
+	local i
+	for i in $(seq 300); do
+		if ! command -v ss > /dev/null; then sleep 2; return; fi
+		ss -ltn 2> /dev/null | grep -q ":$1 " && return
+		kill -0 "$2" 2> /dev/null || return
+		sleep 0.1
+	done
+}
 run() { # link tool args...
 	local link=$1; shift
 	port=$((port + 1))
 	local out; out=$(mktemp -d)
 	timeout 60 "$E" --link "$link" -- "$@" -p $port > "$out/srv" 2>&1 &
 	local spid=$!
-	sleep 0.5
+	wait_listen $port $spid
 	timeout 60 "$E" --link "$link" -- "$@" -p $port 127.0.0.1 > "$out/cli" 2>&1
 	local crc=$?
 	wait $spid; local src=$?

@@ -161,12 +161,40 @@ static void check_fork(void)
 	ibv_close_device(ctx);
 }
 
+/* Destroyed completion channels do not pile up: their pipes are released once no CQ uses them. */
+static void check_channels(void)
+{
+	struct ibv_context *ctx = open_dev(0);
+	for (int i = 0; i < 50; i++) {
+		struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+		REQUIRE(ch, "channel %d: %s", i, strerror(errno));
+		CHECK_ERR(ibv_destroy_comp_channel(ch), 0);
+	}
+	CHECK(live().channels <= 2, "%u channels kept for 1 live", live().channels);
+	/* a channel still used by a CQ stays, even after the application closed its fd */
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 8, NULL, ch, 0);
+	REQUIRE(cq, "cq");
+	struct mlx5emu_debug_cq d;
+	struct mlx5dv_cq dv;
+	struct mlx5dv_obj o = { .cq = { .in = cq, .out = &dv } };
+	mlx5dv_init_obj(&o, MLX5DV_OBJ_CQ);
+	REQUIRE(dbg.cq(dv.cqn, &d) == 0 && d.comp_fd >= 0, "cq channel");
+	close(ch->fd);
+	struct ibv_comp_channel *other = ibv_create_comp_channel(ctx);
+	CHECK(fcntl(d.comp_fd, F_GETFD) >= 0, "write end of a channel in use was closed");
+	ibv_destroy_cq(cq);
+	ibv_destroy_comp_channel(other);
+	CHECK_ERR(ibv_close_device(ctx), 0);
+}
+
 int main(void)
 {
 	dbg = debug_api();
 	*(void **)&reg_qp_get = dlsym(RTLD_DEFAULT, "emu_reg_qp_get");
 	REQUIRE(reg_qp_get, "emu_reg_qp_get");
 	check_dup();
+	check_channels();
 	check_close_frees();
 	check_fork();
 	return test_done("t_lifetime");
