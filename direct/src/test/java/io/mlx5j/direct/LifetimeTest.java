@@ -5,6 +5,9 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -56,6 +59,53 @@ class LifetimeTest
             assertThrows(IllegalStateException.class, () -> qpPointer.get(ValueLayout.JAVA_INT, 0));
             // the CQ is untouched by the QP's close
             assertEquals(0xf0, cqRing.buf().get(ValueLayout.JAVA_BYTE, 63) & 0xf0);
+        }
+    }
+
+    /**
+     * A thread still reading a ring while another thread closes the QP: the shared arena's close handshake makes the
+     * reader fail with IllegalStateException at its next access, never read the unmapped queue.
+     */
+    @Test
+    void concurrentReaderOfARingSeesCloseAsAnException() throws Exception
+    {
+        try (Context context = Context.open("mlx5_0"))
+        {
+            final ProtectionDomain pd = context.allocPd();
+            final CompletionQueue cq = context.createCq(16);
+            final QueuePair qp = pd.createQp(QpConfig.builder(QpType.RC, cq).build());
+            final MemorySegment sq = qp.rings().sq();
+            final AtomicReference<Throwable> ended = new AtomicReference<>();
+            final CountDownLatch reading = new CountDownLatch(1);
+            final Thread reader = new Thread(() ->
+            {
+                long sum = 0;
+                try
+                {
+                    while (true)
+                    {
+                        for (long off = 0; off < sq.byteSize(); off += 8)
+                        {
+                            sum += sq.get(ValueLayout.JAVA_LONG, off);
+                        }
+                        reading.countDown();
+                    }
+                }
+                catch (final Throwable t)
+                {
+                    ended.set(t);
+                }
+                if (sum == 42)
+                {
+                    System.out.print("");
+                }
+            });
+            reader.start();
+            assertTrue(reading.await(10, TimeUnit.SECONDS));
+            qp.close();
+            reader.join(10_000);
+            assertTrue(!reader.isAlive(), "reader still running after close");
+            assertTrue(ended.get() instanceof IllegalStateException, String.valueOf(ended.get()));
         }
     }
 
