@@ -96,6 +96,18 @@ int main(void)
 	errno = 0;
 	CHECK_ERR(ibv_resize_cq(cq, da.max_cqe + 1), EINVAL);
 
+	/* a channel whose response cannot be written is not created; REQ_NOTIFY_CQ needs a real CQ */
+	struct mlx5emu_debug_live before, after;
+	dbg.live(&before);
+	struct ib_uverbs_create_comp_channel cc0 = { .response = 0x10 };
+	CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL, &cc0, sizeof(cc0), 4), EFAULT);
+	dbg.live(&after);
+	CHECK(after.channels == before.channels, "failed channel kept: %u -> %u", before.channels, after.channels);
+	struct ib_uverbs_req_notify_cq rn = { .cq_handle = 0xdead };
+	CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, &rn, sizeof(rn), 0), EINVAL);
+	rn.cq_handle = cq->handle;
+	CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, &rn, sizeof(rn), 0), 0);
+
 	/* in use by a QP: EBUSY; bad handle: EINVAL */
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	struct ibv_qp *qp = make_qp(pd, c1, IBV_QPT_RC, NULL);

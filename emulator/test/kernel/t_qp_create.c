@@ -163,6 +163,67 @@ int main(void)
 	errno = 0;
 	CHECK(!mlx5dv_create_qp(ctx, &ax, &dva) && errno == EOPNOTSUPP, "DC QP: errno %d", errno);
 
+	/* extended create/modify: unknown comp_mask bits, RSS tables, attribute bits beyond RATE_LIMIT */
+	{
+		struct {
+			struct ib_uverbs_cmd_hdr h;
+			struct ib_uverbs_ex_cmd_hdr eh;
+			struct ib_uverbs_ex_create_qp c;
+			struct mlx5_ib_create_qp d;
+		} x;
+		uint8_t xr[128];
+		memset(&x, 0, sizeof(x));
+		x.h.command = IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_CREATE_QP;
+		x.h.in_words = sizeof(x.c) / 8;
+		x.h.out_words = sizeof(struct ib_uverbs_ex_create_qp_resp) / 8;
+		x.eh.provider_in_words = sizeof(x.d) / 8;
+		x.eh.provider_out_words = sizeof(struct mlx5_ib_create_qp_resp) / 8;
+		x.eh.response = (uintptr_t)xr;
+		x.c.pd_handle = pd->handle;
+		x.c.send_cq_handle = x.c.recv_cq_handle = cq->handle;
+		x.c.max_send_wr = 64;
+		x.c.max_recv_wr = 16;
+		x.c.max_send_sge = x.c.max_recv_sge = 1;
+		x.c.qp_type = IBV_QPT_RC;
+		struct raw_create tmpl;
+		struct raw_resp tr;
+		raw_init(&tmpl, &tr, pd, cq);
+		x.d = tmpl.d;
+		CHECK(write(ctx->cmd_fd, &x, sizeof(x)) == (ssize_t)sizeof(x), "ex create_qp: %s", strerror(errno));
+		uint32_t xh = ((struct ib_uverbs_ex_create_qp_resp *)xr)->base.qp_handle;
+		x.c.comp_mask = 2;
+		errno = 0;
+		CHECK(write(ctx->cmd_fd, &x, sizeof(x)) < 0 && errno == EINVAL, "ex comp_mask: errno %d", errno);
+		x.c.comp_mask = IB_UVERBS_CREATE_QP_MASK_IND_TABLE;
+		errno = 0;
+		CHECK(write(ctx->cmd_fd, &x, sizeof(x)) < 0 && errno == EOPNOTSUPP, "RSS: errno %d", errno);
+		x.c.comp_mask = 0;
+		x.c.create_flags = 1u << 30;
+		errno = 0;
+		CHECK(write(ctx->cmd_fd, &x, sizeof(x)) < 0 && errno == EINVAL, "unknown create flag: errno %d", errno);
+		struct {
+			struct ib_uverbs_cmd_hdr h;
+			struct ib_uverbs_ex_cmd_hdr eh;
+			struct ib_uverbs_ex_modify_qp m;
+		} xm;
+		memset(&xm, 0, sizeof(xm));
+		xm.h.command = IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_MODIFY_QP;
+		xm.h.in_words = sizeof(xm.m) / 8;
+		xm.h.out_words = 1;
+		xm.eh.response = (uintptr_t)xr;
+		xm.m.base.qp_handle = xh;
+		xm.m.base.attr_mask = IBV_QP_STATE | (1u << 30);
+		errno = 0;
+		CHECK(write(ctx->cmd_fd, &xm, sizeof(xm)) < 0 && errno == EOPNOTSUPP, "ex modify bit 30: errno %d", errno);
+		xm.m.base.attr_mask = IBV_QP_STATE | IBV_QP_RATE_LIMIT; /* raw packet only */
+		xm.m.base.qp_state = IBV_QPS_INIT;
+		errno = 0;
+		CHECK(write(ctx->cmd_fd, &xm, sizeof(xm)) < 0 && errno == EINVAL, "rate limit on RC: errno %d", errno);
+		struct ib_uverbs_destroy_qp_resp xdr;
+		struct ib_uverbs_destroy_qp xdq = { .response = (uintptr_t)&xdr, .qp_handle = xh };
+		CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_DESTROY_QP, &xdq, sizeof(xdq), sizeof(xdr)), 0);
+	}
+
 	/* QUERY_QP of a bad handle; QPNs unique over many QPs of two contexts */
 	struct ib_uverbs_query_qp_resp qr;
 	struct ib_uverbs_query_qp qq = { .response = (uintptr_t)&qr, .qp_handle = 0xdead };
