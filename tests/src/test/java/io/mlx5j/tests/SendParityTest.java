@@ -216,6 +216,40 @@ class SendParityTest
         assertTrue(wrapped >= 3, "no WQE wrapped the ring end: " + wrapped);
     }
 
+    @ParameterizedTest(name = "{0} via {1}")
+    @MethodSource("twins")
+    void batchesRingOnceForTheLastWqe(final QpType type, final String api)
+    {
+        final Twin t = new Twin(rig, type, api.startsWith("ibv_wr"), MAX_SEND_WR, MAX_SGE, MAX_INLINE);
+        Rig.fill(t.mr.memory(), 0, 1 << 16, 11);
+        final int[] ops = opcodes(type);
+        for (int n = 2; n <= 6; n++)
+        {
+            for (int round = 0; round < 10; round++)
+            {
+                if (round % 2 == 1)
+                {
+                    // every other batch starts in the last WQEBBs of the ring, so the batch wraps
+                    advanceTo(t, t.ringsJ.sqWqeCnt() - 1 - round % 4);
+                }
+                final List<SendWr> batch = new ArrayList<>();
+                for (int i = 0; i < n; i++)
+                {
+                    final int op = ops[(round + i) % ops.length];
+                    final boolean atomic = op == IbvSendWr.IBV_WR_ATOMIC_CMP_AND_SWP ||
+                        op == IbvSendWr.IBV_WR_ATOMIC_FETCH_AND_ADD;
+                    final boolean inline = !atomic && canInline(op) && (round + i) % 3 == 0;
+                    final int[] lengths = atomic ? new int[] {8} : inline ? new int[] {17 * (i + 1)} :
+                        java.util.Arrays.copyOf(SGE_LENGTHS, (round + i) % (MAX_SGE + 1));
+                    batch.add(wr(t, op, flagCombo(round + i) | (inline ? SendFlags.INLINE : 0), lengths));
+                }
+                check(t, batch);
+            }
+        }
+        assertTrue(cases >= 200, "batch WRs compared: " + cases);
+        assertTrue(wrapped > 0, "no batch wrapped the ring");
+    }
+
     @org.junit.jupiter.params.provider.EnumSource(value = QpType.class, names = {"RC", "UC", "UD"})
     @ParameterizedTest
     void nopIsTheCtrlSegmentAlone(final QpType type)
@@ -293,11 +327,20 @@ class SendParityTest
     /** Posts {@code w} on both twins and compares ring, doorbell record and BlueFlame register, then retires it. */
     private void check(final Twin t, final SendWr w)
     {
+        check(t, List.of(w));
+    }
+
+    /**
+     * Posts {@code wrs} on both twins as one batch (one ibv_post_send list / one ibv_wr_start..complete; mlx5j: one
+     * post each, one ring) and compares ring, doorbell record and BlueFlame register, then retires them.
+     */
+    private void check(final Twin t, final List<SendWr> wrs)
+    {
         final QpRings l = t.ringsL;
         final QpRings j = t.ringsJ;
         final int wqeCnt = j.sqWqeCnt();
         final int pi = t.sqJ.producerCounter();
-        assertEquals(Twin.sendDbrec(l), Twin.sendDbrec(j), "twins out of step before " + w);
+        assertEquals(Twin.sendDbrec(l), Twin.sendDbrec(j), "twins out of step before " + wrs);
         final long reg = Math.max(8, 2L * l.bfSize());   // no BlueFlame buffer: only the 8-byte doorbell
         final int window = l.bfSize() == 0 ? 8 : l.bfSize();
         poison(l.sq(), 0);
@@ -307,50 +350,105 @@ class SendParityTest
         final byte[] poisonRing = l.sq().toArray(ValueLayout.JAVA_BYTE);
         final byte[] poisonReg = l.bfReg().asSlice(0, reg).toArray(ValueLayout.JAVA_BYTE);
 
-        post(t, w);
-        w.postDirect(t);
+        if (wrs.size() == 1)
+        {
+            post(t, wrs.get(0));
+        }
+        else if (t.wrApi)
+        {
+            io.mlx5j.bindings.InlineVerbs.ibv_wr_start(t.qpL.qpEx());
+            for (final SendWr w : wrs)
+            {
+                w.addWr(t);
+            }
+            assertEquals(0, io.mlx5j.bindings.InlineVerbs.ibv_wr_complete(t.qpL.qpEx()), "ibv_wr_complete " + wrs);
+        }
+        else
+        {
+            try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined())
+            {
+                MemorySegment next = MemorySegment.NULL;
+                for (int i = wrs.size() - 1; i >= 0; i--)
+                {
+                    final MemorySegment wr = wrs.get(i).build(t, a);
+                    wr.set(io.mlx5j.bindings.CTypes.C_POINTER, IbvSendWr.NEXT_OFFSET, next);
+                    next = wr;
+                }
+                assertEquals(0, io.mlx5j.bindings.InlineVerbs.ibv_post_send(t.qpL.pointer(), next,
+                    a.allocate(io.mlx5j.bindings.CTypes.C_POINTER)), "ibv_post_send list " + wrs);
+            }
+        }
+        for (final SendWr w : wrs)
+        {
+            w.stageDirect(t);
+        }
+        assertEquals(wrs.size(), t.sqJ.ring());
 
         final byte[] ringL = l.sq().toArray(ValueLayout.JAVA_BYTE);
         final byte[] ringJ = j.sq().toArray(ValueLayout.JAVA_BYTE);
-        final int ctrl = (pi & (wqeCnt - 1)) * 64;
-        final int ds = ringJ[ctrl + 7] & 0x3f;
-        final int wqeBytes = ((ds * 16 + 63) / 64) * 64;
-        final boolean[] stale = w.staleOffsets(t.type, t.wrApi, wqeBytes);
-        final String what = t.type + (t.wrApi ? " ibv_wr_*" : " ibv_post_send") + " " + w + " at WQEBB " +
-            (pi & (wqeCnt - 1)) + " ds " + ds;
-        assertNotEquals(poisonRing[ctrl + 3], ringJ[ctrl + 3], "mlx5j wrote no WQE: " + what);
-        compare("send ring", ringL, ringJ, poisonRing, ctrl, ringL.length, wqeBytes, stale, t, what);
-        // a BlueFlame copy carries the ring's bytes: a byte libmlx5 left unwritten shows the ring's poison there
+        // where each WQE of the batch is, its qpn bytes and the bytes libmlx5 leaves unwritten
+        final int[] qpnShift = new int[ringJ.length];
+        final boolean[] staleRing = new boolean[ringJ.length];
+        java.util.Arrays.fill(qpnShift, -1);
+        int pos = pi;
+        int lastCtrl = 0;
+        int lastBytes = 0;
+        boolean[] lastStale = null;
+        final StringBuilder what = new StringBuilder(t.type + (t.wrApi ? " ibv_wr_*" : " ibv_post_send"));
+        for (final SendWr w : wrs)
+        {
+            final int ctrl = (pos & (wqeCnt - 1)) * 64;
+            assertNotEquals(poisonRing[ctrl + 3], ringJ[ctrl + 3], "mlx5j wrote no WQE for " + w);
+            final int ds = ringJ[ctrl + 7] & 0x3f;
+            final int wqeBytes = ((ds * 16 + 63) / 64) * 64;
+            final boolean[] stale = w.staleOffsets(t.type, t.wrApi, wqeBytes);
+            for (int r = 0; r < wqeBytes; r++)
+            {
+                final int at = (ctrl + r) % ringJ.length;
+                staleRing[at] = stale[r];
+                qpnShift[at] = r >= 4 && r < 7 ? 8 * (6 - r) : -1;
+            }
+            what.append(' ').append(w).append(" at WQEBB ").append(pos & (wqeCnt - 1)).append(" ds ").append(ds);
+            if (ctrl + wqeBytes > ringJ.length)
+            {
+                wrapped++;
+            }
+            lastCtrl = ctrl;
+            lastBytes = wqeBytes;
+            lastStale = stale;
+            pos += wqeBytes / 64;
+        }
+        compare("send ring", ringL, ringJ, poisonRing, qpnShift, staleRing, t, what);
+        // the register holds the last WQE (BlueFlame copy, single posts only) or its first 8 bytes (doorbell), in
+        // one half; a byte libmlx5 left unwritten in the ring shows the ring's poison there
         final byte[] copiedPoison = new byte[(int) reg];
+        final int[] regQpn = new int[(int) reg];
+        final boolean[] regStale = new boolean[(int) reg];
         for (int i = 0; i < reg; i++)
         {
-            copiedPoison[i] = poisonRing[(ctrl + i % window) % poisonRing.length];
+            final int r = i % window;
+            copiedPoison[i] = poisonRing[(lastCtrl + r) % poisonRing.length];
+            regQpn[i] = r >= 4 && r < 7 ? 8 * (6 - r) : -1;
+            regStale[i] = r < lastBytes && lastStale[r];
         }
-        compare("BlueFlame register", l.bfReg().asSlice(0, reg).toArray(ValueLayout.JAVA_BYTE),
-            j.bfReg().asSlice(0, reg).toArray(ValueLayout.JAVA_BYTE), copiedPoison, -1, window, wqeBytes, stale, t,
-            what);
-        assertTrue(differs(poisonReg, j.bfReg().asSlice(0, reg).toArray(ValueLayout.JAVA_BYTE)),
-            "mlx5j wrote nothing to its BlueFlame register: " + what);
+        final byte[] regL = l.bfReg().asSlice(0, reg).toArray(ValueLayout.JAVA_BYTE);
+        final byte[] regJ = j.bfReg().asSlice(0, reg).toArray(ValueLayout.JAVA_BYTE);
+        compare("BlueFlame register", regL, regJ, copiedPoison, regQpn, regStale, t, what);
+        int changed = 0;
+        for (int i = 0; i < reg; i++)
+        {
+            changed += regJ[i] != poisonReg[i] ? 1 : 0;
+        }
+        assertTrue(changed > 0, "mlx5j wrote nothing to its BlueFlame register: " + what);
+        blueFlameCopies += changed > 8 ? 1 : 0;
         assertArrayEquals(l.dbrec().toArray(ValueLayout.JAVA_BYTE), j.dbrec().toArray(ValueLayout.JAVA_BYTE),
             "doorbell record after " + what);
-        cases++;
-        if (wqeBytes > 64 || ds > 1 && l.bfSize() > 0)
-        {
-            final byte[] now = j.bfReg().asSlice(0, reg).toArray(ValueLayout.JAVA_BYTE);
-            int changed = 0;
-            for (int i = 0; i < now.length; i++)
-            {
-                changed += now[i] != poisonReg[i] ? 1 : 0;
-            }
-            blueFlameCopies += changed > 8 ? 1 : 0;
-        }
-        if (ctrl + wqeBytes > ringL.length)
-        {
-            wrapped++;
-        }
-        assertEquals((pi + wqeBytes / 64) & 0xffff, Twin.sendDbrec(j), "send counter after " + what);
+        assertEquals(pos & 0xffff, Twin.sendDbrec(j), "send counter after " + what);
+        cases += wrs.size();
 
-        t.retireSend(w.mlx5Opcode(), pi, w.ibvOpcode == IbvSendWr.IBV_WR_RDMA_READ ? w.totalLength() : 0);
+        final SendWr last = wrs.get(wrs.size() - 1);
+        t.retireSend(last.mlx5Opcode(), pos - lastBytes / 64,
+            last.ibvOpcode == IbvSendWr.IBV_WR_RDMA_READ ? last.totalLength() : 0);
     }
 
     private static boolean differs(final byte[] a, final byte[] b)
@@ -361,12 +459,11 @@ class SendParityTest
     /**
      * Byte-by-byte comparison with the two written justifications of the class comment.
      *
-     * @param ctrl   offset of the WQE in {@code a}/{@code b} (ring), or -1 for a BlueFlame register: there each half
-     *               of {@code window} bytes holds a copy of the WQE from its ctrl segment on
-     * @param window ring size (ring) or BlueFlame half size (register)
+     * @param qpnShift per byte: -1, or the shift of the qpn byte it holds (qpn_ds bytes 4..6 of a ctrl segment)
+     * @param stale    per byte: libmlx5 leaves it unwritten (then it must show {@code poison} there, mlx5j 0)
      */
     private void compare(final String region, final byte[] a, final byte[] b, final byte[] poison,
-        final int ctrl, final int window, final int wqeBytes, final boolean[] stale, final Twin t, final String what)
+        final int[] qpnShift, final boolean[] stale, final Twin t, final CharSequence what)
     {
         final int qpnL = t.qpL.qpn();
         final int qpnJ = t.qpJ.qpn();
@@ -376,26 +473,19 @@ class SendParityTest
             {
                 continue;
             }
-            final int rel = ctrl >= 0 ? Math.floorMod(i - ctrl, window) : i % window;
-            if (rel < wqeBytes)
+            final int shift = qpnShift[i];
+            if (shift >= 0 && a[i] == (byte) (qpnL >>> shift) && b[i] == (byte) (qpnJ >>> shift))
             {
-                if (rel >= 4 && rel < 7)
-                {
-                    final int shift = 8 * (6 - rel);
-                    if (a[i] == (byte) (qpnL >>> shift) && b[i] == (byte) (qpnJ >>> shift))
-                    {
-                        qpnBytes++;
-                        continue;   // justification 1: each twin's own QPN in qpn_ds
-                    }
-                }
-                if (stale[rel] && a[i] == poison[i] && b[i] == 0)
-                {
-                    staleBytes++;
-                    continue;       // justification 2: libmlx5 leaves the byte unwritten, mlx5j writes 0
-                }
+                qpnBytes++;
+                continue;   // justification 1: each twin's own QPN in qpn_ds
             }
-            fail(String.format("%s byte %d (WQE offset %d): libmlx5 0x%02x, mlx5j 0x%02x, poison 0x%02x; %s", region, i,
-                rel, a[i] & 0xff, b[i] & 0xff, poison[i] & 0xff, what));
+            if (stale[i] && a[i] == poison[i] && b[i] == 0)
+            {
+                staleBytes++;
+                continue;   // justification 2: libmlx5 leaves the byte unwritten, mlx5j writes 0
+            }
+            fail(String.format("%s byte %d: libmlx5 0x%02x, mlx5j 0x%02x, poison 0x%02x; %s", region, i, a[i] & 0xff,
+                b[i] & 0xff, poison[i] & 0xff, what));
         }
     }
 }

@@ -132,6 +132,16 @@ final class SendWr
     {
         try (Arena a = Arena.ofConfined())
         {
+            final MemorySegment wr = build(t, a);
+            final MemorySegment bad = a.allocate(C_POINTER);
+            assertEquals(0, InlineVerbs.ibv_post_send(t.qpL.pointer(), wr, bad), () -> "ibv_post_send " + this);
+        }
+    }
+
+    /** This WR as a {@code struct ibv_send_wr} (next = NULL) in {@code a}. */
+    MemorySegment build(final Twin t, final Arena a)
+    {
+        {
             final MemorySegment wr = a.allocate(IbvSendWr.LAYOUT);
             final MemorySegment sges = a.allocate(IbvSge.LAYOUT, Math.max(1, len.length));
             for (int i = 0; i < len.length; i++)
@@ -172,8 +182,7 @@ final class SendWr
                 wr.set(U64, IbvSendWr.RDMA_REMOTE_ADDR_OFFSET, raddr);
                 wr.set(U32, IbvSendWr.RDMA_RKEY_OFFSET, rkey);
             }
-            final MemorySegment bad = a.allocate(C_POINTER);
-            assertEquals(0, InlineVerbs.ibv_post_send(t.qpL.pointer(), wr, bad), () -> "ibv_post_send " + this);
+            return wr;
         }
     }
 
@@ -181,9 +190,17 @@ final class SendWr
     void postWr(final Twin t)
     {
         final MemorySegment qpx = t.qpL.qpEx();
+        InlineVerbs.ibv_wr_start(qpx);
+        addWr(t);
+        assertEquals(0, InlineVerbs.ibv_wr_complete(qpx), () -> "ibv_wr_complete " + this);
+    }
+
+    /** The builder and setter calls of this WR, between ibv_wr_start and ibv_wr_complete. */
+    void addWr(final Twin t)
+    {
+        final MemorySegment qpx = t.qpL.qpEx();
         try (Arena a = Arena.ofConfined())
         {
-            InlineVerbs.ibv_wr_start(qpx);
             InlineVerbs.wrId(qpx, wrId);
             InlineVerbs.wrFlags(qpx, ibvFlags() & ~IbvSendWr.IBV_SEND_INLINE);
             switch (ibvOpcode)
@@ -228,12 +245,18 @@ final class SendWr
                 }
                 InlineVerbs.ibv_wr_set_sge_list(qpx, len.length, sges);
             }
-            assertEquals(0, InlineVerbs.ibv_wr_complete(qpx), () -> "ibv_wr_complete " + this);
         }
     }
 
     /** mlx5j: the staging form of DirectSendQueue, then one ring. */
     void postDirect(final Twin t)
+    {
+        stageDirect(t);
+        assertEquals(1, t.sqJ.ring());
+    }
+
+    /** mlx5j: the staging form of DirectSendQueue, posted but not rung. */
+    void stageDirect(final Twin t)
     {
         final DirectSendQueue sq = t.sqJ;
         sq.begin(wrId, mlx5Opcode(), flags);
@@ -260,7 +283,6 @@ final class SendWr
             sq.sge(addr[i], lkey, len[i]);
         }
         assertTrue(sq.post(), () -> "DirectSendQueue.post " + this);
-        assertEquals(1, sq.ring());
     }
 
     /**
