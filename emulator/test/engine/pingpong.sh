@@ -33,16 +33,16 @@ run() { # link tool args...
 	fi
 	rm -rf "$out"
 }
-run ib  ibv_rc_pingpong -n 500
-run ib  ibv_rc_pingpong -n 500 -s 16 -c
-run ib  ibv_rc_pingpong -n 300 -e
-run eth ibv_rc_pingpong -n 500 -g 0
-run eth ibv_rc_pingpong -n 300 -g 0 -e
-run ib  ibv_uc_pingpong -n 500
-run eth ibv_uc_pingpong -n 300 -g 0
-run ib  ibv_ud_pingpong -n 500
-run eth ibv_ud_pingpong -n 300 -g 0
-run ib  ibv_srq_pingpong -n 500
+run ib  ibv_rc_pingpong -n 200
+run ib  ibv_rc_pingpong -n 200 -s 16 -c
+run ib  ibv_rc_pingpong -n 100 -e
+run eth ibv_rc_pingpong -n 200 -g 0
+run eth ibv_rc_pingpong -n 100 -g 0 -e
+run ib  ibv_uc_pingpong -n 200
+run eth ibv_uc_pingpong -n 100 -g 0
+run ib  ibv_ud_pingpong -n 200
+run eth ibv_ud_pingpong -n 100 -g 0
+run ib  ibv_srq_pingpong -n 200
 run ib  ibv_srq_pingpong -n 200 -e
-run eth ibv_srq_pingpong -n 300 -g 0
+run eth ibv_srq_pingpong -n 100 -g 0
 exit $fail
