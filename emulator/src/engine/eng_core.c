@@ -400,7 +400,7 @@ static void *engine_main(void *arg)
 	while (!atomic_load(&G.stop)) {
 		/* While application threads are lending cycles, stay out of their way: if this thread were preempted
 		 * while holding G.lock, every poller's trylock would fail for a whole time slice. */
-		if (eng_now_ns() - atomic_load_explicit(&G.last_assist, memory_order_relaxed) < 2000000ull) {
+		if (eng_now_ns() - atomic_load_explicit(&G.last_assist, memory_order_relaxed) < 100000ull) { /* a poller called in the last 100 us */
 			struct timespec ts = { 0, 1000 };
 			nanosleep(&ts, NULL);
 			continue;
