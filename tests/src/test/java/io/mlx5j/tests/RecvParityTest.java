@@ -1,0 +1,269 @@
+package io.mlx5j.tests;
+
+import io.mlx5j.bindings.IbvRecvWr;
+import io.mlx5j.bindings.IbvSge;
+import io.mlx5j.bindings.InlineVerbs;
+import io.mlx5j.direct.CompletionQueue;
+import io.mlx5j.direct.DirectCq;
+import io.mlx5j.direct.DirectSrq;
+import io.mlx5j.direct.QpConfig;
+import io.mlx5j.direct.QpType;
+import io.mlx5j.direct.QueuePair;
+import io.mlx5j.direct.SharedReceiveQueue;
+import io.mlx5j.direct.SrqRing;
+import io.mlx5j.bindings.IbvWc;
+import io.mlx5j.direct.Completion;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+
+import static io.mlx5j.bindings.CTypes.C_INT;
+import static io.mlx5j.bindings.CTypes.C_POINTER;
+import static io.mlx5j.bindings.CTypes.U32;
+import static io.mlx5j.bindings.CTypes.U64;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Golden parity of the receive side (engine off): the same receive work requests posted through libmlx5
+ * ({@code ibv_post_recv} / {@code ibv_post_srq_recv}, through their function pointers) and through mlx5j
+ * ({@link io.mlx5j.direct.DirectRecvQueue} / {@link DirectSrq}) on twin queues leave identical receive rings and
+ * identical doorbell records, with no exception: receive WQEs carry no QPN and libmlx5 writes every byte mlx5j
+ * writes. Both rings are poisoned identically before each post (for the SRQ only the scatter part of each WQE: the
+ * next segments are the free list libmlx5 reads). After each batch, CQEs written into both CQs complete the WQEs
+ * (RQ: in order; SRQ: in a random order, so the free lists are rebuilt differently each round and then reused), and
+ * libmlx5's and mlx5j's ibv_wc fields must agree.
+ */
+@Tag("parity")
+class RecvParityTest
+{
+    private static final int[] LENGTHS = {100, 0, 4096, 7, 1, 65, 3};
+
+    private Rig rig;
+    private final Random random = new Random(5);
+    private long nextWrId = 1;
+
+    @BeforeEach
+    void open()
+    {
+        rig = new Rig();
+    }
+
+    @AfterEach
+    void close()
+    {
+        rig.close();
+    }
+
+    private static void poison(final MemorySegment s, final long from, final long to, final int salt)
+    {
+        for (long i = from; i < to; i++)
+        {
+            s.set(ValueLayout.JAVA_BYTE, i, (byte) (0x80 | ((i * 37 + salt) & 0x7f)));
+        }
+    }
+
+    private static MemorySegment recvWrs(final Arena a, final long[] wrIds, final long[][] addr, final int[][] len,
+        final int lkey)
+    {
+        MemorySegment next = MemorySegment.NULL;
+        for (int w = wrIds.length - 1; w >= 0; w--)
+        {
+            final MemorySegment sges = a.allocate(IbvSge.LAYOUT, Math.max(1, len[w].length));
+            for (int i = 0; i < len[w].length; i++)
+            {
+                final long at = i * IbvSge.LAYOUT.byteSize();
+                sges.set(U64, at + IbvSge.ADDR_OFFSET, addr[w][i]);
+                sges.set(U32, at + IbvSge.LENGTH_OFFSET, len[w][i]);
+                sges.set(U32, at + IbvSge.LKEY_OFFSET, lkey);
+            }
+            final MemorySegment wr = a.allocate(IbvRecvWr.LAYOUT);
+            wr.set(U64, IbvRecvWr.WR_ID_OFFSET, wrIds[w]);
+            wr.set(C_POINTER, IbvRecvWr.NEXT_OFFSET, next);
+            wr.set(C_POINTER, IbvRecvWr.SG_LIST_OFFSET, sges);
+            wr.set(C_INT, IbvRecvWr.NUM_SGE_OFFSET, len[w].length);
+            next = wr;
+        }
+        return next;
+    }
+
+    private int[] lengths(final int n, final int k)
+    {
+        final int[] l = new int[n];
+        for (int i = 0; i < n; i++)
+        {
+            l[i] = LENGTHS[(i + k) % LENGTHS.length];
+        }
+        return l;
+    }
+
+    private static long[] addresses(final long base, final int[] len, final int k)
+    {
+        final long[] a = new long[len.length];
+        for (int i = 0; i < len.length; i++)
+        {
+            a[i] = base + 128 + k * 97L + i * 5000L;
+        }
+        return a;
+    }
+
+    @Test
+    void receiveQueueWqesAndDoorbellRecord()
+    {
+        final Twin t = new Twin(rig, QpType.RC, false, 16, 4, 64);
+        final int wqeCnt = t.ringsJ.rqWqeCnt();
+        final int maxSge = t.ringsJ.rqStride() / 16;
+        assertTrue(wqeCnt >= 8 && maxSge >= 4, "rq " + wqeCnt + " x " + t.ringsJ.rqStride());
+        int k = 0;
+        int compared = 0;
+        for (int round = 0; round < 4 * wqeCnt / 3; round++)
+        {
+            final int batch = 1 + round % 3;
+            final long[] ids = new long[batch];
+            final long[][] addr = new long[batch][];
+            final int[][] len = new int[batch][];
+            for (int w = 0; w < batch; w++)
+            {
+                ids[w] = nextWrId++;
+                len[w] = lengths(k % (maxSge + 1), k);
+                addr[w] = addresses(t.mr.address(), len[w], k);
+                k++;
+            }
+            poison(t.ringsL.rq(), 0, t.ringsL.rq().byteSize(), 3);
+            poison(t.ringsJ.rq(), 0, t.ringsJ.rq().byteSize(), 3);
+            try (Arena a = Arena.ofConfined())
+            {
+                assertEquals(0, InlineVerbs.ibv_post_recv(t.qpL.pointer(), recvWrs(a, ids, addr, len, t.mr.lkey()),
+                    a.allocate(C_POINTER)));
+            }
+            for (int w = 0; w < batch; w++)
+            {
+                t.rqJ.begin(ids[w]);
+                for (int i = 0; i < len[w].length; i++)
+                {
+                    t.rqJ.sge(addr[w][i], t.mr.lkey(), len[w][i]);
+                }
+                assertTrue(t.rqJ.post());
+            }
+            assertEquals(batch, t.rqJ.ring());
+            final String what = "receive batch " + round + " of " + batch;
+            assertArrayEquals(t.ringsL.rq().toArray(ValueLayout.JAVA_BYTE), t.ringsJ.rq().toArray(ValueLayout.JAVA_BYTE),
+                "receive ring after " + what);
+            assertArrayEquals(t.ringsL.dbrec().toArray(ValueLayout.JAVA_BYTE),
+                t.ringsJ.dbrec().toArray(ValueLayout.JAVA_BYTE), "doorbell record after " + what);
+            for (int w = 0; w < batch; w++)
+            {
+                t.retireRecv(0, 100 + w);
+            }
+            compared += batch;
+        }
+        assertTrue(compared > wqeCnt, "every slot used: " + compared);
+    }
+
+    @Test
+    void sharedReceiveQueueWqesFreeListAndDoorbellRecord()
+    {
+        final SharedReceiveQueue srqL = rig.pd.createSrq(16, 3);
+        final SharedReceiveQueue srqJ = rig.pd.createSrq(16, 3);
+        final CompletionQueue cqL = rig.cq(256);
+        final CompletionQueue cqJ = rig.cq(256);
+        final QueuePair qpL = rig.pd.createQp(QpConfig.builder(QpType.RC, cqL).maxRecvWr(0).srq(srqL).build());
+        final QueuePair qpJ = rig.pd.createQp(QpConfig.builder(QpType.RC, cqJ).maxRecvWr(0).srq(srqJ).build());
+        final int uidxL = Emu.uidx(qpL.qpn());
+        final int uidxJ = Emu.uidx(qpJ.qpn());
+        final SrqRing ringL = srqL.ring();
+        final SrqRing ringJ = srqJ.ring();
+        assertEquals(ringL.stride(), ringJ.stride());
+        assertEquals(ringL.tail(), ringJ.tail());
+        final DirectSrq dsrq = DirectSrq.of(srqJ);
+        final DirectCq dcqJ = DirectCq.of(cqJ).attach(dsrq, qpJ);
+        final CqeInjector injL = new CqeInjector(cqL);
+        final CqeInjector injJ = new CqeInjector(cqJ);
+        final var mr = rig.memory(1 << 16);
+        final int stride = ringJ.stride();
+        final int maxSge = (stride - 16) / 16;
+        final int wqes = ringJ.tail() + 1;
+        final MemorySegment wc = rig.memory.allocate(IbvWc.LAYOUT);
+        final Completion c = new Completion();
+        int k = 0;
+        for (int round = 0; round < 6; round++)
+        {
+            // fill the SRQ to the limit (libmlx5 keeps one WQE in the list: head == tail is full)
+            final List<Integer> posted = new ArrayList<>();
+            for (int w = 0; w < wqes - 1; w++)
+            {
+                for (int q = 0; q < wqes; q++)
+                {
+                    poison(ringL.buf(), (long) q * stride + 16, (long) (q + 1) * stride, 9);
+                    poison(ringJ.buf(), (long) q * stride + 16, (long) (q + 1) * stride, 9);
+                }
+                final long id = nextWrId++;
+                final int[] len = lengths(k % (maxSge + 1), k);
+                final long[] addr = addresses(mr.address(), len, k);
+                k++;
+                try (Arena a = Arena.ofConfined())
+                {
+                    assertEquals(0, InlineVerbs.ibv_post_srq_recv(srqL.pointer(),
+                        recvWrs(a, new long[] {id}, new long[][] {addr}, new int[][] {len}, mr.lkey()),
+                        a.allocate(C_POINTER)));
+                }
+                dsrq.begin(id);
+                for (int i = 0; i < len.length; i++)
+                {
+                    dsrq.sge(addr[i], mr.lkey(), len[i]);
+                }
+                assertTrue(dsrq.post());
+                assertEquals(1, dsrq.ring());
+                assertArrayEquals(ringL.buf().toArray(ValueLayout.JAVA_BYTE), ringJ.buf().toArray(ValueLayout.JAVA_BYTE),
+                    "SRQ buffer after WR " + id + " (round " + round + ")");
+                assertArrayEquals(ringL.dbrec().asSlice(0, 4).toArray(ValueLayout.JAVA_BYTE),
+                    ringJ.dbrec().asSlice(0, 4).toArray(ValueLayout.JAVA_BYTE), "SRQ doorbell record after WR " + id);
+                // the WQE just posted is the only one whose scatter part is no longer poison
+                int slot = -1;
+                for (int q = 0; q < wqes; q++)
+                {
+                    final byte[] now = ringJ.buf().asSlice((long) q * stride + 16, stride - 16)
+                        .toArray(ValueLayout.JAVA_BYTE);
+                    poison(ringJ.buf(), (long) q * stride + 16, (long) (q + 1) * stride, 9);
+                    final boolean written = !java.util.Arrays.equals(now,
+                        ringJ.buf().asSlice((long) q * stride + 16, stride - 16).toArray(ValueLayout.JAVA_BYTE));
+                    MemorySegment.copy(MemorySegment.ofArray(now), 0, ringJ.buf(), (long) q * stride + 16, stride - 16);
+                    if (written)
+                    {
+                        assertEquals(-1, slot, "two WQEs written by one post");
+                        slot = q;
+                    }
+                }
+                assertTrue(slot >= 0, "no WQE written");
+                posted.add(slot);
+            }
+            assertTrue(!dsrq.post(1, mr.address(), mr.lkey(), 8), "the SRQ is full");
+            // complete in a random order: the CQE names the WQE by wqe_counter, which the free list must follow
+            final List<Integer> busy = new ArrayList<>(posted);
+            assertEquals(wqes - 1, new java.util.HashSet<>(busy).size());
+            Collections.shuffle(busy, random);
+            for (final int slot : busy)
+            {
+                injL.respSend(qpL.qpn(), uidxL, slot, 50 + slot, 0x42);
+                injJ.respSend(qpJ.qpn(), uidxJ, slot, 50 + slot, 0x42);
+                wc.fill((byte) 0);
+                assertEquals(1, InlineVerbs.ibv_poll_cq(cqL.pointer(), 1, wc));
+                assertEquals(1, dcqJ.poll(c));
+                WcFields.assertSame(wc, c, qpL.qpn(), qpJ.qpn(), "SRQ completion of WQE " + slot);
+                assertArrayEquals(ringL.buf().toArray(ValueLayout.JAVA_BYTE), ringJ.buf().toArray(ValueLayout.JAVA_BYTE),
+                    "SRQ free list after completing WQE " + slot);
+            }
+            assertEquals(0, dsrq.outstanding());
+        }
+    }
+}
