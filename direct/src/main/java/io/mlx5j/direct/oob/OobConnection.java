@@ -120,6 +120,22 @@ public final class OobConnection implements AutoCloseable
         }
     }
 
+    /**
+     * Changes how long a read may wait: {@link Duration#ZERO} waits until a message or the end of the stream (for a
+     * peer that is busy measuring for an unknown time; its exit or crash still ends the wait through EOF/RST).
+     */
+    public void readTimeout(final Duration timeout)
+    {
+        try
+        {
+            socket.setSoTimeout(timeout.isZero() ? 0 : toMillis(timeout));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot set the read timeout on the connection to " + peer, ex);
+        }
+    }
+
     /** Who is on the other end, for messages. */
     public String peer()
     {
