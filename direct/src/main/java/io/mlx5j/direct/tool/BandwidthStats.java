@@ -1,0 +1,27 @@
+package io.mlx5j.direct.tool;
+
+/**
+ * Throughput of a bandwidth run: {@code iterations} messages of {@code size} bytes completed in {@code nanos}.
+ * MB is 2^20 bytes, as in perftest's default report (format_factor 0x100000 in perftest v4.5 perftest_parameters.c);
+ * Mpps is 10^6 messages per second.
+ */
+public record BandwidthStats(long size, long iterations, long nanos)
+{
+    public BandwidthStats
+    {
+        if (nanos <= 0)
+        {
+            throw new IllegalArgumentException("a run takes positive time, got " + nanos + " ns");
+        }
+    }
+
+    public double mbPerSec()
+    {
+        return (double) size * iterations / (1 << 20) / (nanos * 1e-9);
+    }
+
+    public double mpps()
+    {
+        return iterations / (nanos * 1e-9) / 1e6;
+    }
+}

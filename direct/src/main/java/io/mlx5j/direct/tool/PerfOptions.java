@@ -1,0 +1,220 @@
+package io.mlx5j.direct.tool;
+
+import io.mlx5j.doorbell.DoorbellMode;
+
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * Options of {@code mlx5j perf TEST}, perftest-style (perftest v4.5 perftest_parameters.c defaults: DEF_SIZE_LAT 2,
+ * DEF_SIZE_BW 65536, DEF_ITERS 1000, DEF_ITERS_WB 5000, DEF_TX_BW 128, DEF_CQ_MOD 100, DEF_RX_SEND 512, DEF_PORT
+ * 18515, DEF_INLINE_WRITE 220, DEF_INLINE_SEND_RC_UC 236, DEF_QKEY; atomics are 8 bytes).
+ *
+ * @param device    device name, or null for the first device
+ * @param gidIndex  local GID index, or -1: LID addressing on InfiniBand, GID 0 on an Ethernet (RoCE) port
+ * @param mtu       path MTU in bytes, or 0 for the port's active MTU
+ * @param host      the server to connect to ({@link Role#CLIENT}), else null
+ */
+public record PerfOptions(
+    PerfTest test,
+    int size,
+    long iterations,
+    String device,
+    int ibPort,
+    int gidIndex,
+    int inlineSize,
+    DoorbellMode mode,
+    int txDepth,
+    int cqMod,
+    int rxDepth,
+    int mtu,
+    Role role,
+    String host,
+    int tcpPort,
+    Duration timeout,
+    boolean progress)
+{
+    /** Where the peer is. */
+    public enum Role
+    {
+        /** Both QPs in this process, driven by one thread. */
+        LOOPBACK,
+        /** Wait for one client on the TCP port. */
+        SERVER,
+        /** Connect to a server. */
+        CLIENT
+    }
+
+    public static final int DEFAULT_TCP_PORT = 18515;
+    /** The largest message: one MR of this size is registered per side. */
+    public static final int MAX_SIZE = 1 << 30;
+
+    public static final String USAGE = String.join("\n",
+        "usage: mlx5j perf TEST [options]",
+        "  TEST: " + PerfTest.names(),
+        "  -s, --size BYTES         message size (default 2 for *_lat, 65536 for *_bw; atomic_lat is always 8)",
+        "  -n, --iters N            iterations (default 1000 for *_lat, 5000 for *_bw)",
+        "  -d, --device NAME        RDMA device (default: the first one)",
+        "  -i, --ib-port PORT       device port (default 1)",
+        "  -g, --gid-index IDX      local GID index (default: LID on InfiniBand, 0 on Ethernet/RoCE)",
+        "  -I, --inline-size BYTES  inline WRITE/SEND payloads up to BYTES (default 220 write_lat, 236 send_lat, 0 bw)",
+        "  -x, --mode MODE          doorbell: blueflame | doorbell | auto (default auto, as libmlx5)",
+        "  -t, --tx-depth N         bw tests: WQEs in flight (default 128)",
+        "  -Q, --cq-mod N           bw tests: signal every N-th WQE (default 100)",
+        "  -r, --rx-depth N         send tests: receives kept posted (default 512)",
+        "  -m, --mtu BYTES          path MTU 256..4096 (default: the port's active MTU)",
+        "      --loopback           both QPs in this process (default without --server/--client)",
+        "      --server             wait for a client on TCP port -p",
+        "      --client HOST        connect to an 'mlx5j perf --server' at HOST",
+        "  -p, --port PORT          TCP port of the exchange (default 18515)",
+        "      --timeout SECONDS    TCP exchange timeout (default 60)",
+        "      --no-progress        no progress lines on stderr",
+        "      --emulated           (launcher) use the emulated ConnectX even if a real device exists");
+
+    /** Parses {@code mlx5j perf} arguments (the word "perf" already removed). */
+    public static PerfOptions parse(final String... argv)
+    {
+        final Args a = new Args(argv);
+        PerfTest test = null;
+        int size = -1;
+        long iterations = -1;
+        String device = null;
+        int ibPort = 1;
+        int gidIndex = -1;
+        int inlineSize = -1;
+        DoorbellMode mode = DoorbellMode.AUTO;
+        int txDepth = 128;
+        int cqMod = 100;
+        int rxDepth = 512;
+        int mtu = 0;
+        Role role = null;
+        String host = null;
+        int tcpPort = DEFAULT_TCP_PORT;
+        long timeoutSeconds = 60;
+        boolean progress = true;
+        while (a.hasNext())
+        {
+            final String o = a.nextToken();
+            switch (o)
+            {
+                case "-s", "--size" -> size = a.intValue(o, 1, MAX_SIZE);
+                case "-n", "--iters" -> iterations = a.longValue(o, 1, 1L << 40);
+                case "-d", "--device", "--ib-dev" -> device = a.value(o);
+                case "-i", "--ib-port" -> ibPort = a.intValue(o, 1, 255);
+                case "-g", "--gid-index" -> gidIndex = a.intValue(o, 0, 255);
+                case "-I", "--inline-size" -> inlineSize = a.intValue(o, 0, 1024);
+                case "-x", "--mode" -> mode = parseMode(a.value(o));
+                case "-t", "--tx-depth" -> txDepth = a.intValue(o, 1, 1 << 15);
+                case "-Q", "--cq-mod" -> cqMod = a.intValue(o, 1, 1 << 15);
+                case "-r", "--rx-depth" -> rxDepth = a.intValue(o, 1, 1 << 15);
+                case "-m", "--mtu" -> mtu = parseMtu(a.intValue(o, 256, 4096));
+                case "--loopback" -> role = setRole(role, Role.LOOPBACK, a, o);
+                case "--server" -> role = setRole(role, Role.SERVER, a, o);
+                case "--client" ->
+                {
+                    role = setRole(role, Role.CLIENT, null, o);
+                    host = a.value(o);
+                }
+                case "-p", "--port" -> tcpPort = a.intValue(o, 1, 65535);
+                case "--timeout" -> timeoutSeconds = a.longValue(o, 1, 86_400);
+                case "--no-progress" ->
+                {
+                    a.noValue(o);
+                    progress = false;
+                }
+                case "--emulated" -> a.noValue(o); // the launcher acts on it; nothing to do here
+                default ->
+                {
+                    if (o.startsWith("-") || test != null)
+                    {
+                        throw new UsageException("unknown option or extra argument '" + o + "'");
+                    }
+                    test = PerfTest.byName(o.toLowerCase(Locale.ROOT));
+                    if (test == null)
+                    {
+                        throw new UsageException("unknown test '" + o + "'; tests: " + PerfTest.names());
+                    }
+                }
+            }
+        }
+        if (test == null)
+        {
+            throw new UsageException("which test? one of: " + PerfTest.names());
+        }
+        if (test == PerfTest.ATOMIC_LAT)
+        {
+            if (size != -1 && size != 8)
+            {
+                throw new UsageException("atomic_lat moves 8 bytes; -s " + size + " does not apply");
+            }
+            size = 8;
+        }
+        if (size == -1)
+        {
+            size = test.isLatency() ? 2 : 65536;
+        }
+        if (iterations == -1)
+        {
+            iterations = test.isLatency() ? 1000 : 5000;
+        }
+        if (inlineSize == -1)
+        {
+            inlineSize = switch (test)
+            {
+                case WRITE_LAT -> 220;
+                case SEND_LAT -> 236;
+                default -> 0;
+            };
+        }
+        if (!test.canInline())
+        {
+            inlineSize = 0;
+        }
+        if (cqMod > txDepth)
+        {
+            cqMod = txDepth; // perftest clamps too: a window smaller than the signal interval would never complete
+        }
+        return new PerfOptions(test, size, iterations, device, ibPort, gidIndex, inlineSize, mode, txDepth, cqMod,
+            rxDepth, mtu, role == null ? Role.LOOPBACK : role, host, tcpPort, Duration.ofSeconds(timeoutSeconds),
+            progress);
+    }
+
+    /** True when this run's payloads go inline (the whole message fits the inline size). */
+    public boolean inline()
+    {
+        return test.canInline() && size <= inlineSize;
+    }
+
+    private static Role setRole(final Role current, final Role wanted, final Args a, final String option)
+    {
+        if (a != null)
+        {
+            a.noValue(option);
+        }
+        if (current != null && current != wanted)
+        {
+            throw new UsageException("choose one of --loopback, --server, --client");
+        }
+        return wanted;
+    }
+
+    private static DoorbellMode parseMode(final String v)
+    {
+        return switch (v.toLowerCase(Locale.ROOT))
+        {
+            case "blueflame", "bf" -> DoorbellMode.BLUEFLAME;
+            case "doorbell", "db" -> DoorbellMode.DOORBELL;
+            case "auto" -> DoorbellMode.AUTO;
+            default -> throw new UsageException("--mode is blueflame, doorbell or auto, not '" + v + "'");
+        };
+    }
+
+    private static int parseMtu(final int bytes)
+    {
+        return switch (bytes)
+        {
+            case 256, 512, 1024, 2048, 4096 -> bytes;
+            default -> throw new UsageException("--mtu is 256, 512, 1024, 2048 or 4096, not " + bytes);
+        };
+    }
+}

@@ -1,0 +1,98 @@
+package io.mlx5j.direct.tool;
+
+import io.mlx5j.doorbell.DoorbellMode;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PerfOptionsTest
+{
+    @Test
+    void perftestDefaults()
+    {
+        final PerfOptions lat = PerfOptions.parse("write_lat");
+        assertEquals(PerfTest.WRITE_LAT, lat.test());
+        assertEquals(2, lat.size());
+        assertEquals(1000, lat.iterations());
+        assertEquals(220, lat.inlineSize());
+        assertTrue(lat.inline());
+        assertEquals(PerfOptions.Role.LOOPBACK, lat.role());
+        assertEquals(DoorbellMode.AUTO, lat.mode());
+        assertEquals(18515, lat.tcpPort());
+        assertEquals(1, lat.ibPort());
+        assertEquals(-1, lat.gidIndex());
+        assertNull(lat.device());
+        assertEquals(Duration.ofSeconds(60), lat.timeout());
+
+        final PerfOptions bw = PerfOptions.parse("write_bw");
+        assertEquals(65536, bw.size());
+        assertEquals(5000, bw.iterations());
+        assertEquals(128, bw.txDepth());
+        assertEquals(100, bw.cqMod());
+        assertEquals(0, bw.inlineSize());
+        assertFalse(bw.inline());
+
+        assertEquals(236, PerfOptions.parse("send_lat").inlineSize());
+        assertEquals(512, PerfOptions.parse("send_bw").rxDepth());
+        final PerfOptions atomic = PerfOptions.parse("atomic_lat");
+        assertEquals(8, atomic.size());
+        assertFalse(atomic.inline());
+        assertEquals(0, PerfOptions.parse("read_lat", "-I", "64").inlineSize(), "READ has no inline payload");
+    }
+
+    @Test
+    void everySpellingOfAnOption()
+    {
+        final PerfOptions o = PerfOptions.parse("send_bw", "-s", "4096", "--iters", "77", "--device=mlx5_1", "-i",
+            "2", "-g", "3", "-I", "0x40", "-x", "blueflame", "-t", "16", "--cq-mod=32", "-r", "64", "-m", "1024",
+            "--client", "peer.example", "-p", "20000", "--timeout", "5", "--no-progress", "--emulated");
+        assertEquals(4096, o.size());
+        assertEquals(77, o.iterations());
+        assertEquals("mlx5_1", o.device());
+        assertEquals(2, o.ibPort());
+        assertEquals(3, o.gidIndex());
+        assertEquals(64, o.inlineSize());
+        assertFalse(o.inline());
+        assertEquals(DoorbellMode.BLUEFLAME, o.mode());
+        assertEquals(16, o.txDepth());
+        assertEquals(16, o.cqMod(), "the signal interval never exceeds the window");
+        assertEquals(64, o.rxDepth());
+        assertEquals(1024, o.mtu());
+        assertEquals(PerfOptions.Role.CLIENT, o.role());
+        assertEquals("peer.example", o.host());
+        assertEquals(20000, o.tcpPort());
+        assertEquals(Duration.ofSeconds(5), o.timeout());
+        assertFalse(o.progress());
+        assertEquals(PerfOptions.Role.SERVER, PerfOptions.parse("--server", "read_bw").role());
+        assertEquals(DoorbellMode.DOORBELL, PerfOptions.parse("read_bw", "--mode", "doorbell").mode());
+    }
+
+    @Test
+    void badCommandLinesSayWhatIsWrong()
+    {
+        assertMessage("which test", () -> PerfOptions.parse());
+        assertMessage("unknown test 'write_latency'", () -> PerfOptions.parse("write_latency"));
+        assertMessage("option -s needs a value", () -> PerfOptions.parse("write_lat", "-s"));
+        assertMessage("option -s needs a number, got 'big'", () -> PerfOptions.parse("write_lat", "-s", "big"));
+        assertMessage("must be in 1..1073741824, got 0", () -> PerfOptions.parse("write_lat", "-s", "0"));
+        assertMessage("atomic_lat moves 8 bytes", () -> PerfOptions.parse("atomic_lat", "-s", "16"));
+        assertMessage("--mode is blueflame, doorbell or auto", () -> PerfOptions.parse("write_lat", "-x", "fast"));
+        assertMessage("choose one of", () -> PerfOptions.parse("write_lat", "--server", "--client", "h"));
+        assertMessage("--mtu is 256", () -> PerfOptions.parse("write_lat", "-m", "1000"));
+        assertMessage("takes no value", () -> PerfOptions.parse("write_lat", "--server=yes"));
+        assertMessage("extra argument 'read_lat'", () -> PerfOptions.parse("write_lat", "read_lat"));
+        assertMessage("unknown option", () -> PerfOptions.parse("write_lat", "--fast"));
+    }
+
+    private static void assertMessage(final String expected, final org.junit.jupiter.api.function.Executable call)
+    {
+        final UsageException ex = assertThrows(UsageException.class, call);
+        assertTrue(ex.getMessage().contains(expected), ex.getMessage());
+    }
+}
