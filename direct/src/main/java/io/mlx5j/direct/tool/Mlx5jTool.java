@@ -1,0 +1,114 @@
+package io.mlx5j.direct.tool;
+
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.util.Arrays;
+
+/**
+ * The {@code mlx5j} command-line tool (started by the {@code ./mlx5j} launcher at the repository root):
+ * <pre>
+ *   mlx5j devices [-d NAME]                    devices, ports, LIDs, GIDs
+ *   mlx5j perf TEST [options]                  perftest-style benchmark on the Java direct path
+ *   mlx5j pingpong [--ud] [options] [HOST]     ibv_rc_pingpong / ibv_ud_pingpong, on the Java direct path
+ * </pre>
+ * Exit status: 0 success, 1 failure at run time (the message says what failed), 2 bad command line.
+ */
+public final class Mlx5jTool
+{
+    static final String USAGE = String.join("\n",
+        "usage: mlx5j COMMAND [options]",
+        "  devices [-d NAME]                list RDMA devices: GUID, port state, link layer, LID, GIDs",
+        "  perf TEST [options]              perftest-style benchmark on the Java direct path (mlx5j perf --help)",
+        "  pingpong [--ud] [options] [HOST] the ibv_rc_pingpong / ibv_ud_pingpong protocol (mlx5j pingpong --help)");
+
+    private Mlx5jTool()
+    {
+    }
+
+    public static void main(final String[] args)
+    {
+        final int status = run(args, System.out, System.err);
+        System.out.flush();
+        System.exit(status);
+    }
+
+    /** Runs one command; returns the exit status. Tests call this in-process. */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        if (args.length == 0)
+        {
+            err.println(USAGE);
+            return 2;
+        }
+        final String command = args[0];
+        final String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        final boolean help = Arrays.asList(rest).contains("--help") || Arrays.asList(rest).contains("-h");
+        try
+        {
+            switch (command)
+            {
+                case "devices":
+                    if (help)
+                    {
+                        out.println(DevicesCommand.USAGE);
+                        return 0;
+                    }
+                    return DevicesCommand.run(rest, out);
+                case "perf":
+                    if (help)
+                    {
+                        out.println(PerfOptions.USAGE);
+                        return 0;
+                    }
+                    return PerfCommand.run(PerfOptions.parse(rest), out, err);
+                case "pingpong":
+                    if (help)
+                    {
+                        out.println(PingpongOptions.USAGE);
+                        return 0;
+                    }
+                    return PingpongCommand.run(PingpongOptions.parse(rest), out, err);
+                case "help", "-h", "--help":
+                    out.println(USAGE);
+                    return 0;
+                default:
+                    throw new UsageException("unknown command '" + command + "'");
+            }
+        }
+        catch (final UsageException ex)
+        {
+            err.println("mlx5j: " + ex.getMessage());
+            err.println(switch (command)
+            {
+                case "perf" -> PerfOptions.USAGE;
+                case "pingpong" -> PingpongOptions.USAGE;
+                case "devices" -> DevicesCommand.USAGE;
+                default -> USAGE;
+            });
+            return 2;
+        }
+        catch (final UncheckedIOException | IllegalStateException | IllegalArgumentException ex)
+        {
+            err.println("mlx5j: " + command + " failed: " + ex.getMessage());
+            return 1;
+        }
+        catch (final RuntimeException ex)
+        {
+            err.println("mlx5j: " + command + " failed: " + ex);
+            return 1;
+        }
+    }
+
+    /** " (emulated ConnectX: emulator/mlx5emu)" when this process runs on the emulated device, else "". */
+    static String platform()
+    {
+        return isEmulated() ? " (emulated ConnectX-5 through emulator/mlx5emu; no RDMA hardware in use)" : "";
+    }
+
+    /** The emulator is LD_PRELOADed into this process (emulator/mlx5emu or surefire's environment). */
+    static boolean isEmulated()
+    {
+        final String preload = System.getenv("LD_PRELOAD");
+        return preload != null && preload.contains("libmlx5emu");
+    }
+}

@@ -1,0 +1,355 @@
+package io.mlx5j.direct.tool;
+
+import io.mlx5j.direct.Context;
+import io.mlx5j.direct.DeviceAttributes;
+import io.mlx5j.direct.PeerInfo;
+import io.mlx5j.direct.PortAttributes;
+import io.mlx5j.direct.ProtectionDomain;
+import io.mlx5j.direct.oob.OobConnection;
+import io.mlx5j.direct.oob.OobServer;
+import io.mlx5j.direct.oob.PingpongExchange;
+
+import java.io.PrintStream;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * {@code mlx5j perf TEST}: sets up one endpoint (server/client, connected over the out-of-band TCP exchange) or two
+ * (loopback, one thread), runs {@link PerfLoops}, checks the data that moved, and prints perftest's table.
+ */
+final class PerfCommand
+{
+    private static final ValueLayout.OfLong BE64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    /** Latency tests keep this many send WQEs and signal every half of it (perftest signals every cq-mod). */
+    private static final int LAT_SEND_DEPTH = 64;
+
+    private PerfCommand()
+    {
+    }
+
+    static int run(final PerfOptions o, final PrintStream out, final PrintStream err)
+    {
+        try (Context context = o.device() == null ? Context.openFirst() : Context.open(o.device()))
+        {
+            out.println("mlx5j: device " + context.deviceName() + Mlx5jTool.platform());
+            if (!context.isMlx5())
+            {
+                throw new IllegalStateException(context.deviceName()
+                    + " is not driven by libmlx5; the Java direct path needs an mlx5 device");
+            }
+            final DeviceAttributes attr = context.queryDevice();
+            final int rdAtomic = Math.max(1, Math.min(16, Math.min(attr.maxQpRdAtom(), attr.maxQpInitRdAtom())));
+            try (ProtectionDomain pd = context.allocPd())
+            {
+                return o.role() == PerfOptions.Role.LOOPBACK
+                    ? loopback(context, pd, o, rdAtomic, out, err)
+                    : twoProcess(context, pd, o, rdAtomic, out, err);
+            }
+        }
+    }
+
+    private static Endpoint endpoint(final Context context, final ProtectionDomain pd, final PerfOptions o)
+    {
+        final PerfTest t = o.test();
+        final int sendDepth = t.isLatency() ? LAT_SEND_DEPTH : Math.max(o.txDepth(), 16);
+        final int recvDepth = t.isSend() ? o.rxDepth() : 0;
+        return new Endpoint(context, pd, o.ibPort(), o.gidIndex(), sendDepth, recvDepth, o.inlineSize(), o.size());
+    }
+
+    /** Everything the run needs after the QPs are connected: patterns, receives, signaling. */
+    private static void prepare(final Endpoint e, final PerfOptions o)
+    {
+        e.fillPatterns();
+        if (o.test() == PerfTest.ATOMIC_LAT)
+        {
+            e.buffer.set(BE64, 0, 0L); // the counter peers add to
+        }
+        if (o.test().isSend())
+        {
+            e.postReceives(o.rxDepth());
+        }
+        if (o.test().isLatency())
+        {
+            e.sq.signalEvery(Math.min(o.cqMod(), LAT_SEND_DEPTH / 2));
+        }
+    }
+
+    private static int loopback(final Context context, final ProtectionDomain pd, final PerfOptions o,
+        final int rdAtomic, final PrintStream out, final PrintStream err)
+    {
+        try (Endpoint a = endpoint(context, pd, o); Endpoint b = endpoint(context, pd, o))
+        {
+            // two QPs of one context may share a BlueFlame register; this thread drives both, but the register
+            // object must then be the shared (locked) kind
+            final boolean shared = a.bfRegister() == b.bfRegister();
+            a.directPath(o.mode(), shared);
+            b.directPath(o.mode(), shared);
+            final int mtu = pathMtu(o, a.port);
+            a.connect(b.local(), mtu, rdAtomic);
+            b.connect(a.local(), mtu, rdAtomic);
+            prepare(a, o);
+            prepare(b, o);
+            banner(out, o, context, a, mtu, "loopback: both QPs in this process, one thread");
+            final Progress progress = new Progress(err, o.test().cliName(), o.iterations(), o.progress());
+            final long stall = stallNanos(o);
+            final PerfTest t = o.test();
+            if (t.isLatency())
+            {
+                final long[] samples = switch (t)
+                {
+                    case WRITE_LAT -> PerfLoops.writeLat(a, b, o, progress, stall);
+                    case SEND_LAT -> PerfLoops.sendLat(a, b, o, progress, stall);
+                    default -> PerfLoops.oneSidedLat(a, t == PerfTest.ATOMIC_LAT, o, progress, stall);
+                };
+                progress.finish(o.iterations());
+                final String check = verifyInitiator(a, o) + "; " + verifyResponder(b, o);
+                printLatency(out, o, samples, samples.length, check);
+            }
+            else
+            {
+                final long nanos = PerfLoops.bandwidth(a, b, o, 1, progress, stall);
+                progress.finish(o.iterations());
+                final String check = verifyInitiator(a, o) + "; " + verifyResponder(b, o);
+                printBandwidth(out, o, nanos, check);
+            }
+            return 0;
+        }
+    }
+
+    private static int twoProcess(final Context context, final ProtectionDomain pd, final PerfOptions o,
+        final int rdAtomic, final PrintStream out, final PrintStream err)
+    {
+        final boolean server = o.role() == PerfOptions.Role.SERVER;
+        try (Endpoint e = endpoint(context, pd, o))
+        {
+            e.directPath(o.mode(), false);
+            final int mtu = pathMtu(o, e.port);
+            try (OobServer listener = server ? OobServer.listen(o.tcpPort()) : null)
+            {
+                if (server)
+                {
+                    out.println("mlx5j: waiting for a client on TCP port " + listener.port());
+                    out.flush();
+                }
+                try (OobConnection c = server ? listener.accept(o.timeout())
+                    : OobConnection.connect(o.host(), o.tcpPort(), o.timeout()))
+                {
+                    final PeerInfo address;
+                    if (server)
+                    {
+                        address = PingpongExchange.server(c, e.local(), remote -> e.connect(remote, mtu, rdAtomic));
+                    }
+                    else
+                    {
+                        address = PingpongExchange.client(c, e.local());
+                        e.connect(address, mtu, rdAtomic);
+                    }
+                    e.remote = PingpongExchange.exchangeBuffers(c, !server, e.local(), address);
+                    prepare(e, o);
+                    banner(out, o, context, e, mtu, server ? "server, client " + c.peer()
+                        : "client of " + o.host() + ":" + o.tcpPort());
+                    PingpongExchange.barrier(c, "start");
+                    final Progress progress = new Progress(err, o.test().cliName(), o.iterations(), o.progress());
+                    final long stall = stallNanos(o);
+                    final PerfTest t = o.test();
+                    long[] samples = null;
+                    long nanos = 0;
+                    if (!server)
+                    {
+                        if (t.isLatency())
+                        {
+                            samples = switch (t)
+                            {
+                                case WRITE_LAT -> PerfLoops.writeLat(e, null, o, progress, stall);
+                                case SEND_LAT -> PerfLoops.sendLat(e, null, o, progress, stall);
+                                default -> PerfLoops.oneSidedLat(e, t == PerfTest.ATOMIC_LAT, o, progress, stall);
+                            };
+                        }
+                        else
+                        {
+                            nanos = PerfLoops.bandwidth(e, null, o, 1, progress, stall);
+                        }
+                    }
+                    else
+                    {
+                        switch (t)
+                        {
+                            case WRITE_LAT -> samples = PerfLoops.writeLatResponder(e, o, progress, stall);
+                            case SEND_LAT -> samples = PerfLoops.sendLatResponder(e, o, progress, stall);
+                            case SEND_BW -> PerfLoops.sendBwResponder(e, o, progress, stall);
+                            default ->
+                            {
+                                // one-sided: nothing to do but keep the buffer registered until the client is done
+                            }
+                        }
+                    }
+                    progress.finish(o.iterations());
+                    c.readTimeout(Duration.ZERO); // the peer may still be running; its exit ends the wait (EOF)
+                    PingpongExchange.barrier(c, "end");
+                    final String check = server ? verifyResponder(e, o) : verifyInitiator(e, o);
+                    if (samples != null)
+                    {
+                        printLatency(out, o, samples, samples.length, check);
+                    }
+                    else if (!server)
+                    {
+                        printBandwidth(out, o, nanos, check);
+                    }
+                    else
+                    {
+                        out.println(" " + o.iterations() + " iterations served; data check: " + check);
+                        out.println(ResultTable.LINE);
+                    }
+                    return 0;
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ checks
+
+    /** What the initiator can check in its own memory after the run. */
+    static String verifyInitiator(final Endpoint e, final PerfOptions o)
+    {
+        final int size = o.size();
+        return switch (o.test())
+        {
+            // the peer's last reply carried its send pattern (and the marker in the last byte)
+            case WRITE_LAT, SEND_LAT -> expect(e, false, size - 1, true, "reply");
+            // READ copied the peer's untouched receive area (recvPattern) into our send area
+            case READ_LAT, READ_BW -> expect(e, true, size, false, "READ data");
+            case ATOMIC_LAT ->
+            {
+                final long fetched = e.buffer.get(BE64, e.areaSize);
+                if (fetched != o.iterations() - 1)
+                {
+                    throw new IllegalStateException("data check failed: the last FETCH_ADD returned " + fetched
+                        + ", expected " + (o.iterations() - 1));
+                }
+                yield "last FETCH_ADD returned " + fetched;
+            }
+            case WRITE_BW, SEND_BW -> "sender";
+        };
+    }
+
+    /** What the responder can check in its own memory after the run. */
+    static String verifyResponder(final Endpoint e, final PerfOptions o)
+    {
+        final int size = o.size();
+        return switch (o.test())
+        {
+            case WRITE_LAT, SEND_LAT -> expect(e, false, size - 1, true, "message");
+            case WRITE_BW, SEND_BW -> expect(e, false, size, true, "message");
+            case READ_LAT, READ_BW -> "READ source";
+            case ATOMIC_LAT ->
+            {
+                final long counter = e.buffer.get(BE64, 0);
+                if (counter != o.iterations())
+                {
+                    throw new IllegalStateException("data check failed: the counter is " + counter + " after "
+                        + o.iterations() + " FETCH_ADDs of 1");
+                }
+                yield "counter " + counter;
+            }
+        };
+    }
+
+    /** Checks {@code length} bytes of an area against a pattern; returns what was checked. */
+    private static String expect(final Endpoint e, final boolean sendArea, final long length,
+        final boolean sendPattern, final String what)
+    {
+        final long base = sendArea ? e.areaSize : 0;
+        for (long i = 0; i < length; i++)
+        {
+            final byte want = sendPattern ? Endpoint.sendPattern(i) : Endpoint.recvPattern(i);
+            final byte got = e.buffer.get(ValueLayout.JAVA_BYTE, base + i);
+            if (got != want)
+            {
+                throw new IllegalStateException(String.format(Locale.ROOT,
+                    "data check failed: %s byte %d is 0x%02x, expected 0x%02x", what, i, got & 0xff, want & 0xff));
+            }
+        }
+        return what + " " + length + " bytes ok";
+    }
+
+    // ------------------------------------------------------------------------------------------ output
+
+    private static void banner(final PrintStream out, final PerfOptions o, final Context context, final Endpoint e,
+        final int mtu, final String connection)
+    {
+        final PortAttributes p = e.port;
+        out.println(ResultTable.LINE);
+        out.println("                    " + o.test().title() + " (mlx5j Java direct path)");
+        out.printf(Locale.ROOT, " Device         : %s port %d (%s, %s)%n", context.deviceName(), p.port(),
+            DevicesCommand.portState(p.state()), p.isEthernet() ? "Ethernet/RoCE" : "InfiniBand");
+        out.printf(Locale.ROOT, " Connection     : RC, %s%n", connection);
+        out.printf(Locale.ROOT, " Path MTU       : %d     Doorbell : %s%n", 128 << mtu,
+            e.sq.mode().name().toLowerCase(Locale.ROOT));
+        out.printf(Locale.ROOT, " Inline         : %s%n", o.test().canInline()
+            ? (o.inline() ? "on" : "off") + " (inline size " + o.inlineSize() + ", QP max " + e.sq.maxInlineData() + ")"
+            : "n/a");
+        if (o.test().isLatency())
+        {
+            out.printf(Locale.ROOT, " Send depth     : %d     Signal every : %d%n", LAT_SEND_DEPTH,
+                Math.min(o.cqMod(), LAT_SEND_DEPTH / 2));
+        }
+        else
+        {
+            out.printf(Locale.ROOT, " TX depth       : %d     CQ moderation : %d%n", o.txDepth(), o.cqMod());
+        }
+        out.println(address(" local address  : ", e.local()));
+        out.println(address(" remote address : ", e.remote));
+        out.println(ResultTable.LINE);
+    }
+
+    private static String address(final String label, final PeerInfo a)
+    {
+        return String.format(Locale.ROOT, "%sLID 0x%04x QPN 0x%06x PSN 0x%06x RKey 0x%08x VAddr 0x%016x GID %s",
+            label, a.lid(), a.qpn(), a.psn(), a.rkey(), a.addr(), GidText.ntop(a.gid()));
+    }
+
+    private static void printLatency(final PrintStream out, final PerfOptions o, final long[] samples,
+        final int count, final String check)
+    {
+        final LatencyStats s = LatencyStats.of(samples, count, o.test().rttFactor());
+        out.println(ResultTable.latencyHeader());
+        out.println(ResultTable.latencyRow(o.size(), o.iterations(), s));
+        out.println(ResultTable.LINE);
+        out.println(" " + count + " samples" + (o.test().rttFactor() == 2 ? " (round trip / 2)" : "")
+            + "; data check: " + check);
+    }
+
+    private static void printBandwidth(final PrintStream out, final PerfOptions o, final long nanos,
+        final String check)
+    {
+        out.println(ResultTable.bandwidthHeader());
+        out.println(ResultTable.bandwidthRow(new BandwidthStats(o.size(), o.iterations(), nanos)));
+        out.println(ResultTable.LINE);
+        out.println(String.format(Locale.ROOT, " %.3f ms; data check: %s", nanos * 1e-6, check));
+    }
+
+    // ------------------------------------------------------------------------------------------ helpers
+
+    /** enum ibv_mtu of the requested MTU, or the port's active MTU. */
+    static int pathMtu(final PerfOptions o, final PortAttributes port)
+    {
+        if (o.mtu() == 0)
+        {
+            return port.activeMtu();
+        }
+        final int wanted = Integer.numberOfTrailingZeros(o.mtu()) - 7; // 256 -> 1 ... 4096 -> 5
+        if (wanted > port.activeMtu())
+        {
+            throw new IllegalArgumentException("--mtu " + o.mtu() + " is above the port's active MTU "
+                + port.activeMtuBytes());
+        }
+        return wanted;
+    }
+
+    private static long stallNanos(final PerfOptions o)
+    {
+        return o.timeout().toNanos();
+    }
+}
