@@ -128,13 +128,30 @@ public final class SendDoorbell
         }
         dbrec.sendCounter(curPost); // includes Dma.toDevice(): WQE bytes before the producer counter
         final BlueFlameRegister bf = this.bf;
-        if (locked)
+        if (!locked)
         {
-            bf.lock();
+            ringRegister(bf, nreq, ctrlOffset, ds);
+            return;
         }
+        bf.lock();
+        try
+        {
+            ringRegister(bf, nreq, ctrlOffset, ds);
+        }
+        finally
+        {
+            // A ring that throws (e.g. the QP's memory was closed under it) must not leave the register locked:
+            // every other QP sharing it would spin forever on its next post. A try/finally costs nothing unless
+            // something is thrown.
+            bf.unlock();
+        }
+    }
+
+    private void ringRegister(final BlueFlameRegister bf, final int nreq, final long ctrlOffset, final int ds)
+    {
         // Doorbell record before the MMIO stores, or the NIC may read the old counter when the doorbell arrives.
         Dma.wcStart();
-        if (nreq == 1 && ds >= bfMinDs && ds <= bfMaxDs)
+        if (usesBlueFlame(nreq, ds))
         {
             bf.copy(sq, sqMask, ctrlOffset, (ds + 3) >>> 2); // align(ds * 16, 64) / 64 blocks
         }
@@ -145,10 +162,6 @@ public final class SendDoorbell
         // Flush before toggling and inside the lock: see BlueFlameRegister for the cross-CPU race this prevents.
         Dma.wcFlush();
         bf.toggle();
-        if (locked)
-        {
-            bf.unlock();
-        }
     }
 
     private IllegalArgumentException badRing(final int nreq, final long ctrlOffset, final int ds)

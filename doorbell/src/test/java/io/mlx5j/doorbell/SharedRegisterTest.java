@@ -1,12 +1,17 @@
 package io.mlx5j.doorbell;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 
 import org.junit.jupiter.api.Test;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * Two QPs on two threads share one BlueFlame register. With {@code shared = true} every post's read-modify-write of
@@ -78,5 +83,31 @@ class SharedRegisterTest
         }
         assertEquals(0, torn[0] + torn[1], "torn BlueFlame halves");
         assertEquals(0, bf.offset(), "an even number of posts must leave the offset at half 0");
+    }
+
+    /**
+     * A post that throws while holding the shared register (here: its QP's ring was freed under it) must release
+     * the lock; otherwise every other QP on the register spins forever on its next post.
+     */
+    @Test
+    void aThrowingPostReleasesTheSharedRegister()
+    {
+        final MemorySegment reg = MemorySegment.ofArray(new long[512 / 8]);
+        final BlueFlameRegister bf = new BlueFlameRegister(reg, 256, true);
+        final Arena arena = Arena.ofShared();
+        final SendDoorbell dead = new SendDoorbell(arena.allocate(256, 64),
+            new DoorbellRecord(MemorySegment.ofArray(new long[1])), bf, DoorbellMode.BLUEFLAME);
+        arena.close();
+        assertThrows(IllegalStateException.class, () -> dead.ring(0, 4, 1));
+
+        final MemorySegment sq = MemorySegment.ofArray(new long[256 / 8]);
+        sq.fill((byte) 0x33);
+        final SendDoorbell live = new SendDoorbell(sq, new DoorbellRecord(MemorySegment.ofArray(new long[1])), bf,
+            DoorbellMode.BLUEFLAME);
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> live.ring(0, 4, 1),
+            "the register stayed locked after the failed post");
+        final byte[] expect = new byte[64];
+        java.util.Arrays.fill(expect, (byte) 0x33);
+        assertArrayEquals(expect, reg.asSlice(bf.offset() ^ 256, 64).toArray(ValueLayout.JAVA_BYTE));
     }
 }
