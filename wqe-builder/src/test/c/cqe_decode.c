@@ -57,6 +57,7 @@ int main(void)
 			 mlx5dv_get_cqe_owner(cqe) == ((ci >> log_cnt) & 1);
 		int status;
 		long scatter_off = -1;
+		long scatter_len = 0;
 
 		if (opcode <= MLX5_CQE_RESP_SEND_INV)
 			status = IBV_WC_SUCCESS;
@@ -70,13 +71,22 @@ int main(void)
 			else if (cqe->op_own & MLX5_INLINE_SCATTER_64)
 				scatter_off = size == 128 ? (uint8_t *)(cqe - 1) - buf : -2;
 		}
-		printf("%d %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %llu %d %ld\n",
+		/* scattered bytes: byte_cnt, which must fit the area the flag names (32 bytes in this cqe64, or the
+		 * 64-byte first half of a 128-byte CQE); -2 marks a CQE that cannot be a valid completion */
+		if (scatter_off == -2) {
+			scatter_len = -2;
+		} else if (scatter_off >= 0) {
+			uint32_t area = (cqe->op_own & MLX5_INLINE_SCATTER_32) ? 32 : 64;
+
+			scatter_len = be32toh(cqe->byte_cnt) > area ? -2 : (long)be32toh(cqe->byte_cnt);
+		}
+		printf("%d %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %llu %d %ld %ld\n",
 		       sw, mlx5dv_get_cqe_owner(cqe), opcode, mlx5dv_get_cqe_se(cqe), mlx5dv_get_cqe_format(cqe),
 		       be16toh(cqe->wqe_counter), be32toh(cqe->byte_cnt), be32toh(cqe->imm_inval_pkey),
 		       be32toh(cqe->sop_drop_qpn), be32toh(cqe->srqn_uidx), be32toh(cqe->flags_rqpn),
 		       be16toh(cqe->slid), cqe->signature, err->syndrome, err->vendor_err_synd,
 		       (unsigned)((cqe->op_own & MLX5_INLINE_SCATTER_32) ? 1 : 0) | ((cqe->op_own & MLX5_INLINE_SCATTER_64) ? 2u : 0u),
-		       (unsigned long long)be64toh(cqe->timestamp), status, scatter_off);
+		       (unsigned long long)be64toh(cqe->timestamp), status, scatter_off, scatter_len);
 	}
 	return 0;
 }
