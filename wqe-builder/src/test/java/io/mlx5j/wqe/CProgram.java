@@ -35,7 +35,12 @@ final class CProgram
             pb.environment().put("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1");
             final Process p = pb.start();
             final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
-            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0)
+            if (!p.waitFor(60, TimeUnit.SECONDS))
+            {
+                p.destroyForcibly();
+                throw new AssertionError(name + " did not exit within 60 s");
+            }
+            if (p.exitValue() != 0)
             {
                 throw new AssertionError(name + " failed with exit " + p.exitValue());
             }
@@ -59,7 +64,12 @@ final class CProgram
                 SRC.resolve(name + ".c").toString())
                 .redirectErrorStream(true).start();
             final String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0)
+            if (!p.waitFor(120, TimeUnit.SECONDS))
+            {
+                p.destroyForcibly();
+                throw new AssertionError("gcc did not finish " + name + ".c within 120 s:\n" + log);
+            }
+            if (p.exitValue() != 0)
             {
                 throw new AssertionError("gcc failed for " + name + ".c:\n" + log);
             }
