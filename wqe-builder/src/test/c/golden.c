@@ -92,7 +92,8 @@ static void layout(void)
 	OFF(mlx5_wqe_av, fl_mlid); OFF(mlx5_wqe_av, rlid); OFF(mlx5_wqe_av, reserved0); OFF(mlx5_wqe_av, rmac);
 	OFF(mlx5_wqe_av, tclass); OFF(mlx5_wqe_av, hop_limit); OFF(mlx5_wqe_av, grh_gid_fl);
 	OFF(mlx5_wqe_av, rgid); SZ(mlx5_wqe_av); SZ(mlx5_wqe_datagram_seg);
-	OFF(mlx5_wqe_srq_next_seg, next_wqe_index); OFF(mlx5_wqe_srq_next_seg, signature);
+	OFF(mlx5_wqe_srq_next_seg, rsvd0); OFF(mlx5_wqe_srq_next_seg, next_wqe_index);
+	OFF(mlx5_wqe_srq_next_seg, signature); OFF(mlx5_wqe_srq_next_seg, rsvd1);
 	SZ(mlx5_wqe_srq_next_seg);
 	OFF(mlx5_cqe64, slid); OFF(mlx5_cqe64, flags_rqpn); OFF(mlx5_cqe64, srqn_uidx);
 	OFF(mlx5_cqe64, imm_inval_pkey); OFF(mlx5_cqe64, byte_cnt); OFF(mlx5_cqe64, timestamp);

@@ -45,6 +45,8 @@ public final class AtomicSeg
     public static final int MASKED32_COMPARE_MASK_OFFSET = 12;
     public static final int MASKED32_FA_ADD_OFFSET = 0;
     public static final int MASKED32_FA_FIELD_BOUNDARY_OFFSET = 4;
+    /** 8 reserved bytes after the 32-bit masked FAA operands, written as 0. */
+    public static final int MASKED32_FA_RESERVED_OFFSET = 8;
     public static final int MASKED32_LENGTH = 16;
 
     private AtomicSeg()

@@ -55,10 +55,12 @@ public final class RecvWqeWriter
         {
             throw new IllegalArgumentException("SRQ stride " + stride + " has no room for a data segment");
         }
-        BE16.set(srq, wqeOffset, (short)0);
+        BE16.set(srq, wqeOffset + SrqNextSeg.RSVD0_OFFSET, (short)0);
         BE16.set(srq, wqeOffset + SrqNextSeg.NEXT_WQE_INDEX_OFFSET, (short)nextWqeIndex);
+        // signature (0) and the 11 bytes of rsvd1 as two aligned stores: a 4-byte word at the signature, then the
+        // 8 bytes that end the segment
         BE32.set(srq, wqeOffset + SrqNextSeg.SIGNATURE_OFFSET, 0);
-        BE64.set(srq, wqeOffset + 8, 0L);
+        BE64.set(srq, wqeOffset + SrqNextSeg.LENGTH - 8, 0L);
         this.cursor = wqeOffset + SrqNextSeg.LENGTH;
         return this;
     }

@@ -14,8 +14,10 @@ package io.mlx5j.wqe;
  */
 public final class SrqNextSeg
 {
+    public static final int RSVD0_OFFSET = 0;
     public static final int NEXT_WQE_INDEX_OFFSET = 2;
     public static final int SIGNATURE_OFFSET = 4;
+    public static final int RSVD1_OFFSET = 5;
     public static final int LENGTH = 16;
 
     private SrqNextSeg()

@@ -180,7 +180,7 @@ public final class WqeWriter
         reserve(1, "masked atomic segment");
         BE32.set(sq, cursor + AtomicSeg.MASKED32_FA_ADD_OFFSET, add);
         BE32.set(sq, cursor + AtomicSeg.MASKED32_FA_FIELD_BOUNDARY_OFFSET, fieldBoundary);
-        BE64.set(sq, cursor + 8, 0L);
+        BE64.set(sq, cursor + AtomicSeg.MASKED32_FA_RESERVED_OFFSET, 0L);
         return advance(1);
     }
 

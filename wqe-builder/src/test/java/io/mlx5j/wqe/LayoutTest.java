@@ -67,8 +67,10 @@ class LayoutTest
         java.put("mlx5_wqe_av.rgid", (long)DatagramSeg.RGID_OFFSET);
         java.put("mlx5_wqe_av.sizeof", (long)DatagramSeg.LENGTH);
         java.put("mlx5_wqe_datagram_seg.sizeof", (long)DatagramSeg.LENGTH);
+        java.put("mlx5_wqe_srq_next_seg.rsvd0", (long)SrqNextSeg.RSVD0_OFFSET);
         java.put("mlx5_wqe_srq_next_seg.next_wqe_index", (long)SrqNextSeg.NEXT_WQE_INDEX_OFFSET);
         java.put("mlx5_wqe_srq_next_seg.signature", (long)SrqNextSeg.SIGNATURE_OFFSET);
+        java.put("mlx5_wqe_srq_next_seg.rsvd1", (long)SrqNextSeg.RSVD1_OFFSET);
         java.put("mlx5_wqe_srq_next_seg.sizeof", (long)SrqNextSeg.LENGTH);
         java.put("mlx5_cqe64.slid", (long)Cqe64.SLID_OFFSET);
         java.put("mlx5_cqe64.flags_rqpn", (long)Cqe64.FLAGS_RQPN_OFFSET);
