@@ -70,6 +70,17 @@ int main(void)
 	struct ibv_mr *iova = ibv_reg_mr_iova(pd, buf + 16, 4096, 0x7000010, IBV_ACCESS_LOCAL_WRITE);
 	CHECK(iova && dbg.mr(iova->lkey, &d) == 0 && d.addr == 0x7000010, "iova registration");
 
+	/* REREG_MR is not emulated (README, unsupported list): a clean EOPNOTSUPP through the raw ABI and a failed
+	 * ibv_rereg_mr, and the MR keeps its range */
+	struct ib_uverbs_rereg_mr_resp rgr;
+	struct ib_uverbs_rereg_mr rg = { .response = (uintptr_t)&rgr, .mr_handle = ro->handle,
+					 .flags = IBV_REREG_MR_CHANGE_ACCESS, .access_flags = IBV_ACCESS_LOCAL_WRITE };
+	CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_REREG_MR, &rg, sizeof(rg), sizeof(rgr)), EOPNOTSUPP);
+	CHECK(ibv_rereg_mr(ro, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, IBV_ACCESS_LOCAL_WRITE) != 0,
+	      "ibv_rereg_mr succeeded on an emulator that does not implement it");
+	CHECK(dbg.mr(ro->lkey, &d) == 0 && d.addr == (uintptr_t)buf && d.length == 4096,
+	      "MR changed by a failed rereg");
+
 	/* a PD with a live MR cannot go; bad handles are EINVAL */
 	CHECK_ERR(ibv_dealloc_pd(pd), EBUSY);
 	uint32_t h = ro->handle;
