@@ -96,6 +96,10 @@ int main(void)
 				       .access_flags = IBV_ACCESS_LOCAL_WRITE };
 	CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_REG_MR, &rm, sizeof(rm), sizeof(rr)), EINVAL);
 	CHECK_ERR(ibv_dealloc_pd(pd), 0);
+	/* ALLOC_PD whose response cannot be written: EFAULT, and no PD is left behind (checked below) */
+	struct ib_uverbs_alloc_pd ap = { .response = 8 };
+	CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_ALLOC_PD, &ap, sizeof(ap), sizeof(struct ib_uverbs_alloc_pd_resp)),
+		  EFAULT);
 
 	struct mlx5emu_debug_live live;
 	dbg.live(&live);
