@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,8 +171,13 @@ static int cdev_index(const char *path)
 	if (*p < '0' || *p > '9')
 		return -1;
 	int n = 0;
-	for (; *p >= '0' && *p <= '9'; p++)
+	for (; *p >= '0' && *p <= '9'; p++) {
+		/* any path may come through open(): a long digit string must not overflow n (undefined behaviour),
+		 * and no device has such a number, so the path is not ours */
+		if (n > (INT_MAX - 9) / 10)
+			return -1;
 		n = n * 10 + (*p - '0');
+	}
 	if (*p)
 		return -1;
 	return n;

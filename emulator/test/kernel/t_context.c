@@ -6,6 +6,8 @@
 #include <sys/mman.h>
 #include <rdma/mlx5-abi.h>
 
+#include <fcntl.h>
+
 #include "common.h"
 
 static void check_device(struct ibv_context *ctx)
@@ -215,6 +217,20 @@ static void check_unsupported(struct ibv_context *ctx)
 	ibv_free_device_list(list);
 }
 
+/* Paths of the character devices as the interposed open() sees them: only uverbsN with N < the device count is
+ * ours, a digit string of any length is no crash (it is not a device), and verbs users must open read-write. */
+static void check_cdev_paths(void)
+{
+	errno = 0;
+	CHECK(open("/dev/infiniband/uverbs99999999999999999999", O_RDWR) < 0 && errno == ENOENT,
+	      "huge device number: errno %d", errno);
+	errno = 0;
+	CHECK(open("/dev/infiniband/uverbs64", O_RDWR) < 0 && errno == ENOENT, "device beyond the count: errno %d",
+	      errno);
+	errno = 0;
+	CHECK(open("/dev/infiniband/uverbs0", O_RDONLY) < 0 && errno == EACCES, "read-only open: errno %d", errno);
+}
+
 int main(void)
 {
 	int n = 0;
@@ -238,6 +254,7 @@ int main(void)
 	check_raw_abi(ctx);
 	check_uar_mmap(ctx);
 	check_unsupported(ctx);
+	check_cdev_paths();
 	CHECK_ERR(ibv_close_device(ctx), 0);
 	return test_done("t_context");
 }
