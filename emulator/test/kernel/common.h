@@ -110,6 +110,19 @@ static inline int raw_cmd(struct ibv_context *ctx, uint32_t command, const void 
 	return n == (ssize_t)(sizeof(h) + len) ? 0 : EIO;
 }
 
+/* A legacy command with driver data: the core request, then the mlx5 request right behind it, as libmlx5 lays
+ * them out. Two arguments rather than one struct around both: a struct ending in a flexible array member
+ * (driver_data[]) cannot be a member of another struct in ISO C. Returns 0 or errno. */
+static inline int raw_cmd_udata(struct ibv_context *ctx, uint32_t command, const void *core, size_t core_len,
+				const void *drv, size_t drv_len, size_t out_bytes)
+{
+	uint8_t payload[512];
+	REQUIRE(core_len + drv_len <= sizeof(payload), "raw command of %zu bytes", core_len + drv_len);
+	memcpy(payload, core, core_len);
+	memcpy(payload + core_len, drv, drv_len);
+	return raw_cmd(ctx, command, payload, core_len + drv_len, out_bytes);
+}
+
 /* A reset RC/UC/UD QP on fresh CQs. */
 static inline struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq, enum ibv_qp_type type,
 				     struct ibv_srq *srq)

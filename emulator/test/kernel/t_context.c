@@ -184,15 +184,15 @@ static void check_unsupported(struct ibv_context *ctx)
 		/* on Ethernet libmlx5 hands out a domain and a root table without any device command; the first
 		 * object that needs one (a matcher: flow-steering ioctl) fails */
 		struct mlx5dv_dr_table *t = mlx5dv_dr_table_create(dom, 0);
-		struct {
-			struct mlx5dv_flow_match_parameters p;
-			uint64_t match[8];
-		} m;
-		memset(&m, 0, sizeof(m));
-		m.p.match_sz = sizeof(m.match);
+		/* allocated, not a struct around it: a struct ending in a flexible array cannot be a member (C11) */
+		size_t match_sz = 8 * sizeof(uint64_t);
+		struct mlx5dv_flow_match_parameters *m = calloc(1, sizeof(*m) + match_sz);
+		REQUIRE(m, "calloc");
+		m->match_sz = match_sz;
 		errno = 0;
-		struct mlx5dv_dr_matcher *mt = t ? mlx5dv_dr_matcher_create(t, 0, 1, &m.p) : NULL;
+		struct mlx5dv_dr_matcher *mt = t ? mlx5dv_dr_matcher_create(t, 0, 1, m) : NULL;
 		CHECK(!mt && (errno == EOPNOTSUPP || errno == ENOTTY), "mlx5dv_dr matcher: errno %d", errno);
+		free(m);
 		if (mt)
 			mlx5dv_dr_matcher_destroy(mt);
 		if (t)

@@ -1,5 +1,7 @@
 /* CREATE_CQ (legacy and extended), RESIZE_CQ, DESTROY_CQ, CREATE_COMP_CHANNEL: the ring the emulator registered
  * is the one libmlx5 allocated, sizes round like the kernel's, and the failure cases answer its errno. */
+#include <rdma/mlx5-abi.h>
+
 #include "common.h"
 
 static void check_cq_matches(struct debug_api *dbg, struct ibv_cq *cq, int want_cqe_cnt, const char *what)
@@ -122,28 +124,25 @@ int main(void)
 	CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_RESIZE_CQ, &rc, sizeof(rc), sizeof(rr)), EINVAL);
 	/* the mlx5 part: a CQE size other than 64/128 */
 	struct {
-		struct ib_uverbs_create_cq c;
-		uint64_t buf_addr, db_addr;
-		uint32_t cqe_size;
-		uint32_t flags_etc[3];
-	} cc;
-	struct {
 		struct ib_uverbs_create_cq_resp r;
 		uint32_t cqn, pad;
 	} cr;
+	struct ib_uverbs_create_cq cc;
+	struct mlx5_ib_create_cq cd;
 	memset(&cc, 0, sizeof(cc));
-	cc.c.response = (uintptr_t)&cr;
-	cc.c.cqe = 7;
-	cc.c.comp_channel = -1;
+	memset(&cd, 0, sizeof(cd));
+	cc.response = (uintptr_t)&cr;
+	cc.cqe = 7;
+	cc.comp_channel = -1;
 	static uint8_t ring[8 * 128] __attribute__((aligned(4096)));
 	static uint32_t db[2];
-	cc.buf_addr = (uintptr_t)ring;
-	cc.db_addr = (uintptr_t)db;
-	cc.cqe_size = 96;
-	CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_CREATE_CQ, &cc, sizeof(cc), sizeof(cr)), EINVAL);
-	cc.cqe_size = 64;
-	cc.buf_addr = 0x1000; /* not mapped: the kernel cannot pin it */
-	CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_CREATE_CQ, &cc, sizeof(cc), sizeof(cr)), EFAULT);
+	cd.buf_addr = (uintptr_t)ring;
+	cd.db_addr = (uintptr_t)db;
+	cd.cqe_size = 96;
+	CHECK_ERR(raw_cmd_udata(ctx, IB_USER_VERBS_CMD_CREATE_CQ, &cc, sizeof(cc), &cd, sizeof(cd), sizeof(cr)), EINVAL);
+	cd.cqe_size = 64;
+	cd.buf_addr = 0x1000; /* not mapped: the kernel cannot pin it */
+	CHECK_ERR(raw_cmd_udata(ctx, IB_USER_VERBS_CMD_CREATE_CQ, &cc, sizeof(cc), &cd, sizeof(cd), sizeof(cr)), EFAULT);
 
 	CHECK_ERR(ibv_destroy_cq(cq), 0);
 	CHECK(dbg.cq(cqn, &d) == -1, "cqn 0x%x alive after destroy", cqn);

@@ -6,10 +6,6 @@
 #include "common.h"
 #include "emu_objects.h"
 
-struct raw_create {
-	struct ib_uverbs_create_qp c;
-	struct mlx5_ib_create_qp d;
-};
 struct raw_resp {
 	struct ib_uverbs_create_qp_resp r;
 	struct mlx5_ib_create_qp_resp d;
@@ -18,30 +14,36 @@ struct raw_resp {
 static uint8_t g_ring[64 * 64 + 16 * 64] __attribute__((aligned(4096)));
 static uint32_t g_db[16] __attribute__((aligned(64)));
 
-static void raw_init(struct raw_create *q, struct raw_resp *r, struct ibv_pd *pd, struct ibv_cq *cq)
+/* A raw CREATE_QP is a core request c and mlx5's request d, sent back to back (raw_cmd_udata): two objects, not
+ * one struct, because struct ib_uverbs_create_qp ends in a flexible array and so cannot be a member of another
+ * struct in C11. */
+static void raw_init(struct ib_uverbs_create_qp *c, struct mlx5_ib_create_qp *d, struct raw_resp *r,
+		     struct ibv_pd *pd, struct ibv_cq *cq)
 {
-	memset(q, 0, sizeof(*q));
-	q->c.response = (uintptr_t)r;
-	q->c.pd_handle = pd->handle;
-	q->c.send_cq_handle = cq->handle;
-	q->c.recv_cq_handle = cq->handle;
-	q->c.max_send_wr = 64;
-	q->c.max_recv_wr = 16;
-	q->c.max_send_sge = 1;
-	q->c.max_recv_sge = 1;
-	q->c.qp_type = IBV_QPT_RC;
-	q->d.buf_addr = (uintptr_t)g_ring;
-	q->d.db_addr = (uintptr_t)g_db;
-	q->d.sq_wqe_count = 64;
-	q->d.rq_wqe_count = 16;
-	q->d.rq_wqe_shift = 6;
-	q->d.flags = MLX5_QP_FLAG_SCATTER_CQE;
-	q->d.uidx = 0x4242;
+	memset(c, 0, sizeof(*c));
+	memset(d, 0, sizeof(*d));
+	c->response = (uintptr_t)r;
+	c->pd_handle = pd->handle;
+	c->send_cq_handle = cq->handle;
+	c->recv_cq_handle = cq->handle;
+	c->max_send_wr = 64;
+	c->max_recv_wr = 16;
+	c->max_send_sge = 1;
+	c->max_recv_sge = 1;
+	c->qp_type = IBV_QPT_RC;
+	d->buf_addr = (uintptr_t)g_ring;
+	d->db_addr = (uintptr_t)g_db;
+	d->sq_wqe_count = 64;
+	d->rq_wqe_count = 16;
+	d->rq_wqe_shift = 6;
+	d->flags = MLX5_QP_FLAG_SCATTER_CQE;
+	d->uidx = 0x4242;
 }
 
-static int raw_create(struct ibv_context *ctx, struct raw_create *q)
+static int raw_create(struct ibv_context *ctx, const struct ib_uverbs_create_qp *c,
+		      const struct mlx5_ib_create_qp *d)
 {
-	return raw_cmd(ctx, IB_USER_VERBS_CMD_CREATE_QP, q, sizeof(*q), sizeof(struct raw_resp));
+	return raw_cmd_udata(ctx, IB_USER_VERBS_CMD_CREATE_QP, c, sizeof(*c), d, sizeof(*d), sizeof(struct raw_resp));
 }
 
 int main(void)
@@ -58,11 +60,12 @@ int main(void)
 	ibv_query_port(ctx, 1, &pa);
 
 	/* a raw create that works: the emulator keeps exactly what was sent */
-	struct raw_create q;
+	struct ib_uverbs_create_qp qc;
+	struct mlx5_ib_create_qp qd;
 	struct raw_resp r;
-	raw_init(&q, &r, pd, cq);
+	raw_init(&qc, &qd, &r, pd, cq);
 	memset(&r, 0, sizeof(r));
-	CHECK_ERR(raw_create(ctx, &q), 0);
+	CHECK_ERR(raw_create(ctx, &qc, &qd), 0);
 	struct mlx5emu_debug_qp d;
 	REQUIRE(dbg.qp(r.r.qpn, &d) == 0, "raw qp 0x%x unknown", r.r.qpn);
 	CHECK(d.uidx == 0x4242 && d.sq_wqe_cnt == 64 && d.rq_wqe_cnt == 16 && d.rq_wqe_shift == 6, "raw qp sizes");
@@ -85,56 +88,56 @@ int main(void)
 	CHECK_ERR(raw_cmd(ctx, IB_USER_VERBS_CMD_DESTROY_QP, &dq, sizeof(dq), sizeof(dr)), EINVAL);
 
 	/* driver-data failures */
-	raw_init(&q, &r, pd, cq);
-	q.d.sq_wqe_count = 48;
-	CHECK_ERR(raw_create(ctx, &q), EINVAL); /* not a power of two */
-	raw_init(&q, &r, pd, cq);
-	q.d.sq_wqe_count = 65536;
-	CHECK_ERR(raw_create(ctx, &q), EINVAL); /* beyond 1 << log_max_qp_sz */
-	raw_init(&q, &r, pd, cq);
-	q.d.rq_wqe_shift = 40;
-	CHECK_ERR(raw_create(ctx, &q), EINVAL);
-	raw_init(&q, &r, pd, cq);
-	q.d.uidx = 0xffffff; /* the "no user index" value under cqe_version 1 */
-	CHECK_ERR(raw_create(ctx, &q), EINVAL);
-	raw_init(&q, &r, pd, cq);
-	q.d.uidx = 0x1000000;
-	CHECK_ERR(raw_create(ctx, &q), EINVAL);
-	raw_init(&q, &r, pd, cq);
-	q.d.flags |= MLX5_QP_FLAG_BFREG_INDEX; /* dynamic UARs do not exist here */
-	CHECK_ERR(raw_create(ctx, &q), EINVAL);
-	raw_init(&q, &r, pd, cq);
-	q.d.flags |= 1u << 20;
-	CHECK_ERR(raw_create(ctx, &q), EINVAL);
-	raw_init(&q, &r, pd, cq);
-	q.d.flags |= MLX5_QP_FLAG_SIGNATURE;
-	CHECK_ERR(raw_create(ctx, &q), EOPNOTSUPP);
-	raw_init(&q, &r, pd, cq);
-	q.d.buf_addr = 0x2000; /* not mapped */
-	CHECK_ERR(raw_create(ctx, &q), EFAULT);
-	raw_init(&q, &r, pd, cq);
-	q.d.db_addr = 0x3000;
-	CHECK_ERR(raw_create(ctx, &q), EFAULT);
+	raw_init(&qc, &qd, &r, pd, cq);
+	qd.sq_wqe_count = 48;
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL); /* not a power of two */
+	raw_init(&qc, &qd, &r, pd, cq);
+	qd.sq_wqe_count = 65536;
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL); /* beyond 1 << log_max_qp_sz */
+	raw_init(&qc, &qd, &r, pd, cq);
+	qd.rq_wqe_shift = 40;
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
+	raw_init(&qc, &qd, &r, pd, cq);
+	qd.uidx = 0xffffff; /* the "no user index" value under cqe_version 1 */
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
+	raw_init(&qc, &qd, &r, pd, cq);
+	qd.uidx = 0x1000000;
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
+	raw_init(&qc, &qd, &r, pd, cq);
+	qd.flags |= MLX5_QP_FLAG_BFREG_INDEX; /* dynamic UARs do not exist here */
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
+	raw_init(&qc, &qd, &r, pd, cq);
+	qd.flags |= 1u << 20;
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
+	raw_init(&qc, &qd, &r, pd, cq);
+	qd.flags |= MLX5_QP_FLAG_SIGNATURE;
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EOPNOTSUPP);
+	raw_init(&qc, &qd, &r, pd, cq);
+	qd.buf_addr = 0x2000; /* not mapped */
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EFAULT);
+	raw_init(&qc, &qd, &r, pd, cq);
+	qd.db_addr = 0x3000;
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EFAULT);
 	/* core failures */
-	raw_init(&q, &r, pd, cq);
-	q.c.pd_handle = 0xdead;
-	CHECK_ERR(raw_create(ctx, &q), EINVAL);
-	raw_init(&q, &r, pd, cq);
-	q.c.send_cq_handle = 0xdead;
-	CHECK_ERR(raw_create(ctx, &q), EINVAL);
-	raw_init(&q, &r, pd, cq);
-	q.c.is_srq = 1;
-	q.c.srq_handle = 0xdead;
-	CHECK_ERR(raw_create(ctx, &q), EINVAL);
-	raw_init(&q, &r, pd, cq);
-	q.c.qp_type = 7;
-	CHECK_ERR(raw_create(ctx, &q), EINVAL);
-	raw_init(&q, &r, pd, cq);
-	q.c.max_send_sge = 31;
-	CHECK_ERR(raw_create(ctx, &q), EINVAL);
-	raw_init(&q, &r, pd, cq);
-	q.c.qp_type = IBV_QPT_RAW_PACKET;
-	CHECK_ERR(raw_create(ctx, &q), EPERM);
+	raw_init(&qc, &qd, &r, pd, cq);
+	qc.pd_handle = 0xdead;
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
+	raw_init(&qc, &qd, &r, pd, cq);
+	qc.send_cq_handle = 0xdead;
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
+	raw_init(&qc, &qd, &r, pd, cq);
+	qc.is_srq = 1;
+	qc.srq_handle = 0xdead;
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
+	raw_init(&qc, &qd, &r, pd, cq);
+	qc.qp_type = 7;
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
+	raw_init(&qc, &qd, &r, pd, cq);
+	qc.max_send_sge = 31;
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
+	raw_init(&qc, &qd, &r, pd, cq);
+	qc.qp_type = IBV_QPT_RAW_PACKET;
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EPERM);
 
 	/* through the verbs: out-of-range caps, and types the emulator does not serve */
 	struct ibv_qp_init_attr a;
@@ -185,10 +188,9 @@ int main(void)
 		x.c.max_recv_wr = 16;
 		x.c.max_send_sge = x.c.max_recv_sge = 1;
 		x.c.qp_type = IBV_QPT_RC;
-		struct raw_create tmpl;
+		struct ib_uverbs_create_qp tc;
 		struct raw_resp tr;
-		raw_init(&tmpl, &tr, pd, cq);
-		x.d = tmpl.d;
+		raw_init(&tc, &x.d, &tr, pd, cq);
 		CHECK(write(ctx->cmd_fd, &x, sizeof(x)) == (ssize_t)sizeof(x), "ex create_qp: %s", strerror(errno));
 		uint32_t xh = ((struct ib_uverbs_ex_create_qp_resp *)xr)->base.qp_handle;
 		x.c.comp_mask = 2;
