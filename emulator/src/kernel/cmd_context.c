@@ -52,9 +52,12 @@ int emu_cmd_get_context(struct emu_cmd *cmd)
 		return EOPNOTSUPP;
 	if (req.total_num_bfregs == 0)
 		return EINVAL;
-	uint32_t total = (req.total_num_bfregs + 1) & ~1u; /* whole UAR pages: 2 bfregs each */
-	if (total > MAX_BFREGS)
+	/* whole UAR pages: 2 bfregs each. Rounded in 64 bits: in 32, 0xffffffff would wrap to 0 and pass as a
+	 * context without a single UAR page. */
+	uint64_t total64 = ((uint64_t)req.total_num_bfregs + 1) & ~1ull;
+	if (total64 > MAX_BFREGS)
 		return ENOMEM;
+	uint32_t total = (uint32_t)total64;
 	if (req.num_low_latency_bfregs > total - 1)
 		return EINVAL;
 

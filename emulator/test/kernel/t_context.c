@@ -217,6 +217,40 @@ static void check_unsupported(struct ibv_context *ctx)
 	ibv_free_device_list(list);
 }
 
+/* GET_CONTEXT's bfreg count on a fresh command fd: 0 is EINVAL, more than the kernel's MLX5_MAX_BFREGS is ENOMEM
+ * even when rounding up to whole UAR pages would wrap a 32-bit count to 0, and failures leave the fd able to get
+ * its context. */
+static int get_context_raw(int fd, uint32_t total_bfregs, uint32_t low_latency)
+{
+	uint8_t resp[sizeof(struct ib_uverbs_get_context_resp) + sizeof(struct mlx5_ib_alloc_ucontext_resp)];
+	struct mlx5_ib_alloc_ucontext_req_v2 req;
+	uint64_t response = (uintptr_t)resp;
+	uint8_t cmd[sizeof(struct ib_uverbs_cmd_hdr) + sizeof(response) + sizeof(req)];
+	struct ib_uverbs_cmd_hdr h = { .command = IB_USER_VERBS_CMD_GET_CONTEXT, .in_words = sizeof(cmd) / 4,
+				       .out_words = sizeof(resp) / 4 };
+
+	memset(&req, 0, sizeof(req));
+	req.total_num_bfregs = total_bfregs;
+	req.num_low_latency_bfregs = low_latency;
+	req.max_cqe_version = 1;
+	memcpy(cmd, &h, sizeof(h));
+	memcpy(cmd + sizeof(h), &response, sizeof(response));
+	memcpy(cmd + sizeof(h) + sizeof(response), &req, sizeof(req));
+	return write(fd, cmd, sizeof(cmd)) == (ssize_t)sizeof(cmd) ? 0 : errno;
+}
+
+static void check_get_context_bfregs(void)
+{
+	int fd = open("/dev/infiniband/uverbs0", O_RDWR | O_CLOEXEC);
+	REQUIRE(fd >= 0, "open uverbs0: %s", strerror(errno));
+	CHECK_ERR(get_context_raw(fd, 0, 0), EINVAL);
+	CHECK_ERR(get_context_raw(fd, 0xffffffffu, 0), ENOMEM);
+	CHECK_ERR(get_context_raw(fd, 0xfffffffeu, 0), ENOMEM);
+	CHECK_ERR(get_context_raw(fd, 16, 16), EINVAL); /* every bfreg low latency: none left for bfreg 0 */
+	CHECK_ERR(get_context_raw(fd, 16, 4), 0);
+	close(fd);
+}
+
 /* Paths of the character devices as the interposed open() sees them: only uverbsN with N < the device count is
  * ours, a digit string of any length is no crash (it is not a device), and verbs users must open read-write. */
 static void check_cdev_paths(void)
@@ -255,6 +289,7 @@ int main(void)
 	check_uar_mmap(ctx);
 	check_unsupported(ctx);
 	check_cdev_paths();
+	check_get_context_bfregs();
 	CHECK_ERR(ibv_close_device(ctx), 0);
 	return test_done("t_context");
 }
