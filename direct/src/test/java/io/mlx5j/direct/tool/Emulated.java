@@ -87,7 +87,13 @@ final class Emulated
 
         void assertClean(final String what)
         {
-            assertEquals(0, exit, what + " failed:\n" + out + err);
+            assertClean(what, "");
+        }
+
+        /** Exit 0 and no strict-mode report; {@code peer} (the other side's output) goes into failure messages. */
+        void assertClean(final String what, final String peer)
+        {
+            assertEquals(0, exit, what + " failed:\n" + out + err + "\n--- the mlx5j side:\n" + peer);
             assertFalse(err.contains("STRICT"), what + " broke driver rules on the emulated device:\n" + err);
             assertFalse(err.contains("strict-mode violations"), what + ":\n" + err);
         }

@@ -46,11 +46,13 @@ class Mlx5jToolTest
         assertTrue(out.text().contains("perf failed"), out.text());
     }
 
+    /** The 8-byte doorbell, for the reason given at {@link #everyBandwidthTestInLoopback()}. */
     @Test
     void writeLatLoopbackThousandIterations()
     {
-        final List<String> out = perf("write_lat", "-n", "1000");
-        assertTrue(out.contains("                    RDMA_Write Latency Test (mlx5j Java direct path)"), out.toString());
+        final List<String> out = perf("write_lat", "-n", "1000", "-x", "doorbell");
+        assertTrue(out.contains(" ".repeat(20) + "RDMA_Write Latency Test (mlx5j Java direct path)"), out.toString());
+        assertTrue(out.contains(" Path MTU       : 4096     Doorbell : doorbell"), out.toString());
         assertTrue(out.contains(" Connection     : RC, loopback: both QPs in this process, one thread"),
             out.toString());
         final double[] row = latencyRow(out, 2, 1000);
@@ -59,24 +61,35 @@ class Mlx5jToolTest
         assertTrue(row[2] > 0, "t_min is positive");
     }
 
+    /** The 8-byte doorbell, for the reason given at {@link #everyBandwidthTestInLoopback()}. */
     @Test
     void everyLatencyTestInLoopback()
     {
-        latencyRow(perf("send_lat", "-n", "300", "-s", "64"), 64, 300);
+        latencyRow(perf("send_lat", "-n", "300", "-s", "64", "-x", "doorbell"), 64, 300);
         latencyRow(perf("write_lat", "-n", "300", "-s", "4096", "-x", "doorbell"), 4096, 300); // not inline: DMA
-        latencyRow(perf("read_lat", "-n", "300", "-s", "32", "-x", "blueflame"), 32, 300);
-        final List<String> atomic = perf("atomic_lat", "-n", "300");
+        latencyRow(perf("read_lat", "-n", "300", "-s", "32", "-x", "doorbell"), 32, 300);
+        final List<String> atomic = perf("atomic_lat", "-n", "300", "-x", "doorbell");
         latencyRow(atomic, 8, 300);
         assertTrue(atomic.contains(" 300 samples; data check: last FETCH_ADD returned 299; counter 300"),
             atomic.toString());
     }
 
+    /**
+     * The 8-byte doorbell here: with BlueFlame, the emulator's strict check of the copy ("BlueFlame copy differs from
+     * the WQE in the send ring") fired now and then on this 2-core machine under a load of ~9 (about 1 run in 5 for
+     * 20000 atomic_lat or send_lat -s 64 posts, and in write_bw; never with -x doorbell, never in 300000 write_lat
+     * posts). The copy stores the doorbell word first; a posting thread preempted before the rest lands outlasts the
+     * engine's bounded re-check (2000 sched_yield calls, emulator/src/engine/eng_core.c check_blueflame); in this
+     * JVM it hit the first few dozen posts of a run, which run interpreted and can stop at a safepoint between two
+     * stores. BlueFlame is left to the pingpong interop tests (one WQE in flight, a few dozen posts) and to the
+     * BlueFlame byte-parity tests of the data path.
+     */
     @Test
     void everyBandwidthTestInLoopback()
     {
         for (final String test : List.of("write_bw", "read_bw", "send_bw"))
         {
-            final List<String> out = perf(test, "-n", "500", "-s", "8192", "-t", "32", "-Q", "8");
+            final List<String> out = perf(test, "-n", "500", "-s", "8192", "-t", "32", "-Q", "8", "-x", "doorbell");
             assertTrue(out.contains(" TX depth       : 32     CQ moderation : 8"), out.toString());
             final int h = out.indexOf(ResultTable.bandwidthHeader());
             assertTrue(h > 0, out.toString());
@@ -103,12 +116,12 @@ class Mlx5jToolTest
             final long before = Emulated.strictViolations();
             final Emulated.Capture server = new Emulated.Capture();
             final CompletableFuture<Integer> s = CompletableFuture.supplyAsync(() -> Mlx5jTool.run(new String[] {
-                "perf", test, "--server", "-p", "" + port, "-n", "200", "--timeout", "60"}, server.stream,
-                server.stream));
+                "perf", test, "--server", "-p", "" + port, "-n", "200", "--timeout", "60", "-x", "doorbell"},
+                server.stream, server.stream));
             server.awaitContains("waiting for a client", 60);
             final Emulated.Capture client = new Emulated.Capture();
             assertEquals(0, Mlx5jTool.run(new String[] {"perf", test, "--client", "localhost", "-p", "" + port, "-n",
-                "200", "--timeout", "60"}, client.stream, client.stream), client.text());
+                "200", "--timeout", "60", "-x", "doorbell"}, client.stream, client.stream), client.text());
             assertEquals(0, s.get(120, TimeUnit.SECONDS), server.text());
             final List<String> c = client.text().lines().toList();
             if (test.equals("write_lat"))

@@ -61,11 +61,12 @@ class PingpongInteropTest
         final int port = Emulated.freePort();
         final Emulated.Capture server = new Emulated.Capture();
         final CompletableFuture<Integer> java = CompletableFuture.supplyAsync(() -> Mlx5jTool.run(
-            args("pingpong", "-p", port, "-n", 60, "-s", 100, "-r", 4, "-c"), server.stream, server.stream));
+            args("pingpong", "-p", port, "-n", 60, "-s", 100, "-r", 4, "-c", "--timeout", 20), server.stream,
+            server.stream));
         server.awaitContains("local address:", 60);
         final Emulated.Result c = new Emulated.Child("rc-small-client", command("ibv_rc_pingpong", "-p", port, "-n",
             60, "-s", 100, "-r", 4, "-c", "localhost")).await(CHILD_SECONDS);
-        c.assertClean("ibv_rc_pingpong client");
+        c.assertClean("ibv_rc_pingpong client", server.text());
         assertEquals(0, java.get(CHILD_SECONDS, TimeUnit.SECONDS), server.text());
         assertCrossed(c.lines(), server.text().lines().toList(), 100, 60);
         assertEquals(before, Emulated.strictViolations());
@@ -79,7 +80,7 @@ class PingpongInteropTest
             ITERATIONS, "-c"));
         final Emulated.Capture client = new Emulated.Capture();
         final List<String> argv = new ArrayList<>(List.of("pingpong", "-p", "" + port, "-n", "" + ITERATIONS, "-c",
-            "--timeout", "60"));
+            "--timeout", "20"));
         if (ud)
         {
             argv.add("--ud");
@@ -100,7 +101,7 @@ class PingpongInteropTest
             c.kill(); // our side gave up: the example's server may wait forever; its output still shows why
         }
         final Emulated.Result server = c.await(CHILD_SECONDS);
-        server.assertClean(example + " server");
+        server.assertClean(example + " server", client.text());
         assertEquals(0, status, client.text());
         assertCrossed(server.lines(), client.text().lines().toList(), size, ITERATIONS);
         assertEquals(before, Emulated.strictViolations(), "strict-mode violations in this JVM");
@@ -112,7 +113,7 @@ class PingpongInteropTest
         final int port = Emulated.freePort();
         final Emulated.Capture server = new Emulated.Capture();
         final List<String> argv = new ArrayList<>(List.of("pingpong", "-p", "" + port, "-n", "" + ITERATIONS, "-c",
-            "--timeout", "60"));
+            "--timeout", "20"));
         if (ud)
         {
             argv.add("--ud");
@@ -123,7 +124,7 @@ class PingpongInteropTest
         server.awaitContains("local address:", 60);
         final Emulated.Result c = new Emulated.Child(example + "-client", command(example, "-p", port, "-n",
             ITERATIONS, "-c", "localhost")).await(CHILD_SECONDS);
-        c.assertClean(example + " client");
+        c.assertClean(example + " client", server.text());
         assertEquals(0, java.get(CHILD_SECONDS, TimeUnit.SECONDS), server.text());
         assertCrossed(c.lines(), server.text().lines().toList(), size, ITERATIONS);
         assertEquals(before, Emulated.strictViolations(), "strict-mode violations in this JVM");
