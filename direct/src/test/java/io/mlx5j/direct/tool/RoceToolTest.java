@@ -36,8 +36,8 @@ class RoceToolTest
         final long before = Emulated.strictViolations();
         final Emulated.Capture out = new Emulated.Capture();
         final Emulated.Capture err = new Emulated.Capture();
-        assertEquals(0, Mlx5jTool.run(new String[] {"perf", "write_lat", "-n", "200", "-x", "doorbell", "--no-progress"},
-            out.stream, err.stream), out.text() + err.text());
+        final String[] args = {"perf", "write_lat", "-n", "200", "-x", "doorbell", "--no-progress"};
+        assertEquals(0, Mlx5jTool.run(args, out.stream, err.stream), out.text() + err.text());
         assertTrue(out.text().contains(" Device         : mlx5_0 port 1 (ACTIVE, Ethernet/RoCE)"), out.text());
         assertTrue(out.text().contains(" GID " + GID + "\n"), out.text());
         assertTrue(out.text().contains(" 200 samples (round trip / 2); data check: reply 1 bytes ok"), out.text());
