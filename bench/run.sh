@@ -14,7 +14,10 @@
 # RESULTS is bench/results unless MLX5J_BENCH_RESULTS is set. Needs a JDK >= 25 ($JAVA, $JAVA_HOME or /usr/lib/jvm/*),
 # gcc and libibverbs-dev; builds bench/target/benchmarks.jar and the C loop first if missing (or MLX5J_BENCH_REBUILD=1).
 # MLX5J_BENCH_COMMIT names the commit in the metadata when the tree is not a git checkout (an exported copy).
-# MLX5J_BENCH_NICE=N runs the measurements under nice -n N (e.g. -10 on a shared machine; needs root for N < 0).
+# MLX5J_BENCH_NICE=N runs the measurements under nice -n N (needs root for N < 0).
+# MLX5J_BENCH_RT=P runs them under chrt -f P (SCHED_FIFO, root): on a shared 2-core machine the only setting that
+# kept other work off the benchmark thread's core (C loop, quick: 17.3 +- 0.4 ns against 33-48 +- 23-116 ns with
+# nice -n -15 at load average 10). The kernel's RT throttling still leaves 5 % of the CPU to everything else.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -45,6 +48,7 @@ fi
 emu=("$root/emulator/mlx5emu" -- env MLX5EMU_ENGINE=off)
 nice=()
 [ -n "${MLX5J_BENCH_NICE:-}" ] && nice=(nice -n "$MLX5J_BENCH_NICE")
+[ -n "${MLX5J_BENCH_RT:-}" ] && nice+=(chrt -f "$MLX5J_BENCH_RT")
 
 meta="$results/$mode-meta.json"
 jmh_cmd=("${nice[@]}" "${emu[@]}" "$java" -cp "$jar" io.mlx5j.bench.BenchRunner "$mode" "$results")
