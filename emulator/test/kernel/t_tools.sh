@@ -10,6 +10,19 @@ expect() { # expect <description> <pattern> <file>
 }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# wait_listen <port>: until a TCP socket listens on the port (at most 20 s). It reads /proc/net/tcp{,6} instead of
+# connecting, because ibv_rc_pingpong's server accepts exactly one connection. A fixed sleep lost this race on a
+# loaded 2-core machine: the client found nothing listening and the pair failed.
+wait_listen() {
+  local hex; hex=$(printf ':%04X ' "$1")
+  for _ in $(seq 200); do
+    if cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p="$hex" 'index($2 " ", p) && $4 == "0A" {f=1} END {exit !f}'; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  return 1
+}
 
 "$MLX5EMU" --devices 2 -- ibv_devices > "$out/devices" 2>&1 || { echo "FAIL ibv_devices exit $?"; fail=1; }
 expect "ibv_devices lists mlx5_0" '^\s+mlx5_0\s+98039b03004d4500$' "$out/devices"
@@ -43,7 +56,7 @@ for link in ib eth; do
   g=""; [ $link = eth ] && g="-g 1"
   timeout 30 "$MLX5EMU" --link $link -- ibv_rc_pingpong -p $port -n 50 $g > "$out/srv.$link" 2>&1 &
   srv=$!
-  sleep 0.5
+  wait_listen $port || echo "info rc_pingpong ($link): server not listening on $port after 20 s"
   crc=0
   timeout 30 "$MLX5EMU" --link $link -- ibv_rc_pingpong -p $port -n 50 $g localhost > "$out/cli.$link" 2>&1 || crc=$?
   src=0; wait $srv || src=$?
