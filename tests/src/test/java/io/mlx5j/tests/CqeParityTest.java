@@ -1,0 +1,503 @@
+package io.mlx5j.tests;
+
+import io.mlx5j.bindings.IbvRecvWr;
+import io.mlx5j.bindings.IbvSendWr;
+import io.mlx5j.bindings.IbvSge;
+import io.mlx5j.bindings.IbvWc;
+import io.mlx5j.bindings.InlineVerbs;
+import io.mlx5j.direct.AddressHandle;
+import io.mlx5j.direct.Completion;
+import io.mlx5j.direct.CompletionQueue;
+import io.mlx5j.direct.CqRing;
+import io.mlx5j.direct.DirectCq;
+import io.mlx5j.direct.DirectRecvQueue;
+import io.mlx5j.direct.DirectSendQueue;
+import io.mlx5j.direct.InitAttributes;
+import io.mlx5j.direct.MemoryRegion;
+import io.mlx5j.direct.QpConfig;
+import io.mlx5j.direct.QpType;
+import io.mlx5j.direct.QueuePair;
+import io.mlx5j.direct.RtrAttributes;
+import io.mlx5j.direct.RtsAttributes;
+import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.Access;
+import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.wqe.CqeView;
+import io.mlx5j.wqe.Mlx5Opcode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.List;
+
+import static io.mlx5j.bindings.CTypes.C_INT;
+import static io.mlx5j.bindings.CTypes.C_POINTER;
+import static io.mlx5j.bindings.CTypes.U32;
+import static io.mlx5j.bindings.CTypes.U64;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * CQE parity with the engine on: a stream of completions produced by the emulated device is decoded by libmlx5's
+ * ibv_poll_cq (through the CQ's function pointer) and by mlx5j's DirectCq, and every ibv_wc field must agree.
+ * <p>
+ * How: the same traffic runs twice, on twin setups in one process. Side L is posted and polled only through libmlx5,
+ * side J only through mlx5j; each side has a requester A and a responder B with their own CQs, so the order of CQEs in
+ * each CQ is fixed by the traffic alone. After the traffic, the test waits until each CQ holds the expected number of
+ * CQEs, then polls L's CQs with ibv_poll_cq (into a zeroed ibv_wc) and J's with DirectCq and compares field by field.
+ * The only values allowed to differ are the QP numbers (each side's own QPs; qp_num and src_qp are mapped L to J).
+ * The stream has successes of every RC operation, responder scatter-to-CQE (SEND payloads of at most 32 bytes, or 64
+ * with 128-byte CQEs), requester scatter-to-CQE (RDMA READ of at most 32 bytes and atomics on a QP with sq_sig_all,
+ * where the poller must copy the data into the WQE's buffer: the buffers are compared too), a remote access error
+ * (bad rkey), the flush errors after it, an RNR retry error, and receive flushes after the responder is moved to the
+ * error state; UD receives add GRH, src_qp, slid, sl and pkey_index.
+ * <p>
+ * libmlx5 deviation found here: with 128-byte CQEs, libmlx5 copies requester scatter-to-CQE data (READ, atomics)
+ * from one byte before the CQE (see the assertion below); mlx5j copies the scattered bytes. The ibv_wc fields agree.
+ * <p>
+ * Engine note (reported): with the RC requester traffic posted back to back, the emulator sometimes never completes
+ * a FETCH_ADD posted by libmlx5 right after two RDMA READs (7 of 9 CQEs, no error CQE, no strict-mode message; the
+ * identical WQEs posted by mlx5j complete). The stream is therefore posted in groups, each completed before the
+ * next; the CQEs compared are the same.
+ */
+@Tag("links")
+class CqeParityTest
+{
+    private static final ValueLayout.OfInt BE32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong BE64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private Rig rig;
+
+    @BeforeEach
+    void open()
+    {
+        rig = new Rig();
+        violationsBefore = Emu.strictViolations();
+    }
+
+    private long violationsBefore;
+
+    @AfterEach
+    void close()
+    {
+        rig.close();
+        assertEquals(violationsBefore, Emu.strictViolations(), "emulator strict-mode violations (see stderr)");
+    }
+
+    /** One side of the twin traffic. */
+    private final class Side
+    {
+        final boolean lib;
+        final CompletionQueue cqA;
+        final CompletionQueue cqB;
+        final QueuePair a;
+        final QueuePair b;
+        final MemoryRegion mr;
+        DirectSendQueue sqA;
+        DirectSendQueue sqB;
+        DirectRecvQueue rqB;
+        DirectCq dcqA;
+        DirectCq dcqB;
+
+        Side(final boolean lib, final QpType type, final int cqeSize, final RtsAttributes rtsA)
+        {
+            this.lib = lib;
+            cqA = rig.context.createCq(128, cqeSize, null, 0);
+            cqB = rig.context.createCq(128, cqeSize, null, 0);
+            a = rig.pd.createQp(QpConfig.builder(type, cqA).maxSendWr(32).maxRecvWr(32).maxSendSge(2).maxRecvSge(2)
+                .sqSigAll(true).build());
+            b = rig.pd.createQp(QpConfig.builder(type, cqB).maxSendWr(32).maxRecvWr(32).maxSendSge(2).maxRecvSge(2)
+                .build());
+            mr = rig.memory(1 << 16);
+            Rig.fill(mr.memory(), 0, 1 << 15, lib ? 21 : 21);
+            if (type == QpType.UD)
+            {
+                rig.connect(a, a);
+                rig.connect(b, b);
+            }
+            else
+            {
+                a.toInit(InitAttributes.connected(1, Access.ALL_REMOTE));
+                a.toRtr(RtrAttributes.of(rig.port.activeMtu(), rig.peer(b, 0x200), rig.path()));
+                a.toRts(rtsA);
+                b.toInit(InitAttributes.connected(1, Access.ALL_REMOTE));
+                b.toRtr(RtrAttributes.of(rig.port.activeMtu(), rig.peer(a, 0x100), rig.path()));
+                b.toRts(RtsAttributes.of(0x200));
+            }
+            if (!lib)
+            {
+                sqA = DirectSendQueue.of(a, DoorbellMode.AUTO);
+                sqB = DirectSendQueue.of(b, DoorbellMode.AUTO);
+                rqB = DirectRecvQueue.of(b);
+                dcqA = DirectCq.of(cqA).attach(sqA);
+                dcqB = DirectCq.of(cqB).attach(rqB).attach(sqB);
+            }
+        }
+
+        long addr(final long offset)
+        {
+            return mr.address() + offset;
+        }
+
+        void recv(final long wrId, final long offset, final int len)
+        {
+            if (lib)
+            {
+                try (Arena t = Arena.ofConfined())
+                {
+                    final MemorySegment sge = t.allocate(IbvSge.LAYOUT);
+                    sge.set(U64, IbvSge.ADDR_OFFSET, addr(offset));
+                    sge.set(U32, IbvSge.LENGTH_OFFSET, len);
+                    sge.set(U32, IbvSge.LKEY_OFFSET, mr.lkey());
+                    final MemorySegment wr = t.allocate(IbvRecvWr.LAYOUT);
+                    wr.set(U64, IbvRecvWr.WR_ID_OFFSET, wrId);
+                    wr.set(C_POINTER, IbvRecvWr.SG_LIST_OFFSET, sge);
+                    wr.set(C_INT, IbvRecvWr.NUM_SGE_OFFSET, 1);
+                    assertEquals(0, InlineVerbs.ibv_post_recv(b.pointer(), wr, t.allocate(C_POINTER)));
+                }
+            }
+            else
+            {
+                assertTrue(rqB.post(wrId, addr(offset), mr.lkey(), len));
+                rqB.ring();
+            }
+        }
+
+        /** One send WR on A (libmlx5: ibv_post_send; mlx5j: the staging form), always with one SGE. */
+        void send(final long wrId, final int ibvOpcode, final long offset, final int len, final long raddr,
+            final int rkey, final int imm, final long compareAdd, final long swap, final AddressHandle ah,
+            final int remoteQpn)
+        {
+            if (lib)
+            {
+                try (Arena t = Arena.ofConfined())
+                {
+                    final MemorySegment sge = t.allocate(IbvSge.LAYOUT);
+                    sge.set(U64, IbvSge.ADDR_OFFSET, addr(offset));
+                    sge.set(U32, IbvSge.LENGTH_OFFSET, len);
+                    sge.set(U32, IbvSge.LKEY_OFFSET, mr.lkey());
+                    final MemorySegment wr = t.allocate(IbvSendWr.LAYOUT);
+                    wr.set(U64, IbvSendWr.WR_ID_OFFSET, wrId);
+                    wr.set(C_POINTER, IbvSendWr.SG_LIST_OFFSET, sge);
+                    wr.set(C_INT, IbvSendWr.NUM_SGE_OFFSET, 1);
+                    wr.set(C_INT, IbvSendWr.OPCODE_OFFSET, ibvOpcode);
+                    wr.set(C_INT, IbvSendWr.SEND_FLAGS_OFFSET, IbvSendWr.IBV_SEND_SIGNALED);
+                    if (ibvOpcode == IbvSendWr.IBV_WR_SEND_WITH_INV)
+                    {
+                        wr.set(U32, IbvSendWr.INVALIDATE_RKEY_OFFSET, imm);
+                    }
+                    else
+                    {
+                        wr.set(BE32, IbvSendWr.IMM_DATA_OFFSET, imm);
+                    }
+                    if (ibvOpcode == IbvSendWr.IBV_WR_ATOMIC_CMP_AND_SWP ||
+                        ibvOpcode == IbvSendWr.IBV_WR_ATOMIC_FETCH_AND_ADD)
+                    {
+                        wr.set(U64, IbvSendWr.ATOMIC_REMOTE_ADDR_OFFSET, raddr);
+                        wr.set(U32, IbvSendWr.ATOMIC_RKEY_OFFSET, rkey);
+                        wr.set(U64, IbvSendWr.ATOMIC_COMPARE_ADD_OFFSET, compareAdd);
+                        wr.set(U64, IbvSendWr.ATOMIC_SWAP_OFFSET, swap);
+                    }
+                    else if (ah != null)
+                    {
+                        wr.set(C_POINTER, IbvSendWr.UD_AH_OFFSET, ah.pointer());
+                        wr.set(U32, IbvSendWr.UD_REMOTE_QPN_OFFSET, remoteQpn);
+                        wr.set(U32, IbvSendWr.UD_REMOTE_QKEY_OFFSET, Rig.QKEY);
+                    }
+                    else
+                    {
+                        wr.set(U64, IbvSendWr.RDMA_REMOTE_ADDR_OFFSET, raddr);
+                        wr.set(U32, IbvSendWr.RDMA_RKEY_OFFSET, rkey);
+                    }
+                    assertEquals(0, InlineVerbs.ibv_post_send(a.pointer(), wr, t.allocate(C_POINTER)));
+                }
+                return;
+            }
+            final int op = switch (ibvOpcode)
+            {
+                case IbvSendWr.IBV_WR_SEND -> Mlx5Opcode.MLX5_OPCODE_SEND;
+                case IbvSendWr.IBV_WR_SEND_WITH_IMM -> Mlx5Opcode.MLX5_OPCODE_SEND_IMM;
+                case IbvSendWr.IBV_WR_SEND_WITH_INV -> Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
+                case IbvSendWr.IBV_WR_RDMA_WRITE -> Mlx5Opcode.MLX5_OPCODE_RDMA_WRITE;
+                case IbvSendWr.IBV_WR_RDMA_WRITE_WITH_IMM -> Mlx5Opcode.MLX5_OPCODE_RDMA_WRITE_IMM;
+                case IbvSendWr.IBV_WR_RDMA_READ -> Mlx5Opcode.MLX5_OPCODE_RDMA_READ;
+                case IbvSendWr.IBV_WR_ATOMIC_CMP_AND_SWP -> Mlx5Opcode.MLX5_OPCODE_ATOMIC_CS;
+                default -> Mlx5Opcode.MLX5_OPCODE_ATOMIC_FA;
+            };
+            sqA.begin(wrId, op, SendFlags.SIGNALED);
+            switch (ibvOpcode)
+            {
+                case IbvSendWr.IBV_WR_RDMA_WRITE, IbvSendWr.IBV_WR_RDMA_WRITE_WITH_IMM, IbvSendWr.IBV_WR_RDMA_READ ->
+                    sqA.remote(raddr, rkey);
+                case IbvSendWr.IBV_WR_ATOMIC_CMP_AND_SWP -> sqA.remote(raddr, rkey).compareSwapOperands(compareAdd, swap);
+                case IbvSendWr.IBV_WR_ATOMIC_FETCH_AND_ADD -> sqA.remote(raddr, rkey).fetchAddOperand(compareAdd);
+                default ->
+                {
+                }
+            }
+            if (ah != null)
+            {
+                sqA.destination(ah, remoteQpn, Rig.QKEY);
+            }
+            assertTrue(sqA.imm(imm).sge(addr(offset), mr.lkey(), len).post());
+            sqA.ring();
+        }
+    }
+
+    /** CQEs software owns from index 0 on (the test never polls before counting). */
+    private static int ready(final CompletionQueue cq)
+    {
+        final CqRing r = cq.ring();
+        final CqeView v = new CqeView().wrap(r.buf(), r.cqeSize(), r.cqeCnt());
+        int n = 0;
+        while (n < r.cqeCnt() && v.tryAcquire(n))
+        {
+            n++;
+        }
+        return n;
+    }
+
+    private static void awaitCqes(final CompletionQueue cq, final int n, final String what)
+    {
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (ready(cq) < n)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                fail(what + ": only " + ready(cq) + " of " + n + " CQEs within 10 s");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    private static void awaitBoth(final Side l, final Side j, final int sends)
+    {
+        awaitCqes(l.cqA, sends, "L requester");
+        awaitCqes(j.cqA, sends, "J requester");
+    }
+
+    private int compareAll(final CompletionQueue cqL, final DirectCq cqJ, final int n, final int[][] qpnMap,
+        final String what)
+    {
+        final MemorySegment wc = rig.memory.allocate(IbvWc.LAYOUT);
+        final Completion c = new Completion();
+        for (int i = 0; i < n; i++)
+        {
+            wc.fill((byte) 0);
+            assertEquals(1, InlineVerbs.ibv_poll_cq(cqL.pointer(), 1, wc), what + " CQE " + i + " (libmlx5)");
+            assertEquals(1, cqJ.poll(c), what + " CQE " + i + " (mlx5j)");
+            // map libmlx5's side QP numbers to mlx5j's, then every field must be equal
+            final int qpL = wc.get(U32, IbvWc.QP_NUM_OFFSET);
+            final int srcL = wc.get(U32, IbvWc.SRC_QP_OFFSET);
+            wc.set(U32, IbvWc.SRC_QP_OFFSET, map(srcL, qpnMap));
+            WcFields.assertSame(wc, c, qpL, map(qpL, qpnMap), what + " CQE " + i);
+        }
+        wc.fill((byte) 0);
+        assertEquals(0, InlineVerbs.ibv_poll_cq(cqL.pointer(), 1, wc), what + ": libmlx5 has more CQEs");
+        assertEquals(0, cqJ.poll(c), what + ": mlx5j has more CQEs");
+        return n;
+    }
+
+    private static int map(final int qpn, final int[][] m)
+    {
+        for (final int[] p : m)
+        {
+            if (p[0] == qpn)
+            {
+                return p[1];
+            }
+        }
+        return qpn;
+    }
+
+    @ParameterizedTest(name = "{0}-byte CQEs")
+    @ValueSource(ints = {64, 128})
+    void rcStreamOfSuccessesScatterToCqeAndErrors(final int cqeSize)
+    {
+        final Side l = new Side(true, QpType.RC, cqeSize, RtsAttributes.of(0x100));
+        final Side j = new Side(false, QpType.RC, cqeSize, RtsAttributes.of(0x100));
+        final int small = cqeSize == 128 ? 60 : 30;   // fits the CQE: scatter-to-CQE
+        int sends = 0;
+        int recvs = 0;
+        for (final Side s : List.of(l, j))
+        {
+            for (int i = 0; i < 8; i++)
+            {
+                s.recv(0xb000 + i, 0x8000 + i * 0x400L, 0x400);
+            }
+        }
+        final long remote = 0x4000;
+        // posted in groups, each group complete on both sides before the next is posted (see the engine note in
+        // the class comment: the CQE stream is the same, only the pacing differs)
+        for (final Side s : List.of(l, j))
+        {
+            final long r = s.addr(remote);
+            final int rkey = s.mr.rkey();
+            s.mr.memory().set(BE64, 0x7000, 1000L);
+            s.send(0xa01, IbvSendWr.IBV_WR_SEND, 0x100, small, 0, 0, 0, 0, 0, null, 0);
+            s.send(0xa02, IbvSendWr.IBV_WR_SEND_WITH_IMM, 0x200, 100, 0, 0, 0x1234abcd, 0, 0, null, 0);
+            s.send(0xa03, IbvSendWr.IBV_WR_SEND_WITH_INV, 0x300, 8, 0, 0, 0x777, 0, 0, null, 0);
+            s.send(0xa04, IbvSendWr.IBV_WR_RDMA_WRITE_WITH_IMM, 0x400, 10, r, rkey, 0x55, 0, 0, null, 0);
+            s.send(0xa05, IbvSendWr.IBV_WR_RDMA_WRITE, 0x500, 64, r + 64, rkey, 0, 0, 0, null, 0);
+        }
+        sends += 5;
+        awaitBoth(l, j, sends);
+        for (final Side s : List.of(l, j))
+        {
+            s.send(0xa06, IbvSendWr.IBV_WR_RDMA_READ, 0x2000, 16, s.addr(0x600), s.mr.rkey(), 0, 0, 0, null, 0);
+            s.send(0xa07, IbvSendWr.IBV_WR_RDMA_READ, 0x2100, 300, s.addr(0x700), s.mr.rkey(), 0, 0, 0, null, 0);
+        }
+        sends += 2;
+        awaitBoth(l, j, sends);
+        for (final Side s : List.of(l, j))
+        {
+            s.send(0xa08, IbvSendWr.IBV_WR_ATOMIC_FETCH_AND_ADD, 0x3000, 8, s.addr(0x7000), s.mr.rkey(), 0, 5, 0,
+                null, 0);
+        }
+        sends += 1;
+        awaitBoth(l, j, sends);
+        for (final Side s : List.of(l, j))
+        {
+            s.send(0xa09, IbvSendWr.IBV_WR_ATOMIC_CMP_AND_SWP, 0x3008, 8, s.addr(0x7000), s.mr.rkey(), 0, 1005, 7,
+                null, 0);
+            s.send(0xa0a, IbvSendWr.IBV_WR_SEND, 0x100, 0, 0, 0, 0, 0, 0, null, 0);
+        }
+        sends += 2;
+        recvs += 5;
+        awaitBoth(l, j, sends);
+        awaitCqes(l.cqB, recvs, "L responder");
+        awaitCqes(j.cqB, recvs, "J responder");
+        // then an error: a bad rkey fails the WRITE and flushes what follows
+        for (final Side s : List.of(l, j))
+        {
+            s.send(0xa10, IbvSendWr.IBV_WR_RDMA_WRITE, 0x100, 32, s.addr(remote), s.mr.rkey() ^ 0x0f0000, 0, 0, 0,
+                null, 0);
+            s.send(0xa11, IbvSendWr.IBV_WR_SEND, 0x100, 32, 0, 0, 0, 0, 0, null, 0);
+        }
+        sends += 2;
+        awaitCqes(l.cqA, sends, "L requester");
+        awaitCqes(j.cqA, sends, "J requester");
+        // the responder's remaining receives are flushed when it moves to the error state
+        l.b.toError();
+        j.b.toError();
+        recvs += 3;
+        awaitCqes(l.cqB, recvs, "L responder");
+        awaitCqes(j.cqB, recvs, "J responder");
+
+        final int[][] m = {{l.a.qpn(), j.a.qpn()}, {l.b.qpn(), j.b.qpn()}};
+        compareAll(l.cqA, j.dcqA, sends, m, "RC requester");
+        compareAll(l.cqB, j.dcqB, recvs, m, "RC responder");
+        // scatter-to-CQE data reached the buffers on both sides: receives, READ and atomic responses
+        for (final Side s : List.of(l, j))
+        {
+            final MemorySegment mem = s.mr.memory();
+            final String side = s.lib ? "libmlx5" : "mlx5j";
+            assertArrayEquals(slice(mem, 0x100, small), slice(mem, 0x8000, small), side + " SEND payload");
+            assertArrayEquals(slice(mem, 0x200, 100), slice(mem, 0x8400, 100), side + " SEND_IMM payload");
+            if (s.lib && cqeSize == 128)
+            {
+                // libmlx5 v44 bug: for a requester CQE with MLX5_INLINE_SCATTER_64, mlx5_parse_cqe passes "cqe - 1"
+                // where cqe is a void pointer (providers/mlx5/cq.c), i.e. one byte before the 128-byte entry instead
+                // of its first 64-byte half (handle_responder, where cqe is a struct mlx5_cqe64 pointer, gets it
+                // right). The data lands shifted by one byte; mlx5j copies the bytes the device scattered.
+                assertArrayEquals(slice(mem, 0x600, 15), slice(mem, 0x2001, 15), side + " READ data, shifted by one");
+                assertEquals(1000L >>> 8, mem.get(BE64, 0x3000) & 0x00ffffffffffffffL, side + " FETCH_ADD, shifted");
+                assertEquals(1005L >>> 8, mem.get(BE64, 0x3008) & 0x00ffffffffffffffL, side + " CMP_SWAP, shifted");
+            }
+            else
+            {
+                assertArrayEquals(slice(mem, 0x600, 16), slice(mem, 0x2000, 16), side + " READ (scatter-to-CQE) data");
+                assertEquals(1000L, mem.get(BE64, 0x3000), side + " FETCH_ADD old value");
+                assertEquals(1005L, mem.get(BE64, 0x3008), side + " CMP_SWAP old value");
+            }
+            assertArrayEquals(slice(mem, 0x700, 300), slice(mem, 0x2100, 300), side + " READ data");
+            assertEquals(7L, mem.get(BE64, 0x7000), side + " remote word after CMP_SWAP");
+        }
+    }
+
+    /**
+     * The requester stream posted back to back (no pacing). Engine gap: the emulator never completes the
+     * libmlx5-posted FETCH_ADD that follows two RDMA READs ("L requester: only 2 of 4 CQEs within 10 s" in 5 of 5
+     * runs, no error CQE, no strict-mode message), whichever side posts first; mlx5j's WQEs, byte-identical to
+     * libmlx5's by the send parity test, always complete.
+     */
+    @org.junit.jupiter.api.Disabled("engine gap: libmlx5-posted READ, READ, FETCH_ADD, CMP_SWAP back to back on an RC"
+        + " QP with sq_sig_all sometimes stalls at the FETCH_ADD (see Javadoc)")
+    @org.junit.jupiter.api.RepeatedTest(5)
+    void rcAtomicsBackToBackAfterReads()
+    {
+        final Side l = new Side(true, QpType.RC, 64, RtsAttributes.of(0x100));
+        final Side j = new Side(false, QpType.RC, 64, RtsAttributes.of(0x100));
+        for (final Side s : List.of(l, j))
+        {
+            s.mr.memory().set(BE64, 0x7000, 1000L);
+            s.send(0xa06, IbvSendWr.IBV_WR_RDMA_READ, 0x2000, 16, s.addr(0x600), s.mr.rkey(), 0, 0, 0, null, 0);
+            s.send(0xa07, IbvSendWr.IBV_WR_RDMA_READ, 0x2100, 300, s.addr(0x700), s.mr.rkey(), 0, 0, 0, null, 0);
+            s.send(0xa08, IbvSendWr.IBV_WR_ATOMIC_FETCH_AND_ADD, 0x3000, 8, s.addr(0x7000), s.mr.rkey(), 0, 5, 0,
+                null, 0);
+            s.send(0xa09, IbvSendWr.IBV_WR_ATOMIC_CMP_AND_SWP, 0x3008, 8, s.addr(0x7000), s.mr.rkey(), 0, 1005, 7,
+                null, 0);
+        }
+        awaitBoth(l, j, 4);
+        compareAll(l.cqA, j.dcqA, 4, new int[][] {{l.a.qpn(), j.a.qpn()}, {l.b.qpn(), j.b.qpn()}}, "back to back");
+    }
+
+    @ParameterizedTest(name = "{0}-byte CQEs")
+    @ValueSource(ints = {64})
+    void rcRnrRetryExceeded(final int cqeSize)
+    {
+        final RtsAttributes noRnrRetry = new RtsAttributes(0x100, 14, 7, 0, 1);
+        final Side l = new Side(true, QpType.RC, cqeSize, noRnrRetry);
+        final Side j = new Side(false, QpType.RC, cqeSize, noRnrRetry);
+        for (final Side s : List.of(l, j))
+        {
+            s.send(0xc01, IbvSendWr.IBV_WR_SEND, 0x100, 40, 0, 0, 0, 0, 0, null, 0);
+            s.send(0xc02, IbvSendWr.IBV_WR_RDMA_WRITE, 0x100, 40, s.addr(0x4000), s.mr.rkey(), 0, 0, 0, null, 0);
+        }
+        awaitCqes(l.cqA, 2, "L requester");
+        awaitCqes(j.cqA, 2, "J requester");
+        compareAll(l.cqA, j.dcqA, 2, new int[][] {{l.a.qpn(), j.a.qpn()}, {l.b.qpn(), j.b.qpn()}}, "RNR");
+    }
+
+    @ParameterizedTest(name = "{0}-byte CQEs")
+    @ValueSource(ints = {64, 128})
+    void udReceivesWithAddressFields(final int cqeSize)
+    {
+        final Side l = new Side(true, QpType.UD, cqeSize, null);
+        final Side j = new Side(false, QpType.UD, cqeSize, null);
+        final AddressHandle ah = rig.pd.createAh(rig.path());
+        for (final Side s : List.of(l, j))
+        {
+            for (int i = 0; i < 4; i++)
+            {
+                s.recv(0xd000 + i, 0x8000 + i * 0x800L, 0x800);
+            }
+        }
+        for (final Side s : List.of(l, j))
+        {
+            s.send(0xe01, IbvSendWr.IBV_WR_SEND, 0x100, 20, 0, 0, 0, 0, 0, ah, s.b.qpn());
+            s.send(0xe02, IbvSendWr.IBV_WR_SEND_WITH_IMM, 0x200, 1000, 0, 0, 0xfeed, 0, 0, ah, s.b.qpn());
+            s.send(0xe03, IbvSendWr.IBV_WR_SEND, 0x300, 0, 0, 0, 0, 0, 0, ah, s.b.qpn());
+        }
+        awaitCqes(l.cqA, 3, "L requester");
+        awaitCqes(j.cqA, 3, "J requester");
+        awaitCqes(l.cqB, 3, "L responder");
+        awaitCqes(j.cqB, 3, "J responder");
+        final int[][] m = {{l.a.qpn(), j.a.qpn()}, {l.b.qpn(), j.b.qpn()}};
+        compareAll(l.cqA, j.dcqA, 3, m, "UD requester");
+        compareAll(l.cqB, j.dcqB, 3, m, "UD responder");
+    }
+
+    private static byte[] slice(final MemorySegment s, final long off, final int len)
+    {
+        return s.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE);
+    }
+}
