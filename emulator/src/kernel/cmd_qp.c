@@ -163,8 +163,9 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 		if (ucmd.rq_wqe_shift > 32)
 			return EINVAL;
 		rq_shift = ucmd.rq_wqe_shift;
+		/* 64-bit shifts: the bound above lets rq_wqe_shift be 32, and 1u << 32 is undefined */
 		if (rq_cnt && (!is_pow2(rq_cnt) || rq_cnt > (1u << LOG_MAX_QP_SZ) || rq_shift < 4 ||
-			       (1u << rq_shift) > EMU_MAX_RQ_DESC_SZ))
+			       (1ull << rq_shift) > EMU_MAX_RQ_DESC_SZ))
 			return EINVAL;
 	}
 	if (ucmd.sq_wqe_count && (!is_pow2(ucmd.sq_wqe_count) || ucmd.sq_wqe_count > (1u << LOG_MAX_QP_SZ)))
@@ -206,7 +207,7 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 	qp->max_send_wr = a->max_send_wr;
 	qp->max_recv_wr = has_rq ? rq_cnt : 0;
 	qp->max_send_sge = a->max_send_sge;
-	qp->max_recv_sge = has_rq && rq_shift >= 4 ? (1u << rq_shift) / 16 : 0;
+	qp->max_recv_sge = has_rq && rq_shift >= 4 ? (uint32_t)((1ull << rq_shift) / 16) : 0;
 	qp->max_inline_data = a->max_inline_data;
 	qp->buf = ucmd.buf_addr;
 	qp->rq_buf = ucmd.buf_addr;

@@ -98,6 +98,12 @@ int main(void)
 	qd.rq_wqe_shift = 40;
 	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
 	raw_init(&qc, &qd, &r, pd, cq);
+	qd.rq_wqe_shift = 32; /* the kernel's own bound lets 32 through: no 1 << 32 on the way to EINVAL */
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
+	raw_init(&qc, &qd, &r, pd, cq);
+	qd.rq_wqe_shift = 10; /* 1 KiB receive WQEs: beyond max_rq_desc_sz */
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
+	raw_init(&qc, &qd, &r, pd, cq);
 	qd.uidx = 0xffffff; /* the "no user index" value under cqe_version 1 */
 	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
 	raw_init(&qc, &qd, &r, pd, cq);
