@@ -17,18 +17,27 @@ final class Progress
     private final String what;
     private final long total;
     private final boolean enabled;
+    private final long everyNanos;
     private final long start;
     private long nextReport;
     private boolean printed;
 
     Progress(final PrintStream err, final String what, final long total, final boolean enabled)
     {
+        this(err, what, total, enabled, QUIET_NANOS, EVERY_NANOS);
+    }
+
+    /** With other intervals (tests). */
+    Progress(final PrintStream err, final String what, final long total, final boolean enabled,
+        final long quietNanos, final long everyNanos)
+    {
         this.err = err;
         this.what = what;
         this.total = total;
         this.enabled = enabled;
+        this.everyNanos = everyNanos;
         this.start = System.nanoTime();
-        this.nextReport = start + QUIET_NANOS;
+        this.nextReport = start + quietNanos;
     }
 
     /** {@code done} iterations are complete. */
@@ -43,7 +52,7 @@ final class Progress
         {
             return;
         }
-        nextReport = now + EVERY_NANOS;
+        nextReport = now + everyNanos;
         printed = true;
         final double seconds = (now - start) * 1e-9;
         final double left = done > 0 ? seconds * (total - done) / done : 0;
