@@ -440,6 +440,9 @@ public final class DirectSendQueue
         final int opcode = stOpcode;
         final int flags = stFlags;
         final boolean inline = (flags & SendFlags.INLINE) != 0;
+        // a WR that fails validation is dropped (the next post needs a new begin); one that finds the ring full is
+        // kept staged for another post()
+        staged = false;
         checkOpcode(opcode, inline);
 
         int ds = 1;
@@ -494,6 +497,7 @@ public final class DirectSendQueue
         final long ctrl = sq.claim(SendQueue.numWqebb(ds));
         if (ctrl == SendQueue.NO_SPACE)
         {
+            staged = true;
             return false;
         }
 
@@ -583,7 +587,6 @@ public final class DirectSendQueue
         }
         w.ctrl(opmod, opcode, sq.wqeIndex(), qpn, fmCeSe, stImm);
         sq.commit(w.ds(), stWrId);
-        staged = false;
         pending++;
         pendingCtrl = ctrl;
         pendingDs = w.ds();
