@@ -1,0 +1,224 @@
+package io.mlx5j.tests;
+
+import io.mlx5j.direct.Completion;
+import io.mlx5j.direct.CompletionChannel;
+import io.mlx5j.direct.CompletionQueue;
+import io.mlx5j.direct.Completions;
+import io.mlx5j.direct.DirectCq;
+import io.mlx5j.direct.DirectRecvQueue;
+import io.mlx5j.direct.DirectSendQueue;
+import io.mlx5j.direct.MemoryRegion;
+import io.mlx5j.direct.QpConfig;
+import io.mlx5j.direct.QpType;
+import io.mlx5j.direct.QueuePair;
+import io.mlx5j.direct.SendFlags;
+import io.mlx5j.doorbell.DoorbellMode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Behaviour of the direct path beyond single operations (engine on, strict): completion events through the arm
+ * doorbell and the channel (including solicited-only arming), batch polling with one consumer-index update, zero
+ * allocation per post and poll, clear exceptions for programming errors, and the debug-mode owner-thread check (in
+ * a child JVM started with -Dmlx5j.debug=true, since the switch is a static final flag).
+ */
+class DirectBehaviourTest
+{
+    private Rig rig;
+    private long violationsBefore;
+
+    @BeforeEach
+    void open()
+    {
+        rig = new Rig();
+        violationsBefore = Emu.strictViolations();
+    }
+
+    @AfterEach
+    void close()
+    {
+        rig.close();
+        assertEquals(violationsBefore, Emu.strictViolations(), "emulator strict-mode violations (see stderr)");
+    }
+
+    @Test
+    void armedCqRaisesAnEventOnTheChannelAndSolicitedOnlyWaitsForSolicited()
+    {
+        final CompletionChannel channel = rig.context.createCompletionChannel();
+        final CompletionQueue cq = rig.context.createCq(64, 64, channel, 0);
+        final QueuePair a = rig.pd.createQp(QpConfig.builder(QpType.RC, cq).build());
+        final QueuePair b = rig.pd.createQp(QpConfig.builder(QpType.RC, cq).build());
+        rig.connect(a, b);
+        final DirectSendQueue sq = DirectSendQueue.of(a, DoorbellMode.AUTO);
+        final DirectRecvQueue rq = DirectRecvQueue.of(b);
+        final DirectCq dcq = DirectCq.of(cq).attach(sq).attach(rq);
+        final MemoryRegion mr = rig.memory(8192);
+        final Completions batch = new Completions(8);
+
+        assertFalse(dcq.awaitEvent(50), "no event without arming");
+        dcq.arm(false);
+        assertTrue(rq.post(1, mr.address() + 4096, mr.lkey(), 4096));
+        rq.ring();
+        assertTrue(sq.send(2, mr.address(), mr.lkey(), 64, SendFlags.SIGNALED | SendFlags.RING));
+        assertTrue(dcq.awaitEvent(5000), "event after arming");
+        int n = 0;
+        final long deadline = System.nanoTime() + 5_000_000_000L;
+        while (n < 2 && System.nanoTime() < deadline)
+        {
+            n += dcq.poll(batch, 8 - n);
+        }
+        assertEquals(2, dcq.consumerIndex(), "both CQEs consumed");
+
+        // solicited only: an unsolicited SEND raises no event, a solicited one does
+        dcq.arm(true);
+        assertTrue(rq.post(3, mr.address() + 4096, mr.lkey(), 4096));
+        assertTrue(rq.post(4, mr.address() + 4096, mr.lkey(), 4096));
+        rq.ring();
+        assertTrue(sq.send(5, mr.address(), mr.lkey(), 64, SendFlags.SIGNALED | SendFlags.RING));
+        assertFalse(dcq.awaitEvent(300), "no event for an unsolicited SEND when armed solicited-only");
+        assertTrue(sq.send(6, mr.address(), mr.lkey(), 64, SendFlags.SIGNALED | SendFlags.SOLICITED | SendFlags.RING));
+        assertTrue(dcq.awaitEvent(5000), "event for the solicited SEND");
+        final Completion c = new Completion();
+        int seen = 0;
+        final long until = System.nanoTime() + 5_000_000_000L;
+        while (seen < 4 && System.nanoTime() < until)
+        {
+            seen += dcq.poll(c);
+        }
+        assertEquals(4, seen);
+        assertEquals(2, cq.eventsReceived());
+    }
+
+    @Test
+    void postAndPollAllocateNothing()
+    {
+        final Pair p = new Pair(rig, QpType.RC);
+        final Completion c = new Completion();
+        final com.sun.management.ThreadMXBean mx =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        final long tid = Thread.currentThread().threadId();
+        final long l = p.mrA.address();
+        final long r = p.mrB.address();
+        for (int round = 0; round < 3; round++)
+        {
+            final long before = mx.getThreadAllocatedBytes(tid);
+            for (int i = 0; i < 20_000; i++)
+            {
+                if (!p.sqA.rdmaWrite(i, l, p.mrA.lkey(), 64, r, p.mrB.rkey(), SendFlags.SIGNALED | SendFlags.RING))
+                {
+                    throw new AssertionError("ring full at " + i);
+                }
+                while (p.dcqA.poll(c) == 0)
+                {
+                    Thread.onSpinWait();
+                }
+                if (c.statusCode() != 0)
+                {
+                    throw new AssertionError(c.toString());
+                }
+            }
+            final long allocated = mx.getThreadAllocatedBytes(tid) - before;
+            if (round == 2)
+            {
+                // after two warm-up rounds (JIT compiled), 20000 post+ring+poll cycles allocate nothing
+                assertEquals(0, allocated, "bytes allocated by 20000 post+poll cycles");
+            }
+        }
+    }
+
+    @Test
+    void programmingErrorsThrowClearly()
+    {
+        final Pair p = new Pair(rig, QpType.RC);
+        final long l = p.mrA.address();
+        final IllegalArgumentException tooMany = assertThrows(IllegalArgumentException.class,
+            () -> p.sqA.begin(1, io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND, 0).sge(l, 1, 1).sge(l, 1, 1).sge(l, 1, 1)
+                .sge(l, 1, 1).sge(l, 1, 1));
+        assertTrue(tooMany.getMessage().contains("at most 4 SGEs"), tooMany.getMessage());
+        final IllegalArgumentException inline = assertThrows(IllegalArgumentException.class,
+            () -> p.sqA.send(2, l, 0, p.sqA.maxInlineData() + 1, SendFlags.INLINE));
+        assertTrue(inline.getMessage().contains("max inline"), inline.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> p.sqA.rdmaRead(3, l, 0, 8, l, 0, SendFlags.INLINE));
+        assertThrows(IllegalArgumentException.class, () -> p.sqA.send(4, l, 0, 8, 1 << 10));
+        assertThrows(IllegalStateException.class, () -> p.sqA.post(), "post without begin");
+        assertEquals(0, p.sqA.outstanding(), "nothing was written by the failed calls");
+        // a closed QP: its ring segments are scoped to it
+        p.a.close();
+        assertThrows(IllegalStateException.class, () -> p.sqA.nop(5, SendFlags.SIGNALED));
+    }
+
+    @Test
+    void debugModeChecksTheOwnerThread() throws Exception
+    {
+        final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        final Process child = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED",
+            "--illegal-native-access=deny", "-Dmlx5j.debug=true", "-cp", System.getProperty("java.class.path"),
+            OwnerCheckMain.class.getName())).redirectErrorStream(true).start();
+        final String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(child.waitFor(60, TimeUnit.SECONDS), out);
+        assertEquals(0, child.exitValue(), out);
+        assertTrue(out.contains("OWNER-CHECK-OK"), out);
+    }
+
+    /** Child JVM with -Dmlx5j.debug=true: a post from a second thread must fail and name both threads. */
+    public static final class OwnerCheckMain
+    {
+        public static void main(final String[] args) throws Exception
+        {
+            try (Rig rig = new Rig())
+            {
+                final Pair p = new Pair(rig, QpType.RC);
+                final Completion c = new Completion();
+                if (!p.sqA.nop(1, SendFlags.SIGNALED | SendFlags.RING))
+                {
+                    throw new AssertionError("post failed");
+                }
+                Rig.await(p.dcqA, c);
+                final Throwable[] seen = new Throwable[2];
+                final Thread other = new Thread(() ->
+                {
+                    try
+                    {
+                        p.sqA.nop(2, SendFlags.SIGNALED);
+                    }
+                    catch (final Throwable t)
+                    {
+                        seen[0] = t;
+                    }
+                    try
+                    {
+                        p.dcqA.poll(c);
+                    }
+                    catch (final Throwable t)
+                    {
+                        seen[1] = t;
+                    }
+                }, "intruder");
+                other.start();
+                other.join();
+                if (!(seen[0] instanceof IllegalStateException) || !seen[0].getMessage().contains("intruder") ||
+                    !(seen[1] instanceof IllegalStateException))
+                {
+                    throw new AssertionError("owner check did not fire: " + seen[0] + " / " + seen[1]);
+                }
+                if (p.sqA.outstanding() != 0)
+                {
+                    throw new AssertionError("the refused post wrote a WQE");
+                }
+                System.out.println("OWNER-CHECK-OK " + seen[0].getMessage());
+            }
+        }
+    }
+}
