@@ -4,6 +4,7 @@ import io.mlx5j.direct.Access;
 import io.mlx5j.direct.AddressHandle;
 import io.mlx5j.direct.AddressVector;
 import io.mlx5j.direct.Completion;
+import io.mlx5j.direct.CompletionChannel;
 import io.mlx5j.direct.CompletionQueue;
 import io.mlx5j.direct.Context;
 import io.mlx5j.direct.DirectCq;
@@ -86,7 +87,8 @@ final class PingpongCommand
             final MemorySegment buf = memory.allocate(o.size() + offset, pageSize);
             buf.fill((byte) 0x7b);
             try (MemoryRegion mr = pd.register(buf, Access.LOCAL_WRITE);
-                 CompletionQueue cqObject = context.createCq(o.rxDepth() + 1);
+                 CompletionChannel channel = o.events() ? context.createCompletionChannel() : null;
+                 CompletionQueue cqObject = context.createCq(o.rxDepth() + 1, 64, channel, 0);
                  QueuePair qp = pd.createQp(QpConfig.builder(o.ud() ? QpType.UD : QpType.RC, cqObject)
                      .maxSendWr(1).maxRecvWr(o.rxDepth()).maxSendSge(1).maxRecvSge(1).maxInlineData(0).build()))
             {
@@ -100,6 +102,10 @@ final class PingpongCommand
                     0));
                 final Receives receives = new Receives(rq, buf.address(), mr.lkey(), o.size() + offset, o.rxDepth());
                 receives.topUp();
+                if (o.events())
+                {
+                    cq.arm(false); // ibv_req_notify_cq before the exchange, as the examples do
+                }
 
                 if (!port.isEthernet() && port.lid() == 0)
                 {
@@ -160,10 +166,28 @@ final class PingpongCommand
                     }
                     long deadline = start + stall;
                     int idle = 0;
+                    boolean asleep = o.events(); // -e: the CQ is armed and empty as far as we know
                     while (rcnt < o.iterations() || scnt < o.iterations())
                     {
+                        if (asleep)
+                        {
+                            // -e: sleep until the CQ fires, re-arm, then drain what is there (the examples poll
+                            // once per event; draining until empty also takes CQEs that came before the re-arm)
+                            if (!cq.awaitEvent(o.timeout().toMillis()))
+                            {
+                                throw new IllegalStateException("no completion event for " + o.timeout().toSeconds()
+                                    + " s after " + scnt + " sends and " + rcnt + " receives (peer gone?)");
+                            }
+                            cq.arm(false);
+                            asleep = false;
+                        }
                         if (cq.poll(wc) == 0)
                         {
+                            if (o.events())
+                            {
+                                asleep = true; // drained and armed: an event follows the next CQE
+                                continue;
+                            }
                             if (System.nanoTime() - deadline > 0)
                             {
                                 throw new IllegalStateException("no completion for " + o.timeout().toSeconds()

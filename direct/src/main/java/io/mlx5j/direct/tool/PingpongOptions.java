@@ -23,6 +23,7 @@ public record PingpongOptions(
     int sl,
     int gidIndex,
     boolean validate,
+    boolean events,
     Duration timeout)
 {
     public static final String USAGE = String.join("\n",
@@ -38,6 +39,7 @@ public record PingpongOptions(
         "  -r, --rx-depth N         number of receives to post at a time (default 500)",
         "  -n, --iters N            number of exchanges (default 1000)",
         "  -l, --sl SL              service level (default 0)",
+        "  -e, --events             sleep on CQ events (default poll)",
         "  -g, --gid-idx IDX        local port GID index (default: none, LID addressing)",
         "  -c, --chk                validate the received buffer (server)",
         "      --timeout SECONDS    TCP exchange timeout (default 60)");
@@ -57,6 +59,7 @@ public record PingpongOptions(
         int sl = 0;
         int gidIndex = -1;
         boolean validate = false;
+        boolean events = false;
         long timeout = 60;
         while (a.hasNext())
         {
@@ -83,6 +86,11 @@ public record PingpongOptions(
                     a.noValue(o);
                     validate = true;
                 }
+                case "-e", "--events" ->
+                {
+                    a.noValue(o);
+                    events = true;
+                }
                 case "--timeout" -> timeout = a.longValue(o, 1, 86_400);
                 case "--emulated" -> a.noValue(o);
                 default ->
@@ -106,7 +114,7 @@ public record PingpongOptions(
             size = ud ? 1024 : 4096;
         }
         return new PingpongOptions(ud, host, tcpPort, device, ibPort, size, mtu, rxDepth, iterations, sl, gidIndex,
-            validate, Duration.ofSeconds(timeout));
+            validate, events, Duration.ofSeconds(timeout));
     }
 
     public boolean isServer()

@@ -53,6 +53,28 @@ class PingpongInteropTest
         cClientAgainstJavaServer("ibv_ud_pingpong", true, 1024);
     }
 
+    /** -e on both sides: the Java side arms its CQ with the arm doorbell and sleeps on the completion channel. */
+    @Test
+    void eventModeAgainstIbvRcPingpongServerInEventMode() throws Exception
+    {
+        final long before = Emulated.strictViolations();
+        final int port = Emulated.freePort();
+        final Emulated.Child c = new Emulated.Child("rc-events-server", command("ibv_rc_pingpong", "-p", port, "-n",
+            ITERATIONS, "-e", "-c"));
+        final Emulated.Capture client = new Emulated.Capture();
+        final int status = Mlx5jTool.run(args("pingpong", "-e", "-p", port, "-n", ITERATIONS, "-c", "--timeout", 20,
+            "localhost"), client.stream, client.stream);
+        if (status != 0)
+        {
+            c.kill();
+        }
+        final Emulated.Result server = c.await(CHILD_SECONDS);
+        server.assertClean("ibv_rc_pingpong -e server", client.text());
+        assertEquals(0, status, client.text());
+        assertCrossed(server.lines(), client.text().lines().toList(), 4096, ITERATIONS);
+        assertEquals(before, Emulated.strictViolations());
+    }
+
     /** Non-default size and a small receive depth, so the receive queue is topped up many times. */
     @Test
     void rcWithSmallMessagesAndShallowReceiveQueue() throws Exception
