@@ -46,6 +46,8 @@ public record PerfOptions(
     }
 
     public static final int DEFAULT_TCP_PORT = 18515;
+    /** Latency samples are kept in a long[] (80 MB at this count). */
+    public static final long MAX_LATENCY_ITERATIONS = 10_000_000L;
     /** The largest message: one MR of this size is registered per side. */
     public static final int MAX_SIZE = 1 << 30;
 
@@ -67,7 +69,8 @@ public record PerfOptions(
         "      --server             wait for a client on TCP port -p",
         "      --client HOST        connect to an 'mlx5j perf --server' at HOST",
         "  -p, --port PORT          TCP port of the exchange (default 18515)",
-        "      --timeout SECONDS    TCP exchange timeout (default 60)",
+        "      --timeout SECONDS    limit for the TCP exchange, the server's wait for a client, and any stall",
+        "                           of a run (nothing arrives from the peer) (default 60)",
         "      --no-progress        no progress lines on stderr",
         "      --emulated           (launcher) use the emulated ConnectX even if a real device exists");
 
@@ -156,6 +159,11 @@ public record PerfOptions(
         if (iterations == -1)
         {
             iterations = test.isLatency() ? 1000 : 5000;
+        }
+        if (test.isLatency() && iterations > MAX_LATENCY_ITERATIONS)
+        {
+            throw new UsageException(test.cliName() + " keeps one 8-byte sample per iteration: at most "
+                + MAX_LATENCY_ITERATIONS + " iterations, got " + iterations);
         }
         if (inlineSize == -1)
         {

@@ -88,6 +88,8 @@ class PerfOptionsTest
         assertMessage("takes no value", () -> PerfOptions.parse("write_lat", "--server=yes"));
         assertMessage("extra argument 'read_lat'", () -> PerfOptions.parse("write_lat", "read_lat"));
         assertMessage("unknown option", () -> PerfOptions.parse("write_lat", "--fast"));
+        assertMessage("at most 10000000 iterations", () -> PerfOptions.parse("read_lat", "-n", "10000001"));
+        assertEquals(10_000_001L, PerfOptions.parse("read_bw", "-n", "10000001").iterations());
     }
 
     private static void assertMessage(final String expected, final org.junit.jupiter.api.function.Executable call)
