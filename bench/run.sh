@@ -51,7 +51,12 @@ nice=()
 [ -n "${MLX5J_BENCH_RT:-}" ] && nice+=(chrt -f "$MLX5J_BENCH_RT")
 
 meta="$results/$mode-meta.json"
-jmh_cmd=("${nice[@]}" "${emu[@]}" "$java" -cp "$jar" io.mlx5j.bench.BenchRunner "$mode" "$results")
+# JMH serialises runs through $TMPDIR/jmh.lock: a private tmpdir keeps this run from failing, or from making another
+# JMH run on the machine (e.g. someone's mvn verify smoke) fail, just because both exist.
+jmh_tmp="$(mktemp -d /tmp/mlx5j-bench.XXXXXX)"
+trap 'rm -rf "$jmh_tmp"' EXIT
+jmh_cmd=("${nice[@]}" "${emu[@]}" "$java" -Djava.io.tmpdir="$jmh_tmp" -cp "$jar" io.mlx5j.bench.BenchRunner "$mode"
+  "$results")
 [ -n "$include" ] && jmh_cmd+=("$include")
 c_cmd=("${nice[@]}" "${emu[@]}" "$native" "$mode" "$results/$mode-c.json" default)
 c_nobf_cmd=("${nice[@]}" "${emu[@]}" MLX5_SHUT_UP_BF=1 "$native" "$mode" "$results/$mode-c-nobf.json" MLX5_SHUT_UP_BF=1)
