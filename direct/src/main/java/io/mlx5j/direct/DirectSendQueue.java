@@ -72,6 +72,7 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  */
 public final class DirectSendQueue
 {
+    private static final long NULL_PAGE = 4096;
     private static final int NO_ATOMIC = 0;
     private static final int CAS = 1;
     private static final int FAA = 2;
@@ -467,6 +468,14 @@ public final class DirectSendQueue
                 for (int i = 0; i < nsge; i++)
                 {
                     inlineBytes += sgeLen[i];
+                    // INLINE reads the payload from this process's memory now (as IBV_SEND_INLINE does): addresses
+                    // must be valid, mapped memory. The null page is refused, so that the common mistake (an unset
+                    // address) is an exception rather than a crash.
+                    if (sgeLen[i] != 0 && Long.compareUnsigned(sgeAddr[i], NULL_PAGE) < 0)
+                    {
+                        throw new IllegalArgumentException("inline payload address 0x" +
+                            Long.toHexString(sgeAddr[i]) + " is in the null page");
+                    }
                 }
                 if (inlineBytes > maxInline || inlineBytes < 0)
                 {
