@@ -101,11 +101,42 @@ struct eng_mr *eng_mr_check(uint32_t key, struct emu_pd *pd, uint64_t addr, uint
 	return NULL;
 }
 
+/* Is process pid alive? (Signal 0 checks existence only; EPERM still means it exists.) */
+int eng_pid_alive(int pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
+}
+
+/* Consistent copy of the registry entry of qpn (seqlock protocol of emu_objects.h); only the fields the engine
+ * needs. Returns 0 if the entry holds qpn. */
+static int reg_qp_read(uint32_t qpn, struct emu_reg_qp *out)
+{
+	struct emu_registry *r = emu_registry();
+	if (!r)
+		return -1;
+	struct emu_reg_qp *e = &r->qps[qpn & (EMU_REG_QP_SLOTS - 1)];
+	for (int spins = 0; spins < 1000000; spins++) {
+		uint32_t s1 = atomic_load(&e->seq);
+		if (s1 & 1)
+			continue;
+		out->qpn = e->qpn;
+		out->pid = e->pid;
+		out->lid = e->lid;
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load(&e->seq) == s1)
+			return out->qpn == qpn && qpn ? 0 : -1;
+	}
+	return -1;
+}
+
 struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid)
 {
 	struct emu_reg_qp e;
-	if (emu_reg_qp_get(qpn, &e) != 0)
+	if (reg_qp_read(qpn, &e) != 0 || (e.pid != G.pid && !eng_pid_alive(e.pid))) {
+		if (emu_log_enabled)
+			emu_log("engine: QP 0x%06x is not in the fabric registry (or its process is gone)", qpn);
 		return NULL;
+	}
 	if (pid)
 		*pid = e.pid;
 	if (lid)
@@ -119,11 +150,12 @@ struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid)
 		if (!G.peers[i].ib && freeslot < 0)
 			freeslot = i;
 	}
-	if (kill(e.pid, 0) != 0 && errno == ESRCH)
-		return NULL;
 	struct eng_inbox *ib = eng_inbox_open(G.fabric, e.pid);
-	if (!ib)
+	if (!ib) {
+		if (emu_log_enabled)
+			emu_log("engine: no inbox of process %d (owner of QP 0x%06x): %s", e.pid, qpn, strerror(errno));
 		return NULL;
+	}
 	if (freeslot < 0) { /* evict one */
 		freeslot = (int)(eng_now_ns() % ENG_MAX_PEERS);
 		eng_inbox_unmap(G.peers[freeslot].ib);
@@ -140,7 +172,7 @@ struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid)
 static void reap_peers(void)
 {
 	for (int i = 0; i < ENG_MAX_PEERS; i++) {
-		if (!G.peers[i].ib || kill(G.peers[i].pid, 0) == 0 || errno != ESRCH)
+		if (!G.peers[i].ib || eng_pid_alive(G.peers[i].pid))
 			continue;
 		for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
 			if (qp->peer == G.peers[i].ib)
@@ -791,6 +823,8 @@ void emu_engine_qp_modified(struct emu_qp *q, int old_state, int attr_mask)
 	qp->path = q->path;
 	uint32_t rq_psn = q->rq_psn, sq_psn = q->sq_psn;
 	emu_unlock();
+	if (st != EMU_QPS_RTR && st != EMU_QPS_RTS)
+		eng_qp_flush_ack(qp);
 	if (st == EMU_QPS_RESET) {
 		eng_qp_reset_state(qp);
 	}
@@ -813,6 +847,9 @@ void emu_engine_qp_destroying(struct emu_qp *q)
 	lock_engine();
 	struct eng_qp *qp = q->engine;
 	if (qp) {
+		/* The application may have seen the data of the last message already (RDMA WRITE lands in memory
+		 * before the coalesced ACK leaves); hardware would have acknowledged it, so do that now. */
+		eng_qp_flush_ack(qp);
 		for (struct eng_qp **pp = &G.qps; *pp; pp = &(*pp)->next)
 			if (*pp == qp) {
 				*pp = qp->next;

@@ -180,6 +180,7 @@ void eng_strict(uint32_t qpn, uint32_t wqe, const char *fmt, ...) __attribute__(
 struct eng_qp *eng_find_qp(uint32_t qpn);
 struct eng_mr *eng_mr_check(uint32_t key, struct emu_pd *pd, uint64_t addr, uint64_t len, uint32_t access);
 struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid);
+int eng_pid_alive(int pid);
 void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited);
 void eng_async_event(struct emu_ctx *ctx, uint64_t element, uint32_t type);
 void eng_qp_set_error(struct eng_qp *qp);
@@ -189,6 +190,8 @@ int eng_qp_progress(struct eng_qp *qp, uint64_t now);
 int eng_handle_req(struct pkt *p);   /* 1 consumed, 0 blocked (leave it in the ring) */
 void eng_handle_resp(struct pkt *p);
 int eng_flush_acks(void);
+/* Send a coalesced ACK still pending on qp (the QP is about to be destroyed or leave RTR/RTS). */
+void eng_qp_flush_ack(struct eng_qp *qp);
 void eng_qp_reset_state(struct eng_qp *qp);
 
 #endif

@@ -8,6 +8,7 @@
  * RETRY_EXC_ERR, as a ConnectX does when the remote end is gone.
  */
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,8 +48,11 @@ void eng_qp_reset_state(struct eng_qp *qp)
 
 static struct eng_inbox *qp_peer(struct eng_qp *qp)
 {
-	if (!qp->peer)
+	if (!qp->peer) {
 		qp->peer = eng_peer_inbox(qp->dest_qpn, &qp->peer_pid, &qp->peer_lid);
+		if (!qp->peer && emu_log_enabled)
+			emu_log("engine: QP 0x%06x: destination QP 0x%06x not found", qp->qpn, qp->dest_qpn);
+	}
 	return qp->peer;
 }
 
@@ -451,11 +455,24 @@ static void check_timeout(struct eng_qp *qp, uint64_t now)
 	if (now - qp->last_progress < tmo)
 		return;
 	qp->last_progress = now;
+	/* A live peer whose engine has not yet consumed what is queued for it is slow (a loaded machine), not lost:
+	 * hardware would see the ACKs of a link that is merely busy. Only a peer that is gone, or that consumed the
+	 * packets and still did not answer (not in RTR, ...), uses up retries. */
+	struct eng_inbox *peer = qp->peer;
+	if (peer && peer != G.inbox && atomic_load_explicit(&peer->req.head, memory_order_acquire) !=
+						   atomic_load_explicit(&peer->req.tail, memory_order_acquire) &&
+	    eng_pid_alive(qp->peer_pid))
+		return;
+	if (peer == G.inbox && atomic_load_explicit(&peer->req.head, memory_order_acquire) !=
+				       atomic_load_explicit(&peer->req.tail, memory_order_acquire))
+		return;
 	if (qp->retries_left-- <= 0) {
 		struct eng_infl *e = &qp->infl[slot & (qp->sq_cnt - 1)];
 		e->done = 1;
 		e->syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
 		e->vendor = ENG_VENDOR_SYND_RETRY_EXC;
+		if (emu_log_enabled)
+			emu_log("engine: QP 0x%06x transport retries exhausted at PSN 0x%06x", qp->qpn, e->psn_first);
 		qp->infl_head = slot + 1; /* nothing after it was acknowledged; it is flushed */
 		qp->sq_next = e->bb + e->nbb;
 		/* WQEs after it get flushed from the ring */
@@ -464,6 +481,9 @@ static void check_timeout(struct eng_qp *qp, uint64_t now)
 	}
 	qp->peer = NULL; /* look the peer up again: it may have come back */
 	rewind_to(qp, slot);
+	if (emu_log_enabled)
+		emu_log("engine: QP 0x%06x timeout, resending from PSN 0x%06x (%d retries left)", qp->qpn, qp->next_psn,
+			qp->retries_left);
 }
 
 int eng_qp_progress(struct eng_qp *qp, uint64_t now)
@@ -548,8 +568,12 @@ static int land_response(struct eng_qp *qp, struct eng_infl *e, uint32_t off, co
 void eng_handle_resp(struct pkt *p)
 {
 	struct eng_qp *qp = eng_find_qp(p->dst_qpn);
-	if (!qp || qp->type != EMU_QPT_RC || qp->state != EMU_QPS_RTS || !qp->sq_cnt)
+	if (!qp || qp->type != EMU_QPT_RC || qp->state != EMU_QPS_RTS || !qp->sq_cnt) {
+		if (emu_log_enabled)
+			emu_log("engine: response type %d PSN 0x%06x for QP 0x%06x ignored (state %d)", p->type, p->psn,
+				p->dst_qpn, qp ? qp->state : -1);
 		return;
+	}
 	uint64_t now = eng_now_ns();
 	uint32_t slot;
 	struct eng_infl *e;
@@ -613,8 +637,11 @@ void eng_handle_resp(struct pkt *p)
 static int send_ack(struct eng_qp *qp, uint32_t syndrome, uint32_t psn)
 {
 	struct eng_inbox *peer = qp_peer(qp);
-	if (!peer)
+	if (!peer) {
+		if (emu_log_enabled)
+			emu_log("engine: QP 0x%06x cannot reach QP 0x%06x: ACK for PSN 0x%06x lost", qp->qpn, qp->dest_qpn, psn);
 		return 1; /* nobody to tell */
+	}
 	uint64_t tok;
 	struct pkt *p = eng_ring_reserve(&peer->resp, sizeof *p, &tok);
 	if (!p)
@@ -638,6 +665,12 @@ static int flush_ack(struct eng_qp *qp)
 		return 0;
 	qp->ack_pending = 0;
 	return 1;
+}
+
+void eng_qp_flush_ack(struct eng_qp *qp)
+{
+	if (qp->ack_pending)
+		flush_ack(qp);
 }
 
 int eng_flush_acks(void)
@@ -1005,8 +1038,12 @@ static int send_read_resp(struct eng_qp *qp, struct pkt *req)
 static int rc_recv(struct eng_qp *qp, struct pkt *p)
 {
 	int32_t d = psn_diff(p->psn, qp->epsn);
+	if (d > 0 && emu_log_enabled)
+		emu_log("engine: QP 0x%06x drops PSN 0x%06x, expects 0x%06x", qp->qpn, p->psn, qp->epsn);
 	if (d > 0)
 		return 1; /* out of sequence: the requester is rewinding (RNR) and will resend */
+	if (d < 0 && emu_log_enabled)
+		emu_log("engine: QP 0x%06x duplicate PSN 0x%06x (expects 0x%06x)", qp->qpn, p->psn, qp->epsn);
 	if (d < 0) {  /* duplicate: answer again, never execute twice */
 		if (p->type == PKT_READ_REQ) {
 			if (!flush_ack(qp))
@@ -1071,8 +1108,12 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 int eng_handle_req(struct pkt *p)
 {
 	struct eng_qp *qp = eng_find_qp(p->dst_qpn);
-	if (!qp || qp->type != p->qp_type || (qp->state != EMU_QPS_RTR && qp->state != EMU_QPS_RTS))
+	if (!qp || qp->type != p->qp_type || (qp->state != EMU_QPS_RTR && qp->state != EMU_QPS_RTS)) {
+		if (emu_log_enabled)
+			emu_log("engine: packet type %d PSN 0x%06x for QP 0x%06x dropped (state %d)", p->type, p->psn,
+				p->dst_qpn, qp ? qp->state : -1);
 		return 1; /* nobody listening: the packet is lost, as on a wire */
+	}
 	switch (qp->type) {
 	case EMU_QPT_UD:
 		if (p->type == PKT_SEND)
