@@ -16,6 +16,7 @@
 #include "uverbs.h"
 
 int emu_ctx_setup_resources(struct emu_ctx *ctx, uint32_t num_pages);
+void emu_ctx_drop_resources(struct emu_ctx *ctx);
 
 /* Linux mlx5_ib_alloc_ucontext: MLX5_MAX_BFREGS (256 UAR pages x 2 non-fast-path bfregs). */
 #define MAX_BFREGS (2 * EMU_MAX_UAR_PAGES)
@@ -62,8 +63,10 @@ int emu_cmd_get_context(struct emu_cmd *cmd)
 		return EINVAL;
 
 	int err = emu_ctx_setup_resources(ctx, total / 2);
-	if (err)
+	if (err) {
+		emu_ctx_drop_resources(ctx);
 		return err;
+	}
 	ctx->tot_bfregs = total;
 	ctx->num_low_lat_bfregs = req.num_low_latency_bfregs;
 	ctx->cqe_version = ver >= 2 && req.max_cqe_version >= 1 ? 1 : 0;
@@ -97,8 +100,10 @@ int emu_cmd_get_context(struct emu_cmd *cmd)
 	err = emu_cmd_respond(cmd, &resp, sizeof(resp));
 	if (!err)
 		err = emu_cmd_respond_drv(cmd, &dresp, sizeof(dresp));
-	if (err)
-		return err; /* resources are released with the context */
+	if (err) {
+		emu_ctx_drop_resources(ctx); /* no context: a retry sets everything up again */
+		return err;
+	}
 	emu_lock();
 	ctx->have_context = 1;
 	emu_unlock();

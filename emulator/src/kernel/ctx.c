@@ -148,6 +148,20 @@ void *emu_ctx_mmap(struct emu_ctx *ctx, void *addr, size_t len, int prot, int fl
 	return p;
 }
 
+/* Undoes emu_ctx_setup_resources (all of it, or what a failure in it left) for a GET_CONTEXT that fails: the
+ * user never received the async fd, so it is closed here too, and a retry starts from nothing. */
+void emu_ctx_drop_resources(struct emu_ctx *ctx)
+{
+	if (ctx->uar_alias)
+		munmap(ctx->uar_alias, (size_t)ctx->num_uar_pages * EMU_UAR_PAGE_SIZE);
+	ctx->uar_alias = NULL;
+	ctx->num_uar_pages = 0;
+	close_fd(&ctx->uar_memfd);
+	close_fd(&ctx->async_read_fd);
+	close_fd(&ctx->async_write_fd);
+	close_fd(&ctx->async_keep_fd);
+}
+
 /* Called by GET_CONTEXT: the memfd holding every UAR page, K's alias mapping of it, and the async event pipe. */
 int emu_ctx_setup_resources(struct emu_ctx *ctx, uint32_t num_pages)
 {

@@ -1,6 +1,7 @@
 /* Context-level commands: device discovery, GET_CONTEXT, QUERY_DEVICE/EX, QUERY_PORT, GIDs, UAR mmap, and the
  * raw write() ABI's failure cases (sizes, unknown commands, bad pointers), plus the features that are ioctl-only
  * and must fail cleanly. */
+#include <dirent.h>
 #include <endian.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -239,10 +240,39 @@ static int get_context_raw(int fd, uint32_t total_bfregs, uint32_t low_latency)
 	return write(fd, cmd, sizeof(cmd)) == (ssize_t)sizeof(cmd) ? 0 : errno;
 }
 
+static int open_fd_count(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	REQUIRE(d, "opendir /proc/self/fd");
+	int n = 0;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
 static void check_get_context_bfregs(void)
 {
 	int fd = open("/dev/infiniband/uverbs0", O_RDWR | O_CLOEXEC);
 	REQUIRE(fd >= 0, "open uverbs0: %s", strerror(errno));
+	/* a GET_CONTEXT whose response cannot be written fails with EFAULT and keeps nothing it set up (UAR memfd
+	 * and mapping, async event pipe): retries neither leak descriptors nor find a half-made context */
+	int fds = open_fd_count();
+	for (int i = 0; i < 4; i++) {
+		uint8_t cmd[sizeof(struct ib_uverbs_cmd_hdr) + 8 + sizeof(struct mlx5_ib_alloc_ucontext_req_v2)];
+		struct ib_uverbs_cmd_hdr h = { .command = IB_USER_VERBS_CMD_GET_CONTEXT, .in_words = sizeof(cmd) / 4,
+					       .out_words = (sizeof(struct ib_uverbs_get_context_resp) +
+							     sizeof(struct mlx5_ib_alloc_ucontext_resp)) / 4 };
+		struct mlx5_ib_alloc_ucontext_req_v2 req = { .total_num_bfregs = 16, .num_low_latency_bfregs = 4,
+							     .max_cqe_version = 1 };
+		uint64_t unmapped = 0x10;
+		memcpy(cmd, &h, sizeof(h));
+		memcpy(cmd + sizeof(h), &unmapped, 8);
+		memcpy(cmd + sizeof(h) + 8, &req, sizeof(req));
+		errno = 0;
+		CHECK(write(fd, cmd, sizeof(cmd)) < 0 && errno == EFAULT, "GET_CONTEXT, bad response: errno %d", errno);
+	}
+	CHECK(open_fd_count() == fds, "failed GET_CONTEXTs left %d descriptors open", open_fd_count() - fds);
 	CHECK_ERR(get_context_raw(fd, 0, 0), EINVAL);
 	CHECK_ERR(get_context_raw(fd, 0xffffffffu, 0), ENOMEM);
 	CHECK_ERR(get_context_raw(fd, 0xfffffffeu, 0), ENOMEM);
