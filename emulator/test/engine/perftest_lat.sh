@@ -19,10 +19,10 @@ run() { # link tool args...
 	local link=$1; shift
 	port=$((port + 1))
 	local out; out=$(mktemp -d)
-	timeout 60 "$E" --link "$link" -- "$@" -p $port > "$out/srv" 2>&1 &
+	timeout 45 "$E" --link "$link" -- "$@" -p $port > "$out/srv" 2>&1 &
 	local spid=$!
 	wait_listen $port $spid
-	timeout 60 "$E" --link "$link" -- "$@" -p $port 127.0.0.1 > "$out/cli" 2>&1
+	timeout 45 "$E" --link "$link" -- "$@" -p $port 127.0.0.1 > "$out/cli" 2>&1
 	local crc=$?
 	wait $spid; local src=$?
 	if [ $crc -eq 0 ] && [ $src -eq 0 ] && grep -q "^ *[0-9]" "$out/cli"; then
@@ -33,13 +33,13 @@ run() { # link tool args...
 	fi
 	rm -rf "$out"
 }
-run ib  ib_write_lat  -n 100 -s 8
-run ib  ib_write_lat  -n 100 -s 4096 --use_old_post_send
-run ib  ib_send_lat   -n 100 -s 32
-run ib  ib_send_lat   -n 100 -s 2048 --use_old_post_send
-run ib  ib_read_lat   -n 100 -s 8
-run ib  ib_read_lat   -n 100 -s 1024 --use_old_post_send
-run ib  ib_atomic_lat -n 100
-run ib  ib_atomic_lat -n 100 --use_old_post_send
-run eth ib_send_lat   -n 100 -s 64
+run ib  ib_write_lat  -n 50 -s 8
+run ib  ib_write_lat  -n 50 -s 4096 --use_old_post_send
+run ib  ib_send_lat   -n 50 -s 32
+run ib  ib_send_lat   -n 50 -s 2048 --use_old_post_send
+run ib  ib_read_lat   -n 50 -s 8
+run ib  ib_read_lat   -n 50 -s 1024 --use_old_post_send
+run ib  ib_atomic_lat -n 50
+run ib  ib_atomic_lat -n 50 --use_old_post_send
+run eth ib_send_lat   -n 50 -s 64
 exit $fail

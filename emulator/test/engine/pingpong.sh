@@ -19,10 +19,10 @@ run() { # link tool args...
 	local link=$1; shift
 	port=$((port + 1))
 	local out; out=$(mktemp -d)
-	timeout 60 "$E" --link "$link" -- "$@" -p $port > "$out/srv" 2>&1 &
+	timeout 45 "$E" --link "$link" -- "$@" -p $port > "$out/srv" 2>&1 &
 	local spid=$!
 	wait_listen $port $spid
-	timeout 60 "$E" --link "$link" -- "$@" -p $port 127.0.0.1 > "$out/cli" 2>&1
+	timeout 45 "$E" --link "$link" -- "$@" -p $port 127.0.0.1 > "$out/cli" 2>&1
 	local crc=$?
 	wait $spid; local src=$?
 	if [ $crc -eq 0 ] && [ $src -eq 0 ] && grep -q "iters in" "$out/cli"; then
@@ -33,16 +33,16 @@ run() { # link tool args...
 	fi
 	rm -rf "$out"
 }
-run ib  ibv_rc_pingpong -n 200
-run ib  ibv_rc_pingpong -n 200 -s 16 -c
-run ib  ibv_rc_pingpong -n 100 -e
-run eth ibv_rc_pingpong -n 200 -g 0
-run eth ibv_rc_pingpong -n 100 -g 0 -e
-run ib  ibv_uc_pingpong -n 200
-run eth ibv_uc_pingpong -n 100 -g 0
-run ib  ibv_ud_pingpong -n 200
-run eth ibv_ud_pingpong -n 100 -g 0
-run ib  ibv_srq_pingpong -n 200
-run ib  ibv_srq_pingpong -n 200 -e
-run eth ibv_srq_pingpong -n 100 -g 0
+run ib  ibv_rc_pingpong -n 50
+run ib  ibv_rc_pingpong -n 50 -s 16 -c
+run ib  ibv_rc_pingpong -n 30 -e
+run eth ibv_rc_pingpong -n 50 -g 0
+run eth ibv_rc_pingpong -n 30 -g 0 -e
+run ib  ibv_uc_pingpong -n 50
+run eth ibv_uc_pingpong -n 30 -g 0
+run ib  ibv_ud_pingpong -n 50
+run eth ibv_ud_pingpong -n 30 -g 0
+run ib  ibv_srq_pingpong -n 50
+run ib  ibv_srq_pingpong -n 50 -e
+run eth ibv_srq_pingpong -n 30 -g 0
 exit $fail
