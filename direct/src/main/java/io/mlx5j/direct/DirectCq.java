@@ -202,10 +202,13 @@ public final class DirectCq
                 {
                     c.byteLen = sq.atomicBytes(wqeCounter);
                 }
-                final long scatter = scatterOffset(v);
-                if (scatter >= 0)
+                // Requester scatter-to-CQE data starts at the CQE entry itself, for either flag: libmlx5
+                // (mlx5_parse_cqe, MLX5_CQE_REQ) copies SCATTER_32 data from the entry start, not from the mlx5_cqe64
+                // part as its responder path does; with 64-byte CQEs the two are the same address. (For SCATTER_64
+                // libmlx5 v44 passes "cqe - 1" on a void pointer, one byte before the entry: a bug not copied here.)
+                if (scatterOffset(v) >= 0)
                 {
-                    c.status = sq.copyToSendWqe(wqeCounter, buf, scatter, c.byteLen);
+                    c.status = sq.copyToSendWqe(wqeCounter, buf, v.cqeOffset(), c.byteLen);
                 }
                 c.wrId = sq.complete(wqeCounter);
                 return true;
