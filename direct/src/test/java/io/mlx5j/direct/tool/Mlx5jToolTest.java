@@ -76,13 +76,14 @@ class Mlx5jToolTest
 
     /**
      * The 8-byte doorbell here: with BlueFlame, the emulator's strict check of the copy ("BlueFlame copy differs from
-     * the WQE in the send ring") fired now and then on this 2-core machine under a load of ~9: in 9 of 12 runs of
-     * 20000 atomic_lat posts, also in send_lat -s 64 and write_bw, never with -x doorbell. BlueFlameRegister.copy
-     * stores the doorbell word (bytes 0..7) first; the engine takes that word as the doorbell and re-checks the rest
-     * for a bounded time only (2000 sched_yield calls, emulator/src/engine/eng_core.c check_blueflame), which a posting
-     * thread stopped between the stores (preempted, or at a safepoint while interpreted) outlasts. With the doorbell
-     * word stored last (an experiment outside the repository) the same runs showed 0 violations in 18. BlueFlame is
-     * left to the pingpong interop tests (one WQE in flight, a few dozen posts) and the data path's parity tests.
+     * the WQE in the send ring") fired now and then on this 2-core machine under a load of ~9: in 6 of 12 runs of
+     * 20000 atomic_lat posts (9 reports), also in send_lat -s 64 and write_bw, never with -x doorbell.
+     * BlueFlameRegister.copy stores the doorbell word (bytes 0..7) first; the engine takes that word as the doorbell
+     * and re-checks the rest for a bounded time only (2000 sched_yield calls, emulator/src/engine/eng_core.c
+     * check_blueflame), which a posting thread stopped between the stores (preempted, or at a safepoint while
+     * interpreted) outlasts. With the doorbell word stored last (an experiment outside the repository) the same runs
+     * (12 atomic_lat, 6 write_bw) showed none. BlueFlame is left to the pingpong interop tests (one WQE in flight, a
+     * few dozen posts) and the data path's parity tests.
      */
     @Test
     void everyBandwidthTestInLoopback()
