@@ -33,13 +33,13 @@ run() { # link tool args...
 	fi
 	rm -rf "$out"
 }
-run ib  ib_write_lat  -n 50 -s 8
-run ib  ib_write_lat  -n 50 -s 4096 --use_old_post_send
+run ib  ib_write_lat  -n 20 -s 8
+run ib  ib_write_lat  -n 20 -s 4096 --use_old_post_send
 run ib  ib_send_lat   -n 50 -s 32
-run ib  ib_send_lat   -n 50 -s 2048 --use_old_post_send
+run ib  ib_send_lat   -n 20 -s 2048 --use_old_post_send
 run ib  ib_read_lat   -n 50 -s 8
 run ib  ib_read_lat   -n 50 -s 1024 --use_old_post_send
 run ib  ib_atomic_lat -n 50
-run ib  ib_atomic_lat -n 50 --use_old_post_send
+run ib  ib_atomic_lat -n 20 --use_old_post_send
 run eth ib_send_lat   -n 50 -s 64
 exit $fail
