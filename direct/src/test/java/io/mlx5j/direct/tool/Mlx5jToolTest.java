@@ -145,6 +145,32 @@ class Mlx5jToolTest
         }
     }
 
+    /** Two processes, as on two hosts: the server is a second JVM on the same emulated fabric. */
+    @Test
+    void sendBwAgainstAServerInAnotherProcess() throws Exception
+    {
+        final long before = Emulated.strictViolations();
+        final int port = Emulated.freePort();
+        final String java = ProcessHandle.current().info().command().orElseThrow();
+        final Emulated.Child server = new Emulated.Child("perf-send-bw-server", List.of(java,
+            "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+            Mlx5jTool.class.getName(), "perf", "send_bw", "--server", "-p", "" + port, "-n", "300", "-s", "4096",
+            "-x", "doorbell", "--timeout", "60"));
+        final Emulated.Capture client = new Emulated.Capture();
+        final int status = Mlx5jTool.run(new String[] {"perf", "send_bw", "--client", "localhost", "-p", "" + port,
+            "-n", "300", "-s", "4096", "-x", "doorbell", "--timeout", "60"}, client.stream, client.stream);
+        if (status != 0)
+        {
+            server.kill();
+        }
+        final Emulated.Result s = server.await(120);
+        s.assertClean("perf send_bw --server", client.text());
+        assertEquals(0, status, client.text());
+        assertTrue(client.text().lines().anyMatch(l -> l.startsWith(" 4096         300 ")), client.text());
+        assertTrue(s.out().contains(" 300 iterations served; data check: message 4096 bytes ok"), s.out());
+        assertEquals(before, Emulated.strictViolations());
+    }
+
     private static List<String> perf(final String... args)
     {
         final long before = Emulated.strictViolations();
