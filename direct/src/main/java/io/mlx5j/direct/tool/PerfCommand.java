@@ -50,7 +50,7 @@ final class PerfCommand
         }
     }
 
-    private static Endpoint endpoint(final Context context, final ProtectionDomain pd, final PerfOptions o)
+    static Endpoint endpoint(final Context context, final ProtectionDomain pd, final PerfOptions o)
     {
         final PerfTest t = o.test();
         final int sendDepth = t.isLatency() ? LAT_SEND_DEPTH : Math.max(o.txDepth(), 16);
@@ -59,9 +59,14 @@ final class PerfCommand
     }
 
     /** Everything the run needs after the QPs are connected: patterns, receives, signaling. */
-    private static void prepare(final Endpoint e, final PerfOptions o)
+    static void prepare(final Endpoint e, final PerfOptions o)
     {
         e.fillPatterns();
+        if (o.test() == PerfTest.WRITE_LAT)
+        {
+            // the byte write_lat spins on must not start out as the first marker (1): recvPattern(107) is 1
+            e.buffer.set(ValueLayout.JAVA_BYTE, o.size() - 1, (byte) 0);
+        }
         if (o.test() == PerfTest.ATOMIC_LAT)
         {
             e.buffer.set(BE64, 0, 0L); // the counter peers add to
