@@ -42,7 +42,8 @@ class PingpongWireTest
     void decodesWhatTheExamplesSend()
     {
         // as printed by rc_pingpong for "LID 0x0001, QPN 0x105002, PSN 0xf254c1" on the emulated IB port
-        final PeerInfo peer = PingpongWire.decodeAddress(bytes("0001:105002:f254c1:00000000000000000000000000000000\0"));
+        final PeerInfo peer =
+            PingpongWire.decodeAddress(bytes("0001:105002:f254c1:00000000000000000000000000000000\0"));
         assertEquals(PeerInfo.of(1, 0x105002, 0xf254c1, Gid.ZERO), peer);
         // sscanf %x accepts upper case hex; so do we
         assertEquals(PeerInfo.of(0xabcd, 0xabcdef, 0x0a0b0c, LINK_LOCAL),
