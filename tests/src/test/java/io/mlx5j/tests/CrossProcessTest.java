@@ -91,6 +91,7 @@ class CrossProcessTest
     @Test
     void everyOperationAcrossTwoProcessesThenPeerGone() throws Exception
     {
+        final long violationsBefore = Emu.strictViolations();
         try (Rig rig = new Rig(); Peer peer = new Peer())
         {
             final String[] info = peer.ask(null, "INFO ").split(" ");
@@ -208,5 +209,6 @@ class CrossProcessTest
             assertEquals(11, c.wrId());
             assertEquals(WcStatus.WR_FLUSH_ERR, c.status(), c::toString);
         }
+        assertEquals(violationsBefore, Emu.strictViolations(), "emulator strict-mode violations in this JVM");
     }
 }
