@@ -51,13 +51,13 @@ public class IbvPollCqBench
     {
         env = EmulatedQp.open();
         arena = Arena.ofConfined();
-        cq = env.cq.pointer();
-        pollCq = InlineVerbs.pollCqFn(cq);
+        pollCq = InlineVerbs.pollCqFn(env.cq.pointer());
+        cq = Libmlx5.raw(env.cq.pointer());
         wc = arena.allocate(IbvWc.LAYOUT, 16);
         completer = new SyntheticCompleter(env.cq.ring(), env.qp.qpn(), env.uidx);
 
-        final MemorySegment qp = env.qp.pointer();
-        final MemorySegment postSend = InlineVerbs.postSendFn(qp);
+        final MemorySegment postSend = InlineVerbs.postSendFn(env.qp.pointer());
+        final MemorySegment qp = Libmlx5.raw(env.qp.pointer());
         final MemorySegment sge = arena.allocate(IbvSge.LAYOUT);
         sge.set(ValueLayout.JAVA_LONG, IbvSge.ADDR_OFFSET, env.memory().address() + Workload.WRITE_SRC);
         sge.set(ValueLayout.JAVA_INT, IbvSge.LENGTH_OFFSET, Workload.WRITE_BYTES);

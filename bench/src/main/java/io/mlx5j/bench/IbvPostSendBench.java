@@ -63,10 +63,10 @@ public class IbvPostSendBench
     {
         env = EmulatedQp.open();
         arena = Arena.ofConfined();
-        qp = env.qp.pointer();
-        postSend = InlineVerbs.postSendFn(qp);
-        cq = env.cq.pointer();
-        pollCq = InlineVerbs.pollCqFn(cq);
+        postSend = InlineVerbs.postSendFn(env.qp.pointer());
+        pollCq = InlineVerbs.pollCqFn(env.cq.pointer());
+        qp = Libmlx5.raw(env.qp.pointer());
+        cq = Libmlx5.raw(env.cq.pointer());
         wc = arena.allocate(IbvWc.LAYOUT);
         badWr = arena.allocate(ValueLayout.ADDRESS);
         completer = new SyntheticCompleter(env.cq.ring(), env.qp.qpn(), env.uidx);

@@ -62,22 +62,22 @@ public class IbvWrBench
     {
         env = EmulatedQp.open();
         arena = Arena.ofConfined();
-        qpx = env.qp.qpEx();
+        qpx = Libmlx5.raw(env.qp.qpEx()).reinterpret(IbvQpEx.LAYOUT.byteSize());
         wrStart = InlineVerbs.wrFn(qpx, IbvQpEx.WR_START_OFFSET);
         wrComplete = InlineVerbs.wrFn(qpx, IbvQpEx.WR_COMPLETE_OFFSET);
         wrRdmaWrite = InlineVerbs.wrFn(qpx, IbvQpEx.WR_RDMA_WRITE_OFFSET);
         wrSend = InlineVerbs.wrFn(qpx, IbvQpEx.WR_SEND_OFFSET);
         wrSetSge = InlineVerbs.wrFn(qpx, IbvQpEx.WR_SET_SGE_OFFSET);
         wrSetInlineData = InlineVerbs.wrFn(qpx, IbvQpEx.WR_SET_INLINE_DATA_OFFSET);
-        cq = env.cq.pointer();
-        pollCq = InlineVerbs.pollCqFn(cq);
+        pollCq = InlineVerbs.pollCqFn(env.cq.pointer());
+        cq = Libmlx5.raw(env.cq.pointer());
         wc = arena.allocate(IbvWc.LAYOUT);
         completer = new SyntheticCompleter(env.cq.ring(), env.qp.qpn(), env.uidx);
         lkey = env.mr.lkey();
         rkey = env.mr.rkey();
         src = env.memory().address() + Workload.WRITE_SRC;
         raddr = env.memory().address() + Workload.WRITE_DST;
-        inline = env.memory().asSlice(Workload.INLINE_SRC, 64);
+        inline = Libmlx5.raw(env.memory().asSlice(Workload.INLINE_SRC, 64));
     }
 
     @TearDown(Level.Trial)
