@@ -265,13 +265,25 @@ static void check_blueflame(struct eng_qp *qp, uint8_t *half, uint32_t idx, uint
 		len = 256;
 	size_t ring = (size_t)qp->sq_cnt * ENG_WQE_BB;
 	size_t start = (size_t)(idx & (qp->sq_cnt - 1)) * ENG_WQE_BB;
+	/* The driver stores the doorbell word first and the rest of the block after it, so a writer that the
+	 * scheduler preempts mid-copy (common on a loaded 2-core machine, and a JVM safepoint does the same) leaves
+	 * the block half written for milliseconds. Hardware receives a write-combined block at once and never sees
+	 * that. So a mismatch counts only if it persists for BF_SETTLE_NS of wall time, not for a number of yields. */
+	enum { BF_SETTLE_NS = 500 * 1000 * 1000 };
 	int same = 0;
-	for (int tries = 0; tries < 2000 && !same; tries++) {
+	uint64_t deadline = 0;
+	for (;;) {
 		same = 1;
 		for (size_t o = 8; o < len && same; o++)
 			same = ((volatile uint8_t *)half)[o] == qp->sq[(start + o) & (ring - 1)];
-		if (!same)
-			sched_yield(); /* the copy may still be landing */
+		if (same)
+			break;
+		uint64_t now = eng_now_ns();
+		if (!deadline)
+			deadline = now + BF_SETTLE_NS;
+		else if (now >= deadline)
+			break;
+		sched_yield(); /* the copy may still be landing */
 	}
 	if (!same)
 		eng_strict(qp->qpn, idx, "BlueFlame copy differs from the WQE in the send ring");
