@@ -345,6 +345,14 @@ static int scan_doorbells(void)
 	return work;
 }
 
+/* A doorbell rung just before destroy reached the device while the object existed, so take it now: it must
+ * neither be lost nor show up later as a doorbell for an unknown object (a false strict report). */
+static void take_pending_doorbells_locked(void)
+{
+	if (G.inbox)
+		scan_doorbells();
+}
+
 /* A record that moved with no doorbell for a second: the driver forgot to ring (hardware would hang too). */
 static void check_unrung(uint64_t now)
 {
@@ -679,6 +687,7 @@ void emu_engine_cq_destroying(struct emu_cq *c)
 {
 	reclaim_unread_events(c);
 	lock_engine();
+	take_pending_doorbells_locked();
 	struct eng_cq *e = c->engine;
 	for (struct eng_cq **pp = &G.cqs; *pp; pp = &(*pp)->next)
 		if (*pp == e) {
@@ -857,6 +866,7 @@ void emu_engine_qp_modified(struct emu_qp *q, int old_state, int attr_mask)
 void emu_engine_qp_destroying(struct emu_qp *q)
 {
 	lock_engine();
+	take_pending_doorbells_locked();
 	struct eng_qp *qp = q->engine;
 	if (qp) {
 		/* The application may have seen the data of the last message already (RDMA WRITE lands in memory
