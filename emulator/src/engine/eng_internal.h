@@ -20,6 +20,7 @@
 #define ENG_MAX_RSGE   64
 #define ENG_CHUNK      (64u << 10)   /* largest payload per wire packet */
 #define ENG_PSN_MASK   0xffffffu
+#define ENG_ATOMIC_HIST 16          /* saved atomic results per responder QP (max_dest_rd_atomic) */
 
 /* ---- wire packets ---- */
 enum { PKT_SEND = 1, PKT_WRITE, PKT_READ_REQ, PKT_ATOMIC_REQ, PKT_READ_RESP, PKT_ATOMIC_RESP, PKT_ACK };
@@ -128,9 +129,11 @@ struct eng_qp {
 	uint32_t ack_psn;
 	int ack_pending;
 	uint32_t read_off;         /* READ response resume offset */
-	uint32_t last_atomic_psn;
-	uint64_t last_atomic_val;
-	int has_last_atomic;
+	/* Results of the last atomics executed, to answer retransmitted ones without executing them twice. A
+	 * requester can have several atomics outstanding (FETCH_ADD then CMP_SWAP) and a retransmission resends all
+	 * of them, so one saved result is not enough; hardware keeps one per max_dest_rd_atomic slot. */
+	struct eng_atomic_hist { uint32_t psn; uint64_t raw; } atomic_hist[ENG_ATOMIC_HIST];
+	uint32_t atomic_hist_n;
 	struct eng_rx rx;
 	/* peer (RC/UC) */
 	struct eng_inbox *peer;

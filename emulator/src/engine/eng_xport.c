@@ -37,7 +37,7 @@ void eng_qp_reset_state(struct eng_qp *qp)
 	qp->rq_ci = 0;
 	qp->ack_pending = 0;
 	qp->read_off = 0;
-	qp->has_last_atomic = 0;
+	qp->atomic_hist_n = 0;
 	qp->flushing = 0;
 	qp->rnr_until = 0;
 	qp->rec_stall_since = 0;
@@ -452,7 +452,10 @@ static void check_timeout(struct eng_qp *qp, uint64_t now)
 	uint64_t tmo = 4096ull << (qp->timeout > 31 ? 31 : qp->timeout);
 	if (tmo < 20000000ull)
 		tmo = 20000000ull; /* never below 20 ms: two processes share two cores */
-	if (now - qp->last_progress < tmo)
+	/* `now` is taken once at the start of an engine pass, but a response handled earlier in the same pass stamps
+	 * last_progress with a later clock: compare signed, or the difference wraps to a huge value and a QP that
+	 * just made progress times out at once and retransmits. */
+	if ((int64_t)(now - qp->last_progress) < (int64_t)tmo)
 		return;
 	qp->last_progress = now;
 	/* A live peer whose engine has not yet consumed what is queued for it is slow (a loaded machine), not lost:
@@ -984,9 +987,9 @@ static int send_atomic_resp(struct eng_qp *qp, struct pkt *req, uint64_t raw, in
 	}
 	if (execute) {
 		raw = atomic_op(req, (uint8_t *)(uintptr_t)req->raddr);
-		qp->last_atomic_psn = req->psn;
-		qp->last_atomic_val = raw;
-		qp->has_last_atomic = 1;
+		struct eng_atomic_hist *h = &qp->atomic_hist[qp->atomic_hist_n++ % ENG_ATOMIC_HIST];
+		h->psn = req->psn;
+		h->raw = raw;
 	}
 	if (r) {
 		memset(r, 0, sizeof *r);
@@ -1051,8 +1054,15 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 			return send_read_resp(qp, p);
 		}
 		if (p->type == PKT_ATOMIC_REQ) {
-			if (qp->has_last_atomic && qp->last_atomic_psn == p->psn)
-				return send_atomic_resp(qp, p, qp->last_atomic_val, 0);
+			uint32_t n = qp->atomic_hist_n < ENG_ATOMIC_HIST ? qp->atomic_hist_n : ENG_ATOMIC_HIST;
+			for (uint32_t i = 0; i < n; i++) {
+				const struct eng_atomic_hist *h = &qp->atomic_hist[(qp->atomic_hist_n - 1 - i) % ENG_ATOMIC_HIST];
+				if (h->psn == p->psn)
+					return send_atomic_resp(qp, p, h->raw, 0);
+			}
+			if (emu_log_enabled)
+				emu_log("engine: QP 0x%06x duplicate atomic PSN 0x%06x older than its %u saved results",
+					qp->qpn, p->psn, (unsigned)ENG_ATOMIC_HIST);
 			return 1;
 		}
 		qp->ack_pending = 1;

@@ -413,13 +413,12 @@ class CqeParityTest
     }
 
     /**
-     * The requester stream posted back to back (no pacing). Engine gap: the emulator never completes the
-     * libmlx5-posted FETCH_ADD that follows two RDMA READs ("L requester: only 2 of 4 CQEs within 10 s" in 5 of 5
-     * runs, no error CQE, no strict-mode message), whichever side posts first; mlx5j's WQEs, byte-identical to
-     * libmlx5's by the send parity test, always complete.
+     * The requester stream posted back to back (no pacing). Regression test for an engine bug that stalled the
+     * libmlx5-posted FETCH_ADD after two RDMA READs ("L requester: only 2 of 4 CQEs within 10 s", no error CQE): a
+     * spurious retransmission timeout resent the FETCH_ADD after the CMP_SWAP had executed, and the responder, which
+     * saved only the last atomic's result, never answered it. The C reproducer is emulator/test/engine/
+     * t_rc_atomic_burst.c.
      */
-    @org.junit.jupiter.api.Disabled("engine gap: libmlx5-posted READ, READ, FETCH_ADD, CMP_SWAP back to back on an RC"
-        + " QP with sq_sig_all sometimes stalls at the FETCH_ADD (see Javadoc)")
     @org.junit.jupiter.api.RepeatedTest(5)
     void rcAtomicsBackToBackAfterReads()
     {
