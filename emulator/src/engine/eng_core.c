@@ -252,17 +252,13 @@ static void cq_arm_doorbell(const uint8_t *db)
 
 /* ---------------- send doorbells ---------------- */
 
-static void check_blueflame(struct eng_qp *qp, uint8_t *half, uint32_t idx, uint32_t ds)
+static void check_blueflame(struct eng_qp *qp, uint8_t *half, uint8_t *seen, uint32_t idx, uint32_t ds)
 {
+	volatile uint8_t *h = half;
 	volatile uint64_t *w = (volatile uint64_t *)(void *)half;
-	int any = 0;
-	for (int i = 1; i < 8; i++)
-		any |= w[i] != 0;
-	if (!any)
-		return; /* plain 8-byte doorbell */
 	size_t len = (size_t)ds * 16;
-	if (len > 256)
-		len = 256;
+	if (len > ENG_BF_HALF_SIZE)
+		len = ENG_BF_HALF_SIZE;
 	size_t ring = (size_t)qp->sq_cnt * ENG_WQE_BB;
 	size_t start = (size_t)(idx & (qp->sq_cnt - 1)) * ENG_WQE_BB;
 	/* The driver stores the doorbell word first and the rest of the block after it, so a writer that the
@@ -270,33 +266,37 @@ static void check_blueflame(struct eng_qp *qp, uint8_t *half, uint32_t idx, uint
 	 * the block half written for milliseconds. Hardware receives a write-combined block at once and never sees
 	 * that. So a mismatch counts only if it persists for BF_SETTLE_NS of wall time, not for a number of yields. */
 	enum { BF_SETTLE_NS = 500 * 1000 * 1000 };
-	int same = 0;
+	int same = 0, unchanged = 1;
 	uint64_t deadline = 0;
+	for (size_t o = 8; o < len && unchanged; o++)
+		unchanged = h[o] == seen[o];
+	if (unchanged)
+		return; /* nothing but the doorbell word was written: a plain 8-byte doorbell */
 	for (;;) {
 		/* The driver alternates the two halves and never waits for the device, so two posts later it may
 		 * already be writing the next WQE here (its doorbell word lands first). The copy under check is then
-		 * gone, not wrong; the next doorbell's own check covers the half, so leave it untouched. */
+		 * gone, not wrong; the next doorbell's own check covers the half. */
 		if (w[0])
-			return;
+			break;
 		same = 1;
 		for (size_t o = 8; o < len && same; o++)
-			same = ((volatile uint8_t *)half)[o] == qp->sq[(start + o) & (ring - 1)];
+			same = h[o] == qp->sq[(start + o) & (ring - 1)];
 		if (same)
 			break;
 		uint64_t now = eng_now_ns();
 		if (!deadline)
 			deadline = now + BF_SETTLE_NS;
-		else if (now >= deadline)
+		else if (now >= deadline) {
+			eng_strict(qp->qpn, idx, "BlueFlame copy differs from the WQE in the send ring");
 			break;
+		}
 		sched_yield(); /* the copy may still be landing */
 	}
-	if (!same)
-		eng_strict(qp->qpn, idx, "BlueFlame copy differs from the WQE in the send ring");
-	for (int i = 1; i < 32; i++)
-		w[i] = 0;
+	for (size_t o = 8; o < ENG_BF_HALF_SIZE; o++)
+		seen[o] = h[o];
 }
 
-static void sq_doorbell(const uint8_t *db, uint8_t *half)
+static void sq_doorbell(const uint8_t *db, uint8_t *half, uint8_t *seen)
 {
 	uint32_t o = eng_be32(db), qd = eng_be32(db + 4);
 	uint32_t qpn = qd >> 8, idx = (o >> 8) & 0xffff, ds = qd & 0xff;
@@ -324,7 +324,8 @@ static void sq_doorbell(const uint8_t *db, uint8_t *half)
 			   "last CQE, ring has %u)", new_pi - qp->sq_cqe_seen, qp->sq_cnt);
 	qp->sq_pi = new_pi;
 	qp->rec_stall_since = 0;
-	check_blueflame(qp, half, idx, ds ? ds : 1);
+	if (seen)
+		check_blueflame(qp, half, seen, idx, ds ? ds : 1);
 }
 
 static int scan_doorbells(void)
@@ -337,7 +338,8 @@ static int scan_doorbells(void)
 			if (!atomic_load_explicit(db, memory_order_relaxed))
 				continue;
 			uint64_t v = atomic_exchange(db, 0);
-			sq_doorbell((const uint8_t *)&v, page + off);
+			sq_doorbell((const uint8_t *)&v, page + off,
+				    G.uars[i].bf_seen ? G.uars[i].bf_seen[(off - EMU_BF_OFFSET) / ENG_BF_HALF_SIZE] : NULL);
 			work = 1;
 		}
 		_Atomic uint64_t *arm = (_Atomic uint64_t *)(void *)(page + EMU_CQ_ARM_DB_OFFSET);
@@ -591,8 +593,10 @@ void emu_engine_ctx_closing(struct emu_ctx *ctx)
 {
 	lock_engine();
 	for (int i = 0; i < G.nuars;)
-		if (G.uars[i].ctx == ctx)
+		if (G.uars[i].ctx == ctx) {
+			free(G.uars[i].bf_seen);
 			G.uars[i] = G.uars[--G.nuars];
+		}
 		else
 			i++;
 	int last = --G.nctx <= 0;
@@ -612,6 +616,7 @@ void emu_engine_uar_mapped(struct emu_ctx *ctx, int page_index, void *user_va)
 	if (!dup && G.nuars < ENG_MAX_UARS) {
 		G.uars[G.nuars].ctx = ctx;
 		G.uars[G.nuars].page = page;
+		G.uars[G.nuars].bf_seen = calloc(ENG_BF_HALVES, ENG_BF_HALF_SIZE);
 		G.nuars++;
 	}
 	unlock_engine();

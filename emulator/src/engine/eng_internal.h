@@ -141,9 +141,17 @@ struct eng_qp {
 	uint16_t peer_lid;
 };
 
+/* BlueFlame halves in one UAR page: 256-byte halves from EMU_BF_OFFSET to the end of the page. */
+#define ENG_BF_HALF_SIZE (EMU_BF_REG_SIZE / 2)
+#define ENG_BF_HALVES    ((EMU_UAR_PAGE_SIZE - EMU_BF_OFFSET) / ENG_BF_HALF_SIZE)
+
 struct eng_uar {
 	struct emu_ctx *ctx;
 	uint8_t *page;
+	/* What each BlueFlame half held when its last doorbell was checked (strict mode): a half whose bytes did
+	 * not change since then carried a plain 8-byte doorbell. The engine never writes the halves' data bytes,
+	 * because the driver may be writing its next copy there at the same moment. */
+	uint8_t (*bf_seen)[ENG_BF_HALF_SIZE];
 };
 
 struct eng_peer {
