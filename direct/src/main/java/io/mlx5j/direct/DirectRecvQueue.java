@@ -31,11 +31,9 @@ public final class DirectRecvQueue
     private Thread owner;
 
     private long stWrId;
-    private int nsge;
     private boolean staged;
-    private final long[] sgeAddr;
-    private final int[] sgeLkey;
-    private final int[] sgeLen;
+    /** Entries of the WR being staged. */
+    private final ScatterList sgl;
 
     private DirectRecvQueue(final QueuePair qp)
     {
@@ -53,9 +51,7 @@ public final class DirectRecvQueue
         this.maxSge = stride / DataSeg.LENGTH;
         this.rq = new RecvQueue(rings.rqWqeCnt(), stride);
         this.dbrec = new DoorbellRecord(rings.dbrec());
-        this.sgeAddr = new long[maxSge];
-        this.sgeLkey = new int[maxSge];
-        this.sgeLen = new int[maxSge];
+        this.sgl = new ScatterList(maxSge);
     }
 
     public static DirectRecvQueue of(final QueuePair qp)
@@ -77,7 +73,7 @@ public final class DirectRecvQueue
             owner = Wire.checkOwner(owner, this);
         }
         stWrId = wrId;
-        nsge = 0;
+        sgl.clear();
         staged = true;
         return this;
     }
@@ -85,14 +81,7 @@ public final class DirectRecvQueue
     /** One scatter entry; zero-length entries are dropped, as libmlx5 drops them. */
     public DirectRecvQueue sge(final long addr, final int lkey, final int len)
     {
-        if (nsge == maxSge)
-        {
-            throw new IllegalArgumentException(qp + " receive WQEs hold at most " + maxSge + " SGEs");
-        }
-        sgeAddr[nsge] = addr;
-        sgeLkey[nsge] = lkey;
-        sgeLen[nsge] = len;
-        nsge++;
+        sgl.add(addr, lkey, len, qp, " receive WQEs hold at most ", " SGEs");
         return this;
     }
 
@@ -113,11 +102,11 @@ public final class DirectRecvQueue
             return false;
         }
         final RecvWqeWriter w = writer.wrap(ring, at, stride);
-        for (int i = 0; i < nsge; i++)
+        for (int i = 0; i < sgl.count; i++)
         {
-            if (sgeLen[i] != 0)
+            if (sgl.len[i] != 0)
             {
-                w.data(sgeLen[i], sgeLkey[i], sgeAddr[i]);
+                w.data(sgl.len[i], sgl.lkey[i], sgl.addr[i]);
             }
         }
         w.finish();

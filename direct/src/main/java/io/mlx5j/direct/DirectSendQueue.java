@@ -111,10 +111,8 @@ public final class DirectSendQueue
     private MemorySegment stAv;
     private int stRemoteQpn;
     private int stQkey;
-    private int nsge;
-    private final long[] sgeAddr;
-    private final int[] sgeLkey;
-    private final int[] sgeLen;
+    /** Entries of the WR being staged. */
+    private final ScatterList sgl;
 
     // UD: the last address handle's AV, so a post does not go through AddressHandle.av()'s lock
     private AddressHandle lastAh;
@@ -150,10 +148,7 @@ public final class DirectSendQueue
         this.maxSge = caps.maxSendSge();
         this.maxInline = caps.maxInlineData();
         this.sqSignalBits = queriedSqSigAll(qp) ? CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE : 0;
-        final int slots = Math.max(1, maxSge);
-        this.sgeAddr = new long[slots];
-        this.sgeLkey = new int[slots];
-        this.sgeLen = new int[slots];
+        this.sgl = new ScatterList(maxSge);
         this.inlineScratch = MemorySegment.ofArray(new byte[Math.max(1, maxInline)]);
     }
 
@@ -355,7 +350,7 @@ public final class DirectSendQueue
         stImm = 0;
         stAtomic = NO_ATOMIC;
         stAv = null;
-        nsge = 0;
+        sgl.clear();
         return this;
     }
 
@@ -412,14 +407,7 @@ public final class DirectSendQueue
      */
     public DirectSendQueue sge(final long addr, final int lkey, final int len)
     {
-        if (nsge == maxSge)
-        {
-            throw new IllegalArgumentException(qp + " takes at most " + maxSge + " SGEs per WQE");
-        }
-        sgeAddr[nsge] = addr;
-        sgeLkey[nsge] = lkey;
-        sgeLen[nsge] = len;
-        nsge++;
+        sgl.add(addr, lkey, len, qp, " takes at most ", " SGEs per WQE");
         return this;
     }
 
@@ -465,16 +453,16 @@ public final class DirectSendQueue
         {
             if (inline)
             {
-                for (int i = 0; i < nsge; i++)
+                for (int i = 0; i < sgl.count; i++)
                 {
-                    inlineBytes += sgeLen[i];
+                    inlineBytes += sgl.len[i];
                     // INLINE reads the payload from this process's memory now (as IBV_SEND_INLINE does): addresses
                     // must be valid, mapped memory. The null page is refused, so that the common mistake (an unset
                     // address) is an exception rather than a crash.
-                    if (sgeLen[i] != 0 && Long.compareUnsigned(sgeAddr[i], NULL_PAGE) < 0)
+                    if (sgl.len[i] != 0 && Long.compareUnsigned(sgl.addr[i], NULL_PAGE) < 0)
                     {
                         throw new IllegalArgumentException("inline payload address 0x" +
-                            Long.toHexString(sgeAddr[i]) + " is in the null page");
+                            Long.toHexString(sgl.addr[i]) + " is in the null page");
                     }
                 }
                 if (inlineBytes > maxInline || inlineBytes < 0)
@@ -489,9 +477,9 @@ public final class DirectSendQueue
             }
             else
             {
-                for (int i = 0; i < nsge; i++)
+                for (int i = 0; i < sgl.count; i++)
                 {
-                    if (sgeLen[i] != 0)
+                    if (sgl.len[i] != 0)
                     {
                         ds++;
                     }
@@ -562,12 +550,12 @@ public final class DirectSendQueue
             }
             else
             {
-                for (int i = 0; i < nsge; i++)
+                for (int i = 0; i < sgl.count; i++)
                 {
-                    if (sgeLen[i] != 0)
+                    if (sgl.len[i] != 0)
                     {
                         // atomics: the response is the operand size, whatever the SGE says (as ibv_post_send)
-                        w.data(atomic == NO_ATOMIC ? sgeLen[i] : atomicBytes, sgeLkey[i], sgeAddr[i]);
+                        w.data(atomic == NO_ATOMIC ? sgl.len[i] : atomicBytes, sgl.lkey[i], sgl.addr[i]);
                     }
                 }
             }
@@ -692,17 +680,17 @@ public final class DirectSendQueue
 
     private void writeInline(final WqeWriter w, final int total)
     {
-        if (nsge == 1)
+        if (sgl.count == 1)
         {
-            w.inline(Wire.ALL, sgeAddr[0], total);
+            w.inline(Wire.ALL, sgl.addr[0], total);
             return;
         }
         // several pieces: gather them first, the inline segment carries one byte_count for all
         long at = 0;
-        for (int i = 0; i < nsge; i++)
+        for (int i = 0; i < sgl.count; i++)
         {
-            MemorySegment.copy(Wire.ALL, sgeAddr[i], inlineScratch, at, sgeLen[i]);
-            at += sgeLen[i];
+            MemorySegment.copy(Wire.ALL, sgl.addr[i], inlineScratch, at, sgl.len[i]);
+            at += sgl.len[i];
         }
         w.inline(inlineScratch, 0, total);
     }

@@ -37,11 +37,9 @@ public final class DirectSrq
     private Thread owner;
 
     private long stWrId;
-    private int nsge;
     private boolean staged;
-    private final long[] sgeAddr;
-    private final int[] sgeLkey;
-    private final int[] sgeLen;
+    /** Entries of the WR being staged. */
+    private final ScatterList sgl;
 
     private DirectSrq(final SharedReceiveQueue srq)
     {
@@ -57,9 +55,7 @@ public final class DirectSrq
         this.dbrec = new DoorbellRecord(r.dbrec());
         this.wrId = new long[wqeCnt];
         this.busy = new boolean[wqeCnt];
-        this.sgeAddr = new long[Math.max(1, maxSge)];
-        this.sgeLkey = new int[Math.max(1, maxSge)];
-        this.sgeLen = new int[Math.max(1, maxSge)];
+        this.sgl = new ScatterList(maxSge);
     }
 
     public static DirectSrq of(final SharedReceiveQueue srq)
@@ -80,21 +76,14 @@ public final class DirectSrq
             owner = Wire.checkOwner(owner, this);
         }
         stWrId = wrId;
-        nsge = 0;
+        sgl.clear();
         staged = true;
         return this;
     }
 
     public DirectSrq sge(final long addr, final int lkey, final int len)
     {
-        if (nsge == maxSge)
-        {
-            throw new IllegalArgumentException(srq + " WQEs hold at most " + maxSge + " SGEs");
-        }
-        sgeAddr[nsge] = addr;
-        sgeLkey[nsge] = lkey;
-        sgeLen[nsge] = len;
-        nsge++;
+        sgl.add(addr, lkey, len, srq, " WQEs hold at most ", " SGEs");
         return this;
     }
 
@@ -120,11 +109,11 @@ public final class DirectSrq
         busy[slot] = true;
         // the next segment stays as the free list left it: only the scatter list is written
         final RecvWqeWriter w = writer.wrap(buf, at + SrqNextSeg.LENGTH, stride - SrqNextSeg.LENGTH);
-        for (int i = 0; i < nsge; i++)
+        for (int i = 0; i < sgl.count; i++)
         {
-            w.data(sgeLen[i], sgeLkey[i], sgeAddr[i]);
+            w.data(sgl.len[i], sgl.lkey[i], sgl.addr[i]);
         }
-        if (nsge < maxSge)
+        if (sgl.count < maxSge)
         {
             w.finish();
         }
