@@ -1,5 +1,7 @@
 package io.mlx5j.wqe;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * Control segment: the first 16 bytes of every send WQE (PRM "Control Segment", {@code struct mlx5_wqe_ctrl_seg}
  * in rdma-core v44 mlx5dv.h, packed, 16 bytes).
@@ -64,5 +66,21 @@ public final class CtrlSeg
     public static int signatureWord(final int signature, final int fmCeSe)
     {
         return ((signature & 0xff) << 24) | (fmCeSe & 0xff);
+    }
+
+    /**
+     * Encode the segment at {@code at} as mlx5dv_set_ctrl_seg does (signature 0), with two 8-byte big-endian stores:
+     * opmod_idx_opcode and qpn_ds in one, the signature word and imm in the other.
+     *
+     * @param opmodIdxOpcode {@link #opmodIdxOpcode}
+     * @param qpnDs          {@link #qpnDs}
+     * @param fmCeSe         OR of {@code MLX5_WQE_CTRL_*}
+     * @param imm            immediate data or invalidate rkey, stored big-endian
+     */
+    public static void set(final MemorySegment sq, final long at, final int opmodIdxOpcode, final int qpnDs,
+        final int fmCeSe, final int imm)
+    {
+        Be.BE64.set(sq, at + OPMOD_IDX_OPCODE_OFFSET, ((long)opmodIdxOpcode << 32) | (qpnDs & 0xffffffffL));
+        Be.BE64.set(sq, at + SIGNATURE_OFFSET, ((long)(fmCeSe & 0xff) << 32) | (imm & 0xffffffffL));
     }
 }

@@ -1,5 +1,7 @@
 package io.mlx5j.wqe;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * Data (scatter/gather pointer) segment, used in send and receive WQEs ({@code struct mlx5_wqe_data_seg},
  * rdma-core v44 mlx5dv.h; the encoding of {@code mlx5dv_set_data_seg}).
@@ -30,5 +32,17 @@ public final class DataSeg
 
     private DataSeg()
     {
+    }
+
+    /**
+     * Encode the segment at {@code at} as mlx5dv_set_data_seg does, with two 8-byte big-endian stores: byte_count
+     * and lkey in one, addr in the other.
+     *
+     * @param at offset of the segment in {@code sq}, 16-byte aligned (segments never straddle the ring end)
+     */
+    public static void set(final MemorySegment sq, final long at, final int byteCount, final int lkey, final long addr)
+    {
+        Be.BE64.set(sq, at + BYTE_COUNT_OFFSET, ((long)byteCount << 32) | (lkey & 0xffffffffL));
+        Be.BE64.set(sq, at + ADDR_OFFSET, addr);
     }
 }

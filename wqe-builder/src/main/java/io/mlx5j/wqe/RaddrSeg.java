@@ -1,5 +1,7 @@
 package io.mlx5j.wqe;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * Remote address segment of RDMA and atomic WQEs ({@code struct mlx5_wqe_raddr_seg}, rdma-core v44 mlx5dv.h).
  * <pre>
@@ -24,5 +26,17 @@ public final class RaddrSeg
 
     private RaddrSeg()
     {
+    }
+
+    /**
+     * Encode the segment at {@code at} with two 8-byte big-endian stores: raddr, then rkey with the reserved word 0
+     * in its low half (the wire bytes of two 4-byte stores, in half the stores).
+     *
+     * @param at offset of the segment in {@code sq}, 16-byte aligned (segments never straddle the ring end)
+     */
+    public static void set(final MemorySegment sq, final long at, final long raddr, final int rkey)
+    {
+        Be.BE64.set(sq, at + RADDR_OFFSET, raddr);
+        Be.BE64.set(sq, at + RKEY_OFFSET, (long)rkey << 32);
     }
 }

@@ -74,10 +74,7 @@ public final class WqeWriter
     public WqeWriter raddr(final long raddr, final int rkey)
     {
         reserve(1, "raddr segment");
-        final long at = cursor;
-        BE64.set(sq, at + RaddrSeg.RADDR_OFFSET, raddr);
-        BE32.set(sq, at + RaddrSeg.RKEY_OFFSET, rkey);
-        BE32.set(sq, at + RaddrSeg.RESERVED_OFFSET, 0);
+        RaddrSeg.set(sq, cursor, raddr, rkey);
         return advance(1);
     }
 
@@ -85,10 +82,7 @@ public final class WqeWriter
     public WqeWriter data(final int byteCount, final int lkey, final long addr)
     {
         reserve(1, "data segment (too many SGEs)");
-        final long at = cursor;
-        BE32.set(sq, at + DataSeg.BYTE_COUNT_OFFSET, byteCount);
-        BE32.set(sq, at + DataSeg.LKEY_OFFSET, lkey);
-        BE64.set(sq, at + DataSeg.ADDR_OFFSET, addr);
+        DataSeg.set(sq, cursor, byteCount, lkey, addr);
         return advance(1);
     }
 
@@ -106,6 +100,11 @@ public final class WqeWriter
         final int units = InlineSeg.ds(byteCount);
         reserve(units, "inline data");
         final long at = cursor;
+        // Padding is zeroed so that a WQE's bytes never depend on what a previous lap left in the ring. It lies in
+        // the last 16-byte unit: zero that unit first (two stores), then header and payload overwrite its front.
+        final long last = (at + ((long)(units - 1) << 4)) & sqMask;
+        BE64.set(sq, last, 0L);
+        BE64.set(sq, last + 8, 0L);
         BE32.set(sq, at + InlineSeg.BYTE_COUNT_OFFSET, byteCount | InlineSeg.MLX5_INLINE_SEG);
         final long ringSize = sqMask + 1;
         final long data = at + InlineSeg.DATA_OFFSET;   // never past the ring end: at is 16-aligned
@@ -114,12 +113,6 @@ public final class WqeWriter
         if (first < byteCount)
         {
             MemorySegment.copy(src, srcOffset + first, sq, 0, byteCount - first);
-        }
-        // Padding is zeroed so that a WQE's bytes never depend on what a previous lap left in the ring.
-        final long end = at + ((long)units << 4);
-        for (long p = data + byteCount; p < end; p++)
-        {
-            U8.set(sq, p & sqMask, (byte)0);
         }
         return advance(units);
     }
@@ -230,10 +223,7 @@ public final class WqeWriter
     public WqeWriter ctrl(final int opmod, final int opcode, final int wqeIndex, final int qpn, final int fmCeSe,
         final int imm)
     {
-        BE32.set(sq, ctrl + CtrlSeg.OPMOD_IDX_OPCODE_OFFSET, CtrlSeg.opmodIdxOpcode(opmod, wqeIndex, opcode));
-        BE32.set(sq, ctrl + CtrlSeg.QPN_DS_OFFSET, CtrlSeg.qpnDs(qpn, ds));
-        BE32.set(sq, ctrl + CtrlSeg.SIGNATURE_OFFSET, CtrlSeg.signatureWord(0, fmCeSe));
-        BE32.set(sq, ctrl + CtrlSeg.IMM_OFFSET, imm);
+        CtrlSeg.set(sq, ctrl, CtrlSeg.opmodIdxOpcode(opmod, wqeIndex, opcode), CtrlSeg.qpnDs(qpn, ds), fmCeSe, imm);
         return this;
     }
 
