@@ -8,7 +8,9 @@
  *   dbrec[MLX5_SND_DBR] = be32(cur_post & 0xffff)                   DoorbellRecord.sendCounter
  *   Dma.wcStart()                          counter before the MMIO stores
  *   BlueFlame copy of the WQE, or the 8-byte doorbell               BlueFlameRegister (via SendDoorbell)
- *   Dma.wcFlush()                          push the WC buffer out, before the half toggle
+ *   Dma.wcFlush()                          push the WC buffer out, before the half toggle (8-byte doorbell, or
+ *                                          a shared register; a dedicated register's BlueFlame copy fills whole
+ *                                          WC lines and skips it, as UCX's BF_POST mode does on x86-64)
  *   bf.offset ^= bf.size
  * </pre>
  * {@link io.mlx5j.doorbell.SendDoorbell#ring} does all of it; {@link io.mlx5j.doorbell.DoorbellMode} says which
