@@ -10,7 +10,9 @@ import io.mlx5j.doorbell.SendDoorbell;
 import io.mlx5j.wqe.CtrlSeg;
 import io.mlx5j.wqe.DataSeg;
 import io.mlx5j.wqe.DatagramSeg;
+import io.mlx5j.wqe.InlineSeg;
 import io.mlx5j.wqe.Mlx5Opcode;
+import io.mlx5j.wqe.RaddrSeg;
 import io.mlx5j.wqe.SendQueue;
 import io.mlx5j.wqe.WqeWriter;
 
@@ -93,6 +95,9 @@ public final class DirectSendQueue
     private final int maxInline;
     private final int sqSignalBits;
     private final MemorySegment inlineScratch;
+    /** Bit n set: mlx5 opcode n may take {@link #postOne} with a gather entry, resp. inline (see fastOpcodes). */
+    private final long fastGather;
+    private final long fastInline;
 
     // staged work request
     private boolean staged;
@@ -150,6 +155,29 @@ public final class DirectSendQueue
         this.sqSignalBits = queriedSqSigAll(qp) ? CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE : 0;
         this.sgl = new ScatterList(maxSge);
         this.inlineScratch = MemorySegment.ofArray(new byte[Math.max(1, maxInline)]);
+        this.fastGather = fastOpcodes(type, false, maxSge);
+        this.fastInline = fastOpcodes(type, true, maxSge);
+    }
+
+    /**
+     * The opcodes {@link #postOne} may encode on a QP of this type: exactly those the staging path accepts with one
+     * gather entry (or one inline piece) and no address vector or atomic operands. Everything else (UD sends, atomics,
+     * several SGEs, a QP without send SGEs) goes through the staging path, which also raises every error.
+     */
+    private static long fastOpcodes(final QpType type, final boolean inline, final int maxSge)
+    {
+        long ops = 1L << MLX5_OPCODE_NOP;
+        if (type == QpType.UD || (!inline && maxSge < 1))
+        {
+            return ops;
+        }
+        ops |= (1L << MLX5_OPCODE_SEND) | (1L << MLX5_OPCODE_SEND_IMM) | (1L << MLX5_OPCODE_SEND_INVAL) |
+            (1L << MLX5_OPCODE_RDMA_WRITE) | (1L << MLX5_OPCODE_RDMA_WRITE_IMM);
+        if (type == QpType.RC && !inline)
+        {
+            ops |= 1L << MLX5_OPCODE_RDMA_READ;
+        }
+        return ops;
     }
 
     /** A send queue over {@code qp}'s ring with a dedicated BlueFlame register. One per QP. */
@@ -202,38 +230,43 @@ public final class DirectSendQueue
 
     public boolean send(final long wrId, final long laddr, final int lkey, final int len, final int flags)
     {
-        return begin(wrId, MLX5_OPCODE_SEND, flags).sge(laddr, lkey, len).post();
+        return postOne(wrId, MLX5_OPCODE_SEND, 0, false, 0, 0, laddr, lkey, len, flags) ||
+            begin(wrId, MLX5_OPCODE_SEND, flags).sge(laddr, lkey, len).post();
     }
 
     public boolean sendImm(final long wrId, final long laddr, final int lkey, final int len, final int imm,
         final int flags)
     {
-        return begin(wrId, MLX5_OPCODE_SEND_IMM, flags).imm(imm).sge(laddr, lkey, len).post();
+        return postOne(wrId, MLX5_OPCODE_SEND_IMM, imm, false, 0, 0, laddr, lkey, len, flags) ||
+            begin(wrId, MLX5_OPCODE_SEND_IMM, flags).imm(imm).sge(laddr, lkey, len).post();
     }
 
     public boolean sendInv(final long wrId, final long laddr, final int lkey, final int len, final int invRkey,
         final int flags)
     {
-        return begin(wrId, MLX5_OPCODE_SEND_INVAL, flags).imm(invRkey).sge(laddr, lkey, len).post();
+        return postOne(wrId, MLX5_OPCODE_SEND_INVAL, invRkey, false, 0, 0, laddr, lkey, len, flags) ||
+            begin(wrId, MLX5_OPCODE_SEND_INVAL, flags).imm(invRkey).sge(laddr, lkey, len).post();
     }
 
     public boolean rdmaWrite(final long wrId, final long laddr, final int lkey, final int len, final long raddr,
         final int rkey, final int flags)
     {
-        return begin(wrId, MLX5_OPCODE_RDMA_WRITE, flags).remote(raddr, rkey).sge(laddr, lkey, len).post();
+        return postOne(wrId, MLX5_OPCODE_RDMA_WRITE, 0, true, raddr, rkey, laddr, lkey, len, flags) ||
+            begin(wrId, MLX5_OPCODE_RDMA_WRITE, flags).remote(raddr, rkey).sge(laddr, lkey, len).post();
     }
 
     public boolean rdmaWriteImm(final long wrId, final long laddr, final int lkey, final int len, final long raddr,
         final int rkey, final int imm, final int flags)
     {
-        return begin(wrId, MLX5_OPCODE_RDMA_WRITE_IMM, flags).remote(raddr, rkey).imm(imm).sge(laddr, lkey, len)
-            .post();
+        return postOne(wrId, MLX5_OPCODE_RDMA_WRITE_IMM, imm, true, raddr, rkey, laddr, lkey, len, flags) ||
+            begin(wrId, MLX5_OPCODE_RDMA_WRITE_IMM, flags).remote(raddr, rkey).imm(imm).sge(laddr, lkey, len).post();
     }
 
     public boolean rdmaRead(final long wrId, final long laddr, final int lkey, final int len, final long raddr,
         final int rkey, final int flags)
     {
-        return begin(wrId, MLX5_OPCODE_RDMA_READ, flags).remote(raddr, rkey).sge(laddr, lkey, len).post();
+        return postOne(wrId, MLX5_OPCODE_RDMA_READ, 0, true, raddr, rkey, laddr, lkey, len, flags) ||
+            begin(wrId, MLX5_OPCODE_RDMA_READ, flags).remote(raddr, rkey).sge(laddr, lkey, len).post();
     }
 
     /** 64-bit compare and swap; the old remote value lands in the 8 bytes at laddr. */
@@ -304,7 +337,8 @@ public final class DirectSendQueue
     /** A WQE that does nothing but complete (ctrl segment only). */
     public boolean nop(final long wrId, final int flags)
     {
-        return begin(wrId, MLX5_OPCODE_NOP, flags).post();
+        return postOne(wrId, MLX5_OPCODE_NOP, 0, false, 0, 0, 0, 0, 0, flags) ||
+            begin(wrId, MLX5_OPCODE_NOP, flags).post();
     }
 
     /** UD send to {@code remoteQpn} through {@code ah}'s address vector, with {@code remoteQkey}. */
@@ -321,6 +355,115 @@ public final class DirectSendQueue
     {
         return begin(wrId, MLX5_OPCODE_SEND_IMM, flags).destination(ah, remoteQpn, remoteQkey).imm(imm)
             .sge(laddr, lkey, len).post();
+    }
+
+    /**
+     * The one-call posts' fast path: a WQE of ctrl, optional raddr and one data or inline segment, encoded straight
+     * into the ring with no staging. It writes the same bytes as {@link #post()} (the parity tests post through
+     * both) and declines, writing nothing, whenever the staging path has something to say: an opcode or flag this QP
+     * cannot take, inline data too large or in the null page, a WQE over the size limit, or a full ring. The caller
+     * then posts through the staging path, which throws the error, or stages the WR and returns false.
+     *
+     * @return true if the WQE was posted
+     */
+    private boolean postOne(final long wrId, final int opcode, final int imm, final boolean remote, final long raddr,
+        final int rkey, final long laddr, final int lkey, final int len, final int flags)
+    {
+        if (Wire.DEBUG)
+        {
+            owner = Wire.checkOwner(owner, this);
+        }
+        final boolean inline = (flags & SendFlags.INLINE) != 0;
+        if ((flags & ~SendFlags.ALL) != 0 || (((inline ? fastInline : fastGather) >>> opcode) & 1) == 0)
+        {
+            return false;
+        }
+        final boolean payload = len != 0 && opcode != MLX5_OPCODE_NOP;
+        final long ctrl;
+        final int ds;
+        if (!inline || !payload)
+        {
+            ds = 1 + (remote ? 1 : 0) + (payload ? 1 : 0);  // at most 3: one WQEBB, no ring wrap inside it
+            ctrl = sq.claim(1);
+            if (ctrl == SendQueue.NO_SPACE)
+            {
+                return false;
+            }
+            long at = ctrl + CtrlSeg.LENGTH;
+            if (remote)
+            {
+                RaddrSeg.set(ring, at, raddr, rkey);
+                at += RaddrSeg.LENGTH;
+            }
+            if (payload)
+            {
+                DataSeg.set(ring, at, len, lkey, laddr);
+            }
+        }
+        else
+        {
+            // INLINE reads the payload now, from this process's memory (see post()): the null page is refused there
+            if (len < 0 || len > maxInline || Long.compareUnsigned(laddr, NULL_PAGE) < 0)
+            {
+                return false;
+            }
+            final int wantDs = 1 + (remote ? 1 : 0) + InlineSeg.ds(len);
+            if (wantDs > writer.maxDs())
+            {
+                return false;
+            }
+            ctrl = sq.claim(SendQueue.numWqebb(wantDs));
+            if (ctrl == SendQueue.NO_SPACE)
+            {
+                return false;
+            }
+            final WqeWriter w = writer.wrap(ring, ctrl);
+            if (remote)
+            {
+                w.raddr(raddr, rkey);
+            }
+            w.inline(Wire.ALL, laddr, len);
+            ds = w.ds();
+        }
+        staged = false;     // a one-call post replaces whatever was staged, as begin() does
+        CtrlSeg.set(ring, ctrl, CtrlSeg.opmodIdxOpcode(0, sq.wqeIndex(), opcode), CtrlSeg.qpnDs(qpn, ds),
+            fmCeSe(flags), imm);
+        sq.commit(ds, wrId);
+        pending++;
+        pendingCtrl = ctrl;
+        pendingDs = ds;
+        if ((flags & SendFlags.RING) != 0)
+        {
+            ring();
+        }
+        return true;
+    }
+
+    /** The ctrl segment's fm_ce_se for a WQE posted with {@code flags}, counting selective signaling. */
+    private int fmCeSe(final int flags)
+    {
+        int fmCeSe = sqSignalBits;
+        if ((flags & SendFlags.SIGNALED) != 0)
+        {
+            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE;
+        }
+        if (signalEvery > 0 && (fmCeSe & CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE) == 0 && ++unsignaled >= signalEvery)
+        {
+            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE;
+        }
+        if ((fmCeSe & CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE) != 0)
+        {
+            unsignaled = 0;
+        }
+        if ((flags & SendFlags.FENCE) != 0)
+        {
+            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_FENCE;
+        }
+        if ((flags & SendFlags.SOLICITED) != 0)
+        {
+            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_SOLICITED;
+        }
+        return fmCeSe;
     }
 
     // ------------------------------------------------------------------------------------------------ staging form
@@ -561,28 +704,7 @@ public final class DirectSendQueue
             }
         }
 
-        int fmCeSe = sqSignalBits;
-        if ((flags & SendFlags.SIGNALED) != 0)
-        {
-            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE;
-        }
-        if (signalEvery > 0 && (fmCeSe & CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE) == 0 && ++unsignaled >= signalEvery)
-        {
-            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE;
-        }
-        if ((fmCeSe & CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE) != 0)
-        {
-            unsignaled = 0;
-        }
-        if ((flags & SendFlags.FENCE) != 0)
-        {
-            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_FENCE;
-        }
-        if ((flags & SendFlags.SOLICITED) != 0)
-        {
-            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_SOLICITED;
-        }
-        w.ctrl(opmod, opcode, sq.wqeIndex(), qpn, fmCeSe, stImm);
+        w.ctrl(opmod, opcode, sq.wqeIndex(), qpn, fmCeSe(flags), stImm);
         sq.commit(w.ds(), stWrId);
         pending++;
         pendingCtrl = ctrl;

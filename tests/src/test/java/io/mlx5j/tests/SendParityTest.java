@@ -66,6 +66,8 @@ class SendParityTest
     private int cases;
     private int blueFlameCopies;
     private int wrapped;
+    private int oneCalls;
+    private int oneCallsWrapped;
     private int qpnBytes;
     private int staleBytes;
 
@@ -80,7 +82,8 @@ class SendParityTest
     {
         rig.close();
         System.out.printf("SendParityTest: %d WRs compared, %d BlueFlame copies, %d wrapping WQEs, justified bytes:"
-            + " %d qpn, %d left unwritten by libmlx5%n", cases, blueFlameCopies, wrapped, qpnBytes, staleBytes);
+            + " %d qpn, %d left unwritten by libmlx5; %d WRs posted by mlx5j's one-call form (%d wrapping)%n", cases,
+            blueFlameCopies, wrapped, qpnBytes, staleBytes, oneCalls, oneCallsWrapped);
     }
 
     static Stream<Arguments> twins()
@@ -190,6 +193,7 @@ class SendParityTest
         }
         assertTrue(cases >= (type == QpType.UD ? 90 : 200), "matrix shrank: " + cases);
         assertTrue(staleBytes > 0 && qpnBytes > 0 && blueFlameCopies > 0, "justifications never exercised");
+        assertTrue(type == QpType.UD || oneCalls >= 30, "one-call form compared " + oneCalls + " times");
     }
 
     @ParameterizedTest(name = "{0} via {1}")
@@ -214,6 +218,7 @@ class SendParityTest
         }
         assertEquals(3 * wqeCnt, cases);
         assertTrue(wrapped >= 3, "no WQE wrapped the ring end: " + wrapped);
+        assertTrue(type == QpType.UD || oneCallsWrapped > 0, "no one-call WQE wrapped the ring end");
     }
 
     @ParameterizedTest(name = "{0} via {1}")
@@ -412,7 +417,9 @@ class SendParityTest
             if (ctrl + wqeBytes > ringJ.length)
             {
                 wrapped++;
+                oneCallsWrapped += w.oneCallForm(t.type) ? 1 : 0;
             }
+            oneCalls += w.oneCallForm(t.type) ? 1 : 0;
             lastCtrl = ctrl;
             lastBytes = wqeBytes;
             lastStale = stale;

@@ -248,17 +248,52 @@ final class SendWr
         }
     }
 
-    /** mlx5j: the staging form of DirectSendQueue, then one ring. */
+    /** mlx5j: {@link #stageDirect}, then one ring. */
     void postDirect(final Twin t)
     {
         stageDirect(t);
         assertEquals(1, t.sqJ.ring());
     }
 
-    /** mlx5j: the staging form of DirectSendQueue, posted but not rung. */
+    /**
+     * Whether {@link #stageDirect} posts this WR through DirectSendQueue's one-call form ({@code send}, {@code
+     * rdmaWrite}, ...: its fast path encodes straight into the ring) rather than the staging form: every WR with an odd
+     * wr_id that the one-call form can express (at most one gather entry or inline piece, not UD, not atomic), so
+     * that both encoders meet libmlx5 across the whole matrix.
+     */
+    boolean oneCallForm(final QpType type)
+    {
+        return (wrId & 1) != 0 && len.length <= 1 && type != QpType.UD &&
+            ibvOpcode != IbvSendWr.IBV_WR_ATOMIC_CMP_AND_SWP && ibvOpcode != IbvSendWr.IBV_WR_ATOMIC_FETCH_AND_ADD;
+    }
+
+    /** mlx5j: the one-call form of DirectSendQueue (see {@link #oneCallForm}), posted but not rung. */
+    private void postOneCall(final DirectSendQueue sq)
+    {
+        final long a = len.length == 0 ? 0 : addr[0];
+        final int l = len.length == 0 ? 0 : len[0];
+        final boolean posted = switch (ibvOpcode)
+        {
+            case IbvSendWr.IBV_WR_SEND -> sq.send(wrId, a, lkey, l, flags);
+            case IbvSendWr.IBV_WR_SEND_WITH_IMM -> sq.sendImm(wrId, a, lkey, l, imm, flags);
+            case IbvSendWr.IBV_WR_SEND_WITH_INV -> sq.sendInv(wrId, a, lkey, l, imm, flags);
+            case IbvSendWr.IBV_WR_RDMA_WRITE -> sq.rdmaWrite(wrId, a, lkey, l, raddr, rkey, flags);
+            case IbvSendWr.IBV_WR_RDMA_WRITE_WITH_IMM -> sq.rdmaWriteImm(wrId, a, lkey, l, raddr, rkey, imm, flags);
+            case IbvSendWr.IBV_WR_RDMA_READ -> sq.rdmaRead(wrId, a, lkey, l, raddr, rkey, flags);
+            default -> throw new IllegalArgumentException("no one-call form for opcode " + ibvOpcode);
+        };
+        assertTrue(posted, () -> "DirectSendQueue one-call post " + this);
+    }
+
+    /** mlx5j: DirectSendQueue's staging form, or its one-call form (see {@link #oneCallForm}), posted but not rung. */
     void stageDirect(final Twin t)
     {
         final DirectSendQueue sq = t.sqJ;
+        if (oneCallForm(t.type))
+        {
+            postOneCall(sq);
+            return;
+        }
         sq.begin(wrId, mlx5Opcode(), flags);
         if (hasRemote(t.type))
         {
