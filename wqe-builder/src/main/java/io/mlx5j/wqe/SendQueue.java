@@ -73,7 +73,7 @@ public final class SendQueue
     {
         if (numWqebb < 1 || numWqebb > wqeCnt)
         {
-            throw new IllegalArgumentException("WQE of " + numWqebb + " WQEBBs cannot fit a ring of " + wqeCnt);
+            throw tooLarge(numWqebb);
         }
         if (pi - ci + numWqebb > wqeCnt)
         {
@@ -102,8 +102,7 @@ public final class SendQueue
         final int numWqebb = numWqebb(ds);
         if (ds < 1 || ds > CtrlSeg.MAX_DS || pi - ci + numWqebb > wqeCnt)
         {
-            throw new IllegalStateException("commit of a WQE of " + ds + " ds overflows the ring: " +
-                (pi - ci) + " of " + wqeCnt + " WQEBBs in use");
+            throw overflow(ds);
         }
         final int slot = pi & mask;
         this.wrId[slot] = wrId;
@@ -129,11 +128,30 @@ public final class SendQueue
         final int head = headPi[slot];
         if ((head & 0xffff) != (wqeCounter & 0xffff) || head - ci < 0 || head - ci >= pi - ci)
         {
-            throw new IllegalStateException("wqe_counter " + (wqeCounter & 0xffff) +
-                " names no outstanding WQE (ci=" + ci + ", pi=" + pi + ")");
+            throw unknownWqe(wqeCounter);
         }
         ci = nextPi[slot];
         return wrId[slot];
+    }
+
+    // The exceptions are built out of line: it keeps claim, commit and complete small enough for the JIT to inline
+    // them into every post and poll.
+
+    private IllegalArgumentException tooLarge(final int numWqebb)
+    {
+        return new IllegalArgumentException("WQE of " + numWqebb + " WQEBBs cannot fit a ring of " + wqeCnt);
+    }
+
+    private IllegalStateException overflow(final int ds)
+    {
+        return new IllegalStateException("commit of a WQE of " + ds + " ds overflows the ring: " + (pi - ci) + " of " +
+            wqeCnt + " WQEBBs in use");
+    }
+
+    private IllegalStateException unknownWqe(final int wqeCounter)
+    {
+        return new IllegalStateException("wqe_counter " + (wqeCounter & 0xffff) + " names no outstanding WQE (ci=" + ci +
+            ", pi=" + pi + ")");
     }
 
     /** Free-running producer counter; the doorbell record takes its low 16 bits. */
