@@ -363,68 +363,90 @@ public final class DirectSendQueue
      * both) and declines, writing nothing, whenever the staging path has something to say: an opcode or flag this QP
      * cannot take, inline data too large or in the null page, a WQE over the size limit, or a full ring. The caller
      * then posts through the staging path, which throws the error, or stages the WR and returns false.
+     * <p>
+     * Split in three small methods so that each stays under the JIT's inlining limit (FreqInlineSize, 325 bytecodes)
+     * and a post inlines into the caller's loop with its constant arguments folded.
      *
      * @return true if the WQE was posted
      */
     private boolean postOne(final long wrId, final int opcode, final int imm, final boolean remote, final long raddr,
         final int rkey, final long laddr, final int lkey, final int len, final int flags)
     {
+        if ((flags & SendFlags.INLINE) != 0)
+        {
+            return postInline(wrId, opcode, imm, remote, raddr, rkey, laddr, len, flags);
+        }
         if (Wire.DEBUG)
         {
             owner = Wire.checkOwner(owner, this);
         }
-        final boolean inline = (flags & SendFlags.INLINE) != 0;
-        if ((flags & ~SendFlags.ALL) != 0 || (((inline ? fastInline : fastGather) >>> opcode) & 1) == 0)
+        if ((flags & ~SendFlags.ALL) != 0 || ((fastGather >>> opcode) & 1) == 0)
         {
             return false;
         }
         final boolean payload = len != 0 && opcode != MLX5_OPCODE_NOP;
-        final long ctrl;
-        final int ds;
-        if (!inline || !payload)
+        final long ctrl = sq.claim(1);  // ctrl + raddr + data: at most 3 units, one WQEBB, no ring wrap inside it
+        if (ctrl == SendQueue.NO_SPACE)
         {
-            ds = 1 + (remote ? 1 : 0) + (payload ? 1 : 0);  // at most 3: one WQEBB, no ring wrap inside it
-            ctrl = sq.claim(1);
-            if (ctrl == SendQueue.NO_SPACE)
-            {
-                return false;
-            }
-            long at = ctrl + CtrlSeg.LENGTH;
-            if (remote)
-            {
-                RaddrSeg.set(ring, at, raddr, rkey);
-                at += RaddrSeg.LENGTH;
-            }
-            if (payload)
-            {
-                DataSeg.set(ring, at, len, lkey, laddr);
-            }
+            return false;
         }
-        else
+        long at = ctrl + CtrlSeg.LENGTH;
+        if (remote)
         {
-            // INLINE reads the payload now, from this process's memory (see post()): the null page is refused there
-            if (len < 0 || len > maxInline || Long.compareUnsigned(laddr, NULL_PAGE) < 0)
-            {
-                return false;
-            }
-            final int wantDs = 1 + (remote ? 1 : 0) + InlineSeg.ds(len);
-            if (wantDs > writer.maxDs())
-            {
-                return false;
-            }
-            ctrl = sq.claim(SendQueue.numWqebb(wantDs));
-            if (ctrl == SendQueue.NO_SPACE)
-            {
-                return false;
-            }
-            final WqeWriter w = writer.wrap(ring, ctrl);
-            if (remote)
-            {
-                w.raddr(raddr, rkey);
-            }
+            RaddrSeg.set(ring, at, raddr, rkey);
+            at += RaddrSeg.LENGTH;
+        }
+        if (payload)
+        {
+            DataSeg.set(ring, at, len, lkey, laddr);
+            at += DataSeg.LENGTH;
+        }
+        finish(ctrl, (int)(at - ctrl) >>> 4, opcode, imm, wrId, flags);
+        return true;
+    }
+
+    /** {@link #postOne} with {@link SendFlags#INLINE}. */
+    private boolean postInline(final long wrId, final int opcode, final int imm, final boolean remote,
+        final long raddr, final int rkey, final long laddr, final int len, final int flags)
+    {
+        if (Wire.DEBUG)
+        {
+            owner = Wire.checkOwner(owner, this);
+        }
+        // INLINE reads the payload now, from this process's memory (see post()): the null page is refused there
+        if ((flags & ~SendFlags.ALL) != 0 || ((fastInline >>> opcode) & 1) == 0 || len < 0 || len > maxInline ||
+            (len != 0 && Long.compareUnsigned(laddr, NULL_PAGE) < 0))
+        {
+            return false;
+        }
+        final boolean payload = len != 0 && opcode != MLX5_OPCODE_NOP;
+        final int ds = 1 + (remote ? 1 : 0) + (payload ? InlineSeg.ds(len) : 0);
+        if (ds > writer.maxDs())
+        {
+            return false;
+        }
+        final long ctrl = sq.claim(SendQueue.numWqebb(ds));
+        if (ctrl == SendQueue.NO_SPACE)
+        {
+            return false;
+        }
+        final WqeWriter w = writer.wrap(ring, ctrl);
+        if (remote)
+        {
+            w.raddr(raddr, rkey);
+        }
+        if (payload)
+        {
             w.inline(Wire.ALL, laddr, len);
-            ds = w.ds();
         }
+        finish(ctrl, ds, opcode, imm, wrId, flags);
+        return true;
+    }
+
+    /** The fast path's last steps: the ctrl segment (written last, when ds is known), the ring slot, the doorbell. */
+    private void finish(final long ctrl, final int ds, final int opcode, final int imm, final long wrId,
+        final int flags)
+    {
         staged = false;     // a one-call post replaces whatever was staged, as begin() does
         CtrlSeg.set(ring, ctrl, CtrlSeg.opmodIdxOpcode(0, sq.wqeIndex(), opcode), CtrlSeg.qpnDs(qpn, ds),
             fmCeSe(flags), imm);
@@ -436,7 +458,6 @@ public final class DirectSendQueue
         {
             ring();
         }
-        return true;
     }
 
     /** The ctrl segment's fm_ce_se for a WQE posted with {@code flags}, counting selective signaling. */
