@@ -177,42 +177,62 @@ public final class DirectCq
         }
     }
 
-    /** Decode the acquired CQE; false if it is not a work completion (e.g. RESIZE_CQ) and was skipped. */
+    /**
+     * Decode the acquired CQE; false if it is not a work completion (e.g. RESIZE_CQ) and was skipped. Requester CQEs,
+     * the common case, take a method of their own, small enough to inline into the poll loop.
+     */
     private boolean decode(final Completion c)
     {
+        final int op = view.opcode();
+        if (op == Cqe64.MLX5_CQE_REQ)
+        {
+            requester(c);
+            return true;
+        }
+        return decodeOther(c, op);
+    }
+
+    /** A successful requester CQE (handle_good_req): the WQE it names and every earlier unsignaled one retire. */
+    private void requester(final Completion c)
+    {
         final CqeView v = view;
-        final int op = v.opcode();
+        final int sopDropQpn = v.sopDropQpn();
+        final int qpn = sopDropQpn & 0xffffff;
+        final int wqeOpcode = sopDropQpn >>> 24;
+        final DirectSendQueue sq = sendQueue(qpn);
+        c.clear();
+        c.qpn = qpn;
+        requesterOpcode(c, wqeOpcode);
+        final int wqeCounter = v.wqeCounter();
+        if (wqeOpcode == Mlx5Opcode.MLX5_OPCODE_RDMA_READ)
+        {
+            c.byteLen = v.byteCnt();
+        }
+        else if (wqeOpcode == Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_CS ||
+            wqeOpcode == Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_FA)
+        {
+            c.byteLen = sq.atomicBytes(wqeCounter);
+        }
+        // Requester scatter-to-CQE data starts at the CQE entry itself, for either flag: libmlx5 (mlx5_parse_cqe,
+        // MLX5_CQE_REQ) copies SCATTER_32 data from the entry start, not from the mlx5_cqe64 part as its responder
+        // path does; with 64-byte CQEs the two are the same address. (For SCATTER_64 libmlx5 v44 passes "cqe - 1" on
+        // a void pointer, one byte before the entry: a bug not copied here.)
+        if ((v.opOwn() & (Cqe64.MLX5_INLINE_SCATTER_32 | Cqe64.MLX5_INLINE_SCATTER_64)) != 0 && scatterOffset(v) >= 0)
+        {
+            c.status = sq.copyToSendWqe(wqeCounter, buf, v.cqeOffset(), c.byteLen);
+        }
+        c.wrId = sq.complete(wqeCounter);
+    }
+
+    /** Every CQE but a successful requester one. */
+    private boolean decodeOther(final Completion c, final int op)
+    {
+        final CqeView v = view;
         final int qpn = v.qpn();
         c.clear();
         c.qpn = qpn;
         switch (op)
         {
-            case Cqe64.MLX5_CQE_REQ ->
-            {
-                final DirectSendQueue sq = sendQueue(qpn);
-                final int wqeOpcode = v.sopDropQpn() >>> 24;
-                requester(c, wqeOpcode);
-                final int wqeCounter = v.wqeCounter();
-                if (wqeOpcode == Mlx5Opcode.MLX5_OPCODE_RDMA_READ)
-                {
-                    c.byteLen = v.byteCnt();
-                }
-                else if (wqeOpcode == Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_CS ||
-                    wqeOpcode == Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_FA)
-                {
-                    c.byteLen = sq.atomicBytes(wqeCounter);
-                }
-                // Requester scatter-to-CQE data starts at the CQE entry itself, for either flag: libmlx5
-                // (mlx5_parse_cqe, MLX5_CQE_REQ) copies SCATTER_32 data from the entry start, not from the mlx5_cqe64
-                // part as its responder path does; with 64-byte CQEs the two are the same address. (For SCATTER_64
-                // libmlx5 v44 passes "cqe - 1" on a void pointer, one byte before the entry: a bug not copied here.)
-                if (scatterOffset(v) >= 0)
-                {
-                    c.status = sq.copyToSendWqe(wqeCounter, buf, v.cqeOffset(), c.byteLen);
-                }
-                c.wrId = sq.complete(wqeCounter);
-                return true;
-            }
             case Cqe64.MLX5_CQE_RESP_WR_IMM, Cqe64.MLX5_CQE_RESP_SEND, Cqe64.MLX5_CQE_RESP_SEND_IMM,
                 Cqe64.MLX5_CQE_RESP_SEND_INV ->
             {
@@ -249,7 +269,7 @@ public final class DirectCq
     }
 
     /** handle_good_req: the WC opcode and byte_len come from the WQE opcode the CQE echoes. */
-    private static void requester(final Completion c, final int wqeOpcode)
+    private static void requesterOpcode(final Completion c, final int wqeOpcode)
     {
         switch (wqeOpcode)
         {
@@ -378,7 +398,12 @@ public final class DirectCq
                 return sqs[i];
             }
         }
-        throw new IllegalStateException("send CQE for QP 0x" + Integer.toHexString(qpn) + " on " + cq +
+        throw noSendQueue(qpn);
+    }
+
+    private IllegalStateException noSendQueue(final int qpn)
+    {
+        return new IllegalStateException("send CQE for QP 0x" + Integer.toHexString(qpn) + " on " + cq +
             ", which has no attached DirectSendQueue for it");
     }
 
