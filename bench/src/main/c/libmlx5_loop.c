@@ -8,7 +8,10 @@
  * Runs on the emulated ConnectX with the engine off: only this thread touches the rings. An RC QP "a" is connected
  * to its twin "b" (each with its own 256-entry CQ); posts go to a, the poll benchmarks complete WQEs posted once on b.
  * Per benchmark: one second (quick: 0.2 s) of warm-up, then REPS timed repetitions (clock_gettime, CLOCK_MONOTONIC)
- * of enough invocations to last about 100 ms (quick: 20 ms). Reported: mean ns per WQE (or per CQE) and a 99.9 %
+ * of enough invocations to last about 1 s (quick: 20 ms), the length of a JMH measurement iteration: under
+ * SCHED_FIFO (bench/run.sh, MLX5J_BENCH_RT) the kernel's RT throttling stops the thread for 50 ms of every second,
+ * which a 100 ms repetition caught or missed at random (errors of 10-15 %), while every 1 s repetition includes it
+ * alike, as every JMH iteration does. Reported: mean ns per WQE (or per CQE) and a 99.9 %
  * confidence half-width from Student's t, the way JMH reports its error, as JMH-style JSON records
  * ("benchmark": "c.<Class>.<method>", "params": {"libmlx5": LABEL}) that bench/report.py merges with JMH's JSON.
  * LABEL names the libmlx5 environment of the run (e.g. "default", "MLX5_SHUT_UP_BF=1").
@@ -443,8 +446,8 @@ static double t999(int df)
 static void run(struct bench *b, const struct variant *v, int quick, FILE *out, const char *label, int first)
 {
 	const double warm_ns = quick ? 0.2e9 : 1e9;
-	const double rep_ns = quick ? 20e6 : 100e6;
-	const int reps = quick ? 5 : 20;
+	const double rep_ns = quick ? 20e6 : 1e9;
+	const int reps = quick ? 5 : 15;
 	/* warm-up, and calibrate how many invocations make one repetition */
 	long calls = 0;
 	double t0 = now_ns(), t;
