@@ -183,7 +183,7 @@ def main():
         ("WqeEncodeBench", "postRdmaWriteBlueFlame", "+ doorbell record, fences, BlueFlame copy"),
         ("DoorbellBench", "doorbellRecord", "doorbell record store alone"),
         ("DoorbellBench", "ringDoorbell8", "record + 2 fences + 8-byte doorbell"),
-        ("DoorbellBench", "ringBlueFlame64", "record + 2 fences + 64-byte BlueFlame copy (512-bit store)"),
+        ("DoorbellBench", "ringBlueFlame64", "record + 1 fence + 64-byte BlueFlame copy (512-bit store; no flush after a full-line copy)"),
         ("DoorbellScalarBench", "ringBlueFlame64", "same with eight 8-byte stores"),
         ("CqeDecodeBench", "decodeCqe", "ownership check + decode of one CQE"),
         ("CqeDecodeBench", "pollOne", "+ consumer-index record"),
