@@ -57,6 +57,8 @@ public final class Dma
      * <p>Without it the BlueFlame bytes may sit in the WC buffer for an unbounded time (latency), and the next
      * post's stores to the other BlueFlame half or the same 8-byte doorbell could merge with or overtake this one;
      * with a shared register another CPU's doorbell could reach the NIC first (see {@link BlueFlameRegister}).
+     * {@link SendDoorbell} leaves it out after a BlueFlame copy to a dedicated register, as UCX does: the copy fills
+     * whole WC lines, which leave the CPU by themselves, and the next post's {@link #wcStart()} keeps posts apart.
      */
     public static void wcFlush()
     {
