@@ -104,11 +104,9 @@ class DirectBehaviourTest
     @Test
     void postAndPollAllocateNothing()
     {
-        // DOORBELL mode: 60000 BlueFlame copies in a row expose an emulator race (its strict check compares a
-        // BlueFlame half with the ring after a bounded number of yields, and reports a copy still landing as
-        // "BlueFlame copy differs"); the send-queue code measured here is the same in every mode, and the copy
-        // itself is allocation-free by the doorbell module's JMH runs (-prof gc)
-        final Pair p = new Pair(rig, QpType.RC, false, io.mlx5j.direct.RtsAttributes.of(0x100), DoorbellMode.DOORBELL);
+        // BlueFlame, the heavier path: every post copies its WQE into the register, and the emulator's strict mode
+        // checks each copy against the ring
+        final Pair p = new Pair(rig, QpType.RC, false, io.mlx5j.direct.RtsAttributes.of(0x100), DoorbellMode.BLUEFLAME);
         final Completion c = new Completion();
         final com.sun.management.ThreadMXBean mx =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -142,6 +140,61 @@ class DirectBehaviourTest
                 assertTrue(allocated < 3_000, "bytes allocated by 3000 post+poll cycles: " + allocated);
             }
         }
+    }
+
+    /**
+     * The one-call posts write straight into the ring, but keep the staging form's contract: a post that finds the
+     * ring full writes nothing and leaves its WR staged for post(), and a one-call post replaces a staged WR.
+     */
+    @Test
+    void aOneCallPostThatFindsTheRingFullStaysStaged()
+    {
+        final Pair p = new Pair(rig, QpType.RC);
+        final long l = p.mrA.address();
+        final long r = p.mrB.address();
+        Rig.fill(p.mrA.memory(), 0, 64, 3);
+        int nops = 0;
+        while (p.sqA.nop(100 + nops, SendFlags.SIGNALED))
+        {
+            nops++;
+        }
+        assertEquals(0, p.sqA.freeWqebb());
+        final int producer = p.sqA.producerCounter();
+        assertFalse(p.sqA.rdmaWrite(7, l, p.mrA.lkey(), 64, r + 4096, p.mrB.rkey(), SendFlags.SIGNALED));
+        assertEquals(producer, p.sqA.producerCounter(), "a full ring: nothing written");
+        assertEquals(nops, p.sqA.ring());
+        final Completion c = new Completion();
+        for (int i = 0; i < nops; i++)
+        {
+            assertEquals(100 + i, pollOne(p.dcqA, c).wrId());
+        }
+        assertTrue(p.sqA.post(), "the refused WR stayed staged");
+        assertEquals(1, p.sqA.ring());
+        pollOne(p.dcqA, c);
+        assertEquals(7, c.wrId());
+        assertEquals(io.mlx5j.direct.WcOpcode.RDMA_WRITE, c.opcode());
+        assertEquals(-1, p.mrA.memory().asSlice(0, 64).mismatch(p.mrB.memory().asSlice(4096, 64)), "written data");
+
+        p.sqA.begin(8, io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_NOP, SendFlags.SIGNALED);
+        assertTrue(p.sqA.nop(9, SendFlags.SIGNALED | SendFlags.RING));
+        assertEquals(9, pollOne(p.dcqA, c).wrId());
+        assertThrows(IllegalStateException.class, () -> p.sqA.post(), "the one-call post replaced the staged WR");
+        assertEquals(0, p.sqA.outstanding());
+    }
+
+    private static Completion pollOne(final DirectCq cq, final Completion c)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (cq.poll(c) == 0)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("no completion within 10 s on " + cq);
+            }
+            Thread.onSpinWait();
+        }
+        assertTrue(c.isSuccess(), c.toString());
+        return c;
     }
 
     @Test
