@@ -46,13 +46,15 @@ class Mlx5jToolTest
         assertTrue(out.text().contains("perf failed"), out.text());
     }
 
-    /** The 8-byte doorbell, for the reason given at {@link #everyBandwidthTestInLoopback()}. */
+    /** BlueFlame: every post's copy is checked against the ring by the emulator's strict mode. */
     @Test
     void writeLatLoopbackThousandIterations()
     {
-        final List<String> out = perf("write_lat", "-n", "1000", "-x", "doorbell");
+        final long before = Emulated.strictViolations();
+        final List<String> out = perf("write_lat", "-n", "1000", "-x", "blueflame");
+        assertEquals(before, Emulated.strictViolations());
         assertTrue(out.contains(" ".repeat(20) + "RDMA_Write Latency Test (mlx5j Java direct path)"), out.toString());
-        assertTrue(out.contains(" Path MTU       : 4096     Doorbell : doorbell"), out.toString());
+        assertTrue(out.contains(" Path MTU       : 4096     Doorbell : blueflame"), out.toString());
         assertTrue(out.contains(" Connection     : RC, loopback: both QPs in this process, one thread"),
             out.toString());
         final double[] row = latencyRow(out, 2, 1000);
@@ -61,36 +63,34 @@ class Mlx5jToolTest
         assertTrue(row[2] > 0, "t_min is positive");
     }
 
-    /** The 8-byte doorbell, for the reason given at {@link #everyBandwidthTestInLoopback()}. */
+    /** BlueFlame, as {@link #writeLatLoopbackThousandIterations()}. */
     @Test
     void everyLatencyTestInLoopback()
     {
-        latencyRow(perf("send_lat", "-n", "300", "-s", "64", "-x", "doorbell"), 64, 300);
-        latencyRow(perf("write_lat", "-n", "300", "-s", "4096", "-x", "doorbell"), 4096, 300); // not inline: DMA
-        latencyRow(perf("read_lat", "-n", "300", "-s", "32", "-x", "doorbell"), 32, 300);
-        final List<String> atomic = perf("atomic_lat", "-n", "300", "-x", "doorbell");
+        final long before = Emulated.strictViolations();
+        latencyRow(perf("send_lat", "-n", "300", "-s", "64", "-x", "blueflame"), 64, 300);
+        latencyRow(perf("write_lat", "-n", "300", "-s", "4096", "-x", "blueflame"), 4096, 300); // not inline: DMA
+        latencyRow(perf("read_lat", "-n", "300", "-s", "32", "-x", "blueflame"), 32, 300);
+        final List<String> atomic = perf("atomic_lat", "-n", "300", "-x", "blueflame");
+        assertEquals(before, Emulated.strictViolations());
         latencyRow(atomic, 8, 300);
         assertTrue(atomic.contains(" 300 samples; data check: last FETCH_ADD returned 299; counter 300"),
             atomic.toString());
     }
 
     /**
-     * The 8-byte doorbell here: with BlueFlame, the emulator's strict check of the copy ("BlueFlame copy differs from
-     * the WQE in the send ring") fired now and then on this 2-core machine under a load of ~9: in 6 of 12 runs of
-     * 20000 atomic_lat posts (9 reports), also in send_lat -s 64 and write_bw, never with -x doorbell.
-     * BlueFlameRegister.copy stores the doorbell word (bytes 0..7) first; the engine takes that word as the doorbell
-     * and re-checks the rest for a bounded time only (2000 sched_yield calls, emulator/src/engine/eng_core.c
-     * check_blueflame), which a posting thread stopped between the stores (preempted, or at a safepoint while
-     * interpreted) outlasts. With the doorbell word stored last (an experiment outside the repository) the same runs
-     * (12 atomic_lat, 6 write_bw) showed none. BlueFlame is left to the pingpong interop tests (one WQE in flight, a
-     * few dozen posts) and the data path's parity tests.
+     * BlueFlame, with the emulator's strict check of every copy against the ring. (These tests used the 8-byte
+     * doorbell while the engine could misjudge a copy whose later stores landed after it had taken the doorbell word;
+     * the engine now re-checks such a copy against the WQE it announced: emulator commits 3f64329 and 5c00b85.)
      */
     @Test
     void everyBandwidthTestInLoopback()
     {
         for (final String test : List.of("write_bw", "read_bw", "send_bw"))
         {
-            final List<String> out = perf(test, "-n", "500", "-s", "8192", "-t", "32", "-Q", "8", "-x", "doorbell");
+            final long before = Emulated.strictViolations();
+            final List<String> out = perf(test, "-n", "500", "-s", "8192", "-t", "32", "-Q", "8", "-x", "blueflame");
+            assertEquals(before, Emulated.strictViolations(), test);
             assertTrue(out.contains(" TX depth       : 32     CQ moderation : 8"), out.toString());
             final int h = out.indexOf(ResultTable.bandwidthHeader());
             assertTrue(h > 0, out.toString());
