@@ -8,7 +8,7 @@
 # Machine, JDK, date, load average and the exact commands go to RESULTS/<mode>-meta.json.
 #
 #   bench/run.sh                 quick: 1 fork, 5 x 200 ms warm-up + 3 x 200 ms (about 2-3 minutes; what CI runs)
-#   bench/run.sh full            2 forks, 5 x 1 s warm-up + 10 x 1 s; C: 15 x 1 s after 1 s (about 30 minutes)
+#   bench/run.sh full            3 forks, 5 x 1 s warm-up + 10 x 1 s; C: 15 x 1 s after 1 s (about 32 minutes)
 #   bench/run.sh quick 'Mlx5j'   only JMH benchmarks matching the regex (the C loop is skipped)
 #
 # RESULTS is bench/results unless MLX5J_BENCH_RESULTS is set. Needs a JDK >= 25 ($JAVA, $JAVA_HOME or /usr/lib/jvm/*),
