@@ -364,8 +364,9 @@ public final class DirectSendQueue
      * cannot take, inline data too large or in the null page, a WQE over the size limit, or a full ring. The caller
      * then posts through the staging path, which throws the error, or stages the WR and returns false.
      * <p>
-     * Split in three small methods so that each stays under the JIT's inlining limit (FreqInlineSize, 325 bytecodes)
-     * and a post inlines into the caller's loop with its constant arguments folded.
+     * Split in three small methods so that each stays under C2's inlining limit (FreqInlineSize, 325 bytecodes): as
+     * one 424-bytecode method it was "hot method too big" (-XX:+PrintInlining) and every post paid a call; now each
+     * one-call method compiles as one unit with its constant arguments (opcode, remote) folded.
      *
      * @return true if the WQE was posted
      */
