@@ -71,7 +71,7 @@ static int is_eth(struct eng_qp *qp)
 static int check_sges(struct eng_qp *qp, const struct eng_sge *sge, uint32_t n, uint32_t access)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (sge[i].len && !eng_mr_check(sge[i].lkey, qp->pd, sge[i].addr, sge[i].len, access))
+		if (sge[i].len && !sge[i].inl && !eng_mr_check(sge[i].lkey, qp->pd, sge[i].addr, sge[i].len, access))
 			return 0;
 	return 1;
 }
@@ -85,7 +85,7 @@ static void gather(struct eng_qp *qp, const struct eng_wqe *w, uint64_t off, uin
 			continue;
 		}
 		uint64_t take = len - off < n ? len - off : n;
-		const uint8_t *src = w->is_inline ? qp->cur_buf + w->sge[i].addr + off
+		const uint8_t *src = w->sge[i].inl ? qp->cur_buf + w->sge[i].addr + off
 						  : (const uint8_t *)(uintptr_t)(w->sge[i].addr + off);
 		memcpy(dst, src, take);
 		dst += take;
@@ -348,7 +348,7 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 		return 1;
 	}
 	int is_read = w->opcode == MLX5_OPCODE_RDMA_READ;
-	if (qp->tx_off == 0 && !w->is_inline &&
+	if (qp->tx_off == 0 &&
 	    !check_sges(qp, w->sge, w->nsge, (is_read || w->atomic_size) ? IBV_ACCESS_LOCAL_WRITE : 0)) {
 		fail_wqe(qp, now, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
 		return 1;
