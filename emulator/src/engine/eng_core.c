@@ -107,6 +107,25 @@ int eng_pid_alive(int pid)
 	return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
 }
 
+int eng_pid_running(int pid)
+{
+	if (!eng_pid_alive(pid))
+		return 0;
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 1; /* no procfs: alive is all we know */
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')'); /* "pid (comm) S ...": comm may contain spaces and parentheses */
+	if (!p || p[1] != ' ')
+		return 1;
+	char st = p[2];
+	return st != 'T' && st != 't' && st != 'Z' && st != 'X';
+}
+
 /* Consistent copy of the registry entry of qpn (seqlock protocol of emu_objects.h); only the fields the engine
  * needs. Returns 0 if the entry holds qpn. */
 static int reg_qp_read(uint32_t qpn, struct emu_reg_qp *out)
