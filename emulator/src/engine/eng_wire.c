@@ -13,7 +13,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 
 #define HDR_COMMIT 1ull
 #define HDR_PAD    2ull
@@ -84,6 +87,35 @@ void eng_ring_pop(struct eng_ring *r)
 	for (uint64_t o = 0; o < rec; o += REC_ALIGN)
 		atomic_store_explicit(hdr_at(r, h + o), 0, memory_order_relaxed);
 	atomic_store_explicit(&r->head, h + rec, memory_order_release);
+}
+
+void eng_inbox_kick(struct eng_inbox *ib)
+{
+	/* Dekker with eng_inbox_wait: the commit (release store) and this load are ordered by the fence, as are the
+	 * sleeper's store of sleeping and its look at the rings; one of the two sides sees the other. */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (!atomic_load_explicit(&ib->sleeping, memory_order_relaxed))
+		return;
+	atomic_fetch_add_explicit(&ib->wake_seq, 1, memory_order_release);
+	/* not FUTEX_PRIVATE_FLAG: the word lives in a file mapped by several processes */
+	syscall(SYS_futex, &ib->wake_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+static int ring_busy(struct eng_ring *r)
+{
+	return atomic_load_explicit(&r->head, memory_order_acquire) != atomic_load_explicit(&r->tail, memory_order_acquire);
+}
+
+void eng_inbox_wait(struct eng_inbox *ib, long ns)
+{
+	uint32_t seq = atomic_load_explicit(&ib->wake_seq, memory_order_acquire);
+	atomic_store_explicit(&ib->sleeping, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (!ring_busy(&ib->req) && !ring_busy(&ib->resp)) {
+		struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+		syscall(SYS_futex, &ib->wake_seq, FUTEX_WAIT, seq, &ts, NULL, 0);
+	}
+	atomic_store_explicit(&ib->sleeping, 0, memory_order_relaxed);
 }
 
 static void inbox_name(char *buf, size_t n, const char *fabric, int pid)

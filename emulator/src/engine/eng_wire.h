@@ -20,7 +20,7 @@
 #include <stdatomic.h>
 
 #define ENG_RING_BYTES   (8u << 20)
-#define ENG_WIRE_MAGIC   0x45524957354c4d45ULL
+#define ENG_WIRE_MAGIC   0x45524957364c4d45ULL /* "EML6WIRE": v6 adds the wake futex */
 
 struct eng_ring {
 	_Atomic uint64_t tail;
@@ -34,7 +34,11 @@ struct eng_inbox {
 	uint64_t magic;
 	int32_t  pid;
 	uint32_t reserved;
-	uint8_t  pad[48];
+	/* A process-shared futex: the owner's engine thread sleeps on wake_seq (with a timeout, since doorbells are
+	 * polled) after announcing it in sleeping; a producer that committed a packet bumps wake_seq and wakes it. */
+	_Atomic uint32_t wake_seq;
+	_Atomic uint32_t sleeping;
+	uint8_t  pad[40];
 	struct eng_ring req;
 	struct eng_ring resp;
 };
@@ -47,6 +51,11 @@ void eng_ring_commit(struct eng_ring *r, uint64_t tok);
 void *eng_ring_peek(struct eng_ring *r, size_t *len);
 /* Consume the record returned by the last peek. */
 void eng_ring_pop(struct eng_ring *r);
+
+/* After committing packets into ib's rings: wake its owner's engine thread if it sleeps. */
+void eng_inbox_kick(struct eng_inbox *ib);
+/* The owner's engine thread: sleep up to ns, or until a packet is in the inbox (returns at once if one is). */
+void eng_inbox_wait(struct eng_inbox *ib, long ns);
 
 /* Create (and map) this process's inbox; unlink it with eng_inbox_destroy. */
 struct eng_inbox *eng_inbox_create(const char *fabric, int pid);

@@ -304,6 +304,7 @@ static int tx_message(struct eng_qp *qp, struct eng_inbox *peer, uint32_t dst_qp
 			}
 			gather(qp, w, qp->tx_off, p->data, chunk);
 			eng_ring_commit(&peer->req, tok);
+			eng_inbox_kick(peer);
 		}
 		qp->tx_off += (uint32_t)chunk;
 		qp->tx_psn = (qp->tx_psn + 1) & ENG_PSN_MASK;
@@ -419,6 +420,7 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 			p->swap_mask = w->swap_mask;
 			p->compare_mask = w->compare_mask;
 			eng_ring_commit(&peer->req, tok);
+			eng_inbox_kick(peer);
 		}
 		e = push_infl(qp, now);
 		e->psn_first = e->psn_last = qp->next_psn;
@@ -677,6 +679,7 @@ static int send_ack(struct eng_qp *qp, uint32_t syndrome, uint32_t psn)
 	p->syndrome = syndrome;
 	p->rnr_timer = qp->min_rnr_timer;
 	eng_ring_commit(&peer->resp, tok);
+	eng_inbox_kick(peer);
 	return 1;
 }
 
@@ -1030,6 +1033,7 @@ static int send_atomic_resp(struct eng_qp *qp, struct pkt *req, uint64_t raw, in
 		r->len = r->msg_len = req->atomic_size;
 		memcpy(r->data, &raw, req->atomic_size); /* the word's bytes as they were */
 		eng_ring_commit(&peer->resp, tok);
+		eng_inbox_kick(peer);
 	}
 	return 1;
 }
@@ -1060,6 +1064,7 @@ static int send_read_resp(struct eng_qp *qp, struct pkt *req)
 			if (chunk)
 				memcpy(r->data, (const uint8_t *)(uintptr_t)(req->raddr + qp->read_off), chunk);
 			eng_ring_commit(&peer->resp, tok);
+			eng_inbox_kick(peer);
 		}
 		qp->read_off += chunk;
 	} while (qp->read_off < total);
