@@ -49,7 +49,7 @@ extern "C" {
 enum emu_link_layer { EMU_LINK_IB = 1, EMU_LINK_ETH = 2 };
 
 /* QP types as enum ibv_qp_type / ib_uverbs values. */
-enum emu_qp_type { EMU_QPT_RC = 2, EMU_QPT_UC = 3, EMU_QPT_UD = 4 };
+enum emu_qp_type { EMU_QPT_RC = 2, EMU_QPT_UC = 3, EMU_QPT_UD = 4, EMU_QPT_RAW = 8 /* IBV_QPT_RAW_PACKET */ };
 
 /* QP states as enum ibv_qp_state. */
 enum emu_qp_state {

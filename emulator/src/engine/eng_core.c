@@ -880,6 +880,8 @@ void emu_engine_qp_created(struct emu_qp *q)
 	qp->next = G.qps;
 	G.qps = qp;
 	G.qp_by_slot[qp->qpn & (EMU_REG_QP_SLOTS - 1)] = qp;
+	if (qp->type == EMU_QPT_RAW)
+		eng_eth_qp_count(1);
 	engine_start_locked();
 	unlock_engine();
 }
@@ -941,6 +943,10 @@ void emu_engine_qp_destroying(struct emu_qp *q)
 			}
 		if (G.qp_by_slot[qp->qpn & (EMU_REG_QP_SLOTS - 1)] == qp)
 			G.qp_by_slot[qp->qpn & (EMU_REG_QP_SLOTS - 1)] = NULL;
+		if (qp->type == EMU_QPT_RAW) {
+			eng_eth_qp_destroying(qp);
+			eng_eth_qp_count(-1);
+		}
 	}
 	q->engine = NULL;
 	unlock_engine();

@@ -356,6 +356,19 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 		return 1;
 	}
 
+	if (qp->type == EMU_QPT_RAW) {
+		uint8_t synd = 0;
+		if (!eng_eth_send(qp, &synd))
+			return 0;
+		if (synd) {
+			fail_wqe(qp, now, synd);
+			return 1;
+		}
+		struct eng_infl *e = push_infl(qp, now);
+		e->done = 1;
+		advance(qp);
+		return 1;
+	}
 	if (qp->type == EMU_QPT_UD) {
 		if (w->total_len > 4096 || (is_eth(qp) && w->total_len > 4096)) {
 			fail_wqe(qp, now, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
@@ -690,7 +703,7 @@ int eng_flush_acks(void)
 	return work;
 }
 
-static uint32_t rq_avail(struct eng_qp *qp)
+uint32_t eng_rq_avail(struct eng_qp *qp)
 {
 	if (qp->srq) {
 		uint32_t c = __builtin_bswap32(__atomic_load_n(&qp->srq->dbrec[0], __ATOMIC_ACQUIRE));
@@ -702,7 +715,7 @@ static uint32_t rq_avail(struct eng_qp *qp)
 	return (pi - qp->rq_ci) & 0xffff;
 }
 
-static void rq_take(struct eng_qp *qp, struct eng_rx *rx)
+void eng_rq_take(struct eng_qp *qp, struct eng_rx *rx)
 {
 	const uint8_t *wqe;
 	size_t stride;
@@ -715,7 +728,7 @@ static void rq_take(struct eng_qp *qp, struct eng_rx *rx)
 		rx->nsge = eng_rwqe_parse(wqe, stride, 1, rx->sge, ENG_MAX_RSGE, &next);
 		s->head = next;
 		s->consumed++;
-		if (s->limit && rq_avail(qp) < s->limit) {
+		if (s->limit && eng_rq_avail(qp) < s->limit) {
 			s->limit = 0;
 			emu_lock();
 			s->s->srq_limit = 0;
@@ -788,10 +801,10 @@ static void resp_fail(struct eng_qp *qp, struct pkt *p, uint8_t cqe_synd, uint32
 
 static void ud_recv(struct eng_qp *qp, struct pkt *p)
 {
-	if (p->qkey != qp->qkey || !rq_avail(qp))
+	if (p->qkey != qp->qkey || !eng_rq_avail(qp))
 		return; /* UD drops silently, as the fabric does */
 	struct eng_rx *rx = &qp->rx;
-	rq_take(qp, rx);
+	eng_rq_take(qp, rx);
 	if (!rx_sges_ok(qp, rx)) {
 		resp_fail(qp, p, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0, 1);
 		return;
@@ -830,7 +843,7 @@ static int send_recv(struct eng_qp *qp, struct pkt *p)
 {
 	struct eng_rx *rx = &qp->rx;
 	if (p->flags & PF_FIRST) {
-		if (!rq_avail(qp)) {
+		if (!eng_rq_avail(qp)) {
 			if (qp->type == EMU_QPT_UC) {
 				rx->active = 1;
 				rx->drop = 1;
@@ -841,7 +854,7 @@ static int send_recv(struct eng_qp *qp, struct pkt *p)
 			return -1; /* RNR: psn not consumed */
 		}
 		memset(rx, 0, offsetof(struct eng_rx, sge));
-		rq_take(qp, rx);
+		eng_rq_take(qp, rx);
 		rx->active = 1;
 		rx->is_send = 1;
 		if (!rx_sges_ok(qp, rx)) {
@@ -883,7 +896,7 @@ static int write_recv(struct eng_qp *qp, struct pkt *p)
 	struct eng_rx *rx = &qp->rx;
 	if (p->flags & PF_FIRST) {
 		memset(rx, 0, offsetof(struct eng_rx, sge));
-		if ((p->flags & PF_IMM) && !rq_avail(qp)) {
+		if ((p->flags & PF_IMM) && !eng_rq_avail(qp)) {
 			if (qp->type == EMU_QPT_UC) {
 				rx->active = rx->drop = 1;
 				goto done;
@@ -912,11 +925,11 @@ static int write_recv(struct eng_qp *qp, struct pkt *p)
 	if (p->len)
 		memcpy((uint8_t *)(uintptr_t)(rx->waddr + p->offset), p->data, p->len);
 	if ((p->flags & PF_LAST) && (p->flags & PF_IMM)) {
-		if (!rq_avail(qp)) { /* receive vanished between first and last packet: drop for UC */
+		if (!eng_rq_avail(qp)) { /* receive vanished between first and last packet: drop for UC */
 			rx->active = 0;
 			return 1;
 		}
-		rq_take(qp, rx);
+		eng_rq_take(qp, rx);
 		recv_cqe(qp, p, MLX5_CQE_RESP_WR_IMM, p->msg_len, NULL, 0);
 	}
 done:
@@ -1124,6 +1137,8 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 
 int eng_handle_req(struct pkt *p)
 {
+	if (p->type == PKT_ETH)
+		return eng_eth_rx(p);
 	struct eng_qp *qp = eng_find_qp(p->dst_qpn);
 	if (!qp || qp->type != p->qp_type || (qp->state != EMU_QPS_RTR && qp->state != EMU_QPS_RTS)) {
 		if (emu_log_enabled)
