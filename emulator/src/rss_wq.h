@@ -67,6 +67,7 @@ struct emu_rss_qp {
 	uint8_t                 function;      /* MLX5_RX_HASH_FUNC_TOEPLITZ */
 	uint8_t                 key_len;
 	uint8_t                 key[40];
+	uint32_t                dbrec[2];      /* the QP's doorbell record: an RSS QP has no rings, the engine reads 0 */
 };
 
 /* The RSS settings of qp, or NULL when it is not an RSS QP (call under emu_lock or from a QP hook). */

@@ -158,7 +158,10 @@ void eng_tap_tx(const struct eng_qp *qp, struct pkt *p, const struct eng_av *av)
 
 void eng_tap_rx(const struct pkt *p)
 {
-	if (pcap_fd < 0 || !p->eth.valid || p->eth.tap_id == pcap_tap)
+	if (pcap_fd < 0 || p->eth.tap_id == pcap_tap)
 		return;
-	write_pkt(p);
+	if (p->type == PKT_ETH) /* a raw frame from another process's port, as it was sent */
+		eng_pcap_write(p->data, p->len);
+	else if (p->eth.valid)
+		write_pkt(p);
 }
