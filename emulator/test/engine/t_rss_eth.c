@@ -144,6 +144,8 @@ int main(void)
 	for (int i = 0; i < NWQ; i++)
 		CHECK(ibv_destroy_wq(wq[i]) == 0, "destroy wq");
 	CHECK(ibv_destroy_cq(cq) == 0, "destroy cq");
+	CHECK(ibv_dereg_mr(mr) == 0, "dereg");
+	free(buf);
 	CHECK(t_violations() == 0, "strict violations");
 	printf("t_rss_eth: 48 frames on %d WQs, hashes equal the reference, stable per flow\n", NWQ);
 	return 0;
