@@ -95,12 +95,12 @@ uint64_t emu_clock_publish(uint64_t ticks)
 	}
 }
 
-/* CLOCK_REALTIME - CLOCK_MONOTONIC: the realtime read between two monotonic reads, best of three. */
-static int64_t measure_offset(uint64_t *mono_out)
+/* CLOCK_REALTIME - CLOCK_MONOTONIC: a realtime read between two monotonic reads, the tightest of up to 16 tries
+ * (it stops at a pair closer than 200 ns). Returns the gap of the pair used: the offset is good to half of it. */
+static uint64_t measure_offset(int64_t *off_out, uint64_t *mono_out)
 {
-	int64_t best_off = 0;
-	uint64_t best_gap = UINT64_MAX, best_mono = 0;
-	for (int i = 0; i < 3; i++) {
+	uint64_t best_gap = UINT64_MAX;
+	for (int i = 0; i < 16 && best_gap > 200; i++) {
 		struct timespec a, r, b;
 		clock_gettime(CLOCK_MONOTONIC, &a);
 		clock_gettime(CLOCK_REALTIME, &r);
@@ -110,12 +110,11 @@ static int64_t measure_offset(uint64_t *mono_out)
 		int64_t rn = (int64_t)r.tv_sec * (int64_t)NSEC_PER_SEC + r.tv_nsec;
 		if (mb - ma < best_gap) {
 			best_gap = mb - ma;
-			best_mono = ma + (mb - ma) / 2;
-			best_off = rn - (int64_t)best_mono;
+			*mono_out = ma + (mb - ma) / 2;
+			*off_out = rn - (int64_t)*mono_out;
 		}
 	}
-	*mono_out = best_mono;
-	return best_off;
+	return best_gap;
 }
 
 static struct mlx5_ib_clock_info *info_page(void) { return (struct mlx5_ib_clock_info *)(void *)(CK.alias + PAGE); }
@@ -200,7 +199,8 @@ int emu_clock_setup(void)
 	ci->mask = (1ull << EMU_CLOCK_MASK_BITS) - 1;
 	ci->overflow_period = overflow_period();
 	uint64_t mono;
-	int64_t off = measure_offset(&mono);
+	int64_t off;
+	measure_offset(&off, &mono);
 	info_rebase(off, mono);
 	_Atomic uint64_t *timer = (_Atomic uint64_t *)(void *)(p + EMU_CLOCK_TIMER_OFFSET);
 	atomic_store(timer, htobe64(emu_clock_ticks(mono)));
@@ -217,10 +217,11 @@ void emu_clock_maintain(void)
 	pthread_mutex_lock(&CK.lock);
 	if (CK.alias) {
 		uint64_t mono;
-		int64_t off = measure_offset(&mono);
+		int64_t off;
+		uint64_t gap = measure_offset(&off, &mono);
 		int64_t d = off - CK.offset_ns;
-		if (d > STEP_NS || d < -STEP_NS)
-			info_rebase(off, mono);            /* the wall clock was stepped */
+		if ((d > STEP_NS || d < -STEP_NS) && gap < STEP_NS)
+			info_rebase(off, mono);            /* the wall clock was stepped (a clean measurement says so) */
 		else if (mono - CK.base_mono >= REBASE_NS)
 			info_rebase(CK.offset_ns, mono);   /* same offset: the conversion stays continuous */
 		emu_clock_publish(emu_clock_ticks(mono));
