@@ -39,8 +39,11 @@ uint32_t emu_clock_mult(void);
 uint64_t emu_clock_ticks(uint64_t mono_ns);
 uint64_t emu_clock_now(void);
 
-/* GET_CONTEXT: make sure this process has the timer and clock-info pages (errno value on failure). */
+/* GET_CONTEXT: make sure this process has the timer and clock-info pages (errno value on failure), and offer
+ * them in the mlx5 driver response (of drv_out_len bytes). */
 int emu_clock_setup(void);
+struct mlx5_ib_alloc_ucontext_resp;
+void emu_clock_ucontext_resp(struct mlx5_ib_alloc_ucontext_resp *r, size_t drv_out_len);
 /* mmap of the command fd with MLX5_IB_MMAP_CORE_CLOCK or MLX5_IB_MMAP_CLOCK_INFO (cmd), index idx: the
  * kernel's checks, then a read-only view of the page. Returns MAP_FAILED with *err set on failure. */
 void *emu_clock_mmap(void *addr, size_t len, int prot, int flags, uint32_t cmd, uint32_t idx, int *err);

@@ -25,6 +25,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -208,6 +209,20 @@ int emu_clock_setup(void)
 out:
 	pthread_mutex_unlock(&CK.lock);
 	return err;
+}
+
+void emu_clock_ucontext_resp(struct mlx5_ib_alloc_ucontext_resp *r, size_t drv_out_len)
+{
+	/* mlx5_ib_alloc_ucontext: each field only when the response has room for it; with 4 KiB pages the core
+	 * clock is offered at offsetof(struct mlx5_init_seg, internal_timer_h) % PAGE_SIZE */
+	if (drv_out_len >= offsetof(struct mlx5_ib_alloc_ucontext_resp, clock_info_versions) +
+			   sizeof(r->clock_info_versions))
+		r->clock_info_versions = 1u << MLX5_IB_CLOCK_INFO_V1;
+	if (drv_out_len >= offsetof(struct mlx5_ib_alloc_ucontext_resp, hca_core_clock_offset) +
+			   sizeof(r->hca_core_clock_offset)) {
+		r->comp_mask |= MLX5_IB_ALLOC_UCONTEXT_RESP_MASK_CORE_CLOCK_OFFSET;
+		r->hca_core_clock_offset = EMU_CLOCK_TIMER_OFFSET;
+	}
 }
 
 void emu_clock_maintain(void)

@@ -93,19 +93,11 @@ int emu_cmd_get_context(struct emu_cmd *cmd)
 	dresp.cqe_version = ctx->cqe_version;
 	dresp.cmds_supp_uhw = MLX5_USER_CMDS_SUPP_UHW_QUERY_DEVICE | MLX5_USER_CMDS_SUPP_UHW_CREATE_AH;
 	dresp.eth_min_inline = ctx->port->link_layer == EMU_LINK_ETH ? MLX5_USER_INLINE_MODE_NONE + 1 : 0;
-	/* mlx5_ib_alloc_ucontext: the clock-info version and the core clock page only when the response has room
-	 * for the field (4 KiB pages: offsetof(struct mlx5_init_seg, internal_timer_h) % PAGE_SIZE) */
-	if (cmd->drv_out_len >= offsetof(struct mlx5_ib_alloc_ucontext_resp, clock_info_versions) +
-				sizeof(dresp.clock_info_versions))
-		dresp.clock_info_versions = 1u << MLX5_IB_CLOCK_INFO_V1;
-	if (cmd->drv_out_len >= offsetof(struct mlx5_ib_alloc_ucontext_resp, hca_core_clock_offset) +
-				sizeof(dresp.hca_core_clock_offset)) {
-		dresp.comp_mask |= MLX5_IB_ALLOC_UCONTEXT_RESP_MASK_CORE_CLOCK_OFFSET;
-		dresp.hca_core_clock_offset = EMU_CLOCK_TIMER_OFFSET;
-	}
+	dresp.clock_info_versions = 0;
 	dresp.log_uar_size = 12;      /* 4 KiB UARs, one per system page */
 	dresp.num_uars_per_page = 1;
 	dresp.num_dyn_bfregs = 0;     /* dynamic UARs are ioctl-only in libmlx5 */
+	emu_clock_ucontext_resp(&dresp, cmd->drv_out_len); /* the clock pages (clock.c) */
 	size_t dlen = cmd->drv_out_len < sizeof(dresp) ? cmd->drv_out_len : sizeof(dresp);
 	dresp.response_length = (uint32_t)dlen;
 
