@@ -239,7 +239,7 @@ void emu_clock_maintain(void)
 			info_rebase(off, mono);            /* the wall clock was stepped (a clean measurement says so) */
 		else if (mono - CK.base_mono >= REBASE_NS)
 			info_rebase(CK.offset_ns, mono);   /* same offset: the conversion stays continuous */
-		emu_clock_publish(emu_clock_ticks(mono));
+		emu_clock_publish(emu_clock_now()); /* fresh: mono may be older if this thread was preempted above */
 	}
 	pthread_mutex_unlock(&CK.lock);
 }

@@ -101,31 +101,50 @@ static void check_caps(void)
 	       (unsigned long long)dv.max_clock_info_update_nsec);
 }
 
-/* ibv_query_rt_values_ex advances at hca_core_clock, and the ticks are CLOCK_MONOTONIC * 2^shift / mult. */
+/* ibv_query_rt_values_ex advances at hca_core_clock, and the ticks are CLOCK_MONOTONIC * 2^shift / mult. The rate
+ * is the median of 5 pairs of fresh samples 300 ms apart: on a loaded machine a device write can still be stale
+ * now and then (its thread preempted between reading the clock and storing it). */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
 static void check_rate(void)
 {
-	double best = 0;
+	double med = 0;
 	for (int attempt = 0; attempt < 3; attempt++) {
-		uint64_t t1, m1, r1, t2, m2, r2;
-		fresh_sample(&t1, &m1, &r1);
+		uint64_t t1[5], m1[5], t2[5], m2[5], r;
+		double khz[5];
+		for (int i = 0; i < 5; i++)
+			fresh_sample(&t1[i], &m1[i], &r);
 		usleep(300000);
-		fresh_sample(&t2, &m2, &r2);
-		double khz = (double)(t2 - t1) * 1e6 / (double)(m2 - m1);
-		printf("rate: %llu ticks in %llu ns = %.3f kHz\n", (unsigned long long)(t2 - t1),
-		       (unsigned long long)(m2 - m1), khz);
-		best = khz;
-		if (khz > KHZ * 0.999 && khz < KHZ * 1.001)
+		for (int i = 0; i < 5; i++)
+			fresh_sample(&t2[i], &m2[i], &r);
+		for (int i = 0; i < 5; i++)
+			khz[i] = (double)(t2[i] - t1[i]) * 1e6 / (double)(m2[i] - m1[i]);
+		qsort(khz, 5, sizeof khz[0], cmp_double);
+		med = khz[2];
+		printf("rate: median of 5 pairs over ~300 ms = %.3f kHz (%.3f..%.3f)\n", med, khz[0], khz[4]);
+		if (med > KHZ * 0.999 && med < KHZ * 1.001)
 			break;
 	}
-	CHECK(best > KHZ * 0.999 && best < KHZ * 1.001, "clock runs at %.3f kHz, not %u", best, KHZ);
+	CHECK(med > KHZ * 0.999 && med < KHZ * 1.001, "clock runs at %.3f kHz, not %u", med, KHZ);
 
-	/* what the page shows is never ahead of the host clock and, right after a device write, close behind it */
-	uint64_t t, m, r;
-	fresh_sample(&t, &m, &r);
-	uint64_t as_mono = (uint64_t)(((unsigned __int128)t * expect_mult(KHZ)) >> SHIFT);
-	CHECK(as_mono <= m, "timer %llu is ahead of CLOCK_MONOTONIC (%llu > %llu ns)", (unsigned long long)t,
-	      (unsigned long long)as_mono, (unsigned long long)m);
-	CHECK(m - as_mono < 20000000ull, "timer lags CLOCK_MONOTONIC by %llu ns", (unsigned long long)(m - as_mono));
+	/* what the page shows is never ahead of the host clock and, right after a device write, close behind it
+	 * (best of 10: within 10 us) */
+	uint64_t best_lag = UINT64_MAX;
+	for (int i = 0; i < 10; i++) {
+		uint64_t t, m, r;
+		fresh_sample(&t, &m, &r);
+		uint64_t as_mono = (uint64_t)(((unsigned __int128)t * expect_mult(KHZ)) >> SHIFT);
+		CHECK(as_mono <= m, "timer %llu is ahead of CLOCK_MONOTONIC (%llu > %llu ns)", (unsigned long long)t,
+		      (unsigned long long)as_mono, (unsigned long long)m);
+		if (m - as_mono < best_lag)
+			best_lag = m - as_mono;
+	}
+	printf("timer vs CLOCK_MONOTONIC: best lag %llu ns\n", (unsigned long long)best_lag);
+	CHECK(best_lag < 10000, "timer lags CLOCK_MONOTONIC by %llu ns", (unsigned long long)best_lag);
 }
 
 /* mlx5dv_ts_to_ns(fresh timer value) is CLOCK_REALTIME within 1 us (best of 20 samples; never in the future). */
