@@ -54,6 +54,8 @@ struct eng_cqe_info {
 	uint16_t vlan_info;       /* raw packet receive: stripped VLAN TCI (bytes 30..31) */
 	const void *inline_data;  /* scatter-to-CQE payload, or NULL */
 	uint32_t inline_len;
+	uint64_t timestamp;       /* core clock ticks (emu_clock.h); not in error CQEs, whose bytes 48..55 are
+				   * reserved words and the syndromes (struct mlx5_err_cqe) */
 };
 
 /* Can a payload of len bytes be scattered into a CQE of cqe_size bytes? */

@@ -15,6 +15,7 @@
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emu_clock.h"
 #include "engine/eng_internal.h"
 
 static inline int32_t psn_diff(uint32_t a, uint32_t b)
@@ -147,6 +148,10 @@ static int complete_sq(struct eng_qp *qp)
 			struct eng_cqe_info ci = { .opcode = MLX5_CQE_REQ, .wqe_opcode = e->opcode,
 						   .wqe_counter = (uint16_t)e->bb, .qpn = qp->qpn,
 						   .srqn_uidx = qp->uidx, .byte_cnt = e->byte_cnt };
+			/* RC completes on the ACK, stamped when the CQE is written; a send that waits for no ACK
+			 * is stamped when it left, so the receiver's stamp is always the later one */
+			if (qp->type != EMU_QPT_RC)
+				ci.timestamp = emu_clock_ticks(e->tx_ns);
 			if (e->scat_len) {
 				ci.inline_data = e->scat;
 				ci.inline_len = e->scat_len;
@@ -207,6 +212,7 @@ static struct eng_infl *push_infl(struct eng_qp *qp, uint64_t now)
 	e->nbb = (uint16_t)eng_wqe_bbs(qp->cur.ds ? qp->cur.ds : 1);
 	e->opcode = qp->cur.opcode;
 	e->fm_ce_se = qp->cur.fm_ce_se;
+	e->tx_ns = now;
 	qp->infl_head++;
 	return e;
 }
