@@ -58,6 +58,7 @@ enum emu_qp_state {
 };
 
 struct emu_ctx;
+struct emu_rss_qp;
 
 /* One gid table entry as the sysfs tree describes it (index 0..gid_tbl_len-1; all-zero = empty). */
 struct emu_gid { uint8_t raw[16]; };
@@ -216,6 +217,7 @@ struct emu_qp {
 	uint32_t        async_events;
 	int             reg_slot;         /* index in the fabric registry's QP directory */
 	int             kbusy;            /* K only: a command is using it outside emu_lock (destroy is then EBUSY) */
+	struct emu_rss_qp *rss;           /* RSS QP (rss_wq.h): its indirection table and hash; NULL otherwise */
 	void           *engine;           /* [engine] */
 };
 

@@ -116,6 +116,7 @@ int eng_wqe_parse(const uint8_t *wqe, size_t len, int qp_type, struct eng_wqe *w
 		uint32_t grh_gid_fl = eng_be32(av + 28);
 		w->av.grh = (grh_gid_fl >> 30) & 1;
 		w->av.flow_label = grh_gid_fl & 0xfffff;
+		w->av.sgid_index = (uint8_t)(grh_gid_fl >> 20);
 		memcpy(w->av.rgid, av + 32, 16);
 		off += 48;
 	}

@@ -71,6 +71,7 @@ struct eng_av {
 	uint32_t flow_label;
 	uint8_t  rgid[16];
 	uint8_t  rmac[6];
+	uint8_t  sgid_index;     /* grh_gid_fl bits 27:20 (libmlx5 mlx5_create_ah) */
 };
 
 struct eng_wqe {

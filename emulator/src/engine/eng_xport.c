@@ -17,6 +17,7 @@
 
 #include "emu_clock.h"
 #include "engine/eng_internal.h"
+#include "engine/eng_pcap.h"
 
 static inline int32_t psn_diff(uint32_t a, uint32_t b)
 {
@@ -305,6 +306,7 @@ static int tx_message(struct eng_qp *qp, struct eng_inbox *peer, uint32_t dst_qp
 				p->sl = w->av.sl;
 			}
 			gather(qp, w, qp->tx_off, p->data, chunk);
+			eng_tap_tx(qp, p, qp->type == EMU_QPT_UD ? &w->av : NULL);
 			eng_ring_commit(&peer->req, tok);
 		}
 		qp->tx_off += (uint32_t)chunk;
@@ -381,6 +383,7 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 		struct eng_inbox *peer = eng_peer_inbox(w->av.dqpn, NULL, NULL);
 		if (!tx_message(qp, peer, w->av.dqpn, PKT_SEND))
 			return 0;
+		qp->next_psn = qp->tx_psn; /* UD packets carry consecutive PSNs too (IBA 9.7.1) */
 		struct eng_infl *e = push_infl(qp, now);
 		e->done = 1;
 		e->byte_cnt = (uint32_t)w->total_len;
@@ -433,6 +436,7 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 			p->compare = w->compare;
 			p->swap_mask = w->swap_mask;
 			p->compare_mask = w->compare_mask;
+			eng_tap_tx(qp, p, NULL);
 			eng_ring_commit(&peer->req, tok);
 		}
 		e = push_infl(qp, now);
@@ -675,6 +679,7 @@ static int send_ack(struct eng_qp *qp, uint32_t syndrome, uint32_t psn)
 	p->psn = psn & ENG_PSN_MASK;
 	p->syndrome = syndrome;
 	p->rnr_timer = qp->min_rnr_timer;
+	eng_tap_tx(qp, p, NULL);
 	eng_ring_commit(&peer->resp, tok);
 	return 1;
 }
@@ -1019,6 +1024,7 @@ static int send_atomic_resp(struct eng_qp *qp, struct pkt *req, uint64_t raw, in
 		r->psn = req->psn;
 		r->len = r->msg_len = req->atomic_size;
 		memcpy(r->data, &raw, req->atomic_size); /* the raw (big-endian) bytes */
+		eng_tap_tx(qp, r, NULL);
 		eng_ring_commit(&peer->resp, tok);
 	}
 	return 1;
@@ -1049,6 +1055,7 @@ static int send_read_resp(struct eng_qp *qp, struct pkt *req)
 				r->flags |= PF_LAST;
 			if (chunk)
 				memcpy(r->data, (const uint8_t *)(uintptr_t)(req->raddr + qp->read_off), chunk);
+			eng_tap_tx(qp, r, NULL);
 			eng_ring_commit(&peer->resp, tok);
 		}
 		qp->read_off += chunk;

@@ -14,6 +14,7 @@
 
 #include "emu_clock.h"
 #include "engine_hooks.h"
+#include "rss_wq.h"
 #include "uverbs.h"
 
 int emu_ctx_setup_resources(struct emu_ctx *ctx, uint32_t num_pages);
@@ -192,8 +193,25 @@ int emu_cmd_ex_query_device(struct emu_cmd *cmd)
 		/* LSO on raw packet QPs (mlx5_ib_query_device(): 1 << lso_max; ConnectX-5 reports 18, 256 KiB) */
 		d.tso_caps.max_tso = 1u << 18;
 		d.tso_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
+		/* RSS and WQs (mlx5_ib_query_device(): Ethernet ports with raw packet support): Toeplitz over IPv4/IPv6
+		 * addresses and TCP/UDP ports, 2^log_max_rqt tables of up to 2^log_max_rqt_size entries, 2^log_max_rq
+		 * WQs; striding RQ within the limits cmd_wq.c enforces (rss_wq.h) */
+		r.rss_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
+		r.rss_caps.max_rwq_indirection_tables = 1u << 20;
+		r.rss_caps.max_rwq_indirection_table_size = 1u << EMU_LOG_MAX_RQT_SIZE;
+		r.max_wq_type_rq = 1u << 20;
+		d.rss_caps.rx_hash_function = MLX5_RX_HASH_FUNC_TOEPLITZ;
+		d.rss_caps.rx_hash_fields_mask = MLX5_RX_HASH_SRC_IPV4 | MLX5_RX_HASH_DST_IPV4 | MLX5_RX_HASH_SRC_IPV6 |
+						 MLX5_RX_HASH_DST_IPV6 | MLX5_RX_HASH_SRC_PORT_TCP |
+						 MLX5_RX_HASH_DST_PORT_TCP | MLX5_RX_HASH_SRC_PORT_UDP |
+						 MLX5_RX_HASH_DST_PORT_UDP;
+		d.striding_rq_caps.min_single_stride_log_num_of_bytes = EMU_MPRQ_MIN_LOG_STRIDE_BYTES;
+		d.striding_rq_caps.max_single_stride_log_num_of_bytes = EMU_MPRQ_MAX_LOG_STRIDE_BYTES;
+		d.striding_rq_caps.min_single_wqe_log_num_of_strides = EMU_MPRQ_MIN_LOG_STRIDES;
+		d.striding_rq_caps.max_single_wqe_log_num_of_strides = EMU_MPRQ_MAX_LOG_STRIDES;
+		d.striding_rq_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
 	}
-	/* nothing optional but TSO (RSS, CQE compression, packet pacing, striding RQ, tunnels) is offered */
+	/* offered on Ethernet: TSO, RSS, striding RQ; never: CQE compression, packet pacing, tunnels */
 	size_t dlen = cmd->drv_out_len < sizeof(d) ? cmd->drv_out_len : sizeof(d);
 	d.response_length = (uint32_t)dlen;
 	int err = emu_cmd_respond(cmd, &r, len);
