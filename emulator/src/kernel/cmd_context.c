@@ -49,8 +49,11 @@ int emu_cmd_get_context(struct emu_cmd *cmd)
 		return EINVAL;
 	memset(&req, 0, sizeof(req));
 	memcpy(&req, cmd->drv_in, cmd->drv_in_len < sizeof(req) ? cmd->drv_in_len : sizeof(req));
+	/* DEVX is not emulated: answer as mlx5_ib_devx_create() does for a device without it (log_max_uctx 0:
+	 * "0 means not supported", EINVAL). libmlx5 then opens a plain context (ibv_open_device) or fails
+	 * mlx5dv_open_device(MLX5DV_CONTEXT_FLAGS_DEVX), and UCX falls back to its non-DEVX mlx5 path. */
 	if (req.flags & MLX5_IB_ALLOC_UCTX_DEVX)
-		return EOPNOTSUPP; /* DEVX needs the ioctl ABI and firmware commands: not emulated */
+		return EINVAL;
 	if (req.flags || req.comp_mask || req.reserved0 || req.reserved1 || req.reserved2)
 		return EOPNOTSUPP;
 	if (req.total_num_bfregs == 0)
@@ -116,6 +119,10 @@ int emu_cmd_get_context(struct emu_cmd *cmd)
 		emu_log("context: %u bfregs (%u low latency), %u UAR pages, cqe_version %u, async fd %d", total,
 			ctx->num_low_lat_bfregs, ctx->num_uar_pages, ctx->cqe_version, ctx->async_read_fd);
 	emu_engine_ctx_opened(ctx);
+	/* Watch every UAR page from now on: a program may map them with a raw mmap system call that only the
+	 * memfd behind the command fd sees (libmlx5 maps all of them at once anyway). */
+	for (uint32_t i = 0; i < ctx->num_uar_pages; i++)
+		emu_engine_uar_mapped(ctx, (int)i, NULL);
 	return 0;
 }
 
