@@ -505,7 +505,9 @@ public final class DirectSendQueue
         }
         if ((flags & ~SendFlags.ALL) != 0)
         {
-            throw new IllegalArgumentException("unknown send flags 0x" + Integer.toHexString(flags));
+            throw new IllegalArgumentException((flags & SendFlags.IP_CSUM) != 0
+                ? "IP_CSUM (IBV_SEND_IP_CSUM) needs a raw packet QP; this is a " + type + " QP"
+                : "unknown send flags 0x" + Integer.toHexString(flags & ~SendFlags.ALL));
         }
         staged = true;
         stWrId = wrId;
