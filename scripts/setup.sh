@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(libibverbs-dev ibverbs-providers ibverbs-utils perftest gcc make clang libclang-rt-14-dev maven python3-matplotlib
+PACKAGES=(libibverbs-dev ibverbs-providers ibverbs-utils perftest ucx-utils gcc make clang libclang-rt-14-dev maven python3-matplotlib
           tshark)
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -27,6 +27,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/mlx5-abi.h>
 
+#include "emu_clock.h"
 #include "engine_hooks.h"
 #include "engine/eng_internal.h"
 #include "engine/eng_pcap.h"
@@ -224,7 +225,15 @@ void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicit
 	}
 	uint8_t *entry = cq->buf + (size_t)(cq->pi & (cq->cnt - 1)) * cq->size;
 	uint8_t owner = (cq->pi & cq->cnt) ? 1 : 0;
-	uint8_t op_own = eng_cqe_build(entry, cq->size, ci, owner);
+	/* The completion is stamped when the engine writes it, and the timer page shows at least that value from now
+	 * on (so a clock read after polling the CQE is never earlier than the CQE). */
+	struct eng_cqe_info stamped = *ci;
+	uint64_t now_ts = emu_clock_publish(emu_clock_now());
+	stamped.timestamp = ci->timestamp && ci->timestamp < now_ts ? ci->timestamp : now_ts; /* preset: a send's departure */
+	if (stamped.timestamp < cq->last_ts)
+		stamped.timestamp = cq->last_ts;
+	cq->last_ts = stamped.timestamp;
+	uint8_t op_own = eng_cqe_build(entry, cq->size, &stamped, owner);
 	__atomic_store_n(eng_cqe_op_own(entry, cq->size), op_own, __ATOMIC_RELEASE);
 	cq->pi = (cq->pi + 1) & 0xffffff;
 	int is_err = ci->opcode == MLX5_CQE_REQ_ERR || ci->opcode == MLX5_CQE_RESP_ERR;
@@ -460,6 +469,7 @@ static int engine_iteration(void)
 	if (!G.inbox)
 		return 0;
 	uint64_t now = eng_now_ns();
+	emu_clock_publish(emu_clock_ticks(now)); /* the timer page advances with every pass (emu_clock.h) */
 	work |= scan_doorbells();
 	work |= drain_inbox();
 	for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
@@ -468,6 +478,7 @@ static int engine_iteration(void)
 		last_slow = now;
 		check_unrung(now);
 		reap_peers();
+		emu_clock_maintain();
 	}
 	return work;
 }

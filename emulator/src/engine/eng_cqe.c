@@ -73,6 +73,8 @@ uint8_t eng_cqe_build(uint8_t *entry, uint32_t cqe_size, const struct eng_cqe_in
 	if (is_err) {
 		c[54] = ci->vendor_syndrome;
 		c[55] = ci->syndrome;
+	} else {
+		eng_put_be64(c + 48, ci->timestamp);
 	}
 	eng_put_be32(c + 56, (uint32_t)ci->wqe_opcode << 24 | (ci->qpn & 0xffffff));
 	eng_put_be16(c + 60, ci->wqe_counter);

@@ -58,6 +58,8 @@ struct eng_cqe_info {
 	uint8_t  rss_hash_type;   /* RSS QP receive: rx_hash_type (byte 16; CQE_RSS_*_HTYPE_* in Linux mlx5/device.h) */
 	const void *inline_data;  /* scatter-to-CQE payload, or NULL */
 	uint32_t inline_len;
+	uint64_t timestamp;       /* core clock ticks (emu_clock.h); not in error CQEs, whose bytes 48..55 are
+				   * reserved words and the syndromes (struct mlx5_err_cqe) */
 };
 
 /* Can a payload of len bytes be scattered into a CQE of cqe_size bytes? */

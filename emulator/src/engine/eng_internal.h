@@ -71,6 +71,7 @@ struct eng_cq {
 	uint32_t pi;            /* CQEs produced (24-bit wrap like the consumer index) */
 	uint32_t sol_pi;        /* pi just after the last solicited or error CQE */
 	int armed, arm_sol, overrun;
+	uint64_t last_ts;       /* timestamp of the last CQE: per-CQ timestamps never decrease */
 };
 
 struct eng_srq {
@@ -90,6 +91,7 @@ struct eng_infl {
 	uint8_t  opcode, fm_ce_se, done, syndrome, vendor, scat_len;
 	uint32_t psn_first, psn_last, byte_cnt;
 	uint8_t  scat[64];      /* scatter-to-CQE payload of a READ/atomic response */
+	uint64_t tx_ns;         /* CLOCK_MONOTONIC of the engine pass that sent it, before its packets left */
 };
 
 /* A receive in progress on the responder. */

@@ -55,9 +55,10 @@ const char *eng_wqe_status_str(int status);
 enum { ENG_QPT_RC = 2, ENG_QPT_UC = 3, ENG_QPT_UD = 4, ENG_QPT_RAW = 8 };
 
 struct eng_sge {
-	uint64_t addr;
+	uint64_t addr;           /* an inline piece: its offset in the WQE */
 	uint32_t len;
 	uint32_t lkey;
+	uint8_t  inl;            /* 1: inline data in the WQE, 0: memory pointer */
 };
 
 struct eng_av {
