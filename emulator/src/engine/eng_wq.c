@@ -108,6 +108,8 @@ int eng_rss_ready(const struct eng_qp *qp, const uint8_t *f, size_t len)
 	uint32_t n = avail(e);
 	if (!e->w->is_mprq || !n)
 		return n > 0;
+	if (len >= 14 && f[12] == 0x81 && f[13] == 0x00 && (e->w->create_flags & IBV_WQ_FLAGS_CVLAN_STRIPPING))
+		len -= 4; /* placed without its 802.1Q tag */
 	uint32_t need = strides_for(e->w, len), total = 1u << e->w->log_num_strides;
 	return e->stride + need <= total || need > total || n >= 2;
 }
