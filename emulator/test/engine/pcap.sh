@@ -17,11 +17,17 @@ ts() {
 }
 fail() { echo "FAIL: $*"; exit 1; }
 
-run_pair() { # pcap, client log, server log, cmd...
+run_pair() { # pcap, client log, server log, cmd... (the last two arguments of cmd are -p PORT)
   local pcap=$1 clog=$2 slog=$3; shift 3
+  local lport=${@: -1}
   "$MLX5EMU" --link eth --pcap "$pcap" -- timeout 60 "$@" > "$slog" 2>&1 &
   local spid=$!
-  sleep 0.5
+  # wait until the server listens (a loaded machine can take seconds to start it), as twoproc.bash does
+  for _ in $(seq 300); do
+    ss -ltn 2> /dev/null | grep -q ":$lport " && break
+    kill -0 "$spid" 2> /dev/null || break
+    sleep 0.1
+  done
   "$MLX5EMU" --link eth --pcap "$pcap" -- timeout 60 "$@" localhost > "$clog" 2>&1 || { cat "$clog" "$slog"; fail "client $*"; }
   wait "$spid" || { cat "$slog"; fail "server $*"; }
 }
@@ -30,7 +36,7 @@ psn_of() { grep -o 'local address: .*PSN 0x[0-9a-f]*' "$1" | sed 's/.*PSN 0x//';
 
 # ---- RC, RoCE v2 ----
 n=4
-run_pair "$tmp/rc.pcap" "$tmp/c.log" "$tmp/s.log" ibv_rc_pingpong -g 1 -p $port -n $n -s 100
+run_pair "$tmp/rc.pcap" "$tmp/c.log" "$tmp/s.log" ibv_rc_pingpong -g 1 -n $n -s 100 -p $port
 cq=$((16#$(qpn_of "$tmp/c.log"))); sq=$((16#$(qpn_of "$tmp/s.log")))
 cp=$((16#$(psn_of "$tmp/c.log"))); sp=$((16#$(psn_of "$tmp/s.log")))
 ts "$tmp/rc.pcap" -e frame.protocols -e ipv6.nxt -e udp.dstport -e infiniband.bth.opcode -e infiniband.bth.destqp \
@@ -54,7 +60,7 @@ python3 "$here/pcap_check.py" "$tmp/rc.pcap" > "$tmp/icrc.txt" || { cat "$tmp/ic
 
 # ---- UD, RoCE v1 ----
 port=$((port + 1))
-run_pair "$tmp/ud.pcap" "$tmp/c.log" "$tmp/s.log" ibv_ud_pingpong -g 0 -p $port -n 3 -s 64
+run_pair "$tmp/ud.pcap" "$tmp/c.log" "$tmp/s.log" ibv_ud_pingpong -g 0 -n 3 -s 64 -p $port
 cq=$((16#$(qpn_of "$tmp/c.log"))); sq=$((16#$(qpn_of "$tmp/s.log")))
 ts "$tmp/ud.pcap" -e frame.protocols -e eth.type -e infiniband.bth.opcode -e infiniband.bth.destqp \
    -e infiniband.bth.psn -e infiniband.deth.q_key -e infiniband.deth.srcqp > "$tmp/ud.txt"
