@@ -188,8 +188,12 @@ int emu_cmd_ex_query_device(struct emu_cmd *cmd)
 		/* LSO on raw packet QPs (mlx5_ib_query_device(): 1 << lso_max; ConnectX-5 reports 18, 256 KiB) */
 		d.tso_caps.max_tso = 1u << 18;
 		d.tso_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
+		/* packet pacing (IBV_QP_RATE_LIMIT) on raw packet QPs; no burst control (cap_flags 0) */
+		d.packet_pacing_caps.qp_rate_limit_min = EMU_PP_RATE_MIN_KBPS;
+		d.packet_pacing_caps.qp_rate_limit_max = EMU_PP_RATE_MAX_KBPS;
+		d.packet_pacing_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
 	}
-	/* nothing optional but TSO (RSS, CQE compression, packet pacing, striding RQ, tunnels) is offered */
+	/* nothing optional but TSO and packet pacing (RSS, CQE compression, packet pacing, striding RQ, tunnels) is offered */
 	size_t dlen = cmd->drv_out_len < sizeof(d) ? cmd->drv_out_len : sizeof(d);
 	d.response_length = (uint32_t)dlen;
 	int err = emu_cmd_respond(cmd, &r, len);
