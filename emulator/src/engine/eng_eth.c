@@ -30,6 +30,8 @@
 #include "eth_knobs.h"
 #include "engine/eng_frame.h"
 #include "engine/eng_internal.h"
+#include "engine/eng_pcap.h"
+#include "engine/eng_wq.h"
 
 #define ENG_ETH_MAX_FRAME (256u * 1024 + 512)   /* largest LSO payload (max_tso) plus headers */
 #define ENG_ETH_MAX_SEGS  256
@@ -162,6 +164,8 @@ static int fabric_send(struct eng_qp *qp, uint8_t *const *frames, const uint32_t
 		}
 	}
 	int block = qp->q && (qp->q->ibv_create_flags & IBV_QP_CREATE_BLOCK_SELF_MCAST_LB);
+	for (int k = 0; k < n; k++)
+		eng_pcap_write(frames[k], lens[k]); /* the tap sees each frame once, as it leaves the port */
 	for (int t = 0; t < nt; t++)
 		for (int k = 0; k < n; k++) {
 			struct pkt *p = pk[t][k];
@@ -173,6 +177,7 @@ static int fabric_send(struct eng_qp *qp, uint8_t *const *frames, const uint32_t
 			p->flags = block ? PF_BLOCK_MC_LB : 0;
 			p->imm = (uint32_t)G.pid;
 			p->len = p->msg_len = lens[k];
+			p->eth.tap_id = eng_pcap_tap_id(); /* receivers on the same tap do not record it again */
 			memcpy(p->data, frames[k], lens[k]);
 			eng_ring_commit(&tgt[t]->req, toks[t][k]);
 		}
@@ -481,7 +486,8 @@ int eng_eth_rx(struct pkt *p)
 	/* hold the frame while a receiving QP has no receive posted (bounded, see the top of the file) */
 	int missing = 0;
 	for (int i = 0; i < n; i++)
-		if (qp_receiving(t[i].qp) && !eng_rq_avail(t[i].qp))
+		if (t[i].qp->q && t[i].qp->q->rss ? !eng_rss_ready(t[i].qp, p->data, p->len) /* eng_wq.c */
+						   : qp_receiving(t[i].qp) && !eng_rq_avail(t[i].qp))
 			missing = 1;
 	if (missing) {
 		uint64_t now = eng_now_ns();
@@ -496,7 +502,9 @@ int eng_eth_rx(struct pkt *p)
 	}
 	g_held = NULL;
 	for (int i = 0; i < n; i++)
-		if (qp_receiving(t[i].qp) && eng_rq_avail(t[i].qp))
+		if (t[i].qp->q && t[i].qp->q->rss)
+			eng_rss_deliver(t[i].qp, p->data, p->len, &fi, t[i].tag); /* RSS QP: hash, then its WQ */
+		else if (qp_receiving(t[i].qp) && eng_rq_avail(t[i].qp))
 			deliver(t[i].qp, p->data, p->len, &fi, t[i].tag);
 	return 1;
 }

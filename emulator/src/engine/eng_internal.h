@@ -28,6 +28,18 @@ enum { PKT_SEND = 1, PKT_WRITE, PKT_READ_REQ, PKT_ATOMIC_REQ, PKT_READ_RESP, PKT
 enum { PF_FIRST = 1, PF_LAST = 2, PF_IMM = 4, PF_INV = 8, PF_SOLICITED = 16, PF_GRH = 32 };
 enum { ACK_OK = 0, NAK_RNR, NAK_REM_ACCESS, NAK_REM_INV_REQ, NAK_REM_OP };
 
+/* The Ethernet/IP addressing of a RoCE packet, as the sending port would put it on the wire (eng_pcap.c). */
+struct pkt_eth {
+	uint8_t  smac[6], dmac[6];
+	uint8_t  sgid[16], dgid[16];  /* GIDs as IPv6 addresses (IPv4-mapped ::ffff:a.b.c.d means IPv4) */
+	uint32_t flow_label;
+	uint32_t tap_id;              /* the sender's pcap tap (0: it does not tap); a receiver on the same tap skips it */
+	uint16_t udp_sport;           /* RoCE v2 UDP source port */
+	uint8_t  valid;               /* the sender's port is Ethernet and filled this */
+	uint8_t  roce_v2;             /* 1: RoCE v2 (IP/UDP 4791), 0: RoCE v1 (GRH, ethertype 0x8915) */
+	uint8_t  tclass, hop_limit;
+};
+
 struct pkt {
 	uint8_t  type, flags, sl, atomic_size;
 	uint8_t  opcode, qp_type, rnr_timer, tclass;
@@ -36,6 +48,7 @@ struct pkt {
 	uint8_t  hop_limit, pad;
 	uint64_t raddr, swap_add, compare, swap_mask, compare_mask;
 	uint8_t  sgid[16], dgid[16];
+	struct pkt_eth eth;    /* how the packet looks on an Ethernet wire (pcap tap), filled by the sender */
 	uint8_t  data[];
 };
 
@@ -58,6 +71,7 @@ struct eng_cq {
 	uint32_t pi;            /* CQEs produced (24-bit wrap like the consumer index) */
 	uint32_t sol_pi;        /* pi just after the last solicited or error CQE */
 	int armed, arm_sol, overrun;
+	uint64_t last_ts;       /* timestamp of the last CQE: per-CQ timestamps never decrease */
 };
 
 struct eng_srq {
@@ -77,6 +91,7 @@ struct eng_infl {
 	uint8_t  opcode, fm_ce_se, done, syndrome, vendor, scat_len;
 	uint32_t psn_first, psn_last, byte_cnt;
 	uint8_t  scat[64];      /* scatter-to-CQE payload of a READ/atomic response */
+	uint64_t tx_ns;         /* CLOCK_MONOTONIC of the engine pass that sent it, before its packets left */
 };
 
 /* A receive in progress on the responder. */

@@ -116,6 +116,7 @@ int eng_wqe_parse(const uint8_t *wqe, size_t len, int qp_type, struct eng_wqe *w
 		uint32_t grh_gid_fl = eng_be32(av + 28);
 		w->av.grh = (grh_gid_fl >> 30) & 1;
 		w->av.flow_label = grh_gid_fl & 0xfffff;
+		w->av.sgid_index = (uint8_t)(grh_gid_fl >> 20);
 		memcpy(w->av.rgid, av + 32, 16);
 		off += 48;
 	}
@@ -208,8 +209,10 @@ int eng_wqe_parse(const uint8_t *wqe, size_t len, int qp_type, struct eng_wqe *w
 		break;
 	}
 
-	/* Gather list: data segments or inline segments up to the end of the WQE. */
-	int saw_inline = 0, saw_data = 0;
+	/* Gather list up to the end of the WQE: inline and memory pointer segments in any order. The PRM's send
+	 * WQE gathers from a sequence of data segments of either kind, and UCX's UD/RC transports put an inline
+	 * header before a pointer to the payload in one WQE. */
+	int saw_inline = 0;
 	while (off < end) {
 		const uint8_t *s = wqe + off;
 		uint32_t bc = eng_be32(s);
@@ -221,23 +224,22 @@ int eng_wqe_parse(const uint8_t *wqe, size_t len, int qp_type, struct eng_wqe *w
 			w->sge[w->nsge].addr = off + 4;
 			w->sge[w->nsge].len = n;
 			w->sge[w->nsge].lkey = 0;
+			w->sge[w->nsge].inl = 1;
 			w->nsge++;
 			w->total_len += n;
 			off += (4 + (size_t)n + 15) & ~(size_t)15;
 		} else {
 			if (is_zero16(s))
 				return ENG_WQE_BAD_DS; /* ds counts a unit nobody wrote */
-			saw_data = 1;
 			w->sge[w->nsge].len = bc;
 			w->sge[w->nsge].lkey = eng_be32(s + 4);
 			w->sge[w->nsge].addr = eng_be64(s + 8);
+			w->sge[w->nsge].inl = 0;
 			w->nsge++;
 			w->total_len += bc;
 			off += 16;
 		}
 	}
-	if (saw_inline && saw_data)
-		return ENG_WQE_BAD_DS;
 	w->is_inline = (uint8_t)saw_inline;
 	if (saw_inline && (w->opcode == MLX5_OPCODE_RDMA_READ || w->atomic_size))
 		return ENG_WQE_BAD_DS; /* READ and atomics scatter into memory: inline makes no sense */

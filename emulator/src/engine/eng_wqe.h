@@ -55,9 +55,10 @@ const char *eng_wqe_status_str(int status);
 enum { ENG_QPT_RC = 2, ENG_QPT_UC = 3, ENG_QPT_UD = 4, ENG_QPT_RAW = 8 };
 
 struct eng_sge {
-	uint64_t addr;
+	uint64_t addr;           /* an inline piece: its offset in the WQE */
 	uint32_t len;
 	uint32_t lkey;
+	uint8_t  inl;            /* 1: inline data in the WQE, 0: memory pointer */
 };
 
 struct eng_av {
@@ -71,6 +72,7 @@ struct eng_av {
 	uint32_t flow_label;
 	uint8_t  rgid[16];
 	uint8_t  rmac[6];
+	uint8_t  sgid_index;     /* grh_gid_fl bits 27:20 (libmlx5 mlx5_create_ah) */
 };
 
 struct eng_wqe {
