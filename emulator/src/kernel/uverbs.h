@@ -130,5 +130,7 @@ struct emu_srq *emu_srq_by_handle(struct emu_ctx *ctx, uint32_t h);
 #define EMU_MAX_RQ_DESC_SZ   512
 #define EMU_PKEY_TBL_LEN_IB  128
 #define EMU_PKEY_TBL_LEN_ETH 1
+#define EMU_PP_RATE_MIN_KBPS 1000        /* packet pacing of raw packet QPs: 1 Mb/s .. 100 Gb/s */
+#define EMU_PP_RATE_MAX_KBPS 100000000
 
 #endif

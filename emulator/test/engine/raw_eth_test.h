@@ -477,6 +477,30 @@ static int raw_eth_main(void)
 			;
 	}
 
+	/* 10. packet pacing: IBV_QP_RATE_LIMIT 8000 kb/s paces 1000-byte frames to one per millisecond; rates outside
+	 *     packet_pacing_caps are EINVAL, 0 removes the limit */
+	{
+		CHECK(dx.packet_pacing_caps.qp_rate_limit_min == 1000 && dx.packet_pacing_caps.qp_rate_limit_max == 100000000 &&
+		      dx.packet_pacing_caps.supported_qpts == 1u << IBV_QPT_RAW_PACKET, "packet pacing caps");
+		struct ibv_qp_attr ra;
+		memset(&ra, 0, sizeof ra);
+		ra.qp_state = IBV_QPS_RTS;
+		ra.rate_limit = 500;
+		CHECK(ibv_modify_qp(g_tx, &ra, IBV_QP_STATE | IBV_QP_RATE_LIMIT) == EINVAL, "rate below the minimum");
+		ra.rate_limit = 8000;
+		CHECK(ibv_modify_qp(g_tx, &ra, IBV_QP_STATE | IBV_QP_RATE_LIMIT) == 0, "rate limit");
+		n = udp4(fr, MAC_B, 1, 1000, 0);
+		uint64_t t0 = t_ms();
+		for (int k = 0; k < 10; k++)
+			send_frame(fr, n, 0);
+		uint64_t dt = t_ms() - t0;
+		CHECK(dt >= 8, "10 frames of 1000 bytes at 8000 kb/s took %llu ms", (unsigned long long)dt);
+		ra.rate_limit = 0;
+		CHECK(ibv_modify_qp(g_tx, &ra, IBV_QP_STATE | IBV_QP_RATE_LIMIT) == 0, "no rate limit");
+		while (rx_poll(&q3, 200).n)
+			;
+	}
+
 	/* 9. WQEs written by hand through mlx5dv (what a direct-verbs program such as mlx5j writes):
 	 *    min-inline none: VLAN insertion (eth segment insert.type bit 15, insert.vlan_tci) -> qv strips it again;
 	 *    min-inline l2: an Ethernet segment with fewer inline bytes than reported -> strict report, error CQE */
