@@ -30,6 +30,7 @@
 #include "emu_clock.h"
 #include "engine_hooks.h"
 #include "engine/eng_internal.h"
+#include "engine/eng_pcap.h"
 
 struct eng_global G = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -444,6 +445,7 @@ static int drain_inbox(void)
 	size_t len;
 	struct pkt *p;
 	for (int n = 0; n < 256 && (p = eng_ring_peek(&G.inbox->resp, &len)); n++) {
+		eng_tap_rx(p);
 		eng_handle_resp(p);
 		eng_ring_pop(&G.inbox->resp);
 		work = 1;
@@ -451,6 +453,7 @@ static int drain_inbox(void)
 	for (int n = 0; n < 256 && (p = eng_ring_peek(&G.inbox->req, &len)); n++) {
 		if (!eng_handle_req(p))
 			break;
+		eng_tap_rx(p);
 		eng_ring_pop(&G.inbox->req);
 		work = 1;
 	}
@@ -600,6 +603,7 @@ __attribute__((constructor)) static void engine_init(void)
 {
 	const char *s = getenv("MLX5EMU_STRICT");
 	G.strict = s && *s && strcmp(s, "0") != 0;
+	eng_pcap_init();
 	s = getenv("MLX5EMU_SCATTER_CQE");
 	G.scatter = !(s && strcmp(s, "0") == 0);
 	/* MLX5EMU_ENGINE=off: the device never executes anything (no engine thread). Benchmarks and byte-parity tests
@@ -887,6 +891,8 @@ void emu_engine_qp_created(struct emu_qp *q)
 	qp->next = G.qps;
 	G.qps = qp;
 	G.qp_by_slot[qp->qpn & (EMU_REG_QP_SLOTS - 1)] = qp;
+	if (qp->type == EMU_QPT_RAW)
+		eng_eth_qp_count(1);
 	engine_start_locked();
 	unlock_engine();
 }
@@ -948,6 +954,10 @@ void emu_engine_qp_destroying(struct emu_qp *q)
 			}
 		if (G.qp_by_slot[qp->qpn & (EMU_REG_QP_SLOTS - 1)] == qp)
 			G.qp_by_slot[qp->qpn & (EMU_REG_QP_SLOTS - 1)] = NULL;
+		if (qp->type == EMU_QPT_RAW) {
+			eng_eth_qp_destroying(qp);
+			eng_eth_qp_count(-1);
+		}
 	}
 	q->engine = NULL;
 	unlock_engine();

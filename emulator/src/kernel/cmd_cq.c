@@ -264,7 +264,7 @@ static int cq_in_use(struct emu_ctx *ctx, struct emu_cq *cq)
 	for (struct emu_srq *srq = ctx->srqs; srq; srq = srq->next)
 		if (srq->cq == cq)
 			return 1;
-	return 0;
+	return emu_wq_cq_refs(cq); /* WQs complete into it too */
 }
 
 int emu_cmd_destroy_cq(struct emu_cmd *cmd)

@@ -167,18 +167,22 @@ void emu_ctx_drop_resources(struct emu_ctx *ctx)
 		munmap(ctx->uar_alias, (size_t)ctx->num_uar_pages * EMU_UAR_PAGE_SIZE);
 	ctx->uar_alias = NULL;
 	ctx->num_uar_pages = 0;
-	close_fd(&ctx->uar_memfd);
+	if (ctx->uar_memfd >= 0 && ftruncate(ctx->uar_memfd, 0) < 0)
+		close_fd(&ctx->uar_memfd); /* cannot happen to a memfd; a retry then makes a fresh one */
 	close_fd(&ctx->async_read_fd);
 	close_fd(&ctx->async_write_fd);
 	close_fd(&ctx->async_keep_fd);
 }
 
-/* Called by GET_CONTEXT: the memfd holding every UAR page, K's alias mapping of it, and the async event pipe. */
+/* Called by GET_CONTEXT: the memfd holding every UAR page (the command fd's file when the context was opened
+ * through open(), so that a raw mmap of the command fd maps the same pages), K's alias mapping of it, and the
+ * async event pipe. */
 int emu_ctx_setup_resources(struct emu_ctx *ctx, uint32_t num_pages)
 {
 	int pfd[2];
 
-	ctx->uar_memfd = memfd_create("mlx5emu-uar", MFD_CLOEXEC);
+	if (ctx->uar_memfd < 0)
+		ctx->uar_memfd = memfd_create("mlx5emu-uar", MFD_CLOEXEC);
 	if (ctx->uar_memfd < 0)
 		return errno;
 	if (num_pages && ftruncate(ctx->uar_memfd, (off_t)num_pages * EMU_UAR_PAGE_SIZE) < 0)
