@@ -147,11 +147,20 @@ final class Endpoint implements AutoCloseable
      */
     void connect(final PeerInfo remote, final int pathMtu, final int rdAtomic)
     {
+        connect(remote, pathMtu, rdAtomic, rdAtomic);
+    }
+
+    /**
+     * {@code destRdAtomic}: READs/atomics the peer may have outstanding at us (what we told it, perftest's
+     * out_reads); {@code rdAtomic}: ours at the peer (at most what it told us).
+     */
+    void connect(final PeerInfo remote, final int pathMtu, final int destRdAtomic, final int rdAtomic)
+    {
         final AddressVector path = remote.gid().interfaceId() != 0 || port.isEthernet()
             ? AddressVector.global(port.port(), remote.gid(), Math.max(0, gidIndex), 1, 0)
             : AddressVector.ib(port.port(), remote.lid(), 0);
         qp.toInit(InitAttributes.connected(port.port(), Access.ALL_REMOTE));
-        qp.toRtr(new RtrAttributes(pathMtu, remote.qpn(), remote.psn(), rdAtomic, 12, path));
+        qp.toRtr(new RtrAttributes(pathMtu, remote.qpn(), remote.psn(), destRdAtomic, 12, path));
         qp.toRts(new RtsAttributes(psn, 14, 7, 7, rdAtomic));
         this.remote = remote;
     }

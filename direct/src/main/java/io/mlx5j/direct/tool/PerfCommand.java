@@ -22,6 +22,7 @@ import java.util.Locale;
 final class PerfCommand
 {
     private static final ValueLayout.OfLong BE64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong HOST64 = ValueLayout.JAVA_LONG_UNALIGNED;
     /** Latency tests keep this many send WQEs and signal every half of it (perftest signals every cq-mod). */
     private static final int LAT_SEND_DEPTH = 64;
 
@@ -52,24 +53,40 @@ final class PerfCommand
 
     static Endpoint endpoint(final Context context, final ProtectionDomain pd, final PerfOptions o)
     {
+        return endpoint(context, pd, o, o.size());
+    }
+
+    /** {@code area}: bytes the peer may target (at least the message size). */
+    static Endpoint endpoint(final Context context, final ProtectionDomain pd, final PerfOptions o, final long area)
+    {
         final PerfTest t = o.test();
         final int sendDepth = t.isLatency() ? LAT_SEND_DEPTH : Math.max(o.txDepth(), 16);
         final int recvDepth = t.isSend() ? o.rxDepth() : 0;
-        return new Endpoint(context, pd, o.ibPort(), o.gidIndex(), sendDepth, recvDepth, o.inlineSize(), o.size());
+        return new Endpoint(context, pd, o.ibPort(), o.gidIndex(), sendDepth, recvDepth, o.inlineSize(),
+            Math.max(area, o.size()));
     }
 
     /** Everything the run needs after the QPs are connected: patterns, receives, signaling. */
     static void prepare(final Endpoint e, final PerfOptions o)
     {
-        e.fillPatterns();
+        prepare(e, o, true);
+    }
+
+    /** {@code patterns}: fill the buffers with the patterns the data checks expect (an mlx5j peer). */
+    static void prepare(final Endpoint e, final PerfOptions o, final boolean patterns)
+    {
+        if (patterns)
+        {
+            e.fillPatterns();
+        }
         if (o.test() == PerfTest.WRITE_LAT)
         {
             // the byte write_lat spins on must not start out as the first marker (1): recvPattern(107) is 1
             e.buffer.set(ValueLayout.JAVA_BYTE, o.size() - 1, (byte) 0);
         }
-        if (o.test() == PerfTest.ATOMIC_LAT)
+        if (o.test() == PerfTest.ATOMIC_LAT || o.test() == PerfTest.ATOMIC_BW)
         {
-            e.buffer.set(BE64, 0, 0L); // the counter peers add to
+            e.buffer.set(BE64, 0, 0L); // the counter peers add to (0 reads the same in either byte order)
         }
         if (o.test().isSend())
         {
@@ -123,93 +140,15 @@ final class PerfCommand
         }
     }
 
+    /** Server or client: perftest's protocol and sequence, so the peer may be perftest itself. */
     private static int twoProcess(final Context context, final ProtectionDomain pd, final PerfOptions o,
         final int rdAtomic, final PrintStream out, final PrintStream err)
     {
-        final boolean server = o.role() == PerfOptions.Role.SERVER;
-        try (Endpoint e = endpoint(context, pd, o))
+        // a perftest bw client walks the target in cache-line steps through one cycle buffer (a page)
+        try (Endpoint e = endpoint(context, pd, o, PerftestSession.CYCLE_BUFFER))
         {
             e.directPath(o.mode(), false);
-            final int mtu = pathMtu(o, e.port);
-            try (OobServer listener = server ? OobServer.listen(o.tcpPort()) : null)
-            {
-                if (server)
-                {
-                    out.println("mlx5j: waiting for a client on TCP port " + listener.port());
-                    out.flush();
-                }
-                try (OobConnection c = server ? listener.accept(o.timeout())
-                    : OobConnection.connect(o.host(), o.tcpPort(), o.timeout()))
-                {
-                    final PeerInfo address;
-                    if (server)
-                    {
-                        address = PingpongExchange.server(c, e.local(), remote -> e.connect(remote, mtu, rdAtomic));
-                    }
-                    else
-                    {
-                        address = PingpongExchange.client(c, e.local());
-                        e.connect(address, mtu, rdAtomic);
-                    }
-                    e.remote = PingpongExchange.exchangeBuffers(c, !server, e.local(), address);
-                    prepare(e, o);
-                    banner(out, o, context, e, mtu, server ? "server, client " + c.peer()
-                        : "client of " + o.host() + ":" + o.tcpPort());
-                    PingpongExchange.barrier(c, "start");
-                    final Progress progress = new Progress(err, o.test().cliName(), o.iterations(), o.progress());
-                    final long stall = stallNanos(o);
-                    final PerfTest t = o.test();
-                    long[] samples = null;
-                    long nanos = 0;
-                    if (!server)
-                    {
-                        if (t.isLatency())
-                        {
-                            samples = switch (t)
-                            {
-                                case WRITE_LAT -> PerfLoops.writeLat(e, null, o, progress, stall);
-                                case SEND_LAT -> PerfLoops.sendLat(e, null, o, progress, stall);
-                                default -> PerfLoops.oneSidedLat(e, t == PerfTest.ATOMIC_LAT, o, progress, stall);
-                            };
-                        }
-                        else
-                        {
-                            nanos = PerfLoops.bandwidth(e, null, o, 1, progress, stall);
-                        }
-                    }
-                    else
-                    {
-                        switch (t)
-                        {
-                            case WRITE_LAT -> samples = PerfLoops.writeLatResponder(e, o, progress, stall);
-                            case SEND_LAT -> samples = PerfLoops.sendLatResponder(e, o, progress, stall);
-                            case SEND_BW -> PerfLoops.sendBwResponder(e, o, progress, stall);
-                            default ->
-                            {
-                                // one-sided: nothing to do but keep the buffer registered until the client is done
-                            }
-                        }
-                    }
-                    progress.finish(o.iterations());
-                    c.readTimeout(Duration.ZERO); // the peer may still be running; its exit ends the wait (EOF)
-                    PingpongExchange.barrier(c, "end");
-                    final String check = server ? verifyResponder(e, o) : verifyInitiator(e, o);
-                    if (samples != null)
-                    {
-                        printLatency(out, o, samples, samples.length, check);
-                    }
-                    else if (!server)
-                    {
-                        printBandwidth(out, o, nanos, check);
-                    }
-                    else
-                    {
-                        out.println(" " + o.iterations() + " iterations served; data check: " + check);
-                        out.println(ResultTable.LINE);
-                    }
-                    return 0;
-                }
-            }
+            return PerftestSession.run(context, e, o, rdAtomic, out, err);
         }
     }
 
@@ -227,15 +166,11 @@ final class PerfCommand
             case READ_LAT, READ_BW -> expect(e, true, size, false, "READ data");
             case ATOMIC_LAT ->
             {
-                final long fetched = e.buffer.get(BE64, e.areaSize);
-                if (fetched != o.iterations() - 1)
-                {
-                    throw new IllegalStateException("data check failed: the last FETCH_ADD returned " + fetched
-                        + ", expected " + (o.iterations() - 1));
-                }
+                final long fetched = atomicValue(e.buffer.get(HOST64, e.areaSize), o.iterations() - 1,
+                    "the last FETCH_ADD returned");
                 yield "last FETCH_ADD returned " + fetched;
             }
-            case WRITE_BW, SEND_BW -> "sender";
+            case WRITE_BW, SEND_BW, ATOMIC_BW -> "sender";
         };
     }
 
@@ -248,17 +183,32 @@ final class PerfCommand
             case WRITE_LAT, SEND_LAT -> expect(e, false, size - 1, true, "message");
             case WRITE_BW, SEND_BW -> expect(e, false, size, true, "message");
             case READ_LAT, READ_BW -> "READ source";
-            case ATOMIC_LAT ->
+            case ATOMIC_LAT, ATOMIC_BW ->
             {
-                final long counter = e.buffer.get(BE64, 0);
-                if (counter != o.iterations())
-                {
-                    throw new IllegalStateException("data check failed: the counter is " + counter + " after "
-                        + o.iterations() + " FETCH_ADDs of 1");
-                }
+                final long counter = atomicValue(e.buffer.get(HOST64, 0), o.iterations(), "the counter after "
+                    + o.iterations() + " FETCH_ADDs of 1 is");
                 yield "counter " + counter;
             }
         };
+    }
+
+    /**
+     * An 8-byte atomic target or result: host byte order, as a ConnectX under the Linux driver leaves it (verbs
+     * atomics operate on the host's uint64_t). The emulated device used to store it big-endian; that order is still
+     * recognised, and named, so the check does not depend on which the device does.
+     */
+    private static long atomicValue(final long host, final long expected, final String what)
+    {
+        if (host == expected)
+        {
+            return host;
+        }
+        if (Long.reverseBytes(host) == expected)
+        {
+            return expected;    // big-endian in memory: the emulator's former byte order
+        }
+        throw new IllegalStateException("data check failed: " + what + " " + host + " (0x" + Long.toHexString(host)
+            + "), expected " + expected);
     }
 
     /** Checks {@code length} bytes of an area against a pattern; returns what was checked. */
@@ -281,7 +231,7 @@ final class PerfCommand
 
     // ------------------------------------------------------------------------------------------ output
 
-    private static void banner(final PrintStream out, final PerfOptions o, final Context context, final Endpoint e,
+    static void banner(final PrintStream out, final PerfOptions o, final Context context, final Endpoint e,
         final int mtu, final String connection)
     {
         final PortAttributes p = e.port;
@@ -315,7 +265,7 @@ final class PerfCommand
             label, a.lid(), a.qpn(), a.psn(), a.rkey(), a.addr(), GidText.ntop(a.gid()));
     }
 
-    private static void printLatency(final PrintStream out, final PerfOptions o, final long[] samples,
+    static void printLatency(final PrintStream out, final PerfOptions o, final long[] samples,
         final int count, final String check)
     {
         final LatencyStats s = LatencyStats.of(samples, count, o.test().rttFactor());
@@ -326,13 +276,22 @@ final class PerfCommand
             + "; data check: " + check);
     }
 
-    private static void printBandwidth(final PrintStream out, final PerfOptions o, final long nanos,
+    static void printBandwidth(final PrintStream out, final PerfOptions o, final long nanos,
         final String check)
     {
-        out.println(ResultTable.bandwidthHeader());
-        out.println(ResultTable.bandwidthRow(new BandwidthStats(o.size(), o.iterations(), nanos)));
+        out.println(ResultTable.bandwidthHeader(o.reportGbits()));
+        out.println(ResultTable.bandwidthRow(new BandwidthStats(o.size(), o.iterations(), nanos), o.reportGbits()));
         out.println(ResultTable.LINE);
         out.println(String.format(Locale.ROOT, " %.3f ms; data check: %s", nanos * 1e-6, check));
+    }
+
+    /** The client's report, as a perftest server prints it (in the units the client chose). */
+    static void printRemoteBandwidth(final PrintStream out, final PerfOptions o, final PerftestWire.BwReport r)
+    {
+        out.println(" the client's report:");
+        out.println(ResultTable.bandwidthHeader(o.reportGbits()));
+        out.println(ResultTable.bandwidthRow(r.size(), r.iterations(), r.bwAvg(), r.msgRate()));
+        out.println(ResultTable.LINE);
     }
 
     // ------------------------------------------------------------------------------------------ helpers
