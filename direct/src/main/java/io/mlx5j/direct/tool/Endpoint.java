@@ -19,6 +19,7 @@ import io.mlx5j.direct.QpType;
 import io.mlx5j.direct.QueuePair;
 import io.mlx5j.direct.RtrAttributes;
 import io.mlx5j.direct.RtsAttributes;
+import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.doorbell.DoorbellMode;
 
@@ -207,6 +208,31 @@ final class Endpoint implements AutoCloseable
             lastSendWrId = wc.wrId();
         }
         return 1;
+    }
+
+    /**
+     * Waits until every WQE posted so far has completed: a signaled NOP behind them (RC completes in order, so its
+     * CQE means the earlier, possibly unsignaled, WRITEs and SENDs are done). Before the QP is destroyed, so that the
+     * last message of a run reaches a peer that is still waiting for it.
+     */
+    void quiesce(final long stallNanos)
+    {
+        final long deadline = System.nanoTime() + stallNanos;
+        while (!sq.nop(-1L, SendFlags.SIGNALED | SendFlags.RING))
+        {
+            pollOnce();
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new IllegalStateException("send queue of " + qp + " still full at the end of the run");
+            }
+        }
+        while (sq.outstanding() != 0)
+        {
+            if (pollOnce() == 0 && System.nanoTime() - deadline > 0)
+            {
+                throw new IllegalStateException(sq.outstanding() + " WQEs of " + qp + " never completed");
+            }
+        }
     }
 
     /** Fills the send area with {@link #sendPattern} and the receive area with {@link #recvPattern}. */

@@ -106,6 +106,7 @@ final class PerftestSession
                     {
                         final long[] samples = server ? PerfLoops.writeLat(e, null, o, progress, stall)
                             : PerfLoops.writeLatResponder(e, o, progress, stall);
+                        e.quiesce(stall);   // the peer waits for our last WRITE; write_lat has no closing exchange
                         progress.finish(o.iterations());
                         PerfCommand.printLatency(out, o, samples, samples.length, checkOf(e, o, !server, check));
                     }
@@ -113,6 +114,7 @@ final class PerftestSession
                     {
                         final long[] samples = server ? PerfLoops.sendLatResponder(e, o, progress, stall)
                             : PerfLoops.sendLat(e, null, o, progress, stall);
+                        e.quiesce(stall);
                         progress.finish(o.iterations());
                         w.close(my, gid);
                         PerfCommand.printLatency(out, o, samples, samples.length, checkOf(e, o, server, check));
