@@ -5,18 +5,14 @@ import io.mlx5j.direct.DeviceAttributes;
 import io.mlx5j.direct.PeerInfo;
 import io.mlx5j.direct.PortAttributes;
 import io.mlx5j.direct.ProtectionDomain;
-import io.mlx5j.direct.oob.OobConnection;
-import io.mlx5j.direct.oob.OobServer;
-import io.mlx5j.direct.oob.PingpongExchange;
 
 import java.io.PrintStream;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.time.Duration;
 import java.util.Locale;
 
 /**
- * {@code mlx5j perf TEST}: sets up one endpoint (server/client, connected over the out-of-band TCP exchange) or two
+ * {@code mlx5j perf TEST}: sets up one endpoint (server/client, connected over perftest's TCP exchange) or two
  * (loopback, one thread), runs {@link PerfLoops}, checks the data that moved, and prints perftest's table.
  */
 final class PerfCommand
