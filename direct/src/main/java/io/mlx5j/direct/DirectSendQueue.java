@@ -287,7 +287,11 @@ public final class DirectSendQueue
             begin(wrId, MLX5_OPCODE_RDMA_READ, flags).remote(raddr, rkey).sge(laddr, lkey, len).post();
     }
 
-    /** 64-bit compare and swap; the old remote value lands in the 8 bytes at laddr. */
+    /**
+     * 64-bit compare and swap; the old remote value lands in the 8 bytes at laddr. The remote word and the returned
+     * value are in host byte order (ConnectX-4 and later under the Linux mlx5 driver, which reports
+     * IBV_ATOMIC_HCA); 4-byte masked atomics work on big-endian words.
+     */
     public boolean compareSwap(final long wrId, final long laddr, final int lkey, final long raddr, final int rkey,
         final long compare, final long swap, final int flags)
     {
@@ -295,7 +299,7 @@ public final class DirectSendQueue
             .sge(laddr, lkey, 8).post();
     }
 
-    /** 64-bit fetch and add; the old remote value lands in the 8 bytes at laddr. */
+    /** 64-bit fetch and add on a host-order word; the old remote value lands in the 8 bytes at laddr, in host order. */
     public boolean fetchAdd(final long wrId, final long laddr, final int lkey, final long raddr, final int rkey,
         final long add, final int flags)
     {
