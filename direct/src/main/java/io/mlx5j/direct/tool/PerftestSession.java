@@ -72,6 +72,12 @@ final class PerftestSession
                     e.mr.rkey(), e.recvArea, e.gid, 0);
 
                 PerftestWire.Dest rem = w.handshake(my, gid);
+                if (rem.srqn() != 0)
+                {
+                    throw new IllegalStateException("the peer sent SRQ number 0x" + Integer.toHexString(rem.srqn())
+                        + ": it runs XRC or DC (perftest -c XRC/DC), which mlx5j perf does not; "
+                        + "run it with -c RC");
+                }
                 if (t.isLatency() && t != PerfTest.SEND_LAT)
                 {
                     rem = w.handshake(my, gid);
