@@ -15,7 +15,9 @@
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emu_clock.h"
 #include "engine/eng_internal.h"
+#include "engine/eng_pcap.h"
 
 static inline int32_t psn_diff(uint32_t a, uint32_t b)
 {
@@ -147,6 +149,10 @@ static int complete_sq(struct eng_qp *qp)
 			struct eng_cqe_info ci = { .opcode = MLX5_CQE_REQ, .wqe_opcode = e->opcode,
 						   .wqe_counter = (uint16_t)e->bb, .qpn = qp->qpn,
 						   .srqn_uidx = qp->uidx, .byte_cnt = e->byte_cnt };
+			/* RC completes on the ACK, stamped when the CQE is written; a send that waits for no ACK
+			 * is stamped when it left, so the receiver's stamp is always the later one */
+			if (qp->type != EMU_QPT_RC)
+				ci.timestamp = emu_clock_ticks(e->tx_ns);
 			if (e->scat_len) {
 				ci.inline_data = e->scat;
 				ci.inline_len = e->scat_len;
@@ -211,6 +217,7 @@ static struct eng_infl *push_infl(struct eng_qp *qp, uint64_t now)
 	e->nbb = (uint16_t)eng_wqe_bbs(qp->cur.ds ? qp->cur.ds : 1);
 	e->opcode = qp->cur.opcode;
 	e->fm_ce_se = qp->cur.fm_ce_se;
+	e->tx_ns = now;
 	qp->infl_head++;
 	return e;
 }
@@ -303,6 +310,7 @@ static int tx_message(struct eng_qp *qp, struct eng_inbox *peer, uint32_t dst_qp
 				p->sl = w->av.sl;
 			}
 			gather(qp, w, qp->tx_off, p->data, chunk);
+			eng_tap_tx(qp, p, qp->type == EMU_QPT_UD ? &w->av : NULL);
 			eng_ring_commit(&peer->req, tok);
 			eng_inbox_kick(peer);
 		}
@@ -359,6 +367,19 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 		return 1;
 	}
 
+	if (qp->type == EMU_QPT_RAW) {
+		uint8_t synd = 0;
+		if (!eng_eth_send(qp, &synd))
+			return 0;
+		if (synd) {
+			fail_wqe(qp, now, synd);
+			return 1;
+		}
+		struct eng_infl *e = push_infl(qp, now);
+		e->done = 1;
+		advance(qp);
+		return 1;
+	}
 	if (qp->type == EMU_QPT_UD) {
 		if (w->total_len > 4096 || (is_eth(qp) && w->total_len > 4096)) {
 			fail_wqe(qp, now, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
@@ -367,6 +388,7 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 		struct eng_inbox *peer = eng_peer_inbox(w->av.dqpn, NULL, NULL);
 		if (!tx_message(qp, peer, w->av.dqpn, PKT_SEND))
 			return 0;
+		qp->next_psn = qp->tx_psn; /* UD packets carry consecutive PSNs too (IBA 9.7.1) */
 		struct eng_infl *e = push_infl(qp, now);
 		e->done = 1;
 		e->byte_cnt = (uint32_t)w->total_len;
@@ -419,6 +441,7 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 			p->compare = w->compare;
 			p->swap_mask = w->swap_mask;
 			p->compare_mask = w->compare_mask;
+			eng_tap_tx(qp, p, NULL);
 			eng_ring_commit(&peer->req, tok);
 			eng_inbox_kick(peer);
 		}
@@ -678,6 +701,7 @@ static int send_ack(struct eng_qp *qp, uint32_t syndrome, uint32_t psn)
 	p->psn = psn & ENG_PSN_MASK;
 	p->syndrome = syndrome;
 	p->rnr_timer = qp->min_rnr_timer;
+	eng_tap_tx(qp, p, NULL);
 	eng_ring_commit(&peer->resp, tok);
 	eng_inbox_kick(peer);
 	return 1;
@@ -708,7 +732,7 @@ int eng_flush_acks(void)
 	return work;
 }
 
-static uint32_t rq_avail(struct eng_qp *qp)
+uint32_t eng_rq_avail(struct eng_qp *qp)
 {
 	if (qp->srq) {
 		uint32_t c = __builtin_bswap32(__atomic_load_n(&qp->srq->dbrec[0], __ATOMIC_ACQUIRE));
@@ -720,7 +744,7 @@ static uint32_t rq_avail(struct eng_qp *qp)
 	return (pi - qp->rq_ci) & 0xffff;
 }
 
-static void rq_take(struct eng_qp *qp, struct eng_rx *rx)
+void eng_rq_take(struct eng_qp *qp, struct eng_rx *rx)
 {
 	const uint8_t *wqe;
 	size_t stride;
@@ -733,7 +757,7 @@ static void rq_take(struct eng_qp *qp, struct eng_rx *rx)
 		rx->nsge = eng_rwqe_parse(wqe, stride, 1, rx->sge, ENG_MAX_RSGE, &next);
 		s->head = next;
 		s->consumed++;
-		if (s->limit && rq_avail(qp) < s->limit) {
+		if (s->limit && eng_rq_avail(qp) < s->limit) {
 			s->limit = 0;
 			emu_lock();
 			s->s->srq_limit = 0;
@@ -806,10 +830,10 @@ static void resp_fail(struct eng_qp *qp, struct pkt *p, uint8_t cqe_synd, uint32
 
 static void ud_recv(struct eng_qp *qp, struct pkt *p)
 {
-	if (p->qkey != qp->qkey || !rq_avail(qp))
+	if (p->qkey != qp->qkey || !eng_rq_avail(qp))
 		return; /* UD drops silently, as the fabric does */
 	struct eng_rx *rx = &qp->rx;
-	rq_take(qp, rx);
+	eng_rq_take(qp, rx);
 	if (!rx_sges_ok(qp, rx)) {
 		resp_fail(qp, p, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0, 1);
 		return;
@@ -848,7 +872,7 @@ static int send_recv(struct eng_qp *qp, struct pkt *p)
 {
 	struct eng_rx *rx = &qp->rx;
 	if (p->flags & PF_FIRST) {
-		if (!rq_avail(qp)) {
+		if (!eng_rq_avail(qp)) {
 			if (qp->type == EMU_QPT_UC) {
 				rx->active = 1;
 				rx->drop = 1;
@@ -859,7 +883,7 @@ static int send_recv(struct eng_qp *qp, struct pkt *p)
 			return -1; /* RNR: psn not consumed */
 		}
 		memset(rx, 0, offsetof(struct eng_rx, sge));
-		rq_take(qp, rx);
+		eng_rq_take(qp, rx);
 		rx->active = 1;
 		rx->is_send = 1;
 		if (!rx_sges_ok(qp, rx)) {
@@ -901,7 +925,7 @@ static int write_recv(struct eng_qp *qp, struct pkt *p)
 	struct eng_rx *rx = &qp->rx;
 	if (p->flags & PF_FIRST) {
 		memset(rx, 0, offsetof(struct eng_rx, sge));
-		if ((p->flags & PF_IMM) && !rq_avail(qp)) {
+		if ((p->flags & PF_IMM) && !eng_rq_avail(qp)) {
 			if (qp->type == EMU_QPT_UC) {
 				rx->active = rx->drop = 1;
 				goto done;
@@ -930,11 +954,11 @@ static int write_recv(struct eng_qp *qp, struct pkt *p)
 	if (p->len)
 		memcpy((uint8_t *)(uintptr_t)(rx->waddr + p->offset), p->data, p->len);
 	if ((p->flags & PF_LAST) && (p->flags & PF_IMM)) {
-		if (!rq_avail(qp)) { /* receive vanished between first and last packet: drop for UC */
+		if (!eng_rq_avail(qp)) { /* receive vanished between first and last packet: drop for UC */
 			rx->active = 0;
 			return 1;
 		}
-		rq_take(qp, rx);
+		eng_rq_take(qp, rx);
 		recv_cqe(qp, p, MLX5_CQE_RESP_WR_IMM, p->msg_len, NULL, 0);
 	}
 done:
@@ -1032,6 +1056,7 @@ static int send_atomic_resp(struct eng_qp *qp, struct pkt *req, uint64_t raw, in
 		r->psn = req->psn;
 		r->len = r->msg_len = req->atomic_size;
 		memcpy(r->data, &raw, req->atomic_size); /* the word's bytes as they were */
+		eng_tap_tx(qp, r, NULL);
 		eng_ring_commit(&peer->resp, tok);
 		eng_inbox_kick(peer);
 	}
@@ -1063,6 +1088,7 @@ static int send_read_resp(struct eng_qp *qp, struct pkt *req)
 				r->flags |= PF_LAST;
 			if (chunk)
 				memcpy(r->data, (const uint8_t *)(uintptr_t)(req->raddr + qp->read_off), chunk);
+			eng_tap_tx(qp, r, NULL);
 			eng_ring_commit(&peer->resp, tok);
 			eng_inbox_kick(peer);
 		}
@@ -1151,6 +1177,8 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 
 int eng_handle_req(struct pkt *p)
 {
+	if (p->type == PKT_ETH)
+		return eng_eth_rx(p);
 	struct eng_qp *qp = eng_find_qp(p->dst_qpn);
 	if (!qp || qp->type != p->qp_type || (qp->state != EMU_QPS_RTR && qp->state != EMU_QPS_RTS)) {
 		if (emu_log_enabled)

@@ -7,6 +7,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <rdma/mlx5-abi.h>
+
+#include "emu_clock.h"
 #include "engine_hooks.h"
 #include "uverbs.h"
 
@@ -101,8 +104,9 @@ void emu_ctx_put(struct emu_ctx *ctx)
 
 /* libmlx5 maps static UAR page i at offset ((cmd << 8) | i) * page_size (rdma-core v44 providers/mlx5/mlx5.c,
  * get_uar_mmap_offset): cmd 0 = MLX5_IB_MMAP_REGULAR_PAGE, 3 = MLX5_IB_MMAP_NC_PAGE (MLX5_SHUT_UP_BF). Both are
- * the same page here. Every other command (core clock, clock info, device memory, dynamic WC pages) is refused
- * the way a kernel without that feature refuses it. */
+ * the same page here. cmd 5 (MLX5_IB_MMAP_CORE_CLOCK) and 7 (MLX5_IB_MMAP_CLOCK_INFO) are the clock pages
+ * (clock.c). Every other command (device memory, dynamic WC pages) is refused the way a kernel without that
+ * feature refuses it. */
 #define MMAP_CMD_SHIFT 8
 #define MMAP_REGULAR_PAGE 0
 #define MMAP_NC_PAGE 3
@@ -121,6 +125,13 @@ void *emu_ctx_mmap(struct emu_ctx *ctx, void *addr, size_t len, int prot, int fl
 		err = EINVAL;
 	} else if (!(flags & MAP_SHARED)) {
 		err = EINVAL;
+	} else if (ctx->have_context && (cmd == MLX5_IB_MMAP_CORE_CLOCK || cmd == MLX5_IB_MMAP_CLOCK_INFO)) {
+		p = emu_clock_mmap(addr, len, prot, flags, cmd, idx, &err);
+		if (emu_log_enabled)
+			emu_log("mmap fd=%d clock page cmd=%u -> %p%s%s", ctx->cmd_fd, cmd, p, err ? " " : "",
+				err ? strerror(err) : "");
+		errno = err;
+		return p;
 	} else if (cmd != MMAP_REGULAR_PAGE && cmd != MMAP_NC_PAGE) {
 		err = EINVAL;
 	} else if (!ctx->have_context || idx >= ctx->num_uar_pages) {

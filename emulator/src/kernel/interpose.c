@@ -29,6 +29,7 @@
 
 #include "kernel.h"
 #include "uverbs.h"
+#include "ucma.h"
 
 #define CDEV_PREFIX "/dev/infiniband/uverbs"
 
@@ -241,6 +242,12 @@ static int open_cdev(int index, int flags)
 	return fd;
 }
 
+/* /dev/infiniband/rdma_cm: the rdma_cm channel (ucma.c) */
+static int is_ucma_path(const char *path)
+{
+	return path && strcmp(path, EMU_UCMA_PATH) == 0;
+}
+
 static int mode_arg(int flags, va_list ap)
 {
 	if (flags & (O_CREAT | __O_TMPFILE))
@@ -257,6 +264,8 @@ int open(const char *path, int flags, ...)
 	int idx = cdev_index(path);
 	if (idx >= 0)
 		return open_cdev(idx, flags);
+	if (is_ucma_path(path))
+		return emu_ucma_open(flags);
 	return REAL(open)(path, flags, mode);
 }
 
@@ -269,6 +278,8 @@ int open64(const char *path, int flags, ...)
 	int idx = cdev_index(path);
 	if (idx >= 0)
 		return open_cdev(idx, flags);
+	if (is_ucma_path(path))
+		return emu_ucma_open(flags);
 	return REAL(open64)(path, flags, mode);
 }
 
@@ -284,6 +295,8 @@ int openat(int dirfd, const char *path, int flags, ...)
 	int idx = cdev_index(path);
 	if (idx >= 0)
 		return open_cdev(idx, flags);
+	if (is_ucma_path(path))
+		return emu_ucma_open(flags);
 	return REAL(openat)(dirfd, path, flags, mode);
 }
 
@@ -296,6 +309,8 @@ int openat64(int dirfd, const char *path, int flags, ...)
 	int idx = cdev_index(path);
 	if (idx >= 0)
 		return open_cdev(idx, flags);
+	if (is_ucma_path(path))
+		return emu_ucma_open(flags);
 	return REAL(openat64)(dirfd, path, flags, mode);
 }
 
@@ -320,17 +335,18 @@ int stat(const char *path, struct stat *st) { return stat_cdev(path, st, REAL(st
 int stat64(const char *path, struct stat64 *st) { return stat_cdev(path, (struct stat *)st, REAL(stat64)); }
 int lstat(const char *path, struct stat *st) { return stat_cdev(path, st, REAL(lstat)); }
 
-/* A command fd is a character device 1:3 to fstat (ibv_import_device checks S_ISCHR and st_rdev). */
+/* A command fd is a character device 1:3 to fstat (ibv_import_device checks S_ISCHR and st_rdev), and so is
+ * the rdma_cm channel (an eventfd), which librdmacm's open_cdev() wants to be a character device. */
 int fstat(int fd, struct stat *st)
 {
-	if (__builtin_expect(emu_fd_ctx(fd) == NULL, 1))
+	if (__builtin_expect(emu_fd_ctx(fd) == NULL && !emu_ucma_is_fd(fd), 1))
 		return REAL(fstat)(fd, st);
 	return REAL(stat)("/dev/null", st);
 }
 
 int fstat64(int fd, struct stat64 *st)
 {
-	if (__builtin_expect(emu_fd_ctx(fd) == NULL, 1))
+	if (__builtin_expect(emu_fd_ctx(fd) == NULL && !emu_ucma_is_fd(fd), 1))
 		return REAL(fstat64)(fd, (struct stat *)st);
 	return REAL(stat64)("/dev/null", (struct stat *)st);
 }
@@ -373,6 +389,8 @@ int faccessat(int dirfd, const char *path, int mode, int flags)
 
 ssize_t write(int fd, const void *buf, size_t count)
 {
+	if (__builtin_expect(emu_ucma_is_fd(fd), 0))
+		return emu_ucma_write(fd, buf, count);
 	if (__builtin_expect(emu_fd_ctx(fd) == NULL, 1))
 		return REAL(write)(fd, buf, count);
 	struct emu_ctx *ctx = fd_ctx_get(fd);
@@ -447,6 +465,8 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 
 int close(int fd)
 {
+	if (__builtin_expect(emu_ucma_is_fd(fd), 0))
+		emu_ucma_close(fd);
 	if (__builtin_expect(emu_fd_ctx(fd) == NULL, 1))
 		return REAL(close)(fd);
 	/* Forget the fd before the real close, so a concurrent open() reusing the number is never ours. */

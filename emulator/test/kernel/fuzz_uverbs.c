@@ -3,7 +3,8 @@
  * redirected into scratch memory often enough that the handlers past the header checks are reached; every
  * input ends with the context's teardown, so LeakSanitizer checks the cleanup paths too.
  * Input: a sequence of records [u8 kind][u16 len][len bytes]; kind bit 0 = send as is (no patching),
- * kind bit 1 = an mmap at the offset in the first 8 bytes, kind bit 2 = skip the initial valid GET_CONTEXT. */
+ * kind bit 1 = an mmap at the offset in the first 8 bytes (byte 8: bit 0 = two pages, bit 1 = read-only, as the
+ * clock pages must be mapped, bit 2 = private), kind bit 2 = skip the initial valid GET_CONTEXT. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,6 +49,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	snprintf(g_fabric, sizeof(g_fabric), "mlx5emu-fuzz-%d", (int)getpid());
 	setenv("MLX5EMU_FABRIC", g_fabric, 1);
+	emu_log_enabled = getenv("MLX5EMU_LOG") != NULL; /* what each seed reaches (the interposers read it otherwise) */
 	atexit(drop_fabric);
 	g_resp = mmap(NULL, SCRATCH + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	g_ring = mmap(NULL, SCRATCH, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -86,6 +88,13 @@ static void patch(uint8_t *cmd, size_t len)
 			memcpy(&r, cmd + sizeof(h), 8);
 			if (r)
 				memcpy(cmd + sizeof(h), &resp, 8);
+		}
+		/* EX_CREATE_WQ: the mlx5 data after the core request starts with buf_addr and db_addr */
+		size_t at = sizeof(h) + sizeof(struct ib_uverbs_ex_cmd_hdr) + (size_t)h.in_words * 8;
+		if (c == IB_USER_VERBS_EX_CMD_CREATE_WQ && len >= at + 16) {
+			uint64_t db = ring + SCRATCH - 64;
+			memcpy(cmd + at, &ring, 8);
+			memcpy(cmd + at + 8, &db, 8);
 		}
 		return;
 	}
@@ -150,8 +159,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (kind & 2) {
 			uint64_t off = 0;
 			memcpy(&off, cmd, len < 8 ? len : 8);
-			size_t mlen = len >= 9 && (cmd[8] & 1) ? 8192 : 4096;
-			void *p = emu_ctx_mmap(ctx, NULL, mlen, PROT_WRITE, MAP_SHARED, (off_t)(off & 0xffffffffffffULL));
+			uint8_t how = len >= 9 ? cmd[8] : 0;
+			size_t mlen = how & 1 ? 8192 : 4096;
+			void *p = emu_ctx_mmap(ctx, NULL, mlen, how & 2 ? PROT_READ : PROT_WRITE,
+					       how & 4 ? MAP_PRIVATE : MAP_SHARED, (off_t)(off & 0xffffffffffffULL));
 			if (p != MAP_FAILED)
 				munmap(p, mlen);
 			continue;
