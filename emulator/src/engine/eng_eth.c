@@ -181,6 +181,8 @@ static int fabric_send(struct eng_qp *qp, uint8_t *const *frames, const uint32_t
 			memcpy(p->data, frames[k], lens[k]);
 			eng_ring_commit(&tgt[t]->req, toks[t][k]);
 		}
+	for (int t = 0; t < nt; t++)
+		eng_inbox_kick(tgt[t]); /* wake receivers that sleep on their inbox futex */
 	return 1;
 }
 
