@@ -44,6 +44,12 @@ uint8_t eng_cqe_build(uint8_t *entry, uint32_t cqe_size, const struct eng_cqe_in
 		 * the CQE entry (not from the 64-byte part), so only that layout decodes right with 128-byte CQEs too. */
 		if (ci->inline_len <= 32) {
 			memcpy(entry, ci->inline_data, ci->inline_len);
+			/* With 128-byte CQEs the SCATTER_32 data also goes where the PRM puts it, the first 32 bytes of
+			 * the 64-byte CQE part (those carry no field a requester CQE needs): UCX's rc_mlx5, a second
+			 * independent reader, takes it from there (uct_rc_mlx5_txqp_process_tx_cqe) and otherwise
+			 * delivered garbage for small gets, and libmlx5 from the entry start. */
+			if (cqe_size == 128)
+				memcpy(c, ci->inline_data, ci->inline_len);
 			flags = MLX5_INLINE_SCATTER_32;
 		}
 	} else if (!is_err && ci->inline_data && ci->inline_len) {

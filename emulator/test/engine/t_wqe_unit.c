@@ -147,6 +147,8 @@ int main(void)
 	ci.inline_len = 8;
 	op = eng_cqe_build(cqe, 128, &ci, 1);
 	CHECK(op == (MLX5_CQE_REQ << 4 | MLX5_INLINE_SCATTER_32 | 1) && memcmp(cqe, ci.inline_data, 8) == 0, "req 128");
+	/* ... and in the 64-byte CQE part, where UCX's rc_mlx5 reads SCATTER_32 data */
+	CHECK(memcmp(cqe + 64, ci.inline_data, 8) == 0, "req 128: data also in the CQE part");
 	ci.inline_len = 40;
 	CHECK(eng_cqe_build(cqe, 128, &ci, 1) == (MLX5_CQE_REQ << 4 | 1), "req 40 bytes: no scatter");
 	memset(&ci, 0, sizeof ci);

@@ -19,6 +19,7 @@ fi
 u() { local tl=$1; shift; run ib ucx_perftest -d mlx5_0:1 -x "$tl" -f -w 2 "$@"; }
 u rc_mlx5  -t put_lat -n 30
 u rc_mlx5  -t am_lat  -n 30
+u rc_mlx5  -t get     -n 20 -D bcopy -s 8
 u rc_mlx5  -t get     -n 20 -D bcopy -s 64
 u rc_mlx5  -t add_lat -n 30
 u rc_mlx5  -t fadd    -n 30
