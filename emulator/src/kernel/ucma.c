@@ -756,8 +756,30 @@ static void *cm_thread(void *arg)
 
 /* ---- open / close ---- */
 
+/* fork: the child gets no CM thread and no mailbox of ours; its inherited channels are forgotten (inert, as the
+ * emulator's inherited uverbs fds are), and it may open rdma_cm itself. */
+static void atfork_prepare(void) { pthread_mutex_lock(&g_lock); }
+static void atfork_parent(void) { pthread_mutex_unlock(&g_lock); }
+static void atfork_child(void)
+{
+	pthread_mutex_init(&g_lock, NULL);
+	for (int fd = 0; fd < FD_MAP; fd++)
+		atomic_store(&g_is_ucma[fd], 0);
+	g_files = NULL; /* the parent's objects stay allocated in the child's copy, unreachable */
+	g_ids = NULL;
+	g_ids_cap = 0;
+	g_nfiles = 0;
+	g_thread_running = 0;
+	g_thread_stop = 0;
+	g_join_pending = 0;
+}
+
+static pthread_once_t g_atfork_once = PTHREAD_ONCE_INIT;
+static void register_atfork(void) { pthread_atfork(atfork_prepare, atfork_parent, atfork_child); }
+
 int emu_ucma_open(int flags)
 {
+	pthread_once(&g_atfork_once, register_atfork);
 	if ((flags & O_ACCMODE) != O_RDWR) {
 		errno = EACCES;
 		return -1;

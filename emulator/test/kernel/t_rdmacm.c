@@ -13,7 +13,7 @@
  *    two sides agree (qpn, PSNs, MTU, path) and QPs created with rdma_create_qp reach RTS.
  *  - UNREACHABLE (-ETIMEDOUT) when the listener never answers (MLX5EMU_CM_TIMEOUT_MS).
  *  - DISCONNECTED when the peer process is killed.
- *  - a non-blocking channel: EAGAIN, then poll() readiness. IPv6 (::1). */
+ *  - a non-blocking channel: EAGAIN, then poll() readiness. IPv6 (::1). A forked child's own channel. */
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -467,6 +467,35 @@ static void test_peer_dies(void)
 	close(ready);
 }
 
+/* A child forked while the parent has a channel open gets a CM of its own (its inherited channel is inert). Runs
+ * first: librdmacm has opened no device yet, so the child's library state is usable. */
+static void test_fork(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	REQUIRE(ch, "rdma_create_event_channel");
+	pid_t pid = fork();
+	REQUIRE(pid >= 0, "fork");
+	if (pid == 0) {
+		struct rdma_event_channel *c2 = rdma_create_event_channel();
+		struct rdma_cm_id *id;
+		struct sockaddr_storage a = addr_of("127.0.0.1", g_port_base + 11);
+		if (!c2 || rdma_create_id(c2, &id, NULL, RDMA_PS_TCP) ||
+		    rdma_resolve_addr(id, NULL, (struct sockaddr *)&a, 1000))
+			_exit(3);
+		struct pollfd p = { .fd = c2->fd, .events = POLLIN };
+		struct rdma_cm_event *ev;
+		if (poll(&p, 1, 20000) != 1 || rdma_get_cm_event(c2, &ev) || ev->event != RDMA_CM_EVENT_ADDR_RESOLVED)
+			_exit(4);
+		rdma_ack_cm_event(ev);
+		rdma_destroy_id(id);
+		rdma_destroy_event_channel(c2);
+		_exit(0);
+	}
+	int rc = reap(pid);
+	CHECK(rc == 0, "forked child could not resolve an address through its own channel (%d)", rc);
+	rdma_destroy_event_channel(ch);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -483,6 +512,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	g_port_base = 20000 + (int)(getpid() % 1000) * 16;
+	test_fork();
 	test_commands();
 	test_addr_error();
 	test_no_listener();
