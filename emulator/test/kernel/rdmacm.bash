@@ -36,7 +36,7 @@ cm_pair_once() {
 	MLX5EMU_FABRIC=$fab MLX5EMU_LOG=1 timeout 90 "$E" --link "$link" -- "${srv[@]}" > "$out/srv" 2>&1 &
 	local spid=$!
 	for i in $(seq 600); do
-		grep -q "LISTEN in=.* -> ok" "$out/srv" 2> /dev/null && break
+		grep -qE "${READY_RE:-LISTEN in=.* -> ok}" "$out/srv" 2> /dev/null && break
 		kill -0 $spid 2> /dev/null || break
 		sleep 0.1
 	done
