@@ -4,6 +4,7 @@ import io.mlx5j.direct.QueuePair;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.function.Consumer;
 
 /**
  * An established rdma_cm connection: the id and the {@link QueuePair} it connected, in RTS and ready for
@@ -47,10 +48,20 @@ public final class CmConnection implements AutoCloseable
     public static CmConnection connect(final InetSocketAddress destination, final ConnectOptions options,
         final QpFactory qpFactory)
     {
+        return connect(destination, options, qpFactory, null);
+    }
+
+    /**
+     * {@link #connect(InetSocketAddress, ConnectOptions, QpFactory)}; {@code onReceiveReady} runs when the QP can take
+     * receives, before the request is sent (see {@link CmId#connect(QueuePair, ConnectOptions, Consumer)}).
+     */
+    public static CmConnection connect(final InetSocketAddress destination, final ConnectOptions options,
+        final QpFactory qpFactory, final Consumer<QueuePair> onReceiveReady)
+    {
         final EventChannel channel = EventChannel.create();
         try
         {
-            return connect(channel, true, PortSpace.TCP, destination, options, qpFactory);
+            return connect(channel, true, PortSpace.TCP, destination, options, qpFactory, onReceiveReady);
         }
         catch (final RuntimeException ex)
         {
@@ -63,11 +74,12 @@ public final class CmConnection implements AutoCloseable
     public static CmConnection connect(final EventChannel channel, final PortSpace portSpace,
         final InetSocketAddress destination, final ConnectOptions options, final QpFactory qpFactory)
     {
-        return connect(channel, false, portSpace, destination, options, qpFactory);
+        return connect(channel, false, portSpace, destination, options, qpFactory, null);
     }
 
     private static CmConnection connect(final EventChannel channel, final boolean owned, final PortSpace portSpace,
-        final InetSocketAddress destination, final ConnectOptions options, final QpFactory qpFactory)
+        final InetSocketAddress destination, final ConnectOptions options, final QpFactory qpFactory,
+        final Consumer<QueuePair> onReceiveReady)
     {
         final CmId id = channel.createId(portSpace);
         QueuePair qp = null;
@@ -88,7 +100,7 @@ public final class CmConnection implements AutoCloseable
             id.expect("resolve route to " + destination, CmEventType.ROUTE_RESOLVED,
                 options.routeTimeout().plus(CM_GRACE));
             qp = qpFactory.create(id);
-            id.connect(qp, options);
+            id.connect(qp, options, onReceiveReady);
             final CmEvent established = id.expect("connect to " + destination, CmEventType.ESTABLISHED,
                 options.connectTimeout());
             return new CmConnection(id, qp, owned ? channel : null, established, established.privateData());

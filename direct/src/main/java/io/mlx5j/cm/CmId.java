@@ -18,6 +18,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import static io.mlx5j.bindings.CTypes.C_INT;
 import static io.mlx5j.bindings.CTypes.C_POINTER;
@@ -231,6 +232,15 @@ public final class CmId implements AutoCloseable
      */
     public void connect(final QueuePair qp, final ConnectOptions options)
     {
+        connect(qp, options, null);
+    }
+
+    /**
+     * {@link #connect(QueuePair, ConnectOptions)} with a hook that runs once the QP can take receives (INIT, or RTS
+     * for datagram ids) and before the request leaves: post the receives the peer's first messages need there.
+     */
+    public void connect(final QueuePair qp, final ConnectOptions options, final Consumer<QueuePair> onReceiveReady)
+    {
         attach(qp, options);
         if (portSpace.isDatagram())
         {
@@ -239,6 +249,10 @@ public final class CmId implements AutoCloseable
         else
         {
             modify(qp, IbvQpAttr.IBV_QPS_INIT, "connect: QP to INIT");
+        }
+        if (onReceiveReady != null)
+        {
+            onReceiveReady.accept(qp);
         }
         try (Arena tmp = Arena.ofConfined())
         {
@@ -253,14 +267,31 @@ public final class CmId implements AutoCloseable
      */
     public void accept(final QueuePair qp, final ConnectOptions options)
     {
+        accept(qp, options, null);
+    }
+
+    /**
+     * {@link #accept(QueuePair, ConnectOptions)} with a hook that runs once the QP is in INIT (before RTR and the
+     * accept): post the receives the requester's first messages need there, as rping does before rdma_accept.
+     */
+    public void accept(final QueuePair qp, final ConnectOptions options, final Consumer<QueuePair> onReceiveReady)
+    {
         attach(qp, options);
         if (portSpace.isDatagram())
         {
             readyDatagramQp(qp);
+            if (onReceiveReady != null)
+            {
+                onReceiveReady.accept(qp);
+            }
         }
         else
         {
             modify(qp, IbvQpAttr.IBV_QPS_INIT, "accept: QP to INIT");
+            if (onReceiveReady != null)
+            {
+                onReceiveReady.accept(qp);
+            }
             modify(qp, IbvQpAttr.IBV_QPS_RTR, "accept: QP to RTR");
             modify(qp, IbvQpAttr.IBV_QPS_RTS, "accept: QP to RTS");
         }

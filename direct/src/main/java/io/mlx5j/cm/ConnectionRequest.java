@@ -3,6 +3,7 @@ package io.mlx5j.cm;
 import io.mlx5j.direct.QueuePair;
 
 import java.net.InetSocketAddress;
+import java.util.function.Consumer;
 
 /**
  * An incoming CONNECT_REQUEST from {@link CmListener#awaitRequest}: who asks, with what private data and
@@ -87,13 +88,23 @@ public final class ConnectionRequest
      */
     public CmConnection accept(final QpFactory qpFactory, final ConnectOptions options)
     {
+        return accept(qpFactory, options, null);
+    }
+
+    /**
+     * {@link #accept(QpFactory, ConnectOptions)}; {@code onReceiveReady} runs with the QP in INIT, before the accept
+     * is sent: post the receives the requester's first messages need.
+     */
+    public CmConnection accept(final QpFactory qpFactory, final ConnectOptions options,
+        final Consumer<QueuePair> onReceiveReady)
+    {
         answer();
         final CmId id = event.id();
         QueuePair qp = null;
         try
         {
             qp = qpFactory.create(id);
-            id.accept(qp, options);
+            id.accept(qp, options, onReceiveReady);
             final CmEvent established = id.expect("accept from " + remoteAddress(), CmEventType.ESTABLISHED,
                 options.connectTimeout());
             return new CmConnection(id, qp, null, established, event.privateData());

@@ -134,42 +134,45 @@ public final class EventChannel implements AutoCloseable
         return handled;
     }
 
-    /** The next event of {@code id}, or null when {@code timeoutNanos} pass without one. */
+    /**
+     * The next event of {@code id}, or null when {@code timeoutNanos} pass without one; a zero timeout still reads
+     * what is already pending.
+     */
     CmEvent awaitFor(final CmId id, final long timeoutNanos)
     {
         final long deadline = System.nanoTime() + timeoutNanos;
         while (true)
         {
-            CmEvent mine = id.dequeue();
-            if (mine != null)
-            {
-                return mine;
-            }
             final long left = deadline - System.nanoTime();
-            if (left <= 0)
-            {
-                return null;
-            }
             readLock.lock();
             try
             {
                 ensureOpen();
-                mine = id.dequeue();   // another waiter may have queued it meanwhile
+                final CmEvent mine = id.dequeue();   // queued by an earlier read, ours or another waiter's
                 if (mine != null)
                 {
                     return mine;
                 }
-                final CmEvent event = readOne(Math.min(left, SLICE_NANOS));
+                final CmEvent event = readOne(Math.max(0, Math.min(left, SLICE_NANOS)));
                 if (event != null)
                 {
                     final CmId owner = event.type() == CmEventType.CONNECT_REQUEST && event.listenId() != null
                         ? event.listenId() : event.id();
+                    if (owner == id)
+                    {
+                        return event;
+                    }
                     owner.enqueue(event);
+                    continue;   // more may be pending: look again before the deadline counts
                 }
             }
             finally
             {
                 readLock.unlock();
+            }
+            if (left <= 0)
+            {
+                return null;
             }
         }
     }
