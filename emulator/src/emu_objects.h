@@ -44,6 +44,7 @@ extern "C" {
 #define EMU_GID_TBL_LEN_IB     128
 #define EMU_GID_TBL_LEN_ETH    256
 #define EMU_SEND_WQE_BB        64       /* SQ stride */
+#define EMU_PORT_GIDS          16       /* non-empty GID entries a port can have (2 + 2 per IP address) */
 
 /* Link layer of a port (values as IBV_LINK_LAYER_*). */
 enum emu_link_layer { EMU_LINK_IB = 1, EMU_LINK_ETH = 2 };
@@ -72,8 +73,9 @@ struct emu_port_info {
 	uint64_t  node_guid;      /* host order */
 	uint64_t  port_guid;      /* host order */
 	int       num_gids;       /* non-empty entries at the start of gid[] */
-	struct emu_gid gid[4];    /* IB: [0] = fe80::port_guid. Ethernet: [0] RoCE v1, [1] RoCE v2 (same fe80:: GID) */
-	uint8_t   gid_type[4];    /* 0 = IB/RoCE v1, 1 = RoCE v2 (IBV_GID_TYPE_*) */
+	struct emu_gid gid[EMU_PORT_GIDS]; /* IB: [0] = fe80::port_guid. Ethernet: [0] RoCE v1, [1] RoCE v2 (same
+	                          fe80:: GID), then a v1 and a v2 entry per IP address the port owns (see cm_addr.c) */
+	uint8_t   gid_type[EMU_PORT_GIDS]; /* 0 = IB/RoCE v1, 1 = RoCE v2 (IBV_GID_TYPE_*) */
 };
 
 struct emu_pd {

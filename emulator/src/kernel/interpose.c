@@ -23,6 +23,7 @@
 
 #include "kernel.h"
 #include "uverbs.h"
+#include "ucma.h"
 
 #define CDEV_PREFIX "/dev/infiniband/uverbs"
 
@@ -38,6 +39,7 @@ typedef int (*dup3_fn)(int, int, int);
 typedef int (*fcntl_fn)(int, int, ...);
 typedef int (*socket_fn)(int, int, int);
 typedef int (*stat_fn)(const char *, struct stat *);
+typedef int (*fstat_fn)(int, struct stat *);
 
 static struct {
 	open_fn open, open64;
@@ -52,6 +54,7 @@ static struct {
 	fcntl_fn fcntl, fcntl64;
 	socket_fn socket;
 	stat_fn stat, stat64, lstat;
+	fstat_fn fstat, fstat64;
 } real;
 
 static void *must_sym(const char *name)
@@ -80,6 +83,8 @@ static void resolve(void)
 	real.stat = (stat_fn)must_sym("stat");
 	real.stat64 = (stat_fn)must_sym("stat64");
 	real.lstat = (stat_fn)must_sym("lstat");
+	real.fstat = (fstat_fn)must_sym("fstat");
+	real.fstat64 = (fstat_fn)must_sym("fstat64");
 	if (!real.open64)
 		real.open64 = real.open;
 	if (!real.openat64)
@@ -90,6 +95,8 @@ static void resolve(void)
 		real.fcntl64 = real.fcntl;
 	if (!real.stat64)
 		real.stat64 = real.stat;
+	if (!real.fstat64)
+		real.fstat64 = real.fstat;
 }
 
 /* Constructors of other libraries may call us before ours ran: resolve on first use as well. */
@@ -214,6 +221,12 @@ static int open_cdev(int index, int flags)
 	return fd;
 }
 
+/* /dev/infiniband/rdma_cm: the rdma_cm channel (ucma.c) */
+static int is_ucma_path(const char *path)
+{
+	return path && strcmp(path, EMU_UCMA_PATH) == 0;
+}
+
 static int mode_arg(int flags, va_list ap)
 {
 	if (flags & (O_CREAT | __O_TMPFILE))
@@ -230,6 +243,8 @@ int open(const char *path, int flags, ...)
 	int idx = cdev_index(path);
 	if (idx >= 0)
 		return open_cdev(idx, flags);
+	if (is_ucma_path(path))
+		return emu_ucma_open(flags);
 	return REAL(open)(path, flags, mode);
 }
 
@@ -242,6 +257,8 @@ int open64(const char *path, int flags, ...)
 	int idx = cdev_index(path);
 	if (idx >= 0)
 		return open_cdev(idx, flags);
+	if (is_ucma_path(path))
+		return emu_ucma_open(flags);
 	return REAL(open64)(path, flags, mode);
 }
 
@@ -257,6 +274,8 @@ int openat(int dirfd, const char *path, int flags, ...)
 	int idx = cdev_index(path);
 	if (idx >= 0)
 		return open_cdev(idx, flags);
+	if (is_ucma_path(path))
+		return emu_ucma_open(flags);
 	return REAL(openat)(dirfd, path, flags, mode);
 }
 
@@ -269,6 +288,8 @@ int openat64(int dirfd, const char *path, int flags, ...)
 	int idx = cdev_index(path);
 	if (idx >= 0)
 		return open_cdev(idx, flags);
+	if (is_ucma_path(path))
+		return emu_ucma_open(flags);
 	return REAL(openat64)(dirfd, path, flags, mode);
 }
 
@@ -293,10 +314,27 @@ int stat(const char *path, struct stat *st) { return stat_cdev(path, st, REAL(st
 int stat64(const char *path, struct stat64 *st) { return stat_cdev(path, (struct stat *)st, REAL(stat64)); }
 int lstat(const char *path, struct stat *st) { return stat_cdev(path, st, REAL(lstat)); }
 
+/* librdmacm's open_cdev() wants a character device: the rdma_cm channel (an eventfd) reports /dev/null's stat */
+int fstat(int fd, struct stat *st)
+{
+	if (__builtin_expect(emu_ucma_is_fd(fd), 0))
+		return REAL(stat)("/dev/null", st);
+	return REAL(fstat)(fd, st);
+}
+
+int fstat64(int fd, struct stat64 *st)
+{
+	if (__builtin_expect(emu_ucma_is_fd(fd), 0))
+		return REAL(stat64)("/dev/null", (struct stat *)st);
+	return REAL(fstat64)(fd, (struct stat *)st);
+}
+
 /* ---- the command channel ---- */
 
 ssize_t write(int fd, const void *buf, size_t count)
 {
+	if (__builtin_expect(emu_ucma_is_fd(fd), 0))
+		return emu_ucma_write(fd, buf, count);
 	if (__builtin_expect(emu_fd_ctx(fd) == NULL, 1))
 		return REAL(write)(fd, buf, count);
 	struct emu_ctx *ctx = fd_ctx_get(fd);
@@ -351,6 +389,8 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 
 int close(int fd)
 {
+	if (__builtin_expect(emu_ucma_is_fd(fd), 0))
+		emu_ucma_close(fd);
 	if (__builtin_expect(emu_fd_ctx(fd) == NULL, 1))
 		return REAL(close)(fd);
 	/* Forget the fd before the real close, so a concurrent open() reusing the number is never ours. */
