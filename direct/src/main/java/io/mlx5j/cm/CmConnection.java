@@ -9,8 +9,8 @@ import java.util.function.Consumer;
 /**
  * An established rdma_cm connection: the id and the {@link QueuePair} it connected, in RTS and ready for
  * {@code DirectSendQueue}/{@code DirectCq}. Made by {@link #connect} (active side) or
- * {@link ConnectionRequest#accept} (passive side); it owns the QP and the id, and the event channel if it created
- * one.
+ * {@link ConnectionRequest#accept} (passive side); it owns the QP and the id, and shares the ownership of the event
+ * channel mlx5j made for it (its own on the active side, its listener's on the passive side).
  * <p>
  * Every step has a timeout and fails with a {@link CmException} naming the step, the CM event and its status; on
  * any failure the QP and the id made for the attempt are destroyed before the exception leaves.
@@ -243,7 +243,7 @@ public final class CmConnection implements AutoCloseable
         {
             try
             {
-                ownedChannel.close();
+                ownedChannel.release();
             }
             catch (final RuntimeException ex)
             {

@@ -470,6 +470,10 @@ public final class CmId implements AutoCloseable
             try (Arena tmp = Arena.ofConfined())
             {
                 final MemorySegment st = CallState.allocate(tmp);
+                // INIT again first: only now does the CM know the access rights (remote write, and read/atomic
+                // when responder resources were granted); before the request it reports none (kernel cma.c
+                // cma_ib_init_qp_attr). librdmacm's ucma_modify_qp_rtr does the same INIT->INIT.
+                modify(attached, IbvQpAttr.IBV_QPS_INIT, "connect: QP access rights (INIT)");
                 modify(attached, IbvQpAttr.IBV_QPS_RTR, "connect: QP to RTR");
                 modify(attached, IbvQpAttr.IBV_QPS_RTS, "connect: QP to RTS");
                 call("connect: establish", "rdma_establish", Rdmacm.rdma_establish(st, pointer()), st);

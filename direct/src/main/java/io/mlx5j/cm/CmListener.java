@@ -62,7 +62,8 @@ public final class CmListener implements AutoCloseable
     /** The next connection request; {@link CmTimeoutException} if none arrives within {@code timeout}. */
     public ConnectionRequest awaitRequest(final Duration timeout)
     {
-        return new ConnectionRequest(id.expect("listen on " + localAddress(), CmEventType.CONNECT_REQUEST, timeout));
+        return new ConnectionRequest(id.expect("listen on " + localAddress(), CmEventType.CONNECT_REQUEST, timeout),
+            ownedChannel);
     }
 
     public InetSocketAddress localAddress()
@@ -81,10 +82,17 @@ public final class CmListener implements AutoCloseable
         return id;
     }
 
-    /** Destroys the listening id (and the channel if the listener made it; that also destroys unanswered requests). */
+    /**
+     * Destroys the listening id. A channel the listener made lives on while connections accepted from it are open,
+     * and closes with the last of them (destroying requests never answered).
+     */
     @Override
     public void close()
     {
+        if (id.isClosed())
+        {
+            return;
+        }
         try
         {
             id.close();
@@ -93,7 +101,7 @@ public final class CmListener implements AutoCloseable
         {
             if (ownedChannel != null)
             {
-                ownedChannel.close();
+                ownedChannel.release();
             }
         }
     }

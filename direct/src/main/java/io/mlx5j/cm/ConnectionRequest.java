@@ -13,11 +13,14 @@ import java.util.function.Consumer;
 public final class ConnectionRequest
 {
     private final CmEvent event;
+    /** The listener's own channel, which an accepted connection keeps open; null for a caller's channel. */
+    private final EventChannel listenerChannel;
     private boolean answered;
 
-    ConnectionRequest(final CmEvent event)
+    ConnectionRequest(final CmEvent event, final EventChannel listenerChannel)
     {
         this.event = event;
+        this.listenerChannel = listenerChannel;
     }
 
     /** The requester's private data (IB CM pads it to 56 bytes for the TCP port space). */
@@ -107,7 +110,11 @@ public final class ConnectionRequest
             id.accept(qp, options, onReceiveReady);
             final CmEvent established = id.expect("accept from " + remoteAddress(), CmEventType.ESTABLISHED,
                 options.connectTimeout());
-            return new CmConnection(id, qp, null, established, event.privateData());
+            if (listenerChannel != null)
+            {
+                listenerChannel.retain();
+            }
+            return new CmConnection(id, qp, listenerChannel, established, event.privateData());
         }
         catch (final RuntimeException ex)
         {

@@ -47,6 +47,8 @@ public final class EventChannel implements AutoCloseable
     private final ReentrantLock readLock = new ReentrantLock();
     final Map<Long, CmId> ids = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    /** Owners of a channel mlx5j made (a listener and the connections it accepted); the last release closes it. */
+    private int owners = 1;
 
     private EventChannel(final Arena arena, final MemorySegment handle)
     {
@@ -215,6 +217,27 @@ public final class EventChannel implements AutoCloseable
             {
                 throw new CmCallException("acknowledge CM event", "rdma_ack_cm_event", CallState.errno(callState));
             }
+        }
+    }
+
+    /** One more owner of a channel mlx5j made for a listener: a connection accepted from it. */
+    synchronized void retain()
+    {
+        ensureOpen();
+        owners++;
+    }
+
+    /** An owner is done; the last one closes the channel. */
+    void release()
+    {
+        final boolean last;
+        synchronized (this)
+        {
+            last = --owners == 0;
+        }
+        if (last)
+        {
+            close();
         }
     }
 
