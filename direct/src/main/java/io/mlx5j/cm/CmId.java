@@ -58,6 +58,8 @@ public final class CmId implements AutoCloseable
     private int responderResources = RdmaCmId.RDMA_MAX_RESP_RES;
     private int initiatorDepth = RdmaCmId.RDMA_MAX_INIT_DEPTH;
     private volatile boolean closed;
+    /** rdma_disconnect was called (by the application, or in answer to the peer's DISCONNECTED). */
+    private volatile boolean disconnectSent;
 
     private CmId(final EventChannel channel, final Arena arena, final MemorySegment handle, final PortSpace portSpace)
     {
@@ -320,10 +322,12 @@ public final class CmId implements AutoCloseable
 
     /**
      * {@code rdma_disconnect}, and the attached QP to ERR (as librdmacm does for its QPs) so posted work flushes;
-     * DISCONNECTED follows on both sides.
+     * DISCONNECTED follows on both sides. (When the peer disconnects first, the channel answers its DISCONNECTED
+     * with this call itself.)
      */
     public void disconnect()
     {
+        disconnectSent = true;
         final QueuePair attached = qp;
         if (attached != null && !attached.isClosed() && !portSpace.isDatagram())
         {
@@ -504,6 +508,17 @@ public final class CmId implements AutoCloseable
             catch (final RuntimeException ignored)
             {
                 // a QP already in ERR or RESET refuses nothing that matters here
+            }
+            if (!disconnectSent)
+            {
+                // the peer disconnected: answer now (rdma_disconnect in the DREQ-received state sends the DREP the
+                // peer waits for, kernel cma.c rdma_disconnect); waiting for the application would leave the peer
+                // hanging until its DREQ times out
+                disconnectSent = true;
+                try (Arena tmp = Arena.ofConfined())
+                {
+                    Rdmacm.rdma_disconnect(CallState.allocate(tmp), handle);
+                }
             }
         }
         return event;

@@ -31,7 +31,8 @@ import static io.mlx5j.bindings.CTypes.C_POINTER;
  * Either way every event is copied into a {@link CmEvent} and acknowledged at once, so {@code rdma_destroy_id}
  * never waits on an unacknowledged event. On a CONNECT_RESPONSE for an id whose QP mlx5j manages, the channel moves
  * the QP to RTR and RTS and calls {@code rdma_establish} before reporting ESTABLISHED, as librdmacm does for QPs it
- * created itself; on DISCONNECTED it moves the QP to ERR so posted work flushes.
+ * created itself; on DISCONNECTED it moves the QP to ERR so posted work flushes and answers the peer's disconnect
+ * request (a DREP), so a peer blocked in its own disconnect is released as soon as this side reads the event.
  * <p>
  * Closing the channel destroys every id still open on it.
  */
