@@ -30,6 +30,7 @@ final class CmStatus
             case 16 -> "EBUSY";
             case 19 -> "ENODEV";
             case 22 -> "EINVAL";
+            case 38 -> "ENOSYS";
             case 61 -> "ENODATA";
             case 95 -> "EOPNOTSUPP";
             case 97 -> "EAFNOSUPPORT";
