@@ -48,7 +48,9 @@ class CmFailureTest
             final long t0 = System.nanoTime();
             final CmRejectedException ex = assertThrows(CmRejectedException.class, () -> CmConnection.connect(nobody,
                 ConnectOptions.builder().timeout(SHORT).build(), client::rc));
-            assertTrue(System.nanoTime() - t0 < SHORT.toNanos(), "took longer than the connect timeout");
+            // address, route and connect each have SHORT; the REJECTED comes long before the last one ends
+            assertTrue(System.nanoTime() - t0 < 3 * SHORT.toNanos(), "took longer than the steps' timeouts");
+            leaks.assertNoQpLeft();
             assertEquals(CmEventType.REJECTED, ex.event());
             assertEquals(CmRejectedException.REASON_NO_LISTENER, ex.reason());
             assertEquals("connect to " + nobody + ": RDMA_CM_EVENT_REJECTED, status 8 (INVALID_SERVICE_ID (no listener))",
@@ -96,6 +98,7 @@ class CmFailureTest
             assertEquals(CmRejectedException.REASON_CONSUMER, ex.reason());
             assertArrayEquals(why, Arrays.copyOf(ex.privateData(), why.length));
             assertTrue(ex.getMessage().contains("RDMA_CM_EVENT_REJECTED, status 28 (CONSUMER_DEFINED"), ex.getMessage());
+            leaks.assertNoQpLeft();
         }
         leaks.assertNone();
     }
@@ -117,6 +120,7 @@ class CmFailureTest
             assertTrue(took >= TimeUnit.MILLISECONDS.toNanos(1400) && took < T.toNanos(), "took " + took);
             assertEquals(CmEventType.UNREACHABLE, ex.event());
             assertEquals(-110, ex.status());
+            leaks.assertNoQpLeft();
             assertTrue(ex.getMessage().endsWith(": RDMA_CM_EVENT_UNREACHABLE, status -110 (-ETIMEDOUT)"), ex.getMessage());
         }
         finally
@@ -146,6 +150,7 @@ class CmFailureTest
             assertEquals("connect to /127.0.0.1:" + port + ": no RDMA_CM_EVENT_ESTABLISHED within 1000 ms",
                 ex.getMessage());
             assertEquals(SHORT, ex.timeout());
+            leaks.assertNoQpLeft();
         }
         finally
         {
