@@ -50,7 +50,7 @@ extern "C" {
 enum emu_link_layer { EMU_LINK_IB = 1, EMU_LINK_ETH = 2 };
 
 /* QP types as enum ibv_qp_type / ib_uverbs values. */
-enum emu_qp_type { EMU_QPT_RC = 2, EMU_QPT_UC = 3, EMU_QPT_UD = 4 };
+enum emu_qp_type { EMU_QPT_RC = 2, EMU_QPT_UC = 3, EMU_QPT_UD = 4, EMU_QPT_RAW = 8 /* IBV_QPT_RAW_PACKET */ };
 
 /* QP states as enum ibv_qp_state. */
 enum emu_qp_state {
@@ -59,6 +59,7 @@ enum emu_qp_state {
 };
 
 struct emu_ctx;
+struct emu_rss_qp;
 
 /* One gid table entry as the sysfs tree describes it (index 0..gid_tbl_len-1; all-zero = empty). */
 struct emu_gid { uint8_t raw[16]; };
@@ -218,6 +219,7 @@ struct emu_qp {
 	uint32_t        async_events;
 	int             reg_slot;         /* index in the fabric registry's QP directory */
 	int             kbusy;            /* K only: a command is using it outside emu_lock (destroy is then EBUSY) */
+	struct emu_rss_qp *rss;           /* RSS QP (rss_wq.h): its indirection table and hash; NULL otherwise */
 	void           *engine;           /* [engine] */
 };
 

@@ -1577,6 +1577,7 @@ static int c_notify(struct ucmd *c)
 	return 0;
 }
 
+/* ucma_migrate_id: written to the new channel; cmd.fd names the channel the id lives on now */
 static int c_migrate_id(struct ucmd *c)
 {
 	IN(struct rdma_ucm_migrate_id, cmd);
@@ -1585,19 +1586,18 @@ static int c_migrate_id(struct ucmd *c)
 
 	if (c->out_len < sizeof(resp))
 		return ENOSPC;
-	struct ucma_file *nf = NULL;
+	struct ucma_file *of = NULL, *nf = c->f;
 	for (struct ucma_file *f = g_files; f; f = f->next)
 		if (f->fd == (int)cmd.fd && !f->closed)
-			nf = f;
-	if (!nf)
-		return emu_ucma_is_fd((int)cmd.fd) || fcntl((int)cmd.fd, F_GETFD) >= 0 ? EINVAL : ENOENT;
-	struct ucma_id *id = id_get(c->f, cmd.id, &err);
+			of = f;
+	if (!of)
+		return fcntl((int)cmd.fd, F_GETFD) >= 0 ? EINVAL : EBADF; /* not a ucma file / no file */
+	struct ucma_id *id = id_get(of, cmd.id, &err);
 	if (!id)
 		return err;
 	resp.events_reported = id->events_reported;
-	if (nf != c->f) {
+	if (nf != of) {
 		/* move the id and its queued events */
-		struct ucma_file *of = c->f;
 		struct ucma_event **pp = &of->head, *prev = NULL;
 		while (*pp) {
 			struct ucma_event *e = *pp;
@@ -1617,6 +1617,9 @@ static int c_migrate_id(struct ucmd *c)
 			pp = &e->next;
 		}
 		id->file = nf;
+		for (uint32_t h = 0; h < g_ids_cap; h++) /* passive ids not yet reported follow their listener */
+			if (g_ids[h] && g_ids[h]->listener == id)
+				g_ids[h]->file = nf;
 		file_signal(of);
 		file_signal(nf);
 	}
