@@ -227,7 +227,7 @@ public final class CmConnection implements AutoCloseable
         }
         closed = true;
         final RuntimeException failure = new IllegalStateException("closing " + this);
-        if (!disconnected)
+        if (!disconnected && !id.portSpace().isDatagram())   // a SIDR "connection" has nothing to disconnect
         {
             try
             {

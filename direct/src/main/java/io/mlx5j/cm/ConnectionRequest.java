@@ -87,7 +87,8 @@ public final class ConnectionRequest
     /**
      * Creates the QP ({@code qpFactory}), moves it to RTS with the CM's attributes, accepts with
      * {@code options.privateData()} / responder resources / initiator depth, and waits up to
-     * {@code options.connectTimeout()} for ESTABLISHED (the requester's RTU).
+     * {@code options.connectTimeout()} for ESTABLISHED (the requester's RTU). For a datagram port space the accept
+     * is the SIDR reply carrying the UD QP's number and Q_Key, and returns at once.
      */
     public CmConnection accept(final QpFactory qpFactory, final ConnectOptions options)
     {
@@ -108,8 +109,9 @@ public final class ConnectionRequest
         {
             qp = qpFactory.create(id);
             id.accept(qp, options, onReceiveReady);
-            final CmEvent established = id.expect("accept from " + remoteAddress(), CmEventType.ESTABLISHED,
-                options.connectTimeout());
+            // a datagram (SIDR) request is answered by the accept itself: the passive side gets no ESTABLISHED
+            final CmEvent established = id.portSpace().isDatagram() ? event
+                : id.expect("accept from " + remoteAddress(), CmEventType.ESTABLISHED, options.connectTimeout());
             if (listenerChannel != null)
             {
                 listenerChannel.retain();

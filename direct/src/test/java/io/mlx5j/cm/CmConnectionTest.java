@@ -48,9 +48,20 @@ class CmConnectionTest
     @Test
     void connectAcceptTrafficDisconnect() throws Exception
     {
+        connectAcceptTrafficDisconnect("127.0.0.1");
+    }
+
+    @Test
+    void overIpv6() throws Exception
+    {
+        connectAcceptTrafficDisconnect("::1");
+    }
+
+    static void connectAcceptTrafficDisconnect(final String ip) throws Exception
+    {
         final Leaks leaks = new Leaks();
         final int port = freePort();
-        final InetSocketAddress address = new InetSocketAddress("127.0.0.1", port);
+        final InetSocketAddress address = new InetSocketAddress(ip, port);
         final byte[] hello = "hello from the client".getBytes(StandardCharsets.US_ASCII);
         final DirectRecvQueue[] serverRq = new DirectRecvQueue[1];
         try (Endpoint server = new Endpoint(); Endpoint client = new Endpoint();
