@@ -65,7 +65,7 @@ public final class EmulatorDebug
     }
 
     /** The kernel's record of QP {@code qpn}, member name to value (unsigned), or null if it does not exist. */
-    static Map<String, Long> qp(final int qpn)
+    public static Map<String, Long> qp(final int qpn)
     {
         return read("qp", "mlx5emu_debug_qp", qpn);
     }
