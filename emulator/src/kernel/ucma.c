@@ -177,6 +177,14 @@ static uint64_t cm_timeout_ns(void)
 	return (ms ? ms : 1) * 1000000ull;
 }
 
+/* How long address and route resolution take: 0 by default (loopback neighbours, an SM next door);
+ * MLX5EMU_CM_RESOLVE_MS models a slower fabric (an SA path query, ARP) for each of the two steps. */
+static uint64_t resolve_ns(void)
+{
+	const char *e = getenv("MLX5EMU_CM_RESOLVE_MS");
+	return e && *e ? strtoull(e, NULL, 10) * 1000000ull : 0;
+}
+
 static int is_ud(const struct ucma_id *id) { return id->qp_type == 4; /* IB_QPT_UD */ }
 
 static const struct emu_port_info *id_port(const struct ucma_id *id)
@@ -995,7 +1003,7 @@ static int do_resolve_addr(struct ucma_id *id, const struct sockaddr *src, const
 		memcpy(id->peer_gid, emu_port_info(dst_dev)->gid[0].raw, 16);
 	id->peer_mtu = port_mtu(id);
 	id->dst = d;
-	set_timer(id, T_ADDR_DONE, 0);
+	set_timer(id, T_ADDR_DONE, resolve_ns());
 	cm_wake_self();
 	return 0;
 }
@@ -1158,7 +1166,7 @@ static int c_resolve_route(struct ucmd *c)
 		return EINVAL;
 	/* the emulated SM (IB) or the IP route (RoCE) always answers */
 	id->state = S_ROUTE_QUERY;
-	set_timer(id, T_ROUTE_DONE, 0);
+	set_timer(id, T_ROUTE_DONE, resolve_ns());
 	cm_wake_self();
 	return 0;
 }
@@ -1580,7 +1588,7 @@ static int c_set_option(struct ucmd *c)
 		if (id->state != S_ADDR_RESOLVED)
 			return EINVAL;
 		id->state = S_ROUTE_QUERY;
-		set_timer(id, T_ROUTE_DONE, 0);
+		set_timer(id, T_ROUTE_DONE, resolve_ns());
 		cm_wake_self();
 		return 0;
 	}

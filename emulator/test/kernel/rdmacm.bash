@@ -36,20 +36,22 @@ cm_pair_once() {
 	MLX5EMU_FABRIC=$fab MLX5EMU_LOG=1 timeout 90 "$E" --link "$link" -- "${srv[@]}" > "$out/srv" 2>&1 &
 	local spid=$!
 	for i in $(seq 600); do
-		grep -q "LISTEN in=.* -> ok" "$out/srv" && break
+		grep -q "LISTEN in=.* -> ok" "$out/srv" 2> /dev/null && break
 		kill -0 $spid 2> /dev/null || break
 		sleep 0.1
 	done
 	local nice=()
 	[ "${CLIENT_NICE:-0}" = 1 ] && nice=(nice -n 19)
-	MLX5EMU_FABRIC=$fab timeout 90 "${nice[@]}" "$E" --link "$link" -- "$@" > "$out/cli" 2>&1
+	MLX5EMU_CM_RESOLVE_MS=${CLIENT_RESOLVE_MS:-0} MLX5EMU_FABRIC=$fab timeout 90 "${nice[@]}" "$E" --link "$link" -- "$@" > "$out/cli" 2>&1
 	crc=$?
 	if [ "${SERVER_STAYS:-0}" = 1 ]; then
 		if kill -0 $spid 2> /dev/null; then src=0; kill $spid; else src=1; fi
 		wait $spid 2> /dev/null
 	else
-		# a server whose client failed may wait for ever: give it 20 s to finish on its own
-		for i in $(seq 200); do kill -0 $spid 2> /dev/null || break; sleep 0.1; done
+		# a server whose client failed may wait for ever: give it 20 s to finish on its own (3 s after a failure)
+		local grace=200
+		[ $crc -ne 0 ] && grace=30
+		for i in $(seq $grace); do kill -0 $spid 2> /dev/null || break; sleep 0.1; done
 		kill $spid 2> /dev/null
 		wait $spid
 		src=$?
