@@ -19,7 +19,8 @@ public final class Mlx5jTool
         "usage: mlx5j COMMAND [options]",
         "  devices [-d NAME]                list RDMA devices: GUID, port state, link layer, LID, GIDs",
         "  perf TEST [options]              perftest-style benchmark on the Java direct path (mlx5j perf --help)",
-        "  pingpong [--ud] [options] [HOST] the ibv_rc_pingpong / ibv_ud_pingpong protocol (mlx5j pingpong --help)");
+        "  pingpong [--ud] [options] [HOST] the ibv_rc_pingpong / ibv_ud_pingpong protocol (mlx5j pingpong --help)",
+        "  rping -s|-c [options]            rping's protocol over rdma_cm (mlx5j rping --help)");
 
     private Mlx5jTool()
     {
@@ -68,6 +69,13 @@ public final class Mlx5jTool
                         return 0;
                     }
                     return PingpongCommand.run(PingpongOptions.parse(rest), out, err);
+                case "rping":
+                    if (Arrays.asList(rest).contains("--help"))
+                    {
+                        out.println(RpingOptions.USAGE);
+                        return 0;
+                    }
+                    return RpingCommand.run(RpingOptions.parse(rest), out, err);
                 case "help", "-h", "--help":
                     out.println(USAGE);
                     return 0;
@@ -82,6 +90,7 @@ public final class Mlx5jTool
             {
                 case "perf" -> PerfOptions.USAGE;
                 case "pingpong" -> PingpongOptions.USAGE;
+                case "rping" -> RpingOptions.USAGE;
                 case "devices" -> DevicesCommand.USAGE;
                 default -> USAGE;
             });
