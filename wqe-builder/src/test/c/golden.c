@@ -341,6 +341,53 @@ int main(void)
 			hex_bytes(hex, buf + sizeof(*s), len);
 			free(hex);
 			print_hex(buf, total);
+		} else if (!strcmp(cmd, "eth")) {
+			/*
+			 * Ethernet segment, from struct mlx5_wqe_eth_seg: cs_flags mss vlan n frame_hex. vlan is a TCI or
+			 * 0x10000 for none; n inline header bytes of the frame as sent (with the 802.1Q tag after the MACs
+			 * when vlan is set). Without inline bytes a VLAN goes into the insert word at inline_hdr_sz (Linux
+			 * include/linux/mlx5/qp.h: insert.type = MLX5_ETH_WQE_INSERT_VLAN (1 << 15), insert.vlan_tci).
+			 * Length as libmlx5 advances: one unit for up to 2 bytes, else 16 + align(n - 2, 16)
+			 * (set_tso_eth_seg in rdma-core v44 providers/mlx5/qp.c).
+			 */
+			uint8_t buf[1024], frame[1024], tagged[1024];
+			struct mlx5_wqe_eth_seg *e = (void *)buf;
+			unsigned int cs = next_num(), mss = next_num(), vlan = next_num(), n = next_num();
+			char *hex;
+			size_t flen, total;
+
+			if (n > 512)
+				return 2;
+			hex = malloc(2048 + 2);
+			if (!hex || scanf("%2048s", hex) != 1)
+				return 2;
+			flen = strcmp(hex, "-") ? strlen(hex) / 2 : 0;
+			hex_bytes(hex, frame, flen);
+			free(hex);
+			memset(buf, 0, sizeof(buf));
+			e->cs_flags = cs;
+			e->mss = htobe16(mss);
+			if (vlan <= 0xffff && n == 0) {
+				__be32 insert = htobe32((1u << 31) | vlan);
+
+				memcpy(&e->inline_hdr_sz, &insert, sizeof(insert));
+				total = 16;
+			} else {
+				if (vlan <= 0xffff) {
+					memcpy(tagged, frame, 12);
+					tagged[12] = 0x81;
+					tagged[13] = 0x00;
+					tagged[14] = vlan >> 8;
+					tagged[15] = vlan & 0xff;
+					memcpy(tagged + 16, frame + 12, flen - 12);
+				} else {
+					memcpy(tagged, frame, flen);
+				}
+				e->inline_hdr_sz = htobe16(n);
+				memcpy(e->inline_hdr_start, tagged, n);
+				total = n <= 2 ? 16 : 16 + ((n - 2 + 15) & ~(size_t)15);
+			}
+			print_hex(buf, total);
 		} else if (!strcmp(cmd, "recv")) {
 			/* stride in data segs, optional SRQ next seg, n SGEs, terminator as libmlx5 mlx5_post_recv */
 			struct mlx5_wqe_data_seg segs[64];
