@@ -13,6 +13,9 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
+#include <net/ethernet.h>
+#include <netinet/ip.h>
+#include <netinet/udp.h>
 
 /* Not in mlx5dv.h: private to rdma-core v44 providers/mlx5/wqe.h (struct mlx5_wqe_masked_atomic_seg). */
 struct masked_atomic64_cs {
@@ -388,6 +391,49 @@ int main(void)
 				total = n <= 2 ? 16 : 16 + ((n - 2 + 15) & ~(size_t)15);
 			}
 			print_hex(buf, total);
+		} else if (!strcmp(cmd, "udp")) {
+			/*
+			 * Ethernet/IPv4/UDP header from glibc's struct ether_header, struct iphdr and struct udphdr:
+			 * dst_mac src_mac src_ip dst_ip sport dport ttl tos payload_len ip_id. DF set, UDP checksum 0,
+			 * IPv4 header checksum by the RFC 1071 sum over the 20 header bytes.
+			 */
+			/* the IP header must be 4-aligned for struct iphdr: the frame starts 2 bytes into an aligned buffer */
+			uint8_t frame[2 + sizeof(struct ether_header) + sizeof(struct iphdr) + sizeof(struct udphdr)]
+				__attribute__((aligned(4)));
+			uint8_t *buf = frame + 2;
+			struct ether_header *eh = (void *)buf;
+			struct iphdr *ip = (void *)(buf + sizeof(*eh));
+			struct udphdr *udp = (void *)(buf + sizeof(*eh) + sizeof(*ip));
+			uint64_t dmac = next_num(), smac = next_num();
+			uint32_t sip = next_num(), dip = next_num(), sport = next_num(), dport = next_num();
+			uint32_t ttl = next_num(), tos = next_num(), plen = next_num(), id = next_num(), sum = 0;
+			const uint8_t *p = (const uint8_t *)ip;
+
+			memset(frame, 0, sizeof(frame));
+			for (int i = 0; i < 6; i++) {
+				eh->ether_dhost[i] = dmac >> (40 - 8 * i);
+				eh->ether_shost[i] = smac >> (40 - 8 * i);
+			}
+			eh->ether_type = htobe16(ETHERTYPE_IP);
+			ip->version = 4;
+			ip->ihl = 5;
+			ip->tos = tos;
+			ip->tot_len = htobe16(sizeof(*ip) + sizeof(*udp) + plen);
+			ip->id = htobe16(id);
+			ip->frag_off = htobe16(IP_DF);
+			ip->ttl = ttl;
+			ip->protocol = IPPROTO_UDP;
+			ip->saddr = htobe32(sip);
+			ip->daddr = htobe32(dip);
+			for (size_t i = 0; i < sizeof(*ip); i += 2)
+				sum += (uint32_t)p[i] << 8 | p[i + 1];
+			while (sum >> 16)
+				sum = (sum & 0xffff) + (sum >> 16);
+			ip->check = htobe16(~sum & 0xffff);
+			udp->source = htobe16(sport);
+			udp->dest = htobe16(dport);
+			udp->len = htobe16(sizeof(*udp) + plen);
+			print_hex(buf, sizeof(frame) - 2);
 		} else if (!strcmp(cmd, "recv")) {
 			/* stride in data segs, optional SRQ next seg, n SGEs, terminator as libmlx5 mlx5_post_recv */
 			struct mlx5_wqe_data_seg segs[64];
