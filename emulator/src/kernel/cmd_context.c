@@ -89,7 +89,7 @@ int emu_cmd_get_context(struct emu_cmd *cmd)
 	dresp.comp_mask = 0;          /* no core clock page, no dump-fill mkey, no ECE */
 	dresp.cqe_version = ctx->cqe_version;
 	dresp.cmds_supp_uhw = MLX5_USER_CMDS_SUPP_UHW_QUERY_DEVICE | MLX5_USER_CMDS_SUPP_UHW_CREATE_AH;
-	dresp.eth_min_inline = ctx->port->link_layer == EMU_LINK_ETH ? MLX5_USER_INLINE_MODE_NONE + 1 : 0;
+	dresp.eth_min_inline = ctx->port->link_layer == EMU_LINK_ETH ? emu_eth_min_inline() : 0;
 	dresp.clock_info_versions = 0;
 	dresp.log_uar_size = 12;      /* 4 KiB UARs, one per system page */
 	dresp.num_uars_per_page = 1;
@@ -153,6 +153,8 @@ static void fill_device_attr(const struct emu_ctx *ctx, struct ib_uverbs_query_d
 	r->max_pkeys = ctx->port->link_layer == EMU_LINK_ETH ? EMU_PKEY_TBL_LEN_ETH : EMU_PKEY_TBL_LEN_IB;
 	r->local_ca_ack_delay = 16;
 	r->phys_port_cnt = 1;
+	if (ctx->port->link_layer == EMU_LINK_ETH)
+		r->device_cap_flags |= IBV_DEVICE_RAW_IP_CSUM; /* mlx5_ib_query_device(): csum_cap on Ethernet */
 }
 
 int emu_cmd_query_device(struct emu_cmd *cmd)
@@ -179,8 +181,15 @@ int emu_cmd_ex_query_device(struct emu_cmd *cmd)
 	size_t len = cmd->resp_len < sizeof(r) ? cmd->resp_len : sizeof(r);
 	r.response_length = (uint32_t)len;
 
+	if (cmd->ctx->port->link_layer == EMU_LINK_ETH)
+		r.raw_packet_caps = IBV_RAW_PACKET_CAP_CVLAN_STRIPPING | IBV_RAW_PACKET_CAP_IP_CSUM;
 	memset(&d, 0, sizeof(d));
-	/* nothing optional (TSO, RSS, CQE compression, packet pacing, striding RQ, tunnels) is offered */
+	if (cmd->ctx->port->link_layer == EMU_LINK_ETH) {
+		/* LSO on raw packet QPs (mlx5_ib_query_device(): 1 << lso_max; ConnectX-5 reports 18, 256 KiB) */
+		d.tso_caps.max_tso = 1u << 18;
+		d.tso_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
+	}
+	/* nothing optional but TSO (RSS, CQE compression, packet pacing, striding RQ, tunnels) is offered */
 	size_t dlen = cmd->drv_out_len < sizeof(d) ? cmd->drv_out_len : sizeof(d);
 	d.response_length = (uint32_t)dlen;
 	int err = emu_cmd_respond(cmd, &r, len);

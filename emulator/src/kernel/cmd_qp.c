@@ -96,7 +96,7 @@ static int check_type(uint8_t t)
 	case IBV_QPT_UD:
 		return 0;
 	case IBV_QPT_RAW_PACKET:
-		return EPERM; /* needs CAP_NET_RAW, and raw Ethernet is not emulated */
+		return 0; /* permission and link layer: checked by create_qp() */
 	case IBV_QPT_XRC_SEND:
 	case IBV_QPT_XRC_RECV:
 	case IBV_QPT_DRIVER:
@@ -122,8 +122,14 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 	struct mlx5_ib_create_qp_resp dresp;
 	int err;
 
+	/* core create_qp(): raw packet QPs need CAP_NET_RAW; mlx5 serves them on Ethernet ports only */
+	int raw = a->qp_type == IBV_QPT_RAW_PACKET;
+	if (raw && !emu_cap_net_raw())
+		return EPERM;
 	if ((err = check_type(a->qp_type)))
 		return err;
+	if (raw && ctx->port->link_layer != EMU_LINK_ETH)
+		return EOPNOTSUPP;
 	if (a->max_send_wr > EMU_MAX_QP_WR || a->max_recv_wr > EMU_MAX_QP_WR || a->max_send_sge > EMU_MAX_SGE ||
 	    a->max_recv_sge > EMU_MAX_SGE || a->max_inline_data > EMU_MAX_INLINE)
 		return EINVAL;
@@ -140,9 +146,13 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 			 MLX5_QP_FLAG_UAR_PAGE_INDEX | MLX5_QP_FLAG_DCI_STREAM;
 	if (ucmd.flags & ~known)
 		return EINVAL;
-	if (ucmd.flags & (MLX5_QP_FLAG_TUNNEL_OFFLOADS | MLX5_QP_FLAG_TYPE_DCT | MLX5_QP_FLAG_TYPE_DCI |
-			  MLX5_QP_FLAG_TIR_ALLOW_SELF_LB_UC | MLX5_QP_FLAG_TIR_ALLOW_SELF_LB_MC | MLX5_QP_FLAG_DCI_STREAM))
-		return EINVAL; /* raw-packet / DC only */
+	if (ucmd.flags & (MLX5_QP_FLAG_TYPE_DCT | MLX5_QP_FLAG_TYPE_DCI | MLX5_QP_FLAG_DCI_STREAM))
+		return EINVAL; /* DC only */
+	if (!raw && (ucmd.flags & (MLX5_QP_FLAG_TUNNEL_OFFLOADS | MLX5_QP_FLAG_TIR_ALLOW_SELF_LB_UC |
+				   MLX5_QP_FLAG_TIR_ALLOW_SELF_LB_MC)))
+		return EINVAL; /* raw packet only */
+	if (ucmd.flags & MLX5_QP_FLAG_TUNNEL_OFFLOADS)
+		return EOPNOTSUPP; /* tunnel offloads: not emulated */
 	if (ucmd.flags & (MLX5_QP_FLAG_BFREG_INDEX | MLX5_QP_FLAG_UAR_PAGE_INDEX))
 		return EINVAL; /* dynamic UARs do not exist under the write ABI */
 	if (ucmd.flags & (MLX5_QP_FLAG_SIGNATURE | MLX5_QP_FLAG_PACKET_BASED_CREDIT_MODE))
@@ -170,8 +180,13 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 	}
 	if (ucmd.sq_wqe_count && (!is_pow2(ucmd.sq_wqe_count) || ucmd.sq_wqe_count > (1u << LOG_MAX_QP_SZ)))
 		return EINVAL;
-	uint64_t buf_size = ((uint64_t)rq_cnt << rq_shift) + ((uint64_t)ucmd.sq_wqe_count << 6);
+	/* A raw packet QP has its SQ in a buffer of its own (libmlx5 allocates qp->sq_buf and passes sq_buf_addr;
+	 * mlx5 create_raw_packet_qp() builds the SQ object from it); buf_addr then holds the RQ alone. */
+	uint64_t sq_size = (uint64_t)ucmd.sq_wqe_count << 6;
+	uint64_t buf_size = ((uint64_t)rq_cnt << rq_shift) + (raw ? 0 : sq_size);
 	if (buf_size && !emu_user_range_mapped(ucmd.buf_addr, buf_size))
+		return EFAULT;
+	if (raw && sq_size && !emu_user_range_mapped(ucmd.sq_buf_addr, sq_size))
 		return EFAULT;
 	if (!emu_user_range_mapped(ucmd.db_addr, 8))
 		return EFAULT;
@@ -213,7 +228,7 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 	qp->rq_buf = ucmd.buf_addr;
 	qp->rq_wqe_cnt = rq_cnt;
 	qp->rq_wqe_shift = rq_shift;
-	qp->sq_buf = ucmd.buf_addr + ((uint64_t)rq_cnt << rq_shift);
+	qp->sq_buf = raw ? ucmd.sq_buf_addr : ucmd.buf_addr + ((uint64_t)rq_cnt << rq_shift);
 	qp->sq_wqe_cnt = ucmd.sq_wqe_count;
 	qp->dbrec = ucmd.db_addr;
 	qp->bfreg_index = gross_bfreg(bfregn);
@@ -232,6 +247,16 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 	}
 	memset(&dresp, 0, sizeof(dresp));
 	dresp.bfreg_index = qp->bfreg_index;
+	if (raw) {
+		/* create_raw_packet_qp(): the QP is an SQ, an RQ, a TIS and a TIR, numbered by the device. Here the
+		 * SQ and RQ carry the QPN itself (the number the CQEs and doorbells use) and the TIR/TIS the same. */
+		dresp.comp_mask = MLX5_IB_CREATE_QP_RESP_MASK_TIRN | MLX5_IB_CREATE_QP_RESP_MASK_TISN |
+				  MLX5_IB_CREATE_QP_RESP_MASK_RQN | MLX5_IB_CREATE_QP_RESP_MASK_SQN;
+		dresp.tirn = qp->qpn;
+		dresp.tisn = qp->qpn;
+		dresp.rqn = qp->qpn;
+		dresp.sqn = qp->qpn;
+	}
 	if ((err = emu_cmd_respond_drv(cmd, &dresp, sizeof(dresp)))) {
 		emu_reg_qp_free(qp);
 		emu_lock();
@@ -335,7 +360,10 @@ int emu_cmd_ex_create_qp(struct emu_cmd *cmd)
 			 IBV_QP_CREATE_PCI_WRITE_END_PADDING | (1u << 3) | (1u << 4) | (1u << 5);
 	if (req.create_flags & ~known)
 		return EINVAL;
-	if (req.create_flags & ~(uint32_t)IBV_QP_CREATE_BLOCK_SELF_MCAST_LB)
+	/* CVLAN stripping: raw packet QPs only (mlx5 create_qp: vlan_cap), as the device reports in raw_packet_caps */
+	if (req.create_flags & ~(uint32_t)(IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | IBV_QP_CREATE_CVLAN_STRIPPING))
+		return EOPNOTSUPP;
+	if ((req.create_flags & IBV_QP_CREATE_CVLAN_STRIPPING) && req.qp_type != IBV_QPT_RAW_PACKET)
 		return EOPNOTSUPP;
 	memset(&a, 0, sizeof(a));
 	a.user_handle = req.user_handle;
@@ -648,7 +676,8 @@ int emu_cmd_destroy_qp(struct emu_cmd *cmd)
 	memcpy(&req, cmd->in, sizeof(req));
 	emu_lock();
 	struct emu_qp *qp = emu_qp_by_handle(cmd->ctx, req.qp_handle);
-	int busy = qp && qp->kbusy;
+	/* a QP that flows steer to is in use (ib_destroy_qp: usecnt) */
+	int busy = qp && (qp->kbusy || emu_flow_qp_refs(qp));
 	if (qp && !busy)
 		qp_unlink(cmd->ctx, qp);
 	emu_unlock();

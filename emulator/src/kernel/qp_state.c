@@ -7,11 +7,11 @@
 
 struct transition {
 	unsigned char valid;
-	uint32_t req[3];   /* indexed by type_index(): RC, UC, UD */
-	uint32_t opt[3];
+	uint32_t req[4];   /* indexed by type_index(): RC, UC, UD, RAW (raw packet) */
+	uint32_t opt[4];
 };
 
-enum { RC, UC, UD };
+enum { RC, UC, UD, RAW };
 
 #define RESET IBV_QPS_RESET
 #define INIT IBV_QPS_INIT
@@ -41,16 +41,19 @@ enum { RC, UC, UD };
 #define CUR IBV_QP_CUR_STATE
 #define MIG IBV_QP_PATH_MIG_STATE
 #define SQDN IBV_QP_EN_SQD_ASYNC_NOTIFY
+#define RATE IBV_QP_RATE_LIMIT
 
 static const struct transition table[ERR + 1][ERR + 1] = {
 	[RESET] = {
 		[RESET] = { 1, { 0 }, { 0 } },
-		[INIT] = { 1, { [RC] = PKEY | PORT | ACC, [UC] = PKEY | PORT | ACC, [UD] = PKEY | PORT | QKEY }, { 0 } },
+		[INIT] = { 1, { [RC] = PKEY | PORT | ACC, [UC] = PKEY | PORT | ACC, [UD] = PKEY | PORT | QKEY,
+				[RAW] = PORT }, { 0 } },
 	},
 	[INIT] = {
 		[RESET] = { 1, { 0 }, { 0 } },
 		[ERR] = { 1, { 0 }, { 0 } },
-		[INIT] = { 1, { 0 }, { [RC] = PKEY | PORT | ACC, [UC] = PKEY | PORT | ACC, [UD] = PKEY | PORT | QKEY } },
+		[INIT] = { 1, { 0 }, { [RC] = PKEY | PORT | ACC, [UC] = PKEY | PORT | ACC, [UD] = PKEY | PORT | QKEY,
+				       [RAW] = PORT } },
 		[RTR] = { 1,
 			{ [RC] = AV | MTU | DQPN | RQPSN | DRDA | RNRT, [UC] = AV | MTU | DQPN | RQPSN, [UD] = 0 },
 			{ [RC] = ALT | ACC | PKEY, [UC] = ALT | ACC | PKEY, [UD] = PKEY | QKEY } },
@@ -60,12 +63,14 @@ static const struct transition table[ERR + 1][ERR + 1] = {
 		[ERR] = { 1, { 0 }, { 0 } },
 		[RTS] = { 1,
 			{ [RC] = TMO | RETRY | RNR | SQPSN | RDA, [UC] = SQPSN, [UD] = SQPSN },
-			{ [RC] = CUR | ALT | ACC | RNRT | MIG, [UC] = CUR | ALT | ACC | MIG, [UD] = CUR | QKEY } },
+			{ [RC] = CUR | ALT | ACC | RNRT | MIG, [UC] = CUR | ALT | ACC | MIG, [UD] = CUR | QKEY,
+			  [RAW] = RATE } },
 	},
 	[RTS] = {
 		[RESET] = { 1, { 0 }, { 0 } },
 		[ERR] = { 1, { 0 }, { 0 } },
-		[RTS] = { 1, { 0 }, { [RC] = CUR | ACC | ALT | MIG | RNRT, [UC] = CUR | ACC | ALT | MIG, [UD] = CUR | QKEY } },
+		[RTS] = { 1, { 0 }, { [RC] = CUR | ACC | ALT | MIG | RNRT, [UC] = CUR | ACC | ALT | MIG, [UD] = CUR | QKEY,
+				      [RAW] = RATE } },
 		[SQD] = { 1, { 0 }, { [RC] = SQDN, [UC] = SQDN, [UD] = SQDN } },
 	},
 	[SQD] = {
@@ -94,6 +99,7 @@ static int type_index(int qp_type)
 	case IBV_QPT_RC: return RC;
 	case IBV_QPT_UC: return UC;
 	case IBV_QPT_UD: return UD;
+	case IBV_QPT_RAW_PACKET: return RAW;
 	default: return -1;
 	}
 }

@@ -1,5 +1,5 @@
 /* Teardown of a context's objects when its last fd closes, in the order the kernel's uverbs cleanup uses
- * (dependents first): QPs, SRQs, CQs, AHs, MRs, PDs. Each object's engine hook runs before it is freed. */
+ * (dependents first): flows, QPs, SRQs, CQs, AHs, MRs, PDs. Each object's engine hook runs before it is freed. */
 #include "uverbs.h"
 
 void emu_destroy_all_qps(struct emu_ctx *ctx);
@@ -10,6 +10,7 @@ void emu_destroy_all_mrs_pds(struct emu_ctx *ctx);
 
 void emu_destroy_all_objects(struct emu_ctx *ctx)
 {
+	emu_destroy_all_flows(ctx); /* flows hold their QPs */
 	emu_destroy_all_qps(ctx);
 	emu_destroy_all_srqs(ctx);
 	emu_destroy_all_cqs(ctx);

@@ -191,8 +191,9 @@ static const struct method extended[] = {
 	   OFFEND(struct ib_uverbs_ex_create_qp_resp, response_length)),
 	EX(MODIFY_QP, emu_cmd_ex_modify_qp, sizeof(struct ib_uverbs_modify_qp),
 	   OFFEND(struct ib_uverbs_ex_modify_qp_resp, response_length)),
-	EX(CREATE_FLOW, cmd_unsupported, 0, 0),
-	EX(DESTROY_FLOW, cmd_unsupported, 0, 0),
+	/* sizeof(struct ib_uverbs_create_flow) without specs = 24; struct ib_uverbs_destroy_flow = 8 */
+	EX(CREATE_FLOW, emu_cmd_ex_create_flow, 24, sizeof(struct ib_uverbs_create_flow_resp)),
+	EX(DESTROY_FLOW, emu_cmd_ex_destroy_flow, sizeof(struct ib_uverbs_destroy_flow), 0),
 	EX(CREATE_WQ, cmd_unsupported, 0, 0),
 	EX(MODIFY_WQ, cmd_unsupported, 0, 0),
 	EX(DESTROY_WQ, cmd_unsupported, 0, 0),

@@ -87,6 +87,16 @@ int emu_cmd_query_srq(struct emu_cmd *cmd);
 int emu_cmd_destroy_srq(struct emu_cmd *cmd);
 int emu_cmd_create_ah(struct emu_cmd *cmd);
 int emu_cmd_destroy_ah(struct emu_cmd *cmd);
+int emu_cmd_ex_create_flow(struct emu_cmd *cmd);
+int emu_cmd_ex_destroy_flow(struct emu_cmd *cmd);
+
+/* cmd_flow.c: CAP_NET_RAW in the effective set (raw packet QPs and flows need it); flows referring to a QP
+ * (a QP with flows cannot be destroyed: EBUSY); teardown of a context's flows. */
+int emu_cap_net_raw(void);
+int emu_flow_qp_refs(const struct emu_qp *qp);
+void emu_destroy_all_flows(struct emu_ctx *ctx);
+/* eth_knobs.c: MLX5EMU_ETH_MIN_INLINE, MLX5EMU_ETH_MTU */
+#include "eth_knobs.h"
 
 /* Teardown of every object of a context (close of the last fd), in dependency order, with engine hooks. */
 void emu_destroy_all_objects(struct emu_ctx *ctx);

@@ -88,6 +88,21 @@ static inline struct ibv_context *open_dev(int index)
 	return ctx;
 }
 
+/* CAP_NET_RAW in the effective set (raw packet QPs and flows need it), read from /proc like the kernel's view. */
+static inline int emu_test_cap_net_raw(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long long eff = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return (eff >> 13) & 1; /* CAP_NET_RAW = 13 */
+}
+
 static inline int is_eth(struct ibv_context *ctx)
 {
 	struct ibv_port_attr pa;

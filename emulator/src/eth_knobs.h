@@ -1,0 +1,11 @@
+/* Ethernet port knobs shared by the kernel part and the engine (implemented in src/kernel/eth_knobs.c). */
+#ifndef MLX5EMU_ETH_KNOBS_H
+#define MLX5EMU_ETH_KNOBS_H
+
+#include <stdint.h>
+
+uint8_t emu_eth_min_inline(void);        /* enum mlx5_user_inline_mode answered in GET_CONTEXT */
+uint32_t emu_eth_min_inline_bytes(void); /* what libmlx5 then inlines: 0 or 18 */
+uint32_t emu_eth_mtu(void);              /* the port's Ethernet MTU */
+
+#endif
