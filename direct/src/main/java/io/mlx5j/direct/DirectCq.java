@@ -25,11 +25,14 @@ import java.util.Arrays;
  * <li>Events: {@link #arm(boolean)} writes the arm doorbell; {@link #awaitEvent(long)} waits on the CQ's completion
  *     channel and acknowledges the event.</li>
  * </ul>
- * A CQE for a QP with no attached queue, or naming no outstanding WQE, is a programming error (or a corrupt CQ) and
- * throws {@link IllegalStateException} after the CQE was consumed.
+ * A CQE for a QP with no live attached queue (never attached, {@link #detach detached}, or destroyed: a reused QP
+ * number never reaches the old queue) is reported by {@link UnexpectedCqeException} and left at the head of the CQ,
+ * unconsumed, so it is not lost: attach the queue and poll again, or {@link #skip()} it. A CQE naming no outstanding
+ * WQE of an attached queue means a corrupt CQ and throws {@link IllegalStateException}.
  * <p>
- * <b>Threads:</b> confined to one thread, the same that posts to the attached queues (their counters are shared
- * without locks). {@code -Dmlx5j.debug=true} checks the owner on every poll.
+ * <b>Threads:</b> a DirectCq and the queues attached to it are one group, used from one thread (the counters they
+ * share have no locks). {@code -Dmlx5j.debug=true} checks it on every poll and post: the first use records the
+ * group's thread, a use from another names both threads. {@link #claim()} hands the group over explicitly.
  */
 public final class DirectCq
 {
@@ -41,7 +44,7 @@ public final class DirectCq
     private final CqDoorbell doorbell;
     private int ci;
     private int eventsSeen;
-    private Thread owner;
+    final Ownership ownership = new Ownership(this);
 
     private int[] sqQpn = new int[0];
     private DirectSendQueue[] sqs = new DirectSendQueue[0];
@@ -49,6 +52,7 @@ public final class DirectCq
     private DirectRecvQueue[] rqs = new DirectRecvQueue[0];
     private int[] srqQpn = new int[0];
     private DirectSrq[] srqByQp = new DirectSrq[0];
+    private QueuePair[] srqQps = new QueuePair[0];
     private DirectSrq[] srqs = new DirectSrq[0];
 
     private DirectCq(final CompletionQueue cq)
@@ -67,17 +71,37 @@ public final class DirectCq
         return new DirectCq(cq);
     }
 
-    /** Send CQEs of this queue's QP retire its slots and give back its wr_ids. */
+    /**
+     * Send CQEs of this queue's QP retire its slots and give back its wr_ids. The queue joins this DirectCq's thread
+     * group ({@link #claim()}).
+     *
+     * @throws IllegalArgumentException if a send queue of a live QP with the same number is attached already
+     */
     public DirectCq attach(final DirectSendQueue sq)
     {
+        pruneDead();
+        if (indexOf(sqQpn, sq.qpn()) >= 0)
+        {
+            throw new IllegalArgumentException("a DirectSendQueue for QP 0x" + Integer.toHexString(sq.qpn()) +
+                " is already attached to " + this);
+        }
+        Ownership.merge(ownership, sq.ownership);
         sqQpn = append(sqQpn, sq.qpn());
         sqs = Arrays.copyOf(sqs, sqs.length + 1);
         sqs[sqs.length - 1] = sq;
         return this;
     }
 
+    /** @throws IllegalArgumentException if a receive queue of a live QP with the same number is attached already */
     public DirectCq attach(final DirectRecvQueue rq)
     {
+        pruneDead();
+        if (indexOf(rqQpn, rq.qpn()) >= 0)
+        {
+            throw new IllegalArgumentException("a DirectRecvQueue for QP 0x" + Integer.toHexString(rq.qpn()) +
+                " is already attached to " + this);
+        }
+        Ownership.merge(ownership, rq.ownership);
         rqQpn = append(rqQpn, rq.qpn());
         rqs = Arrays.copyOf(rqs, rqs.length + 1);
         rqs[rqs.length - 1] = rq;
@@ -87,6 +111,11 @@ public final class DirectCq
     /** Receives of QPs not attached by {@link #attach(DirectSrq, QueuePair)} go to this SRQ if it is the only one. */
     public DirectCq attach(final DirectSrq srq)
     {
+        Ownership.merge(ownership, srq.ownership);
+        if (Arrays.asList(srqs).contains(srq))
+        {
+            return this;
+        }
         srqs = Arrays.copyOf(srqs, srqs.length + 1);
         srqs[srqs.length - 1] = srq;
         return this;
@@ -95,16 +124,144 @@ public final class DirectCq
     /** Receives of {@code qp} (created with {@code srq}) are completions of {@code srq}'s WQEs. */
     public DirectCq attach(final DirectSrq srq, final QueuePair qp)
     {
+        pruneDead();
+        if (indexOf(srqQpn, qp.qpn()) >= 0)
+        {
+            throw new IllegalArgumentException("QP 0x" + Integer.toHexString(qp.qpn()) + " already receives from "
+                + "an attached SRQ on " + this);
+        }
         srqQpn = append(srqQpn, qp.qpn());
         srqByQp = Arrays.copyOf(srqByQp, srqByQp.length + 1);
         srqByQp[srqByQp.length - 1] = srq;
+        srqQps = Arrays.copyOf(srqQps, srqQps.length + 1);
+        srqQps[srqQps.length - 1] = qp;
         return attach(srq);
+    }
+
+    /**
+     * Stops retiring {@code sq}'s WQEs here: its later CQEs on this CQ are unexpected ({@link UnexpectedCqeException}).
+     * The queue leaves this DirectCq's thread group, still owned by the thread that used it.
+     *
+     * @return false if it was not attached
+     */
+    public boolean detach(final DirectSendQueue sq)
+    {
+        final int i = Arrays.asList(sqs).indexOf(sq);
+        if (i < 0)
+        {
+            return false;
+        }
+        sqQpn = remove(sqQpn, i);
+        sqs = remove(sqs, i);
+        sq.ownership = Ownership.leave(sq.ownership, sq);
+        return true;
+    }
+
+    /** {@link #detach(DirectSendQueue)} for a receive queue. */
+    public boolean detach(final DirectRecvQueue rq)
+    {
+        final int i = Arrays.asList(rqs).indexOf(rq);
+        if (i < 0)
+        {
+            return false;
+        }
+        rqQpn = remove(rqQpn, i);
+        rqs = remove(rqs, i);
+        rq.ownership = Ownership.leave(rq.ownership, rq);
+        return true;
+    }
+
+    /** Detaches {@code srq} and every QP bound to it by {@link #attach(DirectSrq, QueuePair)}. */
+    public boolean detach(final DirectSrq srq)
+    {
+        boolean found = false;
+        for (int i = srqByQp.length - 1; i >= 0; i--)
+        {
+            if (srqByQp[i] == srq)
+            {
+                srqQpn = remove(srqQpn, i);
+                srqByQp = remove(srqByQp, i);
+                srqQps = remove(srqQps, i);
+                found = true;
+            }
+        }
+        final int i = Arrays.asList(srqs).indexOf(srq);
+        if (i >= 0)
+        {
+            srqs = remove(srqs, i);
+            found = true;
+        }
+        if (found)
+        {
+            srq.ownership = Ownership.leave(srq.ownership, srq);
+        }
+        return found;
+    }
+
+    /**
+     * Drops the queues of destroyed QPs. Their numbers may be reused by new QPs, whose queues may then be attached;
+     * the lookups skip dead queues too, so a CQE of a new QP never reaches an old queue.
+     */
+    private void pruneDead()
+    {
+        for (int i = sqs.length - 1; i >= 0; i--)
+        {
+            if (sqs[i].dead())
+            {
+                sqQpn = remove(sqQpn, i);
+                sqs = remove(sqs, i);
+            }
+        }
+        for (int i = rqs.length - 1; i >= 0; i--)
+        {
+            if (rqs[i].dead())
+            {
+                rqQpn = remove(rqQpn, i);
+                rqs = remove(rqs, i);
+            }
+        }
+        for (int i = srqQps.length - 1; i >= 0; i--)
+        {
+            if (srqQps[i].isClosed())
+            {
+                srqQpn = remove(srqQpn, i);
+                srqByQp = remove(srqByQp, i);
+                srqQps = remove(srqQps, i);
+            }
+        }
     }
 
     private static int[] append(final int[] a, final int v)
     {
         final int[] b = Arrays.copyOf(a, a.length + 1);
         b[a.length] = v;
+        return b;
+    }
+
+    private static int indexOf(final int[] a, final int v)
+    {
+        for (int i = 0; i < a.length; i++)
+        {
+            if (a[i] == v)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static int[] remove(final int[] a, final int i)
+    {
+        final int[] b = new int[a.length - 1];
+        System.arraycopy(a, 0, b, 0, i);
+        System.arraycopy(a, i + 1, b, i, a.length - 1 - i);
+        return b;
+    }
+
+    private static <T> T[] remove(final T[] a, final int i)
+    {
+        final T[] b = Arrays.copyOf(a, a.length - 1);
+        System.arraycopy(a, i + 1, b, i, a.length - 1 - i);
         return b;
     }
 
@@ -117,7 +274,7 @@ public final class DirectCq
     {
         if (Wire.DEBUG)
         {
-            owner = Wire.checkOwner(owner, this);
+            ownership.check(this);
         }
         final int start = ci;
         try
@@ -151,7 +308,7 @@ public final class DirectCq
     {
         if (Wire.DEBUG)
         {
-            owner = Wire.checkOwner(owner, this);
+            ownership.check(this);
         }
         final int limit = Math.min(max, batch.capacity());
         final int start = ci;
@@ -161,7 +318,20 @@ public final class DirectCq
             while (n < limit && view.tryAcquire(ci))
             {
                 ci++;
-                if (decode(batch.get(n)))
+                final boolean wc;
+                try
+                {
+                    wc = decode(batch.get(n));
+                }
+                catch (final UnexpectedCqeException e)
+                {
+                    if (n == 0)
+                    {
+                        throw e;
+                    }
+                    return n;   // hand out what came before; the next poll reports the unexpected CQE
+                }
+                if (wc)
                 {
                     n++;
                 }
@@ -200,6 +370,10 @@ public final class DirectCq
         final int qpn = sopDropQpn & 0xffffff;
         final int wqeOpcode = sopDropQpn >>> 24;
         final DirectSendQueue sq = sendQueue(qpn);
+        if (sq == null)
+        {
+            throw unexpected(qpn, "a send CQE");
+        }
         c.clear();
         c.qpn = qpn;
         requesterOpcode(c, wqeOpcode);
@@ -241,30 +415,32 @@ public final class DirectCq
             }
             case Cqe64.MLX5_CQE_REQ_ERR ->
             {
+                final DirectSendQueue sq = sendQueue(qpn);
+                if (sq == null)
+                {
+                    throw unexpected(qpn, "a send error CQE");
+                }
                 error(c);
-                c.wrId = sendQueue(qpn).complete(v.wqeCounter());
+                c.wrId = sq.complete(v.wqeCounter());
                 return true;
             }
             case Cqe64.MLX5_CQE_RESP_ERR ->
             {
-                error(c);
                 final DirectRecvQueue rq = recvQueue(qpn);
-                if (rq != null)
+                final DirectSrq srq = rq == null ? srq(qpn) : null;
+                if (rq == null && srq == null)
                 {
-                    c.wrId = rq.complete();
+                    throw unexpected(qpn, "a receive error CQE");
                 }
-                else
-                {
-                    c.wrId = srq(qpn).complete(v.wqeCounter());
-                }
+                error(c);
+                c.wrId = rq != null ? rq.complete() : srq.complete(v.wqeCounter());
                 return true;
             }
             case Cqe64.MLX5_CQE_RESIZE_CQ ->
             {
                 return false;
             }
-            default -> throw new IllegalStateException("CQE " + (ci - 1) + " of " + cq + " has opcode " + op +
-                ", which mlx5j does not handle (op_own 0x" + Integer.toHexString(v.opOwn()) + ")");
+            default -> throw unexpected(qpn, "opcode " + op + ", which mlx5j does not decode");
         }
     }
 
@@ -311,6 +487,11 @@ public final class DirectCq
         c.byteLen = v.byteCnt();
         final long scatter = scatterOffset(v);
         final DirectRecvQueue rq = recvQueue(qpn);
+        final DirectSrq srqOfQp = rq == null ? srq(qpn) : null;
+        if (rq == null && srqOfQp == null)
+        {
+            throw unexpected(qpn, "a receive CQE");
+        }
         int err = 0;
         if (rq != null)
         {
@@ -324,11 +505,10 @@ public final class DirectCq
         else
         {
             final int wqeCounter = v.wqeCounter();
-            final DirectSrq srq = srq(qpn);
-            c.wrId = srq.complete(wqeCounter);
+            c.wrId = srqOfQp.complete(wqeCounter);
             if (scatter >= 0)
             {
-                err = srq.copyToRecvSrq(wqeCounter, buf, scatter, c.byteLen);
+                err = srqOfQp.copyToRecvSrq(wqeCounter, buf, scatter, c.byteLen);
             }
         }
         if (err != 0)
@@ -388,23 +568,18 @@ public final class DirectCq
         return v.scatterOffset();
     }
 
+    /** The live send queue of {@code qpn}, or null: a destroyed QP's queue never matches (its number may be reused). */
     private DirectSendQueue sendQueue(final int qpn)
     {
         final int[] q = sqQpn;
         for (int i = 0; i < q.length; i++)
         {
-            if (q[i] == qpn)
+            if (q[i] == qpn && !sqs[i].dead())
             {
                 return sqs[i];
             }
         }
-        throw noSendQueue(qpn);
-    }
-
-    private IllegalStateException noSendQueue(final int qpn)
-    {
-        return new IllegalStateException("send CQE for QP 0x" + Integer.toHexString(qpn) + " on " + cq +
-            ", which has no attached DirectSendQueue for it");
+        return null;
     }
 
     private DirectRecvQueue recvQueue(final int qpn)
@@ -412,7 +587,7 @@ public final class DirectCq
         final int[] q = rqQpn;
         for (int i = 0; i < q.length; i++)
         {
-            if (q[i] == qpn)
+            if (q[i] == qpn && !rqs[i].dead())
             {
                 return rqs[i];
             }
@@ -420,22 +595,54 @@ public final class DirectCq
         return null;
     }
 
+    /** The SRQ receives of {@code qpn} go to, or null. */
     private DirectSrq srq(final int qpn)
     {
         final int[] q = srqQpn;
         for (int i = 0; i < q.length; i++)
         {
-            if (q[i] == qpn)
+            if (q[i] == qpn && !srqQps[i].isClosed())
             {
                 return srqByQp[i];
             }
         }
-        if (srqs.length == 1)
+        return srqs.length == 1 ? srqs[0] : null;
+    }
+
+    /**
+     * The CQE just acquired belongs to no attached queue: give it back (the consumer index steps back, so the CQE
+     * stays at the head and nothing was changed by it) and report it with a copy of the entry.
+     */
+    private UnexpectedCqeException unexpected(final int qpn, final String what)
+    {
+        ci--;
+        final CqeView v = view;
+        final byte[] copy = buf.asSlice(v.cqeOffset(), cqeSize).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        return new UnexpectedCqeException("CQE " + ci + " of " + cq + " is " + what + " for QP 0x" +
+            Integer.toHexString(qpn) + " (wqe_counter " + v.wqeCounter() + "), and no live queue of that QP is "
+            + "attached to " + this + "; it stays at the head of the CQ: attach the queue, or skip() it", ci, qpn,
+            v.opcode(), v.wqeCounter(), copy);
+    }
+
+    /**
+     * Consumes the CQE at the head of the CQ without decoding it: the way past an {@link UnexpectedCqeException}
+     * the caller has dealt with.
+     *
+     * @return true if there was a CQE to skip
+     */
+    public boolean skip()
+    {
+        if (Wire.DEBUG)
         {
-            return srqs[0];
+            ownership.check(this);
         }
-        throw new IllegalStateException("receive CQE for QP 0x" + Integer.toHexString(qpn) + " on " + cq +
-            ", which has no attached DirectRecvQueue or DirectSrq for it");
+        if (!view.tryAcquire(ci))
+        {
+            return false;
+        }
+        ci++;
+        doorbell.consumerIndex(ci);
+        return true;
     }
 
     /**
@@ -447,7 +654,7 @@ public final class DirectCq
     {
         if (Wire.DEBUG)
         {
-            owner = Wire.checkOwner(owner, this);
+            ownership.check(this);
         }
         final int events = cq.eventsReceived();
         while (eventsSeen != events)
@@ -498,6 +705,23 @@ public final class DirectCq
     public CompletionQueue completionQueue()
     {
         return cq;
+    }
+
+    /**
+     * Makes the calling thread the owner of this queue's group: this DirectCq and every queue attached to it (and,
+     * through them, the other DirectCqs they are attached to).
+     * Use it to hand the group to another thread
+     * (for example a dedicated poller) after the previous owner has stopped using it; the hand-over itself must be
+     * a happens-before edge ({@link Thread#start()}, a concurrent queue, a volatile write and read), because the
+     * queues' counters are plain fields. Only {@code -Dmlx5j.debug=true} checks ownership; without it this records
+     * the owner and nothing reads it.
+     *
+     * @return this
+     */
+    public DirectCq claim()
+    {
+        ownership.claim();
+        return this;
     }
 
     @Override

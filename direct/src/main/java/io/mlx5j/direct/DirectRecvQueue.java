@@ -28,7 +28,7 @@ public final class DirectRecvQueue
     private final RecvWqeWriter writer = new RecvWqeWriter();
     private final DoorbellRecord dbrec;
     private int published;
-    private Thread owner;
+    Ownership ownership = new Ownership(this);
 
     private long stWrId;
     private boolean staged;
@@ -70,7 +70,7 @@ public final class DirectRecvQueue
     {
         if (Wire.DEBUG)
         {
-            owner = Wire.checkOwner(owner, this);
+            ownership.check(this);
         }
         stWrId = wrId;
         sgl.clear();
@@ -90,7 +90,7 @@ public final class DirectRecvQueue
     {
         if (Wire.DEBUG)
         {
-            owner = Wire.checkOwner(owner, this);
+            ownership.check(this);
         }
         if (!staged)
         {
@@ -124,7 +124,7 @@ public final class DirectRecvQueue
     {
         if (Wire.DEBUG)
         {
-            owner = Wire.checkOwner(owner, this);
+            ownership.check(this);
         }
         final int head = rq.headCounter();
         final int n = head - published;
@@ -154,6 +154,12 @@ public final class DirectRecvQueue
 
     // ------------------------------------------------------------------------------------------------ CQ side
 
+    /** The QP is destroyed: its number may already belong to a new QP, so no CQE is this queue's any more. */
+    boolean dead()
+    {
+        return qp.isClosed();
+    }
+
     /** Slot of the oldest outstanding WQE: the one the next receive completion is for. */
     int tailSlot()
     {
@@ -169,6 +175,23 @@ public final class DirectRecvQueue
     int copyToRecvWqe(final int slot, final MemorySegment src, final long srcOffset, final int size)
     {
         return Scatter.copy(ring, ringMask, (long) slot * stride, maxSge, src, srcOffset, size);
+    }
+
+    /**
+     * Makes the calling thread the owner of this queue's group: this queue, the DirectCqs it is attached to, and
+     * every queue attached to those.
+     * Use it to hand the group to another thread
+     * (for example a dedicated poller) after the previous owner has stopped using it; the hand-over itself must be
+     * a happens-before edge ({@link Thread#start()}, a concurrent queue, a volatile write and read), because the
+     * queues' counters are plain fields. Only {@code -Dmlx5j.debug=true} checks ownership; without it this records
+     * the owner and nothing reads it.
+     *
+     * @return this
+     */
+    public DirectRecvQueue claim()
+    {
+        ownership.claim();
+        return this;
     }
 
     @Override

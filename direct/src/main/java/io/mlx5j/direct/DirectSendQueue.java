@@ -130,7 +130,7 @@ public final class DirectSendQueue
 
     private int signalEvery;
     private int unsignaled;
-    private Thread owner;
+    Ownership ownership = new Ownership(this);
 
     private DirectSendQueue(final QueuePair qp, final DoorbellMode mode, final boolean sharedRegister)
     {
@@ -379,7 +379,7 @@ public final class DirectSendQueue
         }
         if (Wire.DEBUG)
         {
-            owner = Wire.checkOwner(owner, this);
+            ownership.check(this);
         }
         if ((flags & ~SendFlags.ALL) != 0 || ((fastGather >>> opcode) & 1) == 0)
         {
@@ -412,7 +412,7 @@ public final class DirectSendQueue
     {
         if (Wire.DEBUG)
         {
-            owner = Wire.checkOwner(owner, this);
+            ownership.check(this);
         }
         // INLINE reads the payload now, from this process's memory (see post()): the null page is refused there
         if ((flags & ~SendFlags.ALL) != 0 || ((fastInline >>> opcode) & 1) == 0 || len < 0 || len > maxInline ||
@@ -501,11 +501,13 @@ public final class DirectSendQueue
     {
         if (Wire.DEBUG)
         {
-            owner = Wire.checkOwner(owner, this);
+            ownership.check(this);
         }
         if ((flags & ~SendFlags.ALL) != 0)
         {
-            throw new IllegalArgumentException("unknown send flags 0x" + Integer.toHexString(flags));
+            throw new IllegalArgumentException((flags & SendFlags.IP_CSUM) != 0
+                ? "IP_CSUM (IBV_SEND_IP_CSUM) needs a raw packet QP; this is a " + type + " QP"
+                : "unknown send flags 0x" + Integer.toHexString(flags & ~SendFlags.ALL));
         }
         staged = true;
         stWrId = wrId;
@@ -585,7 +587,7 @@ public final class DirectSendQueue
     {
         if (Wire.DEBUG)
         {
-            owner = Wire.checkOwner(owner, this);
+            ownership.check(this);
         }
         if (!staged)
         {
@@ -849,7 +851,7 @@ public final class DirectSendQueue
     {
         if (Wire.DEBUG)
         {
-            owner = Wire.checkOwner(owner, this);
+            ownership.check(this);
         }
         final int n = pending;
         if (n == 0)
@@ -913,6 +915,12 @@ public final class DirectSendQueue
 
     // ------------------------------------------------------------------------------------------------ CQ side
 
+    /** The QP is destroyed: its number may already belong to a new QP, so no CQE is this queue's any more. */
+    boolean dead()
+    {
+        return qp.isClosed();
+    }
+
     /** A send CQE with this wqe_counter arrived: retire up to that WQE and return its wr_id. */
     long complete(final int wqeCounter)
     {
@@ -957,6 +965,23 @@ public final class DirectSendQueue
             }
         }
         return Scatter.copy(ring, ringMask, ctrl + ((long) skip << 4), ds - skip, src, srcOffset, size);
+    }
+
+    /**
+     * Makes the calling thread the owner of this queue's group: this queue, the DirectCqs it is attached to, and
+     * every queue attached to those.
+     * Use it to hand the group to another thread
+     * (for example a dedicated poller) after the previous owner has stopped using it; the hand-over itself must be
+     * a happens-before edge ({@link Thread#start()}, a concurrent queue, a volatile write and read), because the
+     * queues' counters are plain fields. Only {@code -Dmlx5j.debug=true} checks ownership; without it this records
+     * the owner and nothing reads it.
+     *
+     * @return this
+     */
+    public DirectSendQueue claim()
+    {
+        ownership.claim();
+        return this;
     }
 
     @Override

@@ -34,7 +34,7 @@ public final class DirectSrq
     private int counter;
     private int published;
     private int outstanding;
-    private Thread owner;
+    Ownership ownership = new Ownership(this);
 
     private long stWrId;
     private boolean staged;
@@ -73,7 +73,7 @@ public final class DirectSrq
     {
         if (Wire.DEBUG)
         {
-            owner = Wire.checkOwner(owner, this);
+            ownership.check(this);
         }
         stWrId = wrId;
         sgl.clear();
@@ -92,7 +92,7 @@ public final class DirectSrq
     {
         if (Wire.DEBUG)
         {
-            owner = Wire.checkOwner(owner, this);
+            ownership.check(this);
         }
         if (!staged)
         {
@@ -128,7 +128,7 @@ public final class DirectSrq
     {
         if (Wire.DEBUG)
         {
-            owner = Wire.checkOwner(owner, this);
+            ownership.check(this);
         }
         final int n = (counter - published) & 0xffff;
         if (n != 0)
@@ -176,6 +176,23 @@ public final class DirectSrq
     {
         return Scatter.copy(buf, -1L, (long) wqeCounter * stride + SrqNextSeg.LENGTH,
             (stride - SrqNextSeg.LENGTH) / DataSeg.LENGTH, src, srcOffset, size);
+    }
+
+    /**
+     * Makes the calling thread the owner of this queue's group: this SRQ, the DirectCqs it is attached to, and every
+     * queue attached to those.
+     * Use it to hand the group to another thread
+     * (for example a dedicated poller) after the previous owner has stopped using it; the hand-over itself must be
+     * a happens-before edge ({@link Thread#start()}, a concurrent queue, a volatile write and read), because the
+     * queues' counters are plain fields. Only {@code -Dmlx5j.debug=true} checks ownership; without it this records
+     * the owner and nothing reads it.
+     *
+     * @return this
+     */
+    public DirectSrq claim()
+    {
+        ownership.claim();
+        return this;
     }
 
     @Override

@@ -22,6 +22,7 @@ public final class MemoryRegion extends NativeResource
     private final int lkey;
     private final int rkey;
     private final long length;
+    private volatile boolean tiedToArena;
 
     private MemoryRegion(final ProtectionDomain pd, final Arena arena, final MemorySegment handle,
         final MemorySegment memory, final int access)
@@ -69,6 +70,12 @@ public final class MemoryRegion extends NativeResource
         }
     }
 
+    /** Marks this MR as deregistered by its memory's arena before the arena frees it. */
+    void tieToArena()
+    {
+        tiedToArena = true;
+    }
+
     public int lkey()
     {
         ensureOpen();
@@ -110,7 +117,15 @@ public final class MemoryRegion extends NativeResource
     @Override
     int destroy(final MemorySegment address)
     {
-        return Verbs.ibv_dereg_mr(address);
+        final int rc = Verbs.ibv_dereg_mr(address);
+        // a tied MR runs in its arena's close, which marks the scope dead before it runs the actions, but frees later
+        if (rc == 0 && !tiedToArena && !memory.scope().isAlive())
+        {
+            throw new IllegalStateException(this + ": its memory was freed (its arena closed) while it was "
+                + "registered, so the device could have written to freed memory; register with "
+                + "ProtectionDomain.register(arena, memory, access) to deregister when the arena closes");
+        }
+        return rc;
     }
 
     @Override

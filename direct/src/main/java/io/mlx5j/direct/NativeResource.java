@@ -17,8 +17,11 @@ import java.util.Set;
  *       IllegalStateException from then on, and only then destroys the native object: no Java access can reach
  *       memory the library has freed. If a thread is still inside an access the arena refuses to close and nothing
  *       is destroyed.</li>
- *   <li>An object that others depend on (a CQ used by a QP, a PD with MRs ...) refuses to close while they are open,
- *       naming them, instead of letting libibverbs fail with EBUSY.</li>
+ *   <li>Closing an object that others depend on (a CQ used by a QP, a PD with MRs, QPs, SRQs, AHs ...) closes those
+ *       first, newest first, and then the object itself: the rule {@link Context#close()} applies to everything, now
+ *       at every level, so any order in which try-with-resources closes things is valid and libibverbs never sees
+ *       EBUSY. A dependent that cannot close (a thread is inside an access of its arena) stops the cascade with its
+ *       exception and leaves this object open and usable.</li>
  *   <li>Every public method of a closed object throws IllegalStateException naming the object.</li>
  *   <li>{@link Context#close()} closes every object created under it, newest first, which is always a valid order
  *       because an object can only be created after the objects it depends on.</li>
@@ -104,10 +107,10 @@ public abstract class NativeResource implements AutoCloseable
             {
                 return;
             }
-            if (!dependents.isEmpty())
+            final List<NativeResource> users = new ArrayList<>(dependents);
+            for (int i = users.size() - 1; i >= 0; i--)
             {
-                throw new IllegalStateException("cannot close " + this + ": still used by " + new ArrayList<>(dependents)
-                    + "; close those first (or close the Context, which closes everything in order)");
+                users.get(i).close();   // removes itself from dependents
             }
             beforeDestroy();
             arena.close();

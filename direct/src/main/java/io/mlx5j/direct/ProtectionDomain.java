@@ -67,9 +67,49 @@ public final class ProtectionDomain extends NativeResource
     }
 
     /**
+     * Registers {@code memory}, allocated from {@code arena}, with {@code access} ({@link Access} flags), and ties
+     * the registration to the arena: closing the arena deregisters the MR before it frees the memory, so a
+     * registered buffer is never freed under its MR whatever order try-with-resources closes things in.
+     * <p>
+     * How: the MR's close is added to the arena as a cleanup action ({@link MemorySegment#reinterpret(Arena,
+     * java.util.function.Consumer)}). FFM runs an arena's cleanup actions newest first and frees the memory with
+     * the action its allocation added, which is older, so {@code ibv_dereg_mr} always runs first (JDK 25
+     * MemorySessionImpl.ResourceList, a stack). Closing the MR earlier (or its PD, or the Context) is fine: the
+     * arena's action then finds it closed and does nothing. An error of the deregistration is thrown by
+     * {@code arena.close()}, after the arena has freed everything.
+     *
+     * @throws IllegalArgumentException if {@code memory} does not belong to {@code arena}
+     */
+    public MemoryRegion register(final Arena arena, final MemorySegment memory, final int access)
+    {
+        if (!memory.scope().equals(arena.scope()))
+        {
+            throw new IllegalArgumentException(memory + " was not allocated from " + arena);
+        }
+        synchronized (lock())
+        {
+            ensureOpen();
+            final MemoryRegion mr = MemoryRegion.register(this, memory, access);
+            try
+            {
+                memory.reinterpret(arena, unused -> mr.close());
+                mr.tieToArena();
+            }
+            catch (final RuntimeException ex)
+            {
+                mr.close();     // the arena is closing or belongs to another thread: do not leave an untied MR
+                throw ex;
+            }
+            return mr;
+        }
+    }
+
+    /**
      * Registers {@code memory} (native, any length up to the device's max_mr_size) with {@code access}
-     * ({@link Access} flags). The memory must stay alive until the MR is closed: the device may read or write it
-     * until then, and FFM cannot pin another arena open.
+     * ({@link Access} flags), leaving its lifetime to the caller: the memory must stay allocated until the MR is
+     * closed, because the device may read or write it until then. Prefer {@link #register(Arena, MemorySegment,
+     * int)}, which enforces that. Memory freed while registered is reported when the MR closes (an
+     * {@link IllegalStateException} after the deregistration), since by then it cannot be undone.
      */
     public MemoryRegion register(final MemorySegment memory, final int access)
     {

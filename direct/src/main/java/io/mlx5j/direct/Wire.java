@@ -50,23 +50,4 @@ final class Wire
     {
         return (long) BE64.get(s, at);
     }
-
-    /**
-     * The debug-mode owner check: the first calling thread becomes the owner; any other thread fails loudly, since
-     * two posting threads on one queue would interleave WQEs and counters silently.
-     */
-    static Thread checkOwner(final Thread owner, final Object queue)
-    {
-        final Thread me = Thread.currentThread();
-        if (owner == null)
-        {
-            return me;
-        }
-        if (owner != me)
-        {
-            throw new IllegalStateException(queue + " is owned by thread '" + owner.getName() + "' but was used from '"
-                + me.getName() + "' (mlx5j.debug owner check; a queue is confined to one thread)");
-        }
-        return owner;
-    }
 }

@@ -17,20 +17,73 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LifetimeTest
 {
     @Test
-    void objectsInUseRefuseToCloseAndNameTheirUsers()
+    void closingAnObjectClosesWhatDependsOnItFirst()
     {
         try (Context context = Context.open("mlx5_0"))
         {
             final ProtectionDomain pd = context.allocPd();
             final CompletionQueue cq = context.createCq(16);
+            final CompletionQueue other = context.createCq(16);
             final QueuePair qp = pd.createQp(QpConfig.builder(QpType.RC, cq).build());
-            final IllegalStateException cqBusy = assertThrows(IllegalStateException.class, cq::close);
-            assertTrue(cqBusy.getMessage().contains("QueuePair"), cqBusy.getMessage());
-            assertThrows(IllegalStateException.class, pd::close);
-            qp.close();
-            cq.close();
-            pd.close();
-            assertTrue(qp.isClosed() && cq.isClosed() && pd.isClosed());
+            final SharedReceiveQueue srq = pd.createSrq(16, 1);
+            final QueuePair onSrq = pd.createQp(QpConfig.builder(QpType.RC, other).srq(srq).build());
+            final QpRings rings = qp.rings();
+            cq.close();     // takes the QP with it, not the PD or the other CQ
+            assertTrue(cq.isClosed() && qp.isClosed());
+            assertTrue(!pd.isClosed() && !other.isClosed() && !onSrq.isClosed());
+            assertThrows(IllegalStateException.class, () -> rings.sq().get(ValueLayout.JAVA_BYTE, 0));
+            pd.close();     // the QP on the SRQ (newest first), then the SRQ, then the PD
+            assertTrue(onSrq.isClosed() && srq.isClosed() && pd.isClosed() && !other.isClosed());
+            assertThrows(IllegalStateException.class, () -> pd.createSrq(16, 1));
+        }
+    }
+
+    /** README's order: the arena closes before the PD and the context, and nothing is freed while registered. */
+    @Test
+    void anArenaTiedMrIsDeregisteredBeforeTheArenaFreesItsMemory()
+    {
+        try (Context context = Context.open("mlx5_0"); ProtectionDomain pd = context.allocPd())
+        {
+            final Arena arena = Arena.ofShared();
+            final MemorySegment buf = arena.allocate(8192, 4096);
+            final boolean[] closedBeforeOlderActions = new boolean[1];
+            final MemoryRegion[] mr = new MemoryRegion[1];
+            // an action older than the MR's runs after it and before the free (FFM runs them newest first)
+            buf.reinterpret(arena, unused -> closedBeforeOlderActions[0] = mr[0].isClosed());
+            mr[0] = pd.register(arena, buf, Access.LOCAL_WRITE);
+            arena.close();
+            assertTrue(mr[0].isClosed(), "MR still registered after its arena closed");
+            assertTrue(closedBeforeOlderActions[0], "the MR was not deregistered before the arena's older actions");
+            assertThrows(IllegalStateException.class, mr[0]::lkey);
+
+            // closed first by its PD's cascade: the arena's action later does nothing
+            final Arena second = Arena.ofConfined();
+            final MemoryRegion early = pd.register(second, second.allocate(4096), Access.LOCAL_WRITE);
+            early.close();
+            second.close();
+            assertTrue(early.isClosed());
+
+            final Arena third = Arena.ofConfined();
+            final MemorySegment foreign = Arena.ofAuto().allocate(64);
+            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> pd.register(third, foreign, Access.LOCAL_WRITE));
+            assertTrue(e.getMessage().contains("not allocated from"), e.getMessage());
+            third.close();
+        }
+    }
+
+    /** The caller-managed form cannot prevent the free, but it does not stay silent about it. */
+    @Test
+    void memoryFreedUnderAnUntiedMrIsReportedAtItsClose()
+    {
+        try (Context context = Context.open("mlx5_0"); ProtectionDomain pd = context.allocPd())
+        {
+            final Arena arena = Arena.ofConfined();
+            final MemoryRegion mr = pd.register(arena.allocate(4096), Access.LOCAL_WRITE);
+            arena.close();
+            final IllegalStateException e = assertThrows(IllegalStateException.class, mr::close);
+            assertTrue(e.getMessage().contains("freed") && e.getMessage().contains("register(arena"), e.getMessage());
+            assertTrue(mr.isClosed());
         }
     }
 

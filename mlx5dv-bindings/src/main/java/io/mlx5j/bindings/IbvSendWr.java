@@ -27,7 +27,7 @@ public final class IbvSendWr
     public static final int IBV_WR_SEND_WITH_INV = 9;
     public static final int IBV_WR_TSO = 10;
     public static final int IBV_WR_DRIVER1 = 11;
-    public static final int IBV_WR_ATOMIC_WRITE = 12;
+    public static final int IBV_WR_ATOMIC_WRITE = 15;   // verbs.h skips 12..14 (rdma-core v44)
 
     /** enum ibv_send_flags. */
     public static final int IBV_SEND_FENCE = 1 << 0;

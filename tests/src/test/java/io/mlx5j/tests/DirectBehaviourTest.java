@@ -279,6 +279,69 @@ class DirectBehaviourTest
                 {
                     throw new AssertionError("the refused post wrote a WQE");
                 }
+                // a queue and the DirectCq that retires it are one unit: posting on B's queue from this thread
+                // and polling B's CQ from another fails, naming both threads (each used to pass on its own)
+                seen[0] = null;
+                seen[1] = null;
+                if (!p.sqB.nop(3, SendFlags.SIGNALED | SendFlags.RING))
+                {
+                    throw new AssertionError("post failed");
+                }
+                final Thread poller = new Thread(() ->
+                {
+                    try
+                    {
+                        p.dcqB.poll(c);
+                    }
+                    catch (final Throwable t)
+                    {
+                        seen[0] = t;
+                    }
+                }, "poller");
+                poller.start();
+                poller.join();
+                final String me = Thread.currentThread().getName();
+                if (!(seen[0] instanceof IllegalStateException) || !seen[0].getMessage().contains("'poller'") ||
+                    !seen[0].getMessage().contains("'" + me + "'") || !seen[0].getMessage().contains("DirectCq"))
+                {
+                    throw new AssertionError("poll of the queue's DirectCq from a second thread: " + seen[0]);
+                }
+                // an explicit hand-over: the poller claims the group (after this thread stopped), then polls and posts
+                final Thread owner = new Thread(() ->
+                {
+                    try
+                    {
+                        p.dcqB.claim();
+                        Rig.await(p.dcqB, c);
+                        if (c.wrId() != 3 || !p.sqB.nop(4, SendFlags.SIGNALED | SendFlags.RING))
+                        {
+                            throw new AssertionError("claimed group: " + c);
+                        }
+                        Rig.await(p.dcqB, c);
+                    }
+                    catch (final Throwable t)
+                    {
+                        seen[1] = t;
+                    }
+                }, "new-owner");
+                owner.start();
+                owner.join();
+                if (seen[1] != null)
+                {
+                    throw new AssertionError("the claimed group failed in its new thread", seen[1]);
+                }
+                try
+                {
+                    p.sqB.nop(5, SendFlags.SIGNALED);
+                    throw new AssertionError("the old owner still posts after the hand-over");
+                }
+                catch (final IllegalStateException expected)
+                {
+                    if (!expected.getMessage().contains("'new-owner'"))
+                    {
+                        throw new AssertionError(expected);
+                    }
+                }
                 System.out.println("OWNER-CHECK-OK " + seen[0].getMessage());
             }
         }

@@ -1,0 +1,61 @@
+package io.mlx5j.direct;
+
+/**
+ * A CQE that {@link DirectCq} cannot give to a queue: its QP has no attached queue (never attached, {@link
+ * DirectCq#detach detached}, or destroyed, so that its number may belong to a new QP), or its opcode is one mlx5j
+ * does not decode. Nothing is lost: the CQE stays at the head of the CQ, unconsumed, so that after {@link
+ * DirectCq#attach attaching} the right queue the next poll decodes it normally, or {@link DirectCq#skip()} consumes
+ * it; until then every poll reports it again. A batch poll returns the completions before it first. This exception
+ * carries a copy of the whole entry.
+ */
+public final class UnexpectedCqeException extends IllegalStateException
+{
+    private static final long serialVersionUID = 1L;
+
+    private final int consumerIndex;
+    private final int qpn;
+    private final int cqeOpcode;
+    private final int wqeCounter;
+    private final byte[] cqe;
+
+    UnexpectedCqeException(final String message, final int consumerIndex, final int qpn, final int cqeOpcode,
+        final int wqeCounter, final byte[] cqe)
+    {
+        super(message);
+        this.consumerIndex = consumerIndex;
+        this.qpn = qpn;
+        this.cqeOpcode = cqeOpcode;
+        this.wqeCounter = wqeCounter;
+        this.cqe = cqe;
+    }
+
+    /** The CQE's index (free-running consumer index of the CQ when it was reported). */
+    public int consumerIndex()
+    {
+        return consumerIndex;
+    }
+
+    /** The local QP number the CQE names (low 24 bits of sop_drop_qpn). */
+    public int qpn()
+    {
+        return qpn;
+    }
+
+    /** The CQE opcode (the high nibble of op_own: MLX5_CQE_REQ, MLX5_CQE_RESP_SEND, ...). */
+    public int cqeOpcode()
+    {
+        return cqeOpcode;
+    }
+
+    /** wqe_counter: the WQE (send, or SRQ) the CQE completes. */
+    public int wqeCounter()
+    {
+        return wqeCounter;
+    }
+
+    /** A copy of the whole CQ entry (64 or 128 bytes, the mlx5_cqe64 at its end). */
+    public byte[] cqe()
+    {
+        return cqe.clone();
+    }
+}
