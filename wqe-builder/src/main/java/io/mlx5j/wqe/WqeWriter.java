@@ -119,6 +119,28 @@ public final class WqeWriter
     }
 
     /**
+     * Inline data segment carrying two pieces back to back ({@code aLen} bytes of {@code a}, then {@code bLen} of
+     * {@code b}) under one byte_count, as libmlx5's set_data_inl_seg packs every SGE of an IBV_SEND_INLINE request:
+     * the rest of a header template and a payload, without a gather copy.
+     */
+    public WqeWriter inline(final MemorySegment a, final long aOffset, final int aLen, final MemorySegment b,
+        final long bOffset, final int bLen)
+    {
+        checkSource(a, aOffset, aLen);
+        checkSource(b, bOffset, bLen);
+        final int byteCount = aLen + bLen;
+        final int units = InlineSeg.ds(byteCount);
+        reserve(units, "inline data");
+        final long at = cursor;
+        zeroLastUnit(at, units);
+        BE32.set(sq, at + InlineSeg.BYTE_COUNT_OFFSET, byteCount | InlineSeg.MLX5_INLINE_SEG);
+        final long data = at + InlineSeg.DATA_OFFSET;   // never past the ring end: at is 16-aligned
+        copyToRing(a, aOffset, data, aLen);
+        copyToRing(b, bOffset, (data + aLen) & sqMask, bLen);
+        return advance(units);
+    }
+
+    /**
      * Ethernet segment ({@link EthSeg}) of a raw-packet WQE with the first {@code inlineHdrSz} bytes of the frame
      * inline, copied from {@code src}: what libmlx5's raw branch of _mlx5_post_send writes (zeroed segment,
      * cs_flags, inline_hdr_sz, the bytes from inline_hdr_start on) for an inline header of 0 or 18 bytes, and what
