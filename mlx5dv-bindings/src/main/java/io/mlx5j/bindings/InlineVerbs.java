@@ -499,7 +499,7 @@ public final class InlineVerbs
         final MemorySegment flowAttr)
     {
         final MemorySegment context = pointerAt(qp, IbvQp.LAYOUT.byteSize(), IbvQp.CONTEXT_OFFSET);
-        final MemorySegment fn = verbsContextOp(context, VerbsContext.IBV_CREATE_FLOW_OFFSET);
+        final MemorySegment fn = verbsContextOp(context, VerbsContext.CREATE_FLOW_OFFSET);
         if (fn.address() == 0)
         {
             CallState.errno(callState, CallState.EOPNOTSUPP);
@@ -523,7 +523,7 @@ public final class InlineVerbs
     public static int ibv_destroy_flow(final MemorySegment flow)
     {
         final MemorySegment context = pointerAt(flow, IbvFlow.LAYOUT.byteSize(), IbvFlow.CONTEXT_OFFSET);
-        final MemorySegment fn = verbsContextOp(context, VerbsContext.IBV_DESTROY_FLOW_OFFSET);
+        final MemorySegment fn = verbsContextOp(context, VerbsContext.DESTROY_FLOW_OFFSET);
         if (fn.address() == 0)
         {
             return CallState.EOPNOTSUPP;

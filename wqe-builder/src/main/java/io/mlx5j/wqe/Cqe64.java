@@ -78,10 +78,10 @@ public final class Cqe64
     /** The flow tag of the steering rule that matched: low 24 bits of sop_drop_qpn (libmlx5 MLX5_FLOW_TAG_MASK). */
     public static final int MLX5_FLOW_TAG_MASK = 0x00ffffff;
     /** Striding RQ: byte_cnt holds the length, the strides consumed and a filler flag (DPDK mlx5_prm.h MLX5_MPRQ_*). */
-    public static final int MLX5_MPRQ_LEN_MASK = 0x0000ffff;
-    public static final int MLX5_MPRQ_STRIDE_NUM_MASK = 0x3fff0000;
-    public static final int MLX5_MPRQ_STRIDE_NUM_SHIFT = 16;
-    public static final int MLX5_MPRQ_FILLER_MASK = 0x80000000;
+    public static final int MPRQ_LEN_MASK = 0x0000ffff;
+    public static final int MPRQ_STRIDE_NUM_MASK = 0x3fff0000;
+    public static final int MPRQ_STRIDE_NUM_SHIFT = 16;
+    public static final int MPRQ_FILLER_MASK = 0x80000000;
     public static final int MLX5_CQE_REQ = 0;
     public static final int MLX5_CQE_RESP_WR_IMM = 1;
     public static final int MLX5_CQE_RESP_SEND = 2;

@@ -279,19 +279,19 @@ public final class CqeView
     /** Striding RQ: strides the packet (or the filler) consumed. */
     public int consumedStrides()
     {
-        return (byteCnt() & Cqe64.MLX5_MPRQ_STRIDE_NUM_MASK) >>> Cqe64.MLX5_MPRQ_STRIDE_NUM_SHIFT;
+        return (byteCnt() & Cqe64.MPRQ_STRIDE_NUM_MASK) >>> Cqe64.MPRQ_STRIDE_NUM_SHIFT;
     }
 
     /** Striding RQ: a filler CQE, which only consumes the rest of a WQE; it carries no packet. */
     public boolean filler()
     {
-        return (byteCnt() & Cqe64.MLX5_MPRQ_FILLER_MASK) != 0;
+        return (byteCnt() & Cqe64.MPRQ_FILLER_MASK) != 0;
     }
 
     /** Striding RQ: the packet length (low 16 bits of byte_cnt). */
     public int strideByteCnt()
     {
-        return byteCnt() & Cqe64.MLX5_MPRQ_LEN_MASK;
+        return byteCnt() & Cqe64.MPRQ_LEN_MASK;
     }
 
     /** Error CQEs only: syndrome (struct mlx5_err_cqe). */

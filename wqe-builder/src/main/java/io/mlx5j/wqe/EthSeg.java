@@ -45,8 +45,11 @@ public final class EthSeg
     public static final int MLX5_ETH_WQE_L3_CSUM = 1 << 6;
     /** cs_flags: compute the TCP/UDP checksum (mlx5dv.h MLX5_ETH_WQE_L4_CSUM). */
     public static final int MLX5_ETH_WQE_L4_CSUM = 1 << 7;
-    /** insert.type: insert insert.vlan_tci as an 802.1Q tag (Linux include/linux/mlx5/qp.h). */
-    public static final int MLX5_ETH_WQE_INSERT_VLAN = 1 << 15;
+    /**
+     * insert.type: insert insert.vlan_tci as an 802.1Q tag (Linux include/linux/mlx5/qp.h names it
+     * MLX5_ETH_WQE_INSERT_VLAN; no installed header has it).
+     */
+    public static final int INSERT_VLAN = 1 << 15;
 
     /** Destination + source MAC + ethertype (rdma-core v44 providers/mlx5/wqe.h MLX5_ETH_L2_MIN_HEADER_SIZE). */
     public static final int MLX5_ETH_L2_MIN_HEADER_SIZE = 14;

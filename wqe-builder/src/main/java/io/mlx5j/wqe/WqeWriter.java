@@ -171,7 +171,7 @@ public final class WqeWriter
 
     /**
      * Ethernet segment that inserts an 802.1Q tag {@code 0x8100, tci} after the two MACs of the frame in {@code
-     * src}. With {@code inlineHdrSz} 0 the device inserts it (insert.type {@link EthSeg#MLX5_ETH_WQE_INSERT_VLAN});
+     * src}. With {@code inlineHdrSz} 0 the device inserts it (insert.type {@link EthSeg#INSERT_VLAN});
      * otherwise the tag is written into the inline copy, which then holds {@code inlineHdrSz} bytes of the tagged
      * frame: the 12 MAC bytes, the tag, and {@code inlineHdrSz - 16} more bytes of {@code src} from offset 12. The
      * caller's gather list must then start at {@code src} offset {@code inlineHdrSz - 4}.
@@ -185,7 +185,7 @@ public final class WqeWriter
         if (inlineHdrSz == 0)
         {
             reserve(1, "Ethernet segment");
-            ethFixed(cursor, csFlags, mss, EthSeg.MLX5_ETH_WQE_INSERT_VLAN << 16 | (tci & 0xffff));
+            ethFixed(cursor, csFlags, mss, EthSeg.INSERT_VLAN << 16 | (tci & 0xffff));
             return advance(1);
         }
         if (inlineHdrSz < EthSeg.MLX5_ETH_L2_INLINE_HEADER_SIZE)
