@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(libibverbs-dev ibverbs-providers ibverbs-utils perftest gcc make clang libclang-rt-14-dev maven python3-matplotlib)
+PACKAGES=(libibverbs-dev ibverbs-providers ibverbs-utils perftest ucx-utils gcc make clang libclang-rt-14-dev maven python3-matplotlib
+          tshark)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -13,6 +14,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
+  # tshark (the emulator's pcap tests decode with it) asks whether non-root users may capture: answer no, unasked
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 

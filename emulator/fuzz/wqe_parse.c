@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)eng_wqe_status_str(st);
 			if (st == ENG_WQE_OK && w.is_inline)
 				for (uint32_t i = 0; i < w.nsge; i++)
-					if (w.sge[i].addr + w.sge[i].len > n)
+					if (w.sge[i].inl && w.sge[i].addr + w.sge[i].len > n)
 						__builtin_trap(); /* an inline piece must lie inside the WQE */
 		}
 	}

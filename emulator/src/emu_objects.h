@@ -44,12 +44,13 @@ extern "C" {
 #define EMU_GID_TBL_LEN_IB     128
 #define EMU_GID_TBL_LEN_ETH    256
 #define EMU_SEND_WQE_BB        64       /* SQ stride */
+#define EMU_PORT_GIDS          16       /* non-empty GID entries a port can have (2 + 2 per IP address) */
 
 /* Link layer of a port (values as IBV_LINK_LAYER_*). */
 enum emu_link_layer { EMU_LINK_IB = 1, EMU_LINK_ETH = 2 };
 
 /* QP types as enum ibv_qp_type / ib_uverbs values. */
-enum emu_qp_type { EMU_QPT_RC = 2, EMU_QPT_UC = 3, EMU_QPT_UD = 4 };
+enum emu_qp_type { EMU_QPT_RC = 2, EMU_QPT_UC = 3, EMU_QPT_UD = 4, EMU_QPT_RAW = 8 /* IBV_QPT_RAW_PACKET */ };
 
 /* QP states as enum ibv_qp_state. */
 enum emu_qp_state {
@@ -58,6 +59,7 @@ enum emu_qp_state {
 };
 
 struct emu_ctx;
+struct emu_rss_qp;
 
 /* One gid table entry as the sysfs tree describes it (index 0..gid_tbl_len-1; all-zero = empty). */
 struct emu_gid { uint8_t raw[16]; };
@@ -72,8 +74,9 @@ struct emu_port_info {
 	uint64_t  node_guid;      /* host order */
 	uint64_t  port_guid;      /* host order */
 	int       num_gids;       /* non-empty entries at the start of gid[] */
-	struct emu_gid gid[4];    /* IB: [0] = fe80::port_guid. Ethernet: [0] RoCE v1, [1] RoCE v2 (same fe80:: GID) */
-	uint8_t   gid_type[4];    /* 0 = IB/RoCE v1, 1 = RoCE v2 (IBV_GID_TYPE_*) */
+	struct emu_gid gid[EMU_PORT_GIDS]; /* IB: [0] = fe80::port_guid. Ethernet: [0] RoCE v1, [1] RoCE v2 (same
+	                          fe80:: GID), then a v1 and a v2 entry per IP address the port owns (see cm_addr.c) */
+	uint8_t   gid_type[EMU_PORT_GIDS]; /* 0 = IB/RoCE v1, 1 = RoCE v2 (IBV_GID_TYPE_*) */
 };
 
 struct emu_pd {
@@ -216,6 +219,7 @@ struct emu_qp {
 	uint32_t        async_events;
 	int             reg_slot;         /* index in the fabric registry's QP directory */
 	int             kbusy;            /* K only: a command is using it outside emu_lock (destroy is then EBUSY) */
+	struct emu_rss_qp *rss;           /* RSS QP (rss_wq.h): its indirection table and hash; NULL otherwise */
 	void           *engine;           /* [engine] */
 };
 

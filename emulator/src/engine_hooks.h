@@ -20,6 +20,8 @@
  *    unpolled CQEs up to that resize CQE into the new ring itself.
  *  - emu_engine_uar_mapped: the user mmapped UAR page page_index at user_va. Watch doorbells through
  *    ctx->uar_alias + page_index * EMU_UAR_PAGE_SIZE (same physical page, stays mapped until ctx close).
+ *    K also calls it with user_va NULL for every page right after GET_CONTEXT (a raw mmap system call of the
+ *    command fd maps the pages without K seeing it); a page may therefore be announced twice.
  *  - emu_engine_srq_modified: srq->srq_limit was (re)armed.
  *  - The engine starts its thread(s) lazily and stops them at process exit or when the last context closes.
  *  - At process exit K calls no hooks (destructor order between K and E is unspecified); it only drops this

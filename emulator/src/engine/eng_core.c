@@ -27,8 +27,10 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/mlx5-abi.h>
 
+#include "emu_clock.h"
 #include "engine_hooks.h"
 #include "engine/eng_internal.h"
+#include "engine/eng_pcap.h"
 
 struct eng_global G = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -223,7 +225,15 @@ void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicit
 	}
 	uint8_t *entry = cq->buf + (size_t)(cq->pi & (cq->cnt - 1)) * cq->size;
 	uint8_t owner = (cq->pi & cq->cnt) ? 1 : 0;
-	uint8_t op_own = eng_cqe_build(entry, cq->size, ci, owner);
+	/* The completion is stamped when the engine writes it, and the timer page shows at least that value from now
+	 * on (so a clock read after polling the CQE is never earlier than the CQE). */
+	struct eng_cqe_info stamped = *ci;
+	uint64_t now_ts = emu_clock_publish(emu_clock_now());
+	stamped.timestamp = ci->timestamp && ci->timestamp < now_ts ? ci->timestamp : now_ts; /* preset: a send's departure */
+	if (stamped.timestamp < cq->last_ts)
+		stamped.timestamp = cq->last_ts;
+	cq->last_ts = stamped.timestamp;
+	uint8_t op_own = eng_cqe_build(entry, cq->size, &stamped, owner);
 	__atomic_store_n(eng_cqe_op_own(entry, cq->size), op_own, __ATOMIC_RELEASE);
 	cq->pi = (cq->pi + 1) & 0xffffff;
 	int is_err = ci->opcode == MLX5_CQE_REQ_ERR || ci->opcode == MLX5_CQE_RESP_ERR;
@@ -435,6 +445,7 @@ static int drain_inbox(void)
 	size_t len;
 	struct pkt *p;
 	for (int n = 0; n < 256 && (p = eng_ring_peek(&G.inbox->resp, &len)); n++) {
+		eng_tap_rx(p);
 		eng_handle_resp(p);
 		eng_ring_pop(&G.inbox->resp);
 		work = 1;
@@ -442,6 +453,7 @@ static int drain_inbox(void)
 	for (int n = 0; n < 256 && (p = eng_ring_peek(&G.inbox->req, &len)); n++) {
 		if (!eng_handle_req(p))
 			break;
+		eng_tap_rx(p);
 		eng_ring_pop(&G.inbox->req);
 		work = 1;
 	}
@@ -457,6 +469,7 @@ static int engine_iteration(void)
 	if (!G.inbox)
 		return 0;
 	uint64_t now = eng_now_ns();
+	emu_clock_publish(emu_clock_ticks(now)); /* the timer page advances with every pass (emu_clock.h) */
 	work |= scan_doorbells();
 	work |= drain_inbox();
 	for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
@@ -465,6 +478,7 @@ static int engine_iteration(void)
 		last_slow = now;
 		check_unrung(now);
 		reap_peers();
+		emu_clock_maintain();
 	}
 	return work;
 }
@@ -589,6 +603,7 @@ __attribute__((constructor)) static void engine_init(void)
 {
 	const char *s = getenv("MLX5EMU_STRICT");
 	G.strict = s && *s && strcmp(s, "0") != 0;
+	eng_pcap_init();
 	s = getenv("MLX5EMU_SCATTER_CQE");
 	G.scatter = !(s && strcmp(s, "0") == 0);
 	/* MLX5EMU_ENGINE=off: the device never executes anything (no engine thread). Benchmarks and byte-parity tests
@@ -876,6 +891,8 @@ void emu_engine_qp_created(struct emu_qp *q)
 	qp->next = G.qps;
 	G.qps = qp;
 	G.qp_by_slot[qp->qpn & (EMU_REG_QP_SLOTS - 1)] = qp;
+	if (qp->type == EMU_QPT_RAW)
+		eng_eth_qp_count(1);
 	engine_start_locked();
 	unlock_engine();
 }
@@ -937,6 +954,10 @@ void emu_engine_qp_destroying(struct emu_qp *q)
 			}
 		if (G.qp_by_slot[qp->qpn & (EMU_REG_QP_SLOTS - 1)] == qp)
 			G.qp_by_slot[qp->qpn & (EMU_REG_QP_SLOTS - 1)] = NULL;
+		if (qp->type == EMU_QPT_RAW) {
+			eng_eth_qp_destroying(qp);
+			eng_eth_qp_count(-1);
+		}
 	}
 	q->engine = NULL;
 	unlock_engine();

@@ -60,6 +60,12 @@ uint8_t eng_cqe_build(uint8_t *entry, uint32_t cqe_size, const struct eng_cqe_in
 		eng_put_be16(c + 22, ci->slid);
 		eng_put_be32(c + 24, (uint32_t)(ci->grh & 3) << 28 | (uint32_t)(ci->sl & 0xf) << 24 |
 				      (ci->src_qpn & 0xffffff));
+		eng_put_be16(c + 2, ci->wqe_id);
+		eng_put_be32(c + 12, ci->rss_hash);
+		c[16] = ci->rss_hash_type;
+		c[28] = ci->hds_ip_ext;
+		c[29] = ci->l4_hdr_type_etc;
+		eng_put_be16(c + 30, ci->vlan_info);
 	}
 	eng_put_be32(c + 32, ci->srqn_uidx & 0xffffff);
 	eng_put_be32(c + 36, ci->imm_inval_pkey);
@@ -67,6 +73,8 @@ uint8_t eng_cqe_build(uint8_t *entry, uint32_t cqe_size, const struct eng_cqe_in
 	if (is_err) {
 		c[54] = ci->vendor_syndrome;
 		c[55] = ci->syndrome;
+	} else {
+		eng_put_be64(c + 48, ci->timestamp);
 	}
 	eng_put_be32(c + 56, (uint32_t)ci->wqe_opcode << 24 | (ci->qpn & 0xffffff));
 	eng_put_be16(c + 60, ci->wqe_counter);

@@ -8,6 +8,8 @@
  *
  * CQE (struct mlx5_cqe64 in mlx5dv.h; a 128-byte CQE keeps it in its second half): offsets in the 64-byte part:
  *   17 ml_path; 22 slid(16); 24 flags_rqpn(32): [29:28] GRH flag, [27:24] sl, [23:0] source QPN;
+ *   2 wqe_id(16) (striding RQ); 12 rx_hash_result(32); 16 rx_hash_type;
+ *   28 hds_ip_ext (L2_OK 1, L3_OK 2, L4_OK 4); 29 l4_hdr_type_etc; 30 vlan_info(16);
  *   32 srqn_uidx; 36 imm_inval_pkey; 44 byte_cnt; 48 timestamp(64); 56 sop_drop_qpn = WQE opcode<<24 | qpn;
  *   60 wqe_counter(16); 62 signature; 63 op_own = opcode<<4 | INLINE_SCATTER_64(0x8) | INLINE_SCATTER_32(0x4) | owner.
  * Error CQE (struct mlx5_err_cqe): 54 vendor_err_synd; 55 syndrome; 56 s_wqe_opcode_qpn; 60 wqe_counter.
@@ -48,8 +50,16 @@ struct eng_cqe_info {
 	uint8_t  grh;             /* flags_rqpn GRH flag (1 = GRH present) */
 	uint16_t slid;
 	uint8_t  ml_path;
+	uint8_t  hds_ip_ext;      /* raw packet receive: L2/L3/L4 OK bits (byte 28) */
+	uint8_t  l4_hdr_type_etc; /* raw packet receive: L4/L3 header types, cvlan stripped (byte 29) */
+	uint16_t vlan_info;       /* raw packet receive: stripped VLAN TCI (bytes 30..31) */
+	uint16_t wqe_id;          /* striding RQ: index of the multi-packet WQE (bytes 2..3; DPDK mlx5_cqe.wqe_id) */
+	uint32_t rss_hash;        /* RSS QP receive: rx_hash_result (bytes 12..15) */
+	uint8_t  rss_hash_type;   /* RSS QP receive: rx_hash_type (byte 16; CQE_RSS_*_HTYPE_* in Linux mlx5/device.h) */
 	const void *inline_data;  /* scatter-to-CQE payload, or NULL */
 	uint32_t inline_len;
+	uint64_t timestamp;       /* core clock ticks (emu_clock.h); not in error CQEs, whose bytes 48..55 are
+				   * reserved words and the syndromes (struct mlx5_err_cqe) */
 };
 
 /* Can a payload of len bytes be scattered into a CQE of cqe_size bytes? */

@@ -23,9 +23,22 @@
 #define ENG_ATOMIC_HIST 16          /* saved atomic results per responder QP (max_dest_rd_atomic) */
 
 /* ---- wire packets ---- */
-enum { PKT_SEND = 1, PKT_WRITE, PKT_READ_REQ, PKT_ATOMIC_REQ, PKT_READ_RESP, PKT_ATOMIC_RESP, PKT_ACK };
+enum { PKT_SEND = 1, PKT_WRITE, PKT_READ_REQ, PKT_ATOMIC_REQ, PKT_READ_RESP, PKT_ATOMIC_RESP, PKT_ACK,
+       PKT_ETH /* an Ethernet frame on the fabric (eng_eth.c): data = the frame, len = its length */ };
 enum { PF_FIRST = 1, PF_LAST = 2, PF_IMM = 4, PF_INV = 8, PF_SOLICITED = 16, PF_GRH = 32 };
 enum { ACK_OK = 0, NAK_RNR, NAK_REM_ACCESS, NAK_REM_INV_REQ, NAK_REM_OP };
+
+/* The Ethernet/IP addressing of a RoCE packet, as the sending port would put it on the wire (eng_pcap.c). */
+struct pkt_eth {
+	uint8_t  smac[6], dmac[6];
+	uint8_t  sgid[16], dgid[16];  /* GIDs as IPv6 addresses (IPv4-mapped ::ffff:a.b.c.d means IPv4) */
+	uint32_t flow_label;
+	uint32_t tap_id;              /* the sender's pcap tap (0: it does not tap); a receiver on the same tap skips it */
+	uint16_t udp_sport;           /* RoCE v2 UDP source port */
+	uint8_t  valid;               /* the sender's port is Ethernet and filled this */
+	uint8_t  roce_v2;             /* 1: RoCE v2 (IP/UDP 4791), 0: RoCE v1 (GRH, ethertype 0x8915) */
+	uint8_t  tclass, hop_limit;
+};
 
 struct pkt {
 	uint8_t  type, flags, sl, atomic_size;
@@ -35,6 +48,7 @@ struct pkt {
 	uint8_t  hop_limit, pad;
 	uint64_t raddr, swap_add, compare, swap_mask, compare_mask;
 	uint8_t  sgid[16], dgid[16];
+	struct pkt_eth eth;    /* how the packet looks on an Ethernet wire (pcap tap), filled by the sender */
 	uint8_t  data[];
 };
 
@@ -57,6 +71,7 @@ struct eng_cq {
 	uint32_t pi;            /* CQEs produced (24-bit wrap like the consumer index) */
 	uint32_t sol_pi;        /* pi just after the last solicited or error CQE */
 	int armed, arm_sol, overrun;
+	uint64_t last_ts;       /* timestamp of the last CQE: per-CQ timestamps never decrease */
 };
 
 struct eng_srq {
@@ -76,6 +91,7 @@ struct eng_infl {
 	uint8_t  opcode, fm_ce_se, done, syndrome, vendor, scat_len;
 	uint32_t psn_first, psn_last, byte_cnt;
 	uint8_t  scat[64];      /* scatter-to-CQE payload of a READ/atomic response */
+	uint64_t tx_ns;         /* CLOCK_MONOTONIC of the engine pass that sent it, before its packets left */
 };
 
 /* A receive in progress on the responder. */
@@ -196,7 +212,19 @@ void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicit
 void eng_async_event(struct emu_ctx *ctx, uint64_t element, uint32_t type);
 void eng_qp_set_error(struct eng_qp *qp);
 
+/* eng_eth.c: raw packet QPs and the Ethernet fabric */
+struct eng_wqe;
+/* Transmit the raw WQE qp->cur: 0 = blocked (fabric full, retry), 1 = done; *synd = error syndrome or 0. */
+int eng_eth_send(struct eng_qp *qp, uint8_t *synd);
+/* A PKT_ETH from the inbox: steer it to this process's raw QPs. 0 = blocked (leave it in the ring). */
+int eng_eth_rx(struct pkt *p);
+void eng_eth_qp_count(int delta);       /* raw QPs of this process (advertised in the fabric registry) */
+void eng_eth_qp_destroying(struct eng_qp *qp);
+
 /* eng_xport.c */
+uint32_t eng_rq_avail(struct eng_qp *qp);
+void eng_rq_take(struct eng_qp *qp, struct eng_rx *rx);
+
 int eng_qp_progress(struct eng_qp *qp, uint64_t now);
 int eng_handle_req(struct pkt *p);   /* 1 consumed, 0 blocked (leave it in the ring) */
 void eng_handle_resp(struct pkt *p);

@@ -49,6 +49,13 @@ void eng_ring_commit(struct eng_ring *r, uint64_t tok)
 	atomic_store_explicit(hdr_at(r, pos), need | HDR_COMMIT, memory_order_release);
 }
 
+void eng_ring_cancel(struct eng_ring *r, uint64_t tok)
+{
+	/* a reservation given back: committed as padding, which the consumer skips */
+	uint64_t pos = tok & 0xffffffffu, need = tok >> 32;
+	atomic_store_explicit(hdr_at(r, pos), need | HDR_PAD | HDR_COMMIT, memory_order_release);
+}
+
 void *eng_ring_peek(struct eng_ring *r, size_t *len)
 {
 	for (;;) {

@@ -43,6 +43,8 @@ struct eng_inbox {
  * *tok receives what eng_ring_commit needs. */
 void *eng_ring_reserve(struct eng_ring *r, size_t len, uint64_t *tok);
 void eng_ring_commit(struct eng_ring *r, uint64_t tok);
+/* Give a reservation back without a packet (the consumer skips it). */
+void eng_ring_cancel(struct eng_ring *r, uint64_t tok);
 /* Next committed packet at head, or NULL; *len receives the record's packet capacity. */
 void *eng_ring_peek(struct eng_ring *r, size_t *len);
 /* Consume the record returned by the last peek. */

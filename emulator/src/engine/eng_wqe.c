@@ -16,6 +16,7 @@ const char *eng_wqe_status_str(int status)
 	case ENG_WQE_INLINE_OVERFLOW: return "inline segment overflows the WQE";
 	case ENG_WQE_TOO_SHORT:       return "WQE larger than the send ring";
 	case ENG_WQE_BAD_ATOMIC:      return "atomic operand size invalid";
+	case ENG_WQE_BAD_ETH:         return "Ethernet segment invalid (LSO header or mss missing, or empty frame)";
 	default:                      return "unknown";
 	}
 }
@@ -44,8 +45,11 @@ static int opcode_valid(uint8_t opcode, int qp_type)
 	switch (opcode) {
 	case MLX5_OPCODE_NOP:
 	case MLX5_OPCODE_SEND:
-	case MLX5_OPCODE_SEND_IMM:
 		return 1;
+	case MLX5_OPCODE_SEND_IMM:
+		return qp_type != ENG_QPT_RAW;
+	case MLX5_OPCODE_TSO:
+		return qp_type == ENG_QPT_RAW;
 	case MLX5_OPCODE_SEND_INVAL:
 	case MLX5_OPCODE_RDMA_WRITE:
 	case MLX5_OPCODE_RDMA_WRITE_IMM:
@@ -112,8 +116,34 @@ int eng_wqe_parse(const uint8_t *wqe, size_t len, int qp_type, struct eng_wqe *w
 		uint32_t grh_gid_fl = eng_be32(av + 28);
 		w->av.grh = (grh_gid_fl >> 30) & 1;
 		w->av.flow_label = grh_gid_fl & 0xfffff;
+		w->av.sgid_index = (uint8_t)(grh_gid_fl >> 20);
 		memcpy(w->av.rgid, av + 32, 16);
 		off += 48;
+	}
+
+	if (qp_type == ENG_QPT_RAW) {
+		if (off + 16 > end)
+			return ENG_WQE_BAD_DS;
+		const uint8_t *e = wqe + off;
+		w->has_eth = 1;
+		w->cs_flags = e[4];
+		w->mss = eng_be16(e + 6);
+		uint16_t sz = eng_be16(e + 12);
+		size_t seg = 16;
+		if (sz & 0x8000) {
+			w->vlan_insert = 1;
+			w->vlan_tci = eng_be16(e + 14);
+		} else {
+			w->eth_hdr_len = sz;
+			w->eth_hdr_off = (uint16_t)(off + 14);
+			if (sz > 2)
+				seg = (14 + (size_t)sz + 15) & ~(size_t)15;
+			if (off + 14 + (size_t)sz > end)
+				return ENG_WQE_INLINE_OVERFLOW;
+		}
+		off += seg;
+		if (w->opcode == MLX5_OPCODE_TSO && (!w->mss || !w->eth_hdr_len))
+			return ENG_WQE_BAD_ETH;
 	}
 
 	switch (w->opcode) {
@@ -179,8 +209,10 @@ int eng_wqe_parse(const uint8_t *wqe, size_t len, int qp_type, struct eng_wqe *w
 		break;
 	}
 
-	/* Gather list: data segments or inline segments up to the end of the WQE. */
-	int saw_inline = 0, saw_data = 0;
+	/* Gather list up to the end of the WQE: inline and memory pointer segments in any order. The PRM's send
+	 * WQE gathers from a sequence of data segments of either kind, and UCX's UD/RC transports put an inline
+	 * header before a pointer to the payload in one WQE. */
+	int saw_inline = 0;
 	while (off < end) {
 		const uint8_t *s = wqe + off;
 		uint32_t bc = eng_be32(s);
@@ -192,27 +224,28 @@ int eng_wqe_parse(const uint8_t *wqe, size_t len, int qp_type, struct eng_wqe *w
 			w->sge[w->nsge].addr = off + 4;
 			w->sge[w->nsge].len = n;
 			w->sge[w->nsge].lkey = 0;
+			w->sge[w->nsge].inl = 1;
 			w->nsge++;
 			w->total_len += n;
 			off += (4 + (size_t)n + 15) & ~(size_t)15;
 		} else {
 			if (is_zero16(s))
 				return ENG_WQE_BAD_DS; /* ds counts a unit nobody wrote */
-			saw_data = 1;
 			w->sge[w->nsge].len = bc;
 			w->sge[w->nsge].lkey = eng_be32(s + 4);
 			w->sge[w->nsge].addr = eng_be64(s + 8);
+			w->sge[w->nsge].inl = 0;
 			w->nsge++;
 			w->total_len += bc;
 			off += 16;
 		}
 	}
-	if (saw_inline && saw_data)
-		return ENG_WQE_BAD_DS;
 	w->is_inline = (uint8_t)saw_inline;
 	if (saw_inline && (w->opcode == MLX5_OPCODE_RDMA_READ || w->atomic_size))
 		return ENG_WQE_BAD_DS; /* READ and atomics scatter into memory: inline makes no sense */
 	if (w->atomic_size && w->total_len < w->atomic_size)
 		return ENG_WQE_BAD_ATOMIC;
+	if (w->has_eth && w->eth_hdr_len + w->total_len == 0)
+		return ENG_WQE_BAD_ETH;
 	return ENG_WQE_OK;
 }

@@ -20,6 +20,11 @@
  *                CS 32: swap, compare, swap_mask, compare_mask (4 each, 16 B); FA 32: add, boundary (4 each, 16 B)
  *   data   (16): 0 byte_count; 4 lkey; 8 addr (64)
  *   inline      : 0 byte_count | MLX5_INLINE_SEG (bit 31), then the bytes; padded to 16
+ *   eth (raw packet QPs, struct mlx5_wqe_eth_seg): 4 cs_flags (bit 6 L3, bit 7 L4 checksum); 6 mss (LSO);
+ *                12 inline_hdr_sz (be16), 14.. the inline headers, continuing into the following 16-byte units:
+ *                the segment takes max(16, align16(14 + inline_hdr_sz)) bytes (libmlx5 qp.c copy_eth_inline_headers
+ *                and set_tso_eth_seg). With bit 15 of the be16 at 12 set (Linux mlx5 MLX5_ETH_WQE_INSERT_VLAN),
+ *                bytes 12..15 are insert.type / insert.vlan_tci instead: the device inserts an 802.1Q tag.
  */
 #ifndef MLX5EMU_ENG_WQE_H
 #define MLX5EMU_ENG_WQE_H
@@ -42,16 +47,18 @@ enum eng_wqe_status {
 	ENG_WQE_INLINE_OVERFLOW, /* an inline segment runs past the end of the WQE */
 	ENG_WQE_TOO_SHORT,       /* fewer bytes than ds says (ring smaller than the WQE) */
 	ENG_WQE_BAD_ATOMIC,      /* atomic opmod / local buffer length not an operand size */
+	ENG_WQE_BAD_ETH,         /* Ethernet segment: LSO without a header or mss, or a frame of no bytes */
 };
 const char *eng_wqe_status_str(int status);
 
 /* QP types (same numbers as enum ibv_qp_type / emu_qp_type). */
-enum { ENG_QPT_RC = 2, ENG_QPT_UC = 3, ENG_QPT_UD = 4 };
+enum { ENG_QPT_RC = 2, ENG_QPT_UC = 3, ENG_QPT_UD = 4, ENG_QPT_RAW = 8 };
 
 struct eng_sge {
-	uint64_t addr;
+	uint64_t addr;           /* an inline piece: its offset in the WQE */
 	uint32_t len;
 	uint32_t lkey;
+	uint8_t  inl;            /* 1: inline data in the WQE, 0: memory pointer */
 };
 
 struct eng_av {
@@ -65,6 +72,7 @@ struct eng_av {
 	uint32_t flow_label;
 	uint8_t  rgid[16];
 	uint8_t  rmac[6];
+	uint8_t  sgid_index;     /* grh_gid_fl bits 27:20 (libmlx5 mlx5_create_ah) */
 };
 
 struct eng_wqe {
@@ -80,6 +88,11 @@ struct eng_wqe {
 	uint32_t rkey;
 	uint64_t swap_add, compare, swap_mask, compare_mask; /* host order; masks all-ones for plain atomics */
 	struct eng_av av;
+	/* raw packet QPs: the Ethernet segment */
+	uint8_t  has_eth, cs_flags, vlan_insert;
+	uint16_t mss, vlan_tci;
+	uint16_t eth_hdr_len;    /* inline headers (inline_hdr_sz) ... */
+	uint16_t eth_hdr_off;    /* ... at this offset of the flat WQE */
 	uint32_t nsge;           /* gather list: data segments, or inline pieces (addr = offset in the flat WQE) */
 	struct eng_sge sge[ENG_WQE_MAX_SGE];
 	uint64_t total_len;      /* sum of sge[].len */

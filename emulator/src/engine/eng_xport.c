@@ -15,7 +15,9 @@
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emu_clock.h"
 #include "engine/eng_internal.h"
+#include "engine/eng_pcap.h"
 
 static inline int32_t psn_diff(uint32_t a, uint32_t b)
 {
@@ -71,7 +73,7 @@ static int is_eth(struct eng_qp *qp)
 static int check_sges(struct eng_qp *qp, const struct eng_sge *sge, uint32_t n, uint32_t access)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (sge[i].len && !eng_mr_check(sge[i].lkey, qp->pd, sge[i].addr, sge[i].len, access))
+		if (sge[i].len && !sge[i].inl && !eng_mr_check(sge[i].lkey, qp->pd, sge[i].addr, sge[i].len, access))
 			return 0;
 	return 1;
 }
@@ -85,7 +87,7 @@ static void gather(struct eng_qp *qp, const struct eng_wqe *w, uint64_t off, uin
 			continue;
 		}
 		uint64_t take = len - off < n ? len - off : n;
-		const uint8_t *src = w->is_inline ? qp->cur_buf + w->sge[i].addr + off
+		const uint8_t *src = w->sge[i].inl ? qp->cur_buf + w->sge[i].addr + off
 						  : (const uint8_t *)(uintptr_t)(w->sge[i].addr + off);
 		memcpy(dst, src, take);
 		dst += take;
@@ -147,6 +149,10 @@ static int complete_sq(struct eng_qp *qp)
 			struct eng_cqe_info ci = { .opcode = MLX5_CQE_REQ, .wqe_opcode = e->opcode,
 						   .wqe_counter = (uint16_t)e->bb, .qpn = qp->qpn,
 						   .srqn_uidx = qp->uidx, .byte_cnt = e->byte_cnt };
+			/* RC completes on the ACK, stamped when the CQE is written; a send that waits for no ACK
+			 * is stamped when it left, so the receiver's stamp is always the later one */
+			if (qp->type != EMU_QPT_RC)
+				ci.timestamp = emu_clock_ticks(e->tx_ns);
 			if (e->scat_len) {
 				ci.inline_data = e->scat;
 				ci.inline_len = e->scat_len;
@@ -207,6 +213,7 @@ static struct eng_infl *push_infl(struct eng_qp *qp, uint64_t now)
 	e->nbb = (uint16_t)eng_wqe_bbs(qp->cur.ds ? qp->cur.ds : 1);
 	e->opcode = qp->cur.opcode;
 	e->fm_ce_se = qp->cur.fm_ce_se;
+	e->tx_ns = now;
 	qp->infl_head++;
 	return e;
 }
@@ -299,6 +306,7 @@ static int tx_message(struct eng_qp *qp, struct eng_inbox *peer, uint32_t dst_qp
 				p->sl = w->av.sl;
 			}
 			gather(qp, w, qp->tx_off, p->data, chunk);
+			eng_tap_tx(qp, p, qp->type == EMU_QPT_UD ? &w->av : NULL);
 			eng_ring_commit(&peer->req, tok);
 		}
 		qp->tx_off += (uint32_t)chunk;
@@ -348,12 +356,25 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 		return 1;
 	}
 	int is_read = w->opcode == MLX5_OPCODE_RDMA_READ;
-	if (qp->tx_off == 0 && !w->is_inline &&
+	if (qp->tx_off == 0 &&
 	    !check_sges(qp, w->sge, w->nsge, (is_read || w->atomic_size) ? IBV_ACCESS_LOCAL_WRITE : 0)) {
 		fail_wqe(qp, now, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
 		return 1;
 	}
 
+	if (qp->type == EMU_QPT_RAW) {
+		uint8_t synd = 0;
+		if (!eng_eth_send(qp, &synd))
+			return 0;
+		if (synd) {
+			fail_wqe(qp, now, synd);
+			return 1;
+		}
+		struct eng_infl *e = push_infl(qp, now);
+		e->done = 1;
+		advance(qp);
+		return 1;
+	}
 	if (qp->type == EMU_QPT_UD) {
 		if (w->total_len > 4096 || (is_eth(qp) && w->total_len > 4096)) {
 			fail_wqe(qp, now, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
@@ -362,6 +383,7 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 		struct eng_inbox *peer = eng_peer_inbox(w->av.dqpn, NULL, NULL);
 		if (!tx_message(qp, peer, w->av.dqpn, PKT_SEND))
 			return 0;
+		qp->next_psn = qp->tx_psn; /* UD packets carry consecutive PSNs too (IBA 9.7.1) */
 		struct eng_infl *e = push_infl(qp, now);
 		e->done = 1;
 		e->byte_cnt = (uint32_t)w->total_len;
@@ -414,6 +436,7 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 			p->compare = w->compare;
 			p->swap_mask = w->swap_mask;
 			p->compare_mask = w->compare_mask;
+			eng_tap_tx(qp, p, NULL);
 			eng_ring_commit(&peer->req, tok);
 		}
 		e = push_infl(qp, now);
@@ -656,6 +679,7 @@ static int send_ack(struct eng_qp *qp, uint32_t syndrome, uint32_t psn)
 	p->psn = psn & ENG_PSN_MASK;
 	p->syndrome = syndrome;
 	p->rnr_timer = qp->min_rnr_timer;
+	eng_tap_tx(qp, p, NULL);
 	eng_ring_commit(&peer->resp, tok);
 	return 1;
 }
@@ -685,7 +709,7 @@ int eng_flush_acks(void)
 	return work;
 }
 
-static uint32_t rq_avail(struct eng_qp *qp)
+uint32_t eng_rq_avail(struct eng_qp *qp)
 {
 	if (qp->srq) {
 		uint32_t c = __builtin_bswap32(__atomic_load_n(&qp->srq->dbrec[0], __ATOMIC_ACQUIRE));
@@ -697,7 +721,7 @@ static uint32_t rq_avail(struct eng_qp *qp)
 	return (pi - qp->rq_ci) & 0xffff;
 }
 
-static void rq_take(struct eng_qp *qp, struct eng_rx *rx)
+void eng_rq_take(struct eng_qp *qp, struct eng_rx *rx)
 {
 	const uint8_t *wqe;
 	size_t stride;
@@ -710,7 +734,7 @@ static void rq_take(struct eng_qp *qp, struct eng_rx *rx)
 		rx->nsge = eng_rwqe_parse(wqe, stride, 1, rx->sge, ENG_MAX_RSGE, &next);
 		s->head = next;
 		s->consumed++;
-		if (s->limit && rq_avail(qp) < s->limit) {
+		if (s->limit && eng_rq_avail(qp) < s->limit) {
 			s->limit = 0;
 			emu_lock();
 			s->s->srq_limit = 0;
@@ -783,10 +807,10 @@ static void resp_fail(struct eng_qp *qp, struct pkt *p, uint8_t cqe_synd, uint32
 
 static void ud_recv(struct eng_qp *qp, struct pkt *p)
 {
-	if (p->qkey != qp->qkey || !rq_avail(qp))
+	if (p->qkey != qp->qkey || !eng_rq_avail(qp))
 		return; /* UD drops silently, as the fabric does */
 	struct eng_rx *rx = &qp->rx;
-	rq_take(qp, rx);
+	eng_rq_take(qp, rx);
 	if (!rx_sges_ok(qp, rx)) {
 		resp_fail(qp, p, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, 0, 1);
 		return;
@@ -825,7 +849,7 @@ static int send_recv(struct eng_qp *qp, struct pkt *p)
 {
 	struct eng_rx *rx = &qp->rx;
 	if (p->flags & PF_FIRST) {
-		if (!rq_avail(qp)) {
+		if (!eng_rq_avail(qp)) {
 			if (qp->type == EMU_QPT_UC) {
 				rx->active = 1;
 				rx->drop = 1;
@@ -836,7 +860,7 @@ static int send_recv(struct eng_qp *qp, struct pkt *p)
 			return -1; /* RNR: psn not consumed */
 		}
 		memset(rx, 0, offsetof(struct eng_rx, sge));
-		rq_take(qp, rx);
+		eng_rq_take(qp, rx);
 		rx->active = 1;
 		rx->is_send = 1;
 		if (!rx_sges_ok(qp, rx)) {
@@ -878,7 +902,7 @@ static int write_recv(struct eng_qp *qp, struct pkt *p)
 	struct eng_rx *rx = &qp->rx;
 	if (p->flags & PF_FIRST) {
 		memset(rx, 0, offsetof(struct eng_rx, sge));
-		if ((p->flags & PF_IMM) && !rq_avail(qp)) {
+		if ((p->flags & PF_IMM) && !eng_rq_avail(qp)) {
 			if (qp->type == EMU_QPT_UC) {
 				rx->active = rx->drop = 1;
 				goto done;
@@ -907,11 +931,11 @@ static int write_recv(struct eng_qp *qp, struct pkt *p)
 	if (p->len)
 		memcpy((uint8_t *)(uintptr_t)(rx->waddr + p->offset), p->data, p->len);
 	if ((p->flags & PF_LAST) && (p->flags & PF_IMM)) {
-		if (!rq_avail(qp)) { /* receive vanished between first and last packet: drop for UC */
+		if (!eng_rq_avail(qp)) { /* receive vanished between first and last packet: drop for UC */
 			rx->active = 0;
 			return 1;
 		}
-		rq_take(qp, rx);
+		eng_rq_take(qp, rx);
 		recv_cqe(qp, p, MLX5_CQE_RESP_WR_IMM, p->msg_len, NULL, 0);
 	}
 done:
@@ -922,7 +946,16 @@ done:
 
 static uint64_t atomic_op(struct pkt *p, uint8_t *addr)
 {
-	/* ConnectX performs atomics on big-endian operands in memory and returns the old value as it was stored. */
+	/*
+	 * Byte order of the responder's memory word. The Linux mlx5 core driver switches every HCA that supports it
+	 * (ConnectX-4 and later) to host-endian 8-byte atomics (main.c handle_hca_cap_atomic() sets
+	 * atomic_req_8B_endianness_mode = MLX5_ATOMIC_REQ_MODE_HOST_ENDIANNESS), and only then does mlx5_ib report
+	 * IBV_ATOMIC_HCA. So every 8-byte atomic, masked ones included, reads and writes the word in host order and the
+	 * old value reaches the requester's buffer in host order. 4-byte (masked) atomics stay big-endian: the mode
+	 * names 8-byte requests only (UCX's DEVX query marks 4-byte extended atomics as big-endian replies whatever
+	 * the mode, 8-byte ones as big-endian only when the mode is 0). The operands from the WQE are host values.
+	 * The value returned is the word's bytes as they were, which is what the requester's HCA writes back.
+	 */
 	if (p->atomic_size == 4) {
 		uint32_t *a = (uint32_t *)(void *)addr;
 		uint32_t oldraw = __atomic_load_n(a, __ATOMIC_ACQUIRE), newraw;
@@ -948,7 +981,7 @@ static uint64_t atomic_op(struct pkt *p, uint8_t *addr)
 	uint64_t *a = (uint64_t *)(void *)addr;
 	uint64_t oldraw = __atomic_load_n(a, __ATOMIC_ACQUIRE), newraw;
 	do {
-		uint64_t old = __builtin_bswap64(oldraw), nv;
+		uint64_t old = oldraw, nv; /* host order: the word as the CPU reads it */
 		switch (p->opcode) {
 		case MLX5_OPCODE_ATOMIC_CS:
 			nv = old == p->compare ? p->swap_add : old;
@@ -970,7 +1003,7 @@ static uint64_t atomic_op(struct pkt *p, uint8_t *addr)
 			}
 		}
 		}
-		newraw = __builtin_bswap64(nv);
+		newraw = nv;
 	} while (!__atomic_compare_exchange_n(a, &oldraw, newraw, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 	return oldraw;
 }
@@ -999,7 +1032,8 @@ static int send_atomic_resp(struct eng_qp *qp, struct pkt *req, uint64_t raw, in
 		r->src_qpn = qp->qpn;
 		r->psn = req->psn;
 		r->len = r->msg_len = req->atomic_size;
-		memcpy(r->data, &raw, req->atomic_size); /* the raw (big-endian) bytes */
+		memcpy(r->data, &raw, req->atomic_size); /* the word's bytes as they were */
+		eng_tap_tx(qp, r, NULL);
 		eng_ring_commit(&peer->resp, tok);
 	}
 	return 1;
@@ -1030,6 +1064,7 @@ static int send_read_resp(struct eng_qp *qp, struct pkt *req)
 				r->flags |= PF_LAST;
 			if (chunk)
 				memcpy(r->data, (const uint8_t *)(uintptr_t)(req->raddr + qp->read_off), chunk);
+			eng_tap_tx(qp, r, NULL);
 			eng_ring_commit(&peer->resp, tok);
 		}
 		qp->read_off += chunk;
@@ -1117,6 +1152,8 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 
 int eng_handle_req(struct pkt *p)
 {
+	if (p->type == PKT_ETH)
+		return eng_eth_rx(p);
 	struct eng_qp *qp = eng_find_qp(p->dst_qpn);
 	if (!qp || qp->type != p->qp_type || (qp->state != EMU_QPS_RTR && qp->state != EMU_QPS_RTS)) {
 		if (emu_log_enabled)

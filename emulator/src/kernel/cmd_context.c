@@ -12,7 +12,9 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/mlx5-abi.h>
 
+#include "emu_clock.h"
 #include "engine_hooks.h"
+#include "rss_wq.h"
 #include "uverbs.h"
 
 int emu_ctx_setup_resources(struct emu_ctx *ctx, uint32_t num_pages);
@@ -47,8 +49,11 @@ int emu_cmd_get_context(struct emu_cmd *cmd)
 		return EINVAL;
 	memset(&req, 0, sizeof(req));
 	memcpy(&req, cmd->drv_in, cmd->drv_in_len < sizeof(req) ? cmd->drv_in_len : sizeof(req));
+	/* DEVX is not emulated: answer as mlx5_ib_devx_create() does for a device without it (log_max_uctx 0:
+	 * "0 means not supported", EINVAL). libmlx5 then opens a plain context (ibv_open_device) or fails
+	 * mlx5dv_open_device(MLX5DV_CONTEXT_FLAGS_DEVX), and UCX falls back to its non-DEVX mlx5 path. */
 	if (req.flags & MLX5_IB_ALLOC_UCTX_DEVX)
-		return EOPNOTSUPP; /* DEVX needs the ioctl ABI and firmware commands: not emulated */
+		return EINVAL;
 	if (req.flags || req.comp_mask || req.reserved0 || req.reserved1 || req.reserved2)
 		return EOPNOTSUPP;
 	if (req.total_num_bfregs == 0)
@@ -63,6 +68,8 @@ int emu_cmd_get_context(struct emu_cmd *cmd)
 		return EINVAL;
 
 	int err = emu_ctx_setup_resources(ctx, total / 2);
+	if (!err)
+		err = emu_clock_setup();
 	if (err) {
 		emu_ctx_drop_resources(ctx);
 		return err;
@@ -86,7 +93,7 @@ int emu_cmd_get_context(struct emu_cmd *cmd)
 	dresp.max_recv_wr = EMU_MAX_QP_WR;
 	dresp.max_srq_recv_wr = EMU_MAX_SRQ_WR;
 	dresp.num_ports = 1;
-	dresp.comp_mask = 0;          /* no core clock page, no dump-fill mkey, no ECE */
+	dresp.comp_mask = 0;          /* no dump-fill mkey, no ECE, no real-time timestamps (not on ConnectX-5) */
 	dresp.cqe_version = ctx->cqe_version;
 	dresp.cmds_supp_uhw = MLX5_USER_CMDS_SUPP_UHW_QUERY_DEVICE | MLX5_USER_CMDS_SUPP_UHW_CREATE_AH;
 	dresp.eth_min_inline = ctx->port->link_layer == EMU_LINK_ETH ? emu_eth_min_inline() : 0;
@@ -94,6 +101,7 @@ int emu_cmd_get_context(struct emu_cmd *cmd)
 	dresp.log_uar_size = 12;      /* 4 KiB UARs, one per system page */
 	dresp.num_uars_per_page = 1;
 	dresp.num_dyn_bfregs = 0;     /* dynamic UARs are ioctl-only in libmlx5 */
+	emu_clock_ucontext_resp(&dresp, cmd->drv_out_len); /* the clock pages (clock.c) */
 	size_t dlen = cmd->drv_out_len < sizeof(dresp) ? cmd->drv_out_len : sizeof(dresp);
 	dresp.response_length = (uint32_t)dlen;
 
@@ -111,6 +119,10 @@ int emu_cmd_get_context(struct emu_cmd *cmd)
 		emu_log("context: %u bfregs (%u low latency), %u UAR pages, cqe_version %u, async fd %d", total,
 			ctx->num_low_lat_bfregs, ctx->num_uar_pages, ctx->cqe_version, ctx->async_read_fd);
 	emu_engine_ctx_opened(ctx);
+	/* Watch every UAR page from now on: a program may map them with a raw mmap system call that only the
+	 * memfd behind the command fd sees (libmlx5 maps all of them at once anyway). */
+	for (uint32_t i = 0; i < ctx->num_uar_pages; i++)
+		emu_engine_uar_mapped(ctx, (int)i, NULL);
 	return 0;
 }
 
@@ -176,8 +188,8 @@ int emu_cmd_ex_query_device(struct emu_cmd *cmd)
 	memset(&r, 0, sizeof(r));
 	fill_device_attr(cmd->ctx, &r.base);
 	r.device_cap_flags_ex = r.base.device_cap_flags;
-	r.timestamp_mask = 0;         /* no completion timestamps: no core clock */
-	r.hca_core_clock = 0;
+	r.timestamp_mask = EMU_CLOCK_TIMESTAMP_MASK; /* completion timestamps from the core clock (clock.c) */
+	r.hca_core_clock = EMU_CLOCK_KHZ;
 	size_t len = cmd->resp_len < sizeof(r) ? cmd->resp_len : sizeof(r);
 	r.response_length = (uint32_t)len;
 
@@ -188,8 +200,25 @@ int emu_cmd_ex_query_device(struct emu_cmd *cmd)
 		/* LSO on raw packet QPs (mlx5_ib_query_device(): 1 << lso_max; ConnectX-5 reports 18, 256 KiB) */
 		d.tso_caps.max_tso = 1u << 18;
 		d.tso_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
+		/* RSS and WQs (mlx5_ib_query_device(): Ethernet ports with raw packet support): Toeplitz over IPv4/IPv6
+		 * addresses and TCP/UDP ports, 2^log_max_rqt tables of up to 2^log_max_rqt_size entries, 2^log_max_rq
+		 * WQs; striding RQ within the limits cmd_wq.c enforces (rss_wq.h) */
+		r.rss_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
+		r.rss_caps.max_rwq_indirection_tables = 1u << 20;
+		r.rss_caps.max_rwq_indirection_table_size = 1u << EMU_LOG_MAX_RQT_SIZE;
+		r.max_wq_type_rq = 1u << 20;
+		d.rss_caps.rx_hash_function = MLX5_RX_HASH_FUNC_TOEPLITZ;
+		d.rss_caps.rx_hash_fields_mask = MLX5_RX_HASH_SRC_IPV4 | MLX5_RX_HASH_DST_IPV4 | MLX5_RX_HASH_SRC_IPV6 |
+						 MLX5_RX_HASH_DST_IPV6 | MLX5_RX_HASH_SRC_PORT_TCP |
+						 MLX5_RX_HASH_DST_PORT_TCP | MLX5_RX_HASH_SRC_PORT_UDP |
+						 MLX5_RX_HASH_DST_PORT_UDP;
+		d.striding_rq_caps.min_single_stride_log_num_of_bytes = EMU_MPRQ_MIN_LOG_STRIDE_BYTES;
+		d.striding_rq_caps.max_single_stride_log_num_of_bytes = EMU_MPRQ_MAX_LOG_STRIDE_BYTES;
+		d.striding_rq_caps.min_single_wqe_log_num_of_strides = EMU_MPRQ_MIN_LOG_STRIDES;
+		d.striding_rq_caps.max_single_wqe_log_num_of_strides = EMU_MPRQ_MAX_LOG_STRIDES;
+		d.striding_rq_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
 	}
-	/* nothing optional but TSO (RSS, CQE compression, packet pacing, striding RQ, tunnels) is offered */
+	/* offered on Ethernet: TSO, RSS, striding RQ; never: CQE compression, packet pacing, tunnels */
 	size_t dlen = cmd->drv_out_len < sizeof(d) ? cmd->drv_out_len : sizeof(d);
 	d.response_length = (uint32_t)dlen;
 	int err = emu_cmd_respond(cmd, &r, len);

@@ -181,8 +181,8 @@ int emu_cmd_ex_create_cq(struct emu_cmd *cmd)
 		return EINVAL;
 	if (req.flags & ~(uint32_t)(IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION | IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN))
 		return EOPNOTSUPP;
-	if (req.flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
-		return EOPNOTSUPP; /* no completion timestamps: there is no core clock */
+	/* IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION changes nothing: like the mlx5 driver's CQs, every CQE carries the
+	 * core clock timestamp (libmlx5 even creates such CQs through the legacy command, CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX) */
 	a.user_handle = req.user_handle;
 	a.cqe = req.cqe;
 	a.comp_vector = req.comp_vector;
@@ -264,7 +264,7 @@ static int cq_in_use(struct emu_ctx *ctx, struct emu_cq *cq)
 	for (struct emu_srq *srq = ctx->srqs; srq; srq = srq->next)
 		if (srq->cq == cq)
 			return 1;
-	return 0;
+	return emu_wq_cq_refs(cq); /* WQs complete into it too */
 }
 
 int emu_cmd_destroy_cq(struct emu_cmd *cmd)

@@ -291,6 +291,7 @@ static void destroy_qp_obj(struct emu_qp *qp)
 	/* qp is unlinked; tell the engine, then release its number and register */
 	emu_engine_qp_destroying(qp);
 	emu_reg_qp_free(qp);
+	emu_rss_qp_release(qp);
 	emu_lock();
 	uint32_t bfregn = qp->uar_page * 2 + (qp->bf_offset - EMU_BF_OFFSET) / EMU_BF_REG_SIZE;
 	if (bfregn < 2 * EMU_MAX_UAR_PAGES && qp->ctx->bfreg_users[bfregn])
@@ -354,7 +355,7 @@ int emu_cmd_ex_create_qp(struct emu_cmd *cmd)
 	if (req.reserved)
 		return EINVAL;
 	if (req.comp_mask & IB_UVERBS_CREATE_QP_MASK_IND_TABLE)
-		return EOPNOTSUPP; /* RSS indirection tables: not emulated */
+		return emu_cmd_create_rss_qp(cmd, &req); /* cmd_wq.c */
 	uint32_t known = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | IBV_QP_CREATE_SCATTER_FCS |
 			 IBV_QP_CREATE_CVLAN_STRIPPING | IBV_QP_CREATE_SOURCE_QPN |
 			 IBV_QP_CREATE_PCI_WRITE_END_PADDING | (1u << 3) | (1u << 4) | (1u << 5);

@@ -7,6 +7,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <rdma/mlx5-abi.h>
+
+#include "emu_clock.h"
 #include "engine_hooks.h"
 #include "uverbs.h"
 
@@ -101,8 +104,9 @@ void emu_ctx_put(struct emu_ctx *ctx)
 
 /* libmlx5 maps static UAR page i at offset ((cmd << 8) | i) * page_size (rdma-core v44 providers/mlx5/mlx5.c,
  * get_uar_mmap_offset): cmd 0 = MLX5_IB_MMAP_REGULAR_PAGE, 3 = MLX5_IB_MMAP_NC_PAGE (MLX5_SHUT_UP_BF). Both are
- * the same page here. Every other command (core clock, clock info, device memory, dynamic WC pages) is refused
- * the way a kernel without that feature refuses it. */
+ * the same page here. cmd 5 (MLX5_IB_MMAP_CORE_CLOCK) and 7 (MLX5_IB_MMAP_CLOCK_INFO) are the clock pages
+ * (clock.c). Every other command (device memory, dynamic WC pages) is refused the way a kernel without that
+ * feature refuses it. */
 #define MMAP_CMD_SHIFT 8
 #define MMAP_REGULAR_PAGE 0
 #define MMAP_NC_PAGE 3
@@ -121,6 +125,13 @@ void *emu_ctx_mmap(struct emu_ctx *ctx, void *addr, size_t len, int prot, int fl
 		err = EINVAL;
 	} else if (!(flags & MAP_SHARED)) {
 		err = EINVAL;
+	} else if (ctx->have_context && (cmd == MLX5_IB_MMAP_CORE_CLOCK || cmd == MLX5_IB_MMAP_CLOCK_INFO)) {
+		p = emu_clock_mmap(addr, len, prot, flags, cmd, idx, &err);
+		if (emu_log_enabled)
+			emu_log("mmap fd=%d clock page cmd=%u -> %p%s%s", ctx->cmd_fd, cmd, p, err ? " " : "",
+				err ? strerror(err) : "");
+		errno = err;
+		return p;
 	} else if (cmd != MMAP_REGULAR_PAGE && cmd != MMAP_NC_PAGE) {
 		err = EINVAL;
 	} else if (!ctx->have_context || idx >= ctx->num_uar_pages) {
@@ -156,18 +167,22 @@ void emu_ctx_drop_resources(struct emu_ctx *ctx)
 		munmap(ctx->uar_alias, (size_t)ctx->num_uar_pages * EMU_UAR_PAGE_SIZE);
 	ctx->uar_alias = NULL;
 	ctx->num_uar_pages = 0;
-	close_fd(&ctx->uar_memfd);
+	if (ctx->uar_memfd >= 0 && ftruncate(ctx->uar_memfd, 0) < 0)
+		close_fd(&ctx->uar_memfd); /* cannot happen to a memfd; a retry then makes a fresh one */
 	close_fd(&ctx->async_read_fd);
 	close_fd(&ctx->async_write_fd);
 	close_fd(&ctx->async_keep_fd);
 }
 
-/* Called by GET_CONTEXT: the memfd holding every UAR page, K's alias mapping of it, and the async event pipe. */
+/* Called by GET_CONTEXT: the memfd holding every UAR page (the command fd's file when the context was opened
+ * through open(), so that a raw mmap of the command fd maps the same pages), K's alias mapping of it, and the
+ * async event pipe. */
 int emu_ctx_setup_resources(struct emu_ctx *ctx, uint32_t num_pages)
 {
 	int pfd[2];
 
-	ctx->uar_memfd = memfd_create("mlx5emu-uar", MFD_CLOEXEC);
+	if (ctx->uar_memfd < 0)
+		ctx->uar_memfd = memfd_create("mlx5emu-uar", MFD_CLOEXEC);
 	if (ctx->uar_memfd < 0)
 		return errno;
 	if (num_pages && ftruncate(ctx->uar_memfd, (off_t)num_pages * EMU_UAR_PAGE_SIZE) < 0)

@@ -4,8 +4,13 @@
  *
  * What libibverbs 44 / libmlx5 44 on Debian 12 call (nm -D: open, openat, stat@GLIBC_2.33, fstat@GLIBC_2.33,
  * ioctl, write, read, mmap, munmap, close, socket): we interpose open/openat (and their 64/_2 aliases, which other
- * callers may use), stat/stat64/lstat (the cdev path only), ioctl, write, mmap/mmap64, close, dup/dup2/dup3,
- * fcntl(F_DUPFD*), and socket (NETLINK_RDMA fails so libibverbs uses sysfs). */
+ * callers may use), stat/stat64/lstat and access/faccessat/eaccess (the cdev path only; UCX checks
+ * access(R_OK|W_OK)), fstat/fstat64 (command fds only), ioctl, write, mmap/mmap64, close, dup/dup2/dup3,
+ * fcntl(F_DUPFD*), and socket (NETLINK_RDMA fails so libibverbs uses sysfs).
+ *
+ * The command fd is a memfd holding the context's UAR pages at the offsets libmlx5 maps them from, so a program
+ * whose mmap bypasses libc (UCX's memory hooks issue the raw system call) still maps the very pages the engine
+ * watches. fstat of it answers as /dev/null (1:3), the character device the sysfs tree promises. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,9 +25,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/netlink.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "kernel.h"
 #include "uverbs.h"
+#include "ucma.h"
 
 #define CDEV_PREFIX "/dev/infiniband/uverbs"
 
@@ -38,6 +45,9 @@ typedef int (*dup3_fn)(int, int, int);
 typedef int (*fcntl_fn)(int, int, ...);
 typedef int (*socket_fn)(int, int, int);
 typedef int (*stat_fn)(const char *, struct stat *);
+typedef int (*fstat_fn)(int, struct stat *);
+typedef int (*access_fn)(const char *, int);
+typedef int (*faccessat_fn)(int, const char *, int, int);
 
 static struct {
 	open_fn open, open64;
@@ -52,6 +62,9 @@ static struct {
 	fcntl_fn fcntl, fcntl64;
 	socket_fn socket;
 	stat_fn stat, stat64, lstat;
+	fstat_fn fstat, fstat64;
+	access_fn access, eaccess;
+	faccessat_fn faccessat;
 } real;
 
 static void *must_sym(const char *name)
@@ -80,6 +93,11 @@ static void resolve(void)
 	real.stat = (stat_fn)must_sym("stat");
 	real.stat64 = (stat_fn)must_sym("stat64");
 	real.lstat = (stat_fn)must_sym("lstat");
+	real.fstat = (fstat_fn)must_sym("fstat");
+	real.fstat64 = (fstat_fn)must_sym("fstat64");
+	real.access = (access_fn)must_sym("access");
+	real.eaccess = (access_fn)must_sym("eaccess");
+	real.faccessat = (faccessat_fn)must_sym("faccessat");
 	if (!real.open64)
 		real.open64 = real.open;
 	if (!real.openat64)
@@ -90,6 +108,10 @@ static void resolve(void)
 		real.fcntl64 = real.fcntl;
 	if (!real.stat64)
 		real.stat64 = real.stat;
+	if (!real.fstat64)
+		real.fstat64 = real.fstat;
+	if (!real.eaccess)
+		real.eaccess = real.access;
 }
 
 /* Constructors of other libraries may call us before ours ran: resolve on first use as well. */
@@ -193,9 +215,11 @@ static int open_cdev(int index, int flags)
 		errno = EACCES; /* libibverbs opens O_RDWR; anything else is not a verbs user */
 		return -1;
 	}
-	/* The command fd is a real /dev/null fd (1:3, as the sysfs "dev" file says), so fstat, poll, fcntl
-	 * and exec semantics are those of a character device. */
-	int fd = REAL(open)("/dev/null", O_RDWR | (flags & O_CLOEXEC));
+	/* The command fd is a memfd that will hold the UAR pages (see the top of this file); the context keeps a
+	 * duplicate of it, which stays valid however the program closes or dups its own. */
+	char name[32];
+	snprintf(name, sizeof name, "mlx5emu-uverbs%d", index);
+	int fd = memfd_create(name, (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
 	if (fd < 0)
 		return -1;
 	if (fd >= FD_TABLE_SIZE) {
@@ -203,15 +227,25 @@ static int open_cdev(int index, int flags)
 		errno = EMFILE;
 		return -1;
 	}
-	struct emu_ctx *ctx = emu_ctx_open(fd, index);
+	int uar_fd = REAL(fcntl)(fd, F_DUPFD_CLOEXEC, 0);
+	struct emu_ctx *ctx = uar_fd < 0 ? NULL : emu_ctx_open(fd, index);
 	if (!ctx) {
 		int e = errno;
 		REAL(close)(fd);
+		if (uar_fd >= 0)
+			REAL(close)(uar_fd);
 		errno = e;
 		return -1;
 	}
+	ctx->uar_memfd = uar_fd;
 	fd_set_ctx(fd, ctx);
 	return fd;
+}
+
+/* /dev/infiniband/rdma_cm: the rdma_cm channel (ucma.c) */
+static int is_ucma_path(const char *path)
+{
+	return path && strcmp(path, EMU_UCMA_PATH) == 0;
 }
 
 static int mode_arg(int flags, va_list ap)
@@ -230,6 +264,8 @@ int open(const char *path, int flags, ...)
 	int idx = cdev_index(path);
 	if (idx >= 0)
 		return open_cdev(idx, flags);
+	if (is_ucma_path(path))
+		return emu_ucma_open(flags);
 	return REAL(open)(path, flags, mode);
 }
 
@@ -242,6 +278,8 @@ int open64(const char *path, int flags, ...)
 	int idx = cdev_index(path);
 	if (idx >= 0)
 		return open_cdev(idx, flags);
+	if (is_ucma_path(path))
+		return emu_ucma_open(flags);
 	return REAL(open64)(path, flags, mode);
 }
 
@@ -257,6 +295,8 @@ int openat(int dirfd, const char *path, int flags, ...)
 	int idx = cdev_index(path);
 	if (idx >= 0)
 		return open_cdev(idx, flags);
+	if (is_ucma_path(path))
+		return emu_ucma_open(flags);
 	return REAL(openat)(dirfd, path, flags, mode);
 }
 
@@ -269,6 +309,8 @@ int openat64(int dirfd, const char *path, int flags, ...)
 	int idx = cdev_index(path);
 	if (idx >= 0)
 		return open_cdev(idx, flags);
+	if (is_ucma_path(path))
+		return emu_ucma_open(flags);
 	return REAL(openat64)(dirfd, path, flags, mode);
 }
 
@@ -293,10 +335,62 @@ int stat(const char *path, struct stat *st) { return stat_cdev(path, st, REAL(st
 int stat64(const char *path, struct stat64 *st) { return stat_cdev(path, (struct stat *)st, REAL(stat64)); }
 int lstat(const char *path, struct stat *st) { return stat_cdev(path, st, REAL(lstat)); }
 
+/* A command fd is a character device 1:3 to fstat (ibv_import_device checks S_ISCHR and st_rdev), and so is
+ * the rdma_cm channel (an eventfd), which librdmacm's open_cdev() wants to be a character device. */
+int fstat(int fd, struct stat *st)
+{
+	if (__builtin_expect(emu_fd_ctx(fd) == NULL && !emu_ucma_is_fd(fd), 1))
+		return REAL(fstat)(fd, st);
+	return REAL(stat)("/dev/null", st);
+}
+
+int fstat64(int fd, struct stat64 *st)
+{
+	if (__builtin_expect(emu_fd_ctx(fd) == NULL && !emu_ucma_is_fd(fd), 1))
+		return REAL(fstat64)(fd, (struct stat *)st);
+	return REAL(stat64)("/dev/null", (struct stat *)st);
+}
+
+/* access() of the cdev: read and write allowed (crw-rw-rw- as udev's rdma rules make it), execute not. */
+static int access_cdev(int idx, int mode)
+{
+	if (idx >= emu_num_devices()) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (mode & X_OK) {
+		errno = EACCES;
+		return -1;
+	}
+	return 0;
+}
+
+int access(const char *path, int mode)
+{
+	int idx = cdev_index(path);
+	return idx < 0 ? REAL(access)(path, mode) : access_cdev(idx, mode);
+}
+
+int eaccess(const char *path, int mode)
+{
+	int idx = cdev_index(path);
+	return idx < 0 ? REAL(eaccess)(path, mode) : access_cdev(idx, mode);
+}
+
+int euidaccess(const char *path, int mode) { return eaccess(path, mode); }
+
+int faccessat(int dirfd, const char *path, int mode, int flags)
+{
+	int idx = cdev_index(path); /* an absolute path: dirfd does not matter */
+	return idx < 0 ? REAL(faccessat)(dirfd, path, mode, flags) : access_cdev(idx, mode);
+}
+
 /* ---- the command channel ---- */
 
 ssize_t write(int fd, const void *buf, size_t count)
 {
+	if (__builtin_expect(emu_ucma_is_fd(fd), 0))
+		return emu_ucma_write(fd, buf, count);
 	if (__builtin_expect(emu_fd_ctx(fd) == NULL, 1))
 		return REAL(write)(fd, buf, count);
 	struct emu_ctx *ctx = fd_ctx_get(fd);
@@ -309,7 +403,14 @@ ssize_t write(int fd, const void *buf, size_t count)
 	return r;
 }
 
-/* libibverbs tries the ioctl() ABI first; ENOTTY makes it fall back to write() for every command. */
+/*
+ * The ioctl ABI answers as a kernel that has the uverbs ioctl framework but none of its methods: Linux
+ * ib_uverbs_ioctl() (drivers/infiniband/core/uverbs_ioctl.c) refuses other requests (ENOTTY), a header it cannot
+ * read (EFAULT), a length that is not the header plus num_attrs attributes or beyond a page (EINVAL), reserved
+ * fields (EPROTONOSUPPORT), and then finds no method: uapi_get_method() gives EPROTONOSUPPORT. libibverbs
+ * (cmd_fallback.c) then marks that method unsupported and uses write() where a write command exists, and verbs
+ * that exist only as ioctls fail with EOPNOTSUPP/EPROTONOSUPPORT, as on a kernel without them.
+ */
 int ioctl(int fd, unsigned long request, ...)
 {
 	va_list ap;
@@ -319,9 +420,22 @@ int ioctl(int fd, unsigned long request, ...)
 	struct emu_ctx *ctx = emu_fd_ctx(fd);
 	if (__builtin_expect(ctx == NULL, 1))
 		return REAL(ioctl)(fd, request, arg);
+	struct ib_uverbs_ioctl_hdr hdr;
+	int err;
+	if (request != RDMA_VERBS_IOCTL)
+		err = ENOTTY;
+	else if (emu_copy_from_user(&hdr, (uint64_t)(uintptr_t)arg, sizeof hdr))
+		err = EFAULT;
+	else if (hdr.length > EMU_UAR_PAGE_SIZE ||
+		 hdr.length != sizeof hdr + (size_t)hdr.num_attrs * sizeof(struct ib_uverbs_attr))
+		err = EINVAL;
+	else
+		err = EPROTONOSUPPORT;
 	if (emu_log_enabled)
-		emu_log("ioctl fd=%d req=0x%lx -> ENOTTY (write ABI only)", fd, request);
-	errno = ENOTTY;
+		emu_log("ioctl fd=%d req=0x%lx object %u method %u -> %s", fd, request,
+			err == ENOTTY || err == EFAULT ? 0u : hdr.object_id, err == ENOTTY || err == EFAULT ? 0u : hdr.method_id,
+			strerror(err));
+	errno = err;
 	return -1;
 }
 
@@ -351,6 +465,8 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 
 int close(int fd)
 {
+	if (__builtin_expect(emu_ucma_is_fd(fd), 0))
+		emu_ucma_close(fd);
 	if (__builtin_expect(emu_fd_ctx(fd) == NULL, 1))
 		return REAL(close)(fd);
 	/* Forget the fd before the real close, so a concurrent open() reusing the number is never ours. */

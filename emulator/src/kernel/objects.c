@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "kernel.h"
+#include "ucma.h"
 
 static pthread_mutex_t g_lock;
 static pthread_once_t g_lock_once = PTHREAD_ONCE_INIT;
@@ -157,6 +158,7 @@ static void ports_init(void)
 			p->gid_type[0] = 0; /* RoCE v1 */
 			p->gid_type[1] = 1; /* RoCE v2 */
 			p->num_gids = 2;
+			emu_cm_add_roce_gids(p, g_num_devices); /* ::ffff:a.b.c.d entries of the port's addresses */
 		} else {
 			for (int b = 0; b < 8; b++)
 				p->gid[0].raw[8 + b] = (uint8_t)(p->port_guid >> (56 - 8 * b));

@@ -12,6 +12,7 @@ void emu_destroy_all_objects(struct emu_ctx *ctx)
 {
 	emu_destroy_all_flows(ctx); /* flows hold their QPs */
 	emu_destroy_all_qps(ctx);
+	emu_destroy_all_wqs(ctx);  /* after the RSS QPs that hold their indirection tables */
 	emu_destroy_all_srqs(ctx);
 	emu_destroy_all_cqs(ctx);
 	emu_destroy_all_ahs(ctx);

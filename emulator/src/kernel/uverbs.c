@@ -194,11 +194,17 @@ static const struct method extended[] = {
 	/* sizeof(struct ib_uverbs_create_flow) without specs = 24; struct ib_uverbs_destroy_flow = 8 */
 	EX(CREATE_FLOW, emu_cmd_ex_create_flow, 24, sizeof(struct ib_uverbs_create_flow_resp)),
 	EX(DESTROY_FLOW, emu_cmd_ex_destroy_flow, sizeof(struct ib_uverbs_destroy_flow), 0),
-	EX(CREATE_WQ, cmd_unsupported, 0, 0),
-	EX(MODIFY_WQ, cmd_unsupported, 0, 0),
-	EX(DESTROY_WQ, cmd_unsupported, 0, 0),
-	EX(CREATE_RWQ_IND_TBL, cmd_unsupported, 0, 0),
-	EX(DESTROY_RWQ_IND_TBL, cmd_unsupported, 0, 0),
+	/* mandatory parts as the kernel's UAPI_DEF_WRITE_IO_EX declarations: create_wq up to max_sge, modify_wq up
+	 * to curr_wq_state, create_rwq_ind_table up to log_ind_tbl_size */
+	EX(CREATE_WQ, emu_cmd_ex_create_wq, OFFEND(struct ib_uverbs_ex_create_wq, max_sge),
+	   OFFEND(struct ib_uverbs_ex_create_wq_resp, wqn)),
+	EX(MODIFY_WQ, emu_cmd_ex_modify_wq, OFFEND(struct ib_uverbs_ex_modify_wq, curr_wq_state), 0),
+	EX(DESTROY_WQ, emu_cmd_ex_destroy_wq, sizeof(struct ib_uverbs_ex_destroy_wq),
+	   OFFEND(struct ib_uverbs_ex_destroy_wq_resp, reserved)),
+	EX(CREATE_RWQ_IND_TBL, emu_cmd_ex_create_rwq_ind_tbl,
+	   OFFEND(struct ib_uverbs_ex_create_rwq_ind_table, log_ind_tbl_size),
+	   OFFEND(struct ib_uverbs_ex_create_rwq_ind_table_resp, ind_tbl_num)),
+	EX(DESTROY_RWQ_IND_TBL, emu_cmd_ex_destroy_rwq_ind_tbl, sizeof(struct ib_uverbs_ex_destroy_rwq_ind_table), 0),
 	EX(MODIFY_CQ, cmd_unsupported, 0, 0),
 };
 

@@ -95,6 +95,17 @@ int emu_cmd_ex_destroy_flow(struct emu_cmd *cmd);
 int emu_cap_net_raw(void);
 int emu_flow_qp_refs(const struct emu_qp *qp);
 void emu_destroy_all_flows(struct emu_ctx *ctx);
+/* cmd_wq.c: receive WQs, indirection tables, RSS QPs (rss_wq.h) */
+int emu_cmd_ex_create_wq(struct emu_cmd *cmd);
+int emu_cmd_ex_modify_wq(struct emu_cmd *cmd);
+int emu_cmd_ex_destroy_wq(struct emu_cmd *cmd);
+int emu_cmd_ex_create_rwq_ind_tbl(struct emu_cmd *cmd);
+int emu_cmd_ex_destroy_rwq_ind_tbl(struct emu_cmd *cmd);
+struct ib_uverbs_ex_create_qp;
+int emu_cmd_create_rss_qp(struct emu_cmd *cmd, const struct ib_uverbs_ex_create_qp *req);
+void emu_rss_qp_release(struct emu_qp *qp);     /* drops the QP's hold on its indirection table */
+int emu_wq_cq_refs(const struct emu_cq *cq);    /* WQs completing into cq (destroy_cq is then EBUSY) */
+void emu_destroy_all_wqs(struct emu_ctx *ctx);   /* teardown: indirection tables, then WQs */
 /* eth_knobs.c: MLX5EMU_ETH_MIN_INLINE, MLX5EMU_ETH_MTU */
 #include "eth_knobs.h"
 

@@ -34,6 +34,19 @@ int main(void)
 	CHECK(w.is_inline && w.nsge == 1 && w.sge[0].addr == 20 && w.sge[0].len == 100 && w.total_len == 100, "inline");
 	CHECK(eng_wqe_bbs(8) == 2 && eng_wqe_bbs(1) == 1 && eng_wqe_bbs(5) == 2, "bbs");
 
+	/* An inline piece followed by a memory pointer in one WQE, as UCX's UD AM short writes it: both gathered. */
+	memset(wqe, 0, sizeof wqe);
+	eng_put_be32(wqe, MLX5_OPCODE_SEND);
+	eng_put_be32(wqe + 4, 0x123456u << 8 | 3); /* ctrl, inline 4 + 8 -> 16, data 16 */
+	eng_put_be32(wqe + 16, MLX5_INLINE_SEG | 8);
+	memset(wqe + 20, 0xab, 8);
+	eng_put_be32(wqe + 32, 8);
+	eng_put_be32(wqe + 36, 0x4242);
+	eng_put_be64(wqe + 40, 0x7000);
+	CHECK(eng_wqe_parse(wqe, 48, ENG_QPT_RC, &w) == ENG_WQE_OK, "inline then pointer");
+	CHECK(w.nsge == 2 && w.sge[0].inl && w.sge[0].addr == 20 && w.sge[0].len == 8 && !w.sge[1].inl &&
+	      w.sge[1].addr == 0x7000 && w.sge[1].lkey == 0x4242 && w.sge[1].len == 8 && w.total_len == 16, "mixed gather");
+
 	/* Overflow: inline count beyond ds; a zero unit counted by ds; ds too small for raddr. */
 	eng_put_be32(wqe + 16, MLX5_INLINE_SEG | 120);
 	CHECK(eng_wqe_parse(wqe, 128, ENG_QPT_RC, &w) == ENG_WQE_INLINE_OVERFLOW, "inline overflow");

@@ -3,7 +3,8 @@
  * redirected into scratch memory often enough that the handlers past the header checks are reached; every
  * input ends with the context's teardown, so LeakSanitizer checks the cleanup paths too.
  * Input: a sequence of records [u8 kind][u16 len][len bytes]; kind bit 0 = send as is (no patching),
- * kind bit 1 = an mmap at the offset in the first 8 bytes, kind bit 2 = skip the initial valid GET_CONTEXT. */
+ * kind bit 1 = an mmap at the offset in the first 8 bytes (byte 8: bit 0 = two pages, bit 1 = read-only, as the
+ * clock pages must be mapped, bit 2 = private), kind bit 2 = skip the initial valid GET_CONTEXT. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -150,8 +151,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (kind & 2) {
 			uint64_t off = 0;
 			memcpy(&off, cmd, len < 8 ? len : 8);
-			size_t mlen = len >= 9 && (cmd[8] & 1) ? 8192 : 4096;
-			void *p = emu_ctx_mmap(ctx, NULL, mlen, PROT_WRITE, MAP_SHARED, (off_t)(off & 0xffffffffffffULL));
+			uint8_t how = len >= 9 ? cmd[8] : 0;
+			size_t mlen = how & 1 ? 8192 : 4096;
+			void *p = emu_ctx_mmap(ctx, NULL, mlen, how & 2 ? PROT_READ : PROT_WRITE,
+					       how & 4 ? MAP_PRIVATE : MAP_SHARED, (off_t)(off & 0xffffffffffffULL));
 			if (p != MAP_FAILED)
 				munmap(p, mlen);
 			continue;

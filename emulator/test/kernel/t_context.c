@@ -6,6 +6,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <rdma/mlx5-abi.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 
 #include <fcntl.h>
 
@@ -29,7 +31,8 @@ static void check_device(struct ibv_context *ctx)
 	memset(&ax, 0, sizeof(ax));
 	CHECK_ERR(ibv_query_device_ex(ctx, NULL, &ax), 0);
 	CHECK(ax.orig_attr.vendor_part_id == 4119 && ax.orig_attr.max_qp_rd_atom == 16, "ex attrs");
-	CHECK(ax.completion_timestamp_mask == 0, "no core clock");
+	/* the core clock (t_clock checks it in depth): mlx5_ib_query_device's mask, a ConnectX-5's 156250 kHz */
+	CHECK(ax.completion_timestamp_mask == 0x7fffffffffffffffULL && ax.hca_core_clock == 156250, "core clock");
 
 	struct mlx5dv_context dv;
 	memset(&dv, 0, sizeof(dv));
@@ -131,15 +134,33 @@ static void check_raw_abi(struct ibv_context *ctx)
 	ex.q.comp_mask = 1;
 	errno = 0;
 	CHECK(write(ctx->cmd_fd, &ex, sizeof(ex)) < 0 && errno == EINVAL, "ex comp_mask: errno %d", errno);
-	/* the ioctl ABI is not served */
+	/* the ioctl ABI answers as a kernel with the framework but without any method (uverbs_ioctl.c) */
+	struct ib_uverbs_ioctl_hdr ih = { .length = sizeof ih, .object_id = UVERBS_OBJECT_DEVICE,
+					  .method_id = UVERBS_METHOD_QUERY_CONTEXT };
 	errno = 0;
-	CHECK(ioctl(ctx->cmd_fd, 0xc0181b01, buf) < 0 && errno == ENOTTY, "ioctl: errno %d", errno);
+	CHECK(ioctl(ctx->cmd_fd, RDMA_VERBS_IOCTL, &ih) < 0 && errno == EPROTONOSUPPORT, "ioctl method: errno %d", errno);
+	ih.length = sizeof ih + 8;
+	errno = 0;
+	CHECK(ioctl(ctx->cmd_fd, RDMA_VERBS_IOCTL, &ih) < 0 && errno == EINVAL, "ioctl length: errno %d", errno);
+	errno = 0;
+	CHECK(ioctl(ctx->cmd_fd, RDMA_VERBS_IOCTL, (void *)16) < 0 && errno == EFAULT, "ioctl header: errno %d", errno);
+	errno = 0;
+	CHECK(ioctl(ctx->cmd_fd, 0xc0181b02, buf) < 0 && errno == ENOTTY, "other ioctl: errno %d", errno);
+	/* ioctl-only verbs fail as on such a kernel: ibv_import_device needs QUERY_CONTEXT */
+	int dupfd = dup(ctx->cmd_fd); /* libmlx5's failed import closes the fd it was given */
+	errno = 0;
+	struct ibv_context *imp = ibv_import_device(dupfd);
+	CHECK(!imp && (errno == EOPNOTSUPP || errno == EPROTONOSUPPORT), "import_device: errno %d", errno);
+	if (imp)
+		ibv_close_device(imp);
+	close(dupfd);
 }
 
 static void check_uar_mmap(struct ibv_context *ctx)
 {
 	long ps = sysconf(_SC_PAGESIZE);
-	/* page 0 maps; page 255 is beyond the 8 pages libmlx5 asked for; cmd 5 (core clock) is not offered */
+	/* page 0 maps; page 255 is beyond the 8 pages libmlx5 asked for; cmd 5 (core clock) maps read-only;
+	 * cmd 8 (device memory) is not offered */
 	void *p = mmap(NULL, ps, PROT_WRITE, MAP_SHARED, ctx->cmd_fd, 0);
 	CHECK(p != MAP_FAILED, "uar page 0: %s", strerror(errno));
 	if (p != MAP_FAILED)
@@ -148,8 +169,13 @@ static void check_uar_mmap(struct ibv_context *ctx)
 	CHECK(mmap(NULL, ps, PROT_WRITE, MAP_SHARED, ctx->cmd_fd, 255 * ps) == MAP_FAILED && errno == EINVAL,
 	      "page beyond tot_bfregs: errno %d", errno);
 	errno = 0;
-	CHECK(mmap(NULL, ps, PROT_READ, MAP_SHARED, ctx->cmd_fd, (5 << 8) * ps) == MAP_FAILED && errno == EINVAL,
-	      "core clock page: errno %d", errno);
+	p = mmap(NULL, ps, PROT_READ, MAP_SHARED, ctx->cmd_fd, (5 << 8) * ps);
+	CHECK(p != MAP_FAILED, "core clock page: %s", strerror(errno));
+	if (p != MAP_FAILED)
+		munmap(p, ps);
+	errno = 0;
+	CHECK(mmap(NULL, ps, PROT_READ, MAP_SHARED, ctx->cmd_fd, (8 << 8) * ps) == MAP_FAILED && errno == EINVAL,
+	      "device memory page: errno %d", errno);
 	errno = 0;
 	CHECK(mmap(NULL, ps, PROT_WRITE, MAP_PRIVATE, ctx->cmd_fd, 0) == MAP_FAILED && errno == EINVAL,
 	      "private mapping: errno %d", errno);
@@ -169,12 +195,12 @@ static void check_unsupported(struct ibv_context *ctx)
 
 	errno = 0;
 	struct ibv_mr *mr = ibv_reg_dmabuf_mr(pd, 0, 4096, 0, 0, IBV_ACCESS_LOCAL_WRITE);
-	CHECK(!mr && (errno == EOPNOTSUPP || errno == ENOTTY), "dmabuf mr: errno %d", errno);
+	CHECK(!mr && errno == EPROTONOSUPPORT, "dmabuf mr: errno %d", errno);
 
 	struct ibv_counters_init_attr ca = { 0 };
 	errno = 0;
 	struct ibv_counters *cn = ibv_create_counters(ctx, &ca);
-	CHECK(!cn && (errno == EOPNOTSUPP || errno == ENOTTY), "counters: errno %d", errno);
+	CHECK(!cn && errno == EPROTONOSUPPORT, "counters: errno %d", errno);
 
 	uint32_t in[4] = { 0 }, out[4];
 	CHECK(mlx5dv_devx_general_cmd(ctx, in, sizeof(in), out, sizeof(out)) != 0, "devx general cmd");
@@ -192,7 +218,7 @@ static void check_unsupported(struct ibv_context *ctx)
 		m->match_sz = match_sz;
 		errno = 0;
 		struct mlx5dv_dr_matcher *mt = t ? mlx5dv_dr_matcher_create(t, 0, 1, m) : NULL;
-		CHECK(!mt && (errno == EOPNOTSUPP || errno == ENOTTY), "mlx5dv_dr matcher: errno %d", errno);
+		CHECK(!mt && errno == EPROTONOSUPPORT, "mlx5dv_dr matcher: errno %d", errno);
 		free(m);
 		if (mt)
 			mlx5dv_dr_matcher_destroy(mt);
@@ -200,7 +226,7 @@ static void check_unsupported(struct ibv_context *ctx)
 			mlx5dv_dr_table_destroy(t);
 		mlx5dv_dr_domain_destroy(dom);
 	} else {
-		CHECK(errno == EOPNOTSUPP || errno == ENOTTY, "mlx5dv_dr domain: errno %d", errno);
+		CHECK(errno == EOPNOTSUPP || errno == EPROTONOSUPPORT, "mlx5dv_dr domain: errno %d", errno);
 	}
 
 	errno = 0;
@@ -214,7 +240,7 @@ static void check_unsupported(struct ibv_context *ctx)
 	struct mlx5dv_context_attr da = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
 	errno = 0;
 	struct ibv_context *devx = mlx5dv_open_device(list[0], &da);
-	CHECK(!devx && errno == EOPNOTSUPP, "DEVX context: errno %d", errno);
+	CHECK(!devx && errno == EINVAL, "DEVX context: errno %d (mlx5_ib_devx_create without log_max_uctx: EINVAL)", errno);
 	ibv_free_device_list(list);
 }
 

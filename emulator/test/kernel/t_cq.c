@@ -83,9 +83,11 @@ int main(void)
 	errno = 0;
 	CHECK(write(ctx->cmd_fd, &xc, sizeof(xc)) < 0 && errno == EINVAL, "ex cq comp_mask: errno %d", errno);
 	xc.c.comp_mask = 0;
-	xc.c.flags = IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION; /* no core clock to stamp with */
+	/* the timestamp flag is accepted (every CQE carries the core clock; t_clock creates such CQs): this request
+	 * fails only on its zero driver data (cqe_size 0), as it does without the flag */
+	xc.c.flags = IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
 	errno = 0;
-	CHECK(write(ctx->cmd_fd, &xc, sizeof(xc)) < 0 && errno == EOPNOTSUPP, "ex cq timestamps: errno %d", errno);
+	CHECK(write(ctx->cmd_fd, &xc, sizeof(xc)) < 0 && errno == EINVAL, "ex cq timestamps: errno %d", errno);
 	xc.c.flags = 1u << 7;
 	errno = 0;
 	CHECK(write(ctx->cmd_fd, &xc, sizeof(xc)) < 0 && errno == EOPNOTSUPP, "ex cq unknown flag: errno %d", errno);

@@ -59,10 +59,28 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  * Byte-level choices that differ from libmlx5 (documented per field in the parity tests): inline padding and the
  * compare operand of FETCH_ADD are written as zeros, where libmlx5 leaves whatever the ring held.
  *
+ * <h2>Results: why a boolean is enough</h2>
+ * A post returns {@code false} for exactly one condition: no room, because WQEs whose completions have not been
+ * polled still hold the ring (nothing is written; poll the {@link DirectCq}, then retry). It is the only condition
+ * a correct program meets at run time, and the only one a retry can cure, so unlike Aeron's {@code offer} there is
+ * nothing else to encode. The other candidates are not post results:
+ * <ul>
+ * <li><b>QP in error</b> (moved there by {@link QueuePair#toError()} or by the device after an error completion):
+ *     verbs lets a QP in ERR take posts and completes each of them with {@code WR_FLUSH_ERR} (the IB rule for the
+ *     Error state; DirectEndToEndTest.qpToErrorFlushesSendsAndReceives), so the post returns {@code true} and the
+ *     completion carries the state. Deciding at post time would need {@code ibv_query_qp} on every post, and
+ *     would still lag the device.</li>
+ * <li><b>Queue closed</b>: a use after close is a programming error (or a shutdown race the caller must order);
+ *     the ring segments are scoped to the QP, so it throws {@link IllegalStateException} and never touches freed
+ *     memory.</li>
+ * <li><b>Invalid work request</b>: {@link IllegalArgumentException}, see Errors.</li>
+ * </ul>
+ *
  * <h2>Threads</h2>
  * A send queue is confined to one thread, and that thread must also poll the CQ that retires its WQEs (or the two
  * must be serialised by the caller): the counters are plain fields, as in libmlx5 under its QP lock. With
- * {@code -Dmlx5j.debug=true} every call checks the owner thread (a static final flag: free when off). QPs whose
+ * {@code -Dmlx5j.debug=true} every call checks that the queue and the {@link DirectCq}s it is attached to are used
+ * from one thread, and {@link #claim()} hands them to another (a static final flag: free when off). QPs whose
  * BlueFlame registers are shared by several threads must be created with {@link #of(QueuePair, DoorbellMode,
  * boolean)} (locked as libmlx5 does for a shared bfreg); the default assumes a dedicated register and refuses a
  * second queue on the same register.
@@ -269,7 +287,11 @@ public final class DirectSendQueue
             begin(wrId, MLX5_OPCODE_RDMA_READ, flags).remote(raddr, rkey).sge(laddr, lkey, len).post();
     }
 
-    /** 64-bit compare and swap; the old remote value lands in the 8 bytes at laddr. */
+    /**
+     * 64-bit compare and swap; the old remote value lands in the 8 bytes at laddr. The remote word and the returned
+     * value are in host byte order (ConnectX-4 and later under the Linux mlx5 driver, which reports
+     * IBV_ATOMIC_HCA); 4-byte masked atomics work on big-endian words.
+     */
     public boolean compareSwap(final long wrId, final long laddr, final int lkey, final long raddr, final int rkey,
         final long compare, final long swap, final int flags)
     {
@@ -277,7 +299,7 @@ public final class DirectSendQueue
             .sge(laddr, lkey, 8).post();
     }
 
-    /** 64-bit fetch and add; the old remote value lands in the 8 bytes at laddr. */
+    /** 64-bit fetch and add on a host-order word; the old remote value lands in the 8 bytes at laddr, in host order. */
     public boolean fetchAdd(final long wrId, final long laddr, final int lkey, final long raddr, final int rkey,
         final long add, final int flags)
     {

@@ -49,7 +49,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("links")
 class CrossProcessTest
 {
-    private static final ValueLayout.OfLong BE64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    /** 8-byte atomics are host-endian on ConnectX-4+ under Linux (mlx5 core sets atomic_req_8B_endianness_mode). */
+    private static final ValueLayout.OfLong HOST64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.nativeOrder());
 
     private static final class Peer implements AutoCloseable
     {
@@ -169,12 +170,12 @@ class CrossProcessTest
                 SendFlags.SIGNALED | SendFlags.RING));
             await(cq, c);
             assertEquals(WcOpcode.FETCH_ADD, c.opcode(), c::toString);
-            assertEquals(40L, buf.get(BE64, 0xc000));
+            assertEquals(40L, buf.get(HOST64, 0xc000));
             assertTrue(sq.compareSwap(8, l + 0xc008, mr.lkey(), raddr + RemotePeer.COUNTER_OFFSET, rkey, 42, 100,
                 SendFlags.SIGNALED | SendFlags.RING));
             await(cq, c);
             assertEquals(WcOpcode.COMP_SWAP, c.opcode(), c::toString);
-            assertEquals(42L, buf.get(BE64, 0xc008));
+            assertEquals(42L, buf.get(HOST64, 0xc008));
             assertEquals("100", peer.ask("WORD " + RemotePeer.COUNTER_OFFSET, "WORD"));
 
             // the peer sends to us

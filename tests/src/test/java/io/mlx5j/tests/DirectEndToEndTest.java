@@ -40,7 +40,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("links")
 class DirectEndToEndTest
 {
-    private static final ValueLayout.OfLong BE64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    /** 8-byte atomics are host-endian on ConnectX-4+ under Linux (mlx5 core sets atomic_req_8B_endianness_mode). */
+    private static final ValueLayout.OfLong HOST64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.nativeOrder());
+    /** 4-byte (masked) atomics stay big-endian: the host-endian mode covers 8-byte requests only. */
     private static final ValueLayout.OfInt BE32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private Rig rig;
@@ -175,39 +177,39 @@ class DirectEndToEndTest
         assertArrayEquals(bytes(rb, 16384, 3000), bytes(la, 20000, 3000));
         assertArrayEquals(bytes(rb, 19384, 1096), bytes(la, 30000, 1096));
 
-        // atomics on big-endian remote words (the old value comes back as stored)
-        rb.set(BE64, 40000, 1000L);
+        // atomics on host-order remote words (the old value comes back as stored)
+        rb.set(HOST64, 40000, 1000L);
         assertTrue(p.sqA.fetchAdd(5, l + 40000, p.mrA.lkey(), r + 40000, p.mrB.rkey(), 234,
             SendFlags.SIGNALED | SendFlags.RING));
         expect(p.dcqA, 5, WcStatus.SUCCESS, WcOpcode.FETCH_ADD, 8, p.a.qpn());
-        assertEquals(1000L, la.get(BE64, 40000));
-        assertEquals(1234L, rb.get(BE64, 40000));
+        assertEquals(1000L, la.get(HOST64, 40000));
+        assertEquals(1234L, rb.get(HOST64, 40000));
         assertTrue(p.sqA.compareSwap(6, l + 40008, p.mrA.lkey(), r + 40000, p.mrB.rkey(), 1234, 777,
             SendFlags.SIGNALED | SendFlags.RING));
         expect(p.dcqA, 6, WcStatus.SUCCESS, WcOpcode.COMP_SWAP, 8, p.a.qpn());
-        assertEquals(1234L, la.get(BE64, 40008));
-        assertEquals(777L, rb.get(BE64, 40000));
+        assertEquals(1234L, la.get(HOST64, 40008));
+        assertEquals(777L, rb.get(HOST64, 40000));
         assertTrue(p.sqA.compareSwap(7, l + 40016, p.mrA.lkey(), r + 40000, p.mrB.rkey(), 1, 2,
             SendFlags.SIGNALED | SendFlags.RING));
         expect(p.dcqA, 7, WcStatus.SUCCESS, WcOpcode.COMP_SWAP, 8, p.a.qpn());
-        assertEquals(777L, la.get(BE64, 40016));
-        assertEquals(777L, rb.get(BE64, 40000), "failed compare leaves the word");
+        assertEquals(777L, la.get(HOST64, 40016));
+        assertEquals(777L, rb.get(HOST64, 40000), "failed compare leaves the word");
 
         // masked atomics: 64-bit CAS only swaps the masked bits when the masked compare matches
-        rb.set(BE64, 40104, 0x1122334455667788L);
+        rb.set(HOST64, 40104, 0x1122334455667788L);
         assertTrue(p.sqA.maskedCompareSwap64(8, l + 40104, p.mrA.lkey(), r + 40104, p.mrB.rkey(),
             0x0000000055000000L, 0x00000000ff000000L, 0xaaaaaaaaaaaaaaaaL, 0x00000000000000ffL,
             SendFlags.SIGNALED | SendFlags.RING));
         expect(p.dcqA, 8, WcStatus.SUCCESS, WcOpcode.COMP_SWAP, 8, p.a.qpn());
-        assertEquals(0x1122334455667788L, la.get(BE64, 40104));
-        assertEquals(0x11223344556677aaL, rb.get(BE64, 40104));
+        assertEquals(0x1122334455667788L, la.get(HOST64, 40104));
+        assertEquals(0x11223344556677aaL, rb.get(HOST64, 40104));
         // masked FAA 64: two 32-bit lanes, the carry stops at bit 31
-        rb.set(BE64, 40200, 0x00000001ffffffffL);
+        rb.set(HOST64, 40200, 0x00000001ffffffffL);
         assertTrue(p.sqA.maskedFetchAdd64(9, l + 40200, p.mrA.lkey(), r + 40200, p.mrB.rkey(), 0x0000000100000001L,
             0x0000000080000000L, SendFlags.SIGNALED | SendFlags.RING));
         expect(p.dcqA, 9, WcStatus.SUCCESS, WcOpcode.FETCH_ADD, 8, p.a.qpn());
-        assertEquals(0x00000001ffffffffL, la.get(BE64, 40200));
-        assertEquals(0x0000000200000000L, rb.get(BE64, 40200));
+        assertEquals(0x00000001ffffffffL, la.get(HOST64, 40200));
+        assertEquals(0x0000000200000000L, rb.get(HOST64, 40200));
         // 32-bit forms
         rb.set(BE32, 40300, 0x12345678);
         assertTrue(p.sqA.maskedCompareSwap32(10, l + 40300, p.mrA.lkey(), r + 40300, p.mrB.rkey(), 0x00000078,

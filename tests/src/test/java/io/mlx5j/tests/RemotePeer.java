@@ -19,7 +19,6 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -61,7 +60,7 @@ public final class RemotePeer
             final MemoryRegion mr = rig.memory(BYTES);
             final MemorySegment buf = mr.memory();
             Rig.fill(buf, PATTERN_OFFSET, 0x8000, 77);
-            buf.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), COUNTER_OFFSET, 40L);
+            buf.set(ValueLayout.JAVA_LONG_UNALIGNED, COUNTER_OFFSET, 40L); // host order, as 8-byte atomics see it
             final DirectSendQueue sq = DirectSendQueue.of(qp, DoorbellMode.AUTO);
             final DirectRecvQueue rq = DirectRecvQueue.of(qp);
             final DirectCq cq = DirectCq.of(cqObject).attach(sq).attach(rq);
@@ -100,8 +99,7 @@ public final class RemotePeer
                     }
                     case "HASH" -> out.println("HASH " + sha256(buf.asSlice(Long.parseLong(w[1]),
                         Integer.parseInt(w[2]))));
-                    case "WORD" -> out.println("WORD " + buf.get(ValueLayout.JAVA_LONG_UNALIGNED
-                        .withOrder(ByteOrder.BIG_ENDIAN), Long.parseLong(w[1])));
+                    case "WORD" -> out.println("WORD " + buf.get(ValueLayout.JAVA_LONG_UNALIGNED, Long.parseLong(w[1])));
                     case "SEND" ->
                     {
                         if (!sq.send(0x6000, mr.address() + Long.parseLong(w[1]), mr.lkey(), Integer.parseInt(w[2]),

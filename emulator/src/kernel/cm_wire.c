@@ -1,0 +1,465 @@
+/* The CM "wire" between processes of one fabric.
+ *
+ * - The directory, /dev/shm/<fabric>-cm: every bound rdma_cm id (port space, address, port, owner pid and id),
+ *   so ports are unique fabric-wide (one host: every emulated port shares the loopback addresses' port space,
+ *   as rdma_cm ports are per network namespace) and a REQ finds its listener. Entries of dead processes are
+ *   ignored and reclaimed.
+ * - A mailbox per process, /dev/shm/<fabric>-cm-<pid>: a ring of struct cm_msg under a robust process-shared
+ *   mutex plus a futex word the owner's CM thread sleeps on. A message to a process that is gone, or whose ring
+ *   is full, is lost, as a MAD can be: the sender's timers decide what happens then, as on a fabric.
+ * Callers serialize: everything here runs under the ucma lock (ucma.c). */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ucma.h"
+
+#define DIR_MAGIC   0x31444d43554d45ULL /* "EMUCMD1" */
+#define MBOX_MAGIC  0x31424d43554d45ULL /* "EMUCMB1" */
+#define DIR_SLOTS   2048
+#define MBOX_SLOTS  128
+#define PORT_LO     32768               /* Linux ip_local_port_range default: 32768..60999 */
+#define PORT_HI     60999
+
+struct cm_dir_entry {
+	int32_t  pid;                    /* 0 = free */
+	uint32_t id;
+	uint64_t cookie;
+	uint16_t ps;
+	uint16_t port;
+	uint8_t  state;                  /* enum cm_dir_state */
+	uint8_t  reuse, afonly;
+	uint8_t  family;
+	uint8_t  addr[16];
+};
+
+struct cm_dir {
+	_Atomic uint64_t magic;
+	pthread_mutex_t  lock;
+	uint32_t         next_port;
+	struct cm_dir_entry e[DIR_SLOTS];
+};
+
+struct cm_mbox {
+	_Atomic uint64_t magic;
+	int32_t          pid;
+	pthread_mutex_t  lock;
+	_Atomic uint32_t futex;          /* bumped by every sender */
+	uint32_t         head, tail;     /* head: next to read; tail: next to write */
+	struct cm_msg    ring[MBOX_SLOTS];
+};
+
+static struct cm_dir *g_dir;
+static struct cm_mbox *g_self;
+static char g_self_name[256];
+
+#define PEER_CACHE 32
+static struct { int32_t pid; struct cm_mbox *mb; } g_peers[PEER_CACHE];
+
+static void fabric(char *buf, size_t len, const char *suffix)
+{
+	const char *n = getenv("MLX5EMU_FABRIC");
+	if (n && *n && !strchr(n, '/'))
+		snprintf(buf, len, "/%s%s", n, suffix);
+	else
+		snprintf(buf, len, "/mlx5emu-%u%s", (unsigned)getuid(), suffix);
+}
+
+static void robust_init(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(m, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
+static void robust_lock(pthread_mutex_t *m)
+{
+	if (pthread_mutex_lock(m) == EOWNERDEAD)
+		pthread_mutex_consistent(m); /* entries are whole once written; a half-written one is harmless */
+}
+
+int cm_pid_dead(int32_t pid)
+{
+	return pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH);
+}
+
+static int map_dir(void)
+{
+	char name[256];
+	int fd, created = 0;
+	struct stat st;
+
+	fabric(name, sizeof(name), "-cm");
+	fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		created = 1;
+		if (ftruncate(fd, sizeof(struct cm_dir)) < 0) {
+			int e = errno;
+			close(fd);
+			shm_unlink(name);
+			return e;
+		}
+	} else if (errno == EEXIST) {
+		fd = shm_open(name, O_RDWR | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return errno;
+		for (int i = 0; i < 2000; i++) {
+			if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(struct cm_dir))
+				break;
+			usleep(1000);
+		}
+	} else {
+		return errno;
+	}
+	void *p = mmap(NULL, sizeof(struct cm_dir), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return errno;
+	struct cm_dir *d = p;
+	if (created) {
+		robust_init(&d->lock);
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		d->next_port = PORT_LO + (uint32_t)(ts.tv_nsec % (PORT_HI - PORT_LO + 1));
+		atomic_store(&d->magic, DIR_MAGIC);
+	} else {
+		for (int i = 0; i < 2000 && atomic_load(&d->magic) != DIR_MAGIC; i++)
+			usleep(1000);
+		if (atomic_load(&d->magic) != DIR_MAGIC) {
+			munmap(p, sizeof(struct cm_dir));
+			return EIO;
+		}
+	}
+	g_dir = d;
+	return 0;
+}
+
+static int create_mbox(void)
+{
+	char suffix[32];
+	snprintf(suffix, sizeof(suffix), "-cm-%d", (int)getpid());
+	fabric(g_self_name, sizeof(g_self_name), suffix);
+	int fd = shm_open(g_self_name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno;
+	if (ftruncate(fd, sizeof(struct cm_mbox)) < 0) {
+		int e = errno;
+		close(fd);
+		shm_unlink(g_self_name);
+		return e;
+	}
+	void *p = mmap(NULL, sizeof(struct cm_mbox), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return errno;
+	struct cm_mbox *mb = p;
+	robust_init(&mb->lock);
+	mb->pid = (int32_t)getpid();
+	atomic_store(&mb->magic, MBOX_MAGIC);
+	g_self = mb;
+	return 0;
+}
+
+int cm_wire_init(void)
+{
+	if (g_self && g_self->pid == (int32_t)getpid())
+		return 0;
+	g_self = NULL; /* after fork: the parent's mailbox is not ours */
+	memset(g_peers, 0, sizeof(g_peers));
+	int err = g_dir ? 0 : map_dir();
+	if (!err)
+		err = create_mbox();
+	return err;
+}
+
+void cm_wire_fini(void)
+{
+	if (g_self && g_self->pid == (int32_t)getpid())
+		shm_unlink(g_self_name);
+}
+
+/* ---- directory ---- */
+
+static void entry_addr(const struct cm_dir_entry *e, struct sockaddr_in6 *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->sin6_family = e->family;
+	if (e->family == AF_INET)
+		memcpy(&((struct sockaddr_in *)s)->sin_addr, e->addr, 4);
+	else
+		memcpy(&s->sin6_addr, e->addr, 16);
+	emu_cm_addr_set_port((struct sockaddr *)s, e->port);
+}
+
+/* Do two bound addresses of one port overlap? A wildcard covers its family; an IPv6 wildcard without
+ * AFONLY covers IPv4 as well (the kernel's cma_addr_cmp / cma_any_addr rules, simplified to what ports see). */
+static int overlap(const struct sockaddr *a, int a_afonly, const struct sockaddr *b, int b_afonly)
+{
+	if (a->sa_family != b->sa_family) {
+		const struct sockaddr *v6 = a->sa_family == AF_INET6 ? a : b;
+		int v6_afonly = a->sa_family == AF_INET6 ? a_afonly : b_afonly;
+		return emu_cm_addr_any(v6) && !v6_afonly;
+	}
+	return emu_cm_addr_any(a) || emu_cm_addr_any(b) || emu_cm_addr_equal(a, b);
+}
+
+static int entry_live(struct cm_dir_entry *e)
+{
+	if (!e->pid)
+		return 0;
+	if (e->pid != (int32_t)getpid() && cm_pid_dead(e->pid)) {
+		e->pid = 0; /* its owner was killed without cleaning up */
+		e->state = CM_DIR_FREE;
+		return 0;
+	}
+	return 1;
+}
+
+/* cma_check_port(): the port is taken unless both sides set REUSEADDR and the other is not listening. */
+static int port_conflict(uint16_t ps, uint16_t port, const struct sockaddr *a, int reuse, int afonly, int listening,
+			 int skip)
+{
+	for (int i = 0; i < DIR_SLOTS; i++) {
+		struct cm_dir_entry *e = &g_dir->e[i];
+		if (i == skip || !e->pid || e->ps != ps || e->port != port || !entry_live(e))
+			continue;
+		if (!listening && reuse && e->reuse && e->state != CM_DIR_LISTEN)
+			continue;
+		if (listening && e->state != CM_DIR_LISTEN && reuse && e->reuse)
+			continue;
+		struct sockaddr_in6 ea;
+		entry_addr(e, &ea);
+		if (overlap(a, afonly, (struct sockaddr *)&ea, e->afonly))
+			return 1;
+	}
+	return 0;
+}
+
+int cm_dir_bind(uint16_t ps, struct sockaddr *addr, int reuse, int afonly, uint32_t id, uint64_t cookie)
+{
+	int slot = -1, rc = 0;
+	uint16_t port = emu_cm_addr_port(addr);
+
+	robust_lock(&g_dir->lock);
+	for (int i = 0; i < DIR_SLOTS && slot < 0; i++)
+		if (!g_dir->e[i].pid || !entry_live(&g_dir->e[i]))
+			slot = i;
+	if (slot < 0) {
+		rc = -EADDRNOTAVAIL;
+		goto out;
+	}
+	if (port == 0) {
+		uint32_t range = PORT_HI - PORT_LO + 1, n;
+		for (n = 0; n < range; n++) {
+			uint16_t cand = (uint16_t)(PORT_LO + (g_dir->next_port + n) % range);
+			if (!port_conflict(ps, cand, addr, 0, afonly, 0, -1)) {
+				port = cand;
+				break;
+			}
+		}
+		if (n == range) {
+			rc = -EADDRNOTAVAIL;
+			goto out;
+		}
+		g_dir->next_port = (g_dir->next_port + n + 1) % range;
+	} else if (port_conflict(ps, port, addr, reuse, afonly, 0, -1)) {
+		rc = -EADDRINUSE;
+		goto out;
+	}
+	struct cm_dir_entry *e = &g_dir->e[slot];
+	memset(e, 0, sizeof(*e));
+	e->id = id;
+	e->cookie = cookie;
+	e->ps = ps;
+	e->port = port;
+	e->state = CM_DIR_BOUND;
+	e->reuse = (uint8_t)!!reuse;
+	e->afonly = (uint8_t)!!afonly;
+	e->family = (uint8_t)addr->sa_family;
+	if (addr->sa_family == AF_INET)
+		memcpy(e->addr, &((struct sockaddr_in *)addr)->sin_addr, 4);
+	else
+		memcpy(e->addr, &((struct sockaddr_in6 *)addr)->sin6_addr, 16);
+	e->pid = (int32_t)getpid();
+	emu_cm_addr_set_port(addr, port);
+	rc = slot;
+out:
+	pthread_mutex_unlock(&g_dir->lock);
+	return rc;
+}
+
+int cm_dir_listen(int slot)
+{
+	int rc = 0;
+	robust_lock(&g_dir->lock);
+	struct cm_dir_entry *e = &g_dir->e[slot];
+	struct sockaddr_in6 a;
+	entry_addr(e, &a);
+	if (port_conflict(e->ps, e->port, (struct sockaddr *)&a, e->reuse, e->afonly, 1, slot))
+		rc = EADDRINUSE;
+	else
+		e->state = CM_DIR_LISTEN;
+	pthread_mutex_unlock(&g_dir->lock);
+	return rc;
+}
+
+void cm_dir_release(int slot)
+{
+	if (slot < 0 || slot >= DIR_SLOTS || !g_dir)
+		return;
+	robust_lock(&g_dir->lock);
+	if (g_dir->e[slot].pid == (int32_t)getpid()) {
+		g_dir->e[slot].state = CM_DIR_FREE;
+		g_dir->e[slot].pid = 0;
+	}
+	pthread_mutex_unlock(&g_dir->lock);
+}
+
+int cm_dir_find_listener(uint16_t ps, const struct sockaddr *dst, struct cm_dir_hit *hit)
+{
+	int best = -1, best_exact = 0;
+	uint16_t port = emu_cm_addr_port(dst);
+
+	robust_lock(&g_dir->lock);
+	for (int i = 0; i < DIR_SLOTS; i++) {
+		struct cm_dir_entry *e = &g_dir->e[i];
+		if (!e->pid || e->state != CM_DIR_LISTEN || e->ps != ps || e->port != port || !entry_live(e))
+			continue;
+		struct sockaddr_in6 ea;
+		entry_addr(e, &ea);
+		int exact = emu_cm_addr_equal((struct sockaddr *)&ea, dst);
+		if (!exact && !overlap((struct sockaddr *)&ea, e->afonly, dst, 0))
+			continue;
+		if (exact && dst->sa_family != ea.sin6_family)
+			continue;
+		if (best < 0 || (exact && !best_exact)) {
+			best = i;
+			best_exact = exact;
+		}
+	}
+	if (best >= 0) {
+		hit->pid = g_dir->e[best].pid;
+		hit->id = g_dir->e[best].id;
+		hit->cookie = g_dir->e[best].cookie;
+	}
+	pthread_mutex_unlock(&g_dir->lock);
+	return best >= 0 ? 0 : -1;
+}
+
+/* ---- mailboxes ---- */
+
+static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
+}
+
+static struct cm_mbox *peer_mbox(int32_t pid)
+{
+	if (g_self && pid == g_self->pid)
+		return g_self;
+	int free_slot = -1;
+	for (int i = 0; i < PEER_CACHE; i++) {
+		if (g_peers[i].pid == pid && g_peers[i].mb) {
+			if (!cm_pid_dead(pid) && g_peers[i].mb->pid == pid)
+				return g_peers[i].mb;
+			munmap(g_peers[i].mb, sizeof(struct cm_mbox));
+			g_peers[i].pid = 0;
+			g_peers[i].mb = NULL;
+			return NULL;
+		}
+		if (!g_peers[i].mb && free_slot < 0)
+			free_slot = i;
+	}
+	if (cm_pid_dead(pid))
+		return NULL;
+	char name[256], suffix[32];
+	snprintf(suffix, sizeof(suffix), "-cm-%d", (int)pid);
+	fabric(name, sizeof(name), suffix);
+	int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(struct cm_mbox)) {
+		close(fd);
+		return NULL;
+	}
+	void *p = mmap(NULL, sizeof(struct cm_mbox), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	struct cm_mbox *mb = p;
+	if (atomic_load(&mb->magic) != MBOX_MAGIC || mb->pid != pid) {
+		munmap(p, sizeof(struct cm_mbox));
+		return NULL;
+	}
+	if (free_slot < 0) { /* evict one; a later send maps it again */
+		free_slot = (int)(pid % PEER_CACHE);
+		munmap(g_peers[free_slot].mb, sizeof(struct cm_mbox));
+	}
+	g_peers[free_slot].pid = pid;
+	g_peers[free_slot].mb = mb;
+	return mb;
+}
+
+int cm_send(int32_t pid, const struct cm_msg *m)
+{
+	struct cm_mbox *mb = peer_mbox(pid);
+	if (!mb)
+		return -1;
+	int rc = -1;
+	robust_lock(&mb->lock);
+	if (mb->tail - mb->head < MBOX_SLOTS) {
+		mb->ring[mb->tail % MBOX_SLOTS] = *m;
+		mb->tail++;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&mb->lock);
+	atomic_fetch_add(&mb->futex, 1);
+	futex(&mb->futex, FUTEX_WAKE, 1, NULL);
+	return rc;
+}
+
+void cm_wake_self(void)
+{
+	if (!g_self)
+		return;
+	atomic_fetch_add(&g_self->futex, 1);
+	futex(&g_self->futex, FUTEX_WAKE, 1, NULL);
+}
+
+int cm_recv(struct cm_msg *m, int timeout_ms)
+{
+	struct cm_mbox *mb = g_self;
+	if (!mb)
+		return 0;
+	uint32_t seen = atomic_load(&mb->futex);
+	for (int pass = 0; pass < 2; pass++) {
+		int got = 0;
+		robust_lock(&mb->lock);
+		if (mb->head != mb->tail) {
+			*m = mb->ring[mb->head % MBOX_SLOTS];
+			mb->head++;
+			got = 1;
+		}
+		pthread_mutex_unlock(&mb->lock);
+		if (got || pass || timeout_ms <= 0)
+			return got;
+		struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+		futex(&mb->futex, FUTEX_WAIT, seen, &ts);
+	}
+	return 0;
+}

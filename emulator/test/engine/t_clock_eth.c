@@ -1,0 +1,2 @@
+/* RoCE run of t_clock.c: the Makefile runs test programs named *_eth with --link eth. */
+#include "engine/t_clock.c"

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# UCX (Debian ucx-utils 1.13), unmodified and with default settings, on the emulated device: a second writer of the
+# mlx5 wire format besides libmlx5 (its rc_mlx5/ud_mlx5 transports build WQEs and ring doorbells themselves, through
+# a UAR mapping made with a raw mmap system call). ucx_info must list the four IB transports; ucx_perftest runs
+# puts, gets, active messages and atomics between two processes. Iteration counts are small: every rc_mlx5 round
+# trip waits for an engine thread (see "Performance" in the README).
+set -u
+PORT_BASE=43000
+PASS_REGEX='^ *[0-9][0-9]* *[0-9]'
+. "$(dirname "$0")/twoproc.bash"
+command -v ucx_perftest > /dev/null || { echo "FAIL: ucx_perftest missing (scripts/setup.sh installs ucx-utils)"; exit 1; }
+export UCX_NET_DEVICES=mlx5_0:1
+tls=$(timeout 60 "$E" -- ucx_info -d 2>&1 | awk '/Transport:/ { t = $3 } /Device: mlx5_0:1/ { print t }' | sort | tr '\n' ' ')
+if [ "$tls" = "rc_mlx5 rc_verbs ud_mlx5 ud_verbs " ]; then
+	echo "PASS ucx_info -d: $tls"
+else
+	echo "FAIL ucx_info -d lists [$tls] on mlx5_0:1"; fail=1
+fi
+u() { local tl=$1; shift; run ib ucx_perftest -d mlx5_0:1 -x "$tl" -f -w 2 "$@"; }
+u rc_mlx5  -t put_lat -n 30
+u rc_mlx5  -t am_lat  -n 30
+u rc_mlx5  -t get     -n 20 -D bcopy -s 64
+u rc_mlx5  -t add_lat -n 30
+u rc_mlx5  -t fadd    -n 30
+u rc_mlx5  -t cswap   -n 30
+u rc_verbs -t put_lat -n 30
+u rc_verbs -t get     -n 30 -D bcopy -s 8
+u rc_verbs -t fadd    -n 30
+u rc_verbs -t cswap   -n 30
+u ud_mlx5  -t am_lat  -n 30
+u ud_verbs -t am_lat  -n 30
+exit $fail
