@@ -97,9 +97,12 @@ int emu_cmd_ex_create_flow(struct emu_cmd *cmd)
 	g_flows = f;
 	emu_unlock();
 	if (emu_log_enabled)
-		emu_log("flow handle %u: qpn 0x%x type %u priority %u fields 0x%x%s%s tag 0x%x", f->handle, qp->qpn,
+		emu_log("flow handle %u: qpn 0x%x type %u priority %u fields 0x%x%s%s tag 0x%x dmac %02x:%02x:%02x:%02x:%02x:%02x"
+			" ethertype 0x%04x ip %u.%u.%u.%u -> %u.%u.%u.%u proto %u ports %u -> %u", f->handle, qp->qpn,
 			rule.type, rule.priority, rule.fields, rule.drop ? " drop" : "", rule.dont_trap ? " dont_trap" : "",
-			rule.tag);
+			rule.tag, rule.dmac[0], rule.dmac[1], rule.dmac[2], rule.dmac[3], rule.dmac[4], rule.dmac[5],
+			rule.ethertype, rule.src_ip[0], rule.src_ip[1], rule.src_ip[2], rule.src_ip[3], rule.dst_ip[0],
+			rule.dst_ip[1], rule.dst_ip[2], rule.dst_ip[3], rule.ip_proto, rule.sport, rule.dport);
 	emu_engine_flow_created(f);
 	return 0;
 }

@@ -22,7 +22,7 @@ struct rq {
 	struct ibv_cq_ex *cq;
 	struct ibv_mr *mr;
 	uint8_t *buf;
-	int posted;
+	uint32_t polled;  /* completions polled so far: the last one is CQE index polled - 1 */
 };
 
 static uint32_t csum_add(const uint8_t *p, size_t n, uint32_t s)
@@ -53,7 +53,8 @@ static struct ibv_qp *raw_qp(struct ibv_cq *scq, struct ibv_cq *rcq, uint32_t cr
 	a.cap.max_recv_sge = 1;
 	a.cap.max_inline_data = 128;
 	a.pd = t_pd;
-	a.comp_mask = IBV_QP_INIT_ATTR_PD;
+	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
+	a.max_tso_header = 128;
 	if (create_flags) {
 		a.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
 		a.create_flags = create_flags;
@@ -81,6 +82,7 @@ static void raw_up(struct ibv_qp *qp)
 
 static void rq_init(struct rq *r, uint32_t create_flags)
 {
+	memset(r, 0, sizeof(*r));
 	struct ibv_cq_init_attr_ex ca;
 	memset(&ca, 0, sizeof ca);
 	ca.cqe = 64;
@@ -114,6 +116,7 @@ static struct got rx_poll(struct rq *r, int ms)
 	if (rc)
 		return g;
 	g.n = 1;
+	r->polled++;
 	g.wr_id = r->cq->wr_id;
 	g.status = r->cq->status;
 	g.len = ibv_wc_read_byte_len(r->cq);
@@ -125,12 +128,12 @@ static struct got rx_poll(struct rq *r, int ms)
 	return g;
 }
 
-/* The raw CQE of the completion just polled (the slot before the consumer index). */
-static struct mlx5_cqe64 *last_cqe(struct rq *r, uint32_t nth)
+/* The raw CQE of the completion just polled. */
+static struct mlx5_cqe64 *last_cqe(struct rq *r)
 {
 	struct t_rawcq rc;
 	t_rawcq(ibv_cq_ex_to_cq(r->cq), &rc);
-	return t_cqe64(&rc, nth);
+	return t_cqe64(&rc, r->polled - 1);
 }
 
 static struct ibv_flow *flow(struct ibv_qp *qp, int type, int prio, const uint8_t *dmac, int udp_port, int tag,
@@ -222,6 +225,31 @@ static void check_udp4_csums(const uint8_t *fr, size_t l3)
 	size_t iplen = (size_t)(ip[2] << 8 | ip[3]), ulen = iplen - 20;
 	uint32_t ps = csum_add(ip + 12, 8, 0) + 17 + (uint32_t)ulen;
 	CHECK(csum_fold(csum_add(ip + 20, ulen, ps)) == 0xffff, "UDP checksum wrong");
+}
+
+/* Ethernet + IPv6 + TCP (ACK|PSH) frame of total length len, checksum zero. */
+static size_t tcp6(uint8_t *fr, size_t len, uint8_t flags)
+{
+	memset(fr, 0, len);
+	memcpy(fr, MAC_A, 6);
+	memcpy(fr + 6, MAC_SRC, 6);
+	fr[12] = 0x86; fr[13] = 0xdd;
+	uint8_t *ip = fr + 14;
+	size_t pl = len - 54;
+	ip[0] = 0x60; ip[4] = (uint8_t)(pl >> 8); ip[5] = (uint8_t)pl; ip[6] = 6; ip[7] = 64;
+	ip[8] = 0xfe; ip[9] = 0x80; ip[23] = 1; ip[24] = 0xfe; ip[25] = 0x80; ip[39] = 2;
+	uint8_t *t = ip + 40;
+	t[0] = 0x04; t[1] = 0xd2; t[2] = 0x16; t[3] = 0x2e; t[12] = 0x50; t[13] = flags; t[14] = 0x20;
+	for (size_t i = 20; i < pl; i++)
+		t[i] = (uint8_t)(i * 3);
+	return len;
+}
+
+static void check_tcp6_csum(const uint8_t *fr, size_t len)
+{
+	size_t l4 = len - 54;
+	uint32_t ps = csum_add(fr + 22, 32, 0) + 6 + (uint32_t)l4;
+	CHECK(csum_fold(csum_add(fr + 54, l4, ps)) == 0xffff, "TCP/IPv6 checksum wrong");
 }
 
 static struct ibv_qp *g_tx;
@@ -322,7 +350,7 @@ int main(void)
 	CHECK(g.tag == 0x123, "flow tag 0x%x", g.tag);
 	check_udp4_csums(q1.buf + g.wr_id * FR, 14);
 	CHECK(memcmp(q1.buf + g.wr_id * FR + 42, fr + 42, n - 42) == 0, "payload");
-	struct mlx5_cqe64 *c = last_cqe(&q1, 0);
+	struct mlx5_cqe64 *c = last_cqe(&q1);
 	CHECK(c->hds_ip_ext == (MLX5_CQE_L2_OK | MLX5_CQE_L3_OK | MLX5_CQE_L4_OK), "hds_ip_ext 0x%x", c->hds_ip_ext);
 	CHECK(c->l4_hdr_type_etc == (2 << 4 | MLX5_CQE_L3_HDR_TYPE_IPV4 << 2), "l4_hdr_type_etc 0x%x",
 	      c->l4_hdr_type_etc);
@@ -341,7 +369,7 @@ int main(void)
 	g = rx_poll(&q2, 3000);
 	CHECK(g.n && g.len == n && g.tag == 0x2 && !(g.flags & IBV_WC_IP_CSUM_OK), "q2: n %d flags 0x%x tag 0x%x", g.n,
 	      g.flags, g.tag);
-	c = last_cqe(&q2, 0);
+	c = last_cqe(&q2);
 	CHECK(!(c->hds_ip_ext & MLX5_CQE_L3_OK), "bad header checksum must not be L3_OK");
 	CHECK(!rx_poll(&q1, 200).n, "q1 must not match UDP 6000");
 	while (rx_poll(&q3, 200).n)
@@ -368,7 +396,7 @@ int main(void)
 	g = rx_poll(&qv, 3000);
 	CHECK(g.n && g.len == n - 4 && g.vlan == 0x2007 && g.tag == 0x77 &&
 	      (g.flags & IBV_WC_IP_CSUM_OK), "vlan: n %d len %u vlan 0x%x flags 0x%x", g.n, g.len, g.vlan, g.flags);
-	c = last_cqe(&qv, 0);
+	c = last_cqe(&qv);
 	CHECK((c->l4_hdr_type_etc & 1) && be16toh(c->vlan_info) == 0x2007, "cvlan bit / vlan_info");
 	check_udp4_csums(qv.buf + g.wr_id * FR, 14);
 	while (rx_poll(&q3, 200).n)
@@ -387,6 +415,65 @@ int main(void)
 	CHECK(t_violations() == v0 + 1, "strict: longer than MTU + L2 header");
 	while (rx_poll(&q3, 200).n)
 		;
+
+	/* 7. IPv6/TCP with checksum offload: q2 (MAC_A, priority 1); the TCP checksum covers the IPv6 pseudo-header;
+	 * libmlx5 reports IBV_WC_IP_CSUM_OK for IPv4 only, the CQE bits say L3/L4 OK */
+	n = tcp6(fr, 160, 0x18);
+	send_frame(fr, n, IBV_SEND_IP_CSUM);
+	g = rx_poll(&q2, 3000);
+	CHECK(g.n && g.len == n && !(g.flags & IBV_WC_IP_CSUM_OK), "ipv6: n %d len %u", g.n, g.len);
+	check_tcp6_csum(q2.buf + g.wr_id * FR, n);
+	c = last_cqe(&q2);
+	CHECK(c->hds_ip_ext == (MLX5_CQE_L2_OK | MLX5_CQE_L3_OK | MLX5_CQE_L4_OK) &&
+	      c->l4_hdr_type_etc == (4 << 4 | MLX5_CQE_L3_HDR_TYPE_IPV6 << 2), "ipv6 cqe: 0x%x 0x%x", c->hds_ip_ext,
+	      c->l4_hdr_type_etc);
+	while (rx_poll(&q3, 200).n)
+		;
+
+	/* 8. LSO: 54 bytes of Ethernet/IPv4/TCP headers, mss 200, 500 bytes of payload -> 3 segments with their own
+	 * IP length and ID, TCP sequence number, PSH|FIN on the last only, and valid checksums */
+	{
+		uint8_t hdr[54];
+		memset(hdr, 0, sizeof hdr);
+		memcpy(hdr, MAC_A, 6);
+		memcpy(hdr + 6, MAC_SRC, 6);
+		hdr[12] = 0x08;
+		hdr[14] = 0x45; hdr[18] = 0x12; hdr[19] = 0x34; hdr[22] = 64; hdr[23] = 6;
+		hdr[26] = 10; hdr[29] = 1; hdr[30] = 10; hdr[33] = 2;
+		hdr[34] = 0x04; hdr[35] = 0xd2; hdr[36] = 0x16; hdr[37] = 0x2e;      /* ports 1234 -> 5678 */
+		hdr[38] = 0x10; hdr[39] = 0x20; hdr[40] = 0x30; hdr[41] = 0x40;      /* seq 0x10203040 */
+		hdr[46] = 0x50; hdr[47] = 0x19;                                      /* doff 5, ACK|PSH|FIN */
+		hdr[48] = 0x20;
+		for (int i = 0; i < 500; i++)
+			g_txbuf[i] = (uint8_t)(i * 13 + 1);
+		struct ibv_sge sge = { (uintptr_t)g_txbuf, 500, g_txmr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 78, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_TSO,
+					  .send_flags = IBV_SEND_SIGNALED | IBV_SEND_IP_CSUM };
+		wr.tso.hdr = hdr;
+		wr.tso.hdr_sz = sizeof hdr;
+		wr.tso.mss = 200;
+		t_post_send(g_tx, &wr);
+		struct ibv_wc wc;
+		CHECK(t_poll(g_txcq, &wc, 1, 5000) == 1 && wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_TSO,
+		      "TSO completion: status %d opcode %d", wc.status, wc.opcode);
+		for (int k = 0; k < 3; k++) {
+			g = rx_poll(&q2, 3000);
+			uint32_t pl = k < 2 ? 200 : 100;
+			CHECK(g.n && g.len == 54 + pl && (g.flags & IBV_WC_IP_CSUM_OK), "segment %d: n %d len %u", k, g.n,
+			      g.len);
+			uint8_t *sg = q2.buf + g.wr_id * FR;
+			CHECK(csum_fold(csum_add(sg + 14, 20, 0)) == 0xffff, "segment %d IP checksum", k);
+			CHECK((uint32_t)(sg[16] << 8 | sg[17]) == 40 + pl && (sg[18] << 8 | sg[19]) == 0x1234 + k, "IP len/id %d", k);
+			uint32_t seq = (uint32_t)sg[38] << 24 | (uint32_t)sg[39] << 16 | (uint32_t)sg[40] << 8 | sg[41];
+			CHECK(seq == 0x10203040u + 200u * (uint32_t)k, "seq %d: 0x%x", k, seq);
+			CHECK(sg[47] == (k < 2 ? 0x10 : 0x19), "TCP flags %d: 0x%x", k, sg[47]);
+			uint32_t ps = csum_add(sg + 26, 8, 0) + 6 + 20 + pl;
+			CHECK(csum_fold(csum_add(sg + 34, 20 + pl, ps)) == 0xffff, "segment %d TCP checksum", k);
+			CHECK(memcmp(sg + 54, g_txbuf + 200 * k, pl) == 0, "segment %d payload", k);
+		}
+		while (rx_poll(&q3, 200).n)
+			;
+	}
 
 	/* teardown: destroying flows releases the QP */
 	CHECK(ibv_destroy_flow(f1) == 0 && ibv_destroy_flow(f2) == 0, "destroy flows");
