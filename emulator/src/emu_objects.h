@@ -219,6 +219,7 @@ struct emu_qp {
 	uint32_t        async_events;
 	int             reg_slot;         /* index in the fabric registry's QP directory */
 	int             kbusy;            /* K only: a command is using it outside emu_lock (destroy is then EBUSY) */
+	uint32_t        rate_limit;       /* kbps, IBV_QP_RATE_LIMIT (packet pacing of raw packet QPs); 0 = line rate */
 	struct emu_rss_qp *rss;           /* RSS QP (rss_wq.h): its indirection table and hash; NULL otherwise */
 	void           *engine;           /* [engine] */
 };

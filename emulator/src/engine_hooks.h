@@ -47,6 +47,8 @@ void emu_engine_ctx_closing(struct emu_ctx *ctx);
 void emu_engine_cq_created(struct emu_cq *cq);
 void emu_engine_cq_destroying(struct emu_cq *cq);
 void emu_engine_cq_resized(struct emu_cq *cq);
+/* CQEs written to cq and not yet consumed (producer index minus the consumer index in the doorbell record). */
+uint32_t emu_engine_cq_unpolled(struct emu_cq *cq);
 
 void emu_engine_qp_created(struct emu_qp *qp);
 void emu_engine_qp_destroying(struct emu_qp *qp);

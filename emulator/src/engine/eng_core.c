@@ -109,6 +109,25 @@ int eng_pid_alive(int pid)
 	return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
 }
 
+int eng_pid_running(int pid)
+{
+	if (!eng_pid_alive(pid))
+		return 0;
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 1; /* no procfs: alive is all we know */
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')'); /* "pid (comm) S ...": comm may contain spaces and parentheses */
+	if (!p || p[1] != ' ')
+		return 1;
+	char st = p[2];
+	return st != 'T' && st != 't' && st != 'Z' && st != 'X';
+}
+
 /* Consistent copy of the registry entry of qpn (seqlock protocol of emu_objects.h); only the fields the engine
  * needs. Returns 0 if the entry holds qpn. */
 static int reg_qp_read(uint32_t qpn, struct emu_reg_qp *out)
@@ -712,11 +731,36 @@ void emu_engine_cq_resized(struct emu_cq *c)
 	lock_engine();
 	struct eng_cq *e = c->engine;
 	if (e) {
-		/* libmlx5 copied the unpolled CQEs to the start of the new ring and continues from its consumer index. */
+		/* As the HCA does (see engine_hooks.h): a RESIZE_CQ CQE at the old ring's producer index. libmlx5's
+		 * mlx5_cq_resize_copy_cqes(), run when the command returns, copies the unpolled CQEs before it into
+		 * the new ring, each one index later, and steps its consumer index over it: the next CQE goes to
+		 * pi + 1 of the new ring. Without it libmlx5 copies nothing and the unpolled completions are lost. */
+		uint32_t ci = __builtin_bswap32(__atomic_load_n(&e->dbrec[0], __ATOMIC_ACQUIRE)) & 0xffffff;
+		if (!e->overrun && c->old_buf && c->old_cqe_cnt && ((e->pi - ci) & 0xffffff) < c->old_cqe_cnt) {
+			uint8_t *entry = (uint8_t *)(uintptr_t)c->old_buf +
+					 (size_t)(e->pi & (c->old_cqe_cnt - 1)) * c->old_cqe_size;
+			uint8_t owner = (e->pi & c->old_cqe_cnt) ? 1 : 0;
+			__atomic_store_n(eng_cqe_op_own(entry, c->old_cqe_size), (uint8_t)(MLX5_CQE_RESIZE_CQ << 4 | owner),
+					 __ATOMIC_RELEASE);
+			e->pi = (e->pi + 1) & 0xffffff;
+		}
 		cq_load(e, c);
 		e->overrun = 0;
 	}
 	unlock_engine();
+}
+
+uint32_t emu_engine_cq_unpolled(struct emu_cq *c)
+{
+	uint32_t n = 0;
+	lock_engine();
+	struct eng_cq *e = c->engine;
+	if (e && e->dbrec) {
+		uint32_t ci = __builtin_bswap32(__atomic_load_n(&e->dbrec[0], __ATOMIC_ACQUIRE)) & 0xffffff;
+		n = (e->pi - ci) & 0xffffff;
+	}
+	unlock_engine();
+	return n;
 }
 
 /* The kernel counts a completion event as reported when the user reads it and drops unread ones when the CQ is

@@ -52,6 +52,7 @@ static int g_raw_qps;
 static uint8_t g_frame[ENG_ETH_MAX_FRAME + 4];
 static uint8_t g_seg[ENG_ETH_MAX_FRAME];
 static struct { int pid; struct eng_inbox *ib; } g_inboxes[EMU_REG_MAX_PROCS];
+static uint64_t g_pace_next[EMU_REG_QP_SLOTS]; /* packet pacing: earliest time of a QP's next frame (ns) */
 static struct pkt *g_held;         /* frame at the head of the inbox waiting for receives ... */
 static uint64_t g_held_since;      /* ... since then */
 
@@ -101,6 +102,7 @@ void emu_engine_flow_destroying(struct emu_flow *f)
 
 void eng_eth_qp_destroying(struct eng_qp *qp)
 {
+	g_pace_next[qp->qpn & (EMU_REG_QP_SLOTS - 1)] = 0;
 	for (struct eng_flow *e = g_flows; e; e = e->next)
 		if (e->qp == qp)
 			e->qp = NULL;
@@ -183,6 +185,29 @@ static int fabric_send(struct eng_qp *qp, uint8_t *const *frames, const uint32_t
 }
 
 /* ---------------- send ---------------- */
+
+/* Packet pacing (IBV_QP_RATE_LIMIT, kbps): a QP's frames leave no faster than its rate; the WQE waits until its
+ * time has come. */
+static int paced_send(struct eng_qp *qp, uint8_t *const *frames, const uint32_t *lens, int n)
+{
+	uint32_t kbps = qp->q ? __atomic_load_n(&qp->q->rate_limit, __ATOMIC_RELAXED) : 0;
+	uint64_t *next = &g_pace_next[qp->qpn & (EMU_REG_QP_SLOTS - 1)];
+	uint64_t now = kbps ? eng_now_ns() : 0;
+	if (kbps && now < *next)
+		return 0;
+	if (!fabric_send(qp, frames, lens, n))
+		return 0;
+	if (emu_log_enabled)
+		emu_log("engine: QP 0x%06x sent %d frame(s), first %u bytes to %02x:%02x:%02x:%02x:%02x:%02x", qp->qpn, n,
+			lens[0], frames[0][0], frames[0][1], frames[0][2], frames[0][3], frames[0][4], frames[0][5]);
+	if (kbps) {
+		uint64_t bytes = 0;
+		for (int k = 0; k < n; k++)
+			bytes += lens[k];
+		*next = (*next > now ? *next : now) + bytes * 8000000ull / kbps; /* kbps = bits per ms */
+	}
+	return 1;
+}
 
 static void gather_payload(struct eng_qp *qp, const struct eng_wqe *w, uint8_t *dst)
 {
@@ -293,7 +318,7 @@ int eng_eth_send(struct eng_qp *qp, uint8_t *synd)
 			lens[k] = (uint32_t)l;
 			out += l;
 		}
-		return fabric_send(qp, frames, lens, n);
+		return paced_send(qp, frames, lens, n);
 	}
 
 	if ((l3 || l4) && eng_frame_csum(f, len, l3, l4) != 0)
@@ -309,7 +334,7 @@ int eng_eth_send(struct eng_qp *qp, uint8_t *synd)
 	}
 	uint8_t *frames[1] = { f };
 	uint32_t lens[1] = { (uint32_t)len };
-	return fabric_send(qp, frames, lens, 1);
+	return paced_send(qp, frames, lens, 1);
 }
 
 /* ---------------- receive ---------------- */
@@ -442,6 +467,8 @@ static void deliver(struct eng_qp *qp, const uint8_t *f, size_t len, const struc
 		.vlan_info = strip ? fi->vlan_tci : 0,
 	};
 	eng_write_cqe(qp->rcq, &ci, 0);
+	if (emu_log_enabled)
+		emu_log("engine: frame of %zu bytes to QP 0x%06x (RQ WQE %u, flow tag 0x%x)", out, qp->qpn, rx.wqe_counter, tag);
 }
 
 int eng_eth_rx(struct pkt *p)

@@ -20,6 +20,9 @@
 #define ENG_MAX_RSGE   64
 #define ENG_CHUNK      (64u << 10)   /* largest payload per wire packet */
 #define ENG_PSN_MASK   0xffffffu
+/* How long a running peer may consume nothing of what is queued for it before its requesters' timeouts count
+ * as retries (a stopped or dead peer counts at once): a starved or wedged engine must not hang its peers. */
+#define ENG_STALL_GRACE_NS 2000000000ull
 #define ENG_ATOMIC_HIST 16          /* saved atomic results per responder QP (max_dest_rd_atomic) */
 
 /* ---- wire packets ---- */
@@ -138,6 +141,8 @@ struct eng_qp {
 	uint32_t infl_head, infl_tail;
 	uint64_t last_progress, rnr_until;
 	int retries_left, rnr_left;
+	uint64_t peer_tail_seen;   /* the peer inbox's request consumer position at the last timeout */
+	uint64_t peer_stall_since; /* since when (ns) the peer has consumed nothing of what is queued for it */
 	int flushing;
 	/* receive side */
 	uint32_t rq_ci;
@@ -208,6 +213,7 @@ struct eng_qp *eng_find_qp(uint32_t qpn);
 struct eng_mr *eng_mr_check(uint32_t key, struct emu_pd *pd, uint64_t addr, uint64_t len, uint32_t access);
 struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid);
 int eng_pid_alive(int pid);
+int eng_pid_running(int pid); /* alive and not stopped (SIGSTOP, tracing) nor a zombie */
 void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited);
 void eng_async_event(struct emu_ctx *ctx, uint64_t element, uint32_t type);
 void eng_qp_set_error(struct eng_qp *qp);

@@ -165,6 +165,32 @@ static uint32_t payload_len(const struct pkt *p)
 	return (p->type == PKT_SEND || p->type == PKT_WRITE || p->type == PKT_READ_RESP) ? p->len : 0;
 }
 
+uint32_t eng_roce_icrc(const uint8_t *l3, size_t len, size_t ip_len, int v2)
+{
+	size_t fixed = ip_len + (v2 ? 8 : 0) + 12; /* IP or GRH, UDP, BTH: the part with masked fields */
+	if (len < fixed)
+		return 0;
+	uint8_t masked[40 + 8 + 12];
+	memcpy(masked, l3, fixed);
+	if (ip_len == 40) { /* IPv6 / GRH: traffic class, flow label, hop limit */
+		masked[0] |= 0x0f;
+		masked[1] = masked[2] = masked[3] = 0xff;
+		masked[7] = 0xff;
+	} else { /* IPv4: TOS, TTL, header checksum */
+		masked[1] = 0xff;
+		masked[8] = 0xff;
+		masked[10] = masked[11] = 0xff;
+	}
+	if (v2)
+		masked[ip_len + 6] = masked[ip_len + 7] = 0xff; /* UDP checksum */
+	masked[fixed - 12 + 4] = 0xff;                       /* BTH resv8a */
+	static const uint8_t lrh[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	uint32_t crc = eng_crc32(0xffffffffu, lrh, 8);
+	crc = eng_crc32(crc, masked, fixed);
+	crc = eng_crc32(crc, l3 + fixed, len - fixed);
+	return ~crc;
+}
+
 size_t eng_roce_frame(const struct pkt *p, uint8_t *out, size_t cap)
 {
 	const struct pkt_eth *e = &p->eth;
@@ -240,26 +266,7 @@ size_t eng_roce_frame(const struct pkt *p, uint8_t *out, size_t cap)
 		memcpy(pl, p->data, pay);
 	memset(pl + pay, 0, pad);
 
-	/* ICRC: ones for the LRH, then the L3 (+UDP) header and BTH with their variant fields set to ones */
-	uint8_t masked[40 + 8 + 12];
-	memcpy(masked, l3, ip_len + (e->roce_v2 ? 8 : 0) + 12);
-	if (ip_len == 40) { /* traffic class, flow label, hop limit */
-		masked[0] |= 0x0f;
-		masked[1] = masked[2] = masked[3] = 0xff;
-		masked[7] = 0xff;
-	} else { /* TOS, TTL, header checksum */
-		masked[1] = 0xff;
-		masked[8] = 0xff;
-		masked[10] = masked[11] = 0xff;
-	}
-	if (e->roce_v2)
-		masked[ip_len + 6] = masked[ip_len + 7] = 0xff; /* UDP checksum */
-	masked[ip_len + (e->roce_v2 ? 8 : 0) + 4] = 0xff; /* BTH resv8a */
-	static const uint8_t lrh[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	uint32_t crc = eng_crc32(0xffffffffu, lrh, 8);
-	crc = eng_crc32(crc, masked, ip_len + (e->roce_v2 ? 8 : 0) + 12);
-	crc = eng_crc32(crc, bth + 12, ext_len + pay + pad);
-	crc = ~crc;
+	uint32_t crc = eng_roce_icrc(l3, (size_t)(pl + pay + pad - l3), ip_len, e->roce_v2);
 	uint8_t *icrc = pl + pay + pad;
 	icrc[0] = (uint8_t)crc;
 	icrc[1] = (uint8_t)(crc >> 8);

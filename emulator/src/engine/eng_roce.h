@@ -30,6 +30,10 @@ uint8_t eng_roce_opcode(const struct pkt *p);
  * packets, which no IP datagram can carry (the pcap tap notes this). */
 size_t eng_roce_frame(const struct pkt *p, uint8_t *out, size_t cap);
 
+/* ICRC of a RoCE packet: l3 points at its IP header (RoCE v2, ip_len 20 or 40, then UDP) or GRH (RoCE v1,
+ * ip_len 40), len bytes run up to the ICRC. Stored least significant byte first after the payload. */
+uint32_t eng_roce_icrc(const uint8_t *l3, size_t len, size_t ip_len, int v2);
+
 /* CRC-32 (reflected 0xEDB88320) continued from crc (no final inversion). */
 uint32_t eng_crc32(uint32_t crc, const uint8_t *p, size_t n);
 

@@ -3,7 +3,12 @@
  */
 #include "engine/eng_wire.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -93,9 +98,37 @@ static void inbox_name(char *buf, size_t n, const char *fabric, int pid)
 	snprintf(buf, n, "/%s-eng-%d", fabric, pid);
 }
 
+/* A process killed by a signal never runs its exit path, so its 16 MiB inbox stays in /dev/shm. Each new engine
+ * removes the inboxes of this fabric whose process no longer exists (kill(pid, 0) says ESRCH; EPERM means alive). */
+static void reap_stale_inboxes(const char *fabric)
+{
+	char prefix[300];
+	int plen = snprintf(prefix, sizeof prefix, "%s-eng-", fabric);
+	if (plen <= 0 || (size_t)plen >= sizeof prefix)
+		return;
+	DIR *d = opendir("/dev/shm");
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (strncmp(e->d_name, prefix, (size_t)plen) != 0)
+			continue;
+		char *end;
+		long pid = strtol(e->d_name + plen, &end, 10);
+		if (*end || pid <= 0 || pid > INT_MAX)
+			continue;
+		if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+			char name[300];
+			inbox_name(name, sizeof name, fabric, (int)pid);
+			shm_unlink(name);
+		}
+	}
+	closedir(d);
+}
+
 struct eng_inbox *eng_inbox_create(const char *fabric, int pid)
 {
 	char name[300];
+	reap_stale_inboxes(fabric);
 	inbox_name(name, sizeof name, fabric, pid);
 	shm_unlink(name); /* a stale file of a dead process that had our pid */
 	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

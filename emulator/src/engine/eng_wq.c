@@ -108,6 +108,8 @@ int eng_rss_ready(const struct eng_qp *qp, const uint8_t *f, size_t len)
 	uint32_t n = avail(e);
 	if (!e->w->is_mprq || !n)
 		return n > 0;
+	if (len >= 14 && f[12] == 0x81 && f[13] == 0x00 && (e->w->create_flags & IBV_WQ_FLAGS_CVLAN_STRIPPING))
+		len -= 4; /* placed without its 802.1Q tag */
 	uint32_t need = strides_for(e->w, len), total = 1u << e->w->log_num_strides;
 	return e->stride + need <= total || need > total || n >= 2;
 }
@@ -209,8 +211,12 @@ void eng_rss_deliver(struct eng_qp *qp, const uint8_t *f, size_t len, const stru
 		wqe = e->buf + ((size_t)(e->ci & (e->cnt - 1)) << e->shift);
 	}
 	/* mlx5_mprq_wqe: the data segment after the 16-byte next segment describes the whole stride buffer */
+	uint32_t bcount = eng_be32(wqe + 16);
 	uint32_t lkey = eng_be32(wqe + 16 + 4);
 	uint64_t addr = eng_be64(wqe + 16 + 8);
+	if (e->stride == 0 && bcount != total * ssz)
+		eng_strict(w->wqn, e->ci & 0xffff, "(a WQ) striding WQE data segment of %u bytes, not the %u strides of %zu bytes "
+			   "the WQ was created with", bcount, total, ssz);
 	if (!eng_mr_check(lkey, w->pd, addr, (uint64_t)total * ssz, IBV_ACCESS_LOCAL_WRITE)) {
 		wq_error(e, cq, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
 		return;

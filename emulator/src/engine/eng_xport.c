@@ -205,8 +205,12 @@ static struct eng_infl *push_infl(struct eng_qp *qp, uint64_t now)
 	uint32_t i = qp->infl_tail;
 	while (i != qp->infl_head && qp->infl[i & (qp->sq_cnt - 1)].done)
 		i++;
-	if (i == qp->infl_head) /* nothing outstanding: the retry timer starts now */
+	if (i == qp->infl_head) { /* nothing outstanding: the retry timer starts now */
 		qp->last_progress = now;
+		qp->peer_stall_since = 0;
+		if (qp->peer) /* where the peer's engine stands: check_timeout() tells slow from stalled by it */
+			qp->peer_tail_seen = atomic_load_explicit(&qp->peer->req.tail, memory_order_acquire);
+	}
 	struct eng_infl *e = &qp->infl[qp->infl_head & (qp->sq_cnt - 1)];
 	memset(e, 0, sizeof *e);
 	e->bb = qp->sq_next;
@@ -481,17 +485,32 @@ static void check_timeout(struct eng_qp *qp, uint64_t now)
 	if ((int64_t)(now - qp->last_progress) < (int64_t)tmo)
 		return;
 	qp->last_progress = now;
-	/* A live peer whose engine has not yet consumed what is queued for it is slow (a loaded machine), not lost:
-	 * hardware would see the ACKs of a link that is merely busy. Only a peer that is gone, or that consumed the
-	 * packets and still did not answer (not in RTR, ...), uses up retries. */
+	/* A peer whose engine is still working through what is queued for it is slow (a loaded machine), not lost:
+	 * hardware would see the ACKs of a link that is merely busy, so that timeout uses up no retry. A peer that
+	 * consumes nothing uses them up as a dead one does when its process is gone, stopped (SIGSTOP: its "NIC"
+	 * stops with it here, so its peers see what they would see of a dead node) or a zombie, and after
+	 * ENG_STALL_GRACE_NS when it runs but its engine gets no CPU or is wedged: a requester never waits forever. A
+	 * peer that consumed the packets and still did not answer (not in RTR, ...) uses them up too. A stopped peer
+	 * that resumes within the retries answers the retransmission (go-back-N from the oldest unacknowledged PSN;
+	 * duplicates are detected by the responder) and the connection carries on. */
 	struct eng_inbox *peer = qp->peer;
-	if (peer && peer != G.inbox && atomic_load_explicit(&peer->req.head, memory_order_acquire) !=
-						   atomic_load_explicit(&peer->req.tail, memory_order_acquire) &&
-	    eng_pid_alive(qp->peer_pid))
-		return;
-	if (peer == G.inbox && atomic_load_explicit(&peer->req.head, memory_order_acquire) !=
-				       atomic_load_explicit(&peer->req.tail, memory_order_acquire))
-		return;
+	if (peer && atomic_load_explicit(&peer->req.head, memory_order_acquire) !=
+			    atomic_load_explicit(&peer->req.tail, memory_order_acquire)) {
+		uint64_t tail = atomic_load_explicit(&peer->req.tail, memory_order_acquire);
+		if (tail != qp->peer_tail_seen) { /* it consumed something in this interval */
+			qp->peer_tail_seen = tail;
+			qp->peer_stall_since = 0;
+			return;
+		}
+		if (peer == G.inbox)
+			return; /* our own engine is behind: this pass or the next one gets to it */
+		if (!qp->peer_stall_since)
+			qp->peer_stall_since = now - tmo; /* nothing consumed since the timer started */
+		if (eng_pid_running(qp->peer_pid) && now - qp->peer_stall_since < ENG_STALL_GRACE_NS)
+			return;
+	} else {
+		qp->peer_stall_since = 0;
+	}
 	if (qp->retries_left-- <= 0) {
 		struct eng_infl *e = &qp->infl[slot & (qp->sq_cnt - 1)];
 		e->done = 1;
@@ -552,6 +571,7 @@ static void ack_upto(struct eng_qp *qp, uint32_t psn, uint64_t now)
 	}
 	if (progress) {
 		qp->last_progress = now;
+		qp->peer_stall_since = 0;
 		qp->retries_left = qp->retry_cnt;
 		qp->rnr_left = qp->rnr_retry;
 	}

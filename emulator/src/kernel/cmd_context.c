@@ -200,6 +200,10 @@ int emu_cmd_ex_query_device(struct emu_cmd *cmd)
 		/* LSO on raw packet QPs (mlx5_ib_query_device(): 1 << lso_max; ConnectX-5 reports 18, 256 KiB) */
 		d.tso_caps.max_tso = 1u << 18;
 		d.tso_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
+		/* packet pacing (IBV_QP_RATE_LIMIT) on raw packet QPs; no burst control (cap_flags 0) */
+		d.packet_pacing_caps.qp_rate_limit_min = EMU_PP_RATE_MIN_KBPS;
+		d.packet_pacing_caps.qp_rate_limit_max = EMU_PP_RATE_MAX_KBPS;
+		d.packet_pacing_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
 		/* RSS and WQs (mlx5_ib_query_device(): Ethernet ports with raw packet support): Toeplitz over IPv4/IPv6
 		 * addresses and TCP/UDP ports, 2^log_max_rqt tables of up to 2^log_max_rqt_size entries, 2^log_max_rq
 		 * WQs; striding RQ within the limits cmd_wq.c enforces (rss_wq.h) */
@@ -218,7 +222,7 @@ int emu_cmd_ex_query_device(struct emu_cmd *cmd)
 		d.striding_rq_caps.max_single_wqe_log_num_of_strides = EMU_MPRQ_MAX_LOG_STRIDES;
 		d.striding_rq_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
 	}
-	/* offered on Ethernet: TSO, RSS, striding RQ; never: CQE compression, packet pacing, tunnels */
+	/* offered on Ethernet: TSO, packet pacing, RSS, striding RQ; never: CQE compression, tunnels */
 	size_t dlen = cmd->drv_out_len < sizeof(d) ? cmd->drv_out_len : sizeof(d);
 	d.response_length = (uint32_t)dlen;
 	int err = emu_cmd_respond(cmd, &r, len);

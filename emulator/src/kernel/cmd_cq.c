@@ -231,6 +231,10 @@ int emu_cmd_resize_cq(struct emu_cmd *cmd)
 		return EINVAL;
 	if (!emu_user_range_mapped(ucmd.buf_addr, (uint64_t)entries * ucmd.cqe_size))
 		return EFAULT;
+	/* The device refuses a new size that cannot hold the completions still in the CQ (rdma-core's
+	 * test_resize_cq expects EINVAL, as a ConnectX answers): the user sees entries - 1 usable CQEs. */
+	if (emu_engine_cq_unpolled(cq) > entries - 1)
+		return EINVAL;
 
 	emu_lock();
 	if (!emu_cq_by_handle(ctx, req.cq_handle) || cq->kbusy) {

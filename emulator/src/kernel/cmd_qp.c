@@ -492,7 +492,7 @@ static int check_path(const struct emu_ctx *ctx, const struct ib_uverbs_qp_dest 
 	return 0;
 }
 
-static int modify_qp(struct emu_cmd *cmd, const struct ib_uverbs_modify_qp *m, uint32_t mask)
+static int modify_qp(struct emu_cmd *cmd, const struct ib_uverbs_modify_qp *m, uint32_t mask, uint32_t rate_limit)
 {
 	struct emu_ctx *ctx = cmd->ctx;
 	struct emu_path path;
@@ -572,6 +572,12 @@ static int modify_qp(struct emu_cmd *cmd, const struct ib_uverbs_modify_qp *m, u
 		err = ctx->port->link_layer == EMU_LINK_ETH ? EINVAL : EOPNOTSUPP;
 		goto out;
 	}
+	/* packet pacing (mlx5 modify_raw_packet_qp_sq): 0 = unlimited, else within packet_pacing_caps */
+	if ((mask & IBV_QP_RATE_LIMIT) && rate_limit &&
+	    (rate_limit < EMU_PP_RATE_MIN_KBPS || rate_limit > EMU_PP_RATE_MAX_KBPS)) {
+		err = EINVAL;
+		goto out;
+	}
 	if ((mask & IBV_QP_PATH_MIG_STATE) && m->path_mig_state != IBV_MIG_MIGRATED) {
 		err = EOPNOTSUPP;
 		goto out;
@@ -611,6 +617,8 @@ static int modify_qp(struct emu_cmd *cmd, const struct ib_uverbs_modify_qp *m, u
 		qp->en_sqd_async_notify = m->en_sqd_async_notify;
 	if (mask & IBV_QP_AV)
 		qp->path = path;
+	if (mask & IBV_QP_RATE_LIMIT)
+		__atomic_store_n(&qp->rate_limit, rate_limit, __ATOMIC_RELAXED); /* the engine reads it while sending */
 	qp->state = next;
 	qp->sq_draining = next == IBV_QPS_SQD;
 	qp->attr_mask_seen |= mask;
@@ -643,7 +651,7 @@ int emu_cmd_modify_qp(struct emu_cmd *cmd)
 	memcpy(&m, cmd->in, sizeof(m));
 	/* the legacy command silently drops bits it never knew (IB_USER_LEGACY_LAST_QP_ATTR_MASK) */
 	uint32_t mask = m.attr_mask & ((LEGACY_LAST_MASK << 1) - 1);
-	return modify_qp(cmd, &m, mask);
+	return modify_qp(cmd, &m, mask, 0);
 }
 
 int emu_cmd_ex_modify_qp(struct emu_cmd *cmd)
@@ -658,7 +666,7 @@ int emu_cmd_ex_modify_qp(struct emu_cmd *cmd)
 			return EOPNOTSUPP;
 	if (m.base.attr_mask & ~(uint32_t)IB_QP_STANDARD_BITS)
 		return EOPNOTSUPP;
-	int err = modify_qp(cmd, &m.base, m.base.attr_mask);
+	int err = modify_qp(cmd, &m.base, m.base.attr_mask, m.rate_limit);
 	if (err)
 		return err;
 	memset(&r, 0, sizeof(r));

@@ -291,9 +291,9 @@ int emu_cmd_ex_create_rwq_ind_tbl(struct emu_cmd *cmd)
 	if (req.log_ind_tbl_size > IB_USER_VERBS_MAX_LOG_IND_TBL_SIZE)
 		return EINVAL;
 	uint32_t n = 1u << req.log_ind_tbl_size;
-	size_t expected = (size_t)n * 4 + (n == 1 ? 4 : 0); /* one handle is padded to 8 bytes */
+	size_t expected = (size_t)n * 4; /* uverbs_request_next, then uverbs_request_finish (zero padding only) */
 	if (cmd->in_len < sizeof(req) + expected)
-		return EINVAL;
+		return ENOSPC;
 	for (size_t i = sizeof(req) + expected; i < cmd->in_len; i++)
 		if (cmd->in[i])
 			return EOPNOTSUPP;

@@ -9,6 +9,7 @@ WEAK void emu_engine_ctx_closing(struct emu_ctx *ctx) { (void)ctx; }
 WEAK void emu_engine_cq_created(struct emu_cq *cq) { (void)cq; }
 WEAK void emu_engine_cq_destroying(struct emu_cq *cq) { (void)cq; }
 WEAK void emu_engine_cq_resized(struct emu_cq *cq) { (void)cq; }
+WEAK uint32_t emu_engine_cq_unpolled(struct emu_cq *cq) { (void)cq; return 0; }
 WEAK void emu_engine_qp_created(struct emu_qp *qp) { (void)qp; }
 WEAK void emu_engine_qp_destroying(struct emu_qp *qp) { (void)qp; }
 WEAK void emu_engine_qp_modified(struct emu_qp *qp, int old_state, int attr_mask)

@@ -12,6 +12,7 @@
  * that died is answered as its kernel would have answered while closing its ids (DREQ, REJ). */
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -90,7 +91,9 @@ enum id_state {
 	S_ESTABLISHED, S_DREQ_SENT, S_DREQ_RCVD, S_TIMEWAIT, S_DONE
 };
 
-enum timer_kind { T_NONE, T_ADDR, T_REQ, T_REP, T_DREQ, T_TIMEWAIT };
+/* T_ADDR_DONE / T_ROUTE_DONE: resolution completes on the CM thread, as the kernel reports it from a workqueue
+ * (addr.c process_one_req, the SA query's MAD completion), never inside the command itself. */
+enum timer_kind { T_NONE, T_ADDR, T_REQ, T_REP, T_DREQ, T_TIMEWAIT, T_ADDR_DONE, T_ROUTE_DONE };
 
 struct ucma_file;
 
@@ -305,7 +308,7 @@ static struct ucma_event *queue_event(struct ucma_id *id, uint32_t event, int32_
 	f->tail = e;
 	file_signal(f);
 	if (emu_log_enabled)
-		emu_log("rdma_cm: id %u event %u status %d", id->handle, event, status);
+		emu_log("rdma_cm: t=%llu id %u event %u status %d", (unsigned long long)(now_ns() / 1000), id->handle, event, status);
 	return e;
 }
 
@@ -655,6 +658,15 @@ static void on_timer(struct ucma_id *id)
 		id->state = S_DONE;
 		queue_event(id, EV_TIMEWAIT_EXIT, 0);
 		break;
+	case T_ADDR_DONE:
+		id->state = S_ADDR_RESOLVED;
+		queue_event(id, EV_ADDR_RESOLVED, 0);
+		break;
+	case T_ROUTE_DONE:
+		id->route = 1;
+		id->state = S_ROUTE_RESOLVED;
+		queue_event(id, EV_ROUTE_RESOLVED, 0);
+		break;
 	default:
 		break;
 	}
@@ -888,6 +900,18 @@ static void to_storage(struct sockaddr_in6 *dst, const void *src)
 		memcpy(dst, src, sizeof(struct sockaddr_in6));
 }
 
+static const char *addr_str(const struct sockaddr_in6 *a, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+	if (a->sin6_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, ip, sizeof(ip));
+	else if (a->sin6_family == AF_INET6)
+		inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof(ip));
+	snprintf(buf, len, "%s%s%s:%u", a->sin6_family == AF_INET6 ? "[" : "", ip,
+		 a->sin6_family == AF_INET6 ? "]" : "", emu_cm_addr_port((const struct sockaddr *)a));
+	return buf;
+}
+
 /* rdma_bind_addr(): state IDLE only; an address must belong to a port (EADDRNOTAVAIL when no interface has
  * it; ENODEV when it is a loopback address, which the host has, but no RDMA port owns); AF_IB is not
  * emulated (EAFNOSUPPORT), so librdmacm keeps to the IP commands (ucma_set_af_ib_support). */
@@ -914,6 +938,11 @@ static int do_bind(struct ucma_id *id, const struct sockaddr *addr)
 	id->src = a;
 	id->dev = dev;
 	id->state = S_ADDR_BOUND;
+	if (emu_log_enabled) {
+		char b[80];
+		emu_log("rdma_cm: t=%llu id %u bound to %s (ps 0x%x, device %d)", (unsigned long long)(now_ns() / 1000), id->handle, addr_str(&a, b, sizeof(b)),
+			id->ps, dev);
+	}
 	return 0;
 }
 
@@ -966,8 +995,8 @@ static int do_resolve_addr(struct ucma_id *id, const struct sockaddr *src, const
 		memcpy(id->peer_gid, emu_port_info(dst_dev)->gid[0].raw, 16);
 	id->peer_mtu = port_mtu(id);
 	id->dst = d;
-	id->state = S_ADDR_RESOLVED;
-	queue_event(id, EV_ADDR_RESOLVED, 0);
+	set_timer(id, T_ADDR_DONE, 0);
+	cm_wake_self();
 	return 0;
 }
 
@@ -1128,9 +1157,9 @@ static int c_resolve_route(struct ucmd *c)
 	if (id->state != S_ADDR_RESOLVED)
 		return EINVAL;
 	/* the emulated SM (IB) or the IP route (RoCE) always answers */
-	id->route = 1;
-	id->state = S_ROUTE_RESOLVED;
-	queue_event(id, EV_ROUTE_RESOLVED, 0);
+	id->state = S_ROUTE_QUERY;
+	set_timer(id, T_ROUTE_DONE, 0);
+	cm_wake_self();
 	return 0;
 }
 
@@ -1301,6 +1330,9 @@ static int c_connect(struct ucmd *c)
 	set_timer(id, T_REQ, cm_timeout_ns());
 
 	struct cm_dir_hit hit;
+	char b[80];
+	if (emu_log_enabled)
+		emu_log("rdma_cm: t=%llu id %u connects to %s (ps 0x%x)", (unsigned long long)(now_ns() / 1000), id->handle, addr_str(&id->dst, b, sizeof(b)), id->ps);
 	if (cm_dir_find_listener(id->ps, (struct sockaddr *)&id->dst, &hit) != 0) {
 		/* the destination's CM has no listener for the service ID */
 		id->timer = T_NONE;
@@ -1547,9 +1579,9 @@ static int c_set_option(struct ucmd *c)
 			return EINVAL;
 		if (id->state != S_ADDR_RESOLVED)
 			return EINVAL;
-		id->route = 1;
-		id->state = S_ROUTE_RESOLVED;
-		queue_event(id, EV_ROUTE_RESOLVED, 0);
+		id->state = S_ROUTE_QUERY;
+		set_timer(id, T_ROUTE_DONE, 0);
+		cm_wake_self();
 		return 0;
 	}
 	return ENOSYS;

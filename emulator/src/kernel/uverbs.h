@@ -125,10 +125,15 @@ struct emu_srq *emu_srq_by_handle(struct emu_ctx *ctx, uint32_t h);
 #define EMU_MAX_SRQ_WR       32767
 #define EMU_MAX_SRQ_SGE      31
 #define EMU_MAX_QP_RD_ATOM   16
-#define EMU_MAX_INLINE       512
-#define EMU_MAX_SQ_DESC_SZ   512
+/* Largest send WQE: mlx5_ib answers max_sq_desc_sz = MLX5_CAP_GEN(max_wqe_sz_sq), 1024 bytes on ConnectX-4/5
+ * (a ConnectX-4 Lx takes ib_send_lat -I 1004 = 1024 - 16 ctrl - 4 inline header, not 1005). libmlx5 derives
+ * the QP's max_inline_data from it; the largest it can ask for is an RC/UC SEND's 1004 bytes. */
+#define EMU_MAX_SQ_DESC_SZ   1024
+#define EMU_MAX_INLINE       (EMU_MAX_SQ_DESC_SZ - 16 - 4)
 #define EMU_MAX_RQ_DESC_SZ   512
 #define EMU_PKEY_TBL_LEN_IB  128
 #define EMU_PKEY_TBL_LEN_ETH 1
+#define EMU_PP_RATE_MIN_KBPS 1000        /* packet pacing of raw packet QPs: 1 Mb/s .. 100 Gb/s */
+#define EMU_PP_RATE_MAX_KBPS 100000000
 
 #endif

@@ -2,7 +2,8 @@
 # Two processes on a RoCE fabric tap the same file, so every frame must appear exactly once (written by its sender):
 #  - ibv_rc_pingpong -g 1 (RoCE v2 over IPv6, RC SEND ONLY + ACK),
 #  - ibv_ud_pingpong -g 0 (RoCE v1, ethertype 0x8915, UD SEND ONLY with DETH),
-#  - ib_read_bw -x 1 (RDMA READ request with RETH, READ RESPONSE ONLY with AETH).
+#  - ib_read_bw -x 1 (RDMA READ request with RETH, READ RESPONSE ONLY with AETH),
+#  - raw_ethernet_bw (raw packet QP frames as sent: IPv4/UDP with a valid header checksum, each once).
 # Checks: tshark dissects each frame down to InfiniBand with the expected opcode, destination QP and PSN sequence;
 # the IPv6 next header / UDP port; DETH Q_Key and source QP; RETH length; the ICRC of every frame.
 set -euo pipefail
@@ -17,11 +18,17 @@ ts() {
 }
 fail() { echo "FAIL: $*"; exit 1; }
 
-run_pair() { # pcap, client log, server log, cmd...
+run_pair() { # pcap, client log, server log, cmd... (the last two arguments of cmd are -p PORT)
   local pcap=$1 clog=$2 slog=$3; shift 3
+  local lport=${@: -1}
   "$MLX5EMU" --link eth --pcap "$pcap" -- timeout 60 "$@" > "$slog" 2>&1 &
   local spid=$!
-  sleep 0.5
+  # wait until the server listens (a loaded machine can take seconds to start it), as twoproc.bash does
+  for _ in $(seq 300); do
+    ss -ltn 2> /dev/null | grep -q ":$lport " && break
+    kill -0 "$spid" 2> /dev/null || break
+    sleep 0.1
+  done
   "$MLX5EMU" --link eth --pcap "$pcap" -- timeout 60 "$@" localhost > "$clog" 2>&1 || { cat "$clog" "$slog"; fail "client $*"; }
   wait "$spid" || { cat "$slog"; fail "server $*"; }
 }
@@ -30,7 +37,7 @@ psn_of() { grep -o 'local address: .*PSN 0x[0-9a-f]*' "$1" | sed 's/.*PSN 0x//';
 
 # ---- RC, RoCE v2 ----
 n=4
-run_pair "$tmp/rc.pcap" "$tmp/c.log" "$tmp/s.log" ibv_rc_pingpong -g 1 -p $port -n $n -s 100
+run_pair "$tmp/rc.pcap" "$tmp/c.log" "$tmp/s.log" ibv_rc_pingpong -g 1 -n $n -s 100 -p $port
 cq=$((16#$(qpn_of "$tmp/c.log"))); sq=$((16#$(qpn_of "$tmp/s.log")))
 cp=$((16#$(psn_of "$tmp/c.log"))); sp=$((16#$(psn_of "$tmp/s.log")))
 ts "$tmp/rc.pcap" -e frame.protocols -e ipv6.nxt -e udp.dstport -e infiniband.bth.opcode -e infiniband.bth.destqp \
@@ -54,7 +61,7 @@ python3 "$here/pcap_check.py" "$tmp/rc.pcap" > "$tmp/icrc.txt" || { cat "$tmp/ic
 
 # ---- UD, RoCE v1 ----
 port=$((port + 1))
-run_pair "$tmp/ud.pcap" "$tmp/c.log" "$tmp/s.log" ibv_ud_pingpong -g 0 -p $port -n 3 -s 64
+run_pair "$tmp/ud.pcap" "$tmp/c.log" "$tmp/s.log" ibv_ud_pingpong -g 0 -n 3 -s 64 -p $port
 cq=$((16#$(qpn_of "$tmp/c.log"))); sq=$((16#$(qpn_of "$tmp/s.log")))
 ts "$tmp/ud.pcap" -e frame.protocols -e eth.type -e infiniband.bth.opcode -e infiniband.bth.destqp \
    -e infiniband.bth.psn -e infiniband.deth.q_key -e infiniband.deth.srcqp > "$tmp/ud.txt"
@@ -81,4 +88,21 @@ cat "$tmp/rd.txt"
 awk '$2 == 12 { r[$3] = 1 } $2 == 16 { s[$3] = 1 } END { for (p in r) if (!(p in s)) exit 1 }' "$tmp/rd.txt" \
   || fail "READ: a request without its response"
 python3 "$here/pcap_check.py" "$tmp/rd.pcap" > "$tmp/icrc.txt" || { cat "$tmp/icrc.txt"; fail "READ ICRC"; }
-echo "pcap: RC v2, UD v1 and READ frames dissected by tshark, ICRCs verified"
+# ---- raw Ethernet: perftest raw_ethernet_bw, IPv4/UDP frames built by perftest ----
+port=$((port + 1))
+mac=98:03:9b:4d:45:00
+raw="raw_ethernet_bw -d mlx5_0 -B $mac -E $mac -J 10.0.0.2 -j 10.0.0.1 -K 5001 -k 5002 -s 128 -n 20"
+"$MLX5EMU" --link eth --pcap "$tmp/raw.pcap" -- timeout 60 $raw --server -p $port > "$tmp/s.log" 2>&1 &
+spid=$!
+for _ in $(seq 300); do ss -ltn 2> /dev/null | grep -q ":$port " && break; kill -0 $spid 2> /dev/null || break; sleep 0.1; done
+"$MLX5EMU" --link eth --pcap "$tmp/raw.pcap" -- timeout 60 $raw --client -p $port 127.0.0.1 > "$tmp/c.log" 2>&1 ||
+  { cat "$tmp/c.log" "$tmp/s.log"; fail "raw_ethernet_bw client"; }
+wait $spid || { cat "$tmp/s.log"; fail "raw_ethernet_bw server"; }
+ts "$tmp/raw.pcap" -e frame.protocols -e ip.checksum.status -e udp.srcport -e udp.dstport > "$tmp/raw.txt"
+sort "$tmp/raw.txt" | uniq -c
+# every frame once (both processes tap the file), each a valid IPv4/UDP packet
+[ "$(grep -c '^eth:ethertype:ip:udp' "$tmp/raw.txt")" -eq 20 ] || fail "raw: 20 IPv4/UDP frames expected"
+awk '$2 != 1 { exit 1 }' "$tmp/raw.txt" || fail "raw: an IPv4 header checksum tshark does not accept"
+python3 "$here/pcap_check.py" "$tmp/raw.pcap" > "$tmp/icrc.txt" || { cat "$tmp/icrc.txt"; fail "raw: pcap file"; }
+grep -q icrc "$tmp/icrc.txt" && fail "raw: RoCE frames in a raw-only capture"
+echo "pcap: RC v2, UD v1, READ and raw Ethernet frames dissected by tshark, ICRCs verified"

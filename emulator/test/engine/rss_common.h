@@ -16,7 +16,7 @@ static struct ibv_cq *g_txcq;
 static struct ibv_mr *g_txmr;
 static uint8_t *g_txbuf;
 
-static void tx_init(void)
+static inline void tx_init(void)
 {
 	g_txcq = ibv_create_cq(t_ctx, 64, NULL, NULL, 0);
 	struct ibv_qp_init_attr_ex a;
@@ -41,7 +41,7 @@ static void tx_init(void)
 	g_txmr = t_mr(1 << 16, IBV_ACCESS_LOCAL_WRITE, (void **)&g_txbuf);
 }
 
-static void send_frame(const uint8_t *fr, size_t len)
+static inline void send_frame(const uint8_t *fr, size_t len)
 {
 	memcpy(g_txbuf, fr, len);
 	struct ibv_sge sge = { (uintptr_t)g_txbuf, (uint32_t)len, g_txmr->lkey };
@@ -53,7 +53,7 @@ static void send_frame(const uint8_t *fr, size_t len)
 }
 
 /* Ethernet/IPv4/(UDP 17 | TCP 6 | other) frame of len bytes to MAC_RSS. */
-static size_t ip4_frame(uint8_t *fr, size_t len, uint8_t proto, const uint8_t src[4], const uint8_t dst[4],
+static inline size_t ip4_frame(uint8_t *fr, size_t len, uint8_t proto, const uint8_t src[4], const uint8_t dst[4],
 			uint16_t sport, uint16_t dport)
 {
 	memset(fr, 0, len);
@@ -77,7 +77,7 @@ static size_t ip4_frame(uint8_t *fr, size_t len, uint8_t proto, const uint8_t sr
 	return len;
 }
 
-static struct ibv_wq *make_wq(struct ibv_cq *cq, uint32_t max_wr, struct mlx5dv_wq_init_attr *dv)
+static inline struct ibv_wq *make_wq(struct ibv_cq *cq, uint32_t max_wr, struct mlx5dv_wq_init_attr *dv)
 {
 	struct ibv_wq_init_attr a = { .wq_type = IBV_WQT_RQ, .max_wr = max_wr, .max_sge = 1, .pd = t_pd, .cq = cq };
 	struct ibv_wq *w = dv ? mlx5dv_create_wq(t_ctx, &a, dv) : ibv_create_wq(t_ctx, &a);
@@ -87,7 +87,7 @@ static struct ibv_wq *make_wq(struct ibv_cq *cq, uint32_t max_wr, struct mlx5dv_
 	return w;
 }
 
-static struct ibv_qp *make_rss_qp(struct ibv_rwq_ind_table *t, uint64_t fields, uint8_t *key)
+static inline struct ibv_qp *make_rss_qp(struct ibv_rwq_ind_table *t, uint64_t fields, uint8_t *key)
 {
 	struct ibv_qp_init_attr_ex a;
 	memset(&a, 0, sizeof a);
@@ -105,7 +105,7 @@ static struct ibv_qp *make_rss_qp(struct ibv_rwq_ind_table *t, uint64_t fields, 
 }
 
 /* A NORMAL rule sending every frame to MAC_RSS to qp. */
-static struct ibv_flow *flow_to(struct ibv_qp *qp)
+static inline struct ibv_flow *flow_to(struct ibv_qp *qp)
 {
 	struct {
 		struct ibv_flow_attr attr;

@@ -8,11 +8,17 @@
  */
 #include "rss_common.h"
 
+#include <stddef.h>
+
 #define LOG_STRIDE 6            /* 64-byte strides */
 #define LOG_NSTRIDES 3          /* 8 strides per WQE */
 #define NSTRIDES (1u << LOG_NSTRIDES)
 #define STRIDE (1u << LOG_STRIDE)
 #define NWQE 8
+
+/* the offsets the decoder reads, as rdma-core names them (wqe_id, byte_cnt, wqe_counter, op_own) */
+_Static_assert(offsetof(struct mlx5_cqe64, wqe_id) == 2 && offsetof(struct mlx5_cqe64, byte_cnt) == 44 &&
+	       offsetof(struct mlx5_cqe64, wqe_counter) == 60 && offsetof(struct mlx5_cqe64, op_own) == 63, "CQE layout");
 
 struct dec_state { uint32_t cq_ci, rq_ci, consumed; };
 
@@ -64,7 +70,7 @@ static int next_cqe(struct t_rawcq *rc, volatile __be32 *dbrec, struct dec_state
 	return r;
 }
 
-static void run(int shift)
+static void run(int shift, int bad_bcount)
 {
 	struct ibv_cq *cq = ibv_create_cq(t_ctx, 64, NULL, NULL, 0);
 	struct mlx5dv_wq_init_attr dv = { .comp_mask = MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ };
@@ -96,7 +102,7 @@ static void run(int shift)
 		bufs[i] = mem + (size_t)i * NSTRIDES * STRIDE;
 		struct mlx5_mprq_wqe *w = (void *)((uint8_t *)rwq.buf + (size_t)i * rwq.stride);
 		memset(w, 0, sizeof *w);
-		w->dseg.byte_count = htobe32(NSTRIDES * STRIDE);
+		w->dseg.byte_count = htobe32(NSTRIDES * STRIDE - (bad_bcount && i == 0 ? STRIDE : 0));
 		w->dseg.lkey = htobe32(mr->lkey);
 		w->dseg.addr = htobe64((uintptr_t)bufs[i]);
 	}
@@ -153,9 +159,12 @@ int main(void)
 	t_open();
 	CHECK(t_port.link_layer == IBV_LINK_LAYER_ETHERNET, "needs --link eth");
 	tx_init();
-	run(0);
-	run(1);
+	run(0, 0);
+	run(1, 0);
 	CHECK(t_violations() == 0, "strict violations");
+	/* strict mode: a WQE whose data segment does not cover its strides is one violation (the frame still lands) */
+	run(0, 1);
+	CHECK(t_violations() == 1, "%lu strict violations, 1 expected (WQE 0's byte_count)", t_violations());
 	printf("t_mprq_eth: stride placement, consumed strides, filler CQEs, with and without the two-byte shift\n");
 	return 0;
 }

@@ -134,10 +134,55 @@ int main(void)
 		} else {
 			CHECK(n == 1 && (int)(wc.wr_id / 1000) == want_wq, "frame %d after WQ 0 left RDY", k);
 			delivered++;
+			ncqe++;
 		}
 	}
 	CHECK(dropped > 0 && delivered > 0, "dropped %d delivered %d", dropped, delivered);
 
+	CHECK(ibv_modify_wq(wq[0], &(struct ibv_wq_attr){ .attr_mask = IBV_WQ_ATTR_STATE, .wq_state = IBV_WQS_RESET }) == 0 &&
+	      ibv_modify_wq(wq[0], &(struct ibv_wq_attr){ .attr_mask = IBV_WQ_ATTR_STATE, .wq_state = IBV_WQS_RDY }) == 0,
+	      "wq 0 back to RDY");
+	for (int s = 0; s < SLOTS; s++) { /* RESET emptied it: post again */
+		struct ibv_sge sge = { (uintptr_t)(buf + (size_t)s * FR), FR, mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = (uint64_t)s, .sg_list = &sge, .num_sge = 1 }, *bad;
+		CHECK(ibv_post_wq_recv(wq[0], &wr, &bad) == 0, "post_wq_recv");
+	}
+	CHECK(ibv_destroy_flow(fl) == 0, "destroy flow");
+	CHECK(ibv_destroy_qp(rqp) == 0, "destroy rss qp");
+
+	/* IPv6 + TCP ports on a second RSS QP over the same table */
+	rqp = make_rss_qp(t, IBV_RX_HASH_SRC_IPV6 | IBV_RX_HASH_DST_IPV6 | IBV_RX_HASH_SRC_PORT_TCP |
+				     IBV_RX_HASH_DST_PORT_TCP, ms_key);
+	fl = flow_to(rqp);
+	int used6[NWQ] = { 0 };
+	for (int k = 0; k < 16; k++) {
+		size_t len = 14 + 40 + 20 + 10;
+		memset(fr, 0, len);
+		memcpy(fr, MAC_RSS, 6);
+		fr[6] = 0x02;
+		fr[12] = 0x86; fr[13] = 0xdd;
+		uint8_t *ip6 = fr + 14;
+		ip6[0] = 0x60; ip6[5] = 30; ip6[6] = 6; ip6[7] = 64;
+		ip6[8] = 0xfe; ip6[9] = 0x80; ip6[23] = (uint8_t)k;             /* fe80::k */
+		ip6[24] = 0x20; ip6[25] = 0x01; ip6[39] = (uint8_t)(k * 3 + 1); /* 2001::3k+1 */
+		uint8_t *tcp = ip6 + 40;
+		tcp[0] = 0x12; tcp[1] = (uint8_t)k; tcp[2] = 0x00; tcp[3] = 80; tcp[12] = 0x50;
+		uint8_t in[36];
+		memcpy(in, ip6 + 8, 32);
+		memcpy(in + 32, tcp, 4);
+		uint32_t want = ref_toeplitz(ms_key, in, 36);
+		int want_wq = map[want & 7];
+		send_frame(fr, len);
+		struct ibv_wc wc;
+		CHECK(t_poll(cq, &wc, 1, 5000) == 1 && wc.status == IBV_WC_SUCCESS && wc.byte_len == len, "v6 frame %d", k);
+		CHECK((int)(wc.wr_id / 1000) == want_wq, "v6 frame %d: WQ %d, want %d", k, (int)(wc.wr_id / 1000), want_wq);
+		used6[want_wq] = 1;
+		const uint8_t *c = (const uint8_t *)t_cqe64(&rc, ncqe++);
+		uint32_t h = (uint32_t)c[12] << 24 | (uint32_t)c[13] << 16 | (uint32_t)c[14] << 8 | c[15];
+		/* IPv6 src|dst (2 | 2 << 2), TCP sport|dport (1 << 4 | 1 << 6) */
+		CHECK(h == want && c[16] == 0x5a, "v6 frame %d: CQE hash 0x%08x type 0x%02x, want 0x%08x 0x5a", k, h, c[16], want);
+	}
+	CHECK(used6[0] + used6[1] + used6[2] + used6[3] >= 2, "16 IPv6 flows on one WQ");
 	CHECK(ibv_destroy_flow(fl) == 0, "destroy flow");
 	CHECK(ibv_destroy_qp(rqp) == 0, "destroy rss qp");
 	CHECK(ibv_destroy_rwq_ind_table(t) == 0, "destroy table");
@@ -147,6 +192,6 @@ int main(void)
 	CHECK(ibv_dereg_mr(mr) == 0, "dereg");
 	free(buf);
 	CHECK(t_violations() == 0, "strict violations");
-	printf("t_rss_eth: 48 frames on %d WQs, hashes equal the reference, stable per flow\n", NWQ);
+	printf("t_rss_eth: 48 IPv4 + 16 IPv6 frames on %d WQs, hashes equal the reference, stable per flow\n", NWQ);
 	return 0;
 }

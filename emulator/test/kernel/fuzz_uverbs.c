@@ -49,6 +49,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	snprintf(g_fabric, sizeof(g_fabric), "mlx5emu-fuzz-%d", (int)getpid());
 	setenv("MLX5EMU_FABRIC", g_fabric, 1);
+	emu_log_enabled = getenv("MLX5EMU_LOG") != NULL; /* what each seed reaches (the interposers read it otherwise) */
 	atexit(drop_fabric);
 	g_resp = mmap(NULL, SCRATCH + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	g_ring = mmap(NULL, SCRATCH, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -87,6 +88,13 @@ static void patch(uint8_t *cmd, size_t len)
 			memcpy(&r, cmd + sizeof(h), 8);
 			if (r)
 				memcpy(cmd + sizeof(h), &resp, 8);
+		}
+		/* EX_CREATE_WQ: the mlx5 data after the core request starts with buf_addr and db_addr */
+		size_t at = sizeof(h) + sizeof(struct ib_uverbs_ex_cmd_hdr) + (size_t)h.in_words * 8;
+		if (c == IB_USER_VERBS_EX_CMD_CREATE_WQ && len >= at + 16) {
+			uint64_t db = ring + SCRATCH - 64;
+			memcpy(cmd + at, &ring, 8);
+			memcpy(cmd + at + 8, &db, 8);
 		}
 		return;
 	}

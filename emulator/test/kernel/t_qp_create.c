@@ -204,7 +204,9 @@ int main(void)
 		CHECK(write(ctx->cmd_fd, &x, sizeof(x)) < 0 && errno == EINVAL, "ex comp_mask: errno %d", errno);
 		x.c.comp_mask = IB_UVERBS_CREATE_QP_MASK_IND_TABLE;
 		errno = 0;
-		CHECK(write(ctx->cmd_fd, &x, sizeof(x)) < 0 && errno == EOPNOTSUPP, "RSS: errno %d", errno);
+		/* RSS QP naming indirection table handle 0, which does not exist: the core's uobj lookup fails first
+		 * (create_qp() in uverbs_cmd.c); RSS QPs themselves are covered by t_wq_eth */
+		CHECK(write(ctx->cmd_fd, &x, sizeof(x)) < 0 && errno == EINVAL, "RSS: errno %d", errno);
 		x.c.comp_mask = 0;
 		x.c.create_flags = 1u << 30;
 		errno = 0;

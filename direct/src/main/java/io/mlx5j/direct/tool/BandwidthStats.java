@@ -20,6 +20,12 @@ public record BandwidthStats(long size, long iterations, long nanos)
         return (double) size * iterations / (1 << 20) / (nanos * 1e-9);
     }
 
+    /** Gb/sec with Gb = 10^9 bits (perftest's --report_gbits: format_factor 125000000 bytes). */
+    public double gbitPerSec()
+    {
+        return (double) size * iterations / 125_000_000.0 / (nanos * 1e-9);
+    }
+
     public double mpps()
     {
         return iterations / (nanos * 1e-9) / 1e6;

@@ -19,6 +19,7 @@ import io.mlx5j.direct.QpType;
 import io.mlx5j.direct.QueuePair;
 import io.mlx5j.direct.RtrAttributes;
 import io.mlx5j.direct.RtsAttributes;
+import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.doorbell.DoorbellMode;
 
@@ -147,11 +148,20 @@ final class Endpoint implements AutoCloseable
      */
     void connect(final PeerInfo remote, final int pathMtu, final int rdAtomic)
     {
+        connect(remote, pathMtu, rdAtomic, rdAtomic);
+    }
+
+    /**
+     * {@code destRdAtomic}: READs/atomics the peer may have outstanding at us (what we told it, perftest's
+     * out_reads); {@code rdAtomic}: ours at the peer (at most what it told us).
+     */
+    void connect(final PeerInfo remote, final int pathMtu, final int destRdAtomic, final int rdAtomic)
+    {
         final AddressVector path = remote.gid().interfaceId() != 0 || port.isEthernet()
             ? AddressVector.global(port.port(), remote.gid(), Math.max(0, gidIndex), 1, 0)
             : AddressVector.ib(port.port(), remote.lid(), 0);
         qp.toInit(InitAttributes.connected(port.port(), Access.ALL_REMOTE));
-        qp.toRtr(new RtrAttributes(pathMtu, remote.qpn(), remote.psn(), rdAtomic, 12, path));
+        qp.toRtr(new RtrAttributes(pathMtu, remote.qpn(), remote.psn(), destRdAtomic, 12, path));
         qp.toRts(new RtsAttributes(psn, 14, 7, 7, rdAtomic));
         this.remote = remote;
     }
@@ -198,6 +208,31 @@ final class Endpoint implements AutoCloseable
             lastSendWrId = wc.wrId();
         }
         return 1;
+    }
+
+    /**
+     * Waits until every WQE posted so far has completed: a signaled NOP behind them (RC completes in order, so its
+     * CQE means the earlier, possibly unsignaled, WRITEs and SENDs are done). Before the QP is destroyed, so that the
+     * last message of a run reaches a peer that is still waiting for it.
+     */
+    void quiesce(final long stallNanos)
+    {
+        final long deadline = System.nanoTime() + stallNanos;
+        while (!sq.nop(-1L, SendFlags.SIGNALED | SendFlags.RING))
+        {
+            pollOnce();
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new IllegalStateException("send queue of " + qp + " still full at the end of the run");
+            }
+        }
+        while (sq.outstanding() != 0)
+        {
+            if (pollOnce() == 0 && System.nanoTime() - deadline > 0)
+            {
+                throw new IllegalStateException(sq.outstanding() + " WQEs of " + qp + " never completed");
+            }
+        }
     }
 
     /** Fills the send area with {@link #sendPattern} and the receive area with {@link #recvPattern}. */

@@ -5,18 +5,14 @@ import io.mlx5j.direct.DeviceAttributes;
 import io.mlx5j.direct.PeerInfo;
 import io.mlx5j.direct.PortAttributes;
 import io.mlx5j.direct.ProtectionDomain;
-import io.mlx5j.direct.oob.OobConnection;
-import io.mlx5j.direct.oob.OobServer;
-import io.mlx5j.direct.oob.PingpongExchange;
 
 import java.io.PrintStream;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.time.Duration;
 import java.util.Locale;
 
 /**
- * {@code mlx5j perf TEST}: sets up one endpoint (server/client, connected over the out-of-band TCP exchange) or two
+ * {@code mlx5j perf TEST}: sets up one endpoint (server/client, connected over perftest's TCP exchange) or two
  * (loopback, one thread), runs {@link PerfLoops}, checks the data that moved, and prints perftest's table.
  */
 final class PerfCommand
@@ -53,22 +49,38 @@ final class PerfCommand
 
     static Endpoint endpoint(final Context context, final ProtectionDomain pd, final PerfOptions o)
     {
+        return endpoint(context, pd, o, o.size());
+    }
+
+    /** {@code area}: bytes the peer may target (at least the message size). */
+    static Endpoint endpoint(final Context context, final ProtectionDomain pd, final PerfOptions o, final long area)
+    {
         final PerfTest t = o.test();
         final int sendDepth = t.isLatency() ? LAT_SEND_DEPTH : Math.max(o.txDepth(), 16);
         final int recvDepth = t.isSend() ? o.rxDepth() : 0;
-        return new Endpoint(context, pd, o.ibPort(), o.gidIndex(), sendDepth, recvDepth, o.inlineSize(), o.size());
+        return new Endpoint(context, pd, o.ibPort(), o.gidIndex(), sendDepth, recvDepth, o.inlineSize(),
+            Math.max(area, o.size()));
     }
 
     /** Everything the run needs after the QPs are connected: patterns, receives, signaling. */
     static void prepare(final Endpoint e, final PerfOptions o)
     {
-        e.fillPatterns();
+        prepare(e, o, true);
+    }
+
+    /** {@code patterns}: fill the buffers with the patterns the data checks expect (an mlx5j peer). */
+    static void prepare(final Endpoint e, final PerfOptions o, final boolean patterns)
+    {
+        if (patterns)
+        {
+            e.fillPatterns();
+        }
         if (o.test() == PerfTest.WRITE_LAT)
         {
             // the byte write_lat spins on must not start out as the first marker (1): recvPattern(107) is 1
             e.buffer.set(ValueLayout.JAVA_BYTE, o.size() - 1, (byte) 0);
         }
-        if (o.test() == PerfTest.ATOMIC_LAT)
+        if (o.test() == PerfTest.ATOMIC_LAT || o.test() == PerfTest.ATOMIC_BW)
         {
             e.buffer.set(HOST64, 0, 0L); // the counter peers add to
         }
@@ -124,93 +136,15 @@ final class PerfCommand
         }
     }
 
+    /** Server or client: perftest's protocol and sequence, so the peer may be perftest itself. */
     private static int twoProcess(final Context context, final ProtectionDomain pd, final PerfOptions o,
         final int rdAtomic, final PrintStream out, final PrintStream err)
     {
-        final boolean server = o.role() == PerfOptions.Role.SERVER;
-        try (Endpoint e = endpoint(context, pd, o))
+        // a perftest bw client walks the target in cache-line steps through one cycle buffer (a page)
+        try (Endpoint e = endpoint(context, pd, o, PerftestSession.CYCLE_BUFFER))
         {
             e.directPath(o.mode(), false);
-            final int mtu = pathMtu(o, e.port);
-            try (OobServer listener = server ? OobServer.listen(o.tcpPort()) : null)
-            {
-                if (server)
-                {
-                    out.println("mlx5j: waiting for a client on TCP port " + listener.port());
-                    out.flush();
-                }
-                try (OobConnection c = server ? listener.accept(o.timeout())
-                    : OobConnection.connect(o.host(), o.tcpPort(), o.timeout()))
-                {
-                    final PeerInfo address;
-                    if (server)
-                    {
-                        address = PingpongExchange.server(c, e.local(), remote -> e.connect(remote, mtu, rdAtomic));
-                    }
-                    else
-                    {
-                        address = PingpongExchange.client(c, e.local());
-                        e.connect(address, mtu, rdAtomic);
-                    }
-                    e.remote = PingpongExchange.exchangeBuffers(c, !server, e.local(), address);
-                    prepare(e, o);
-                    banner(out, o, context, e, mtu, server ? "server, client " + c.peer()
-                        : "client of " + o.host() + ":" + o.tcpPort());
-                    PingpongExchange.barrier(c, "start");
-                    final Progress progress = new Progress(err, o.test().cliName(), o.iterations(), o.progress());
-                    final long stall = stallNanos(o);
-                    final PerfTest t = o.test();
-                    long[] samples = null;
-                    long nanos = 0;
-                    if (!server)
-                    {
-                        if (t.isLatency())
-                        {
-                            samples = switch (t)
-                            {
-                                case WRITE_LAT -> PerfLoops.writeLat(e, null, o, progress, stall);
-                                case SEND_LAT -> PerfLoops.sendLat(e, null, o, progress, stall);
-                                default -> PerfLoops.oneSidedLat(e, t == PerfTest.ATOMIC_LAT, o, progress, stall);
-                            };
-                        }
-                        else
-                        {
-                            nanos = PerfLoops.bandwidth(e, null, o, 1, progress, stall);
-                        }
-                    }
-                    else
-                    {
-                        switch (t)
-                        {
-                            case WRITE_LAT -> samples = PerfLoops.writeLatResponder(e, o, progress, stall);
-                            case SEND_LAT -> samples = PerfLoops.sendLatResponder(e, o, progress, stall);
-                            case SEND_BW -> PerfLoops.sendBwResponder(e, o, progress, stall);
-                            default ->
-                            {
-                                // one-sided: nothing to do but keep the buffer registered until the client is done
-                            }
-                        }
-                    }
-                    progress.finish(o.iterations());
-                    c.readTimeout(Duration.ZERO); // the peer may still be running; its exit ends the wait (EOF)
-                    PingpongExchange.barrier(c, "end");
-                    final String check = server ? verifyResponder(e, o) : verifyInitiator(e, o);
-                    if (samples != null)
-                    {
-                        printLatency(out, o, samples, samples.length, check);
-                    }
-                    else if (!server)
-                    {
-                        printBandwidth(out, o, nanos, check);
-                    }
-                    else
-                    {
-                        out.println(" " + o.iterations() + " iterations served; data check: " + check);
-                        out.println(ResultTable.LINE);
-                    }
-                    return 0;
-                }
-            }
+            return PerftestSession.run(context, e, o, rdAtomic, out, err);
         }
     }
 
@@ -236,7 +170,7 @@ final class PerfCommand
                 }
                 yield "last FETCH_ADD returned " + fetched;
             }
-            case WRITE_BW, SEND_BW -> "sender";
+            case WRITE_BW, SEND_BW, ATOMIC_BW -> "sender";
         };
     }
 
@@ -249,7 +183,7 @@ final class PerfCommand
             case WRITE_LAT, SEND_LAT -> expect(e, false, size - 1, true, "message");
             case WRITE_BW, SEND_BW -> expect(e, false, size, true, "message");
             case READ_LAT, READ_BW -> "READ source";
-            case ATOMIC_LAT ->
+            case ATOMIC_LAT, ATOMIC_BW ->
             {
                 final long counter = e.buffer.get(HOST64, 0);
                 if (counter != o.iterations())
@@ -282,7 +216,7 @@ final class PerfCommand
 
     // ------------------------------------------------------------------------------------------ output
 
-    private static void banner(final PrintStream out, final PerfOptions o, final Context context, final Endpoint e,
+    static void banner(final PrintStream out, final PerfOptions o, final Context context, final Endpoint e,
         final int mtu, final String connection)
     {
         final PortAttributes p = e.port;
@@ -316,7 +250,7 @@ final class PerfCommand
             label, a.lid(), a.qpn(), a.psn(), a.rkey(), a.addr(), GidText.ntop(a.gid()));
     }
 
-    private static void printLatency(final PrintStream out, final PerfOptions o, final long[] samples,
+    static void printLatency(final PrintStream out, final PerfOptions o, final long[] samples,
         final int count, final String check)
     {
         final LatencyStats s = LatencyStats.of(samples, count, o.test().rttFactor());
@@ -327,13 +261,22 @@ final class PerfCommand
             + "; data check: " + check);
     }
 
-    private static void printBandwidth(final PrintStream out, final PerfOptions o, final long nanos,
+    static void printBandwidth(final PrintStream out, final PerfOptions o, final long nanos,
         final String check)
     {
-        out.println(ResultTable.bandwidthHeader());
-        out.println(ResultTable.bandwidthRow(new BandwidthStats(o.size(), o.iterations(), nanos)));
+        out.println(ResultTable.bandwidthHeader(o.reportGbits()));
+        out.println(ResultTable.bandwidthRow(new BandwidthStats(o.size(), o.iterations(), nanos), o.reportGbits()));
         out.println(ResultTable.LINE);
         out.println(String.format(Locale.ROOT, " %.3f ms; data check: %s", nanos * 1e-6, check));
+    }
+
+    /** The client's report, as a perftest server prints it (in the units the client chose). */
+    static void printRemoteBandwidth(final PrintStream out, final PerfOptions o, final PerftestWire.BwReport r)
+    {
+        out.println(" the client's report:");
+        out.println(ResultTable.bandwidthHeader(o.reportGbits()));
+        out.println(ResultTable.bandwidthRow(r.size(), r.iterations(), r.bwAvg(), r.msgRate()));
+        out.println(ResultTable.LINE);
     }
 
     // ------------------------------------------------------------------------------------------ helpers

@@ -211,6 +211,7 @@ final class PerfLoops
                 {
                     case WRITE_BW -> me.sq.rdmaWrite(posted, me.sendArea, me.lkey, size, raddr, rkey, flags);
                     case READ_BW -> me.sq.rdmaRead(posted, me.sendArea, me.lkey, size, raddr, rkey, flags);
+                    case ATOMIC_BW -> me.sq.fetchAdd(posted, me.sendArea, me.lkey, raddr, rkey, 1L, flags);
                     default -> me.sq.send(posted, me.sendArea, me.lkey, size, flags);
                 };
                 if (!ok)

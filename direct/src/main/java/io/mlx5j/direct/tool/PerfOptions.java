@@ -3,6 +3,8 @@ package io.mlx5j.direct.tool;
 import io.mlx5j.doorbell.DoorbellMode;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -32,7 +34,10 @@ public record PerfOptions(
     String host,
     int tcpPort,
     Duration timeout,
-    boolean progress)
+    boolean progress,
+    boolean reportGbits,
+    List<String> notes,
+    int outReads)
 {
     /** Where the peer is. */
     public enum Role
@@ -52,22 +57,31 @@ public record PerfOptions(
     public static final int MAX_SIZE = 1 << 30;
 
     public static final String USAGE = String.join("\n",
-        "usage: mlx5j perf TEST [options]",
+        "usage: mlx5j perf TEST [options] [SERVER_HOST]",
         "  TEST: " + PerfTest.names(),
+        "  Options are perftest's (v4.5, its programs say 6.06), and so is the TCP protocol: an mlx5j client runs",
+        "  against 'ib_write_lat' etc. as server and the other way round. SERVER_HOST makes this side the client;",
+        "  --server waits for one; with neither, both QPs run in this process (--loopback).",
         "  -s, --size BYTES         message size (default 2 for *_lat, 65536 for *_bw; atomic_lat is always 8)",
         "  -n, --iters N            iterations (default 1000 for *_lat, 5000 for *_bw)",
         "  -d, --device NAME        RDMA device (default: the first one)",
         "  -i, --ib-port PORT       device port (default 1)",
-        "  -g, --gid-index IDX      local GID index (default: LID on InfiniBand, 0 on Ethernet/RoCE)",
+        "  -x, --gid-index IDX      local GID index (default: LID on InfiniBand, 0 on Ethernet/RoCE); perftest",
+        "                           peers must agree: both or neither use -x on InfiniBand",
         "  -I, --inline-size BYTES  inline WRITE/SEND payloads up to BYTES (default 220 write_lat, 236 send_lat, 0 bw)",
-        "  -x, --mode MODE          doorbell: blueflame | doorbell | auto (default auto, as libmlx5)",
+        "      --doorbell MODE      mlx5j only: blueflame | doorbell | auto (default auto, as libmlx5)",
         "  -t, --tx-depth N         bw tests: WQEs in flight (default 128)",
         "  -Q, --cq-mod N           bw tests: signal every N-th WQE (default 100)",
         "  -r, --rx-depth N         send tests: receives kept posted (default 512)",
         "  -m, --mtu BYTES          path MTU 256..4096 (default: the port's active MTU)",
         "      --loopback           both QPs in this process (default without --server/--client)",
-        "      --server             wait for a client on TCP port -p",
-        "      --client HOST        connect to an 'mlx5j perf --server' at HOST",
+        "      --server             wait for a client (perftest or mlx5j) on TCP port -p",
+        "      --client HOST        the same as the positional SERVER_HOST",
+        "  -o, --outs N             outstanding READs/atomics (default 16, at most what the device allows)",
+        "      --report_gbits       bandwidth in Gb/sec (10^9 bits) instead of MB/sec (2^20 bytes)",
+        "  -F, -N, --use_old_post_send   accepted and ignored (a note says so): mlx5j has no CPU-frequency check,",
+        "                           prints no BW peak, and posts through its own Java path",
+        "  -c RC, -q 1, -A FETCH_AND_ADD  the only values mlx5j runs (others fail, naming the option)",
         "  -p, --port PORT          TCP port of the exchange (default 18515)",
         "      --timeout SECONDS    limit for the TCP exchange, the server's wait for a client, and any stall",
         "                           of a run (nothing arrives from the peer) (default 60)",
@@ -95,6 +109,9 @@ public record PerfOptions(
         int tcpPort = DEFAULT_TCP_PORT;
         long timeoutSeconds = 60;
         boolean progress = true;
+        boolean reportGbits = false;
+        int outReads = 16;
+        final List<String> notes = new ArrayList<>();
         while (a.hasNext())
         {
             final String o = a.nextToken();
@@ -104,9 +121,44 @@ public record PerfOptions(
                 case "-n", "--iters" -> iterations = a.longValue(o, 1, 1L << 40);
                 case "-d", "--device", "--ib-dev" -> device = a.value(o);
                 case "-i", "--ib-port" -> ibPort = a.intValue(o, 1, 255);
-                case "-g", "--gid-index" -> gidIndex = a.intValue(o, 0, 255);
+                case "-x", "--gid-index" -> gidIndex = a.intValue(o, 0, 255);
+                case "-g", "--mcg" -> throw new UsageException(o + ": perftest's multicast option; mlx5j does not "
+                    + "support multicast (the GID index is -x, as in perftest)");
                 case "-I", "--inline-size" -> inlineSize = a.intValue(o, 0, 1024);
-                case "-x", "--mode" -> mode = parseMode(a.value(o));
+                case "--doorbell" -> mode = parseMode(a.value(o));
+                case "-o", "--outs" -> outReads = a.intValue(o, 1, 255);
+                case "--report_gbits" ->
+                {
+                    a.noValue(o);
+                    reportGbits = true;
+                }
+                case "-F", "--CPU-freq" ->
+                {
+                    a.noValue(o);
+                    notes.add(o + " ignored: mlx5j times with System.nanoTime, it has no CPU-frequency check");
+                }
+                case "-N", "--noPeak" ->
+                {
+                    a.noValue(o);
+                    notes.add(o + " ignored: mlx5j prints no BW peak");
+                }
+                case "--use_old_post_send" ->
+                {
+                    a.noValue(o);
+                    notes.add(o + " ignored: mlx5j posts through its Java direct path, not ibv_post_send");
+                }
+                case "-c", "--connection" -> requireValue(o, a.value(o), "RC", "mlx5j perf runs RC QPs only");
+                case "-q", "--qp" -> requireValue(o, a.value(o), "1", "mlx5j perf runs one QP");
+                case "-A", "--atomic_type" -> requireValue(o, a.value(o), "FETCH_AND_ADD",
+                    "mlx5j perf's atomic tests post FETCH_AND_ADD");
+                case "-R", "--rdma_cm" -> throw new UsageException(o + ": rdma_cm connection setup is not supported "
+                    + "by mlx5j perf; it uses perftest's TCP exchange");
+                case "-a", "--all" -> throw new UsageException(o + ": running all sizes is not supported by mlx5j "
+                    + "perf yet; run one size per -s");
+                case "-D", "--duration" -> throw new UsageException(o + ": duration runs are not supported by mlx5j "
+                    + "perf yet; use -n");
+                case "-b", "--bidirectional" -> throw new UsageException(o + ": bidirectional runs are not supported "
+                    + "by mlx5j perf");
                 case "-t", "--tx-depth" -> txDepth = a.intValue(o, 1, 1 << 15);
                 case "-Q", "--cq-mod" -> cqMod = a.intValue(o, 1, 1 << 15);
                 case "-r", "--rx-depth" -> rxDepth = a.intValue(o, 1, 1 << 15);
@@ -128,9 +180,20 @@ public record PerfOptions(
                 case "--emulated" -> a.noValue(o); // the launcher acts on it; nothing to do here
                 default ->
                 {
-                    if (o.startsWith("-") || test != null)
+                    if (o.startsWith("-"))
                     {
-                        throw new UsageException("unknown option or extra argument '" + o + "'");
+                        throw new UsageException("unknown option '" + o + "'");
+                    }
+                    if (test != null)
+                    {
+                        // perftest's positional argument: the server this side connects to
+                        if (host != null && role == Role.CLIENT)
+                        {
+                            throw new UsageException("extra argument '" + o + "' (the server is " + host + ")");
+                        }
+                        role = setRole(role, Role.CLIENT, null, o);
+                        host = o;
+                        continue;
                     }
                     test = PerfTest.byName(o.toLowerCase(Locale.ROOT));
                     if (test == null)
@@ -144,11 +207,11 @@ public record PerfOptions(
         {
             throw new UsageException("which test? one of: " + PerfTest.names());
         }
-        if (test == PerfTest.ATOMIC_LAT)
+        if (test == PerfTest.ATOMIC_LAT || test == PerfTest.ATOMIC_BW)
         {
             if (size != -1 && size != 8)
             {
-                throw new UsageException("atomic_lat moves 8 bytes; -s " + size + " does not apply");
+                throw new UsageException(test.cliName() + " moves 8 bytes; -s " + size + " does not apply");
             }
             size = 8;
         }
@@ -184,7 +247,7 @@ public record PerfOptions(
         }
         return new PerfOptions(test, size, iterations, device, ibPort, gidIndex, inlineSize, mode, txDepth, cqMod,
             rxDepth, mtu, role == null ? Role.LOOPBACK : role, host, tcpPort, Duration.ofSeconds(timeoutSeconds),
-            progress);
+            progress, reportGbits, List.copyOf(notes), outReads);
     }
 
     /** True when this run's payloads go inline (the whole message fits the inline size). */
@@ -213,8 +276,16 @@ public record PerfOptions(
             case "blueflame", "bf" -> DoorbellMode.BLUEFLAME;
             case "doorbell", "db" -> DoorbellMode.DOORBELL;
             case "auto" -> DoorbellMode.AUTO;
-            default -> throw new UsageException("--mode is blueflame, doorbell or auto, not '" + v + "'");
+            default -> throw new UsageException("--doorbell is blueflame, doorbell or auto, not '" + v + "'");
         };
+    }
+
+    private static void requireValue(final String option, final String value, final String only, final String why)
+    {
+        if (!value.equalsIgnoreCase(only))
+        {
+            throw new UsageException(option + " " + value + ": " + why + " (" + option + " " + only + ")");
+        }
     }
 
     private static int parseMtu(final int bytes)

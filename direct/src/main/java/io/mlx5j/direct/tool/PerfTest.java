@@ -7,6 +7,7 @@ package io.mlx5j.direct.tool;
  *       write_lat); a sample is one round trip, reported halved;</li>
  *   <li>send_lat: ping-pong of SENDs into posted receives; each side polls its CQ for the receive; halved;</li>
  *   <li>read_lat / atomic_lat: one RDMA READ / one FETCH_ADD, from post to its completion (already a round trip);</li>
+ *   <li>atomic_bw: a stream of FETCH_ADDs of 1 on the peer's first 8 bytes, like write_bw;</li>
  *   <li>*_bw: the client streams WRITEs / READs / SENDs with a window of {@code tx-depth} outstanding, signalling
  *       every {@code cq-mod}-th; the server only supplies the buffer (and, for send_bw, the receives).</li>
  * </ul>
@@ -19,7 +20,8 @@ public enum PerfTest
     SEND_BW("send_bw", "Send BW Test", false, 0),
     READ_LAT("read_lat", "RDMA_Read Latency Test", true, 1),
     READ_BW("read_bw", "RDMA_Read BW Test", false, 0),
-    ATOMIC_LAT("atomic_lat", "Atomic FETCH_AND_ADD Latency Test", true, 1);
+    ATOMIC_LAT("atomic_lat", "Atomic FETCH_AND_ADD Latency Test", true, 1),
+    ATOMIC_BW("atomic_bw", "Atomic FETCH_AND_ADD BW Test", false, 0);
 
     private final String cliName;
     private final String title;

@@ -15,6 +15,7 @@ public final class ResultTable
     static final String[] LATENCY_COLUMNS = {"#bytes", "#iterations", "t_min[usec]", "t_max[usec]",
         "t_typical[usec]", "t_avg[usec]", "t_stdev[usec]", "99% percentile[usec]", "99.9% percentile[usec]"};
     static final String[] BANDWIDTH_COLUMNS = {"#bytes", "#iterations", "BW average[MB/sec]", "MsgRate[Mpps]"};
+    static final String[] BANDWIDTH_COLUMNS_GBITS = {"#bytes", "#iterations", "BW average[Gb/sec]", "MsgRate[Mpps]"};
 
     /** Room for a value under each title: at least 11 characters (a 1 GiB size, a 10^10 iteration count) + 2. */
     private static final int MIN_WIDTH = 11;
@@ -40,10 +41,27 @@ public final class ResultTable
         return header(BANDWIDTH_COLUMNS);
     }
 
+    /** {@code gbits}: perftest's --report_gbits columns (RESULT_FMT_G), values in Gb/sec. */
+    public static String bandwidthHeader(final boolean gbits)
+    {
+        return header(gbits ? BANDWIDTH_COLUMNS_GBITS : BANDWIDTH_COLUMNS);
+    }
+
     public static String bandwidthRow(final BandwidthStats s)
     {
-        return row(BANDWIDTH_COLUMNS, Long.toString(s.size()), Long.toString(s.iterations()), f2(s.mbPerSec()),
-            String.format(Locale.ROOT, "%.6f", s.mpps()));
+        return bandwidthRow(s.size(), s.iterations(), s.mbPerSec(), s.mpps());
+    }
+
+    public static String bandwidthRow(final BandwidthStats s, final boolean gbits)
+    {
+        return bandwidthRow(s.size(), s.iterations(), gbits ? s.gbitPerSec() : s.mbPerSec(), s.mpps());
+    }
+
+    /** A row from a peer's report (perftest's server prints its client's numbers this way). */
+    public static String bandwidthRow(final long size, final long iterations, final double bw, final double mpps)
+    {
+        return row(BANDWIDTH_COLUMNS, Long.toString(size), Long.toString(iterations), f2(bw),
+            String.format(Locale.ROOT, "%.6f", mpps));
     }
 
     private static String header(final String[] columns)

@@ -50,7 +50,7 @@ class PerfOptionsTest
     void everySpellingOfAnOption()
     {
         final PerfOptions o = PerfOptions.parse("send_bw", "-s", "4096", "--iters", "77", "--device=mlx5_1", "-i",
-            "2", "-g", "3", "-I", "0x40", "-x", "blueflame", "-t", "16", "--cq-mod=32", "-r", "64", "-m", "1024",
+            "2", "-x", "3", "-I", "0x40", "--doorbell", "blueflame", "-t", "16", "--cq-mod=32", "-r", "64", "-m", "1024",
             "--client", "peer.example", "-p", "20000", "--timeout", "5", "--no-progress", "--emulated");
         assertEquals(4096, o.size());
         assertEquals(77, o.iterations());
@@ -70,7 +70,31 @@ class PerfOptionsTest
         assertEquals(Duration.ofSeconds(5), o.timeout());
         assertFalse(o.progress());
         assertEquals(PerfOptions.Role.SERVER, PerfOptions.parse("--server", "read_bw").role());
-        assertEquals(DoorbellMode.DOORBELL, PerfOptions.parse("read_bw", "--mode", "doorbell").mode());
+        assertEquals(DoorbellMode.DOORBELL, PerfOptions.parse("read_bw", "--doorbell", "doorbell").mode());
+    }
+
+    /** perftest's command line: the positional server, -x GID index, the options accepted and ignored. */
+    @Test
+    void perftestsCommandLine()
+    {
+        final PerfOptions c = PerfOptions.parse("write_bw", "-x", "1", "-F", "--report_gbits", "-s", "8",
+            "server.example", "-N", "--use_old_post_send", "-c", "RC", "-q", "1", "-o", "4");
+        assertEquals(PerfOptions.Role.CLIENT, c.role());
+        assertEquals("server.example", c.host());
+        assertEquals(1, c.gidIndex());
+        assertTrue(c.reportGbits());
+        assertEquals(4, c.outReads());
+        assertEquals(3, c.notes().size(), c.notes().toString());
+        assertTrue(c.notes().get(2).contains("--use_old_post_send ignored"), c.notes().toString());
+        assertEquals(PerfTest.ATOMIC_BW, PerfOptions.parse("atomic_bw", "-A", "FETCH_AND_ADD").test());
+        assertEquals(8, PerfOptions.parse("atomic_bw").size());
+        assertMessage("multicast", () -> PerfOptions.parse("send_lat", "-g", "0"));
+        assertMessage("rdma_cm", () -> PerfOptions.parse("send_lat", "-R"));
+        assertMessage("-c UD: mlx5j perf runs RC QPs only", () -> PerfOptions.parse("send_lat", "-c", "UD"));
+        assertMessage("-A CMP_AND_SWAP", () -> PerfOptions.parse("atomic_lat", "-A", "CMP_AND_SWAP"));
+        assertMessage("-a: running all sizes", () -> PerfOptions.parse("write_bw", "-a"));
+        assertMessage("-D: duration", () -> PerfOptions.parse("write_bw", "-D", "5"));
+        assertMessage("extra argument 'h2'", () -> PerfOptions.parse("write_bw", "h1", "h2"));
     }
 
     @Test
@@ -82,11 +106,13 @@ class PerfOptionsTest
         assertMessage("option -s needs a number, got 'big'", () -> PerfOptions.parse("write_lat", "-s", "big"));
         assertMessage("must be in 1..1073741824, got 0", () -> PerfOptions.parse("write_lat", "-s", "0"));
         assertMessage("atomic_lat moves 8 bytes", () -> PerfOptions.parse("atomic_lat", "-s", "16"));
-        assertMessage("--mode is blueflame, doorbell or auto", () -> PerfOptions.parse("write_lat", "-x", "fast"));
+        assertMessage("--doorbell is blueflame, doorbell or auto",
+            () -> PerfOptions.parse("write_lat", "--doorbell", "fast"));
+        assertMessage("needs a number", () -> PerfOptions.parse("write_lat", "-x", "blueflame"));
         assertMessage("choose one of", () -> PerfOptions.parse("write_lat", "--server", "--client", "h"));
         assertMessage("--mtu is 256", () -> PerfOptions.parse("write_lat", "-m", "1000"));
         assertMessage("takes no value", () -> PerfOptions.parse("write_lat", "--server=yes"));
-        assertMessage("extra argument 'read_lat'", () -> PerfOptions.parse("write_lat", "read_lat"));
+        assertEquals("read_lat", PerfOptions.parse("write_lat", "read_lat").host(), "a second word is the server");
         assertMessage("unknown option", () -> PerfOptions.parse("write_lat", "--fast"));
         assertMessage("at most 10000000 iterations", () -> PerfOptions.parse("read_lat", "-n", "10000001"));
         assertEquals(10_000_001L, PerfOptions.parse("read_bw", "-n", "10000001").iterations());

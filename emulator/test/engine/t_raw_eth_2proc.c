@@ -1,0 +1,174 @@
+/*
+ * t_raw_eth_2proc.c - the Ethernet fabric between processes: a multicast frame sent by one process reaches every
+ * QP that steers it, in another process (two QPs there: each gets a copy) and in the sender's own process
+ * (loopback), in order and byte for byte; a unicast frame to a MAC no rule matches reaches nobody. The second
+ * process is this program
+ * re-executed (argv[1] = "child"), so it opens the device itself as a separately launched program would.
+ */
+#include <errno.h>
+#include <sys/wait.h>
+#include "etest.h"
+
+#define N_MC 5
+#define FR 1024
+
+static const uint8_t MAC_MC[6] = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 };
+static const uint8_t MAC_UC[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x42 };
+
+struct rq {
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	struct ibv_flow *fl;
+};
+
+static void rq_make(struct rq *r, const uint8_t *dmac)
+{
+	memset(r, 0, sizeof(*r));
+	r->cq = ibv_create_cq(t_ctx, 64, NULL, NULL, 0);
+	CHECK(r->cq, "cq");
+	struct ibv_qp_init_attr a;
+	memset(&a, 0, sizeof a);
+	a.qp_type = IBV_QPT_RAW_PACKET;
+	a.send_cq = a.recv_cq = r->cq;
+	a.cap.max_send_wr = a.cap.max_recv_wr = 32;
+	a.cap.max_send_sge = a.cap.max_recv_sge = 1;
+	r->qp = ibv_create_qp(t_pd, &a);
+	CHECK(r->qp, "raw qp: errno %d", errno);
+	struct ibv_qp_attr at = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	CHECK(ibv_modify_qp(r->qp, &at, IBV_QP_STATE | IBV_QP_PORT) == 0, "init");
+	at.qp_state = IBV_QPS_RTR;
+	CHECK(ibv_modify_qp(r->qp, &at, IBV_QP_STATE) == 0, "rtr");
+	at.qp_state = IBV_QPS_RTS;
+	CHECK(ibv_modify_qp(r->qp, &at, IBV_QP_STATE) == 0, "rts");
+	r->mr = t_mr(FR * 32, IBV_ACCESS_LOCAL_WRITE, (void **)&r->buf);
+	for (int i = 0; i < 32; i++)
+		t_post_recv(r->qp, (uint64_t)i, r->buf + i * FR, FR, r->mr->lkey);
+	struct {
+		struct ibv_flow_attr attr;
+		struct ibv_flow_spec_eth eth;
+	} f;
+	memset(&f, 0, sizeof f);
+	f.attr.type = IBV_FLOW_ATTR_NORMAL;
+	f.attr.size = sizeof f;
+	f.attr.num_of_specs = 1;
+	f.attr.port = 1;
+	f.eth.type = IBV_FLOW_SPEC_ETH;
+	f.eth.size = sizeof f.eth;
+	memcpy(f.eth.val.dst_mac, dmac, 6);
+	memset(f.eth.mask.dst_mac, 0xff, 6);
+	r->fl = ibv_create_flow(r->qp, &f.attr);
+	CHECK(r->fl, "flow: errno %d", errno);
+}
+
+static void rq_free(struct rq *r)
+{
+	CHECK(ibv_destroy_flow(r->fl) == 0 && ibv_destroy_qp(r->qp) == 0 && ibv_destroy_cq(r->cq) == 0, "free");
+	ibv_dereg_mr(r->mr);
+	free(r->buf);
+}
+
+/* Expect n frames of the sender's pattern (byte i of frame k = k + i, after the headers). */
+static void expect(struct rq *r, int n, size_t len, const char *who)
+{
+	for (int k = 0; k < n; k++) {
+		struct ibv_wc wc;
+		CHECK(t_poll(r->cq, &wc, 1, 10000) == 1, "%s: frame %d missing", who, k);
+		CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV && wc.byte_len == len, "%s: status %d len %u",
+		      who, wc.status, wc.byte_len);
+		uint8_t *f = r->buf + wc.wr_id * FR;
+		CHECK(memcmp(f, MAC_MC, 6) == 0, "%s: dmac", who);
+		for (size_t i = 14; i < len; i++)
+			CHECK(f[i] == (uint8_t)(f[14] + i - 14), "%s: payload byte %zu", who, i);
+		CHECK(f[14] == (uint8_t)k, "%s: frame order: got frame %u as %d", who, f[14], k);
+		t_post_recv(r->qp, wc.wr_id, f, FR, r->mr->lkey);
+	}
+	struct ibv_wc wc;
+	CHECK(t_poll(r->cq, &wc, 1, 300) == 0, "%s: a frame too many (the unicast one?)", who);
+}
+
+static int child(int rd, int wr)
+{
+	t_open();
+	struct rq a, b;
+	rq_make(&a, MAC_MC);
+	rq_make(&b, MAC_MC);
+	char c = 'R';
+	CHECK(write(wr, &c, 1) == 1, "ready");
+	expect(&a, N_MC, 200, "child QP a");
+	expect(&b, N_MC, 200, "child QP b");
+	CHECK(read(rd, &c, 1) == 1, "done");
+	rq_free(&a);
+	rq_free(&b);
+	ibv_dealloc_pd(t_pd);
+	ibv_close_device(t_ctx);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && strcmp(argv[1], "child") == 0)
+		return child(atoi(argv[2]), atoi(argv[3]));
+	int up[2], down[2];
+	CHECK(pipe(up) == 0 && pipe(down) == 0, "pipe");
+	pid_t pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		char r[16], w[16];
+		snprintf(r, sizeof r, "%d", down[0]);
+		snprintf(w, sizeof w, "%d", up[1]);
+		execl("/proc/self/exe", argv[0], "child", r, w, (char *)NULL);
+		_exit(127);
+	}
+	t_open();
+	struct rq me;
+	rq_make(&me, MAC_MC);
+	char c;
+	CHECK(read(up[0], &c, 1) == 1 && c == 'R', "child ready");
+
+	struct ibv_cq *scq = ibv_create_cq(t_ctx, 64, NULL, NULL, 0);
+	struct ibv_qp_init_attr a;
+	memset(&a, 0, sizeof a);
+	a.qp_type = IBV_QPT_RAW_PACKET;
+	a.send_cq = a.recv_cq = scq;
+	a.cap.max_send_wr = a.cap.max_recv_wr = 32;
+	a.cap.max_send_sge = a.cap.max_recv_sge = 1;
+	struct ibv_qp *tx = ibv_create_qp(t_pd, &a);
+	CHECK(tx, "tx qp");
+	struct ibv_qp_attr at = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	CHECK(ibv_modify_qp(tx, &at, IBV_QP_STATE | IBV_QP_PORT) == 0, "init");
+	at.qp_state = IBV_QPS_RTR;
+	CHECK(ibv_modify_qp(tx, &at, IBV_QP_STATE) == 0, "rtr");
+	at.qp_state = IBV_QPS_RTS;
+	CHECK(ibv_modify_qp(tx, &at, IBV_QP_STATE) == 0, "rts");
+	uint8_t *buf;
+	struct ibv_mr *mr = t_mr(4096, IBV_ACCESS_LOCAL_WRITE, (void **)&buf);
+	for (int k = 0; k <= N_MC; k++) {
+		memcpy(buf, k < N_MC ? MAC_MC : MAC_UC, 6);
+		memcpy(buf + 6, "\x02\x00\x00\x00\x00\x07", 6);
+		buf[12] = 0x88; buf[13] = 0xb5; /* local experimental ethertype */
+		for (int i = 14; i < 200; i++)
+			buf[i] = (uint8_t)(k + i - 14);
+		struct ibv_sge sge = { (uintptr_t)buf, 200, mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = (uint64_t)k, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SIGNALED };
+		t_post_send(tx, &wr);
+		struct ibv_wc wc;
+		CHECK(t_poll(scq, &wc, 1, 10000) == 1 && wc.status == IBV_WC_SUCCESS, "send %d", k);
+	}
+	expect(&me, N_MC, 200, "sender's own QP (loopback)");
+	c = 'D';
+	CHECK(write(down[1], &c, 1) == 1, "done");
+	int st = 0;
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, "child failed: status 0x%x", st);
+	rq_free(&me);
+	ibv_destroy_qp(tx);
+	ibv_destroy_cq(scq);
+	ibv_dereg_mr(mr);
+	free(buf);
+	ibv_dealloc_pd(t_pd);
+	ibv_close_device(t_ctx);
+	printf("t_raw_eth_2proc: ok\n");
+	return 0;
+}
