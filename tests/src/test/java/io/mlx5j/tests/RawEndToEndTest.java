@@ -171,6 +171,57 @@ class RawEndToEndTest
         }
     }
 
+    /**
+     * Beyond libmlx5: the whole 42-byte header inline in the Ethernet segment ({@link RawSendQueue#inlineHeaders}),
+     * and VLAN insertion; the device must send the same frame (the tag stays on the wire: no stripping asked).
+     */
+    @Test
+    void wholeHeaderInlineAndVlanInsertion()
+    {
+        final Endpoint tx = new Endpoint();
+        final Endpoint rx = new Endpoint();
+        final RawSendQueue sq = RawSendQueue.of(tx.qp, DoorbellMode.AUTO).inlineHeaders(UdpHeaderTemplate.LENGTH);
+        final DirectCq txCq = DirectCq.of(tx.cq).attach(sq.queue());
+        try (FlowRule all = FlowRule.builder(rx.qp, 1).ethDst(UdpHeaderTemplate.multicastMac(GROUP)).create())
+        {
+            final MemorySegment tmpl = tx.mr.memory().asSlice(512 * 1024, 64);
+            final UdpHeaderTemplate h = new UdpHeaderTemplate(tmpl).srcMac(SRC_MAC).srcIp(SRC_IP).srcPort(7)
+                .multicast(GROUP, PORT);
+            final MemorySegment payload = tx.mr.memory().asSlice(600 * 1024, PAYLOAD);
+            for (int i = 0; i < PAYLOAD; i++)
+            {
+                payload.set(ValueLayout.JAVA_BYTE, i, (byte) (3 * i + 1));
+            }
+            for (int k = 0; k < 4; k++)
+            {
+                final int vlan = k < 2 ? RawSendQueue.NO_VLAN : 0x2005 + k;
+                h.prepare(PAYLOAD, k);
+                assertTrue(sq.send(k, h, tx.mr.lkey(), payload.address(), tx.mr.lkey(), PAYLOAD, vlan,
+                    SendFlags.SIGNALED | SendFlags.RING | (k % 2 == 0 ? SendFlags.INLINE : 0)));
+                assertTrue(Rig.await(txCq, tx.c).isSuccess(), tx.c.toString());
+                final Completion got = rx.receive();
+                final int len = FRAME + (vlan == RawSendQueue.NO_VLAN ? 0 : 4);
+                assertEquals(len, got.byteLen(), got.toString());
+                final byte[] frame = MemorySegment.ofAddress(got.frameAddress()).reinterpret(len)
+                    .toArray(ValueLayout.JAVA_BYTE);
+                final byte[] expect = new byte[len];
+                final int hdrAt = vlan == RawSendQueue.NO_VLAN ? 0 : 4;
+                MemorySegment.copy(tmpl, ValueLayout.JAVA_BYTE, 0, expect, 0, 12);
+                if (vlan != RawSendQueue.NO_VLAN)
+                {
+                    expect[12] = (byte) 0x81;
+                    expect[14] = (byte) (vlan >>> 8);
+                    expect[15] = (byte) vlan;
+                }
+                MemorySegment.copy(tmpl, ValueLayout.JAVA_BYTE, 12, expect, 12 + hdrAt, UdpHeaderTemplate.LENGTH - 12);
+                MemorySegment.copy(payload, ValueLayout.JAVA_BYTE, 0, expect, UdpHeaderTemplate.LENGTH + hdrAt,
+                    PAYLOAD);
+                assertArrayEquals(expect, frame, "frame " + k + " (vlan " + vlan + ")");
+                rx.repost(got);
+            }
+        }
+    }
+
     @Test
     void dropRuleWinsAndClosingTheQpClosesItsRules()
     {
