@@ -257,6 +257,39 @@ class RawEndToEndTest
         assertTrue(take.isClosed() && drop.isClosed(), "closing the QP closed its rules first");
     }
 
+    /** A sniffer rule sees the frame a normal rule also takes; TCP and IPv6 specs are accepted by the kernel. */
+    @Test
+    void snifferAndOtherSpecKinds()
+    {
+        final Endpoint tx = new Endpoint();
+        final Endpoint rx = new Endpoint();
+        final Endpoint sniff = new Endpoint();
+        final RawSendQueue sq = RawSendQueue.of(tx.qp, DoorbellMode.AUTO);
+        final DirectCq txCq = DirectCq.of(tx.cq).attach(sq.queue());
+        final byte[] v6 = new byte[16];
+        v6[0] = (byte) 0xff;
+        v6[15] = 1;
+        final byte[] all = new byte[16];
+        java.util.Arrays.fill(all, (byte) 0xff);
+        try (FlowRule take = FlowRule.builder(rx.qp, 1).multicast(GROUP).udpDst(PORT).create();
+             FlowRule sniffer = FlowRule.builder(sniff.qp, 1).sniffer().create();
+             FlowRule tcp = FlowRule.builder(rx.qp, 1).ipv4Dst(SRC_IP).tcp(80, 0xffff, 0, 0).create();
+             FlowRule ipv6 = FlowRule.builder(rx.qp, 1).eth(0x333300000001L, 0xffff_ffff_ffffL, 0, 0, 0x86dd, 0xffff, 0, 0)
+                 .ipv6(null, null, v6, all, 0, 0, 17, 0xff).udpDst(PORT).create())
+        {
+            final MemorySegment tmpl = tx.mr.memory().asSlice(512 * 1024, 64);
+            final UdpHeaderTemplate h = new UdpHeaderTemplate(tmpl).srcMac(SRC_MAC).srcIp(SRC_IP).srcPort(9)
+                .multicast(GROUP, PORT).prepare(PAYLOAD, 1);
+            assertTrue(sq.send(1, h, tx.mr.lkey(), tx.mr.address(), tx.mr.lkey(), PAYLOAD, RawSendQueue.NO_VLAN,
+                SendFlags.SIGNALED | SendFlags.RING));
+            Rig.await(txCq, tx.c);
+            assertEquals(FRAME, rx.receive().byteLen(), "the normal rule's QP");
+            assertEquals(FRAME, sniff.receive().byteLen(), "the sniffer's QP");
+            assertTrue(tcp.toString().contains("tcp(dst_port 80"), tcp.toString());
+            assertTrue(ipv6.toString().contains("ipv6("), ipv6.toString());
+        }
+    }
+
     @Test
     void refusedRulesNameTheField()
     {
