@@ -16,6 +16,7 @@
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 #include <rdma/rdma_cma.h>
+#include <rdma/mlx5-abi.h>
 
 static const char *tag(const char *type)
 {
@@ -1275,5 +1276,110 @@ int main(void)
 	F(struct sockaddr_storage, __ss_padding);
 	F(struct sockaddr_storage, ss_family);
 
+	/* issue 11: flow steering, clock info, extended polling */
+	S(struct ibv_poll_cq_attr);
+	F(struct ibv_poll_cq_attr, comp_mask);
+	S(struct ibv_flow_attr);
+	F(struct ibv_flow_attr, comp_mask);
+	F(struct ibv_flow_attr, type);
+	F(struct ibv_flow_attr, size);
+	F(struct ibv_flow_attr, priority);
+	F(struct ibv_flow_attr, num_of_specs);
+	F(struct ibv_flow_attr, port);
+	F(struct ibv_flow_attr, flags);
+	S(struct ibv_flow);
+	F(struct ibv_flow, comp_mask);
+	F(struct ibv_flow, context);
+	F(struct ibv_flow, handle);
+	S(struct ibv_flow_eth_filter);
+	F(struct ibv_flow_eth_filter, dst_mac);
+	F(struct ibv_flow_eth_filter, src_mac);
+	F(struct ibv_flow_eth_filter, ether_type);
+	F(struct ibv_flow_eth_filter, vlan_tag);
+	S(struct ibv_flow_spec_eth);
+	F(struct ibv_flow_spec_eth, type);
+	F(struct ibv_flow_spec_eth, size);
+	F(struct ibv_flow_spec_eth, val);
+	F(struct ibv_flow_spec_eth, val.dst_mac);
+	F(struct ibv_flow_spec_eth, val.src_mac);
+	F(struct ibv_flow_spec_eth, val.ether_type);
+	F(struct ibv_flow_spec_eth, val.vlan_tag);
+	F(struct ibv_flow_spec_eth, mask);
+	F(struct ibv_flow_spec_eth, mask.dst_mac);
+	F(struct ibv_flow_spec_eth, mask.src_mac);
+	F(struct ibv_flow_spec_eth, mask.ether_type);
+	F(struct ibv_flow_spec_eth, mask.vlan_tag);
+	S(struct ibv_flow_ipv4_filter);
+	F(struct ibv_flow_ipv4_filter, src_ip);
+	F(struct ibv_flow_ipv4_filter, dst_ip);
+	S(struct ibv_flow_spec_ipv4);
+	F(struct ibv_flow_spec_ipv4, type);
+	F(struct ibv_flow_spec_ipv4, size);
+	F(struct ibv_flow_spec_ipv4, val);
+	F(struct ibv_flow_spec_ipv4, val.src_ip);
+	F(struct ibv_flow_spec_ipv4, val.dst_ip);
+	F(struct ibv_flow_spec_ipv4, mask);
+	F(struct ibv_flow_spec_ipv4, mask.src_ip);
+	F(struct ibv_flow_spec_ipv4, mask.dst_ip);
+	S(struct ibv_flow_ipv6_filter);
+	F(struct ibv_flow_ipv6_filter, src_ip);
+	F(struct ibv_flow_ipv6_filter, dst_ip);
+	F(struct ibv_flow_ipv6_filter, flow_label);
+	F(struct ibv_flow_ipv6_filter, next_hdr);
+	F(struct ibv_flow_ipv6_filter, traffic_class);
+	F(struct ibv_flow_ipv6_filter, hop_limit);
+	S(struct ibv_flow_spec_ipv6);
+	F(struct ibv_flow_spec_ipv6, type);
+	F(struct ibv_flow_spec_ipv6, size);
+	F(struct ibv_flow_spec_ipv6, val.src_ip);
+	F(struct ibv_flow_spec_ipv6, val.dst_ip);
+	F(struct ibv_flow_spec_ipv6, val.flow_label);
+	F(struct ibv_flow_spec_ipv6, val.next_hdr);
+	F(struct ibv_flow_spec_ipv6, val.traffic_class);
+	F(struct ibv_flow_spec_ipv6, val.hop_limit);
+	F(struct ibv_flow_spec_ipv6, mask.src_ip);
+	F(struct ibv_flow_spec_ipv6, mask.dst_ip);
+	F(struct ibv_flow_spec_ipv6, mask.flow_label);
+	F(struct ibv_flow_spec_ipv6, mask.next_hdr);
+	F(struct ibv_flow_spec_ipv6, mask.traffic_class);
+	F(struct ibv_flow_spec_ipv6, mask.hop_limit);
+	F(struct ibv_flow_spec_ipv6, val);
+	F(struct ibv_flow_spec_ipv6, mask);
+	S(struct ibv_flow_tcp_udp_filter);
+	F(struct ibv_flow_tcp_udp_filter, dst_port);
+	F(struct ibv_flow_tcp_udp_filter, src_port);
+	S(struct ibv_flow_spec_tcp_udp);
+	F(struct ibv_flow_spec_tcp_udp, type);
+	F(struct ibv_flow_spec_tcp_udp, size);
+	F(struct ibv_flow_spec_tcp_udp, val);
+	F(struct ibv_flow_spec_tcp_udp, val.dst_port);
+	F(struct ibv_flow_spec_tcp_udp, val.src_port);
+	F(struct ibv_flow_spec_tcp_udp, mask);
+	F(struct ibv_flow_spec_tcp_udp, mask.dst_port);
+	F(struct ibv_flow_spec_tcp_udp, mask.src_port);
+	S(struct ibv_flow_spec_action_tag);
+	F(struct ibv_flow_spec_action_tag, type);
+	F(struct ibv_flow_spec_action_tag, size);
+	F(struct ibv_flow_spec_action_tag, tag_id);
+	S(struct ibv_flow_spec_action_drop);
+	F(struct ibv_flow_spec_action_drop, type);
+	F(struct ibv_flow_spec_action_drop, size);
+	S(struct mlx5dv_clock_info);
+	F(struct mlx5dv_clock_info, nsec);
+	F(struct mlx5dv_clock_info, last_cycles);
+	F(struct mlx5dv_clock_info, frac);
+	F(struct mlx5dv_clock_info, mult);
+	F(struct mlx5dv_clock_info, shift);
+	F(struct mlx5dv_clock_info, mask);
+	S(struct mlx5_ib_clock_info);
+	F(struct mlx5_ib_clock_info, sign);
+	F(struct mlx5_ib_clock_info, resv);
+	F(struct mlx5_ib_clock_info, nsec);
+	F(struct mlx5_ib_clock_info, cycles);
+	F(struct mlx5_ib_clock_info, frac);
+	F(struct mlx5_ib_clock_info, mult);
+	F(struct mlx5_ib_clock_info, shift);
+	F(struct mlx5_ib_clock_info, mask);
+	F(struct mlx5_ib_clock_info, overflow_period);
 	return 0;
 }

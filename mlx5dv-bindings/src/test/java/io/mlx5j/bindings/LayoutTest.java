@@ -46,7 +46,12 @@ class LayoutTest
         "mlx5_cqe64", "mlx5_err_cqe", "mlx5_tm_cqe",
         "rdma_event_channel", "rdma_cm_id", "rdma_route", "rdma_addr", "rdma_ib_addr", "rdma_conn_param",
         "rdma_ud_param", "rdma_cm_event", "ibv_sa_path_rec", "sockaddr", "sockaddr_in", "sockaddr_in6",
-        "sockaddr_storage");
+        "sockaddr_storage",
+        // issue 11: the market-data path
+        "ibv_flow_attr", "ibv_flow", "ibv_flow_eth_filter", "ibv_flow_spec_eth", "ibv_flow_ipv4_filter",
+        "ibv_flow_spec_ipv4", "ibv_flow_ipv6_filter", "ibv_flow_spec_ipv6", "ibv_flow_tcp_udp_filter",
+        "ibv_flow_spec_tcp_udp", "ibv_flow_spec_action_tag", "ibv_flow_spec_action_drop", "mlx5dv_clock_info",
+        "mlx5_ib_clock_info", "ibv_poll_cq_attr");
 
     private static Map<String, String> cLines;
     private static Map<String, String> javaLines;
