@@ -286,6 +286,11 @@ const struct emu_port_info *emu_port_info(int dev_index);
 /* Number of emulated devices (MLX5EMU_DEVICES). */
 int emu_num_devices(void);
 
+/* Multicast: the QPNs attached (ATTACH_MCAST, any process of the fabric) to the group with this MGID; fills at
+ * most max, returns how many. A UD send to QPN 0xffffff goes to each of them. */
+#define EMU_MCAST_ATTACH_MAX 512
+int emu_mcast_members(const uint8_t gid[16], uint32_t *qpns, int max);
+
 /* Non-zero when MLX5EMU_LOG=1; emu_log prints one line "mlx5emu[pid]: ..." to stderr. */
 extern int emu_log_enabled;
 void emu_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1010,6 +1010,10 @@ void emu_engine_qp_destroying(struct emu_qp *q)
 	lock_engine();
 	take_pending_doorbells_locked();
 	struct eng_qp *qp = q->engine;
+	if (qp && qp->type == EMU_QPT_UD)
+		/* UD sends whose doorbell rang are on the wire within microseconds on hardware, before any destroy can
+		 * follow (mckey's sender posts unsignaled sends and exits): transmit them now */
+		eng_qp_progress(qp, eng_now_ns());
 	if (qp) {
 		/* The application may have seen the data of the last message already (RDMA WRITE lands in memory
 		 * before the coalesced ACK leaves); hardware would have acknowledged it, so do that now. */

@@ -385,9 +385,25 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 			fail_wqe(qp, now, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
 			return 1;
 		}
-		struct eng_inbox *peer = eng_peer_inbox(w->av.dqpn, NULL, NULL);
-		if (!tx_message(qp, peer, w->av.dqpn, PKT_SEND))
-			return 0;
+		if (w->av.dqpn == 0xffffff) {
+			/* multicast: one copy to every attached QP (emu_mcast_members); a full ring drops its copy, as a
+			 * switch drops UD packets */
+			uint32_t members[EMU_MCAST_ATTACH_MAX];
+			int n = emu_mcast_members(w->av.rgid, members, EMU_MCAST_ATTACH_MAX);
+			if (emu_log_enabled)
+				emu_log("engine: QP 0x%06x multicast to %d attached QP(s), first 0x%06x", qp->qpn, n, n ? members[0] : 0);
+			for (int i = 0; i < n; i++) {
+				qp->tx_off = 0;
+				qp->tx_psn = qp->next_psn;
+				tx_message(qp, eng_peer_inbox(members[i], NULL, NULL), members[i], PKT_SEND);
+			}
+			qp->tx_off = (uint32_t)w->total_len;
+			qp->tx_psn = (qp->next_psn + 1) & ENG_PSN_MASK; /* the message takes one PSN */
+		} else {
+			struct eng_inbox *peer = eng_peer_inbox(w->av.dqpn, NULL, NULL);
+			if (!tx_message(qp, peer, w->av.dqpn, PKT_SEND))
+				return 0;
+		}
 		qp->next_psn = qp->tx_psn; /* UD packets carry consecutive PSNs too (IBA 9.7.1) */
 		struct eng_infl *e = push_infl(qp, now);
 		e->done = 1;
@@ -830,8 +846,12 @@ static void resp_fail(struct eng_qp *qp, struct pkt *p, uint8_t cqe_synd, uint32
 
 static void ud_recv(struct eng_qp *qp, struct pkt *p)
 {
-	if (p->qkey != qp->qkey || !eng_rq_avail(qp))
+	if (p->qkey != qp->qkey || !eng_rq_avail(qp)) {
+		if (emu_log_enabled)
+			emu_log("engine: UD QP 0x%06x drops a message (Q_Key 0x%x, QP's 0x%x, receive %s)", qp->qpn,
+				p->qkey, qp->qkey, eng_rq_avail(qp) ? "posted" : "not posted");
 		return; /* UD drops silently, as the fabric does */
+	}
 	struct eng_rx *rx = &qp->rx;
 	eng_rq_take(qp, rx);
 	if (!rx_sges_ok(qp, rx)) {

@@ -25,7 +25,7 @@
 
 #include "ucma.h"
 
-#define DIR_MAGIC   0x31444d43554d45ULL /* "EMUCMD1" */
+#define DIR_MAGIC   0x32444d43554d45ULL /* "EMUCMD2" */
 #define MBOX_MAGIC  0x31424d43554d45ULL /* "EMUCMB1" */
 #define DIR_SLOTS   2048
 #define MBOX_SLOTS  128
@@ -44,11 +44,19 @@ struct cm_dir_entry {
 	uint8_t  addr[16];
 };
 
+/* One QP attached to a multicast group (ATTACH_MCAST); the engine sends a UD message for QPN 0xffffff to each. */
+struct cm_mc_entry {
+	int32_t  pid;                    /* 0 = free */
+	uint32_t qpn;
+	uint8_t  gid[16];
+};
+
 struct cm_dir {
 	_Atomic uint64_t magic;
 	pthread_mutex_t  lock;
 	uint32_t         next_port;
 	struct cm_dir_entry e[DIR_SLOTS];
+	struct cm_mc_entry  mc[EMU_MCAST_ATTACH_MAX];
 };
 
 struct cm_mbox {
@@ -61,6 +69,7 @@ struct cm_mbox {
 };
 
 static struct cm_dir *g_dir;
+static pthread_mutex_t g_map_lock = PTHREAD_MUTEX_INITIALIZER; /* the engine may map the directory too */
 static struct cm_mbox *g_self;
 static char g_self_name[256];
 
@@ -180,10 +189,83 @@ int cm_wire_init(void)
 		return 0;
 	g_self = NULL; /* after fork: the parent's mailbox is not ours */
 	memset(g_peers, 0, sizeof(g_peers));
-	int err = g_dir ? 0 : map_dir();
+	int err = cm_dir_ready();
 	if (!err)
 		err = create_mbox();
 	return err;
+}
+
+int cm_dir_ready(void)
+{
+	int err = 0;
+	pthread_mutex_lock(&g_map_lock);
+	if (!g_dir)
+		err = map_dir();
+	pthread_mutex_unlock(&g_map_lock);
+	return err;
+}
+
+/* ---- multicast attachments ---- */
+
+int cm_mcast_attach(const uint8_t gid[16], uint32_t qpn)
+{
+	if (cm_dir_ready())
+		return ENOMEM;
+	int rc = ENOMEM, free_slot = -1;
+	robust_lock(&g_dir->lock);
+	for (int i = 0; i < EMU_MCAST_ATTACH_MAX; i++) {
+		struct cm_mc_entry *m = &g_dir->mc[i];
+		if (m->pid && (m->pid == (int32_t)getpid() || !cm_pid_dead(m->pid))) {
+			if (m->qpn == qpn && memcmp(m->gid, gid, 16) == 0) {
+				rc = 0; /* already attached */
+				free_slot = -1;
+				break;
+			}
+		} else if (free_slot < 0) {
+			free_slot = i;
+		}
+	}
+	if (free_slot >= 0) {
+		struct cm_mc_entry *m = &g_dir->mc[free_slot];
+		memcpy(m->gid, gid, 16);
+		m->qpn = qpn;
+		m->pid = (int32_t)getpid();
+		rc = 0;
+	}
+	pthread_mutex_unlock(&g_dir->lock);
+	return rc;
+}
+
+int cm_mcast_detach(const uint8_t gid[16], uint32_t qpn)
+{
+	if (cm_dir_ready())
+		return EINVAL;
+	int rc = EINVAL;
+	robust_lock(&g_dir->lock);
+	for (int i = 0; i < EMU_MCAST_ATTACH_MAX; i++) {
+		struct cm_mc_entry *m = &g_dir->mc[i];
+		if (m->pid == (int32_t)getpid() && m->qpn == qpn && (!gid || memcmp(m->gid, gid, 16) == 0)) {
+			m->pid = 0;
+			rc = 0;
+		}
+	}
+	pthread_mutex_unlock(&g_dir->lock);
+	return rc;
+}
+
+int emu_mcast_members(const uint8_t gid[16], uint32_t *qpns, int max)
+{
+	if (cm_dir_ready())
+		return 0;
+	int n = 0;
+	robust_lock(&g_dir->lock);
+	for (int i = 0; i < EMU_MCAST_ATTACH_MAX && n < max; i++) {
+		struct cm_mc_entry *m = &g_dir->mc[i];
+		if (m->pid && memcmp(m->gid, gid, 16) == 0 && (m->pid == (int32_t)getpid() || !cm_pid_dead(m->pid)))
+			qpns[n++] = m->qpn;
+	}
+	pthread_mutex_unlock(&g_dir->lock);
+	return n;
 }
 
 void cm_wire_fini(void)

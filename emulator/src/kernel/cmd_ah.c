@@ -14,6 +14,13 @@
 int emu_resolve_dmac(const uint8_t *dgid, uint8_t *mac)
 {
 	static const uint8_t ll[8] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0 };
+	if (dgid[0] == 0xff) {
+		/* rdma_get_mcast_mac(): the IPv6 multicast MAC 33:33 + the GID's last four bytes */
+		mac[0] = 0x33;
+		mac[1] = 0x33;
+		memcpy(mac + 2, dgid + 12, 4);
+		return 0;
+	}
 	if (memcmp(dgid, ll, 8) == 0 && dgid[11] == 0xff && dgid[12] == 0xfe) {
 		mac[0] = dgid[8] ^ 0x02;
 		mac[1] = dgid[9];

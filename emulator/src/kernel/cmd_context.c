@@ -154,9 +154,9 @@ static void fill_device_attr(const struct emu_ctx *ctx, struct ib_uverbs_query_d
 	r->max_qp_init_rd_atom = EMU_MAX_QP_RD_ATOM;
 	r->atomic_cap = IBV_ATOMIC_HCA;
 	r->max_mw = 0;                /* memory windows are not emulated */
-	r->max_mcast_grp = 0;         /* nor multicast */
-	r->max_mcast_qp_attach = 0;
-	r->max_total_mcast_qp_attach = 0;
+	r->max_mcast_grp = EMU_MCAST_ATTACH_MAX;  /* the fabric-wide attachment table (cm_wire.c) */
+	r->max_mcast_qp_attach = EMU_MCAST_ATTACH_MAX;
+	r->max_total_mcast_qp_attach = EMU_MCAST_ATTACH_MAX;
 	r->max_ah = INT32_MAX;
 	r->max_map_per_fmr = INT32_MAX;
 	r->max_srq = 1u << 23;

@@ -126,8 +126,11 @@ struct ucma_id {
 	uint64_t deadline;
 };
 
+struct ucma_mc;
+
 struct ucma_event {
 	struct ucma_event *next;
+	struct ucma_mc *mc;          /* MULTICAST_JOIN/ERROR: the group membership it reports */
 	struct ucma_id *id;          /* the id the event counts for (the listener for CONNECT_REQUEST) */
 	struct ucma_id *conn;        /* CONNECT_REQUEST: the new passive id */
 	struct rdma_ucm_event_resp resp;
@@ -142,6 +145,19 @@ struct ucma_file {
 	pthread_cond_t cond;         /* GET_EVENT waits here */
 	struct ucma_event *head, *tail;
 };
+
+/* A multicast group joined through an id (rdma_join_multicast); its handle space is separate from the ids'. */
+struct ucma_mc {
+	struct ucma_id *id;
+	uint32_t handle;
+	uint64_t uid;
+	uint32_t events_reported;
+	uint8_t  mgid[16];
+	uint16_t mlid;
+};
+
+static struct ucma_mc **g_mcs;
+static uint32_t g_mcs_cap;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ucma_file *g_files;
@@ -175,6 +191,14 @@ static uint64_t cm_timeout_ns(void)
 	const char *e = getenv("MLX5EMU_CM_TIMEOUT_MS");
 	uint64_t ms = e && *e ? strtoull(e, NULL, 10) : 16ull * 4295;
 	return (ms ? ms : 1) * 1000000ull;
+}
+
+/* How long address and route resolution take: 0 by default (loopback neighbours, an SM next door);
+ * MLX5EMU_CM_RESOLVE_MS models a slower fabric (an SA path query, ARP) for each of the two steps. */
+static uint64_t resolve_ns(void)
+{
+	const char *e = getenv("MLX5EMU_CM_RESOLVE_MS");
+	return e && *e ? strtoull(e, NULL, 10) * 1000000ull : 0;
 }
 
 static int is_ud(const struct ucma_id *id) { return id->qp_type == 4; /* IB_QPT_UD */ }
@@ -425,6 +449,11 @@ static void drop_events(struct ucma_id *id)
 
 static void id_free(struct ucma_id *id)
 {
+	for (uint32_t h = 0; h < g_mcs_cap; h++)
+		if (g_mcs[h] && g_mcs[h]->id == id) {
+			free(g_mcs[h]);
+			g_mcs[h] = NULL;
+		}
 	cm_dir_release(id->dir_slot);
 	if (id->handle < g_ids_cap && g_ids[id->handle] == id)
 		g_ids[id->handle] = NULL;
@@ -748,8 +777,32 @@ static void *cm_thread(void *arg)
 
 /* ---- open / close ---- */
 
+/* fork: the child gets no CM thread and no mailbox of ours; its inherited channels are forgotten (inert, as the
+ * emulator's inherited uverbs fds are), and it may open rdma_cm itself. */
+static void atfork_prepare(void) { pthread_mutex_lock(&g_lock); }
+static void atfork_parent(void) { pthread_mutex_unlock(&g_lock); }
+static void atfork_child(void)
+{
+	pthread_mutex_init(&g_lock, NULL);
+	for (int fd = 0; fd < FD_MAP; fd++)
+		atomic_store(&g_is_ucma[fd], 0);
+	g_files = NULL; /* the parent's objects stay allocated in the child's copy, unreachable */
+	g_ids = NULL;
+	g_ids_cap = 0;
+	g_mcs = NULL;
+	g_mcs_cap = 0;
+	g_nfiles = 0;
+	g_thread_running = 0;
+	g_thread_stop = 0;
+	g_join_pending = 0;
+}
+
+static pthread_once_t g_atfork_once = PTHREAD_ONCE_INIT;
+static void register_atfork(void) { pthread_atfork(atfork_prepare, atfork_parent, atfork_child); }
+
 int emu_ucma_open(int flags)
 {
+	pthread_once(&g_atfork_once, register_atfork);
 	if ((flags & O_ACCMODE) != O_RDWR) {
 		errno = EACCES;
 		return -1;
@@ -946,6 +999,15 @@ static int do_bind(struct ucma_id *id, const struct sockaddr *addr)
 	return 0;
 }
 
+static int is_mcast_addr(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 28) == 0xe;
+	if (sa->sa_family == AF_INET6)
+		return ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr[0] == 0xff;
+	return 0;
+}
+
 static int do_resolve_addr(struct ucma_id *id, const struct sockaddr *src, const struct sockaddr *dst,
 			   uint32_t timeout_ms)
 {
@@ -975,6 +1037,23 @@ static int do_resolve_addr(struct ucma_id *id, const struct sockaddr *src, const
 		emu_cm_addr_set_port((struct sockaddr *)&d, emu_cm_addr_port((struct sockaddr *)&id->dst));
 	}
 	int dst_dev = emu_cm_addr_device((struct sockaddr *)&d);
+	int mcast = is_mcast_addr((struct sockaddr *)&d);
+	if (mcast) {
+		/* a multicast destination resolves on the source's port (the group MAC needs no neighbour) */
+		dst_dev = id->dev >= 0 ? id->dev : 0;
+		if (id->dev < 0) {
+			for (int k = 0; k < emu_cm_ip_count(dst_dev); k++)
+				if (emu_cm_ip(dst_dev, k)->sa_family == d.sin6_family) {
+					uint16_t port = emu_cm_addr_port((struct sockaddr *)&id->src);
+					to_storage(&id->src, emu_cm_ip(dst_dev, k));
+					emu_cm_addr_set_port((struct sockaddr *)&id->src, port);
+					id->dev = dst_dev;
+					break;
+				}
+			if (id->dev < 0)
+				dst_dev = -1;
+		}
+	}
 	id->state = S_ADDR_QUERY;
 	if (dst_dev < 0) {
 		/* no port answers for the address: the neighbour never resolves */
@@ -988,6 +1067,12 @@ static int do_resolve_addr(struct ucma_id *id, const struct sockaddr *src, const
 		emu_cm_addr_set_port((struct sockaddr *)&id->src, port);
 		id->dev = dst_dev;
 	}
+	if (mcast) {
+		id->dst = d;
+		set_timer(id, T_ADDR_DONE, resolve_ns());
+		cm_wake_self();
+		return 0;
+	}
 	id->peer_lid = emu_port_info(dst_dev)->lid;
 	if (eth(id))
 		emu_cm_addr_gid((struct sockaddr *)&d, id->peer_gid);
@@ -995,7 +1080,7 @@ static int do_resolve_addr(struct ucma_id *id, const struct sockaddr *src, const
 		memcpy(id->peer_gid, emu_port_info(dst_dev)->gid[0].raw, 16);
 	id->peer_mtu = port_mtu(id);
 	id->dst = d;
-	set_timer(id, T_ADDR_DONE, 0);
+	set_timer(id, T_ADDR_DONE, resolve_ns());
 	cm_wake_self();
 	return 0;
 }
@@ -1158,7 +1243,7 @@ static int c_resolve_route(struct ucmd *c)
 		return EINVAL;
 	/* the emulated SM (IB) or the IP route (RoCE) always answers */
 	id->state = S_ROUTE_QUERY;
-	set_timer(id, T_ROUTE_DONE, 0);
+	set_timer(id, T_ROUTE_DONE, resolve_ns());
 	cm_wake_self();
 	return 0;
 }
@@ -1512,6 +1597,8 @@ static int c_get_event(struct ucmd *c)
 	if (!f->head)
 		f->tail = NULL;
 	ev->id->events_reported++;
+	if (ev->mc)
+		ev->mc->events_reported++;
 	if (ev->conn) {
 		ev->conn->listener = NULL; /* the user knows it now */
 		ev->id->backlog++;
@@ -1580,7 +1667,7 @@ static int c_set_option(struct ucmd *c)
 		if (id->state != S_ADDR_RESOLVED)
 			return EINVAL;
 		id->state = S_ROUTE_QUERY;
-		set_timer(id, T_ROUTE_DONE, 0);
+		set_timer(id, T_ROUTE_DONE, resolve_ns());
 		cm_wake_self();
 		return 0;
 	}
@@ -1658,10 +1745,160 @@ static int c_migrate_id(struct ucmd *c)
 	return respond(cmd.response, &resp, sizeof(resp));
 }
 
+/* cma_set_mgid / cma_iboe_set_mgid: the group's MGID from the address. IB: the IPoIB mapping (ip_ib_mc_map,
+ * ipv6_ib_mc_map) with the broadcast group's scope 2 and P_Key 0xffff, byte 3 = 0x01 for RDMA_PS_UDP (the
+ * RDMA CM signature); RoCE: ff0e::ffff:a.b.c.d for IPv4, the IPv6 group address as is. */
+static void mc_mgid(const struct ucma_id *id, const struct sockaddr *sa, uint8_t mgid[16])
+{
+	memset(mgid, 0, 16);
+	if (eth(id)) {
+		if (sa->sa_family == AF_INET) {
+			mgid[0] = 0xff;
+			mgid[1] = 0x0e;
+			mgid[10] = mgid[11] = 0xff;
+			memcpy(mgid + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+		} else {
+			memcpy(mgid, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+		}
+		return;
+	}
+	mgid[0] = 0xff;
+	mgid[1] = 0x12;
+	mgid[2] = sa->sa_family == AF_INET ? 0x40 : 0x60;
+	mgid[3] = id->ps == RDMA_PS_UDP ? 0x01 : 0x1b;
+	mgid[4] = mgid[5] = 0xff;
+	if (sa->sa_family == AF_INET) {
+		memcpy(mgid + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+		mgid[12] &= 0x0f;
+	} else {
+		memcpy(mgid + 6, &((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr[6], 10);
+	}
+}
+
+/* rdma_join_multicast: the emulated SA (IB) creates the group at once; the join completes on the CM thread's
+ * schedule like a MAD would, reported as MULTICAST_JOIN with the group's address vector, QPN 0xffffff and Q_Key. */
+static int do_join(struct ucmd *c, uint32_t handle, uint64_t uid, uint64_t response, const struct sockaddr *addr,
+		   uint16_t join_flags)
+{
+	struct rdma_ucm_create_id_resp resp;
+	int err;
+
+	if (c->out_len < sizeof(resp))
+		return ENOSPC;
+	if (join_flags != RDMA_MC_JOIN_FLAG_FULLMEMBER && join_flags != RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER)
+		return EINVAL;
+	struct ucma_id *id = id_get(c->f, handle, &err);
+	if (!id)
+		return err;
+	if (id->dev < 0 || (id->state != S_ADDR_BOUND && id->state != S_ADDR_RESOLVED))
+		return EINVAL;
+	if (!is_mcast_addr(addr))
+		return EINVAL;
+	uint32_t h = 0;
+	while (h < g_mcs_cap && g_mcs[h])
+		h++;
+	if (h == g_mcs_cap) {
+		uint32_t cap = g_mcs_cap ? g_mcs_cap * 2 : 16;
+		if (cap > 1u << 16)
+			return ENOMEM;
+		struct ucma_mc **n = realloc(g_mcs, cap * sizeof(*n));
+		if (!n)
+			return ENOMEM;
+		memset(n + g_mcs_cap, 0, (cap - g_mcs_cap) * sizeof(*n));
+		g_mcs = n;
+		g_mcs_cap = cap;
+	}
+	struct ucma_mc *mc = calloc(1, sizeof(*mc));
+	if (!mc)
+		return ENOMEM;
+	mc->id = id;
+	mc->handle = h;
+	mc->uid = uid;
+	mc_mgid(id, addr, mc->mgid);
+	mc->mlid = eth(id) ? 0 : (uint16_t)(0xc000 | ((mc->mgid[14] << 8 | mc->mgid[15]) & 0x3fff));
+	resp.id = h;
+	if (respond(response, &resp, sizeof(resp))) {
+		free(mc);
+		return EFAULT;
+	}
+	g_mcs[h] = mc;
+	struct ucma_event *e = queue_event(id, EV_MULTICAST_JOIN, 0);
+	if (e) {
+		e->mc = mc;
+		e->resp.uid = mc->uid;
+		e->resp.id = mc->handle;
+		struct rdma_ucm_ud_param *u = &e->resp.param.ud;
+		struct ib_uverbs_ah_attr *ah = &u->ah_attr;
+		memset(ah, 0, sizeof(*ah));
+		ah->is_global = 1;
+		ah->dlid = mc->mlid;
+		ah->port_num = 1;
+		ah->static_rate = PATH_RATE;
+		memcpy(ah->grh.dgid, mc->mgid, 16);
+		if (eth(id)) {
+			uint8_t sgid[16];
+			local_gid(id, sgid);
+			int idx = emu_cm_gid_index(id_port(id), sgid, 1);
+			ah->grh.sgid_index = (uint8_t)(idx < 0 ? 1 : idx);
+			ah->grh.hop_limit = 64;
+		}
+		ah->grh.traffic_class = id->tos;
+		u->qp_num = 0xffffff;
+		u->qkey = id->qkey;
+	}
+	return 0;
+}
+
+static int c_join_ip(struct ucmd *c)
+{
+	IN(struct rdma_ucm_join_ip_mcast, cmd);
+	if (!addr_size((struct sockaddr *)&cmd.addr) || cmd.addr.sin6_family == 27)
+		return EINVAL;
+	return do_join(c, cmd.id, cmd.uid, cmd.response, (struct sockaddr *)&cmd.addr, RDMA_MC_JOIN_FLAG_FULLMEMBER);
+}
+
 static int c_join(struct ucmd *c)
 {
-	(void)c;
-	return ENOSYS; /* UD multicast is not emulated (the device reports max_mcast_grp 0) */
+	IN(struct rdma_ucm_join_mcast, cmd);
+	if (cmd.addr_size != addr_size((struct sockaddr *)&cmd.addr))
+		return EINVAL;
+	if (cmd.addr.ss_family == 27)
+		return EAFNOSUPPORT;
+	return do_join(c, cmd.id, cmd.uid, cmd.response, (struct sockaddr *)&cmd.addr, cmd.join_flags);
+}
+
+/* ucma_leave_multicast: the membership goes with its unreported events; returns its events_reported */
+static int c_leave(struct ucmd *c)
+{
+	IN(struct rdma_ucm_destroy_id, cmd);
+	struct rdma_ucm_destroy_id_resp resp;
+
+	if (c->out_len < sizeof(resp))
+		return ENOSPC;
+	if (cmd.id >= g_mcs_cap || !g_mcs[cmd.id])
+		return ENOENT;
+	struct ucma_mc *mc = g_mcs[cmd.id];
+	if (mc->id->file != c->f)
+		return EINVAL;
+	struct ucma_file *f = mc->id->file;
+	struct ucma_event **pp = &f->head, *prev = NULL;
+	while (*pp) {
+		struct ucma_event *e = *pp;
+		if (e->mc == mc) {
+			*pp = e->next;
+			if (f->tail == e)
+				f->tail = prev;
+			free(e);
+			continue;
+		}
+		prev = e;
+		pp = &e->next;
+	}
+	file_signal(f);
+	resp.events_reported = mc->events_reported;
+	g_mcs[cmd.id] = NULL;
+	free(mc);
+	return respond(cmd.response, &resp, sizeof(resp));
 }
 
 static const struct {
@@ -1684,8 +1921,8 @@ static const struct {
 	[RDMA_USER_CM_CMD_GET_OPTION] = { "GET_OPTION", NULL },
 	[RDMA_USER_CM_CMD_SET_OPTION] = { "SET_OPTION", c_set_option },
 	[RDMA_USER_CM_CMD_NOTIFY] = { "NOTIFY", c_notify },
-	[RDMA_USER_CM_CMD_JOIN_IP_MCAST] = { "JOIN_IP_MCAST", c_join },
-	[RDMA_USER_CM_CMD_LEAVE_MCAST] = { "LEAVE_MCAST", c_join },
+	[RDMA_USER_CM_CMD_JOIN_IP_MCAST] = { "JOIN_IP_MCAST", c_join_ip },
+	[RDMA_USER_CM_CMD_LEAVE_MCAST] = { "LEAVE_MCAST", c_leave },
 	[RDMA_USER_CM_CMD_MIGRATE_ID] = { "MIGRATE_ID", c_migrate_id },
 	[RDMA_USER_CM_CMD_QUERY] = { "QUERY", c_query },
 	[RDMA_USER_CM_CMD_BIND] = { "BIND", c_bind },

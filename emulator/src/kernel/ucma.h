@@ -62,6 +62,9 @@ enum cm_dir_state { CM_DIR_FREE = 0, CM_DIR_BOUND, CM_DIR_LISTEN };
 
 struct cm_dir_hit { int32_t pid; uint32_t id; uint64_t cookie; };
 
+int cm_dir_ready(void);                              /* map the directory (no mailbox); 0 or errno */
+int cm_mcast_attach(const uint8_t gid[16], uint32_t qpn); /* 0 or ENOMEM (table full) */
+int cm_mcast_detach(const uint8_t gid[16], uint32_t qpn); /* gid NULL: every group of the QP; 0 or EINVAL */
 int cm_wire_init(void);                               /* map the directory, create our mailbox; 0 or errno */
 void cm_wire_fini(void);                              /* unlink our mailbox (exit) */
 /* Bind (ps, address, port); port 0 picks a free ephemeral port, written back into addr. Returns the slot or

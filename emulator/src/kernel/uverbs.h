@@ -86,6 +86,8 @@ int emu_cmd_modify_srq(struct emu_cmd *cmd);
 int emu_cmd_query_srq(struct emu_cmd *cmd);
 int emu_cmd_destroy_srq(struct emu_cmd *cmd);
 int emu_cmd_create_ah(struct emu_cmd *cmd);
+int emu_cmd_attach_mcast(struct emu_cmd *cmd);
+int emu_cmd_detach_mcast(struct emu_cmd *cmd);
 int emu_cmd_destroy_ah(struct emu_cmd *cmd);
 int emu_cmd_ex_create_flow(struct emu_cmd *cmd);
 int emu_cmd_ex_destroy_flow(struct emu_cmd *cmd);

@@ -31,14 +31,15 @@ rawrun() { # link tool "server MAC args" "client MAC args" args...
 	rm -rf "$out"
 }
 S="-B $M -E $OTHER"; C="-B $OTHER -E $M"; L="-B $M -E $M"
+# five runs, to stay inside make's 120 s per script (each run took 5 to 15 s here, mostly process startup, at load 2
+# to 22 on 2 cores)
 rawrun eth raw_ethernet_bw        "$S" "$C" -n 200 -s 64
 rawrun eth raw_ethernet_bw        "$S" "$C" -n 200 -s 1500 $ip
-rawrun eth raw_ethernet_bw        "$S" "$C" -n 200 -s 512 $ip --tcp
 rawrun eth raw_ethernet_lat       "$L" "$L" -n 200 -s 64
-rawrun eth raw_ethernet_lat       "$L" "$L" -n 200 -s 1024 $ip
+MLX5EMU_ETH_MIN_INLINE=l2 rawrun eth raw_ethernet_bw  "$S" "$C" -n 200 -s 512 $ip --tcp
+MLX5EMU_ETH_MIN_INLINE=l2 rawrun eth raw_ethernet_lat "$L" "$L" -n 200 -s 700 $ip
 # raw_ethernet_burst_lat (perftest 4.5-0.17) is not run: without options it forces the SW rate limiter and then
 # rejects it for a latency test ("SW Rate limiter cann't be executed on non-BW"), with or without a device; with
-# --rate_limit_type=HW it needs packet pacing (packet_pacing_caps), which the emulator does not offer.
-MLX5EMU_ETH_MIN_INLINE=l2 rawrun eth raw_ethernet_bw  "$S" "$C" -n 200 -s 128 $ip
-MLX5EMU_ETH_MIN_INLINE=l2 rawrun eth raw_ethernet_lat "$L" "$L" -n 200 -s 700
+# --rate_limit_type=PP (emulated packet pacing) it starts and frames flow, but no attempt finished within 25 s
+# (cause not found; see emulator/README.md).
 exit $fail

@@ -358,7 +358,6 @@ static int raw_eth_main(void)
 	      c->l4_hdr_type_etc);
 	CHECK(be32toh(c->sop_drop_qpn) == 0x123 && be32toh(c->byte_cnt) == n && (c->op_own >> 4) == MLX5_CQE_RESP_SEND,
 	      "cqe bytes");
-	CHECK(c->timestamp == 0 || 1, "timestamp left to the clock work");
 	g = rx_poll(&q3, 3000);
 	CHECK(g.n && g.len == n && g.tag == 0, "sniffer copy: n %d len %u", g.n, g.len);
 	CHECK(!rx_poll(&q3, 200).n, "one sniffer copy per frame, even when the port both sends and receives it");

@@ -41,6 +41,8 @@ static void drop_fabric(void)
 	char n[80];
 	snprintf(n, sizeof(n), "/dev/shm/%s", g_fabric);
 	unlink(n);
+	snprintf(n, sizeof(n), "/dev/shm/%s-cm", g_fabric); /* the CM directory ATTACH_MCAST maps */
+	unlink(n);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

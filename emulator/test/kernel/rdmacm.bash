@@ -13,14 +13,14 @@ trap 'rm -f "$last_cli"' EXIT
 # RACE_RETRY=<regex>: a tool with a race of its own (perftest -R: its client connects the data QPs as soon as the
 # control connection is up, while its server opens the second listener only after the RTU arrived; a REQ that
 # wins gets REJECTED with reason 8, as on a real fabric, and perftest 4.5-0.17's retry path then crashes): when
-# the client's output matches, the pair is run again, at most four times, and each retry is reported. CLIENT_NICE=1 runs the
+# the client's or the server's output matches, the pair is run again, at most four times, and each retry is reported. CLIENT_NICE=1 runs the
 # client at nice 19, so on a busy machine the server, which has to reach its second listen first, gets the CPU.
 cm_pair() {
 	local try
 	for try in 1 2 3 4 5; do
 		cm_pair_once "$@" && return 0
 		[ -n "${RACE_RETRY:-}" ] && [ "$try" -lt 5 ] && grep -qE -- "$RACE_RETRY" "$last_cli" || break
-		echo "     (client lost the tool's own connect race: /$RACE_RETRY/; running the pair again)"
+		echo "     (the tool lost its own race: /$RACE_RETRY/; running the pair again)"
 	done
 	fail=1
 	return 1
@@ -36,20 +36,22 @@ cm_pair_once() {
 	MLX5EMU_FABRIC=$fab MLX5EMU_LOG=1 timeout 90 "$E" --link "$link" -- "${srv[@]}" > "$out/srv" 2>&1 &
 	local spid=$!
 	for i in $(seq 600); do
-		grep -q "LISTEN in=.* -> ok" "$out/srv" && break
+		grep -qE "${READY_RE:-LISTEN in=.* -> ok}" "$out/srv" 2> /dev/null && break
 		kill -0 $spid 2> /dev/null || break
 		sleep 0.1
 	done
 	local nice=()
 	[ "${CLIENT_NICE:-0}" = 1 ] && nice=(nice -n 19)
-	MLX5EMU_FABRIC=$fab timeout 90 "${nice[@]}" "$E" --link "$link" -- "$@" > "$out/cli" 2>&1
+	MLX5EMU_CM_RESOLVE_MS=${CLIENT_RESOLVE_MS:-0} MLX5EMU_FABRIC=$fab timeout 90 "${nice[@]}" "$E" --link "$link" -- "$@" > "$out/cli" 2>&1
 	crc=$?
 	if [ "${SERVER_STAYS:-0}" = 1 ]; then
 		if kill -0 $spid 2> /dev/null; then src=0; kill $spid; else src=1; fi
 		wait $spid 2> /dev/null
 	else
-		# a server whose client failed may wait for ever: give it 20 s to finish on its own
-		for i in $(seq 200); do kill -0 $spid 2> /dev/null || break; sleep 0.1; done
+		# a server whose client failed may wait for ever: give it 20 s to finish on its own (3 s after a failure)
+		local grace=200
+		[ $crc -ne 0 ] && grace=30
+		for i in $(seq $grace); do kill -0 $spid 2> /dev/null || break; sleep 0.1; done
 		kill $spid 2> /dev/null
 		wait $spid
 		src=$?
@@ -63,7 +65,7 @@ cm_pair_once() {
 		grep -v "^mlx5emu\[" "$out/srv" | sed 's/^/  srv: /' | tail -8
 		grep "rdma_cm" "$out/srv" | sed 's/^/  srv: /' | tail -12
 		sed 's/^/  cli: /' "$out/cli" | tail -12
-		cp "$out/cli" "$last_cli"
+		cat "$out/cli" "$out/srv" > "$last_cli"
 		rm -rf "$out"
 		rm -f "/dev/shm/$fab" "/dev/shm/$fab"-*
 		return 1

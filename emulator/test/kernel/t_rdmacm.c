@@ -13,7 +13,8 @@
  *    two sides agree (qpn, PSNs, MTU, path) and QPs created with rdma_create_qp reach RTS.
  *  - UNREACHABLE (-ETIMEDOUT) when the listener never answers (MLX5EMU_CM_TIMEOUT_MS).
  *  - DISCONNECTED when the peer process is killed.
- *  - a non-blocking channel: EAGAIN, then poll() readiness. IPv6 (::1). */
+ *  - a non-blocking channel: EAGAIN, then poll() readiness. IPv6 (::1). A forked child's own channel.
+ *  - MULTICAST_JOIN (group QPN, Q_Key, GRH), ATTACH_MCAST checks, leave. */
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -467,6 +468,66 @@ static void test_peer_dies(void)
 	close(ready);
 }
 
+/* Joining a group: MULTICAST_JOIN with the group's address vector (multicast GID, GRH), QPN 0xffffff and the
+ * UDP port space's Q_Key; librdmacm attaches the id's UD QP. ATTACH_MCAST wants a multicast GID and a UD QP. */
+static void test_multicast(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *id;
+	REQUIRE(rdma_create_id(ch, &id, NULL, RDMA_PS_UDP) == 0, "create");
+	struct sockaddr_storage src = addr_of("127.0.0.1", 0), grp = addr_of("239.9.9.9", 0);
+	REQUIRE(rdma_resolve_addr(id, (struct sockaddr *)&src, (struct sockaddr *)&grp, 2000) == 0, "resolve: %s",
+		strerror(errno));
+	expect_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED, 5000, NULL, NULL);
+	struct ibv_qp_init_attr qa = { .cap = { .max_send_wr = 2, .max_recv_wr = 2, .max_send_sge = 1,
+						.max_recv_sge = 1 }, .qp_type = IBV_QPT_UD };
+	REQUIRE(rdma_create_qp(id, NULL, &qa) == 0, "rdma_create_qp: %s", strerror(errno));
+	CHECK(rdma_join_multicast(id, (struct sockaddr *)&grp, (void *)0x1234) == 0, "join: %s", strerror(errno));
+	struct rdma_cm_event e;
+	expect_event(ch, RDMA_CM_EVENT_MULTICAST_JOIN, 5000, &e, NULL);
+	CHECK(e.param.ud.qp_num == 0xffffff, "group QPN 0x%x", e.param.ud.qp_num);
+	CHECK(e.param.ud.qkey == 0x01234567, "group Q_Key 0x%x, want RDMA_UDP_QKEY", e.param.ud.qkey);
+	CHECK(e.param.ud.ah_attr.is_global && e.param.ud.ah_attr.grh.dgid.raw[0] == 0xff, "multicast GRH");
+	CHECK(e.param.ud.private_data == (void *)0x1234, "the join's context");
+	union ibv_gid uni;
+	memset(&uni, 0, sizeof(uni));
+	uni.raw[0] = 0xfe;
+	CHECK(ibv_attach_mcast(id->qp, &uni, 0xc001) == EINVAL, "attach to a unicast GID");
+	CHECK(rdma_leave_multicast(id, (struct sockaddr *)&grp) == 0, "leave: %s", strerror(errno));
+	rdma_destroy_qp(id);
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+}
+
+/* A child forked while the parent has a channel open gets a CM of its own (its inherited channel is inert). Runs
+ * first: librdmacm has opened no device yet, so the child's library state is usable. */
+static void test_fork(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	REQUIRE(ch, "rdma_create_event_channel");
+	pid_t pid = fork();
+	REQUIRE(pid >= 0, "fork");
+	if (pid == 0) {
+		struct rdma_event_channel *c2 = rdma_create_event_channel();
+		struct rdma_cm_id *id;
+		struct sockaddr_storage a = addr_of("127.0.0.1", g_port_base + 11);
+		if (!c2 || rdma_create_id(c2, &id, NULL, RDMA_PS_TCP) ||
+		    rdma_resolve_addr(id, NULL, (struct sockaddr *)&a, 1000))
+			_exit(3);
+		struct pollfd p = { .fd = c2->fd, .events = POLLIN };
+		struct rdma_cm_event *ev;
+		if (poll(&p, 1, 20000) != 1 || rdma_get_cm_event(c2, &ev) || ev->event != RDMA_CM_EVENT_ADDR_RESOLVED)
+			_exit(4);
+		rdma_ack_cm_event(ev);
+		rdma_destroy_id(id);
+		rdma_destroy_event_channel(c2);
+		_exit(0);
+	}
+	int rc = reap(pid);
+	CHECK(rc == 0, "forked child could not resolve an address through its own channel (%d)", rc);
+	rdma_destroy_event_channel(ch);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -483,6 +544,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	g_port_base = 20000 + (int)(getpid() % 1000) * 16;
+	test_fork();
 	test_commands();
 	test_addr_error();
 	test_no_listener();
@@ -490,5 +552,6 @@ int main(int argc, char **argv)
 	test_full_exchange();
 	test_unreachable();
 	test_peer_dies();
+	test_multicast();
 	return test_done(argv[0]);
 }

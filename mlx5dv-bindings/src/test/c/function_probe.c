@@ -42,4 +42,5 @@ void *const mlx5j_bound_functions[] = {
 	(void *)mlx5dv_init_obj,
 	(void *)mlx5dv_create_cq,
 	(void *)mlx5dv_is_supported,
+	(void *)mlx5dv_get_clock_info,
 };

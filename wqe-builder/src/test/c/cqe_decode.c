@@ -87,6 +87,25 @@ int main(void)
 		       be16toh(cqe->slid), cqe->signature, err->syndrome, err->vendor_err_synd,
 		       (unsigned)((cqe->op_own & MLX5_INLINE_SCATTER_32) ? 1 : 0) | ((cqe->op_own & MLX5_INLINE_SCATTER_64) ? 2u : 0u),
 		       (unsigned long long)be64toh(cqe->timestamp), status, scatter_off, scatter_len);
+		/*
+		 * Ethernet receive fields, from the mlx5dv.h members and enums; the IBV_WC_IP_CSUM_OK rule is libmlx5's
+		 * (cq.c get_csum_ok); rss hash at 0x0c / type at 0x10 and the striding-RQ byte_cnt split are not in
+		 * mlx5dv.h: PRM offsets as DPDK's mlx5_prm.h names them (rx_hash_res, MLX5_MPRQ_*).
+		 */
+		{
+			uint32_t bc = be32toh(cqe->byte_cnt);
+			uint32_t rss;
+			int l3 = (cqe->l4_hdr_type_etc >> 2) & 0x3;
+			int csum_ok = (cqe->hds_ip_ext & (MLX5_CQE_L4_OK | MLX5_CQE_L3_OK)) ==
+				      (MLX5_CQE_L4_OK | MLX5_CQE_L3_OK) && l3 == MLX5_CQE_L3_HDR_TYPE_IPV4;
+
+			memcpy(&rss, (uint8_t *)cqe + 0x0c, 4);
+			printf("%u %u %d %u %u %u %u %d %u %u %u %u %u %u %u\n", cqe->hds_ip_ext, cqe->l4_hdr_type_etc, l3,
+			       (cqe->l4_hdr_type_etc >> 4) & 0x7, cqe->l4_hdr_type_etc & 1, be16toh(cqe->vlan_info),
+			       be32toh(cqe->sop_drop_qpn) & 0x00ffffff, csum_ok ? IBV_WC_IP_CSUM_OK : 0, be32toh(rss),
+			       ((uint8_t *)cqe)[0x10], be16toh(cqe->wqe_id), be16toh(cqe->wqe_counter),
+			       (bc & 0x3fff0000) >> 16, bc >> 31, bc & 0xffff);
+		}
 	}
 	return 0;
 }

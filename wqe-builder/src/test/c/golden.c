@@ -13,6 +13,9 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
+#include <net/ethernet.h>
+#include <netinet/ip.h>
+#include <netinet/udp.h>
 
 /* Not in mlx5dv.h: private to rdma-core v44 providers/mlx5/wqe.h (struct mlx5_wqe_masked_atomic_seg). */
 struct masked_atomic64_cs {
@@ -341,6 +344,96 @@ int main(void)
 			hex_bytes(hex, buf + sizeof(*s), len);
 			free(hex);
 			print_hex(buf, total);
+		} else if (!strcmp(cmd, "eth")) {
+			/*
+			 * Ethernet segment, from struct mlx5_wqe_eth_seg: cs_flags mss vlan n frame_hex. vlan is a TCI or
+			 * 0x10000 for none; n inline header bytes of the frame as sent (with the 802.1Q tag after the MACs
+			 * when vlan is set). Without inline bytes a VLAN goes into the insert word at inline_hdr_sz (Linux
+			 * include/linux/mlx5/qp.h: insert.type = MLX5_ETH_WQE_INSERT_VLAN (1 << 15), insert.vlan_tci).
+			 * Length as libmlx5 advances: one unit for up to 2 bytes, else 16 + align(n - 2, 16)
+			 * (set_tso_eth_seg in rdma-core v44 providers/mlx5/qp.c).
+			 */
+			uint8_t buf[1024], frame[1024], tagged[1024];
+			struct mlx5_wqe_eth_seg *e = (void *)buf;
+			unsigned int cs = next_num(), mss = next_num(), vlan = next_num(), n = next_num();
+			char *hex;
+			size_t flen, total;
+
+			if (n > 512)
+				return 2;
+			hex = malloc(2048 + 2);
+			if (!hex || scanf("%2048s", hex) != 1)
+				return 2;
+			flen = strcmp(hex, "-") ? strlen(hex) / 2 : 0;
+			hex_bytes(hex, frame, flen);
+			free(hex);
+			memset(buf, 0, sizeof(buf));
+			e->cs_flags = cs;
+			e->mss = htobe16(mss);
+			if (vlan <= 0xffff && n == 0) {
+				__be32 insert = htobe32((1u << 31) | vlan);
+
+				memcpy(&e->inline_hdr_sz, &insert, sizeof(insert));
+				total = 16;
+			} else {
+				if (vlan <= 0xffff) {
+					memcpy(tagged, frame, 12);
+					tagged[12] = 0x81;
+					tagged[13] = 0x00;
+					tagged[14] = vlan >> 8;
+					tagged[15] = vlan & 0xff;
+					memcpy(tagged + 16, frame + 12, flen - 12);
+				} else {
+					memcpy(tagged, frame, flen);
+				}
+				e->inline_hdr_sz = htobe16(n);
+				memcpy(e->inline_hdr_start, tagged, n);
+				total = n <= 2 ? 16 : 16 + ((n - 2 + 15) & ~(size_t)15);
+			}
+			print_hex(buf, total);
+		} else if (!strcmp(cmd, "udp")) {
+			/*
+			 * Ethernet/IPv4/UDP header from glibc's struct ether_header, struct iphdr and struct udphdr:
+			 * dst_mac src_mac src_ip dst_ip sport dport ttl tos payload_len ip_id. DF set, UDP checksum 0,
+			 * IPv4 header checksum by the RFC 1071 sum over the 20 header bytes.
+			 */
+			/* the IP header must be 4-aligned for struct iphdr: the frame starts 2 bytes into an aligned buffer */
+			uint8_t frame[2 + sizeof(struct ether_header) + sizeof(struct iphdr) + sizeof(struct udphdr)]
+				__attribute__((aligned(4)));
+			uint8_t *buf = frame + 2;
+			struct ether_header *eh = (void *)buf;
+			struct iphdr *ip = (void *)(buf + sizeof(*eh));
+			struct udphdr *udp = (void *)(buf + sizeof(*eh) + sizeof(*ip));
+			uint64_t dmac = next_num(), smac = next_num();
+			uint32_t sip = next_num(), dip = next_num(), sport = next_num(), dport = next_num();
+			uint32_t ttl = next_num(), tos = next_num(), plen = next_num(), id = next_num(), sum = 0;
+			const uint8_t *p = (const uint8_t *)ip;
+
+			memset(frame, 0, sizeof(frame));
+			for (int i = 0; i < 6; i++) {
+				eh->ether_dhost[i] = dmac >> (40 - 8 * i);
+				eh->ether_shost[i] = smac >> (40 - 8 * i);
+			}
+			eh->ether_type = htobe16(ETHERTYPE_IP);
+			ip->version = 4;
+			ip->ihl = 5;
+			ip->tos = tos;
+			ip->tot_len = htobe16(sizeof(*ip) + sizeof(*udp) + plen);
+			ip->id = htobe16(id);
+			ip->frag_off = htobe16(IP_DF);
+			ip->ttl = ttl;
+			ip->protocol = IPPROTO_UDP;
+			ip->saddr = htobe32(sip);
+			ip->daddr = htobe32(dip);
+			for (size_t i = 0; i < sizeof(*ip); i += 2)
+				sum += (uint32_t)p[i] << 8 | p[i + 1];
+			while (sum >> 16)
+				sum = (sum & 0xffff) + (sum >> 16);
+			ip->check = htobe16(~sum & 0xffff);
+			udp->source = htobe16(sport);
+			udp->dest = htobe16(dport);
+			udp->len = htobe16(sizeof(*udp) + plen);
+			print_hex(buf, sizeof(frame) - 2);
 		} else if (!strcmp(cmd, "recv")) {
 			/* stride in data segs, optional SRQ next seg, n SGEs, terminator as libmlx5 mlx5_post_recv */
 			struct mlx5_wqe_data_seg segs[64];

@@ -26,6 +26,14 @@ public final class Completion
     int slid;
     int sl;
     int dlidPathBits;
+    long timestamp;
+    // receives of RAW_PACKET QPs (0 otherwise)
+    int flowTag;
+    int cvlan;
+    int l4HdrTypeEtc;
+    int rssHash;
+    int rssHashType;
+    long frameAddress;
 
     /** Resets every field, as libmlx5's poll would see a zeroed ibv_wc. */
     void clear()
@@ -44,6 +52,13 @@ public final class Completion
         slid = 0;
         sl = 0;
         dlidPathBits = 0;
+        timestamp = 0;
+        flowTag = 0;
+        cvlan = 0;
+        l4HdrTypeEtc = 0;
+        rssHash = 0;
+        rssHashType = 0;
+        frameAddress = 0;
     }
 
     /** The wr_id given when the WQE was posted. */
@@ -144,6 +159,72 @@ public final class Completion
     public int dlidPathBits()
     {
         return dlidPathBits;
+    }
+
+    /**
+     * The CQE's completion timestamp in device clock ticks (libmlx5 mlx5_cq_read_wc_completion_ts: the timestamp
+     * field, whatever the CQ was created with); {@link NicClock#toNanos(long)} turns it into nanoseconds since the
+     * epoch.
+     */
+    public long timestamp()
+    {
+        return timestamp;
+    }
+
+    /** Raw receives: the tag of the flow rule that steered the frame (0: a rule without a tag). */
+    public int flowTag()
+    {
+        return flowTag;
+    }
+
+    /** Raw receives: the TCI of the VLAN tag the NIC stripped (with VLAN stripping on), as ibv_wc_read_cvlan. */
+    public int cvlan()
+    {
+        return cvlan;
+    }
+
+    /** Raw receives: the NIC stripped a VLAN tag ({@link #cvlan()} holds it). */
+    public boolean vlanStripped()
+    {
+        return (l4HdrTypeEtc & 1) != 0;
+    }
+
+    /** Raw receives: MLX5_CQE_L3_HDR_TYPE_* (0 none, 1 IPv6, 2 IPv4). */
+    public int l3Type()
+    {
+        return (l4HdrTypeEtc >>> 2) & 0x3;
+    }
+
+    /** Raw receives: CQE_L4_HDR_TYPE_* (0 none, 1 TCP, 2 UDP, 3/4 TCP with ACK). */
+    public int l4Type()
+    {
+        return (l4HdrTypeEtc >>> 4) & 0x7;
+    }
+
+    /** Raw receives: the IPv4 header and TCP/UDP checksums were verified good (IBV_WC_IP_CSUM_OK). */
+    public boolean ipCsumOk()
+    {
+        return (wcFlags & WcOpcode.WC_IP_CSUM_OK) != 0;
+    }
+
+    /** Raw receives on RSS QPs: the Toeplitz hash the NIC computed. */
+    public int rssHash()
+    {
+        return rssHash;
+    }
+
+    public int rssHashType()
+    {
+        return rssHashType;
+    }
+
+    /**
+     * Raw receives: address of the frame's first byte, in the buffer the receive WQE named ({@link #byteLen()} bytes
+     * long): a view of the receive buffer, read it in place (no copy was made).
+     */
+    public long frameAddress()
+    {
+        return frameAddress;
     }
 
     private static final WcStatus[] WC_STATUS = WcStatus.values();

@@ -109,6 +109,40 @@ public final class CompletionQueue extends NativeResource
         }
     }
 
+    /**
+     * A CQ of 64-byte CQEs created with {@code ibv_create_cq_ex} and the given IBV_WC_EX_* flags, so that libmlx5's
+     * {@code ibv_wc_read_*} (completion timestamps, cvlan, flow tag) can read it too; {@link #pointer()} is then a
+     * {@code struct ibv_cq_ex *}. DirectCq polls it like any other CQ.
+     */
+    static CompletionQueue createEx(final Context context, final int depth, final long wcFlags)
+    {
+        if (depth < 1)
+        {
+            throw new IllegalArgumentException("CQ depth must be >= 1, got " + depth);
+        }
+        final Arena arena = Arena.ofShared();
+        try
+        {
+            final MemorySegment state = CallState.allocate(arena);
+            final MemorySegment attr = arena.allocate(IbvCqInitAttrEx.LAYOUT);
+            attr.set(U32, IbvCqInitAttrEx.CQE_OFFSET, depth);
+            attr.set(U64, IbvCqInitAttrEx.WC_FLAGS_OFFSET, wcFlags);
+            final MemorySegment raw = io.mlx5j.bindings.InlineVerbs.ibv_create_cq_ex(state, context.handle, attr);
+            if (raw.address() == 0)
+            {
+                throw new VerbsException("ibv_create_cq_ex", CallState.errno(state), "depth " + depth +
+                    ", wc_flags 0x" + Long.toHexString(wcFlags));
+            }
+            return new CompletionQueue(context, arena,
+                raw.reinterpret(io.mlx5j.bindings.IbvCqEx.LAYOUT.byteSize(), arena, null), 64, null);
+        }
+        catch (final RuntimeException ex)
+        {
+            arena.close();
+            throw ex;
+        }
+    }
+
     /** CQEs the CQ holds (granted by the library, at least the requested depth). */
     public int depth()
     {

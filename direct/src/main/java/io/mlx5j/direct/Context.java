@@ -192,6 +192,19 @@ public final class Context extends NativeResource
         }
     }
 
+    /**
+     * A CQ created with {@code ibv_create_cq_ex} and {@code wcFlags} (IBV_WC_EX_*, e.g. completion timestamps), for
+     * code that also reads it through libmlx5's {@code ibv_start_poll} / {@code ibv_wc_read_*}.
+     */
+    public CompletionQueue createCqEx(final int depth, final long wcFlags)
+    {
+        synchronized (this)
+        {
+            ensureOpen();
+            return CompletionQueue.createEx(this, depth, wcFlags);
+        }
+    }
+
     private void checkPort(final int port)
     {
         if (port < 1 || port > 255)

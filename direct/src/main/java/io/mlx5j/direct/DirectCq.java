@@ -54,6 +54,14 @@ public final class DirectCq
     private DirectSrq[] srqByQp = new DirectSrq[0];
     private QueuePair[] srqQps = new QueuePair[0];
     private DirectSrq[] srqs = new DirectSrq[0];
+    /**
+     * The receive queue of a RAW_PACKET QP, if one is attached: its CQEs carry the matching flow rule's tag where
+     * other CQEs carry the QP number (libmlx5 finds the QP by the user index instead, which mlx5dv does not report),
+     * so a CQ serves at most one raw receive queue and then no other receive queue.
+     */
+    private DirectRecvQueue rawRq;
+    /** libmlx5's MLX5_RX_CSUM_VALID for the raw receive queue: the device reports IBV_DEVICE_RAW_IP_CSUM. */
+    private boolean rawCsumValid;
 
     private DirectCq(final CompletionQueue cq)
     {
@@ -92,10 +100,30 @@ public final class DirectCq
         return this;
     }
 
-    /** @throws IllegalArgumentException if a receive queue of a live QP with the same number is attached already */
+    /**
+     * @throws IllegalArgumentException if a receive queue of a live QP with the same number is attached already, or
+     *                                  if a RAW_PACKET QP's receive queue would share this CQ with another receive
+     *                                  queue (see the class comment)
+     */
     public DirectCq attach(final DirectRecvQueue rq)
     {
         pruneDead();
+        if (rawRq != null && rawRq.dead())
+        {
+            rawRq = null;
+        }
+        final boolean raw = rq.queuePair().type() == QpType.RAW_PACKET;
+        if (rawRq != null || (raw && rqs.length > 0))
+        {
+            throw new IllegalArgumentException("a CQ that completes a RAW_PACKET QP's receives serves no other " +
+                "receive queue (its CQEs carry flow tags, not QP numbers): " + rq + " on " + this);
+        }
+        if (raw)
+        {
+            rawRq = rq;
+            rawCsumValid = (rq.queuePair().pd().context().queryDevice().deviceCapFlags() &
+                io.mlx5j.bindings.IbvDeviceAttr.IBV_DEVICE_RAW_IP_CSUM) != 0;
+        }
         if (indexOf(rqQpn, rq.qpn()) >= 0)
         {
             throw new IllegalArgumentException("a DirectRecvQueue for QP 0x" + Integer.toHexString(rq.qpn()) +
@@ -485,6 +513,7 @@ public final class DirectCq
         final CqeView v = view;
         final long cqe64 = v.cqeOffset() + cqeSize - Cqe64.LENGTH;
         c.byteLen = v.byteCnt();
+        c.timestamp = v.timestamp();
         final long scatter = scatterOffset(v);
         final DirectRecvQueue rq = recvQueue(qpn);
         final DirectSrq srqOfQp = rq == null ? srq(qpn) : null;
@@ -496,6 +525,10 @@ public final class DirectCq
         if (rq != null)
         {
             final int slot = rq.tailSlot();
+            if (rq == rawRq)
+            {
+                ethernet(c, slot, rq);
+            }
             c.wrId = rq.complete();
             if (scatter >= 0)
             {
@@ -551,6 +584,27 @@ public final class DirectCq
         c.pkeyIndex = immInvalPkey & 0xffff;
     }
 
+    /**
+     * The Ethernet fields of a raw receive CQE: IBV_WC_IP_CSUM_OK exactly as libmlx5 derives it (cq.c get_csum_ok,
+     * for QPs with MLX5_RX_CSUM_VALID), the flow tag (mlx5_cq_read_flow_tag), the stripped VLAN's TCI
+     * (mlx5_cq_read_wc_cvlan), L3/L4 header types, the RSS hash, and where the frame is: the first data segment of
+     * the receive WQE, whose buffer the device filled from its start.
+     */
+    private void ethernet(final Completion c, final int slot, final DirectRecvQueue rq)
+    {
+        final CqeView v = view;
+        if (rawCsumValid && v.ipCsumOk())
+        {
+            c.wcFlags |= WcOpcode.WC_IP_CSUM_OK;
+        }
+        c.flowTag = v.flowTag();
+        c.cvlan = v.vlanInfo();
+        c.l4HdrTypeEtc = v.l4HdrTypeEtc();
+        c.rssHash = v.rssHashResult();
+        c.rssHashType = v.rssHashType();
+        c.frameAddress = rq.bufferAddress(slot);
+    }
+
     /** ml_path: byte 0x11 of mlx5_cqe64 (its low 7 bits are the DLID path bits). */
     private static final int ML_PATH_OFFSET = 0x11;
 
@@ -584,6 +638,11 @@ public final class DirectCq
 
     private DirectRecvQueue recvQueue(final int qpn)
     {
+        final DirectRecvQueue raw = rawRq;
+        if (raw != null)
+        {
+            return raw.dead() ? null : raw;
+        }
         final int[] q = rqQpn;
         for (int i = 0; i < q.length; i++)
         {

@@ -166,6 +166,12 @@ public final class DirectRecvQueue
         return rq.tailSlot();
     }
 
+    /** Address in the first data segment of the receive WQE in {@code slot}: where a received frame starts. */
+    long bufferAddress(final int slot)
+    {
+        return Wire.be64(ring, (long) slot * stride + DataSeg.ADDR_OFFSET);
+    }
+
     long complete()
     {
         return rq.complete();

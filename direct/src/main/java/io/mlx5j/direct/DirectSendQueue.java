@@ -185,7 +185,7 @@ public final class DirectSendQueue
     private static long fastOpcodes(final QpType type, final boolean inline, final int maxSge)
     {
         long ops = 1L << MLX5_OPCODE_NOP;
-        if (type == QpType.UD || (!inline && maxSge < 1))
+        if (type == QpType.UD || type == QpType.RAW_PACKET || (!inline && maxSge < 1))
         {
             return ops;
         }
@@ -813,6 +813,11 @@ public final class DirectSendQueue
         }
         final boolean udOk = type != QpType.UD || opcode == MLX5_OPCODE_NOP || stAv != null;
         final boolean avMisuse = type != QpType.UD && stAv != null;
+        if (type == QpType.RAW_PACKET && opcode != MLX5_OPCODE_NOP)
+        {
+            throw new IllegalArgumentException("a RAW_PACKET QP sends frames, with an Ethernet segment in every WQE: "
+                + "post them through RawSendQueue.of(" + qp + ", mode)");
+        }
         if (!ok || needsRemote != stRemote || !udOk || avMisuse)
         {
             throw new IllegalArgumentException("cannot post mlx5 opcode 0x" + Integer.toHexString(opcode) + " on " +
@@ -987,6 +992,33 @@ public final class DirectSendQueue
             }
         }
         return Scatter.copy(ring, ringMask, ctrl + ((long) skip << 4), ds - skip, src, srcOffset, size);
+    }
+
+    // ------------------------------------------------------------------------------------------------ RawSendQueue
+
+    /** The send ring, for {@link RawSendQueue}, which writes raw packet WQEs into this queue. */
+    MemorySegment rawRing()
+    {
+        return ring;
+    }
+
+    SendQueue rawSlots()
+    {
+        return sq;
+    }
+
+    WqeWriter rawWriter()
+    {
+        return writer;
+    }
+
+    /**
+     * A WQE {@link RawSendQueue} wrote at {@code ctrl} with {@code ds} units: the ctrl segment (written last, with
+     * this queue's signaling and fence rules), the slot, the pending doorbell, and a ring for {@link SendFlags#RING}.
+     */
+    void commitRaw(final long ctrl, final int ds, final int opcode, final long wrId, final int flags)
+    {
+        finish(ctrl, ds, opcode, 0, wrId, flags);
     }
 
     /**

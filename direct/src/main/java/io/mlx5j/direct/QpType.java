@@ -10,7 +10,12 @@ public enum QpType
     /** Unreliable connected: SEND and RDMA WRITE only, no acks. */
     UC(IbvQpInitAttr.IBV_QPT_UC),
     /** Unreliable datagram: SEND only, one MTU per message, destination per WR (address handle). */
-    UD(IbvQpInitAttr.IBV_QPT_UD);
+    UD(IbvQpInitAttr.IBV_QPT_UD),
+    /**
+     * Raw Ethernet: whole frames are sent as written (an Ethernet segment in every send WQE) and received as steered
+     * by flow rules ({@link FlowRule}). Needs an Ethernet port and the CAP_NET_RAW capability.
+     */
+    RAW_PACKET(IbvQpInitAttr.IBV_QPT_RAW_PACKET);
 
     private final int value;
 

@@ -42,6 +42,7 @@ import static io.mlx5j.bindings.IbvQpAttr.*;
 public final class QueuePair extends NativeResource
 {
     private final QpType type;
+    private final ProtectionDomain pd;
     private final int qpn;
     private final QpCapabilities capabilities;
     private final CompletionQueue sendCq;
@@ -55,6 +56,7 @@ public final class QueuePair extends NativeResource
     {
         super(pd.owner, arena, handle, dependencies(pd, config));
         this.type = config.type();
+        this.pd = pd;
         this.qpn = handle.get(U32, IbvQp.QP_NUM_OFFSET);
         this.capabilities = granted;
         this.sendCq = config.sendCq();
@@ -119,7 +121,9 @@ public final class QueuePair extends NativeResource
             }
             if (raw.address() == 0)
             {
-                throw new VerbsException(call, CallState.errno(state), config.type() + " " + config.capabilities());
+                final int errno = CallState.errno(state);
+                throw new VerbsException(call, errno, config.type() + " " + config.capabilities() +
+                    rawPacketHint(config.type(), errno));
             }
             MemorySegment qpEx = MemorySegment.NULL;
             if (config.sendOpsFlags() != 0)
@@ -143,6 +147,25 @@ public final class QueuePair extends NativeResource
         }
     }
 
+    /**
+     * Why a raw packet QP was refused, in words: the kernel's core create_qp requires CAP_NET_RAW (EPERM), and mlx5
+     * creates raw packet QPs on Ethernet ports only (EOPNOTSUPP on an InfiniBand port).
+     */
+    private static String rawPacketHint(final QpType type, final int errno)
+    {
+        if (type != QpType.RAW_PACKET)
+        {
+            return "";
+        }
+        return switch (errno)
+        {
+            case Errno.EPERM -> ": raw packet QPs need the CAP_NET_RAW capability (run as root, or setcap " +
+                "cap_net_raw+ep on the java binary)";
+            case Errno.EOPNOTSUPP -> ": raw packet QPs need an Ethernet port; this device's port is InfiniBand";
+            default -> "";
+        };
+    }
+
     private static void sameContext(final Context context, final NativeResource resource)
     {
         resource.ensureOpen();
@@ -155,6 +178,12 @@ public final class QueuePair extends NativeResource
     public QpType type()
     {
         return type;
+    }
+
+    /** The protection domain the QP was created in. */
+    public ProtectionDomain pd()
+    {
+        return pd;
     }
 
     /** The QP number peers address. */
@@ -231,7 +260,11 @@ public final class QueuePair extends NativeResource
                 attr.set(U16, PKEY_INDEX_OFFSET, (short) init.pkeyIndex());
                 attr.set(U8, PORT_NUM_OFFSET, (byte) init.port());
                 int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
-                if (type == QpType.UD)
+                if (type == QpType.RAW_PACKET)
+                {
+                    mask = IBV_QP_STATE | IBV_QP_PORT;  // the only attribute the kernel takes for raw QPs
+                }
+                else if (type == QpType.UD)
                 {
                     attr.set(U32, QKEY_OFFSET, init.qkey());
                     mask |= IBV_QP_QKEY;
@@ -246,7 +279,7 @@ public final class QueuePair extends NativeResource
         }
     }
 
-    /** INIT to RTR. For UD {@code rtr} may be null (only the state changes). */
+    /** INIT to RTR. For UD and RAW_PACKET {@code rtr} may be null (only the state changes). */
     public void toRtr(final RtrAttributes rtr)
     {
         synchronized (lock())
@@ -257,7 +290,7 @@ public final class QueuePair extends NativeResource
                 final MemorySegment attr = tmp.allocate(IbvQpAttr.LAYOUT);
                 attr.set(C_INT, QP_STATE_OFFSET, IBV_QPS_RTR);
                 int mask = IBV_QP_STATE;
-                if (type != QpType.UD)
+                if (type != QpType.UD && type != QpType.RAW_PACKET)
                 {
                     if (rtr == null)
                     {
@@ -280,7 +313,7 @@ public final class QueuePair extends NativeResource
         }
     }
 
-    /** RTR to RTS. */
+    /** RTR to RTS. For RAW_PACKET {@code rts} may be null (only the state changes). */
     public void toRts(final RtsAttributes rts)
     {
         synchronized (lock())
@@ -290,8 +323,12 @@ public final class QueuePair extends NativeResource
             {
                 final MemorySegment attr = tmp.allocate(IbvQpAttr.LAYOUT);
                 attr.set(C_INT, QP_STATE_OFFSET, IBV_QPS_RTS);
-                attr.set(U32, SQ_PSN_OFFSET, rts.sqPsn());
-                int mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+                int mask = IBV_QP_STATE;
+                if (type != QpType.RAW_PACKET)
+                {
+                    attr.set(U32, SQ_PSN_OFFSET, rts.sqPsn());
+                    mask |= IBV_QP_SQ_PSN;
+                }
                 if (type == QpType.RC)
                 {
                     attr.set(U8, TIMEOUT_OFFSET, (byte) rts.timeout());
@@ -303,6 +340,21 @@ public final class QueuePair extends NativeResource
                 modify(attr, mask, "RTR->RTS");
             }
         }
+    }
+
+    /**
+     * Brings a RAW_PACKET QP to RTS on {@code port}: RESET->INIT (STATE|PORT, all the kernel's raw packet QPs
+     * take), INIT->RTR and RTR->RTS (STATE only). It then sends, and receives what flow rules steer to it.
+     */
+    public void activate(final int port)
+    {
+        if (type != QpType.RAW_PACKET)
+        {
+            throw new IllegalStateException("activate(port) is for RAW_PACKET QPs; " + this + " needs connect()");
+        }
+        toInit(new InitAttributes(port, 0, 0, 0));
+        toRtr(null);
+        toRts(null);
     }
 
     /** Any state to ERR: outstanding WQEs complete with flush errors. */

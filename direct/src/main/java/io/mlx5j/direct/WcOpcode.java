@@ -18,6 +18,11 @@ public final class WcOpcode
     public static final int WC_GRH = 1 << 0;
     /** wc_flags bit: {@link Completion#imm()} is valid (IBV_WC_WITH_IMM). */
     public static final int WC_WITH_IMM = 1 << 1;
+    /**
+     * wc_flags bit: the NIC verified the IPv4 header checksum and the TCP/UDP checksum of a received frame
+     * (IBV_WC_IP_CSUM_OK; raw packet QPs).
+     */
+    public static final int WC_IP_CSUM_OK = 1 << 2;
     /** wc_flags bit: {@link Completion#invalidatedRkey()} is valid (IBV_WC_WITH_INV). */
     public static final int WC_WITH_INV = 1 << 3;
 

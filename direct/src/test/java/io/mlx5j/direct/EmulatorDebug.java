@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * libmlx5emu.so): what libibverbs actually sent in its commands, independent of what libibverbs or libmlx5 report
  * back. Member offsets come from a gcc-compiled helper (src/test/c/emu_debug_offsets.c), not from Java constants.
  */
-final class EmulatorDebug
+public final class EmulatorDebug
 {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final Map<String, long[]> MEMBERS = new HashMap<>();
@@ -65,7 +65,7 @@ final class EmulatorDebug
     }
 
     /** The kernel's record of QP {@code qpn}, member name to value (unsigned), or null if it does not exist. */
-    static Map<String, Long> qp(final int qpn)
+    public static Map<String, Long> qp(final int qpn)
     {
         return read("qp", "mlx5emu_debug_qp", qpn);
     }
@@ -86,7 +86,7 @@ final class EmulatorDebug
     }
 
     /** Live objects of this process: contexts, pds, mrs, cqs, qps, srqs, ahs, channels. */
-    static Map<String, Long> live()
+    public static Map<String, Long> live()
     {
         try (Arena arena = Arena.ofConfined())
         {

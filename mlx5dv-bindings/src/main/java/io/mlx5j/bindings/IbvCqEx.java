@@ -52,6 +52,22 @@ public final class IbvCqEx
     public static final long STATUS_OFFSET = offset(LAYOUT, "status");
     public static final long WR_ID_OFFSET = offset(LAYOUT, "wr_id");
     public static final long START_POLL_OFFSET = offset(LAYOUT, "start_poll");
+    public static final long NEXT_POLL_OFFSET = offset(LAYOUT, "next_poll");
+    public static final long END_POLL_OFFSET = offset(LAYOUT, "end_poll");
+    public static final long READ_OPCODE_OFFSET = offset(LAYOUT, "read_opcode");
+    public static final long READ_VENDOR_ERR_OFFSET = offset(LAYOUT, "read_vendor_err");
+    public static final long READ_BYTE_LEN_OFFSET = offset(LAYOUT, "read_byte_len");
+    public static final long READ_IMM_DATA_OFFSET = offset(LAYOUT, "read_imm_data");
+    public static final long READ_QP_NUM_OFFSET = offset(LAYOUT, "read_qp_num");
+    public static final long READ_SRC_QP_OFFSET = offset(LAYOUT, "read_src_qp");
+    public static final long READ_WC_FLAGS_OFFSET = offset(LAYOUT, "read_wc_flags");
+    public static final long READ_SLID_OFFSET = offset(LAYOUT, "read_slid");
+    public static final long READ_SL_OFFSET = offset(LAYOUT, "read_sl");
+    public static final long READ_DLID_PATH_BITS_OFFSET = offset(LAYOUT, "read_dlid_path_bits");
+    public static final long READ_COMPLETION_TS_OFFSET = offset(LAYOUT, "read_completion_ts");
+    public static final long READ_CVLAN_OFFSET = offset(LAYOUT, "read_cvlan");
+    public static final long READ_FLOW_TAG_OFFSET = offset(LAYOUT, "read_flow_tag");
+    public static final long READ_COMPLETION_WALLCLOCK_NS_OFFSET = offset(LAYOUT, "read_completion_wallclock_ns");
 
     private IbvCqEx()
     {

@@ -15,6 +15,11 @@ public final class IbvCqInitAttrEx
     public static final int IBV_CREATE_CQ_ATTR_SINGLE_THREADED = 1 << 0;
     /** enum ibv_create_cq_wc_flags: the standard set ibv_create_cq implies. */
     public static final long IBV_WC_STANDARD_FLAGS = 0x7f;
+    /** enum ibv_create_cq_wc_flags: what the raw receive path reads beyond the standard set. */
+    public static final long IBV_WC_EX_WITH_COMPLETION_TIMESTAMP = 1L << 7;
+    public static final long IBV_WC_EX_WITH_CVLAN = 1L << 8;
+    public static final long IBV_WC_EX_WITH_FLOW_TAG = 1L << 9;
+    public static final long IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK = 1L << 11;
 
     public static final GroupLayout LAYOUT = structLayout(
         U32.withName("cqe"),

@@ -10,6 +10,9 @@ import static java.lang.foreign.MemoryLayout.unionLayout;
 /** {@code struct ibv_device_attr} (verbs.h, rdma-core 44): output of ibv_query_device. */
 public final class IbvDeviceAttr
 {
+    /** enum ibv_device_cap_flags (verbs.h): checksum offload on raw packet QPs. */
+    public static final int IBV_DEVICE_RAW_IP_CSUM = 1 << 26;
+
     public static final GroupLayout LAYOUT = structLayout(
         bytes(64).withName("fw_ver"),
         BE64.withName("node_guid"),

@@ -14,6 +14,8 @@ public final class IbvQpInitAttr
     public static final int IBV_QPT_RC = 2;
     public static final int IBV_QPT_UC = 3;
     public static final int IBV_QPT_UD = 4;
+    /** Raw Ethernet frames (verbs.h enum ibv_qp_type); needs an Ethernet port and CAP_NET_RAW. */
+    public static final int IBV_QPT_RAW_PACKET = 8;
 
     public static final GroupLayout LAYOUT = structLayout(
         C_POINTER.withName("qp_context"),

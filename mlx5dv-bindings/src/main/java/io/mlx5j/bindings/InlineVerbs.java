@@ -38,6 +38,62 @@ public final class InlineVerbs
 
     // ---------------------------------------------------------------- signatures
 
+    /** struct ibv_flow *(*)(struct ibv_qp *, struct ibv_flow_attr *) with errno: verbs_context.ibv_create_flow. */
+    private static final class CreateFlowFn
+    {
+        static final FunctionDescriptor FD = FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(FD, CallState.OPTION);
+    }
+
+    /** int (*)(struct ibv_flow *): verbs_context.ibv_destroy_flow. */
+    private static final class DestroyFlowFn
+    {
+        static final FunctionDescriptor FD = FunctionDescriptor.of(C_INT, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(FD);
+    }
+
+    /** int (*)(struct ibv_cq_ex *, struct ibv_poll_cq_attr *): ibv_cq_ex.start_poll. */
+    private static final class StartPollFn
+    {
+        static final FunctionDescriptor FD = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(FD);
+    }
+
+    /** int (*)(struct ibv_cq_ex *): next_poll; also the 32-bit readers (read_byte_len, read_wc_flags, ...). */
+    private static final class CqIntFn
+    {
+        static final FunctionDescriptor FD = FunctionDescriptor.of(C_INT, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(FD);
+    }
+
+    /** void (*)(struct ibv_cq_ex *): end_poll. */
+    private static final class CqVoidFn
+    {
+        static final FunctionDescriptor FD = FunctionDescriptor.ofVoid(C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(FD);
+    }
+
+    /** uint64_t (*)(struct ibv_cq_ex *): read_completion_ts, read_completion_wallclock_ns. */
+    private static final class CqLongFn
+    {
+        static final FunctionDescriptor FD = FunctionDescriptor.of(U64, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(FD);
+    }
+
+    /** uint16_t (*)(struct ibv_cq_ex *): read_cvlan. */
+    private static final class CqShortFn
+    {
+        static final FunctionDescriptor FD = FunctionDescriptor.of(CTypes.U16, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(FD);
+    }
+
+    /** uint8_t (*)(struct ibv_cq_ex *): read_sl, read_dlid_path_bits. */
+    private static final class CqByteFn
+    {
+        static final FunctionDescriptor FD = FunctionDescriptor.of(U8, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(FD);
+    }
+
     /** int (*)(void *, void *, void **): post_send, post_recv, post_srq_recv. */
     private static final class PostFn
     {
@@ -422,6 +478,175 @@ public final class InlineVerbs
         try
         {
             return (MemorySegment) CreateExFn.HANDLE.invokeExact(fn, callState, context, attr);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable", ex);
+        }
+    }
+
+    // ---------------------------------------------------------------- flow steering
+
+    /**
+     * {@code ibv_create_flow}: {@code verbs_context.ibv_create_flow(qp, attr)}, or NULL with errno EOPNOTSUPP when
+     * the provider has none (verbs.h).
+     */
+    public static MemorySegment ibv_create_flow(final MemorySegment callState, final MemorySegment qp,
+        final MemorySegment flowAttr)
+    {
+        final MemorySegment context = pointerAt(qp, IbvQp.LAYOUT.byteSize(), IbvQp.CONTEXT_OFFSET);
+        final MemorySegment fn = verbsContextOp(context, VerbsContext.CREATE_FLOW_OFFSET);
+        if (fn.address() == 0)
+        {
+            CallState.errno(callState, CallState.EOPNOTSUPP);
+            return MemorySegment.NULL;
+        }
+        try
+        {
+            return (MemorySegment) CreateFlowFn.HANDLE.invokeExact(fn, callState, qp, flowAttr);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable", ex);
+        }
+    }
+
+    /** {@code ibv_destroy_flow}: 0 or errno (EOPNOTSUPP when the provider has no destroy_flow). */
+    public static int ibv_destroy_flow(final MemorySegment flow)
+    {
+        final MemorySegment context = pointerAt(flow, IbvFlow.LAYOUT.byteSize(), IbvFlow.CONTEXT_OFFSET);
+        final MemorySegment fn = verbsContextOp(context, VerbsContext.DESTROY_FLOW_OFFSET);
+        if (fn.address() == 0)
+        {
+            return CallState.EOPNOTSUPP;
+        }
+        try
+        {
+            return (int) DestroyFlowFn.HANDLE.invokeExact(fn, flow);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable", ex);
+        }
+    }
+
+    // ---------------------------------------------------------------- ibv_cq_ex polling (ibv_start_poll, ibv_wc_read_*)
+
+    /** An {@code ibv_cq_ex} member function pointer, e.g. {@code cqFn(cq, IbvCqEx.READ_COMPLETION_TS_OFFSET)}. */
+    public static MemorySegment cqFn(final MemorySegment cqEx, final long memberOffset)
+    {
+        return pointerAt(cqEx, IbvCqEx.LAYOUT.byteSize(), memberOffset);
+    }
+
+    /** {@code ibv_start_poll(cq, attr)}: 0, ENOENT when empty, or errno. */
+    public static int ibv_start_poll(final MemorySegment cqEx, final MemorySegment pollCqAttr)
+    {
+        try
+        {
+            return (int) StartPollFn.HANDLE.invokeExact(cqFn(cqEx, IbvCqEx.START_POLL_OFFSET), cqEx, pollCqAttr);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable", ex);
+        }
+    }
+
+    /** {@code ibv_next_poll(cq)}: 0, ENOENT when empty, or errno. */
+    public static int ibv_next_poll(final MemorySegment cqEx)
+    {
+        return callCqInt(cqFn(cqEx, IbvCqEx.NEXT_POLL_OFFSET), cqEx);
+    }
+
+    /** {@code ibv_end_poll(cq)}. */
+    public static void ibv_end_poll(final MemorySegment cqEx)
+    {
+        try
+        {
+            CqVoidFn.HANDLE.invokeExact(cqFn(cqEx, IbvCqEx.END_POLL_OFFSET), cqEx);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable", ex);
+        }
+    }
+
+    /** A 32-bit {@code ibv_wc_read_*} (byte_len, wc_flags, qp_num, flow_tag, ...) or next_poll through {@code fn}. */
+    public static int callCqInt(final MemorySegment fn, final MemorySegment cqEx)
+    {
+        try
+        {
+            return (int) CqIntFn.HANDLE.invokeExact(fn, cqEx);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable", ex);
+        }
+    }
+
+    /** A 64-bit {@code ibv_wc_read_*} (completion_ts, completion_wallclock_ns) through {@code fn}. */
+    public static long callCqLong(final MemorySegment fn, final MemorySegment cqEx)
+    {
+        try
+        {
+            return (long) CqLongFn.HANDLE.invokeExact(fn, cqEx);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable", ex);
+        }
+    }
+
+    /** A 16-bit {@code ibv_wc_read_*} (cvlan) through {@code fn}, zero-extended. */
+    public static int callCqShort(final MemorySegment fn, final MemorySegment cqEx)
+    {
+        try
+        {
+            return Short.toUnsignedInt((short) CqShortFn.HANDLE.invokeExact(fn, cqEx));
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable", ex);
+        }
+    }
+
+    /** An 8-bit {@code ibv_wc_read_*} (sl, dlid_path_bits) through {@code fn}, zero-extended. */
+    public static int callCqByte(final MemorySegment fn, final MemorySegment cqEx)
+    {
+        try
+        {
+            return Byte.toUnsignedInt((byte) CqByteFn.HANDLE.invokeExact(fn, cqEx));
         }
         catch (final Error | RuntimeException ex)
         {

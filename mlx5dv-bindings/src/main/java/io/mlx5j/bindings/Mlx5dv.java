@@ -91,4 +91,30 @@ public final class Mlx5dv
             throw new AssertionError("unreachable: mlx5dv_is_supported", ex);
         }
     }
+
+    private static final class mlx5dv_get_clock_info$
+    {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.mlx5("mlx5dv_get_clock_info"), DESC, NONE);
+    }
+
+    /**
+     * int mlx5dv_get_clock_info(struct ibv_context *, struct mlx5dv_clock_info *): a consistent copy of the clock-info
+     * page; 0, EINVAL when the page is not mapped, EBUSY when the kernel kept updating it, EOPNOTSUPP for non-mlx5.
+     */
+    public static int mlx5dv_get_clock_info(final MemorySegment context, final MemorySegment clockInfo)
+    {
+        try
+        {
+            return (int) mlx5dv_get_clock_info$.HANDLE.invokeExact(context, clockInfo);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable: mlx5dv_get_clock_info", ex);
+        }
+    }
 }

@@ -19,6 +19,8 @@ public final class NativeLibs
 {
     public static final String LIBIBVERBS = "libibverbs.so.1";
     public static final String LIBMLX5 = "libmlx5.so.1";
+    /** librdmacm (rdma/rdma_cma.h); it links libibverbs.so.1, so its verbs contexts are the ones mlx5j's calls see. */
+    public static final String LIBRDMACM = "librdmacm.so.1";
 
     private static final Linker LINKER = Linker.nativeLinker();
 
@@ -34,6 +36,17 @@ public final class NativeLibs
     private static final class Mlx5
     {
         static final SymbolLookup LOOKUP = SymbolLookup.libraryLookup(LIBMLX5, Arena.global());
+    }
+
+    private static final class RdmacmLib
+    {
+        static final SymbolLookup LOOKUP = SymbolLookup.libraryLookup(LIBRDMACM, Arena.global());
+    }
+
+    /** Address of an exported librdmacm function; fails with the symbol name when it is absent. */
+    public static MemorySegment rdmacm(final String name)
+    {
+        return RdmacmLib.LOOKUP.find(name).orElseThrow(() -> new UnsatisfiedLinkError(name + " not found in " + LIBRDMACM));
     }
 
     /** Address of an exported libibverbs function; fails with the symbol name when it is absent. */

@@ -65,6 +65,9 @@ public final class VerbsContext
     public static final long CREATE_QP_EX_OFFSET = offset(LAYOUT, "create_qp_ex");
     public static final long CREATE_SRQ_EX_OFFSET = offset(LAYOUT, "create_srq_ex");
     public static final long SZ_OFFSET = offset(LAYOUT, "sz");
+    /** Members ibv_create_flow / ibv_destroy_flow (the constant names drop the ibv_ prefix, which would read as a verbs enum). */
+    public static final long CREATE_FLOW_OFFSET = offset(LAYOUT, "ibv_create_flow");
+    public static final long DESTROY_FLOW_OFFSET = offset(LAYOUT, "ibv_destroy_flow");
     public static final long CONTEXT_OFFSET = offset(LAYOUT, "context");
 
     private VerbsContext()

@@ -40,6 +40,21 @@ class DowncallSignatureTest
         Map.entry("verbs_context.query_port", "QueryPortFn"),
         Map.entry("verbs_context.create_qp_ex", "CreateExFn"),
         Map.entry("verbs_context.create_cq_ex", "CreateExFn"),
+        Map.entry("verbs_context.ibv_create_flow", "CreateFlowFn"),
+        Map.entry("verbs_context.ibv_destroy_flow", "DestroyFlowFn"),
+        Map.entry("ibv_cq_ex.start_poll", "StartPollFn"),
+        Map.entry("ibv_cq_ex.next_poll", "CqIntFn"),
+        Map.entry("ibv_cq_ex.end_poll", "CqVoidFn"),
+        Map.entry("ibv_cq_ex.read_byte_len", "CqIntFn"),
+        Map.entry("ibv_cq_ex.read_wc_flags", "CqIntFn"),
+        Map.entry("ibv_cq_ex.read_qp_num", "CqIntFn"),
+        Map.entry("ibv_cq_ex.read_src_qp", "CqIntFn"),
+        Map.entry("ibv_cq_ex.read_flow_tag", "CqIntFn"),
+        Map.entry("ibv_cq_ex.read_opcode", "CqIntFn"),
+        Map.entry("ibv_cq_ex.read_completion_ts", "CqLongFn"),
+        Map.entry("ibv_cq_ex.read_completion_wallclock_ns", "CqLongFn"),
+        Map.entry("ibv_cq_ex.read_cvlan", "CqShortFn"),
+        Map.entry("ibv_cq_ex.read_sl", "CqByteFn"),
         Map.entry("ibv_qp_ex.wr_start", "WrVoidFn"),
         Map.entry("ibv_qp_ex.wr_abort", "WrVoidFn"),
         Map.entry("ibv_qp_ex.wr_send", "WrVoidFn"),
@@ -106,7 +121,7 @@ class DowncallSignatureTest
         {
             fail(String.join("\n", problems));
         }
-        assertEquals(33, checked);
+        assertEquals(34, checked);
     }
 
     @Test

@@ -43,7 +43,15 @@ class LayoutTest
         "mlx5_wqe_raddr_seg", "mlx5_wqe_atomic_seg", "mlx5_wqe_inl_data_seg", "mlx5_wqe_eth_seg", "mlx5_wqe_tm_seg",
         "mlx5_wqe_umr_ctrl_seg", "mlx5_wqe_umr_klm_seg", "mlx5_wqe_umr_repeat_ent_seg",
         "mlx5_wqe_umr_repeat_block_seg", "mlx5_wqe_mkey_context_seg", "mlx5_mprq_wqe", "mlx5_wqe_umr_inline_seg",
-        "mlx5_cqe64", "mlx5_err_cqe", "mlx5_tm_cqe");
+        "mlx5_cqe64", "mlx5_err_cqe", "mlx5_tm_cqe",
+        "rdma_event_channel", "rdma_cm_id", "rdma_route", "rdma_addr", "rdma_ib_addr", "rdma_conn_param",
+        "rdma_ud_param", "rdma_cm_event", "ibv_sa_path_rec", "sockaddr", "sockaddr_in", "sockaddr_in6",
+        "sockaddr_storage",
+        // issue 11: the market-data path
+        "ibv_flow_attr", "ibv_flow", "ibv_flow_eth_filter", "ibv_flow_spec_eth", "ibv_flow_ipv4_filter",
+        "ibv_flow_spec_ipv4", "ibv_flow_ipv6_filter", "ibv_flow_spec_ipv6", "ibv_flow_tcp_udp_filter",
+        "ibv_flow_spec_tcp_udp", "ibv_flow_spec_action_tag", "ibv_flow_spec_action_drop", "mlx5dv_clock_info",
+        "mlx5_ib_clock_info", "ibv_poll_cq_attr");
 
     private static Map<String, String> cLines;
     private static Map<String, String> javaLines;

@@ -214,6 +214,10 @@ class DirectBehaviourTest
             () -> p.sqA.send(3, 0, 0, 8, SendFlags.INLINE));
         assertTrue(nullPage.getMessage().contains("null page"), nullPage.getMessage());
         assertThrows(IllegalArgumentException.class, () -> p.sqA.send(4, l, 0, 8, 1 << 10));
+        // a verbs flag this QP type cannot honour is refused by name, not ignored
+        final IllegalArgumentException csum = assertThrows(IllegalArgumentException.class,
+            () -> p.sqA.send(4, l, 0, 8, SendFlags.IP_CSUM | SendFlags.SIGNALED));
+        assertTrue(csum.getMessage().contains("IP_CSUM") && csum.getMessage().contains("raw packet"), csum.getMessage());
         assertThrows(IllegalStateException.class, () -> p.sqA.post(), "post without begin");
         assertEquals(0, p.sqA.outstanding(), "nothing was written by the failed calls");
         // a closed QP: its ring segments are scoped to it

@@ -58,7 +58,9 @@ class HeaderConstantsTest
     private static final Set<String> PRIVATE_TO_RDMA_CORE = Set.of(
         "MLX5_AV_GRH", "MLX5_BF_OFFSET", "MLX5_CQ_ARM_DB", "MLX5_CQ_ARM_DB_OFFSET", "MLX5_CQ_SET_CI",
         "MLX5_CQ_SET_CI_OFFSET", "MLX5_OPMOD_EXT_ATOMIC_32", "MLX5_OPMOD_EXT_ATOMIC_64", "MLX5_RCV_DBR_OFFSET",
-        "MLX5_SND_DBR_OFFSET");
+        "MLX5_SND_DBR_OFFSET",
+        // rdma-core v44 providers/mlx5/wqe.h and mlx5.h (raw packet QPs, issue 11)
+        "MLX5_ETH_L2_MIN_HEADER_SIZE", "MLX5_ETH_L2_INLINE_HEADER_SIZE", "MLX5_FLOW_TAG_MASK");
 
     /** One Java value and the C expression it must equal. */
     private record Check(String java, String c, long value, boolean isInt)
@@ -207,7 +209,8 @@ class HeaderConstantsTest
     }
 
     private static final String HEADERS = "#include <stdio.h>\n#include <infiniband/verbs.h>\n"
-        + "#include <infiniband/mlx5dv.h>\n";
+        + "#include <infiniband/mlx5dv.h>\n"
+        + "#include <rdma/mlx5-abi.h>\n";
 
     /** Compiles and runs a probe that prints each check's C expression as a signed 64-bit number. */
     private static Map<String, Long> cValues(final List<Check> checks) throws Exception

@@ -31,8 +31,22 @@ package io.mlx5j.wqe;
  */
 public final class Cqe64
 {
+    /** Ethernet receive CQEs: the index of the striding-RQ WQE the packet landed in (mlx5dv.h wqe_id). */
+    public static final int WQE_ID_OFFSET = 0x02;
+    /** Ethernet receive CQEs: the RSS (Toeplitz) hash and its type (PRM; DPDK mlx5_prm.h rx_hash_res). */
+    public static final int RSS_HASH_RESULT_OFFSET = 0x0c;
+    public static final int RSS_HASH_TYPE_OFFSET = 0x10;
+    public static final int ML_PATH_OFFSET = 0x11;
+    /** Ethernet receive CQEs: L4 checksum the device computed over the packet (PRM check_sum). */
+    public static final int CHECK_SUM_OFFSET = 0x14;
     public static final int SLID_OFFSET = 0x16;
     public static final int FLAGS_RQPN_OFFSET = 0x18;
+    /** Ethernet receive CQEs: L2/L3/L4 OK bits ({@link #MLX5_CQE_L3_OK}, {@link #MLX5_CQE_L4_OK}). */
+    public static final int HDS_IP_EXT_OFFSET = 0x1c;
+    /** Ethernet receive CQEs: L4 header type in bits 6..4, L3 header type in bits 3..2, VLAN stripped in bit 0. */
+    public static final int L4_HDR_TYPE_ETC_OFFSET = 0x1d;
+    /** Ethernet receive CQEs: the TCI of a VLAN tag the device stripped (libmlx5 mlx5_cq_read_wc_cvlan). */
+    public static final int VLAN_INFO_OFFSET = 0x1e;
     public static final int SRQN_UIDX_OFFSET = 0x20;
     public static final int IMM_INVAL_PKEY_OFFSET = 0x24;
     public static final int BYTE_CNT_OFFSET = 0x2c;
@@ -46,6 +60,28 @@ public final class Cqe64
     public static final int LENGTH = 64;
 
     public static final int MLX5_CQE_OWNER_MASK = 1;
+
+    /** hds_ip_ext bits (mlx5dv.h). */
+    public static final int MLX5_CQE_L2_OK = 1 << 0;
+    public static final int MLX5_CQE_L3_OK = 1 << 1;
+    public static final int MLX5_CQE_L4_OK = 1 << 2;
+    /** L3 header types, bits 3..2 of l4_hdr_type_etc (mlx5dv.h). */
+    public static final int MLX5_CQE_L3_HDR_TYPE_NONE = 0x0;
+    public static final int MLX5_CQE_L3_HDR_TYPE_IPV6 = 0x1;
+    public static final int MLX5_CQE_L3_HDR_TYPE_IPV4 = 0x2;
+    /** L4 header types, bits 6..4 of l4_hdr_type_etc (PRM; Linux include/linux/mlx5/device.h CQE_L4_HDR_TYPE_*). */
+    public static final int CQE_L4_HDR_TYPE_NONE = 0x0;
+    public static final int CQE_L4_HDR_TYPE_TCP_NO_ACK = 0x1;
+    public static final int CQE_L4_HDR_TYPE_UDP = 0x2;
+    public static final int CQE_L4_HDR_TYPE_TCP_ACK_NO_DATA = 0x3;
+    public static final int CQE_L4_HDR_TYPE_TCP_ACK_AND_DATA = 0x4;
+    /** The flow tag of the steering rule that matched: low 24 bits of sop_drop_qpn (libmlx5 MLX5_FLOW_TAG_MASK). */
+    public static final int MLX5_FLOW_TAG_MASK = 0x00ffffff;
+    /** Striding RQ: byte_cnt holds the length, the strides consumed and a filler flag (DPDK mlx5_prm.h MLX5_MPRQ_*). */
+    public static final int MPRQ_LEN_MASK = 0x0000ffff;
+    public static final int MPRQ_STRIDE_NUM_MASK = 0x3fff0000;
+    public static final int MPRQ_STRIDE_NUM_SHIFT = 16;
+    public static final int MPRQ_FILLER_MASK = 0x80000000;
     public static final int MLX5_CQE_REQ = 0;
     public static final int MLX5_CQE_RESP_WR_IMM = 1;
     public static final int MLX5_CQE_RESP_SEND = 2;

@@ -196,6 +196,104 @@ public final class CqeView
         return (long)BE64.get(cq, cqe64 + Cqe64.TIMESTAMP_OFFSET);
     }
 
+    // ---------------------------------------------------------------- Ethernet receive CQEs
+
+    /** hds_ip_ext: the MLX5_CQE_L*_OK bits. */
+    public int hdsIpExt()
+    {
+        return (byte)U8.get(cq, cqe64 + Cqe64.HDS_IP_EXT_OFFSET) & 0xff;
+    }
+
+    public int l4HdrTypeEtc()
+    {
+        return (byte)U8.get(cq, cqe64 + Cqe64.L4_HDR_TYPE_ETC_OFFSET) & 0xff;
+    }
+
+    /** MLX5_CQE_L3_HDR_TYPE_*: bits 3..2 of l4_hdr_type_etc (libmlx5 get_cqe_l3_hdr_type). */
+    public int l3HdrType()
+    {
+        return (l4HdrTypeEtc() >>> 2) & 0x3;
+    }
+
+    /** CQE_L4_HDR_TYPE_*: bits 6..4 of l4_hdr_type_etc. */
+    public int l4HdrType()
+    {
+        return (l4HdrTypeEtc() >>> 4) & 0x7;
+    }
+
+    /** Bit 0 of l4_hdr_type_etc: the device stripped a VLAN tag, whose TCI is {@link #vlanInfo()}. */
+    public boolean vlanStripped()
+    {
+        return (l4HdrTypeEtc() & 1) != 0;
+    }
+
+    public int vlanInfo()
+    {
+        return (short)BE16.get(cq, cqe64 + Cqe64.VLAN_INFO_OFFSET) & 0xffff;
+    }
+
+    /**
+     * libmlx5's IBV_WC_IP_CSUM_OK test (cq.c get_csum_ok): both the L3 and the L4 OK bits, on an IPv4 packet.
+     * libmlx5 applies it only to QPs whose receive checksum is valid (raw packet QPs on a device with
+     * IBV_DEVICE_RAW_IP_CSUM).
+     */
+    public boolean ipCsumOk()
+    {
+        return (hdsIpExt() & (Cqe64.MLX5_CQE_L3_OK | Cqe64.MLX5_CQE_L4_OK)) ==
+            (Cqe64.MLX5_CQE_L3_OK | Cqe64.MLX5_CQE_L4_OK) && l3HdrType() == Cqe64.MLX5_CQE_L3_HDR_TYPE_IPV4;
+    }
+
+    /** Flow tag of the matching steering rule (libmlx5 mlx5_cq_read_flow_tag). */
+    public int flowTag()
+    {
+        return sopDropQpn() & Cqe64.MLX5_FLOW_TAG_MASK;
+    }
+
+    public int rssHashResult()
+    {
+        return (int)BE32.get(cq, cqe64 + Cqe64.RSS_HASH_RESULT_OFFSET);
+    }
+
+    public int rssHashType()
+    {
+        return (byte)U8.get(cq, cqe64 + Cqe64.RSS_HASH_TYPE_OFFSET) & 0xff;
+    }
+
+    public int checkSum()
+    {
+        return (short)BE16.get(cq, cqe64 + Cqe64.CHECK_SUM_OFFSET) & 0xffff;
+    }
+
+    /** Striding RQ: the WQE the packet landed in (wqe_id). */
+    public int wqeId()
+    {
+        return (short)BE16.get(cq, cqe64 + Cqe64.WQE_ID_OFFSET) & 0xffff;
+    }
+
+    /** Striding RQ: the first stride of the packet in its WQE (wqe_counter). */
+    public int strideIndex()
+    {
+        return wqeCounter();
+    }
+
+    /** Striding RQ: strides the packet (or the filler) consumed. */
+    public int consumedStrides()
+    {
+        return (byteCnt() & Cqe64.MPRQ_STRIDE_NUM_MASK) >>> Cqe64.MPRQ_STRIDE_NUM_SHIFT;
+    }
+
+    /** Striding RQ: a filler CQE, which only consumes the rest of a WQE; it carries no packet. */
+    public boolean filler()
+    {
+        return (byteCnt() & Cqe64.MPRQ_FILLER_MASK) != 0;
+    }
+
+    /** Striding RQ: the packet length (low 16 bits of byte_cnt). */
+    public int strideByteCnt()
+    {
+        return byteCnt() & Cqe64.MPRQ_LEN_MASK;
+    }
+
     /** Error CQEs only: syndrome (struct mlx5_err_cqe). */
     public int syndrome()
     {

@@ -6,6 +6,7 @@ import static io.mlx5j.wqe.Be.BE16;
 import static io.mlx5j.wqe.Be.BE32;
 import static io.mlx5j.wqe.Be.BE64;
 import static io.mlx5j.wqe.Be.U8;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
  * Flyweight encoder of one send WQE inside the send ring. One instance per send queue, re-wrapped for every post:
@@ -115,6 +116,145 @@ public final class WqeWriter
             MemorySegment.copy(src, srcOffset + first, sq, 0, byteCount - first);
         }
         return advance(units);
+    }
+
+    /**
+     * Inline data segment carrying two pieces back to back ({@code aLen} bytes of {@code a}, then {@code bLen} of
+     * {@code b}) under one byte_count, as libmlx5's set_data_inl_seg packs every SGE of an IBV_SEND_INLINE request:
+     * the rest of a header template and a payload, without a gather copy.
+     */
+    public WqeWriter inline(final MemorySegment a, final long aOffset, final int aLen, final MemorySegment b,
+        final long bOffset, final int bLen)
+    {
+        checkSource(a, aOffset, aLen);
+        checkSource(b, bOffset, bLen);
+        final int byteCount = aLen + bLen;
+        final int units = InlineSeg.ds(byteCount);
+        reserve(units, "inline data");
+        final long at = cursor;
+        zeroLastUnit(at, units);
+        BE32.set(sq, at + InlineSeg.BYTE_COUNT_OFFSET, byteCount | InlineSeg.MLX5_INLINE_SEG);
+        final long data = at + InlineSeg.DATA_OFFSET;   // never past the ring end: at is 16-aligned
+        copyToRing(a, aOffset, data, aLen);
+        copyToRing(b, bOffset, (data + aLen) & sqMask, bLen);
+        return advance(units);
+    }
+
+    /**
+     * Ethernet segment ({@link EthSeg}) of a raw-packet WQE with the first {@code inlineHdrSz} bytes of the frame
+     * inline, copied from {@code src}: what libmlx5's raw branch of _mlx5_post_send writes (zeroed segment,
+     * cs_flags, inline_hdr_sz, the bytes from inline_hdr_start on) for an inline header of 0 or 18 bytes, and what
+     * set_tso_eth_seg writes for longer ones (the bytes continue into the next units, at the ring end at offset 0).
+     * The padding after the header, in its last unit, is written as zeros.
+     *
+     * @param csFlags OR of {@link EthSeg#MLX5_ETH_WQE_L3_CSUM} / {@link EthSeg#MLX5_ETH_WQE_L4_CSUM}
+     * @param mss     LSO segment size; 0 for a plain send
+     */
+    public WqeWriter eth(final int csFlags, final int mss, final MemorySegment src, final long srcOffset,
+        final int inlineHdrSz)
+    {
+        checkSource(src, srcOffset, inlineHdrSz);
+        checkFirst();
+        final int units = EthSeg.ds(inlineHdrSz);
+        reserve(units, "Ethernet segment (inline header)");
+        final long at = cursor;
+        zeroLastUnit(at, units);
+        final int start = (inlineHdrSz > 0 ? (src.get(JAVA_BYTE, srcOffset) & 0xff) << 8 : 0) |
+            (inlineHdrSz > 1 ? src.get(JAVA_BYTE, srcOffset + 1) & 0xff : 0);
+        ethFixed(at, csFlags, mss, (inlineHdrSz << 16) | start);
+        if (inlineHdrSz > 2)
+        {
+            copyToRing(src, srcOffset + 2, at + EthSeg.INLINE_HDR_OFFSET, inlineHdrSz - 2);
+        }
+        return advance(units);
+    }
+
+    /**
+     * Ethernet segment that inserts an 802.1Q tag {@code 0x8100, tci} after the two MACs of the frame in {@code
+     * src}. With {@code inlineHdrSz} 0 the device inserts it (insert.type {@link EthSeg#INSERT_VLAN});
+     * otherwise the tag is written into the inline copy, which then holds {@code inlineHdrSz} bytes of the tagged
+     * frame: the 12 MAC bytes, the tag, and {@code inlineHdrSz - 16} more bytes of {@code src} from offset 12. The
+     * caller's gather list must then start at {@code src} offset {@code inlineHdrSz - 4}.
+     *
+     * @param inlineHdrSz 0, or at least {@link EthSeg#MLX5_ETH_L2_INLINE_HEADER_SIZE}
+     */
+    public WqeWriter ethVlan(final int csFlags, final int mss, final MemorySegment src, final long srcOffset,
+        final int inlineHdrSz, final int tci)
+    {
+        checkFirst();
+        if (inlineHdrSz == 0)
+        {
+            reserve(1, "Ethernet segment");
+            ethFixed(cursor, csFlags, mss, EthSeg.INSERT_VLAN << 16 | (tci & 0xffff));
+            return advance(1);
+        }
+        if (inlineHdrSz < EthSeg.MLX5_ETH_L2_INLINE_HEADER_SIZE)
+        {
+            throw new IllegalArgumentException("a VLAN tag written into the inline header needs at least " +
+                EthSeg.MLX5_ETH_L2_INLINE_HEADER_SIZE + " inline bytes: " + inlineHdrSz);
+        }
+        checkSource(src, srcOffset, inlineHdrSz - EthSeg.VLAN_HLEN);
+        final int units = EthSeg.ds(inlineHdrSz);
+        reserve(units, "Ethernet segment (inline header)");
+        final long at = cursor;
+        zeroLastUnit(at, units);
+        ethFixed(at, csFlags, mss, (inlineHdrSz << 16) | (src.get(JAVA_BYTE, srcOffset) & 0xff) << 8 |
+            (src.get(JAVA_BYTE, srcOffset + 1) & 0xff));
+        // Tagged frame bytes 2..11 (the rest of the MACs) go to 0x10..0x19 of the segment, the tag to 0x1a..0x1d, the
+        // rest of the header from 0x1e on. The segment starts 16 bytes into a WQEBB, so nothing before 0x20 can
+        // reach the ring end, and 0x1a / 0x1c are 2-byte aligned.
+        final long macs = at + EthSeg.INLINE_HDR_OFFSET;
+        final long tag = at + EthSeg.INLINE_HDR_START_OFFSET + EthSeg.VLAN_TAG_OFFSET;
+        MemorySegment.copy(src, srcOffset + 2, sq, macs, EthSeg.VLAN_TAG_OFFSET - 2);
+        BE16.set(sq, tag, (short)EthSeg.ETH_P_8021Q);
+        BE16.set(sq, tag + 2, (short)tci);
+        copyToRing(src, srcOffset + EthSeg.VLAN_TAG_OFFSET, tag + EthSeg.VLAN_HLEN,
+            inlineHdrSz - EthSeg.VLAN_HLEN - EthSeg.VLAN_TAG_OFFSET);
+        return advance(units);
+    }
+
+    /** First 16 bytes of an Ethernet segment: two 8-byte stores, reserved words zero. */
+    private void ethFixed(final long at, final int csFlags, final int mss, final int word12)
+    {
+        BE64.set(sq, at + EthSeg.RSVD0_OFFSET, ((csFlags & 0xffL) << 24) | (mss & 0xffffL));
+        BE64.set(sq, at + EthSeg.RSVD2_OFFSET, word12 & 0xffffffffL);
+    }
+
+    private void zeroLastUnit(final long at, final int units)
+    {
+        final long last = (at + ((long)(units - 1) << 4)) & sqMask;
+        BE64.set(sq, last, 0L);
+        BE64.set(sq, last + 8, 0L);
+    }
+
+    /** Copy {@code n} bytes to ring offset {@code to}, continuing at offset 0 past the ring end. */
+    private void copyToRing(final MemorySegment src, final long from, final long to, final int n)
+    {
+        final long ringSize = sqMask + 1;
+        final long first = Math.min(n, ringSize - to);
+        MemorySegment.copy(src, from, sq, to, first);
+        if (first < n)
+        {
+            MemorySegment.copy(src, from + first, sq, 0, n - first);
+        }
+    }
+
+    /** The Ethernet segment directly follows the ctrl segment (PRM send WQE layout; libmlx5 writes it there). */
+    private void checkFirst()
+    {
+        if (ds != 1)
+        {
+            throw new IllegalArgumentException("the Ethernet segment must follow the ctrl segment, not unit " + ds);
+        }
+    }
+
+    private static void checkSource(final MemorySegment src, final long srcOffset, final int n)
+    {
+        if (n < 0 || srcOffset < 0 || srcOffset > src.byteSize() - n)
+        {
+            throw new IllegalArgumentException("inline source [" + srcOffset + ", +" + n +
+                ") is outside a segment of " + src.byteSize() + " bytes");
+        }
     }
 
     /** Atomic compare-and-swap operand segment (opcode MLX5_OPCODE_ATOMIC_CS, after {@link #raddr}). */

@@ -90,6 +90,7 @@ class GoldenBytesTest
             atomicCases();
             datagramCase();
             inlineCase();
+            ethCase();
             recvCase();
         }
         final List<String> got = CProgram.run("golden", stdin.toString());
@@ -181,6 +182,41 @@ class GoldenBytesTest
         w.inline(src, 0, len);
         expect("inline", "inline " + len + " " + (len == 0 ? "-" : Hex.of(data)),
             Hex.of(ring, a, InlineSeg.ds(len) * 16));
+    }
+
+    /**
+     * Ethernet segment at a random WQEBB: no inline header, the L2 minimum (18), or a longer header that continues
+     * into the next units and across the ring end; every cs_flags combination; a VLAN tag a third of the time.
+     */
+    private void ethCase()
+    {
+        garbage();
+        final long ctrl = (long)rnd.nextInt(RING_BB) * 64;
+        w.wrap(ring, ctrl);
+        final int cs = rnd.nextInt(4) << 6;
+        final int mss = rnd.nextInt(65536);
+        final boolean vlan = rnd.nextInt(3) == 0;
+        final int tci = rnd.nextInt(65536);
+        final int n = switch (rnd.nextInt(3))
+        {
+            case 0 -> 0;
+            case 1 -> EthSeg.MLX5_ETH_L2_INLINE_HEADER_SIZE;
+            default -> EthSeg.MLX5_ETH_L2_INLINE_HEADER_SIZE + rnd.nextInt(200);
+        };
+        final byte[] frame = new byte[Math.max(n, 14) + rnd.nextInt(64)];
+        rnd.nextBytes(frame);
+        final MemorySegment src = MemorySegment.ofArray(frame);
+        if (vlan)
+        {
+            w.ethVlan(cs, mss, src, 0, n, tci);
+        }
+        else
+        {
+            w.eth(cs, mss, src, 0, n);
+        }
+        assertEquals(EthSeg.ds(n), w.ds() - 1, "units of an Ethernet segment with " + n + " inline bytes");
+        expect("eth", "eth " + cs + " " + mss + " " + (vlan ? tci : 0x10000) + " " + n + " " + Hex.of(frame),
+            Hex.of(ring, ctrl + 16, EthSeg.ds(n) * 16));
     }
 
     private void recvCase()

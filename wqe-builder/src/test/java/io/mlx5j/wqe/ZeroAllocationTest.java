@@ -77,4 +77,60 @@ class ZeroAllocationTest
         // lazy JDK internals) have been observed and are not per-cycle, so they are tolerated.
         assertTrue(allocated < 1024, allocated + " bytes allocated over 200k cycles (sink " + sink + ")");
     }
+
+    private final UdpHeaderTemplate udp = new UdpHeaderTemplate(MemorySegment.ofArray(new long[8]));
+
+    /** A raw send (template patch, Ethernet segment with 18 inline bytes or a VLAN tag, data) and a raw CQE read. */
+    private long rawCycle(final int i)
+    {
+        udp.dstPort(i).prepare(i & 1023, i);
+        final long ctrl = sq.claim(1);
+        if (ctrl == SendQueue.NO_SPACE)
+        {
+            throw new AssertionError("ring full");
+        }
+        final WqeWriter ww = w.wrap(ring, ctrl);
+        if ((i & 1) == 0)
+        {
+            ww.eth(EthSeg.MLX5_ETH_WQE_L3_CSUM, 0, udp.segment(), 0, EthSeg.MLX5_ETH_L2_INLINE_HEADER_SIZE);
+        }
+        else
+        {
+            ww.ethVlan(0, 0, udp.segment(), 0, EthSeg.MLX5_ETH_L2_INLINE_HEADER_SIZE, i);
+        }
+        ww.data(i & 1023, 8, 0x2000L + i).ctrl(0, Mlx5Opcode.MLX5_OPCODE_SEND, sq.wqeIndex(), 0x123,
+            CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE, 0);
+        final int idx = sq.wqeIndex();
+        sq.commit(w.ds(), i);
+        final long at = (long)(ci & 63) * 64;
+        cq.set(BE_SHORT, at + Cqe64.WQE_COUNTER_OFFSET, (short)idx);
+        cq.set(ValueLayout.JAVA_BYTE, at + Cqe64.OP_OWN_OFFSET, (byte)((ci >>> 6) & 1));
+        long sum = 0;
+        if (view.tryAcquire(ci))
+        {
+            sum += view.flowTag() + view.vlanInfo() + view.l4HdrType() + (view.ipCsumOk() ? 1 : 0) +
+                view.rssHashResult() + view.consumedStrides() + view.timestamp();
+            sum += sq.complete(view.wqeCounter());
+            ci++;
+        }
+        return sum;
+    }
+
+    @Test
+    void rawSendAndReceiveAllocateNothing()
+    {
+        final com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        long sink = 0;
+        for (int i = 0; i < 50_000; i++)
+        {
+            sink += rawCycle(i);
+        }
+        final long before = mx.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 200_000; i++)
+        {
+            sink += rawCycle(i);
+        }
+        final long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+        assertTrue(allocated < 1024, allocated + " bytes allocated over 200k raw cycles (sink " + sink + ")");
+    }
 }

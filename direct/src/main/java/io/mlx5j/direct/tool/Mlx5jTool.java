@@ -10,6 +10,7 @@ import java.util.Arrays;
  *   mlx5j devices [-d NAME]                    devices, ports, LIDs, GIDs
  *   mlx5j perf TEST [options]                  perftest-style benchmark on the Java direct path
  *   mlx5j pingpong [--ud] [options] [HOST]     ibv_rc_pingpong / ibv_ud_pingpong, on the Java direct path
+ *   mlx5j feed publish|subscribe [options]     multicast market-data demo on raw Ethernet
  * </pre>
  * Exit status: 0 success, 1 failure at run time (the message says what failed), 2 bad command line.
  */
@@ -19,7 +20,9 @@ public final class Mlx5jTool
         "usage: mlx5j COMMAND [options]",
         "  devices [-d NAME]                list RDMA devices: GUID, port state, link layer, LID, GIDs",
         "  perf TEST [options]              perftest-style benchmark on the Java direct path (mlx5j perf --help)",
-        "  pingpong [--ud] [options] [HOST] the ibv_rc_pingpong / ibv_ud_pingpong protocol (mlx5j pingpong --help)");
+        "  pingpong [--ud] [options] [HOST] the ibv_rc_pingpong / ibv_ud_pingpong protocol (mlx5j pingpong --help)",
+        "  rping -s|-c [options]            rping's protocol over rdma_cm (mlx5j rping --help)",
+        "  feed publish|subscribe [options] multicast market data over raw Ethernet (mlx5j feed --help)");
 
     private Mlx5jTool()
     {
@@ -68,6 +71,20 @@ public final class Mlx5jTool
                         return 0;
                     }
                     return PingpongCommand.run(PingpongOptions.parse(rest), out, err);
+                case "rping":
+                    if (Arrays.asList(rest).contains("--help"))
+                    {
+                        out.println(RpingOptions.USAGE);
+                        return 0;
+                    }
+                    return RpingCommand.run(RpingOptions.parse(rest), out, err);
+                case "feed":
+                    if (help)
+                    {
+                        out.println(FeedCommand.USAGE);
+                        return 0;
+                    }
+                    return FeedCommand.run(FeedCommand.parse(rest), out, err);
                 case "help", "-h", "--help":
                     out.println(USAGE);
                     return 0;
@@ -82,7 +99,9 @@ public final class Mlx5jTool
             {
                 case "perf" -> PerfOptions.USAGE;
                 case "pingpong" -> PingpongOptions.USAGE;
+                case "rping" -> RpingOptions.USAGE;
                 case "devices" -> DevicesCommand.USAGE;
+                case "feed" -> FeedCommand.USAGE;
                 default -> USAGE;
             });
             return 2;

@@ -1,0 +1,28 @@
+package io.mlx5j.cm;
+
+/** A librdmacm call returned -1; carries the C function and the errno it set. */
+public final class CmCallException extends CmException
+{
+    private static final long serialVersionUID = 1L;
+
+    private final String call;
+    private final int errno;
+
+    CmCallException(final String step, final String call, final int errno)
+    {
+        super(step, null, 0, step + ": " + call + " failed: errno " + errno + " (" + CmStatus.errnoName(errno) + ")");
+        this.call = call;
+        this.errno = errno;
+    }
+
+    /** The C function, e.g. {@code rdma_resolve_addr}. */
+    public String call()
+    {
+        return call;
+    }
+
+    public int errno()
+    {
+        return errno;
+    }
+}

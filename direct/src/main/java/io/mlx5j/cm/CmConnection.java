@@ -1,0 +1,264 @@
+package io.mlx5j.cm;
+
+import io.mlx5j.direct.QueuePair;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.function.Consumer;
+
+/**
+ * An established rdma_cm connection: the id and the {@link QueuePair} it connected, in RTS and ready for
+ * {@code DirectSendQueue}/{@code DirectCq}. Made by {@link #connect} (active side) or
+ * {@link ConnectionRequest#accept} (passive side); it owns the QP and the id, and shares the ownership of the event
+ * channel mlx5j made for it (its own on the active side, its listener's on the passive side).
+ * <p>
+ * Every step has a timeout and fails with a {@link CmException} naming the step, the CM event and its status; on
+ * any failure the QP and the id made for the attempt are destroyed before the exception leaves.
+ */
+public final class CmConnection implements AutoCloseable
+{
+    /**
+     * Grace on top of a resolve timeout handed to librdmacm: the CM reports ADDR_ERROR / ROUTE_ERROR itself when
+     * its timeout expires, and that event (with its status) is the better answer than our own timeout.
+     */
+    static final Duration CM_GRACE = Duration.ofMillis(500);
+
+    private final CmId id;
+    private final QueuePair qp;
+    private final EventChannel ownedChannel;
+    private final CmEvent established;
+    private final byte[] peerPrivateData;
+    private volatile boolean disconnected;
+    private volatile boolean closed;
+
+    CmConnection(final CmId id, final QueuePair qp, final EventChannel ownedChannel, final CmEvent established,
+        final byte[] peerPrivateData)
+    {
+        this.id = id;
+        this.qp = qp;
+        this.ownedChannel = ownedChannel;
+        this.established = established;
+        this.peerPrivateData = peerPrivateData;
+    }
+
+    /**
+     * Connects to {@code destination} over a connected (RC) QP on an event channel of its own: resolve address,
+     * resolve route, create the QP ({@code qpFactory}, now that the device is known), connect, wait for ESTABLISHED.
+     */
+    public static CmConnection connect(final InetSocketAddress destination, final ConnectOptions options,
+        final QpFactory qpFactory)
+    {
+        return connect(destination, options, qpFactory, null);
+    }
+
+    /**
+     * {@link #connect(InetSocketAddress, ConnectOptions, QpFactory)}; {@code onReceiveReady} runs when the QP can take
+     * receives, before the request is sent (see {@link CmId#connect(QueuePair, ConnectOptions, Consumer)}).
+     */
+    public static CmConnection connect(final InetSocketAddress destination, final ConnectOptions options,
+        final QpFactory qpFactory, final Consumer<QueuePair> onReceiveReady)
+    {
+        final EventChannel channel = EventChannel.create();
+        try
+        {
+            return connect(channel, true, PortSpace.TCP, destination, options, qpFactory, onReceiveReady);
+        }
+        catch (final RuntimeException ex)
+        {
+            channel.close();
+            throw ex;
+        }
+    }
+
+    /** Like {@link #connect(InetSocketAddress, ConnectOptions, QpFactory)}, on a shared channel in blocking mode. */
+    public static CmConnection connect(final EventChannel channel, final PortSpace portSpace,
+        final InetSocketAddress destination, final ConnectOptions options, final QpFactory qpFactory)
+    {
+        return connect(channel, false, portSpace, destination, options, qpFactory, null);
+    }
+
+    private static CmConnection connect(final EventChannel channel, final boolean owned, final PortSpace portSpace,
+        final InetSocketAddress destination, final ConnectOptions options, final QpFactory qpFactory,
+        final Consumer<QueuePair> onReceiveReady)
+    {
+        final CmId id = channel.createId(portSpace);
+        QueuePair qp = null;
+        try
+        {
+            if (options.typeOfService() >= 0)
+            {
+                id.setTypeOfService(options.typeOfService());
+            }
+            id.resolveAddress(options.source(), destination, options.addressTimeout());
+            id.expect("resolve address " + destination, CmEventType.ADDR_RESOLVED,
+                options.addressTimeout().plus(CM_GRACE));
+            if (options.ackTimeout() >= 0)
+            {
+                id.setAckTimeout(options.ackTimeout());
+            }
+            id.resolveRoute(options.routeTimeout());
+            id.expect("resolve route to " + destination, CmEventType.ROUTE_RESOLVED,
+                options.routeTimeout().plus(CM_GRACE));
+            qp = qpFactory.create(id);
+            id.connect(qp, options, onReceiveReady);
+            final CmEvent established = id.expect("connect to " + destination, CmEventType.ESTABLISHED,
+                options.connectTimeout());
+            return new CmConnection(id, qp, owned ? channel : null, established, established.privateData());
+        }
+        catch (final RuntimeException ex)
+        {
+            abandon(id, qp, ex);
+            throw ex;
+        }
+    }
+
+    /** Destroys what a failed attempt made; failures while doing so are attached to {@code cause}. */
+    static void abandon(final CmId id, final QueuePair qp, final RuntimeException cause)
+    {
+        try
+        {
+            id.close();
+        }
+        catch (final RuntimeException ex)
+        {
+            cause.addSuppressed(ex);
+        }
+        if (qp != null)
+        {
+            try
+            {
+                qp.close();
+            }
+            catch (final RuntimeException ex)
+            {
+                cause.addSuppressed(ex);
+            }
+        }
+    }
+
+    /** The connected QP (RC in RTS; UD in RTS for a datagram port space). */
+    public QueuePair qp()
+    {
+        return qp;
+    }
+
+    public CmId id()
+    {
+        return id;
+    }
+
+    /** The peer's private data: the accept's on the active side, the request's on the passive side. */
+    public byte[] peerPrivateData()
+    {
+        return peerPrivateData.clone();
+    }
+
+    /** The ESTABLISHED event (negotiated responder resources / initiator depth; address vector on UD). */
+    public CmEvent establishedEvent()
+    {
+        return established;
+    }
+
+    public InetSocketAddress localAddress()
+    {
+        return id.localAddress();
+    }
+
+    public InetSocketAddress remoteAddress()
+    {
+        return id.remoteAddress();
+    }
+
+    public boolean isDisconnected()
+    {
+        return disconnected;
+    }
+
+    /** The next event of this connection (DISCONNECTED, TIMEWAIT_EXIT, ...), or null after {@code timeout}. */
+    public CmEvent awaitEvent(final Duration timeout)
+    {
+        final CmEvent event = id.awaitEvent(timeout);
+        if (event != null && event.type() == CmEventType.DISCONNECTED)
+        {
+            disconnected = true;
+        }
+        return event;
+    }
+
+    /** Waits for DISCONNECTED (the peer disconnected or died); false if it did not come within {@code timeout}. */
+    public boolean awaitDisconnected(final Duration timeout)
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (!disconnected)
+        {
+            final long left = deadline - System.nanoTime();
+            if (left <= 0 || awaitEvent(Duration.ofNanos(left)) == null)
+            {
+                return disconnected;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Disconnects ({@code rdma_disconnect}, the QP to ERR) and waits for the CM's DISCONNECTED; throws
+     * {@link CmTimeoutException} if it does not come within {@code timeout}.
+     */
+    public void disconnect(final Duration timeout)
+    {
+        if (disconnected)
+        {
+            return;
+        }
+        id.disconnect();
+        if (!awaitDisconnected(timeout))
+        {
+            throw new CmTimeoutException("disconnect", CmEventType.DISCONNECTED.cName(), timeout);
+        }
+    }
+
+    /** Disconnects if still connected (without waiting), then destroys the QP, the id and an owned channel. */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        final RuntimeException failure = new IllegalStateException("closing " + this);
+        if (!disconnected && !id.portSpace().isDatagram())   // a SIDR "connection" has nothing to disconnect
+        {
+            try
+            {
+                id.disconnect();
+            }
+            catch (final RuntimeException ex)
+            {
+                // the peer may have gone first; the id is destroyed below either way
+            }
+        }
+        abandon(id, qp, failure);
+        if (ownedChannel != null)
+        {
+            try
+            {
+                ownedChannel.release();
+            }
+            catch (final RuntimeException ex)
+            {
+                failure.addSuppressed(ex);
+            }
+        }
+        if (failure.getSuppressed().length > 0)
+        {
+            throw failure;
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "CmConnection(" + qp + (closed ? ", closed)" : ")");
+    }
+}

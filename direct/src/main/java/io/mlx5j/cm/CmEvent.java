@@ -1,0 +1,209 @@
+package io.mlx5j.cm;
+
+import io.mlx5j.bindings.IbvAhAttr;
+import io.mlx5j.bindings.IbvGlobalRoute;
+import io.mlx5j.bindings.RdmaCmEvent;
+import io.mlx5j.bindings.RdmaConnParam;
+import io.mlx5j.bindings.RdmaUdParam;
+import io.mlx5j.direct.AddressVector;
+import io.mlx5j.direct.Gid;
+
+import java.lang.foreign.MemorySegment;
+
+import static io.mlx5j.bindings.CTypes.C_INT;
+import static io.mlx5j.bindings.CTypes.C_POINTER;
+import static io.mlx5j.bindings.CTypes.U16;
+import static io.mlx5j.bindings.CTypes.U32;
+import static io.mlx5j.bindings.CTypes.U8;
+
+/**
+ * One CM event, copied out of librdmacm's {@code struct rdma_cm_event} before it was acknowledged, so it stays valid
+ * after the handler returns. Which parameters mean something depends on the event and the id's port space:
+ * connected ids (TCP, IB) carry {@code rdma_conn_param} on CONNECT_REQUEST, ESTABLISHED and REJECTED; datagram ids
+ * (UDP, IPoIB) carry {@code rdma_ud_param} (an address vector, QPN and Q_Key) on ESTABLISHED and MULTICAST_JOIN.
+ */
+public final class CmEvent
+{
+    private static final byte[] NONE = new byte[0];
+
+    private final CmEventType type;
+    private final int status;
+    private final CmId id;
+    private final CmId listenId;
+    private final byte[] privateData;
+    private final int responderResources;
+    private final int initiatorDepth;
+    private final int retryCount;
+    private final int rnrRetryCount;
+    private final boolean srq;
+    private final int qpNum;
+    private final int qkey;
+    private final AddressVector addressVector;
+
+    private CmEvent(final CmEventType type, final int status, final CmId id, final CmId listenId,
+        final byte[] privateData, final int responderResources, final int initiatorDepth, final int retryCount,
+        final int rnrRetryCount, final boolean srq, final int qpNum, final int qkey, final AddressVector addressVector)
+    {
+        this.type = type;
+        this.status = status;
+        this.id = id;
+        this.listenId = listenId;
+        this.privateData = privateData;
+        this.responderResources = responderResources;
+        this.initiatorDepth = initiatorDepth;
+        this.retryCount = retryCount;
+        this.rnrRetryCount = rnrRetryCount;
+        this.srq = srq;
+        this.qpNum = qpNum;
+        this.qkey = qkey;
+        this.addressVector = addressVector;
+    }
+
+    /** Copies {@code raw} ({@code struct rdma_cm_event}, still unacknowledged). */
+    static CmEvent copy(final MemorySegment raw, final CmId id, final CmId listenId, final boolean datagram)
+    {
+        final CmEventType type = CmEventType.of(raw.get(C_INT, RdmaCmEvent.EVENT_OFFSET));
+        final int status = raw.get(C_INT, RdmaCmEvent.STATUS_OFFSET);
+        if (datagram)
+        {
+            final long ud = RdmaCmEvent.UD_OFFSET;
+            final byte[] data = privateData(raw, ud + RdmaUdParam.PRIVATE_DATA_OFFSET, ud + RdmaUdParam.PRIVATE_DATA_LEN_OFFSET);
+            final boolean withAh = type == CmEventType.ESTABLISHED || type == CmEventType.MULTICAST_JOIN;
+            return new CmEvent(type, status, id, listenId, data, 0, 0, 0, 0, false,
+                raw.get(U32, ud + RdmaUdParam.QP_NUM_OFFSET), raw.get(U32, ud + RdmaUdParam.QKEY_OFFSET),
+                withAh ? addressVector(raw, ud + RdmaUdParam.AH_ATTR_OFFSET) : null);
+        }
+        final long conn = RdmaCmEvent.CONN_OFFSET;
+        final byte[] data = privateData(raw, conn + RdmaConnParam.PRIVATE_DATA_OFFSET,
+            conn + RdmaConnParam.PRIVATE_DATA_LEN_OFFSET);
+        return new CmEvent(type, status, id, listenId, data,
+            raw.get(U8, conn + RdmaConnParam.RESPONDER_RESOURCES_OFFSET) & 0xff,
+            raw.get(U8, conn + RdmaConnParam.INITIATOR_DEPTH_OFFSET) & 0xff,
+            raw.get(U8, conn + RdmaConnParam.RETRY_COUNT_OFFSET) & 0xff,
+            raw.get(U8, conn + RdmaConnParam.RNR_RETRY_COUNT_OFFSET) & 0xff,
+            raw.get(U8, conn + RdmaConnParam.SRQ_OFFSET) != 0,
+            raw.get(U32, conn + RdmaConnParam.QP_NUM_OFFSET), 0, null);
+    }
+
+    /** The same event with another type and status (CONNECT_RESPONSE completed to ESTABLISHED, or failed). */
+    CmEvent as(final CmEventType newType, final int newStatus)
+    {
+        return new CmEvent(newType, newStatus, id, listenId, privateData, responderResources, initiatorDepth,
+            retryCount, rnrRetryCount, srq, qpNum, qkey, addressVector);
+    }
+
+    private static byte[] privateData(final MemorySegment raw, final long pointerOffset, final long lengthOffset)
+    {
+        final int length = raw.get(U8, lengthOffset) & 0xff;
+        final MemorySegment pointer = raw.get(C_POINTER, pointerOffset);
+        if (length == 0 || pointer.address() == 0)
+        {
+            return NONE;
+        }
+        return pointer.reinterpret(length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+    }
+
+    private static AddressVector addressVector(final MemorySegment raw, final long ah)
+    {
+        final boolean global = raw.get(U8, ah + IbvAhAttr.IS_GLOBAL_OFFSET) != 0;
+        final long grh = ah + IbvAhAttr.GRH_OFFSET;
+        return new AddressVector(
+            raw.get(U8, ah + IbvAhAttr.PORT_NUM_OFFSET) & 0xff,
+            raw.get(U16, ah + IbvAhAttr.DLID_OFFSET) & 0xffff,
+            raw.get(U8, ah + IbvAhAttr.SL_OFFSET) & 0xff,
+            raw.get(U8, ah + IbvAhAttr.SRC_PATH_BITS_OFFSET) & 0xff,
+            raw.get(U8, ah + IbvAhAttr.STATIC_RATE_OFFSET) & 0xff,
+            global,
+            global ? Gid.read(raw, grh + IbvGlobalRoute.DGID_OFFSET) : null,
+            raw.get(U32, grh + IbvGlobalRoute.FLOW_LABEL_OFFSET),
+            raw.get(U8, grh + IbvGlobalRoute.SGID_INDEX_OFFSET) & 0xff,
+            raw.get(U8, grh + IbvGlobalRoute.HOP_LIMIT_OFFSET) & 0xff,
+            raw.get(U8, grh + IbvGlobalRoute.TRAFFIC_CLASS_OFFSET) & 0xff);
+    }
+
+    public CmEventType type()
+    {
+        return type;
+    }
+
+    /** 0 on success; minus an errno for failure events; the reject reason for REJECTED. */
+    public int status()
+    {
+        return status;
+    }
+
+    /**
+     * The id the event is for. On CONNECT_REQUEST it is a new id for the incoming connection (accept or reject it);
+     * {@link #listenId()} is the listener.
+     */
+    public CmId id()
+    {
+        return id;
+    }
+
+    /** The listening id a CONNECT_REQUEST arrived on; null for other events. */
+    public CmId listenId()
+    {
+        return listenId;
+    }
+
+    /** The peer's private data (a copy; empty if none). IB CM transports pad it to the message's fixed size. */
+    public byte[] privateData()
+    {
+        return privateData.clone();
+    }
+
+    /** Connected ids: the responder resources the peer offered (CONNECT_REQUEST) or granted (ESTABLISHED). */
+    public int responderResources()
+    {
+        return responderResources;
+    }
+
+    /** Connected ids: the peer's initiator depth. */
+    public int initiatorDepth()
+    {
+        return initiatorDepth;
+    }
+
+    /** Connected ids: the retry count the requester asked for (CONNECT_REQUEST). */
+    public int retryCount()
+    {
+        return retryCount;
+    }
+
+    /** Connected ids: the RNR retry count the peer asked for. */
+    public int rnrRetryCount()
+    {
+        return rnrRetryCount;
+    }
+
+    /** Connected ids: the peer's QP uses an SRQ. */
+    public boolean srq()
+    {
+        return srq;
+    }
+
+    /** The peer's QPN (conn or ud parameters; the multicast QPN 0xffffff on MULTICAST_JOIN). */
+    public int qpNum()
+    {
+        return qpNum;
+    }
+
+    /** Datagram ids: the Q_Key to send with. */
+    public int qkey()
+    {
+        return qkey;
+    }
+
+    /** Datagram ids on ESTABLISHED / MULTICAST_JOIN: where to send (for an AddressHandle); null otherwise. */
+    public AddressVector addressVector()
+    {
+        return addressVector;
+    }
+
+    @Override
+    public String toString()
+    {
+        return type.cName() + "(" + CmStatus.describe(type, status) + ", " + id + ")";
+    }
+}

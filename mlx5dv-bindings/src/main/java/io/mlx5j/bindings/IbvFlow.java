@@ -1,0 +1,25 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+
+/** {@code struct ibv_flow} (verbs.h, rdma-core 44): what ibv_create_flow returns; its context finds destroy_flow. */
+public final class IbvFlow
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        U32.withName("comp_mask"),
+        pad(4),
+        C_POINTER.withName("context"),
+        U32.withName("handle"),
+        pad(4)).withName("ibv_flow");
+
+    public static final long CONTEXT_OFFSET = offset(LAYOUT, "context");
+    public static final long HANDLE_OFFSET = offset(LAYOUT, "handle");
+
+    private IbvFlow()
+    {
+    }
+}

@@ -1,0 +1,23 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+
+/** {@code struct ibv_flow_spec_action_drop} (verbs.h, rdma-core 44): matching packets are discarded. */
+public final class IbvFlowSpecActionDrop
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        C_INT.withName("type"),
+        U16.withName("size"),
+        pad(2)).withName("ibv_flow_spec_action_drop");
+
+    public static final long TYPE_OFFSET = offset(LAYOUT, "type");
+    public static final long SIZE_OFFSET = offset(LAYOUT, "size");
+
+    private IbvFlowSpecActionDrop()
+    {
+    }
+}

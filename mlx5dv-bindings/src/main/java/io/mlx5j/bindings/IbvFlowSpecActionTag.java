@@ -1,0 +1,25 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+
+/** {@code struct ibv_flow_spec_action_tag} (verbs.h, rdma-core 44): matching packets carry tag_id in their CQE. */
+public final class IbvFlowSpecActionTag
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        C_INT.withName("type"),
+        U16.withName("size"),
+        pad(2),
+        U32.withName("tag_id")).withName("ibv_flow_spec_action_tag");
+
+    public static final long TYPE_OFFSET = offset(LAYOUT, "type");
+    public static final long SIZE_OFFSET = offset(LAYOUT, "size");
+    public static final long TAG_ID_OFFSET = offset(LAYOUT, "tag_id");
+
+    private IbvFlowSpecActionTag()
+    {
+    }
+}

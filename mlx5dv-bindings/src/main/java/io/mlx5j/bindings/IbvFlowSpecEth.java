@@ -1,0 +1,27 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+
+/** {@code struct ibv_flow_spec_eth} (verbs.h, rdma-core 44): L2 match, value and mask. */
+public final class IbvFlowSpecEth
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        C_INT.withName("type"),
+        U16.withName("size"),
+        IbvFlowEthFilter.LAYOUT.withName("val"),
+        IbvFlowEthFilter.LAYOUT.withName("mask"),
+        pad(2)).withName("ibv_flow_spec_eth");
+
+    public static final long TYPE_OFFSET = offset(LAYOUT, "type");
+    public static final long SIZE_OFFSET = offset(LAYOUT, "size");
+    public static final long VAL_OFFSET = offset(LAYOUT, "val");
+    public static final long MASK_OFFSET = offset(LAYOUT, "mask");
+
+    private IbvFlowSpecEth()
+    {
+    }
+}

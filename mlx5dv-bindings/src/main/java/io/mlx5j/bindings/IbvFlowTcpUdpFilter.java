@@ -1,0 +1,22 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+
+/** {@code struct ibv_flow_tcp_udp_filter} (verbs.h, rdma-core 44): ports in network byte order. */
+public final class IbvFlowTcpUdpFilter
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        U16.withName("dst_port"),
+        U16.withName("src_port")).withName("ibv_flow_tcp_udp_filter");
+
+    public static final long DST_PORT_OFFSET = offset(LAYOUT, "dst_port");
+    public static final long SRC_PORT_OFFSET = offset(LAYOUT, "src_port");
+
+    private IbvFlowTcpUdpFilter()
+    {
+    }
+}

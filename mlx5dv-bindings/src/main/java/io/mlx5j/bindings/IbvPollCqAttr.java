@@ -1,0 +1,17 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static java.lang.foreign.MemoryLayout.structLayout;
+
+/** {@code struct ibv_poll_cq_attr} (verbs.h, rdma-core 44): the argument of ibv_start_poll; comp_mask must be 0. */
+public final class IbvPollCqAttr
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        U32.withName("comp_mask")).withName("ibv_poll_cq_attr");
+
+    private IbvPollCqAttr()
+    {
+    }
+}

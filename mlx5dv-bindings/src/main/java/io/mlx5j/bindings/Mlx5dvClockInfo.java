@@ -1,0 +1,33 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+
+/**
+ * {@code struct mlx5dv_clock_info} (mlx5dv.h, rdma-core 44): the snapshot mlx5dv_get_clock_info copies out of the
+ * clock-info page; mlx5dv_ts_to_ns turns a CQE timestamp into nanoseconds with it.
+ */
+public final class Mlx5dvClockInfo
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        U64.withName("nsec"),
+        U64.withName("last_cycles"),
+        U64.withName("frac"),
+        U32.withName("mult"),
+        U32.withName("shift"),
+        U64.withName("mask")).withName("mlx5dv_clock_info");
+
+    public static final long NSEC_OFFSET = offset(LAYOUT, "nsec");
+    public static final long LAST_CYCLES_OFFSET = offset(LAYOUT, "last_cycles");
+    public static final long FRAC_OFFSET = offset(LAYOUT, "frac");
+    public static final long MULT_OFFSET = offset(LAYOUT, "mult");
+    public static final long SHIFT_OFFSET = offset(LAYOUT, "shift");
+    public static final long MASK_OFFSET = offset(LAYOUT, "mask");
+
+    private Mlx5dvClockInfo()
+    {
+    }
+}

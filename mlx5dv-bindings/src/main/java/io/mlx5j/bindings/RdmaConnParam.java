@@ -1,0 +1,44 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.sequenceLayout;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/**
+ * {@code struct rdma_conn_param} (rdma/rdma_cma.h, rdma-core 44): what rdma_connect / rdma_accept send and what a
+ * CONNECT_REQUEST / ESTABLISHED / REJECTED event carries. {@code srq} and {@code qp_num} are read by librdmacm only
+ * when no QP was created on the id (mlx5j's case: it creates the QP itself).
+ */
+public final class RdmaConnParam
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        C_POINTER.withName("private_data"),
+        U8.withName("private_data_len"),
+        U8.withName("responder_resources"),
+        U8.withName("initiator_depth"),
+        U8.withName("flow_control"),
+        U8.withName("retry_count"),
+        U8.withName("rnr_retry_count"),
+        U8.withName("srq"),
+        pad(1),
+        U32.withName("qp_num"),
+        pad(4)).withName("rdma_conn_param");
+
+    public static final long PRIVATE_DATA_OFFSET = offset(LAYOUT, "private_data");
+    public static final long PRIVATE_DATA_LEN_OFFSET = offset(LAYOUT, "private_data_len");
+    public static final long RESPONDER_RESOURCES_OFFSET = offset(LAYOUT, "responder_resources");
+    public static final long INITIATOR_DEPTH_OFFSET = offset(LAYOUT, "initiator_depth");
+    public static final long FLOW_CONTROL_OFFSET = offset(LAYOUT, "flow_control");
+    public static final long RETRY_COUNT_OFFSET = offset(LAYOUT, "retry_count");
+    public static final long RNR_RETRY_COUNT_OFFSET = offset(LAYOUT, "rnr_retry_count");
+    public static final long SRQ_OFFSET = offset(LAYOUT, "srq");
+    public static final long QP_NUM_OFFSET = offset(LAYOUT, "qp_num");
+
+    private RdmaConnParam()
+    {
+    }
+}

@@ -1,0 +1,22 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.sequenceLayout;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/** {@code struct rdma_event_channel} (rdma/rdma_cma.h, rdma-core 44): the fd events are read from (poll it). */
+public final class RdmaEventChannel
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        C_INT.withName("fd")).withName("rdma_event_channel");
+
+    public static final long FD_OFFSET = offset(LAYOUT, "fd");
+
+    private RdmaEventChannel()
+    {
+    }
+}

@@ -1,0 +1,27 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.sequenceLayout;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/** {@code struct rdma_route} (rdma/rdma_cma.h, rdma-core 44): the resolved addresses and path records. */
+public final class RdmaRoute
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        RdmaAddr.LAYOUT.withName("addr"),
+        C_POINTER.withName("path_rec"),
+        C_INT.withName("num_paths"),
+        pad(4)).withName("rdma_route");
+
+    public static final long ADDR_OFFSET = offset(LAYOUT, "addr");
+    public static final long PATH_REC_OFFSET = offset(LAYOUT, "path_rec");
+    public static final long NUM_PATHS_OFFSET = offset(LAYOUT, "num_paths");
+
+    private RdmaRoute()
+    {
+    }
+}

@@ -1,0 +1,34 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.sequenceLayout;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/**
+ * {@code struct rdma_ud_param} (rdma/rdma_cma.h, rdma-core 44): what a UD id's ESTABLISHED or MULTICAST_JOIN event
+ * carries: the address handle attributes, remote QPN and Q_Key to send to.
+ */
+public final class RdmaUdParam
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        C_POINTER.withName("private_data"),
+        U8.withName("private_data_len"),
+        pad(7),
+        IbvAhAttr.LAYOUT.withName("ah_attr"),
+        U32.withName("qp_num"),
+        U32.withName("qkey")).withName("rdma_ud_param");
+
+    public static final long PRIVATE_DATA_OFFSET = offset(LAYOUT, "private_data");
+    public static final long PRIVATE_DATA_LEN_OFFSET = offset(LAYOUT, "private_data_len");
+    public static final long AH_ATTR_OFFSET = offset(LAYOUT, "ah_attr");
+    public static final long QP_NUM_OFFSET = offset(LAYOUT, "qp_num");
+    public static final long QKEY_OFFSET = offset(LAYOUT, "qkey");
+
+    private RdmaUdParam()
+    {
+    }
+}

@@ -1,0 +1,31 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.sequenceLayout;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/**
+ * {@code struct sockaddr} (glibc bits/socket.h): the generic head every socket address starts with; librdmacm takes
+ * {@code struct sockaddr *} and reads the family to know which one it got.
+ */
+public final class Sockaddr
+{
+    /** AF_INET and AF_INET6 (glibc bits/socket.h), AF_IB (rdma_cma.h via linux/socket.h value 27). */
+    public static final short AF_INET = 2;
+    public static final short AF_INET6 = 10;
+    public static final short AF_IB = 27;
+
+    public static final GroupLayout LAYOUT = structLayout(
+        U16.withName("sa_family"),
+        bytes(14).withName("sa_data")).withName("sockaddr");
+
+    public static final long SA_FAMILY_OFFSET = offset(LAYOUT, "sa_family");
+
+    private Sockaddr()
+    {
+    }
+}

@@ -1,0 +1,30 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.sequenceLayout;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/**
+ * {@code struct sockaddr_in} (glibc netinet/in.h): port and address in network order, as {@code htons}/{@code inet_pton}
+ * produce them.
+ */
+public final class SockaddrIn
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        U16.withName("sin_family"),
+        BE16.withName("sin_port"),
+        structLayout(BE32.withName("s_addr")).withName("sin_addr"),
+        bytes(8).withName("sin_zero")).withName("sockaddr_in");
+
+    public static final long SIN_FAMILY_OFFSET = offset(LAYOUT, "sin_family");
+    public static final long SIN_PORT_OFFSET = offset(LAYOUT, "sin_port");
+    public static final long SIN_ADDR_OFFSET = offset(LAYOUT, "sin_addr", "s_addr");
+
+    private SockaddrIn()
+    {
+    }
+}
