@@ -531,28 +531,6 @@ int pthread_spin_lock(pthread_spinlock_t *l)
 	return real(l);
 }
 
-/*
- * The same loan when libmlx5 releases the lock: ibv_post_send rings the doorbell inside its critical section,
- * after the pass lent at pthread_spin_lock, and a program such as ib_write_lat then spins on memory without
- * calling the library again; the pass after the unlock executes what was just rung instead of leaving it to the
- * engine thread's next wake-up. The engine thread still finds every doorbell by itself.
- */
-int pthread_spin_unlock(pthread_spinlock_t *l)
-{
-	static int (*real)(pthread_spinlock_t *);
-	if (!real)
-		real = (int (*)(pthread_spinlock_t *))dlsym(RTLD_NEXT, "pthread_spin_unlock");
-	int r = real(l);
-	if (G.running && !in_assist && !atomic_load_explicit(&G.hook_wait, memory_order_relaxed) &&
-	    pthread_mutex_trylock(&G.lock) == 0) {
-		in_assist = 1;
-		engine_iteration();
-		in_assist = 0;
-		pthread_mutex_unlock(&G.lock);
-	}
-	return r;
-}
-
 static void *engine_main(void *arg)
 {
 	(void)arg;
