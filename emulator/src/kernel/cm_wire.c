@@ -106,55 +106,70 @@ int cm_pid_dead(int32_t pid)
 	return pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH);
 }
 
+/* A directory left by a process of another emulator version (its format differs: another size or magic) is
+ * replaced, once: processes of two versions could not have talked anyway, and without this every later run on the
+ * same fabric name would fail with EIO (or SIGBUS, reading past a shorter file). */
 static int map_dir(void)
 {
 	char name[256];
-	int fd, created = 0;
-	struct stat st;
-
 	fabric(name, sizeof(name), "-cm");
-	fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		created = 1;
-		if (ftruncate(fd, sizeof(struct cm_dir)) < 0) {
-			int e = errno;
-			close(fd);
-			shm_unlink(name);
-			return e;
-		}
-	} else if (errno == EEXIST) {
-		fd = shm_open(name, O_RDWR | O_CLOEXEC, 0600);
-		if (fd < 0)
+	for (int attempt = 0;; attempt++) {
+		int created = 0;
+		struct stat st;
+		int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			created = 1;
+			if (ftruncate(fd, sizeof(struct cm_dir)) < 0) {
+				int e = errno;
+				close(fd);
+				shm_unlink(name);
+				return e;
+			}
+		} else if (errno == EEXIST) {
+			fd = shm_open(name, O_RDWR | O_CLOEXEC, 0600);
+			if (fd < 0)
+				return errno;
+			/* a creator may still be sizing it */
+			for (int i = 0; i < 2000; i++) {
+				if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(struct cm_dir))
+					break;
+				usleep(1000);
+			}
+			if (fstat(fd, &st) != 0 || st.st_size != (off_t)sizeof(struct cm_dir)) {
+				close(fd);
+				if (attempt > 0)
+					return EIO;
+				shm_unlink(name); /* another version's directory */
+				continue;
+			}
+		} else {
 			return errno;
-		for (int i = 0; i < 2000; i++) {
-			if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(struct cm_dir))
-				break;
-			usleep(1000);
 		}
-	} else {
-		return errno;
-	}
-	void *p = mmap(NULL, sizeof(struct cm_dir), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return errno;
-	struct cm_dir *d = p;
-	if (created) {
-		robust_init(&d->lock);
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		d->next_port = PORT_LO + (uint32_t)(ts.tv_nsec % (PORT_HI - PORT_LO + 1));
-		atomic_store(&d->magic, DIR_MAGIC);
-	} else {
-		for (int i = 0; i < 2000 && atomic_load(&d->magic) != DIR_MAGIC; i++)
-			usleep(1000);
-		if (atomic_load(&d->magic) != DIR_MAGIC) {
-			munmap(p, sizeof(struct cm_dir));
-			return EIO;
+		void *p = mmap(NULL, sizeof(struct cm_dir), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+		if (p == MAP_FAILED)
+			return errno;
+		struct cm_dir *d = p;
+		if (created) {
+			robust_init(&d->lock);
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			d->next_port = PORT_LO + (uint32_t)(ts.tv_nsec % (PORT_HI - PORT_LO + 1));
+			atomic_store(&d->magic, DIR_MAGIC);
+		} else {
+			for (int i = 0; i < 2000 && atomic_load(&d->magic) != DIR_MAGIC; i++)
+				usleep(1000);
+			if (atomic_load(&d->magic) != DIR_MAGIC) {
+				munmap(p, sizeof(struct cm_dir));
+				if (attempt > 0)
+					return EIO;
+				shm_unlink(name); /* same size, another version's magic */
+				continue;
+			}
 		}
+		g_dir = d;
+		return 0;
 	}
-	g_dir = d;
-	return 0;
 }
 
 static int create_mbox(void)
