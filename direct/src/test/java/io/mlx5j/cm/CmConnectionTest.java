@@ -37,11 +37,32 @@ class CmConnectionTest
 {
     static final Duration T = Duration.ofSeconds(10);
 
+    /**
+     * A port free both for the host's TCP (the C tools' side channels) and in the emulated rdma_cm's port table:
+     * the emulated CM hands out ephemeral ports from the same 32768..60999 range as Linux, so a port the kernel
+     * calls free can still be held by an id of another test on this fabric (CmFailureTest once got one).
+     */
     static int freePort() throws IOException
     {
-        try (ServerSocket s = new ServerSocket(0))
+        for (int attempt = 0; ; attempt++)
         {
-            return s.getLocalPort();
+            final int port;
+            try (ServerSocket s = new ServerSocket(0))
+            {
+                port = s.getLocalPort();
+            }
+            try (EventChannel channel = EventChannel.create())
+            {
+                channel.createId(PortSpace.TCP).bind(new InetSocketAddress("127.0.0.1", port));
+                return port;
+            }
+            catch (final CmCallException ex)
+            {
+                if (ex.errno() != 98 || attempt == 20)
+                {
+                    throw ex;
+                }
+            }
         }
     }
 
