@@ -92,9 +92,11 @@ python3 "$here/pcap_check.py" "$tmp/rd.pcap" > "$tmp/icrc.txt" || { cat "$tmp/ic
 port=$((port + 1))
 mac=98:03:9b:4d:45:00
 raw="raw_ethernet_bw -d mlx5_0 -B $mac -E $mac -J 10.0.0.2 -j 10.0.0.1 -K 5001 -k 5002 -s 128 -n 20"
-"$MLX5EMU" --link eth --pcap "$tmp/raw.pcap" -- timeout 60 $raw --server -p $port > "$tmp/s.log" 2>&1 &
+# the raw tools open no TCP port: the server is ready once its result header (after ibv_create_flow) is out
+"$MLX5EMU" --link eth --pcap "$tmp/raw.pcap" -- timeout 60 stdbuf -oL $raw --server -p $port > "$tmp/s.log" 2>&1 &
 spid=$!
-for _ in $(seq 300); do ss -ltn 2> /dev/null | grep -q ":$port " && break; kill -0 $spid 2> /dev/null || break; sleep 0.1; done
+for _ in $(seq 300); do grep -q '#bytes' "$tmp/s.log" 2> /dev/null && break; kill -0 $spid 2> /dev/null || break; sleep 0.1; done
+sleep 0.5
 "$MLX5EMU" --link eth --pcap "$tmp/raw.pcap" -- timeout 60 $raw --client -p $port 127.0.0.1 > "$tmp/c.log" 2>&1 ||
   { cat "$tmp/c.log" "$tmp/s.log"; fail "raw_ethernet_bw client"; }
 wait $spid || { cat "$tmp/s.log"; fail "raw_ethernet_bw server"; }
