@@ -87,9 +87,12 @@ final class PerftestSession
                 e.connect(PeerInfo.of(rem.lid(), rem.qpn(), rem.psn(), rem.gid())
                     .withBuffer(rem.rkey(), rem.vaddr(), e.areaSize), mtu, outReads,
                     Math.max(1, Math.min(outReads, rem.outReads())));
-                w.handshake(my, gid);
-                w.handshake(my, gid);
+                // buffers, patterns and receives before the handshakes that release the peer: prepared after them,
+                // the patterns could overwrite the peer's first WRITE (write_lat's responder then never saw message
+                // 1 and hung until its stall timeout; seen once in a CI run of Mlx5jToolTest)
                 PerfCommand.prepare(e, o, w.remoteIsMlx5j());
+                w.handshake(my, gid);
+                w.handshake(my, gid);
                 if (t.isSend())
                 {
                     w.handshake(my, gid);   // the receives are posted (prepare): the peer may send
