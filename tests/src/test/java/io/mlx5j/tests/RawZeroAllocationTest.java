@@ -74,7 +74,9 @@ class RawZeroAllocationTest
                     sink += cycle.run(i);
                 }
                 final long allocated = mx.getCurrentThreadAllocatedBytes() - before;
-                assertTrue(allocated < 1024, allocated + " bytes over 200k raw send + receive cycles (" + sink + ")");
+                // one allocation per cycle would be at least 16 B x 200k = 3.2 MB; what stays below 64 KiB is the JIT's
+                // and class loading's one-off noise (a run on a loaded machine saw 1440 B), not the cycle
+                assertTrue(allocated < 65536, allocated + " bytes over 200k raw send + receive cycles (" + sink + ")");
             }
         }
     }
