@@ -444,8 +444,12 @@ static int scan_doorbells(void)
 {
 	int work = 0;
 	for (int i = 0; i < G.nuars; i++) {
+		struct eng_uar *u = &G.uars[i];
 		int found = scan_page(i);
-		G.uars[i].landed |= found && G.uars[i].open;
+		u->landed |= found && u->open;
+		/* A store that did not fault on a protected page came through another mapping of it, which the
+		 * library never saw (a raw mmap system call, as UCX makes): poll that page from now on. */
+		u->aliased |= found && u->watched && !u->open;
 		work |= found;
 	}
 	return work;
@@ -479,7 +483,7 @@ static int doorbells_polled(void)
 {
 	int polled = G.dbfault ? 0 : 2;
 	for (int i = 0; i < G.nuars && polled < 2; i++)
-		polled = !G.uars[i].watched ? 2 : G.uars[i].open ? 1 : polled;
+		polled = !G.uars[i].watched || G.uars[i].aliased ? 2 : G.uars[i].open ? 1 : polled;
 	return polled;
 }
 
@@ -611,7 +615,14 @@ void eng_doorbell_fault(void *user_va)
 				sq_take_record(qp, qp->sq_pi & 0xffff, rec, rec_ahead);
 		}
 	}
-	engine_iteration();
+	/* A few passes: a loopback packet lands in this process's own inbox in the first and is delivered in the
+	 * second, before the storing thread resumes. */
+	for (int n = 0; n < 4 && engine_iteration(); n++)
+		;
+	/* Under G.lock: protect_open_pages must not protect the page again before the store can land (it would
+	 * then land on a page the scans skip). If the engine protects it later but before the store lands, the
+	 * store faults once more. */
+	eng_dbfault_resolve(user_va);
 	unlock_engine();
 }
 

@@ -73,11 +73,11 @@ int eng_dbfault_protect(void *user_va)
 	return uffd >= 0 && user_va ? wp(user_va, 1) : -1;
 }
 
-static void resolve(uintptr_t page)
+void eng_dbfault_resolve(void *user_va)
 {
-	if (wp((void *)page, 0) != 0) {
+	if (wp(user_va, 0) != 0) {
 		/* The range went away under us (munmap): the thread must still never stay blocked. */
-		struct uffdio_range r = { .start = page, .len = EMU_UAR_PAGE_SIZE };
+		struct uffdio_range r = { .start = (uintptr_t)user_va, .len = EMU_UAR_PAGE_SIZE };
 		ioctl(uffd, UFFDIO_WAKE, &r);
 	}
 }
@@ -101,8 +101,7 @@ static void *fault_main(void *arg)
 					continue;
 				uintptr_t page = (uintptr_t)m[i].arg.pagefault.address & ~(uintptr_t)(EMU_UAR_PAGE_SIZE - 1);
 				atomic_fetch_add(&faults, 1);
-				eng_doorbell_fault((void *)page);
-				resolve(page);
+				eng_doorbell_fault((void *)page); /* resolves the fault too */
 			}
 		}
 	}

@@ -179,6 +179,7 @@ struct eng_uar {
 	void *user_va;
 	int index;
 	int watched, open, landed;
+	int aliased;        /* also written through a mapping the library did not see: polled */
 	uint64_t open_since;
 };
 
@@ -229,7 +230,8 @@ void eng_qp_set_error(struct eng_qp *qp);
 /* The scheduling every device thread asks for (eng_core.c). */
 void eng_thread_sched_setup(void);
 /* A doorbell store faulted on the application's UAR page at user_va (called by the fault thread, without G.lock):
- * execute what the records of that page's QPs say, as the doorbell will once it lands. */
+ * execute what the records of that page's QPs say, as the doorbell will once it lands, and let the store land
+ * (eng_dbfault_resolve, under G.lock, so that the page cannot be protected again between the two). */
 void eng_doorbell_fault(void *user_va);
 
 /* eng_dbfault.c: doorbells through userfaultfd write protection of the UAR pages */
@@ -238,6 +240,7 @@ void eng_dbfault_stop(void);
 void eng_dbfault_forget(void);            /* in a fork child */
 int eng_dbfault_watch(void *user_va);     /* register and write-protect one UAR page: 0 = watched */
 int eng_dbfault_protect(void *user_va);   /* protect again after the faulting store was taken */
+void eng_dbfault_resolve(void *user_va);  /* write-enable the page and wake the threads blocked on it */
 
 /* eng_eth.c: raw packet QPs and the Ethernet fabric */
 struct eng_wqe;
