@@ -619,9 +619,9 @@ void eng_doorbell_fault(void *user_va)
 	 * second, before the storing thread resumes. */
 	for (int n = 0; n < 4 && engine_iteration(); n++)
 		;
-	/* Under G.lock: protect_open_pages must not protect the page again before the store can land (it would
-	 * then land on a page the scans skip). If the engine protects it later but before the store lands, the
-	 * store faults once more. */
+	/* Under G.lock: protect_open_pages must not protect the page again between the open above and this write
+	 * enable (the store would then land on a page marked protected, and pass for a store through a mapping the
+	 * library never saw). If the engine protects it later but before the store lands, the store faults again. */
 	eng_dbfault_resolve(user_va);
 	unlock_engine();
 }
@@ -727,7 +727,10 @@ static void *engine_main(void *arg)
 		} else if (!polled) {
 			eng_inbox_wait(G.inbox, 500000); /* nothing to poll: only timers and housekeeping */
 		} else if (polled == 1) {
-			eng_inbox_wait(G.inbox, 50000); /* a page is open: its store lands within a step */
+			/* A page is open: the store that faulted lands as soon as its thread runs, and until the page is
+			 * protected again, that thread's next doorbell is only seen by a scan (a program alone with its
+			 * own loopback QPs gets no packet that would wake us). Short steps right after the fault. */
+			eng_inbox_wait(G.inbox, now - last_work < 200000ull ? 10000 : 50000);
 		} else {
 			eng_inbox_wait(G.inbox, idle < 20000 ? 1000 : idle < 40000 ? 50000 : 500000);
 		}
