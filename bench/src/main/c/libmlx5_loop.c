@@ -105,6 +105,7 @@ struct env {
 	struct ibv_qp *a, *b;
 	struct ibv_qp_ex *ax;
 	uint32_t uidx_a, uidx_b;
+	int eth; /* port 1 is Ethernet: the raw packet rows run */
 };
 
 static struct ibv_qp *create_qp(struct env *e, struct ibv_cq *cq)
@@ -125,8 +126,9 @@ static struct ibv_qp *create_qp(struct env *e, struct ibv_cq *cq)
 	return qp;
 }
 
+/* gid: NULL on InfiniBand (LID-routed); on Ethernet the RoCE v2 GID (index 1) both twins send from and to */
 static void connect_qp(struct ibv_qp *qp, uint32_t dest, uint16_t lid, enum ibv_mtu mtu, uint32_t psn,
-		       uint32_t dest_psn)
+		       uint32_t dest_psn, const union ibv_gid *gid)
 {
 	struct ibv_qp_attr init = { .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
 				    .qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
@@ -137,6 +139,10 @@ static void connect_qp(struct ibv_qp *qp, uint32_t dest, uint16_t lid, enum ibv_
 	struct ibv_qp_attr rtr = { .qp_state = IBV_QPS_RTR, .path_mtu = mtu, .dest_qp_num = dest, .rq_psn = dest_psn,
 				   .max_dest_rd_atomic = 1, .min_rnr_timer = 12,
 				   .ah_attr = { .dlid = lid, .port_num = 1 } };
+	if (gid) {
+		rtr.ah_attr.is_global = 1;
+		rtr.ah_attr.grh = (struct ibv_global_route){ .dgid = *gid, .sgid_index = 1, .hop_limit = 64 };
+	}
 	rc = ibv_modify_qp(qp, &rtr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 					  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 	if (rc)
@@ -206,8 +212,14 @@ static void env_open(struct env *e)
 	int rc = ibv_query_port(e->ctx, 1, &port);
 	if (rc)
 		die("ibv_query_port", rc);
-	connect_qp(e->a, e->b->qp_num, port.lid, port.active_mtu, 100, 200);
-	connect_qp(e->b, e->a->qp_num, port.lid, port.active_mtu, 200, 100);
+	/* bench/run.sh runs on an Ethernet port (the raw packet rows need one): the RC twins are then RoCE v2, which
+	 * changes nothing in their WQEs or CQEs */
+	e->eth = port.link_layer == IBV_LINK_LAYER_ETHERNET;
+	union ibv_gid gid;
+	if (e->eth && (rc = ibv_query_gid(e->ctx, 1, 1, &gid)))
+		die("ibv_query_gid", rc);
+	connect_qp(e->a, e->b->qp_num, port.lid, port.active_mtu, 100, 200, e->eth ? &gid : NULL);
+	connect_qp(e->b, e->a->qp_num, port.lid, port.active_mtu, 200, 100, e->eth ? &gid : NULL);
 	e->uidx_a = emulator_uidx(e->a->qp_num);
 	e->uidx_b = emulator_uidx(e->b->qp_num);
 }
@@ -236,6 +248,7 @@ struct bench {
 	struct ibv_send_wr batch_u[DOORBELL_BATCH], batch_s[DOORBELL_BATCH];
 	uint64_t raddr;
 	struct ibv_wc wc[16];
+	struct raw_bench *raw; /* the raw packet QPs (libmlx5_raw.h), on an Ethernet port only */
 };
 
 static void fill_wr(struct ibv_send_wr *wr, enum ibv_wr_opcode op, struct ibv_sge *sge, unsigned flags,
@@ -406,6 +419,8 @@ static inline void poll_cycle(struct bench *b, int n)
 static void poll1(struct bench *b) { poll_cycle(b, 1); }
 static void poll16(struct bench *b) { poll_cycle(b, 16); }
 
+#include "libmlx5_raw.h"
+
 /* ------------------------------------------------------------------ timing and JSON */
 
 struct variant {
@@ -425,6 +440,19 @@ static const struct variant VARIANTS[] = {
 	{ "c.IbvWrBench.rdmaWriteBatch8", wr_batch8, BATCH },
 	{ "c.IbvPollCqBench.poll1", poll1, 1 },
 	{ "c.IbvPollCqBench.poll16", poll16, 16 },
+};
+
+/* On an Ethernet port only (libmlx5_raw.h). */
+static const struct variant RAW_VARIANTS[] = {
+	{ "c.IbvRawPostSendBench.udpSge", raw_ps_sge, BATCH },
+	{ "c.IbvRawPostSendBench.udpInline", raw_ps_inline, BATCH },
+	{ "c.IbvRawWrBench.udpSge", raw_wr_sge, BATCH },
+	{ "c.IbvRawWrBench.udpInline", raw_wr_inline, BATCH },
+	{ "c.IbvRawPollCqBench.recv1", raw_poll1, 1 },
+	{ "c.IbvRawPollCqBench.recv16", raw_poll16, 16 },
+	{ "c.IbvRawCqExBench.recv1Ts", raw_ex1, 1 },
+	{ "c.IbvRawCqExBench.recv16Ts", raw_ex16, 16 },
+	{ "c.IbvRawCqExBench.recv1Wallclock", raw_ex1_wall, 1 },
 };
 
 static double now_ns(void)
@@ -497,12 +525,26 @@ int main(int argc, char **argv)
 	env_open(&e);
 	struct bench b;
 	bench_init(&b, &e);
+	if (e.eth) {
+		b.raw = calloc(1, sizeof *b.raw);
+		if (!b.raw)
+			die("calloc", ENOMEM);
+		raw_open(b.raw, &e);
+	} else {
+		printf("libmlx5_loop: port 1 is InfiniBand: the raw packet rows are skipped (mlx5emu --link eth runs them)\n");
+	}
 	fprintf(out, "[\n");
 	for (size_t i = 0; i < sizeof VARIANTS / sizeof VARIANTS[0]; i++)
 		run(&b, &VARIANTS[i], quick, out, label, i == 0);
+	for (size_t i = 0; b.raw && i < sizeof RAW_VARIANTS / sizeof RAW_VARIANTS[0]; i++)
+		run(&b, &RAW_VARIANTS[i], quick, out, label, 0);
 	fprintf(out, "\n]\n");
 	if (fclose(out))
 		die("writing results", errno);
+	if (b.raw) {
+		raw_close(b.raw);
+		free(b.raw);
+	}
 	env_close(&e);
 	return 0;
 }
