@@ -3,7 +3,10 @@
  * with, without any FFM call cost. Same QPs, same WQEs, same synthetic completer as the JMH benchmarks in
  * src/main/java/io/mlx5j/bench (EmulatedQp, Workload, SyntheticCompleter), so each number here pairs with one there.
  *
- *   mlx5emu -- env MLX5EMU_ENGINE=off libmlx5_loop quick|full OUT.json [LABEL]
+ *   mlx5emu -- env MLX5EMU_ENGINE=off libmlx5_loop quick|full OUT.json [LABEL [INCLUDE_REGEX]]
+ *
+ * INCLUDE_REGEX (POSIX extended, searched in the name "c.<Class>.<method>", as JMH searches its include pattern):
+ * run only the matching variants (bench/run.sh passes its JMH include, so that a partial run keeps its C rows).
  *
  * Runs on the emulated ConnectX with the engine off: only this thread touches the rings. An RC QP "a" is connected
  * to its twin "b" (each with its own 256-entry CQ); posts go to a, the poll benchmarks complete WQEs posted once on b.
@@ -25,6 +28,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <math.h>
+#include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -513,7 +517,13 @@ static void run(struct bench *b, const struct variant *v, int quick, FILE *out, 
 int main(int argc, char **argv)
 {
 	if (argc < 3 || (strcmp(argv[1], "quick") != 0 && strcmp(argv[1], "full") != 0)) {
-		fprintf(stderr, "usage: %s quick|full OUT.json [LABEL]\n", argv[0]);
+		fprintf(stderr, "usage: %s quick|full OUT.json [LABEL [INCLUDE_REGEX]]\n", argv[0]);
+		return 2;
+	}
+	regex_t include;
+	int filtered = argc > 4 && argv[4][0];
+	if (filtered && regcomp(&include, argv[4], REG_EXTENDED | REG_NOSUB) != 0) {
+		fprintf(stderr, "libmlx5_loop: bad INCLUDE_REGEX '%s'\n", argv[4]);
 		return 2;
 	}
 	int quick = strcmp(argv[1], "quick") == 0;
@@ -534,11 +544,18 @@ int main(int argc, char **argv)
 		printf("libmlx5_loop: port 1 is InfiniBand: the raw packet rows are skipped (mlx5emu --link eth runs them)\n");
 	}
 	fprintf(out, "[\n");
-	for (size_t i = 0; i < sizeof VARIANTS / sizeof VARIANTS[0]; i++)
-		run(&b, &VARIANTS[i], quick, out, label, i == 0);
-	for (size_t i = 0; b.raw && i < sizeof RAW_VARIANTS / sizeof RAW_VARIANTS[0]; i++)
-		run(&b, &RAW_VARIANTS[i], quick, out, label, 0);
+	const size_t n_rc = sizeof VARIANTS / sizeof VARIANTS[0], n_raw = sizeof RAW_VARIANTS / sizeof RAW_VARIANTS[0];
+	int first = 1;
+	for (size_t i = 0; i < n_rc + n_raw; i++) {
+		const struct variant *v = i < n_rc ? &VARIANTS[i] : &RAW_VARIANTS[i - n_rc];
+		if ((i >= n_rc && !b.raw) || (filtered && regexec(&include, v->name, 0, NULL, 0) != 0))
+			continue;
+		run(&b, v, quick, out, label, first);
+		first = 0;
+	}
 	fprintf(out, "\n]\n");
+	if (filtered)
+		regfree(&include);
 	if (fclose(out))
 		die("writing results", errno);
 	if (b.raw) {

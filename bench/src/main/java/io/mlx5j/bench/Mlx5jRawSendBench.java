@@ -92,7 +92,7 @@ public class Mlx5jRawSendBench
             if (!sq.send(signaled ? Workload.SIGNALED_WR_ID : Workload.UNSIGNALED_WR_ID, header, lkey, payload, lkey,
                 RawWorkload.PAYLOAD, RawSendQueue.NO_VLAN, FLAGS | inline | (signaled ? SendFlags.SIGNALED : 0)))
             {
-                throw new IllegalStateException("send queue full: the synthetic completer and the ring are out of step");
+                throw new IllegalStateException("send queue full: the completer and the ring are out of step");
             }
         }
         completer.complete(last, Mlx5Opcode.MLX5_OPCODE_SEND);

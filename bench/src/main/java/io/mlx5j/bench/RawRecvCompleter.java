@@ -20,7 +20,7 @@ import io.mlx5j.wqe.Cqe64;
  *   0x30 timestamp        NIC clock ticks, advancing by {@link RawWorkload#TICKS_PER_FRAME} per frame
  *   0x38 sop_drop_qpn     0: no flow tag (the low 24 bits are the tag of the steering rule that matched)
  *   0x3c wqe_counter      the receive WQE's index (libmlx5 and mlx5j complete the oldest receive WQE anyway)
- *   0x3f op_own           MLX5_CQE_RESP_SEND &lt;&lt; 4 | owner, owner = (producer index / cqe_cnt) &amp; 1, stored last
+ *   0x3f op_own           MLX5_CQE_RESP_SEND &lt;&lt; 4 | owner (= (producer index / cqe_cnt) &amp; 1), stored last
  * </pre>
  * Every raw receive benchmark, mlx5j or libmlx5, completes through this one class, so its cost is identical across
  * variants. The other bytes of each slot stay zero (libmlx5 zeroes the buffer; nothing else writes it).
