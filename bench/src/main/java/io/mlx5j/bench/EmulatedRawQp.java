@@ -2,6 +2,7 @@ package io.mlx5j.bench;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 import io.mlx5j.bindings.IbvQpInitAttrEx;
 import io.mlx5j.direct.Access;
@@ -93,7 +94,7 @@ public final class EmulatedRawQp implements AutoCloseable
                 .prepare(RawWorkload.PAYLOAD, 1);
             for (int i = 0; i < RawWorkload.PAYLOAD; i++)
             {
-                m.set(java.lang.foreign.ValueLayout.JAVA_BYTE, RawWorkload.PAYLOAD_OFFSET + i, (byte) i);
+                m.set(ValueLayout.JAVA_BYTE, RawWorkload.PAYLOAD_OFFSET + i, (byte) i);
             }
         }
         catch (final RuntimeException ex)

@@ -32,6 +32,8 @@ import org.openjdk.jmh.annotations.TearDown;
 @Fork(jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
 public class IbvRawPollCqBench
 {
+    /** IBV_WC_IP_CSUM_OK (verbs.h: 1 << IBV_WC_IP_CSUM_OK_SHIFT, shift 2). */
+    static final int IBV_WC_IP_CSUM_OK = 1 << 2;
     private static final long WC = IbvWc.LAYOUT.byteSize();
 
     private EmulatedRawQp env;
@@ -119,7 +121,4 @@ public class IbvRawPollCqBench
                 len + " wc_flags 0x" + Integer.toHexString(flags));
         }
     }
-
-    /** IBV_WC_IP_CSUM_OK (verbs.h: 1 << IBV_WC_IP_CSUM_OK_SHIFT, shift 2). */
-    static final int IBV_WC_IP_CSUM_OK = 1 << 2;
 }
