@@ -62,13 +62,8 @@ __attribute__((destructor)) static void fault_fini(void)
 		fprintf(stderr, "mlx5emu[%d]: faults: %lu packets matched, %lu dropped, %lu duplicated, %lu reordered, "
 			"%lu delayed\n", (int)getpid(), (unsigned long)stats[0], (unsigned long)stats[1],
 			(unsigned long)stats[2], (unsigned long)stats[3], (unsigned long)stats[4]);
-	while (held_head) {
-		struct held *h = held_head;
-		held_head = h->next;
-		free(h);
-	}
-	held_tail = &held_head;
-	nheld = 0;
+	/* Packets still held stay allocated (and reachable): the engine thread may still be running while destructors
+	 * of other files run, and it owns the list. */
 }
 
 /* The device that owns qpn, from the fabric registry (seqlock protocol of emu_objects.h); -1 if unknown. */

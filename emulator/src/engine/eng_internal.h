@@ -30,7 +30,7 @@ enum { PKT_SEND = 1, PKT_WRITE, PKT_READ_REQ, PKT_ATOMIC_REQ, PKT_READ_RESP, PKT
        PKT_ETH /* an Ethernet frame on the fabric (eng_eth.c): data = the frame, len = its length */ };
 enum { PF_FIRST = 1, PF_LAST = 2, PF_IMM = 4, PF_INV = 8, PF_SOLICITED = 16, PF_GRH = 32 };
 enum { ACK_OK = 0, NAK_RNR, NAK_REM_ACCESS, NAK_REM_INV_REQ, NAK_REM_OP,
-       NAK_PSN_SEQ /* PSN sequence error: psn = the PSN the responder expects (IBA 9.7.5.2.1) */ };
+       NAK_PSN_SEQ /* PSN sequence error: psn = the PSN the responder expects */ };
 
 /* The Ethernet/IP addressing of a RoCE packet, as the sending port would put it on the wire (eng_pcap.c). */
 struct pkt_eth {

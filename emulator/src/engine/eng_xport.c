@@ -2,10 +2,11 @@
  * eng_xport.c - RC/UC/UD transport: the requester (executes send WQEs, turns them into wire packets, completes
  * them on ACK/response/NAK/timeout) and the responder (consumes receive WQEs, checks keys, writes memory, ACKs).
  *
- * PSNs: one per packet for SEND/WRITE (a message is cut into ENG_CHUNK packets), one per READ or atomic request.
- * The wire never loses packets, so loss only happens by design: a responder drops what arrives for a QP that is
- * not in RTR/RTS, a missing process never reads its inbox. The requester's retry timer turns that into
- * RETRY_EXC_ERR, as a ConnectX does when the remote end is gone.
+ * PSNs: one per packet for SEND/WRITE (a message is cut into ENG_CHUNK packets), one per READ response packet
+ * (ENG_CHUNK bytes each), one per atomic. The wires themselves never lose packets; loss comes from fault injection
+ * (eng_fault.c), a responder dropping what arrives for a QP not in RTR/RTS, or a process that never reads its
+ * inbox. RC recovers by NAK-PSN sequence errors, implied NAKs and the retry timer (go-back-N, duplicates answered
+ * without executing twice) and turns what does not recover into RETRY_EXC_ERR, as a ConnectX does.
  */
 #include <stdio.h>
 #include <signal.h>
@@ -262,8 +263,8 @@ static uint32_t outstanding_rd_atomic(struct eng_qp *qp)
 	return n;
 }
 
-/* PSNs a READ of len bytes takes: one per response packet (IBA 9.7.4.1.3: the request consumes as many PSNs as
- * there are response packets); the engine's response packets carry up to ENG_CHUNK bytes each. */
+/* PSNs a READ of len bytes takes: one per response packet (IBA vol. 1 ch. 9.7: a READ request consumes as many PSNs
+ * as there are response packets); the engine's response packets carry up to ENG_CHUNK bytes each. */
 static uint32_t read_psns(uint64_t len)
 {
 	return len ? (uint32_t)((len + ENG_CHUNK - 1) / ENG_CHUNK) : 1;
@@ -526,8 +527,8 @@ static void retry_exceeded(struct eng_qp *qp, uint32_t slot)
 }
 
 /* A NAK-PSN sequence error for psn, or a response that shows an earlier one missing (an implied NAK): go back N
- * to the WQE in slot. Like the local ACK timeout this uses up one of retry_cnt retries (IBA 9.7.5.1.3: the
- * requester's retry counter counts both). One NAK per loss: until the retransmission made progress, further
+ * to the WQE in slot. Like the local ACK timeout this uses up one of retry_cnt retries (the IBA's
+ * transport retry counter counts both; rxe does the same). One NAK per loss: until the retransmission made progress, further
  * NAKs for the same PSN (duplicates, or packets that were already in flight) are ignored. */
 static void nak_rewind(struct eng_qp *qp, uint32_t slot, uint32_t psn, uint64_t now)
 {
@@ -639,7 +640,7 @@ static void made_progress(struct eng_qp *qp, uint64_t now)
 }
 
 /* An ACK (or a response) for psn acknowledges every SEND/WRITE up to it. A READ/atomic before psn that is still
- * unanswered had its response lost, since the responder answers in PSN order: an implied NAK (IBA 9.7.5.1.4),
+ * unanswered had its response lost, since the responder answers in PSN order: an implied NAK (IBA ch. 9.7.5),
  * when implied is set. Returns 0 if the QP rewound. */
 static int ack_upto(struct eng_qp *qp, uint32_t psn, uint64_t now, int implied)
 {
@@ -1222,7 +1223,7 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 {
 	int32_t d = psn_diff(p->psn, qp->epsn);
 	if (d > 0) {
-		/* A packet before this one was lost. IBA 9.7.5.2.1: one NAK-PSN sequence error carrying the expected
+		/* A packet before this one was lost. IBA ch. 9.7.5: one NAK-PSN sequence error carrying the expected
 		 * PSN, then silence until that PSN arrives (also after an RNR NAK: the requester resends from it). */
 		if (emu_log_enabled)
 			emu_log("engine: QP 0x%06x drops PSN 0x%06x, expects 0x%06x%s", qp->qpn, p->psn, qp->epsn,
@@ -1238,7 +1239,7 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 		emu_log("engine: QP 0x%06x duplicate PSN 0x%06x (expects 0x%06x)", qp->qpn, p->psn, qp->epsn);
 	if (d < 0) {  /* duplicate: answer again, never execute twice */
 		if (p->type == PKT_READ_REQ) {
-			/* IBA 9.7.5.2.5: a duplicate READ is executed again (memory may have changed since) */
+			/* IBA ch. 9.7.5: a duplicate READ is executed again (memory may have changed since) */
 			if (!read_allowed(qp, p)) {
 				resp_fail(qp, p, 0, NAK_REM_ACCESS, 0);
 				return 1;
@@ -1248,7 +1249,7 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 			return send_read_resp(qp, p);
 		}
 		if (p->type == PKT_ATOMIC_REQ) {
-			/* IBA 9.7.5.2.6: a duplicate atomic is answered from the saved result of the first execution,
+			/* IBA ch. 9.7.5: a duplicate atomic is answered from the saved result of the first execution,
 			 * kept for as many requests as the responder has resources (max_dest_rd_atomic) */
 			uint32_t keep = qp->rd_atomic_res < ENG_ATOMIC_HIST ? qp->rd_atomic_res : ENG_ATOMIC_HIST;
 			uint32_t n = qp->atomic_hist_n < keep ? qp->atomic_hist_n : keep;
@@ -1316,7 +1317,7 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 }
 
 /*
- * UC responder (IBA 9.8.3: UC checks PSNs but never answers). A packet with the expected PSN continues the
+ * UC responder (IBA ch. 9.8: UC checks PSNs but never answers). A packet with the expected PSN continues the
  * message. Any other PSN means packets were lost (or this one is a duplicate or came late): a first (or only)
  * packet of a message starts that message afresh, anything else is dropped along with the rest of its message.
  * A SEND abandoned halfway completes nothing; its receive WQE takes the next message, as on hardware, which

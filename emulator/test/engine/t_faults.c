@@ -471,6 +471,33 @@ static void window(void)
 	CHECK(ms[1] < 110, "max_rd_atomic 4 must overlap the READs: %.0f ms", ms[1]);
 }
 
+/* Requests lost now and then, a local ACK timeout of 1.07 s: a loss followed by more packets must be repaired by
+ * the responder's NAK-PSN sequence error within milliseconds, not by the timer. */
+static void nak(void)
+{
+	struct ibv_wc wc[16];
+	uint64_t t0 = t_ms();
+	int posted = 0, done = 0;
+	fill(abuf + A_SEND, 64, 5);
+	while (done < 400) {
+		while (posted < 400 && posted - done < 32)
+			post(rc, (uint64_t)posted++, IBV_WR_RDMA_WRITE, (uintptr_t)abuf + A_SEND, 64, peer.addr + B_WRITE);
+		int n = ibv_poll_cq(cq, 16, wc);
+		CHECK(n >= 0, "poll");
+		for (int i = 0; i < n; i++, done++)
+			CHECK(wc[i].status == IBV_WC_SUCCESS && wc[i].wr_id == (uint64_t)done, "WRITE %d: status %d", done,
+			      wc[i].status);
+	}
+	uint64_t st[5], ms = t_ms() - t0;
+	fault_stats(st);
+	printf("  400 WRITEs, %lu requests dropped, local ACK timeout 1074 ms: %lu ms\n", (unsigned long)st[1],
+	       (unsigned long)ms);
+	CHECK(st[1] >= 4, "too few drops to tell NAKs from timeouts (%lu)", (unsigned long)st[1]);
+	/* by timer alone every loss would cost a timeout; with NAKs only losses at the very end of a burst may */
+	CHECK(ms < st[1] * 1074 / 2, "%lu ms for %lu losses: recovery waited for the timer", (unsigned long)ms,
+	      (unsigned long)st[1]);
+}
+
 static int run_a(pid_t b)
 {
 	struct info me;
@@ -485,10 +512,10 @@ static int run_a(pid_t b)
 	ud = mkqp(IBV_QPT_UD, cq, cq, 1);
 	t_ud_up(ud, 0x11111111);
 	me = (struct info){ rc->qp_num, rc2->qp_num, uc->qp_num, ud->qp_num, mr->rkey, (uintptr_t)abuf };
-	int retry = strcmp(mode, "retry") == 0, win = strcmp(mode, "window") == 0;
+	int retry = strcmp(mode, "retry") == 0, win = strcmp(mode, "window") == 0, isnak = strcmp(mode, "nak") == 0;
 	/* timeout 8 (1 ms; the engine's floor is 20 ms) keeps recovery by timer quick; 14 (67 ms) when responses are
 	 * delayed 30 ms on purpose */
-	connect_qp(rc, peer.rc_qpn, win ? 1 : 16, retry ? 2 : 7, win ? 14 : 8);
+	connect_qp(rc, peer.rc_qpn, win ? 1 : 16, retry ? 2 : 7, win ? 14 : isnak ? 18 : 8);
 	connect_qp(rc2, peer.rc2_qpn, win ? 4 : 16, 7, win ? 14 : 8);
 	connect_qp(uc, peer.uc_qpn, 0, 0, 0);
 	xwrite(to_b[1], &me, sizeof me);
@@ -500,6 +527,8 @@ static int run_a(pid_t b)
 	uint64_t t0 = t_ms();
 	if (win) {
 		window();
+	} else if (isnak) {
+		nak();
 	} else if (retry) {
 		/* every request lost: the first WR exhausts retry_cnt 2, the others are flushed */
 		struct ibv_wc wc[3];
@@ -569,6 +598,7 @@ int main(int argc, char **argv)
 		{ "mix", "drop=0.05,dup=0.05,reorder=0.05,delay=0.05:30ms,seed=7" },
 		{ "retry", "drop=1,dir=req" },
 		{ "window", "delay=1:30ms,dir=resp" },
+		{ "nak", "dir=req,drop=0.03,seed=11" },
 	};
 	const char *only = getenv("T_FAULTS_ONLY");
 	for (size_t i = 0; i < sizeof sweep / sizeof sweep[0]; i++) {
