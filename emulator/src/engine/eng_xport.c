@@ -1319,17 +1319,19 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 /*
  * UC responder (IBA ch. 9.8: UC checks PSNs but never answers). A packet with the expected PSN continues the
  * message. Any other PSN means packets were lost (or this one is a duplicate or came late): a first (or only)
- * packet of a message starts that message afresh, anything else is dropped along with the rest of its message.
+ * packet of a message starts that message afresh whatever its PSN (as rxe's check_psn does for UC, so a peer whose
+ * sq_psn does not match our rq_psn still gets through), a later packet is dropped along with the rest of its
+ * message, and an old one (a duplicate) is just dropped.
  * A SEND abandoned halfway completes nothing; its receive WQE takes the next message, as on hardware, which
  * never un-posts a receive. RDMA WRITE data that landed before the loss stays in memory.
  */
 static int uc_recv(struct eng_qp *qp, struct pkt *p)
 {
 	int32_t d = psn_diff(p->psn, qp->epsn);
-	if (d < 0)
+	if (d < 0 && !(p->flags & PF_FIRST))
 		return 1; /* a duplicate or a late packet of something already received or abandoned */
 	struct eng_rx *rx = &qp->rx;
-	if (d > 0 || qp->uc_drop) {
+	if (d != 0 || qp->uc_drop) {
 		if (rx->active && !rx->drop && rx->is_send) {
 			rx->held = 1; /* keep the receive for the next message */
 			if (emu_log_enabled)
