@@ -7,6 +7,7 @@ import io.mlx5j.doorbell.BlueFlameRegister;
 import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.doorbell.DoorbellRecord;
 import io.mlx5j.doorbell.SendDoorbell;
+import io.mlx5j.wqe.Be;
 import io.mlx5j.wqe.CtrlSeg;
 import io.mlx5j.wqe.DataSeg;
 import io.mlx5j.wqe.DatagramSeg;
@@ -14,6 +15,7 @@ import io.mlx5j.wqe.InlineSeg;
 import io.mlx5j.wqe.Mlx5Opcode;
 import io.mlx5j.wqe.RaddrSeg;
 import io.mlx5j.wqe.SendQueue;
+import io.mlx5j.wqe.WcStatus;
 import io.mlx5j.wqe.WqeWriter;
 
 import java.lang.foreign.Arena;
@@ -841,14 +843,14 @@ public final class DirectSendQueue
     private void writeDatagram(final WqeWriter w)
     {
         final MemorySegment av = stAv;
-        final long key = ((long) stQkey << 32) | (Wire.be32(av, DatagramSeg.KEY_OFFSET + 4) & 0xffffffffL);
-        final long rmac = ((Wire.be32(av, DatagramSeg.RMAC_OFFSET) & 0xffffffffL) << 16) |
-            Wire.be16(av, DatagramSeg.RMAC_OFFSET + 4);
-        w.datagram(key, stRemoteQpn & 0xffffff, true, Wire.u8(av, DatagramSeg.STAT_RATE_SL_OFFSET),
-            Wire.u8(av, DatagramSeg.FL_MLID_OFFSET), Wire.be16(av, DatagramSeg.RLID_OFFSET), rmac,
-            Wire.u8(av, DatagramSeg.TCLASS_OFFSET), Wire.u8(av, DatagramSeg.HOP_LIMIT_OFFSET),
-            Wire.be32(av, DatagramSeg.GRH_GID_FL_OFFSET), Wire.be64(av, DatagramSeg.RGID_OFFSET),
-            Wire.be64(av, DatagramSeg.RGID_OFFSET + 8));
+        final long key = ((long) stQkey << 32) | (Be.be32(av, DatagramSeg.KEY_OFFSET + 4) & 0xffffffffL);
+        final long rmac = ((Be.be32(av, DatagramSeg.RMAC_OFFSET) & 0xffffffffL) << 16) |
+            Be.be16(av, DatagramSeg.RMAC_OFFSET + 4);
+        w.datagram(key, stRemoteQpn & 0xffffff, true, Be.u8(av, DatagramSeg.STAT_RATE_SL_OFFSET),
+            Be.u8(av, DatagramSeg.FL_MLID_OFFSET), Be.be16(av, DatagramSeg.RLID_OFFSET), rmac,
+            Be.u8(av, DatagramSeg.TCLASS_OFFSET), Be.u8(av, DatagramSeg.HOP_LIMIT_OFFSET),
+            Be.be32(av, DatagramSeg.GRH_GID_FL_OFFSET), Be.be64(av, DatagramSeg.RGID_OFFSET),
+            Be.be64(av, DatagramSeg.RGID_OFFSET + 8));
     }
 
     private void writeInline(final WqeWriter w, final int total)
@@ -958,7 +960,7 @@ public final class DirectSendQueue
     int atomicBytes(final int wqeCounter)
     {
         final long ctrl = ((long) wqeCounter << SendQueue.MLX5_SEND_WQE_SHIFT) & ringMask;
-        return (Wire.be32(ring, ctrl) >>> 24) == Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_32 ? 4 : 8;
+        return (Be.be32(ring, ctrl) >>> 24) == Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_32 ? 4 : 8;
     }
 
     /**
@@ -966,29 +968,29 @@ public final class DirectSendQueue
      * {@code src} into the gather list of the WQE at {@code wqeCounter}, as libmlx5's mlx5_copy_to_send_wqe (qp.c):
      * the entries start after raddr (READ) or raddr + atomic segment, and wrap at the ring end.
      *
-     * @return an ibv_wc_status: 0, or LOC_LEN_ERR (1) if the gather list is shorter than the data, or
-     *         REM_INV_REQ_ERR (9) / GENERAL_ERR (21) as libmlx5 for opcodes / QP types that cannot scatter
+     * @return SUCCESS, or LOC_LEN_ERR if the gather list is shorter than the data, or REM_INV_REQ_ERR /
+     *         GENERAL_ERR as libmlx5 for opcodes / QP types that cannot scatter
      */
-    int copyToSendWqe(final int wqeCounter, final MemorySegment src, final long srcOffset, final int size)
+    WcStatus copyToSendWqe(final int wqeCounter, final MemorySegment src, final long srcOffset, final int size)
     {
         if (type != QpType.RC)
         {
-            return 21;
+            return WcStatus.GENERAL_ERR;
         }
         final long ctrl = ((long) wqeCounter << SendQueue.MLX5_SEND_WQE_SHIFT) & ringMask;
-        final int opcode = Wire.be32(ring, ctrl + CtrlSeg.OPMOD_IDX_OPCODE_OFFSET) & 0xff;
-        final int ds = Wire.be32(ring, ctrl + CtrlSeg.QPN_DS_OFFSET) & CtrlSeg.MAX_DS;
+        final int opcode = Be.be32(ring, ctrl + CtrlSeg.OPMOD_IDX_OPCODE_OFFSET) & 0xff;
+        final int ds = Be.be32(ring, ctrl + CtrlSeg.QPN_DS_OFFSET) & CtrlSeg.MAX_DS;
         final int skip;
         switch (opcode)
         {
             case MLX5_OPCODE_RDMA_READ -> skip = 2;
             case MLX5_OPCODE_ATOMIC_CS, MLX5_OPCODE_ATOMIC_FA -> skip = 3;
             case MLX5_OPCODE_ATOMIC_MASKED_CS -> skip =
-                (Wire.be32(ring, ctrl) >>> 24) == Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_64 ? 4 : 3;
+                (Be.be32(ring, ctrl) >>> 24) == Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_64 ? 4 : 3;
             case MLX5_OPCODE_ATOMIC_MASKED_FA -> skip = 3;
             default ->
             {
-                return 9;
+                return WcStatus.REM_INV_REQ_ERR;
             }
         }
         return Scatter.copy(ring, ringMask, ctrl + ((long) skip << 4), ds - skip, src, srcOffset, size);
