@@ -75,7 +75,7 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  *     would still lag the device.</li>
  * <li><b>Queue closed</b>: a use after close is a programming error (or a shutdown race the caller must order);
  *     the ring segments are scoped to the QP, so it throws {@link IllegalStateException} and never touches freed
- *     memory.</li>
+ *     memory (LifetimeTest.postingOnAClosedQueueThrowsInsteadOfReturningFalse, both post paths).</li>
  * <li><b>Invalid work request</b>: {@link IllegalArgumentException}, see Errors.</li>
  * </ul>
  *

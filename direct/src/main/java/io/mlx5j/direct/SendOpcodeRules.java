@@ -129,9 +129,9 @@ final class SendOpcodeRules
 
     /**
      * Throws {@link IllegalArgumentException} naming everything wrong with a staged WR of {@code opcode} on a QP
-     * of {@code type} (named {@code qp} in the message): an opcode the QP type does not carry, INLINE where the NIC must write, a remote address missing or
-     * superfluous, atomic operands missing or not the opcode's, a UD WR without a destination, or a destination on
-     * a connected QP.
+     * of {@code type} (named {@code qp} in the message): an opcode the QP type does not carry, INLINE where the NIC
+     * must write, a remote address missing or superfluous, atomic operands missing or not the opcode's, a UD WR
+     * without a destination, or a destination on a connected QP.
      */
     static void check(final QpType type, final Object qp, final int opcode, final boolean inline,
         final boolean remote, final int operands, final boolean hasAv)

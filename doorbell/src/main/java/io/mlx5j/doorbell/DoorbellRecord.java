@@ -27,7 +27,8 @@ public final class DoorbellRecord
     {
         if (dbrec.byteSize() < DbrecDescriptor.LENGTH)
         {
-            throw new IllegalArgumentException("doorbell record needs " + DbrecDescriptor.LENGTH + " bytes, segment has "
+            throw new IllegalArgumentException("doorbell record needs " + DbrecDescriptor.LENGTH
+                + " bytes, segment has "
                 + dbrec.byteSize());
         }
         if ((dbrec.address() & 3) != 0)

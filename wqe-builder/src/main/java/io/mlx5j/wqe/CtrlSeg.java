@@ -43,8 +43,8 @@ public final class CtrlSeg
 
     /**
      * Largest ds: the PRM field is 6 bits (qpn_ds bits 5..0; bits 7..6 are reserved), as libmlx5's WQE size
-     * limit assumes; the one definition every module uses (the doorbell module checks ds against it). mlx5dv_set_ctrl_seg takes a uint8_t, but a larger
-     * value would spill into reserved bits.
+     * limit assumes; the one definition every module uses (the doorbell module checks ds against it).
+     * mlx5dv_set_ctrl_seg takes a uint8_t, but a larger value would spill into reserved bits.
      */
     public static final int MAX_DS = 0x3f;
 
