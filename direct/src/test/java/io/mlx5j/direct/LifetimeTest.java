@@ -132,8 +132,9 @@ class LifetimeTest
             qp.close();
             assertThrows(IllegalStateException.class, () -> sq.nop(2, 0));
             assertThrows(IllegalStateException.class, () -> sq.send(3, 0x10000, 1, 64, 0));
-            assertThrows(IllegalStateException.class, () -> sq.begin(4, io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND, 0)
-                .sge(0x10000, 1, 64).sge(0x20000, 1, 64).post());
+            // the staging path: begin ... post
+            assertThrows(IllegalStateException.class, () -> sq.begin(4, io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_RDMA_WRITE,
+                0).remote(0x30000, 2).sge(0x10000, 1, 64).post());
         }
     }
 
