@@ -71,6 +71,11 @@ final class RawEndpoint implements AutoCloseable
     long wholeChecked;
     /** Send completions: the newest signaled wr_id + 1 (wr_ids are frame numbers). */
     long sendsRetired;
+    /** raw_bw client with a BW peak: post time of every frame, completion time of every signaled one (else null). */
+    long[] postedAt;
+    long[] completedAt;
+    /** Every this many sends one is signaled (perftest's cq-mod; at most half the ring in raw_lat). */
+    int signalInterval;
 
     RawEndpoint(final Context context, final ProtectionDomain pd, final RawPerfOptions o, final boolean server)
     {
@@ -122,7 +127,8 @@ final class RawEndpoint implements AutoCloseable
     {
         qp.activate(o.ibPort());
         sq = RawSendQueue.of(qp, o.mode(), sharedRegister);
-        sq.signalEvery(Math.min(o.cqMod(), o.latency() ? LAT_SEND_DEPTH / 2 : o.txDepth()));
+        signalInterval = Math.min(o.cqMod(), o.latency() ? LAT_SEND_DEPTH / 2 : o.txDepth());
+        sq.signalEvery(signalInterval);
         rq = DirectRecvQueue.of(qp);
         sendCq = DirectCq.of(sendCqObject).attach(sq.queue());
         recvCq = DirectCq.of(recvCqObject).attach(rq);
@@ -155,9 +161,20 @@ final class RawEndpoint implements AutoCloseable
         return this;
     }
 
+    /** Keep the post and completion times perftest's BW peak is computed from ({@link RawPeak}). */
+    void recordTimes()
+    {
+        postedAt = new long[(int) o.iterations()];
+        completedAt = new long[(int) o.iterations()];
+    }
+
     /** Posts the frame; false when the ring is full (nothing posted). */
     boolean send(final long wrId, final int flags)
     {
+        if (postedAt != null)
+        {
+            postedAt[(int) wrId] = System.nanoTime();
+        }
         return sq.send(wrId, frame, lkey, length, flags);
     }
 
@@ -172,6 +189,10 @@ final class RawEndpoint implements AutoCloseable
                 throw new IllegalStateException("send completion with error: " + sc);
             }
             sendsRetired = sc.wrId() + 1;
+            if (completedAt != null)
+            {
+                completedAt[(int) sc.wrId()] = System.nanoTime();
+            }
         }
         return n;
     }

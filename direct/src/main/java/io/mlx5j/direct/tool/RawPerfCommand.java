@@ -72,10 +72,15 @@ final class RawPerfCommand
             }
             else
             {
-                out.println(ResultTable.bandwidthHeader(o.reportGbits()));
+                out.println(bandwidthHeader(o.reportGbits()));
+                if (!o.noPeak())
+                {
+                    client.recordTimes();
+                }
                 final long nanos = RawPerfLoops.bwClient(client, server, progress, stall);
                 progress.finish(o.iterations());
-                printBandwidth(out, o, nanos, "server received " + server.checkSummary());
+                printBandwidth(out, o, nanos, o.noPeak() ? null : client, "server received "
+                    + server.checkSummary());
             }
             return 0;
         }
@@ -92,7 +97,7 @@ final class RawPerfCommand
                 ? "server: flow rule installed, receives posted; start the client now (no TCP exchange)"
                 : "client: sending to the server given by -E/-J/-K (no TCP exchange)");
             // the header line is what a waiting script (or test) takes as "the server is ready"
-            out.println(o.latency() ? ResultTable.latencyHeader() : ResultTable.bandwidthHeader(o.reportGbits()));
+            out.println(o.latency() ? ResultTable.latencyHeader() : bandwidthHeader(o.reportGbits()));
             out.flush();
             final Progress progress = new Progress(err, o.cliName(), o.iterations(), o.progress());
             final long stall = o.timeout().toNanos();
@@ -108,14 +113,18 @@ final class RawPerfCommand
             {
                 final long nanos = RawPerfLoops.bwServer(e, progress, stall);
                 progress.finish(o.iterations());
-                printBandwidth(out, o, nanos, "received " + e.checkSummary() + "; timed from the first frame to the "
+                printBandwidth(out, o, nanos, null, "received " + e.checkSummary() + "; timed from the first frame to the "
                     + "last, as perftest's server");
             }
             else
             {
+                if (!o.noPeak())
+                {
+                    e.recordTimes();
+                }
                 final long nanos = RawPerfLoops.bwClient(e, null, progress, stall);
                 progress.finish(o.iterations());
-                printBandwidth(out, o, nanos, "sent " + o.iterations() + " frames of " + e.length
+                printBandwidth(out, o, nanos, o.noPeak() ? null : e, "sent " + o.iterations() + " frames of " + e.length
                     + " bytes; timed from the first post to the last send completion");
             }
             return 0;
@@ -182,11 +191,55 @@ final class RawPerfCommand
         out.println(" " + count + " samples (round trip / 2); data check: " + check);
     }
 
+    /**
+     * perftest's bandwidth row (REPORT_FMT under RESULT_FMT / RESULT_FMT_G), BW peak column included; {@code peak}:
+     * the client's endpoint when it kept the times for the peak, else null (0.00, as perftest prints without one).
+     */
     private static void printBandwidth(final PrintStream out, final RawPerfOptions o, final long nanos,
-        final String check)
+        final RawEndpoint peak, final String check)
     {
-        out.println(ResultTable.bandwidthRow(new BandwidthStats(o.size(), o.iterations(), nanos), o.reportGbits()));
+        final BandwidthStats s = new BandwidthStats(o.size(), o.iterations(), nanos);
+        final double peakBw = peak == null ? 0 : RawPeak.peak(o.size(), RawPeak.bestNanosPerMessage(peak.postedAt,
+            peak.completedAt, (int) o.iterations(), peak.signalInterval), o.reportGbits());
+        out.println(bandwidthRow(o.size(), o.iterations(), peakBw, o.reportGbits() ? s.gbitPerSec() : s.mbPerSec(),
+            s.mpps()));
         out.println(ResultTable.LINE);
         out.println(String.format(Locale.ROOT, " %.3f ms; data check: %s", nanos * 1e-6, check));
+    }
+
+    // perftest v4.5 perftest_parameters.h RESULT_FMT / RESULT_FMT_G: the raw tools print the BW peak column
+    static final String[] BANDWIDTH_COLUMNS = {"#bytes", "#iterations", "BW peak[MB/sec]", "BW average[MB/sec]",
+        "MsgRate[Mpps]"};
+    static final String[] BANDWIDTH_COLUMNS_GBITS = {"#bytes", "#iterations", "BW peak[Gb/sec]",
+        "BW average[Gb/sec]", "MsgRate[Mpps]"};
+
+    static String bandwidthHeader(final boolean gbits)
+    {
+        final String[] c = gbits ? BANDWIDTH_COLUMNS_GBITS : BANDWIDTH_COLUMNS;
+        return row(c, c);
+    }
+
+    static String bandwidthRow(final long size, final long iterations, final double peak, final double bw,
+        final double mpps)
+    {
+        return row(BANDWIDTH_COLUMNS, Long.toString(size), Long.toString(iterations),
+            String.format(Locale.ROOT, "%.2f", peak), String.format(Locale.ROOT, "%.2f", bw),
+            String.format(Locale.ROOT, "%.6f", mpps));
+    }
+
+    /** Values left-aligned under the start of their titles, as {@link ResultTable} lays out its tables. */
+    private static String row(final String[] columns, final String... values)
+    {
+        final StringBuilder sb = new StringBuilder(" ");
+        for (int i = 0; i < columns.length; i++)
+        {
+            sb.append(values[i]);
+            if (i < columns.length - 1)
+            {
+                final int width = Math.max(columns[i].length(), 11) + 2;
+                sb.append(" ".repeat(Math.max(1, width - values[i].length())));
+            }
+        }
+        return sb.toString();
     }
 }

@@ -53,6 +53,7 @@ public record RawPerfOptions(
     Duration timeout,
     boolean progress,
     boolean reportGbits,
+    boolean noPeak,
     List<String> notes)
 {
     /** RAWETH_MIN_MSG_SIZE. */
@@ -95,7 +96,9 @@ public record RawPerfOptions(
         "  -d, --ib-dev NAME        device (default: the first one)",
         "  -i, --ib-port PORT       port (default 1; it must be Ethernet)",
         "      --report_gbits       bandwidth in Gb/sec (10^9 bits) instead of MB/sec (2^20 bytes)",
-        "  -F, -N                   accepted and ignored (a note says so)",
+        "  -N, --noPeak             raw_bw: no BW peak (0.00, as perftest; also above 20000 iterations and on the",
+        "                           server, which perftest never gives one)",
+        "  -F                       accepted and ignored (a note says so)",
         "      --timeout SECONDS    give up when nothing arrives for this long (default 60)",
         "      --no-progress        no progress lines on stderr",
         "      --emulated           (launcher) use the emulated ConnectX, with an Ethernet link, even if a real",
@@ -178,6 +181,7 @@ public record RawPerfOptions(
         long timeoutSeconds = 60;
         boolean progress = true;
         boolean reportGbits = false;
+        boolean noPeak = false;
         final List<String> notes = new ArrayList<>();
         while (a.hasNext())
         {
@@ -244,7 +248,7 @@ public record RawPerfOptions(
                 case "-N", "--noPeak" ->
                 {
                     a.noValue(o);
-                    notes.add(o + " ignored: mlx5j prints no BW peak");
+                    noPeak = true;
                 }
                 case "-p", "--port" ->
                 {
@@ -347,7 +351,8 @@ public record RawPerfOptions(
         }
         return new RawPerfOptions(latency, size, iterations, device, ibPort, mtu, srcMac, dstMac, hasServerIp,
             serverIp, hasClientIp, clientIp, serverPort, clientPort, tcp, ethertype, role, txDepth, cqMod, rxDepth,
-            inlineSize, mode, Duration.ofSeconds(timeoutSeconds), progress, reportGbits, List.copyOf(notes));
+            inlineSize, mode, Duration.ofSeconds(timeoutSeconds), progress, reportGbits,
+            noPeak || iterations > RawPeak.MAX_ITERATIONS, List.copyOf(notes));
     }
 
     private static PerfOptions.Role setRole(final PerfOptions.Role current, final PerfOptions.Role wanted,
