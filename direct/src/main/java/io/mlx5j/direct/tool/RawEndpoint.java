@@ -27,7 +27,8 @@ import java.lang.foreign.ValueLayout;
  * Every frame sent is the same bytes (as in perftest, which fills its buffer with copies of one packet), so one frame
  * serves every WQE and nothing is rewritten while the NIC may still read it.
  * <p>
- * The flow rule is perftest's (set_up_flow_rules in raw_ethernet_resources.c): destination MAC = this side's MAC;
+ * The flow rule is perftest's (set_up_flow_rules in raw_ethernet_resources.c; a raw_bw client has none and posts no
+ * receives, as perftest's): destination MAC = this side's MAC;
  * with IP addresses, on the server an IPv4 spec matching source = client and destination = server (the client's
  * IPv4 spec is empty: it matches any address); with ports, a UDP/TCP spec matching the peer's port as source and
  * this side's as destination; with -Y, the ethertype.
@@ -83,7 +84,7 @@ final class RawEndpoint implements AutoCloseable
         this.server = server;
         this.length = RawFrame.wireLength(o);
         final int sendDepth = o.latency() ? LAT_SEND_DEPTH : Math.max(o.txDepth(), 16);
-        this.slots = o.rxDepth();
+        this.slots = o.latency() || server ? o.rxDepth() : 1;     // receives(): a raw_bw client posts none
         this.slotSize = (int) align(Math.max(length, 64), 64);
         this.slotsOffset = align(length, 64);
         CompletionQueue scq = null;
@@ -132,6 +133,10 @@ final class RawEndpoint implements AutoCloseable
         rq = DirectRecvQueue.of(qp);
         sendCq = DirectCq.of(sendCqObject).attach(sq.queue());
         recvCq = DirectCq.of(recvCqObject).attach(rq);
+        if (!receives())
+        {
+            return this;    // a raw_bw client receives nothing: perftest gives it no flow rule
+        }
         for (int i = 0; i < slots; i++)
         {
             rq.post(i, buffer.address() + slotsOffset + (long) i * slotSize, lkey, slotSize);
@@ -166,6 +171,12 @@ final class RawEndpoint implements AutoCloseable
     {
         postedAt = new long[(int) o.iterations()];
         completedAt = new long[(int) o.iterations()];
+    }
+
+    /** Whether this side receives: both sides of raw_lat, the server of raw_bw (perftest's flow rules likewise). */
+    boolean receives()
+    {
+        return o.latency() || server;
     }
 
     /** Posts the frame; false when the ring is full (nothing posted). */

@@ -59,7 +59,8 @@ final class RawPerfCommand
             final boolean shared = server.bfRegister() == client.bfRegister();
             server.start(shared);
             client.start(shared);
-            banner(out, o, context, port, client, "loopback: a client QP and a server QP in this process, one thread");
+            banner(out, o, context, port, client, server,
+                "loopback: a client QP and a server QP in this process, one thread");
             final Progress progress = new Progress(err, o.cliName(), o.iterations(), o.progress());
             final long stall = o.timeout().toNanos();
             if (o.latency())
@@ -93,7 +94,7 @@ final class RawPerfCommand
         try (RawEndpoint e = new RawEndpoint(context, pd, o, server))
         {
             e.start(false);
-            banner(out, o, context, port, e, server
+            banner(out, o, context, port, e, null, server
                 ? "server: flow rule installed, receives posted; start the client now (no TCP exchange)"
                 : "client: sending to the server given by -E/-J/-K (no TCP exchange)");
             // the header line is what a waiting script (or test) takes as "the server is ready"
@@ -133,8 +134,9 @@ final class RawPerfCommand
 
     // ------------------------------------------------------------------------------------------ output
 
+    /** {@code loopbackServer}: in loopback the server QP (its flow rule is shown too), else null. */
     private static void banner(final PrintStream out, final RawPerfOptions o, final Context context,
-        final PortAttributes p, final RawEndpoint e, final String connection)
+        final PortAttributes p, final RawEndpoint e, final RawEndpoint loopbackServer, final String connection)
     {
         out.println(ResultTable.LINE);
         out.println("                    Raw Ethernet " + (o.latency() ? "Send Latency" : "Send BW")
@@ -144,13 +146,18 @@ final class RawPerfCommand
         out.printf(Locale.ROOT, " Connection     : RawEth, %s%n", connection);
         out.printf(Locale.ROOT, " Mtu            : %d[B]     Doorbell : %s     Eth min inline : %d[B]%n", o.mtu(),
             e.sq.queue().mode().name().toLowerCase(Locale.ROOT), e.sq.minInline());
-        out.printf(Locale.ROOT, " %s : %d     CQ Moderation : %d     RX depth : %d%n",
+        out.printf(Locale.ROOT, " %s : %d     CQ Moderation : %d     RX depth : %s%n",
             o.latency() ? "Send depth    " : "TX depth      ", o.latency() ? RawEndpoint.LAT_SEND_DEPTH : o.txDepth(),
-            o.cqMod(), o.rxDepth());
+            e.signalInterval, e.receives() ? Integer.toString(o.rxDepth()) : "none");
         out.printf(Locale.ROOT, " Inline         : %s (inline size %d, QP max %d)%n", o.inline() ? "on" : "off",
             o.inlineSize(), e.sq.maxInlineData());
         out.println(" Frame sent     : " + describeFrame(o, e.server) + ", " + e.length + " bytes + 4 FCS");
-        out.println(" Flow rule      : " + e.rule);
+        out.println(" Flow rule      : " + (e.rule != null ? e.rule.toString()
+            : "none (a raw_bw client receives nothing; perftest's has none either)"));
+        if (loopbackServer != null)
+        {
+            out.println(" Server's rule  : " + loopbackServer.rule);
+        }
         for (final String note : o.notes())
         {
             out.println(" note: " + note);
