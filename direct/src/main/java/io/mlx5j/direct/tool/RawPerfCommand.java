@@ -63,7 +63,15 @@ final class RawPerfCommand
                 "loopback: a client QP and a server QP in this process, one thread");
             final Progress progress = new Progress(err, o.cliName(), o.iterations(), o.progress());
             final long stall = o.timeout().toNanos();
-            if (o.latency())
+            if (o.duration() > 0)
+            {
+                out.println(o.latency() ? latencyDurationHeader() : bandwidthHeader(o.reportGbits()));
+                final RawDurationLoops.Result r = o.latency() ? RawDurationLoops.lat(client, server, stall)
+                    : RawDurationLoops.bwClient(client, server, stall);
+                printDuration(out, o, r, o.latency() ? client.checkSummary() + " (client); " + server.checkSummary()
+                    + " (server)" : "server received " + server.checkSummary());
+            }
+            else if (o.latency())
             {
                 out.println(ResultTable.latencyHeader());
                 final long[] samples = RawPerfLoops.latClient(client, server, progress, stall);
@@ -98,11 +106,19 @@ final class RawPerfCommand
                 ? "server: flow rule installed, receives posted; start the client now (no TCP exchange)"
                 : "client: sending to the server given by -E/-J/-K (no TCP exchange)");
             // the header line is what a waiting script (or test) takes as "the server is ready"
-            out.println(o.latency() ? ResultTable.latencyHeader() : bandwidthHeader(o.reportGbits()));
+            out.println(o.latency() ? (o.duration() > 0 ? latencyDurationHeader() : ResultTable.latencyHeader())
+                : bandwidthHeader(o.reportGbits()));
             out.flush();
             final Progress progress = new Progress(err, o.cliName(), o.iterations(), o.progress());
             final long stall = o.timeout().toNanos();
-            if (o.latency())
+            if (o.duration() > 0)
+            {
+                final RawDurationLoops.Result r = o.latency() ? RawDurationLoops.lat(e, null, stall)
+                    : server ? RawDurationLoops.bwServer(e, stall) : RawDurationLoops.bwClient(e, null, stall);
+                printDuration(out, o, r, e.receives() ? (server && !o.latency() ? "received " : "")
+                    + e.checkSummary() : "sent frames of " + e.length + " bytes");
+            }
+            else if (o.latency())
             {
                 final long[] samples = server ? RawPerfLoops.latServer(e, progress, stall)
                     : RawPerfLoops.latClient(e, null, progress, stall);
@@ -212,6 +228,39 @@ final class RawPerfCommand
             s.mpps()));
         out.println(ResultTable.LINE);
         out.println(String.format(Locale.ROOT, " %.3f ms; data check: %s", nanos * 1e-6, check));
+    }
+
+    /** perftest v4.5 perftest_parameters.h RESULT_FMT_LAT_DUR: the latency table of a duration run. */
+    static final String[] LATENCY_DURATION_COLUMNS = {"#bytes", "#iterations", "t_avg[usec]", "tps average"};
+
+    static String latencyDurationHeader()
+    {
+        return row(LATENCY_DURATION_COLUMNS, LATENCY_DURATION_COLUMNS);
+    }
+
+    /**
+     * The row of a duration run: the iterations counted in the sample window; raw_lat: t_avg = window / iterations
+     * / 2 and tps = iterations per second (print_report_lat_duration); raw_bw: perftest's bandwidth row without
+     * peak (perftest keeps no per-message times in this mode).
+     */
+    private static void printDuration(final PrintStream out, final RawPerfOptions o, final RawDurationLoops.Result r,
+        final String check)
+    {
+        if (o.latency())
+        {
+            out.println(row(LATENCY_DURATION_COLUMNS, Long.toString(o.size()), Long.toString(r.count()),
+                String.format(Locale.ROOT, "%.2f", r.nanos() / 1e3 / 2 / r.count()),
+                String.format(Locale.ROOT, "%.2f", r.count() / (r.nanos() * 1e-9))));
+        }
+        else
+        {
+            final BandwidthStats s = new BandwidthStats(o.size(), r.count(), r.nanos());
+            out.println(bandwidthRow(o.size(), r.count(), 0, o.reportGbits() ? s.gbitPerSec() : s.mbPerSec(),
+                s.mpps()));
+        }
+        out.println(ResultTable.LINE);
+        out.println(String.format(Locale.ROOT, " -D %d: %d iterations in the %.3f s sample window (%d s warm-up and "
+            + "cool-down each); data check: %s", o.duration(), r.count(), r.nanos() * 1e-9, o.duration() / 4, check));
     }
 
     // perftest v4.5 perftest_parameters.h RESULT_FMT / RESULT_FMT_G: the raw tools print the BW peak column

@@ -199,7 +199,7 @@ final class RawPerfLoops
     // ------------------------------------------------------------------------------------------------ helpers
 
     /** Posts frame i (the last one signaled), retiring sends while the ring is full. */
-    private static void send(final RawEndpoint e, final long i, final int flags, final long n, final long deadline)
+    static void send(final RawEndpoint e, final long i, final int flags, final long n, final long deadline)
     {
         final int f = flags | (i == n - 1 ? SendFlags.SIGNALED : 0);
         int spins = 0;

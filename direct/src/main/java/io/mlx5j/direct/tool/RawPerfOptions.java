@@ -15,7 +15,8 @@ import java.util.Locale;
  * <li>{@code -s} is the frame size including the 4-byte FCS, at least 64 (RAWETH_MIN_MSG_SIZE) and at most the MTU
  *     option {@code -m} (default 1518, 64..9600); out-of-range sizes are changed as perftest changes them, with its
  *     notice. Defaults: 64 for raw_lat (perftest's 2, raised), the MTU for raw_bw (its 65536, lowered).</li>
- * <li>{@code -n} iterations (default 1000 for both, perftest's DEF_ITERS).</li>
+ * <li>{@code -n} iterations (default 1000 for both, perftest's DEF_ITERS), or {@code -D} seconds (duration mode,
+ *     {@link RawDurationLoops}).</li>
  * <li>{@code -B} this side's MAC, {@code -E} the peer's; {@code -J}/{@code -j} the server's / client's IPv4 address,
  *     {@code -K}/{@code -k} the server's / client's port (UDP, or TCP with {@code --tcp}); {@code -Y} ethertype.
  *     Both sides are given the same {@code -J -j -K -k}.</li>
@@ -54,6 +55,7 @@ public record RawPerfOptions(
     boolean progress,
     boolean reportGbits,
     boolean noPeak,
+    int duration,
     List<String> notes)
 {
     /** RAWETH_MIN_MSG_SIZE. */
@@ -75,6 +77,8 @@ public record RawPerfOptions(
         "  raw_lat: ping-pong, the client sends first; raw_bw: the client sends, the server counts what arrives.",
         "  -s, --size BYTES         frame size including the 4-byte FCS, 64..MTU (default 64 raw_lat, MTU raw_bw)",
         "  -n, --iters N            frames each way (raw_lat) or sent (raw_bw) (default 1000)",
+        "  -D, --duration SECONDS   run for a time instead: warm-up of SECONDS/4, count in the middle, SECONDS/4",
+        "                           more (perftest's duration mode; a server starts its clock at the first frame)",
         "  -m, --mtu BYTES          largest frame size, 64..9600 (default 1518)",
         "  -B, --source_mac MAC     this side's MAC: the destination its flow rule matches (server/client: required)",
         "  -E, --dest_mac MAC       the peer's MAC: the destination of the frames sent (required but on a raw_bw",
@@ -182,6 +186,7 @@ public record RawPerfOptions(
         boolean progress = true;
         boolean reportGbits = false;
         boolean noPeak = false;
+        int duration = 0;
         final List<String> notes = new ArrayList<>();
         while (a.hasNext())
         {
@@ -262,8 +267,7 @@ public record RawPerfOptions(
                     progress = false;
                 }
                 case "--emulated" -> a.noValue(o);
-                case "-D", "--duration" -> throw new UsageException(o + ": duration runs of the raw tests are not "
-                    + "supported by mlx5j perf; use -n");
+                case "-D", "--duration" -> duration = a.intValue(o, 1, 86_400);
                 case "-b", "--bidirectional" -> throw new UsageException(o + ": bidirectional raw runs are not "
                     + "supported by mlx5j perf");
                 case "-a", "--all" -> throw new UsageException(o + ": perftest's raw tools do not run all sizes either "
@@ -352,7 +356,7 @@ public record RawPerfOptions(
         return new RawPerfOptions(latency, size, iterations, device, ibPort, mtu, srcMac, dstMac, hasServerIp,
             serverIp, hasClientIp, clientIp, serverPort, clientPort, tcp, ethertype, role, txDepth, cqMod, rxDepth,
             inlineSize, mode, Duration.ofSeconds(timeoutSeconds), progress, reportGbits,
-            noPeak || iterations > RawPeak.MAX_ITERATIONS, List.copyOf(notes));
+            noPeak || iterations > RawPeak.MAX_ITERATIONS || duration > 0, duration, List.copyOf(notes));
     }
 
     private static PerfOptions.Role setRole(final PerfOptions.Role current, final PerfOptions.Role wanted,
