@@ -43,12 +43,12 @@ class RawPerfToolTest
     {
         final Emulated.Capture c = new Emulated.Capture();
         final long before = Emulated.strictViolations();
-        assertEquals(0, Mlx5jTool.run(new String[] {"perf", "raw_lat", "-n", "100", "--no-progress"}, c.stream,
+        assertEquals(0, Mlx5jTool.run(new String[] {"perf", "raw_lat", "-n", "30", "--no-progress"}, c.stream,
             c.stream), c.text());
         final List<String> row = row(c.text(), LAT_COLUMNS, 9);
-        assertEquals(List.of("64", "100"), row.subList(0, 2), c.text());
-        assertTrue(c.text().contains(" 100 samples (round trip / 2); data check: 100 frames of 60 bytes, headers as "
-            + "perftest builds them; payload pattern ok (an mlx5j peer) (client); 100 frames of 60 bytes, headers as "
+        assertEquals(List.of("64", "30"), row.subList(0, 2), c.text());
+        assertTrue(c.text().contains(" 30 samples (round trip / 2); data check: 30 frames of 60 bytes, headers as "
+            + "perftest builds them; payload pattern ok (an mlx5j peer) (client); 30 frames of 60 bytes, headers as "
             + "perftest builds them; payload pattern ok (an mlx5j peer) (server)"), c.text());
         assertTrue(c.text().contains("802.3 length 46"), c.text());
         assertEquals(before, Emulated.strictViolations());
@@ -78,7 +78,7 @@ class RawPerfToolTest
      */
     @ParameterizedTest(name = "{0} {1}, server eth_min_inline {2}")
     @CsvSource({
-        "raw_lat, -n 100 -s 300, l2",
+        "raw_lat, -n 30 -s 300, l2",
         "raw_bw,  -n 1000 -s 1518 -J 10.1.0.2 -j 10.1.0.1 -K 7001 -k 7002, none",
     })
     void twoProcesses(final String test, final String args, final String minInline) throws Exception
@@ -128,8 +128,8 @@ class RawPerfToolTest
      */
     @ParameterizedTest(name = "{0} {1}, mlx5j server {2}, perftest eth_min_inline {3}")
     @CsvSource({
-        "raw_lat, -n 100 -s 128 -J 10.1.0.2 -j 10.1.0.1 -K 7001 -k 7002, true, none",
-        "raw_lat, -n 100 -s 128 -J 10.1.0.2 -j 10.1.0.1 -K 7001 -k 7002, false, l2",
+        "raw_lat, -n 30 -s 128 -J 10.1.0.2 -j 10.1.0.1 -K 7001 -k 7002, true, none",
+        "raw_lat, -n 30 -s 128 -J 10.1.0.2 -j 10.1.0.1 -K 7001 -k 7002, false, l2",
         "raw_bw,  -n 500 -s 1024 -J 10.1.0.2 -j 10.1.0.1 -K 7001 -k 7002, true, none",
         "raw_bw,  -n 500 -s 64, false, none",
     })
@@ -193,6 +193,47 @@ class RawPerfToolTest
         assertEquals(before, Emulated.strictViolations(), what + " broke a driver rule in this JVM");
     }
 
+    /** perftest's duration mode (-D): the latency table of RESULT_FMT_LAT_DUR in loopback; an iteration count > 0. */
+    @Test
+    void loopbackLatencyForADuration()
+    {
+        final Emulated.Capture c = new Emulated.Capture();
+        assertEquals(0, Mlx5jTool.run(new String[] {"perf", "raw_lat", "-D", "1", "--no-progress"}, c.stream,
+            c.stream), c.text());
+        final List<String> row = row(c.text(), List.of("#bytes", "#iterations", "t_avg[usec]", "tps", "average"), 4);
+        assertEquals("64", row.get(0));
+        assertTrue(Long.parseLong(row.get(1)) > 0, c.text());
+        assertTrue(c.text().contains(" -D 1: " + row.get(1) + " iterations in the 1.000 s sample window"), c.text());
+    }
+
+    /**
+     * -D against perftest: raw_ethernet_bw -D 2 as the client of an mlx5j server; both print perftest's bandwidth
+     * row with the iterations of their own sample windows (perftest's client counts send completions, the server
+     * frames received, so the counts differ, as between two perftest sides).
+     */
+    @Test
+    void durationAgainstPerftest() throws Exception
+    {
+        final long before = Emulated.strictViolations();
+        final Emulated.Capture java = new Emulated.Capture();
+        final CompletableFuture<Integer> s = CompletableFuture.supplyAsync(() -> Mlx5jTool.run(new String[] {"perf",
+            "raw_bw", "--server", "-B", SERVER_MAC, "-D", "2", "-s", "256", "--no-progress", "--timeout", "60"},
+            java.stream, java.stream));
+        java.awaitContains("#bytes", 60);
+        final Emulated.Result peer = new Emulated.Child("raw_ethernet_bw-D-client-" + System.nanoTime(), List.of(
+            "raw_ethernet_bw", "--client", "-B", CLIENT_MAC, "-E", SERVER_MAC, "-D", "2", "-s", "256")).await(90);
+        final int status = s.get(90, TimeUnit.SECONDS);
+        peer.assertClean("raw_ethernet_bw -D 2 client", java.text());
+        assertEquals(0, status, java.text() + "\n--- perftest:\n" + peer.out());
+        assertEquals("256", row(peer.out(), BW_COLUMNS, 5).get(0), peer.out());
+        final List<String> mine = row(java.text(), BW_COLUMNS, 5);
+        assertEquals("256", mine.get(0));
+        assertTrue(Long.parseLong(mine.get(1)) > 0, java.text());
+        assertTrue(java.text().contains("headers as perftest builds them (source MAC not known here, not compared); "
+            + "payload not compared (perftest's random bytes)"), java.text());
+        assertEquals(before, Emulated.strictViolations());
+    }
+
     @Test
     void perftestsRulesForOptions()
     {
@@ -222,7 +263,7 @@ class RawPerfToolTest
             new String[] {"perf", "raw_bw", "-K", "1"},
             new String[] {"perf", "raw_bw", "-K", "1", "-k", "2"},
             new String[] {"perf", "raw_lat", "-B", SERVER_MAC, "-E", SERVER_MAC},
-            new String[] {"perf", "raw_lat", "-D", "5"}))
+            new String[] {"perf", "raw_lat", "-D", "0"}))
         {
             assertEquals(2, Mlx5jTool.run(bad, out.stream, out.stream), Arrays.toString(bad));
         }
