@@ -167,7 +167,12 @@ final class RawPerfCommand
             e.signalInterval, e.receives() ? Integer.toString(o.rxDepth()) : "none");
         out.printf(Locale.ROOT, " Inline         : %s (inline size %d, QP max %d)%n", o.inline() ? "on" : "off",
             o.inlineSize(), e.sq.maxInlineData());
-        out.println(" Frame sent     : " + describeFrame(o, e.server) + ", " + e.length + " bytes + 4 FCS");
+        out.println(" Frame sent     : " + (o.latency() || !e.server ? describeFrame(o, e.server) + ", " + e.length
+            + " bytes + 4 FCS" : "none (a raw_bw server only receives)"));
+        if (e.server && !o.latency())
+        {
+            out.println(" Frame expected : " + describeFrame(o, false) + ", " + e.length + " bytes + 4 FCS");
+        }
         out.println(" Flow rule      : " + (e.rule != null ? e.rule.toString()
             : "none (a raw_bw client receives nothing; perftest's has none either)"));
         if (loopbackServer != null)
@@ -186,7 +191,7 @@ final class RawPerfCommand
         final long src = fromServer ? o.serverMac() : o.clientMac();
         final long dst = fromServer ? o.clientMac() : o.serverMac();
         final StringBuilder sb = new StringBuilder();
-        sb.append(RawPerfOptions.macText(src)).append(" -> ").append(RawPerfOptions.macText(dst));
+        sb.append(src < 0 ? "any" : RawPerfOptions.macText(src)).append(" -> ").append(RawPerfOptions.macText(dst));
         if (o.hasIp())
         {
             sb.append(", IPv4 ").append(RawPerfOptions.ipText(fromServer ? o.serverIp() : o.clientIp()))
