@@ -298,6 +298,11 @@ public record RawPerfOptions(
         {
             throw new UsageException("which test? raw_lat or raw_bw");
         }
+        if (latency && duration == 0 && iterations > PerfOptions.MAX_LATENCY_ITERATIONS)
+        {
+            throw new UsageException("raw_lat keeps one 8-byte sample per iteration: at most "
+                + PerfOptions.MAX_LATENCY_ITERATIONS + " iterations, got " + iterations);
+        }
         if (role == null)
         {
             role = PerfOptions.Role.LOOPBACK;

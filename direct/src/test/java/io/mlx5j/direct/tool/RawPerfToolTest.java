@@ -181,7 +181,7 @@ class RawPerfToolTest
         // perftest's header, word for word, is ours; both rows carry the size and the exact iteration count
         final List<String> columns = words(header(peer.out()));
         assertEquals(lat ? LAT_COLUMNS : BW_COLUMNS, columns, peer.out());
-        assertEquals(List.of(size, iters), row(peer.out(), columns, lat ? 9 : 5).subList(0, 2), peer.out());
+        assertEquals(List.of(size, iters), row(peer.out(), columns, lat ? 9 : 5, true).subList(0, 2), peer.out());
         assertEquals(List.of(size, iters), row(java.text(), columns, lat ? 9 : 5).subList(0, 2), java.text());
         if (lat || javaServer)
         {
@@ -225,7 +225,7 @@ class RawPerfToolTest
         final int status = s.get(90, TimeUnit.SECONDS);
         peer.assertClean("raw_ethernet_bw -D 2 client", java.text());
         assertEquals(0, status, java.text() + "\n--- perftest:\n" + peer.out());
-        assertEquals("256", row(peer.out(), BW_COLUMNS, 5).get(0), peer.out());
+        assertEquals("256", row(peer.out(), BW_COLUMNS, 5, true).get(0), peer.out());
         final List<String> mine = row(java.text(), BW_COLUMNS, 5);
         assertEquals("256", mine.get(0));
         assertTrue(Long.parseLong(mine.get(1)) > 0, java.text());
@@ -286,6 +286,16 @@ class RawPerfToolTest
      */
     private static List<String> row(final String output, final List<String> columns, final int values)
     {
+        return row(output, columns, values, false);
+    }
+
+    /**
+     * {@code perftest}: the output is perftest's, which prints "-nan" for t_stdev when its variance computation
+     * overflows (seen with round trips of 25..375 ms on the loaded emulator); that word is then accepted.
+     */
+    private static List<String> row(final String output, final List<String> columns, final int values,
+        final boolean perftest)
+    {
         final List<String> lines = output.lines().toList();
         int i = lines.indexOf(header(output));
         assertEquals(columns, words(lines.get(i)), output);
@@ -298,7 +308,10 @@ class RawPerfToolTest
         assertEquals(values, row.size(), "row " + row + " in\n" + output);
         for (final String v : row)
         {
-            Double.parseDouble(v);
+            if (!(perftest && v.matches("-?nan")))
+            {
+                Double.parseDouble(v);
+            }
         }
         return row;
     }
