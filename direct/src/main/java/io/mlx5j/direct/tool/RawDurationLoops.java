@@ -102,7 +102,10 @@ final class RawDurationLoops
             }
             if (peer != null)
             {
-                peer.pollRecv();
+                while (peer.pollRecv() != 0)
+                {
+                    // drain: the loopback server's receive queue must not run dry (RawPerfLoops.bwClient)
+                }
             }
         }
         final long deadline = System.nanoTime() + stallNanos;
