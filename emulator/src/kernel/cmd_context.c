@@ -15,6 +15,7 @@
 #include "emu_clock.h"
 #include "engine_hooks.h"
 #include "rss_wq.h"
+#include "eth_knobs.h"
 #include "uverbs.h"
 
 int emu_ctx_setup_resources(struct emu_ctx *ctx, uint32_t num_pages);
@@ -250,7 +251,7 @@ int emu_cmd_query_port(struct emu_cmd *cmd)
 		r.port_cap_flags = 0x04010000; /* IsCM | IP-based GIDs, as mlx5 reports for RoCE */
 		r.gid_tbl_len = EMU_GID_TBL_LEN_ETH;
 		r.pkey_tbl_len = EMU_PKEY_TBL_LEN_ETH;
-		r.active_mtu = IBV_MTU_1024; /* what a 1500-byte netdev MTU gives */
+		r.active_mtu = emu_eth_active_mtu(); /* from MLX5EMU_ETH_MTU: 1024 for the default 1500 */
 		r.active_speed = 32; /* 25 Gb/s per lane x 4 = 100GbE */
 		r.link_layer = IBV_LINK_LAYER_ETHERNET;
 		r.max_vl_num = 0;

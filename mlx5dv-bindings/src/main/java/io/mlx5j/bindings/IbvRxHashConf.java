@@ -3,9 +3,7 @@ package io.mlx5j.bindings;
 import java.lang.foreign.GroupLayout;
 
 import static io.mlx5j.bindings.CTypes.*;
-import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
-import static java.lang.foreign.MemoryLayout.unionLayout;
 
 /** {@code struct ibv_rx_hash_conf} (verbs.h, rdma-core 44): embedded in ibv_qp_init_attr_ex; unused by mlx5j. */
 public final class IbvRxHashConf

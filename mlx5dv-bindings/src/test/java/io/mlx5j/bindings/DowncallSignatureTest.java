@@ -93,7 +93,7 @@ class DowncallSignatureTest
     {
         final List<String> problems = new ArrayList<>();
         int checked = 0;
-        for (final Class<?> type : List.of(Verbs.class, Mlx5dv.class))
+        for (final Class<?> type : List.of(Verbs.class, Mlx5dv.class, Libc.class))
         {
             for (final Method method : type.getDeclaredMethods())
             {
@@ -121,7 +121,7 @@ class DowncallSignatureTest
         {
             fail(String.join("\n", problems));
         }
-        assertEquals(34, checked);
+        assertEquals(35, checked);
     }
 
     @Test

@@ -20,7 +20,6 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
