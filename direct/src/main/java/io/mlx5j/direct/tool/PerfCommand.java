@@ -20,7 +20,7 @@ final class PerfCommand
     /** 8-byte atomics are host-endian on ConnectX-4+ under Linux (mlx5 core sets atomic_req_8B_endianness_mode). */
     private static final ValueLayout.OfLong HOST64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.nativeOrder());
     /** Latency tests keep this many send WQEs and signal every half of it (perftest signals every cq-mod). */
-    private static final int LAT_SEND_DEPTH = 64;
+    static final int LAT_SEND_DEPTH = 64;
 
     private PerfCommand()
     {
@@ -60,6 +60,12 @@ final class PerfCommand
         final int recvDepth = t.isSend() ? o.rxDepth() : 0;
         return new Endpoint(context, pd, o.ibPort(), o.gidIndex(), sendDepth, recvDepth, o.inlineSize(),
             Math.max(area, o.size()));
+    }
+
+    /** Bytes of each area a two-process run registers: a perftest bw client walks one cycle buffer (a page). */
+    static long area(final PerfOptions o)
+    {
+        return Math.max(PerftestSession.CYCLE_BUFFER, o.size());
     }
 
     /** Everything the run needs after the QPs are connected: patterns, receives, signaling. */
@@ -140,8 +146,12 @@ final class PerfCommand
     private static int twoProcess(final Context context, final ProtectionDomain pd, final PerfOptions o,
         final int rdAtomic, final PrintStream out, final PrintStream err)
     {
+        if (o.rdmaCm())
+        {
+            return PerftestSession.runRdmaCm(context, pd, o, rdAtomic, out, err);
+        }
         // a perftest bw client walks the target in cache-line steps through one cycle buffer (a page)
-        try (Endpoint e = endpoint(context, pd, o, PerftestSession.CYCLE_BUFFER))
+        try (Endpoint e = endpoint(context, pd, o, area(o)))
         {
             e.directPath(o.mode(), false);
             return PerftestSession.run(context, e, o, rdAtomic, out, err);

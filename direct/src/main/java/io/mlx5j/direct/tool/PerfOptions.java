@@ -37,7 +37,8 @@ public record PerfOptions(
     boolean progress,
     boolean reportGbits,
     List<String> notes,
-    int outReads)
+    int outReads,
+    boolean rdmaCm)
 {
     /** Where the peer is. */
     public enum Role
@@ -82,7 +83,10 @@ public record PerfOptions(
         "  -F, -N, --use_old_post_send   accepted and ignored (a note says so): mlx5j has no CPU-frequency check,",
         "                           prints no BW peak, and posts through its own Java path",
         "  -c RC, -q 1, -A FETCH_AND_ADD  the only values mlx5j runs (others fail, naming the option)",
-        "  -p, --port PORT          TCP port of the exchange (default 18515)",
+        "  -R, --rdma_cm            connect through rdma_cm, as perftest -R: the exchange runs over an rdma_cm",
+        "                           control connection to port -p and the test QP is connected by the CM",
+        "                           (SERVER_HOST is then an IP address the emulated or real ports own)",
+        "  -p, --port PORT          TCP port of the exchange, or with -R the rdma_cm port (default 18515)",
         "      --timeout SECONDS    limit for the TCP exchange, the server's wait for a client, and any stall",
         "                           of a run (nothing arrives from the peer) (default 60)",
         "      --no-progress        no progress lines on stderr",
@@ -111,6 +115,7 @@ public record PerfOptions(
         boolean progress = true;
         boolean reportGbits = false;
         int outReads = 16;
+        boolean rdmaCm = false;
         final List<String> notes = new ArrayList<>();
         while (a.hasNext())
         {
@@ -151,8 +156,11 @@ public record PerfOptions(
                 case "-q", "--qp" -> requireValue(o, a.value(o), "1", "mlx5j perf runs one QP");
                 case "-A", "--atomic_type" -> requireValue(o, a.value(o), "FETCH_AND_ADD",
                     "mlx5j perf's atomic tests post FETCH_AND_ADD");
-                case "-R", "--rdma_cm" -> throw new UsageException(o + ": rdma_cm connection setup is not supported "
-                    + "by mlx5j perf; it uses perftest's TCP exchange");
+                case "-R", "--rdma_cm" ->
+                {
+                    a.noValue(o);
+                    rdmaCm = true;
+                }
                 case "-a", "--all" -> throw new UsageException(o + ": running all sizes is not supported by mlx5j "
                     + "perf yet; run one size per -s");
                 case "-D", "--duration" -> throw new UsageException(o + ": duration runs are not supported by mlx5j "
@@ -245,9 +253,13 @@ public record PerfOptions(
         {
             cqMod = txDepth; // perftest clamps too: a window smaller than the signal interval would never complete
         }
+        if (rdmaCm && (role == null || role == Role.LOOPBACK))
+        {
+            throw new UsageException("-R connects to a peer through rdma_cm: give --server or the server's address");
+        }
         return new PerfOptions(test, size, iterations, device, ibPort, gidIndex, inlineSize, mode, txDepth, cqMod,
             rxDepth, mtu, role == null ? Role.LOOPBACK : role, host, tcpPort, Duration.ofSeconds(timeoutSeconds),
-            progress, reportGbits, List.copyOf(notes), outReads);
+            progress, reportGbits, List.copyOf(notes), outReads, rdmaCm);
     }
 
     /** True when this run's payloads go inline (the whole message fits the inline size). */
