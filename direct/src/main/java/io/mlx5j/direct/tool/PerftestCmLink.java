@@ -3,6 +3,7 @@ package io.mlx5j.direct.tool;
 import io.mlx5j.cm.CmConnection;
 import io.mlx5j.cm.CmId;
 import io.mlx5j.cm.CmListener;
+import io.mlx5j.cm.CmRejectedException;
 import io.mlx5j.cm.ConnectOptions;
 import io.mlx5j.cm.ConnectionRequest;
 import io.mlx5j.direct.Context;
@@ -30,6 +31,7 @@ final class PerftestCmLink implements PerftestLink
 {
     private static final int IDLE_SPINS = 1024;
     private static final long IDLE_PARK_NANOS = 50_000;
+    private static final long RETRY_NANOS = 100_000_000;
 
     private final CmConnection connection;
     private final Endpoint e;
@@ -60,17 +62,32 @@ final class PerftestCmLink implements PerftestLink
     static PerftestCmLink connect(final Context context, final ProtectionDomain pd, final String host,
         final int port, final Duration timeout)
     {
-        final Endpoint[] made = new Endpoint[1];
-        try
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (true)
         {
-            final CmConnection c = CmConnection.connect(new InetSocketAddress(host, port), options(0, timeout),
-                id -> (made[0] = controlEndpoint(context, pd, id)).qp, qp -> ready(made[0]));
-            return new PerftestCmLink(c, made[0], timeout);
-        }
-        catch (final RuntimeException ex)
-        {
-            closeQuietly(made[0], ex);
-            throw ex;
+            final Endpoint[] made = new Endpoint[1];
+            try
+            {
+                final CmConnection c = CmConnection.connect(new InetSocketAddress(host, port), options(0, timeout),
+                    id -> (made[0] = controlEndpoint(context, pd, id)).qp, qp -> ready(made[0]));
+                return new PerftestCmLink(c, made[0], timeout);
+            }
+            catch (final CmRejectedException ex)
+            {
+                closeQuietly(made[0], ex);
+                // nobody listens yet: perftest's client gives up at once; retrying within the timeout lets scripts
+                // start both sides together (as the TCP link does)
+                if (ex.reason() != CmRejectedException.REASON_NO_LISTENER || System.nanoTime() - deadline > 0)
+                {
+                    throw ex;
+                }
+                LockSupport.parkNanos(RETRY_NANOS);
+            }
+            catch (final RuntimeException ex)
+            {
+                closeQuietly(made[0], ex);
+                throw ex;
+            }
         }
     }
 
