@@ -242,10 +242,6 @@ final class PerftestSession
         PerfCommand.prepare(e, o, w.remoteIsMlx5j());
         w.handshake(my, gid);
         w.handshake(my, gid);
-        if (t.isSend())
-        {
-            w.handshake(my, gid);   // the receives are posted (prepare): the peer may send
-        }
         PerfCommand.banner(out, o, context, e, mtu,
             (server ? "server, client " + w.peer() : "client of " + o.host() + ":" + o.tcpPort())
             + (cm != null ? ", connected through rdma_cm" : "") + ", peer " + (w.remoteIsMlx5j() ? "mlx5j"
@@ -256,63 +252,108 @@ final class PerftestSession
         }
         w.readTimeout(Duration.ZERO);  // a perftest peer may run long; a dead one ends the wait with EOF
 
-        final Progress progress = new Progress(err, t.cliName(), o.iterations(), o.progress());
         final long stall = o.timeout().toNanos();
         final boolean check = w.remoteIsMlx5j();
+        final int[] sizes = o.sizes();
+        final PerfOptions last = o.withSize(sizes[sizes.length - 1]);
         switch (t)
         {
             case WRITE_LAT ->
             {
-                final long[] samples = server ? PerfLoops.writeLat(e, null, o, progress, stall)
-                    : PerfLoops.writeLatResponder(e, o, progress, stall);
-                e.quiesce(stall);   // the peer waits for our last WRITE; write_lat has no closing exchange
-                progress.finish(o.iterations());
-                PerfCommand.printLatency(out, o, samples, samples.length, checkOf(e, o, !server, check));
+                // both sides sweep the sizes with no exchange between them: the ping-pong keeps them in step
+                PerfCommand.latencyHeader(out, o);
+                for (final int size : sizes)
+                {
+                    final PerfOptions os = o.withSize(size);
+                    final Progress progress = progress(err, os);
+                    final PerfLoops.Latency r = server ? PerfLoops.writeLat(e, null, os, progress, stall)
+                        : PerfLoops.writeLatResponder(e, os, progress, stall);
+                    e.quiesce(stall);   // the peer waits for our last WRITE; write_lat has no closing exchange
+                    progress.finish(r.iterations());
+                    PerfCommand.latencyRow(out, os, r);
+                }
+                PerfCommand.latencyFooter(out, o, checkOf(e, last, !server, check));
             }
             case SEND_LAT ->
             {
-                final long[] samples = server ? PerfLoops.sendLatResponder(e, o, progress, stall)
-                    : PerfLoops.sendLat(e, null, o, progress, stall);
-                e.quiesce(stall);
-                progress.finish(o.iterations());
+                PerfCommand.latencyHeader(out, o);
+                for (final int size : sizes)
+                {
+                    final PerfOptions os = o.withSize(size);
+                    w.handshake(my, gid);   // our receives are posted (they stay posted): the peer may send
+                    final Progress progress = progress(err, os);
+                    final PerfLoops.Latency r = server ? PerfLoops.sendLatResponder(e, os, progress, stall)
+                        : PerfLoops.sendLat(e, null, os, progress, stall);
+                    e.quiesce(stall);
+                    progress.finish(r.iterations());
+                    PerfCommand.latencyRow(out, os, r);
+                }
                 w.close(my, gid);
-                PerfCommand.printLatency(out, o, samples, samples.length, checkOf(e, o, server, check));
+                PerfCommand.latencyFooter(out, o, checkOf(e, last, server, check));
             }
             case READ_LAT, ATOMIC_LAT ->
             {
                 if (server)
                 {
                     w.close(my, gid);   // waits in the handshake until the client has run
-                    out.println(" " + o.iterations() + " iterations served; data check: "
-                        + checkOf(e, o, true, check));
+                    out.println(" " + o.iterations() + " iterations" + (sizes.length > 1 ? " per size" : "")
+                        + " served; data check: " + checkOf(e, last, true, check));
                     out.println(ResultTable.LINE);
                 }
                 else
                 {
-                    final long[] samples = PerfLoops.oneSidedLat(e, t == PerfTest.ATOMIC_LAT, o, progress,
-                        stall);
-                    progress.finish(o.iterations());
+                    PerfCommand.latencyHeader(out, o);
+                    for (final int size : sizes)
+                    {
+                        final PerfOptions os = o.withSize(size);
+                        final Progress progress = progress(err, os);
+                        final PerfLoops.Latency r = PerfLoops.oneSidedLat(e, t == PerfTest.ATOMIC_LAT, os, progress,
+                            stall);
+                        progress.finish(r.iterations());
+                        PerfCommand.latencyRow(out, os, r);
+                    }
                     w.close(my, gid);
-                    PerfCommand.printLatency(out, o, samples, samples.length, checkOf(e, o, false, check));
+                    PerfCommand.latencyFooter(out, o, checkOf(e, last, false, check));
                 }
             }
             case SEND_BW ->
             {
+                if (!server)
+                {
+                    PerfCommand.bandwidthHeader(out, o);
+                }
+                for (final int size : sizes)
+                {
+                    final PerfOptions os = o.withSize(size);
+                    w.handshake(my, gid);   // the server's receives are posted: the client may send
+                    final Progress progress = progress(err, os);
+                    if (server)
+                    {
+                        final long n = PerfLoops.sendBwResponder(e, os, progress, stall);
+                        progress.finish(n);
+                        out.println(" " + size + " bytes: " + n + " messages received");
+                    }
+                    else
+                    {
+                        final PerfLoops.Bandwidth r = PerfLoops.bandwidth(e, null, os, 1, progress, stall,
+                            peakRecorder(os));
+                        progress.finish(r.iterations());
+                        PerfCommand.bandwidthRow(out, os, r);
+                    }
+                    if (sizes.length > 1)
+                    {
+                        w.handshake(my, gid);   // send_bw -a: one more after each size
+                    }
+                }
+                w.close(my, gid);
                 if (server)
                 {
-                    PerfLoops.sendBwResponder(e, o, progress, stall);
-                    progress.finish(o.iterations());
-                    w.close(my, gid);
-                    out.println(" " + o.iterations() + " iterations served; data check: "
-                        + checkOf(e, o, true, check));
+                    out.println(" data check: " + checkOf(e, last, true, check));
                     out.println(ResultTable.LINE);
                 }
                 else
                 {
-                    final long nanos = PerfLoops.bandwidth(e, null, o, 1, progress, stall);
-                    progress.finish(o.iterations());
-                    w.close(my, gid);
-                    PerfCommand.printBandwidth(out, o, nanos, checkOf(e, o, false, check));
+                    PerfCommand.bandwidthFooter(out, checkOf(e, last, false, check));
                 }
             }
             case WRITE_BW, READ_BW, ATOMIC_BW ->
@@ -325,18 +366,26 @@ final class PerftestSession
                     w.close(my, gid);
                     PerfCommand.printRemoteBandwidth(out, o, client);
                     out.println(" " + client.iterations() + " iterations served; data check: "
-                        + checkOf(e, o, true, check));
+                        + checkOf(e, o.withSize((int) client.size()), true, check));
                 }
                 else
                 {
-                    final long nanos = PerfLoops.bandwidth(e, null, o, 1, progress, stall);
-                    progress.finish(o.iterations());
-                    final BandwidthStats s = new BandwidthStats(o.size(), o.iterations(), nanos);
+                    PerfCommand.bandwidthHeader(out, o);
+                    PerftestWire.BwReport report = null;
+                    for (final int size : sizes)
+                    {
+                        final PerfOptions os = o.withSize(size);
+                        final Progress progress = progress(err, os);
+                        final PerfLoops.Bandwidth r = PerfLoops.bandwidth(e, null, os, 1, progress, stall,
+                            peakRecorder(os));
+                        progress.finish(r.iterations());
+                        report = PerfCommand.bandwidthRow(out, os, r);
+                    }
+                    // the report of the last size, as perftest's client sends after its sweep
                     w.handshake(my, gid);
-                    final double bw = o.reportGbits() ? s.gbitPerSec() : s.mbPerSec();
-                    w.exchangeBwReport(new PerftestWire.BwReport(o.size(), o.iterations(), 0, bw, s.mpps()));
+                    w.exchangeBwReport(report);
                     w.close(my, gid);
-                    PerfCommand.printBandwidth(out, o, nanos, checkOf(e, o, false, check));
+                    PerfCommand.bandwidthFooter(out, checkOf(e, last, false, check));
                 }
             }
         }
@@ -345,6 +394,19 @@ final class PerftestSession
             cm.disconnect(o.timeout());     // perftest's client waits for DISCONNECTED (rdma_cm_disconnect_nodes)
         }
         return 0;
+    }
+
+    static Progress progress(final PrintStream err, final PerfOptions os)
+    {
+        // a duration run has no count to show progress against
+        return new Progress(err, os.test().cliName() + (os.allSizes() ? " " + os.size() + " B" : ""),
+            os.iterations(), os.progress() && os.duration() == 0);
+    }
+
+    /** perftest's peak recorder for one bw run, or null when the peak is off (-N, -D, more than 20000). */
+    static BandwidthPeak peakRecorder(final PerfOptions os)
+    {
+        return os.noPeak() ? null : new BandwidthPeak(os.iterations());
     }
 
     /** The data check, or why there is none: a perftest peer sends whatever its buffer holds. */
