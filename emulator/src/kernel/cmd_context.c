@@ -100,7 +100,7 @@ int emu_cmd_get_context(struct emu_cmd *cmd)
 	dresp.clock_info_versions = 0;
 	dresp.log_uar_size = 12;      /* 4 KiB UARs, one per system page */
 	dresp.num_uars_per_page = 1;
-	dresp.num_dyn_bfregs = 0;     /* dynamic UARs are ioctl-only in libmlx5 */
+	dresp.num_dyn_bfregs = 2 * EMU_DYN_UAR_PAGES; /* legacy dynamic UARs through MLX5_IB_MMAP_ALLOC_WC (ctx.c) */
 	emu_clock_ucontext_resp(&dresp, cmd->drv_out_len); /* the clock pages (clock.c) */
 	size_t dlen = cmd->drv_out_len < sizeof(dresp) ? cmd->drv_out_len : sizeof(dresp);
 	dresp.response_length = (uint32_t)dlen;
