@@ -127,6 +127,7 @@ final class PerfCommand
             if (t.isLatency())
             {
                 latencyHeader(out, o);
+                PerfLoops.Latency lastRun = null;
                 for (final int size : sizes)
                 {
                     final PerfOptions os = o.withSize(size);
@@ -139,8 +140,9 @@ final class PerfCommand
                     };
                     progress.finish(r.iterations());
                     latencyRow(out, os, r);
+                    lastRun = r;
                 }
-                latencyFooter(out, o, verifyInitiator(a, last) + "; " + verifyResponder(b, last));
+                latencyFooter(out, o, lastRun, verifyInitiator(a, last) + "; " + verifyResponder(b, last));
             }
             else
             {
@@ -323,13 +325,19 @@ final class PerfCommand
         out.println(ResultTable.latencyRow(os.size(), os.iterations(), s));
     }
 
-    static void latencyFooter(final PrintStream out, final PerfOptions o, final String check)
+    /** {@code last}: the last run (its sample count is what the line reports, per size with -a). */
+    static void latencyFooter(final PrintStream out, final PerfOptions o, final PerfLoops.Latency last,
+        final String check)
     {
         out.println(ResultTable.LINE);
-        out.println(" " + (o.duration() > 0 ? "duration " + o.duration() + " s, sampled " + (o.duration()
-            - 2 * o.margin()) + " s between margins of " + o.margin() + " s"
-            : (o.test().rttFactor() == 2 ? "round trip / 2" : "one operation") + " per sample")
-            + "; data check: " + check);
+        if (last.timed())
+        {
+            out.println(" duration " + o.duration() + " s, sampled " + (o.duration() - 2 * o.margin())
+                + " s between margins of " + o.margin() + " s; data check: " + check);
+            return;
+        }
+        out.println(" " + last.samples().length + " samples" + (o.allSizes() ? " per size" : "")
+            + (o.test().rttFactor() == 2 ? " (round trip / 2)" : "") + "; data check: " + check);
     }
 
     static void bandwidthHeader(final PrintStream out, final PerfOptions o)

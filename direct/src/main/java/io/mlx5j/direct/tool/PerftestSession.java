@@ -262,6 +262,7 @@ final class PerftestSession
             {
                 // both sides sweep the sizes with no exchange between them: the ping-pong keeps them in step
                 PerfCommand.latencyHeader(out, o);
+                PerfLoops.Latency lastRun = null;
                 for (final int size : sizes)
                 {
                     final PerfOptions os = o.withSize(size);
@@ -271,12 +272,14 @@ final class PerftestSession
                     e.quiesce(stall);   // the peer waits for our last WRITE; write_lat has no closing exchange
                     progress.finish(r.iterations());
                     PerfCommand.latencyRow(out, os, r);
+                    lastRun = r;
                 }
-                PerfCommand.latencyFooter(out, o, checkOf(e, last, !server, check));
+                PerfCommand.latencyFooter(out, o, lastRun, checkOf(e, last, !server, check));
             }
             case SEND_LAT ->
             {
                 PerfCommand.latencyHeader(out, o);
+                PerfLoops.Latency lastRun = null;
                 for (final int size : sizes)
                 {
                     final PerfOptions os = o.withSize(size);
@@ -287,22 +290,25 @@ final class PerftestSession
                     e.quiesce(stall);
                     progress.finish(r.iterations());
                     PerfCommand.latencyRow(out, os, r);
+                    lastRun = r;
                 }
                 w.close(my, gid);
-                PerfCommand.latencyFooter(out, o, checkOf(e, last, server, check));
+                PerfCommand.latencyFooter(out, o, lastRun, checkOf(e, last, server, check));
             }
             case READ_LAT, ATOMIC_LAT ->
             {
                 if (server)
                 {
                     w.close(my, gid);   // waits in the handshake until the client has run
-                    out.println(" " + o.iterations() + " iterations" + (sizes.length > 1 ? " per size" : "")
-                        + " served; data check: " + checkOf(e, last, true, check));
+                    out.println(" " + (o.duration() > 0 ? "a " + o.duration() + " s run's" : o.iterations()
+                        + (sizes.length > 1 ? " per size" : "")) + " iterations served; data check: "
+                        + checkOf(e, last, true, check));
                     out.println(ResultTable.LINE);
                 }
                 else
                 {
                     PerfCommand.latencyHeader(out, o);
+                    PerfLoops.Latency lastRun = null;
                     for (final int size : sizes)
                     {
                         final PerfOptions os = o.withSize(size);
@@ -311,9 +317,10 @@ final class PerftestSession
                             stall);
                         progress.finish(r.iterations());
                         PerfCommand.latencyRow(out, os, r);
+                        lastRun = r;
                     }
                     w.close(my, gid);
-                    PerfCommand.latencyFooter(out, o, checkOf(e, last, false, check));
+                    PerfCommand.latencyFooter(out, o, lastRun, checkOf(e, last, false, check));
                 }
             }
             case SEND_BW ->
@@ -322,6 +329,7 @@ final class PerftestSession
                 {
                     PerfCommand.bandwidthHeader(out, o);
                 }
+                long served = 0;
                 for (final int size : sizes)
                 {
                     final PerfOptions os = o.withSize(size);
@@ -331,7 +339,11 @@ final class PerftestSession
                     {
                         final long n = PerfLoops.sendBwResponder(e, os, progress, stall);
                         progress.finish(n);
-                        out.println(" " + size + " bytes: " + n + " messages received");
+                        served = n;
+                        if (sizes.length > 1)
+                        {
+                            out.println(" " + n + " iterations served, " + size + " bytes each");
+                        }
                     }
                     else
                     {
@@ -348,7 +360,8 @@ final class PerftestSession
                 w.close(my, gid);
                 if (server)
                 {
-                    out.println(" data check: " + checkOf(e, last, true, check));
+                    out.println((sizes.length > 1 ? "" : " " + served + " iterations served;") + " data check: "
+                        + checkOf(e, last, true, check));
                     out.println(ResultTable.LINE);
                 }
                 else
