@@ -252,6 +252,11 @@ final class PerftestCmLink implements PerftestLink
         // over rdma_cm ctx_close_connection ends with its handshake
     }
 
+    long bfRegister()
+    {
+        return e.bfRegister();
+    }
+
     @Override
     public String peer()
     {

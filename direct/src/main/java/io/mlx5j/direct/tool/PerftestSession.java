@@ -135,8 +135,8 @@ final class PerftestSession
             }
             w.handshake(none, false);
             final Endpoint e = made[0];
-            // the data QP may share the control QP's BlueFlame register, whose rings take the lock
-            e.directPath(o.mode(), true);
+            // the data QP may have been given the control QP's BlueFlame register: then its rings take the lock too
+            e.directPath(o.mode(), e.bfRegister() == w.bfRegister());
             return session(context, w, e, connection, o, mtu, outReads, out, err);
         }
         catch (final IOException ex)

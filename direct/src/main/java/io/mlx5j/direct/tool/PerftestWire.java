@@ -111,6 +111,12 @@ final class PerftestWire implements AutoCloseable
         return link.peer();
     }
 
+    /** The BlueFlame register of the link's QP (-R), or 0 (TCP). */
+    long bfRegister()
+    {
+        return link instanceof PerftestCmLink cm ? cm.bfRegister() : 0;
+    }
+
     /** One symmetric exchange of {@code mine.length} bytes. */
     private byte[] exchange(final byte[] mine, final String what) throws IOException
     {
