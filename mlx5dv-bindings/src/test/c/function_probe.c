@@ -40,6 +40,8 @@ void *const mlx5j_bound_functions[] = {
 	(void *)ibv_destroy_srq,
 	(void *)ibv_create_ah,
 	(void *)ibv_destroy_ah,
+	(void *)ibv_attach_mcast,
+	(void *)ibv_detach_mcast,
 	(void *)ibv_wc_status_str,
 	(void *)mlx5dv_init_obj,
 	(void *)mlx5dv_create_cq,

@@ -39,11 +39,18 @@ public final class CmEvent
     private final int qpNum;
     private final int qkey;
     private final AddressVector addressVector;
+    /**
+     * MULTICAST_JOIN / MULTICAST_ERROR: the context pointer given to rdma_join_multicast, which librdmacm hands back
+     * in {@code param.ud.private_data} (rdma-core v44 librdmacm/cma.c, rdma_get_cm_event); 0 otherwise.
+     */
+    private final long joinContext;
 
     private CmEvent(final CmEventType type, final int status, final CmId id, final CmId listenId,
         final byte[] privateData, final int responderResources, final int initiatorDepth, final int retryCount,
-        final int rnrRetryCount, final boolean srq, final int qpNum, final int qkey, final AddressVector addressVector)
+        final int rnrRetryCount, final boolean srq, final int qpNum, final int qkey, final AddressVector addressVector,
+        final long joinContext)
     {
+        this.joinContext = joinContext;
         this.type = type;
         this.status = status;
         this.id = id;
@@ -67,11 +74,14 @@ public final class CmEvent
         if (datagram)
         {
             final long ud = RdmaCmEvent.UD_OFFSET;
-            final byte[] data = privateData(raw, ud + RdmaUdParam.PRIVATE_DATA_OFFSET, ud + RdmaUdParam.PRIVATE_DATA_LEN_OFFSET);
+            final boolean join = type == CmEventType.MULTICAST_JOIN || type == CmEventType.MULTICAST_ERROR;
+            final byte[] data = join ? NONE
+                : privateData(raw, ud + RdmaUdParam.PRIVATE_DATA_OFFSET, ud + RdmaUdParam.PRIVATE_DATA_LEN_OFFSET);
             final boolean withAh = type == CmEventType.ESTABLISHED || type == CmEventType.MULTICAST_JOIN;
             return new CmEvent(type, status, id, listenId, data, 0, 0, 0, 0, false,
                 raw.get(U32, ud + RdmaUdParam.QP_NUM_OFFSET), raw.get(U32, ud + RdmaUdParam.QKEY_OFFSET),
-                withAh ? addressVector(raw, ud + RdmaUdParam.AH_ATTR_OFFSET) : null);
+                withAh ? addressVector(raw, ud + RdmaUdParam.AH_ATTR_OFFSET) : null,
+                join ? raw.get(C_POINTER, ud + RdmaUdParam.PRIVATE_DATA_OFFSET).address() : 0);
         }
         final long conn = RdmaCmEvent.CONN_OFFSET;
         final byte[] data = privateData(raw, conn + RdmaConnParam.PRIVATE_DATA_OFFSET,
@@ -82,14 +92,19 @@ public final class CmEvent
             raw.get(U8, conn + RdmaConnParam.RETRY_COUNT_OFFSET) & 0xff,
             raw.get(U8, conn + RdmaConnParam.RNR_RETRY_COUNT_OFFSET) & 0xff,
             raw.get(U8, conn + RdmaConnParam.SRQ_OFFSET) != 0,
-            raw.get(U32, conn + RdmaConnParam.QP_NUM_OFFSET), 0, null);
+            raw.get(U32, conn + RdmaConnParam.QP_NUM_OFFSET), 0, null, 0);
     }
 
     /** The same event with another type and status (CONNECT_RESPONSE completed to ESTABLISHED, or failed). */
     CmEvent as(final CmEventType newType, final int newStatus)
     {
         return new CmEvent(newType, newStatus, id, listenId, privateData, responderResources, initiatorDepth,
-            retryCount, rnrRetryCount, srq, qpNum, qkey, addressVector);
+            retryCount, rnrRetryCount, srq, qpNum, qkey, addressVector, joinContext);
+    }
+
+    long joinContext()
+    {
+        return joinContext;
     }
 
     private static byte[] privateData(final MemorySegment raw, final long pointerOffset, final long lengthOffset)

@@ -7,6 +7,7 @@ import io.mlx5j.bindings.RdmaCmId;
 import io.mlx5j.bindings.RdmaConnParam;
 import io.mlx5j.bindings.Rdmacm;
 import io.mlx5j.bindings.Verbs;
+import io.mlx5j.direct.AddressVector;
 import io.mlx5j.direct.Gid;
 import io.mlx5j.direct.QpType;
 import io.mlx5j.direct.QueuePair;
@@ -54,6 +55,10 @@ public final class CmId implements AutoCloseable
     private final PortSpace portSpace;
     private final long serial = SERIALS.incrementAndGet();
     private final ArrayDeque<CmEvent> queue = new ArrayDeque<>();
+    /** Joins not yet answered, by the context handed to rdma_join_multicast; joined groups. */
+    private final java.util.Map<Long, InetAddress> pendingJoins = new java.util.HashMap<>();
+    private final java.util.Map<InetAddress, Membership> groups = new java.util.HashMap<>();
+    private long joins;
     private volatile QueuePair qp;
     private int responderResources = RdmaCmId.RDMA_MAX_RESP_RES;
     private int initiatorDepth = RdmaCmId.RDMA_MAX_INIT_DEPTH;
@@ -355,28 +360,112 @@ public final class CmId implements AutoCloseable
     }
 
     /**
-     * {@code rdma_join_multicast}: MULTICAST_JOIN follows with the group's address vector, QPN 0xffffff and Q_Key
-     * (attach the QP first with {@link #attachDatagramQp} to receive), or MULTICAST_ERROR.
+     * {@code rdma_join_multicast}: MULTICAST_JOIN follows with the group's address vector, QPN 0xffffff and Q_Key,
+     * or MULTICAST_ERROR. When a UD QP is attached to this id ({@link #attachDatagramQp}, before the join), the
+     * channel attaches it to the group on MULTICAST_JOIN ({@code ibv_attach_mcast} with the event's MGID and MLID,
+     * as librdmacm does for a QP of its own: rdma-core v44 librdmacm/cma.c ucma_process_join), so it receives the
+     * group's datagrams; {@link #leaveMulticast} detaches it again.
      */
     public void joinMulticast(final InetAddress group)
     {
+        final long context;
+        synchronized (this)
+        {
+            context = ++joins;
+            pendingJoins.put(context, group);
+        }
         try (Arena tmp = Arena.ofConfined())
         {
             final MemorySegment st = CallState.allocate(tmp);
             call("join multicast " + group.getHostAddress(), "rdma_join_multicast", Rdmacm.rdma_join_multicast(
-                st, pointer(), SocketAddresses.write(tmp, new InetSocketAddress(group, 0)), MemorySegment.NULL), st);
+                st, pointer(), SocketAddresses.write(tmp, new InetSocketAddress(group, 0)),
+                MemorySegment.ofAddress(context)), st);
+        }
+        catch (final RuntimeException ex)
+        {
+            synchronized (this)
+            {
+                pendingJoins.remove(context);
+            }
+            throw ex;
         }
     }
 
-    /** {@code rdma_leave_multicast}. */
+    /** {@code rdma_leave_multicast}, after detaching the attached QP from the group (librdmacm's order). */
     public void leaveMulticast(final InetAddress group)
     {
+        final Membership m;
+        synchronized (this)
+        {
+            m = groups.remove(group);
+        }
+        final QueuePair attached = qp;
+        if (m != null && attached != null && !attached.isClosed())
+        {
+            try (Arena tmp = Arena.ofConfined())
+            {
+                final int rc = Verbs.ibv_detach_mcast(attached.pointer(), gidSegment(tmp, m.mgid()), (short) m.mlid());
+                if (rc != 0)
+                {
+                    throw new CmCallException("leave multicast " + group.getHostAddress(), "ibv_detach_mcast", rc);
+                }
+            }
+        }
         try (Arena tmp = Arena.ofConfined())
         {
             final MemorySegment st = CallState.allocate(tmp);
             call("leave multicast " + group.getHostAddress(), "rdma_leave_multicast", Rdmacm.rdma_leave_multicast(
                 st, pointer(), SocketAddresses.write(tmp, new InetSocketAddress(group, 0))), st);
         }
+    }
+
+    /** The groups this id has joined (MULTICAST_JOIN seen, not left). */
+    public synchronized java.util.Set<InetAddress> multicastGroups()
+    {
+        return java.util.Set.copyOf(groups.keySet());
+    }
+
+    /** A joined group: the MGID and MLID the QP is attached with. */
+    private record Membership(Gid mgid, int mlid)
+    {
+    }
+
+    private static MemorySegment gidSegment(final Arena tmp, final Gid gid)
+    {
+        return tmp.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, gid.toBytes());
+    }
+
+    /** MULTICAST_JOIN: the attached UD QP joins the group's MGID/MLID; a failure turns the event into an error. */
+    private CmEvent onJoin(final CmEvent event)
+    {
+        final InetAddress group;
+        synchronized (this)
+        {
+            group = pendingJoins.remove(event.joinContext());
+        }
+        if (event.type() != CmEventType.MULTICAST_JOIN || group == null)
+        {
+            return event;
+        }
+        final QueuePair attached = qp;
+        final AddressVector av = event.addressVector();
+        final Gid mgid = av.dgid() != null ? av.dgid() : Gid.ZERO;
+        if (attached != null && !attached.isClosed())
+        {
+            try (Arena tmp = Arena.ofConfined())
+            {
+                final int rc = Verbs.ibv_attach_mcast(attached.pointer(), gidSegment(tmp, mgid), (short) av.dlid());
+                if (rc != 0)
+                {
+                    return event.as(CmEventType.MULTICAST_ERROR, -rc);
+                }
+            }
+        }
+        synchronized (this)
+        {
+            groups.put(group, new Membership(mgid, av.dlid()));
+        }
+        return event;
     }
 
     /** RDMA_OPTION_ID_TOS: the IP type of service / traffic class of the connection's packets (before resolving). */
@@ -463,6 +552,10 @@ public final class CmId implements AutoCloseable
     /** Channel hook, before the event is acknowledged: completes an active connect, flushes on disconnect. */
     CmEvent onEvent(final CmEvent event)
     {
+        if (event.type() == CmEventType.MULTICAST_JOIN || event.type() == CmEventType.MULTICAST_ERROR)
+        {
+            return onJoin(event);
+        }
         final QueuePair attached = qp;
         if (attached == null || attached.isClosed() || portSpace.isDatagram())
         {

@@ -7,6 +7,7 @@ import java.lang.invoke.MethodHandle;
 
 import static io.mlx5j.bindings.CTypes.C_INT;
 import static io.mlx5j.bindings.CTypes.C_POINTER;
+import static io.mlx5j.bindings.CTypes.U16;
 import static io.mlx5j.bindings.CTypes.U64;
 import static io.mlx5j.bindings.CTypes.U8;
 
@@ -671,6 +672,55 @@ public final class Verbs
         catch (final Throwable ex)
         {
             throw new AssertionError("unreachable: ibv_create_ah", ex);
+        }
+    }
+
+    private static final class ibv_attach_mcast$
+    {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, U16);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_attach_mcast"), DESC, NONE);
+    }
+
+    /**
+     * int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid): a UD QP receives the
+     * group's datagrams; 0 or errno.
+     */
+    public static int ibv_attach_mcast(final MemorySegment qp, final MemorySegment gid, final short lid)
+    {
+        try
+        {
+            return (int) ibv_attach_mcast$.HANDLE.invokeExact(qp, gid, lid);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable: ibv_attach_mcast", ex);
+        }
+    }
+
+    private static final class ibv_detach_mcast$
+    {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, U16);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_detach_mcast"), DESC, NONE);
+    }
+
+    /** int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid): 0 or errno. */
+    public static int ibv_detach_mcast(final MemorySegment qp, final MemorySegment gid, final short lid)
+    {
+        try
+        {
+            return (int) ibv_detach_mcast$.HANDLE.invokeExact(qp, gid, lid);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable: ibv_detach_mcast", ex);
         }
     }
 

@@ -20,7 +20,7 @@ final class PerfCommand
     /** 8-byte atomics are host-endian on ConnectX-4+ under Linux (mlx5 core sets atomic_req_8B_endianness_mode). */
     private static final ValueLayout.OfLong HOST64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.nativeOrder());
     /** Latency tests keep this many send WQEs and signal every half of it (perftest signals every cq-mod). */
-    private static final int LAT_SEND_DEPTH = 64;
+    static final int LAT_SEND_DEPTH = 64;
 
     private PerfCommand()
     {
@@ -49,7 +49,7 @@ final class PerfCommand
 
     static Endpoint endpoint(final Context context, final ProtectionDomain pd, final PerfOptions o)
     {
-        return endpoint(context, pd, o, o.size());
+        return endpoint(context, pd, o, o.maxSize());
     }
 
     /** {@code area}: bytes the peer may target (at least the message size). */
@@ -59,7 +59,13 @@ final class PerfCommand
         final int sendDepth = t.isLatency() ? LAT_SEND_DEPTH : Math.max(o.txDepth(), 16);
         final int recvDepth = t.isSend() ? o.rxDepth() : 0;
         return new Endpoint(context, pd, o.ibPort(), o.gidIndex(), sendDepth, recvDepth, o.inlineSize(),
-            Math.max(area, o.size()));
+            Math.max(area, o.maxSize()));
+    }
+
+    /** Bytes of each area a two-process run registers: a perftest bw client walks one cycle buffer (a page). */
+    static long area(final PerfOptions o)
+    {
+        return Math.max(PerftestSession.CYCLE_BUFFER, o.maxSize());
     }
 
     /** Everything the run needs after the QPs are connected: patterns, receives, signaling. */
@@ -77,8 +83,12 @@ final class PerfCommand
         }
         if (o.test() == PerfTest.WRITE_LAT)
         {
-            // the byte write_lat spins on must not start out as the first marker (1): recvPattern(107) is 1
-            e.buffer.set(ValueLayout.JAVA_BYTE, o.size() - 1, (byte) 0);
+            // the byte write_lat spins on must not start out as the first marker (1): recvPattern(107) is 1; with
+            // -a each size spins on its own last byte, which the smaller sizes' WRITEs before it do not reach
+            for (final int size : o.sizes())
+            {
+                e.buffer.set(ValueLayout.JAVA_BYTE, size - 1, (byte) 0);
+            }
         }
         if (o.test() == PerfTest.ATOMIC_LAT || o.test() == PerfTest.ATOMIC_BW)
         {
@@ -110,27 +120,43 @@ final class PerfCommand
             prepare(a, o);
             prepare(b, o);
             banner(out, o, context, a, mtu, "loopback: both QPs in this process, one thread");
-            final Progress progress = new Progress(err, o.test().cliName(), o.iterations(), o.progress());
             final long stall = stallNanos(o);
             final PerfTest t = o.test();
+            final int[] sizes = o.sizes();
+            final PerfOptions last = o.withSize(sizes[sizes.length - 1]);
             if (t.isLatency())
             {
-                final long[] samples = switch (t)
+                latencyHeader(out, o);
+                PerfLoops.Latency lastRun = null;
+                for (final int size : sizes)
                 {
-                    case WRITE_LAT -> PerfLoops.writeLat(a, b, o, progress, stall);
-                    case SEND_LAT -> PerfLoops.sendLat(a, b, o, progress, stall);
-                    default -> PerfLoops.oneSidedLat(a, t == PerfTest.ATOMIC_LAT, o, progress, stall);
-                };
-                progress.finish(o.iterations());
-                final String check = verifyInitiator(a, o) + "; " + verifyResponder(b, o);
-                printLatency(out, o, samples, samples.length, check);
+                    final PerfOptions os = o.withSize(size);
+                    final Progress progress = PerftestSession.progress(err, os);
+                    final PerfLoops.Latency r = switch (t)
+                    {
+                        case WRITE_LAT -> PerfLoops.writeLat(a, b, os, progress, stall);
+                        case SEND_LAT -> PerfLoops.sendLat(a, b, os, progress, stall);
+                        default -> PerfLoops.oneSidedLat(a, t == PerfTest.ATOMIC_LAT, os, progress, stall);
+                    };
+                    progress.finish(r.iterations());
+                    latencyRow(out, os, r);
+                    lastRun = r;
+                }
+                latencyFooter(out, o, lastRun, verifyInitiator(a, last) + "; " + verifyResponder(b, last));
             }
             else
             {
-                final long nanos = PerfLoops.bandwidth(a, b, o, 1, progress, stall);
-                progress.finish(o.iterations());
-                final String check = verifyInitiator(a, o) + "; " + verifyResponder(b, o);
-                printBandwidth(out, o, nanos, check);
+                bandwidthHeader(out, o);
+                for (final int size : sizes)
+                {
+                    final PerfOptions os = o.withSize(size);
+                    final Progress progress = PerftestSession.progress(err, os);
+                    final PerfLoops.Bandwidth r = PerfLoops.bandwidth(a, b, os, 1, progress, stall,
+                        PerftestSession.peakRecorder(os));
+                    progress.finish(r.iterations());
+                    bandwidthRow(out, os, r);
+                }
+                bandwidthFooter(out, verifyInitiator(a, last) + "; " + verifyResponder(b, last));
             }
             return 0;
         }
@@ -140,8 +166,12 @@ final class PerfCommand
     private static int twoProcess(final Context context, final ProtectionDomain pd, final PerfOptions o,
         final int rdAtomic, final PrintStream out, final PrintStream err)
     {
+        if (o.rdmaCm())
+        {
+            return PerftestSession.runRdmaCm(context, pd, o, rdAtomic, out, err);
+        }
         // a perftest bw client walks the target in cache-line steps through one cycle buffer (a page)
-        try (Endpoint e = endpoint(context, pd, o, PerftestSession.CYCLE_BUFFER))
+        try (Endpoint e = endpoint(context, pd, o, area(o)))
         {
             e.directPath(o.mode(), false);
             return PerftestSession.run(context, e, o, rdAtomic, out, err);
@@ -157,12 +187,16 @@ final class PerfCommand
         return switch (o.test())
         {
             // the peer's last reply carried its send pattern (and the marker in the last byte)
-            case WRITE_LAT, SEND_LAT -> expect(e, false, size - 1, true, "reply");
+            case WRITE_LAT, SEND_LAT -> expect(e, false, size - 1, true, "reply", markers(o));
             // READ copied the peer's untouched receive area (recvPattern) into our send area
-            case READ_LAT, READ_BW -> expect(e, true, size, false, "READ data");
+            case READ_LAT, READ_BW -> expect(e, true, size, false, "READ data", false);
             case ATOMIC_LAT ->
             {
                 final long fetched = e.buffer.get(HOST64, e.areaSize);
+                if (o.duration() > 0)
+                {
+                    yield "last FETCH_ADD returned " + fetched + " (a duration run has no count to check it against)";
+                }
                 if (fetched != o.iterations() - 1)
                 {
                     throw new IllegalStateException("data check failed: the last FETCH_ADD returned " + fetched
@@ -180,12 +214,16 @@ final class PerfCommand
         final int size = o.size();
         return switch (o.test())
         {
-            case WRITE_LAT, SEND_LAT -> expect(e, false, size - 1, true, "message");
-            case WRITE_BW, SEND_BW -> expect(e, false, size, true, "message");
+            case WRITE_LAT, SEND_LAT -> expect(e, false, size - 1, true, "message", markers(o));
+            case WRITE_BW, SEND_BW -> expect(e, false, size, true, "message", false);
             case READ_LAT, READ_BW -> "READ source";
             case ATOMIC_LAT, ATOMIC_BW ->
             {
                 final long counter = e.buffer.get(HOST64, 0);
+                if (o.duration() > 0)
+                {
+                    yield "counter " + counter + " (a duration run has no count to check it against)";
+                }
                 if (counter != o.iterations())
                 {
                     throw new IllegalStateException("data check failed: the counter is " + counter + " after "
@@ -196,13 +234,28 @@ final class PerfCommand
         };
     }
 
-    /** Checks {@code length} bytes of an area against a pattern; returns what was checked. */
+    /** write_lat -a: the smaller sizes left their markers in the last byte of each (offsets 2^k - 1). */
+    private static boolean markers(final PerfOptions o)
+    {
+        return o.test() == PerfTest.WRITE_LAT && o.allSizes();
+    }
+
+    /**
+     * Checks {@code length} bytes of an area against a pattern; returns what was checked. {@code skipMarkers}: the
+     * bytes at offsets 2^k - 1 are the earlier sizes' write_lat markers, not data.
+     */
     private static String expect(final Endpoint e, final boolean sendArea, final long length,
-        final boolean sendPattern, final String what)
+        final boolean sendPattern, final String what, final boolean skipMarkers)
     {
         final long base = sendArea ? e.areaSize : 0;
+        int skipped = 0;
         for (long i = 0; i < length; i++)
         {
+            if (skipMarkers && i > 0 && Long.bitCount(i + 1) == 1)
+            {
+                skipped++;
+                continue;
+            }
             final byte want = sendPattern ? Endpoint.sendPattern(i) : Endpoint.recvPattern(i);
             final byte got = e.buffer.get(ValueLayout.JAVA_BYTE, base + i);
             if (got != want)
@@ -211,7 +264,8 @@ final class PerfCommand
                     "data check failed: %s byte %d is 0x%02x, expected 0x%02x", what, i, got & 0xff, want & 0xff));
             }
         }
-        return what + " " + length + " bytes ok";
+        return what + " " + length + " bytes ok" + (skipped > 0 ? " (but the " + skipped
+            + " marker bytes of the smaller sizes)" : "");
     }
 
     // ------------------------------------------------------------------------------------------ output
@@ -250,24 +304,66 @@ final class PerfCommand
             label, a.lid(), a.qpn(), a.psn(), a.rkey(), a.addr(), GidText.ntop(a.gid()));
     }
 
-    static void printLatency(final PrintStream out, final PerfOptions o, final long[] samples,
-        final int count, final String check)
+    /** perftest's latency columns: per-sample statistics, or with -D RESULT_FMT_LAT_DUR. */
+    static void latencyHeader(final PrintStream out, final PerfOptions o)
     {
-        final LatencyStats s = LatencyStats.of(samples, count, o.test().rttFactor());
-        out.println(ResultTable.latencyHeader());
-        out.println(ResultTable.latencyRow(o.size(), o.iterations(), s));
-        out.println(ResultTable.LINE);
-        out.println(" " + count + " samples" + (o.test().rttFactor() == 2 ? " (round trip / 2)" : "")
-            + "; data check: " + check);
+        out.println(o.duration() > 0 ? ResultTable.latencyDurationHeader() : ResultTable.latencyHeader());
     }
 
-    static void printBandwidth(final PrintStream out, final PerfOptions o, final long nanos,
+    static void latencyRow(final PrintStream out, final PerfOptions os, final PerfLoops.Latency r)
+    {
+        if (r.timed())
+        {
+            // perftest print_report_lat_duration: sampling time / rtt factor / iterations, and iterations per second
+            final double usec = r.iterations() == 0 ? 0 : r.sampleNanos() * 1e-3 / os.test().rttFactor()
+                / r.iterations();
+            out.println(ResultTable.latencyDurationRow(os.size(), r.iterations(), usec,
+                r.iterations() / (r.sampleNanos() * 1e-9)));
+            return;
+        }
+        final LatencyStats s = LatencyStats.of(r.samples(), r.samples().length, os.test().rttFactor());
+        out.println(ResultTable.latencyRow(os.size(), os.iterations(), s));
+    }
+
+    /** {@code last}: the last run (its sample count is what the line reports, per size with -a). */
+    static void latencyFooter(final PrintStream out, final PerfOptions o, final PerfLoops.Latency last,
         final String check)
     {
-        out.println(ResultTable.bandwidthHeader(o.reportGbits()));
-        out.println(ResultTable.bandwidthRow(new BandwidthStats(o.size(), o.iterations(), nanos), o.reportGbits()));
         out.println(ResultTable.LINE);
-        out.println(String.format(Locale.ROOT, " %.3f ms; data check: %s", nanos * 1e-6, check));
+        if (last.timed())
+        {
+            out.println(" duration " + o.duration() + " s, sampled " + (o.duration() - 2 * o.margin())
+                + " s between margins of " + o.margin() + " s; data check: " + check);
+            return;
+        }
+        out.println(" " + last.samples().length + " samples" + (o.allSizes() ? " per size" : "")
+            + (o.test().rttFactor() == 2 ? " (round trip / 2)" : "") + "; data check: " + check);
+    }
+
+    static void bandwidthHeader(final PrintStream out, final PerfOptions o)
+    {
+        out.println(ResultTable.bandwidthHeader(o.reportGbits()));
+    }
+
+    /** Prints one row; returns it as the report a perftest server receives. */
+    static PerftestWire.BwReport bandwidthRow(final PrintStream out, final PerfOptions os, final PerfLoops.Bandwidth r)
+    {
+        final double peak = r.peak() == null ? 0 : r.peak().peak(os.size(), os.reportGbits());
+        if (r.iterations() == 0)
+        {
+            out.println(ResultTable.bandwidthRow(os.size(), 0, peak, 0, 0));
+            return new PerftestWire.BwReport(os.size(), 0, peak, 0, 0);
+        }
+        final BandwidthStats s = new BandwidthStats(os.size(), r.iterations(), r.nanos());
+        out.println(ResultTable.bandwidthRow(s, peak, os.reportGbits()));
+        return new PerftestWire.BwReport(os.size(), r.iterations(), peak,
+            os.reportGbits() ? s.gbitPerSec() : s.mbPerSec(), s.mpps());
+    }
+
+    static void bandwidthFooter(final PrintStream out, final String check)
+    {
+        out.println(ResultTable.LINE);
+        out.println(" data check: " + check);
     }
 
     /** The client's report, as a perftest server prints it (in the units the client chose). */
@@ -275,7 +371,7 @@ final class PerfCommand
     {
         out.println(" the client's report:");
         out.println(ResultTable.bandwidthHeader(o.reportGbits()));
-        out.println(ResultTable.bandwidthRow(r.size(), r.iterations(), r.bwAvg(), r.msgRate()));
+        out.println(ResultTable.bandwidthRow(r.size(), r.iterations(), r.bwPeak(), r.bwAvg(), r.msgRate()));
         out.println(ResultTable.LINE);
     }
 

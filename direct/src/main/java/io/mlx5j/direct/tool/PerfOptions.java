@@ -37,8 +37,18 @@ public record PerfOptions(
     boolean progress,
     boolean reportGbits,
     List<String> notes,
-    int outReads)
+    int outReads,
+    boolean rdmaCm,
+    boolean noPeak,
+    boolean allSizes,
+    int duration,
+    int margin)
 {
+    /** perftest's -a sweep: 2^1 .. 2^23 bytes (MAX_SIZE 8388608; the loops run i = 1 .. 23). */
+    public static final int ALL_SIZES_MAX = 1 << 23;
+    /** perftest turns the peak off for bw runs longer than this (perftest_parameters.c, iters > 20000). */
+    public static final long PEAK_MAX_ITERATIONS = 20_000;
+
     /** Where the peer is. */
     public enum Role
     {
@@ -80,10 +90,18 @@ public record PerfOptions(
         "      --client HOST        the same as the positional SERVER_HOST",
         "  -o, --outs N             outstanding READs/atomics (default 16, at most what the device allows)",
         "      --report_gbits       bandwidth in Gb/sec (10^9 bits) instead of MB/sec (2^20 bytes)",
-        "  -F, -N, --use_old_post_send   accepted and ignored (a note says so): mlx5j has no CPU-frequency check,",
-        "                           prints no BW peak, and posts through its own Java path",
+        "  -N, --noPeak             bw tests: no BW peak (perftest's column then shows 0.00)",
+        "  -F, --use_old_post_send  accepted and ignored (a note says so): mlx5j has no CPU-frequency check and",
+        "                           posts through its own Java path",
         "  -c RC, -q 1, -A FETCH_AND_ADD  the only values mlx5j runs (others fail, naming the option)",
-        "  -p, --port PORT          TCP port of the exchange (default 18515)",
+        "  -R, --rdma_cm            connect through rdma_cm, as perftest -R: the exchange runs over an rdma_cm",
+        "                           control connection to port -p and the test QP is connected by the CM",
+        "                           (SERVER_HOST is then an IP address the emulated or real ports own)",
+        "  -a, --all                every size 2 .. 2^23 bytes, one row each (not atomics, as in perftest)",
+        "  -D, --duration SECONDS   run for SECONDS instead of -n iterations; perftest's report: the",
+        "                           iterations counted between a warm-up and a cool-down margin",
+        "      --margin SECONDS     that margin (default: a quarter of the duration)",
+        "  -p, --port PORT          TCP port of the exchange, or with -R the rdma_cm port (default 18515)",
         "      --timeout SECONDS    limit for the TCP exchange, the server's wait for a client, and any stall",
         "                           of a run (nothing arrives from the peer) (default 60)",
         "      --no-progress        no progress lines on stderr",
@@ -112,6 +130,11 @@ public record PerfOptions(
         boolean progress = true;
         boolean reportGbits = false;
         int outReads = 16;
+        boolean rdmaCm = false;
+        boolean noPeak = false;
+        boolean allSizes = false;
+        int duration = 0;
+        int margin = -1;
         final List<String> notes = new ArrayList<>();
         while (a.hasNext())
         {
@@ -141,7 +164,7 @@ public record PerfOptions(
                 case "-N", "--noPeak" ->
                 {
                     a.noValue(o);
-                    notes.add(o + " ignored: mlx5j prints no BW peak");
+                    noPeak = true;
                 }
                 case "--use_old_post_send" ->
                 {
@@ -152,12 +175,18 @@ public record PerfOptions(
                 case "-q", "--qp" -> requireValue(o, a.value(o), "1", "mlx5j perf runs one QP");
                 case "-A", "--atomic_type" -> requireValue(o, a.value(o), "FETCH_AND_ADD",
                     "mlx5j perf's atomic tests post FETCH_AND_ADD");
-                case "-R", "--rdma_cm" -> throw new UsageException(o + ": rdma_cm connection setup is not supported "
-                    + "by mlx5j perf; it uses perftest's TCP exchange");
-                case "-a", "--all" -> throw new UsageException(o + ": running all sizes is not supported by mlx5j "
-                    + "perf yet; run one size per -s");
-                case "-D", "--duration" -> throw new UsageException(o + ": duration runs are not supported by mlx5j "
-                    + "perf yet; use -n");
+                case "-R", "--rdma_cm" ->
+                {
+                    a.noValue(o);
+                    rdmaCm = true;
+                }
+                case "-a", "--all" ->
+                {
+                    a.noValue(o);
+                    allSizes = true;
+                }
+                case "-D", "--duration" -> duration = a.intValue(o, 1, 86_400);
+                case "--margin" -> margin = a.intValue(o, 0, 86_400);
                 case "-b", "--bidirectional" -> throw new UsageException(o + ": bidirectional runs are not supported "
                     + "by mlx5j perf");
                 case "-t", "--tx-depth" -> txDepth = a.intValue(o, 1, 1 << 15);
@@ -208,6 +237,32 @@ public record PerfOptions(
         {
             throw new UsageException("which test? one of: " + PerfTest.names());
         }
+        if (allSizes && test.isAtomic())
+        {
+            // perftest: -a sets the size to MAX_SIZE, and atomics refuse any size but 8
+            throw new UsageException("-a: message size cannot be changed for atomic tests (as in perftest)");
+        }
+        if (allSizes && duration > 0)
+        {
+            throw new UsageException("-D: duration mode does not run all sizes (-a), as in perftest");
+        }
+        if (duration > 0)
+        {
+            if (margin == -1)
+            {
+                margin = duration / 4;   // perftest: margin defaults to a quarter of the duration
+            }
+            if (duration <= 2 * margin)
+            {
+                throw new UsageException("-D " + duration + ": the duration must be longer than twice the margin "
+                    + margin + " (as in perftest)");
+            }
+            noPeak = true;               // perftest: no peak in duration mode
+        }
+        else if (margin != -1)
+        {
+            throw new UsageException("--margin applies to duration runs (-D) only");
+        }
         if (test == PerfTest.ATOMIC_LAT || test == PerfTest.ATOMIC_BW)
         {
             if (size != -1 && size != 8)
@@ -246,9 +301,43 @@ public record PerfOptions(
         {
             cqMod = txDepth; // perftest clamps too: a window smaller than the signal interval would never complete
         }
+        if (rdmaCm && (role == null || role == Role.LOOPBACK))
+        {
+            throw new UsageException("-R connects to a peer through rdma_cm: give --server or the server's address");
+        }
         return new PerfOptions(test, size, iterations, device, ibPort, gidIndex, inlineSize, mode, txDepth, cqMod,
             rxDepth, mtu, role == null ? Role.LOOPBACK : role, host, tcpPort, Duration.ofSeconds(timeoutSeconds),
-            progress, reportGbits, List.copyOf(notes), outReads);
+            progress, reportGbits, List.copyOf(notes), outReads, rdmaCm,
+            noPeak || (!test.isLatency() && iterations > PEAK_MAX_ITERATIONS), allSizes, duration, Math.max(0, margin));
+    }
+
+    /** The message sizes of the run: -a's sweep, or the one size. */
+    public int[] sizes()
+    {
+        if (!allSizes)
+        {
+            return new int[] {size};
+        }
+        final int[] all = new int[Integer.numberOfTrailingZeros(ALL_SIZES_MAX)];
+        for (int i = 0; i < all.length; i++)
+        {
+            all[i] = 2 << i;
+        }
+        return all;
+    }
+
+    /** The largest message of the run (what the buffers must hold). */
+    public int maxSize()
+    {
+        return allSizes ? ALL_SIZES_MAX : size;
+    }
+
+    /** This run at one size of the sweep. */
+    public PerfOptions withSize(final int newSize)
+    {
+        return new PerfOptions(test, newSize, iterations, device, ibPort, gidIndex, inlineSize, mode, txDepth, cqMod,
+            rxDepth, mtu, role, host, tcpPort, timeout, progress, reportGbits, notes, outReads, rdmaCm, noPeak,
+            allSizes, duration, margin);
     }
 
     /** True when this run's payloads go inline (the whole message fits the inline size). */

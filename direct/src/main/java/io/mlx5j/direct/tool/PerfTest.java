@@ -68,6 +68,11 @@ public enum PerfTest
         return this == READ_LAT || this == READ_BW;
     }
 
+    public boolean isAtomic()
+    {
+        return this == ATOMIC_LAT || this == ATOMIC_BW;
+    }
+
     public boolean isWrite()
     {
         return this == WRITE_LAT || this == WRITE_BW;

@@ -2,14 +2,8 @@ package io.mlx5j.direct.tool;
 
 import io.mlx5j.direct.Gid;
 
-import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -17,9 +11,11 @@ import java.util.Locale;
 
 /**
  * perftest's out-of-band TCP protocol (perftest 4.5-0.17, whose programs call themselves version 6.06:
- * src/perftest_communication.c, the "ethernet" path without rdma_cm). Every exchange is symmetric and fixed-size:
- * the client writes then reads, the server reads then writes (ctx_xchg_data_ethernet, ctx_hand_shake), so one
- * method serves both roles.
+ * src/perftest_communication.c) over a {@link PerftestLink}: the TCP socket of the "ethernet" path, or with
+ * {@code -R} the SENDs of an RC QP connected through rdma_cm (ctx_xchg_data_rdma; the QP destinations then travel as
+ * the binary struct, the rest byte for byte as over TCP). Every exchange is symmetric and fixed-size: the client
+ * writes then reads, the server reads then writes (ctx_xchg_data_*, ctx_hand_shake), so one method serves both
+ * roles.
  * <ul>
  * <li>{@link #exchangeVersions()}: 16 bytes, the NUL-terminated version string (exchange_versions); perftest
  *     refuses a peer below 5.70 (check_version_compatibility), and so does this class.</li>
@@ -47,12 +43,22 @@ final class PerftestWire implements AutoCloseable
     static final int VERSION_BYTES = 16;         // MAX_VERSION
     static final int KEY_MSG_SIZE = 59;
     static final int KEY_MSG_SIZE_GID = 108;
+    /** sizeof(struct pingpong_dest) on x86-64: what rdma_write_keys sends over rdma_cm. */
+    static final int DEST_STRUCT_BYTES = 56;
     private static final String MLX5J_MARK = "mlx5j";
     private static final double MIN_VERSION = 5.70;
 
-    /** One QP's destination (struct pingpong_dest, the fields the text carries). */
-    record Dest(int lid, int outReads, int qpn, int psn, int rkey, long vaddr, Gid gid, int srqn)
+    /**
+     * One QP's destination (struct pingpong_dest). {@code gidIndex} travels only in the binary form (the text has no
+     * field for it); -1 means none.
+     */
+    record Dest(int lid, int outReads, int qpn, int psn, int rkey, long vaddr, Gid gid, int srqn, int gidIndex)
     {
+        Dest(final int lid, final int outReads, final int qpn, final int psn, final int rkey, final long vaddr,
+            final Gid gid, final int srqn)
+        {
+            this(lid, outReads, qpn, psn, rkey, vaddr, gid, srqn, -1);
+        }
     }
 
     /** One side's bandwidth report (struct bw_report_data without the per-port fields). */
@@ -60,69 +66,34 @@ final class PerftestWire implements AutoCloseable
     {
     }
 
-    private final Socket socket;
-    private final DataInputStream in;
-    private final OutputStream out;
+    private final PerftestLink link;
     private final boolean client;
     private String remoteVersion = "";
     private boolean remoteIsMlx5j;
 
-    private PerftestWire(final Socket socket, final boolean client) throws IOException
+    /** {@code client}: this side writes first in every exchange (perftest's side with a server name). */
+    PerftestWire(final PerftestLink link, final boolean client)
     {
-        this.socket = socket;
+        this.link = link;
         this.client = client;
-        socket.setTcpNoDelay(true);
-        this.in = new DataInputStream(socket.getInputStream());
-        this.out = socket.getOutputStream();
     }
 
-    /** The client side: connects to a perftest (or mlx5j) server. */
+    /** The client side over TCP: connects to a perftest (or mlx5j) server. */
     static PerftestWire connect(final String host, final int port, final Duration timeout) throws IOException
     {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        while (true)
-        {
-            final Socket s = new Socket();
-            try
-            {
-                s.connect(new InetSocketAddress(host, port), (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-                s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-                return new PerftestWire(s, true);
-            }
-            catch (final IOException e)
-            {
-                s.close();
-                // perftest's client gives up at once; retrying briefly lets scripts start both sides together
-                if (System.nanoTime() > deadline)
-                {
-                    throw new IOException("Couldn't connect to " + host + ":" + port + " (" + e.getMessage() + ")", e);
-                }
-                sleep(50);
-            }
-        }
+        return new PerftestWire(PerftestTcpLink.connect(host, port, timeout), true);
     }
 
-    /** The server side: waits for one client on {@code listener}. */
+    /** The server side over TCP: waits for one client on {@code listener}. */
     static PerftestWire accept(final ServerSocket listener, final Duration timeout) throws IOException
     {
-        listener.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-        final Socket s;
-        try
-        {
-            s = listener.accept();
-        }
-        catch (final SocketTimeoutException e)
-        {
-            throw new IOException("no client on TCP port " + listener.getLocalPort() + " within " + timeout, e);
-        }
-        s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-        return new PerftestWire(s, false);
+        return new PerftestWire(PerftestTcpLink.accept(listener, timeout), false);
     }
 
     /** Time limit of each later read (0: wait as long as the peer runs). */
     void readTimeout(final Duration timeout) throws IOException
     {
-        socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        link.readTimeout(timeout);
     }
 
     boolean remoteIsMlx5j()
@@ -137,36 +108,25 @@ final class PerftestWire implements AutoCloseable
 
     String peer()
     {
-        return String.valueOf(socket.getRemoteSocketAddress());
+        return link.peer();
+    }
+
+    /** The BlueFlame register of the link's QP (-R), or 0 (TCP). */
+    long bfRegister()
+    {
+        return link instanceof PerftestCmLink cm ? cm.bfRegister() : 0;
     }
 
     /** One symmetric exchange of {@code mine.length} bytes. */
     private byte[] exchange(final byte[] mine, final String what) throws IOException
     {
-        final byte[] theirs = new byte[mine.length];
-        try
+        if (client)
         {
-            if (client)
-            {
-                out.write(mine);
-                out.flush();
-                in.readFully(theirs);
-            }
-            else
-            {
-                in.readFully(theirs);
-                out.write(mine);
-                out.flush();
-            }
+            link.write(mine, what);
+            return link.read(mine.length, what);
         }
-        catch (final EOFException e)
-        {
-            throw new IOException("the peer closed the connection during " + what, e);
-        }
-        catch (final SocketTimeoutException e)
-        {
-            throw new IOException("the peer sent no " + what + " in time", e);
-        }
+        final byte[] theirs = link.read(mine.length, what);
+        link.write(mine, what);
         return theirs;
     }
 
@@ -224,6 +184,10 @@ final class PerftestWire implements AutoCloseable
 
     Dest handshake(final Dest my, final boolean gidFormat) throws IOException
     {
+        if (link.binaryDestinations())
+        {
+            return parseBinaryDest(exchange(binaryDest(my, gidFormat), "QP destination"));
+        }
         return parseDest(exchange(formatDest(my, gidFormat), "QP destination"), gidFormat);
     }
 
@@ -240,18 +204,17 @@ final class PerftestWire implements AutoCloseable
         return new BwReport(size, iterations, peak, avg, rate);
     }
 
-    /** ctx_close_connection: a last handshake, then "done" and its NUL. */
+    /** ctx_close_connection: a last handshake, then (TCP only) "done" and its NUL. */
     void close(final Dest my, final boolean gidFormat) throws IOException
     {
         handshake(my, gidFormat);
-        out.write("done\0".getBytes(StandardCharsets.US_ASCII));
-        out.flush();
+        link.finish();
     }
 
     @Override
     public void close() throws IOException
     {
-        socket.close();
+        link.close();
     }
 
     // ------------------------------------------------------------------------------------------ formats
@@ -284,6 +247,37 @@ final class PerftestWire implements AutoCloseable
         return msg;
     }
 
+    /**
+     * rdma_write_keys: {@code struct pingpong_dest} (perftest_resources.h: int lid, out_reads, qpn, psn; unsigned
+     * rkey; 4 bytes of padding; unsigned long long vaddr; union ibv_gid gid; unsigned srqn; int gid_index: 56 bytes
+     * on x86-64), every integer big-endian (perftest is built with HAVE_ENDIAN: htobe32/htobe64), the GID as is.
+     */
+    static byte[] binaryDest(final Dest d, final boolean gidFormat)
+    {
+        final ByteBuffer b = ByteBuffer.allocate(DEST_STRUCT_BYTES);
+        b.putInt(d.lid()).putInt(d.outReads()).putInt(d.qpn()).putInt(d.psn()).putInt(d.rkey()).putInt(0)
+            .putLong(d.vaddr()).put(d.gid().toBytes()).putInt(d.srqn()).putInt(gidFormat ? d.gidIndex() : -1);
+        return b.array();
+    }
+
+    /** rdma_read_keys: the fields it converts (it leaves srqn alone, so a perftest peer's is whatever it sent). */
+    static Dest parseBinaryDest(final byte[] msg)
+    {
+        final ByteBuffer b = ByteBuffer.wrap(msg);
+        final int lid = b.getInt();
+        final int outReads = b.getInt();
+        final int qpn = b.getInt();
+        final int psn = b.getInt();
+        final int rkey = b.getInt();
+        b.getInt();
+        final long vaddr = b.getLong();
+        final byte[] gid = new byte[16];
+        b.get(gid);
+        final int srqn = b.getInt();
+        final int gidIndex = b.getInt();
+        return new Dest(lid, outReads, qpn, psn, rkey, vaddr, Gid.fromBytes(gid), srqn, gidIndex);
+    }
+
     static Dest parseDest(final byte[] msg, final boolean gidFormat) throws IOException
     {
         final String text = cString(msg, 0);
@@ -307,7 +301,7 @@ final class PerftestWire implements AutoCloseable
             }
             return new Dest(Integer.parseInt(f[0], 16), Integer.parseInt(f[1], 16), Integer.parseInt(f[2], 16),
                 Integer.parseInt(f[3], 16), (int) Long.parseLong(f[4], 16), Long.parseUnsignedLong(f[5], 16),
-                Gid.fromBytes(gid), (int) Long.parseLong(f[gidFormat ? 22 : 6], 16));
+                Gid.fromBytes(gid), (int) Long.parseLong(f[gidFormat ? 22 : 6], 16), -1);
         }
         catch (final NumberFormatException e)
         {
@@ -344,18 +338,6 @@ final class PerftestWire implements AutoCloseable
         catch (final NumberFormatException e)
         {
             return Double.NaN;
-        }
-    }
-
-    private static void sleep(final long millis)
-    {
-        try
-        {
-            Thread.sleep(millis);
-        }
-        catch (final InterruptedException e)
-        {
-            Thread.currentThread().interrupt();
         }
     }
 }

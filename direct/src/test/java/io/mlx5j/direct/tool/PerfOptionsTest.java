@@ -84,17 +84,41 @@ class PerfOptionsTest
         assertEquals(1, c.gidIndex());
         assertTrue(c.reportGbits());
         assertEquals(4, c.outReads());
-        assertEquals(3, c.notes().size(), c.notes().toString());
-        assertTrue(c.notes().get(2).contains("--use_old_post_send ignored"), c.notes().toString());
+        assertTrue(c.noPeak());
+        assertEquals(2, c.notes().size(), c.notes().toString());
+        assertTrue(c.notes().get(1).contains("--use_old_post_send ignored"), c.notes().toString());
         assertEquals(PerfTest.ATOMIC_BW, PerfOptions.parse("atomic_bw", "-A", "FETCH_AND_ADD").test());
         assertEquals(8, PerfOptions.parse("atomic_bw").size());
         assertMessage("multicast", () -> PerfOptions.parse("send_lat", "-g", "0"));
-        assertMessage("rdma_cm", () -> PerfOptions.parse("send_lat", "-R"));
+        assertMessage("-R connects to a peer through rdma_cm", () -> PerfOptions.parse("send_lat", "-R"));
+        assertTrue(PerfOptions.parse("send_lat", "-R", "127.0.0.1").rdmaCm());
         assertMessage("-c UD: mlx5j perf runs RC QPs only", () -> PerfOptions.parse("send_lat", "-c", "UD"));
         assertMessage("-A CMP_AND_SWAP", () -> PerfOptions.parse("atomic_lat", "-A", "CMP_AND_SWAP"));
-        assertMessage("-a: running all sizes", () -> PerfOptions.parse("write_bw", "-a"));
-        assertMessage("-D: duration", () -> PerfOptions.parse("write_bw", "-D", "5"));
+        assertMessage("-a: message size cannot be changed for atomic tests", () -> PerfOptions.parse("atomic_bw", "-a"));
+        assertMessage("-D: duration mode does not run all sizes", () -> PerfOptions.parse("write_bw", "-a", "-D", "5"));
+        assertMessage("longer than twice the margin", () -> PerfOptions.parse("write_bw", "-D", "4", "--margin", "2"));
         assertMessage("extra argument 'h2'", () -> PerfOptions.parse("write_bw", "h1", "h2"));
+    }
+
+    /** -a: perftest's sweep 2 .. 2^23; -D: margin a quarter of the duration, no peak; the peak's 20000 limit. */
+    @Test
+    void sweepsDurationsAndPeak()
+    {
+        final PerfOptions a = PerfOptions.parse("write_lat", "-a");
+        assertEquals(23, a.sizes().length);
+        assertEquals(2, a.sizes()[0]);
+        assertEquals(1 << 23, a.sizes()[22]);
+        assertEquals(1 << 23, a.maxSize());
+        assertEquals(4096, a.withSize(4096).size());
+        assertEquals(1, PerfOptions.parse("write_lat").sizes().length);
+        final PerfOptions d = PerfOptions.parse("write_bw", "-D", "10");
+        assertEquals(10, d.duration());
+        assertEquals(2, d.margin());
+        assertTrue(d.noPeak());
+        assertEquals(0, PerfOptions.parse("send_lat", "-D", "3").margin());
+        assertFalse(PerfOptions.parse("write_bw", "-n", "20000").noPeak());
+        assertTrue(PerfOptions.parse("write_bw", "-n", "20001").noPeak());
+        assertFalse(PerfOptions.parse("write_lat", "-n", "20001").noPeak());
     }
 
     @Test

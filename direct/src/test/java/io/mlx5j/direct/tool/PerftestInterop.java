@@ -60,9 +60,11 @@ final class PerftestInterop
         }
         peer.assertClean(what, java.text());
         assertEquals(0, status, what + ", the mlx5j side:\n" + java.text() + "\n--- perftest:\n" + peer.out());
-        final String size = args.contains("-s") ? args.get(args.indexOf("-s") + 1)
+        // -a: a row per size (a perftest bw server prints only its client's last)
+        final String size = args.contains("-a") ? "[0-9]+" : args.contains("-s") ? args.get(args.indexOf("-s") + 1)
             : test.startsWith("atomic") ? "8" : test.endsWith("_lat") ? "2" : "65536";
-        final String iters = args.get(args.indexOf("-n") + 1);
+        // a duration run (-D) counts its own iterations
+        final String iters = args.contains("-n") ? args.get(args.indexOf("-n") + 1) : "[0-9]+";
         // perftest's result row: its columns, then " SIZE ITERS ..." (a server of a bw test prints the client's)
         // every perftest side prints a row, but the server of read_lat / atomic_lat (it only waits); the server of a
         // bw test prints its client's report

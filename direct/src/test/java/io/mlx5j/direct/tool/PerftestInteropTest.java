@@ -43,6 +43,26 @@ class PerftestInteropTest
         PerftestInterop.run(test, javaServer, List.of(args.trim().split(" +")));
     }
 
+    /**
+     * perftest's -a (all sizes 2 .. 2^23, with each test's exchanges between sizes), -D (duration: warm-up, sample,
+     * cool-down) and the BW peak column, against the perftest binaries in both roles (5 iterations, perftest's least: 23 sizes).
+     */
+    @ParameterizedTest(name = "{0} {1}, mlx5j server {2}")
+    @CsvSource({
+        "write_lat, -a -n 5, true",
+        "send_lat,  -a -n 5, false",
+        "send_bw,   -a -n 5, true",
+        "read_bw,   -a -n 5, false",
+        "write_lat, -D 3, false",
+        "send_bw,   -D 3, true",
+        "write_bw,  -D 3, false",
+        "read_lat,  -D 3, true",
+    })
+    void sweepsAndDurations(final String test, final String args, final boolean javaServer) throws Exception
+    {
+        PerftestInterop.run(test, javaServer, List.of(args.trim().split(" +")));
+    }
+
     /** The same over RoCE (the surefire execution with an Ethernet link): both sides use GID index 1 (RoCE v2). */
     @Tag("roce")
     @ParameterizedTest(name = "RoCE {0} {1}, mlx5j server {2}")

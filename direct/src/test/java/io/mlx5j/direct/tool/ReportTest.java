@@ -85,9 +85,9 @@ class ReportTest
     void bandwidthRowValuesSitUnderTheirTitles()
     {
         final String header = ResultTable.bandwidthHeader();
-        final String row = ResultTable.bandwidthRow(new BandwidthStats(65536, 5000, 250_000_000L));
-        assertEquals(" #bytes       #iterations  BW average[MB/sec]  MsgRate[Mpps]", header);
-        assertEquals(" 65536        5000         1250.00             0.020000", row);
+        final String row = ResultTable.bandwidthRow(new BandwidthStats(65536, 5000, 250_000_000L), 1312.5);
+        assertEquals(" #bytes       #iterations  BW peak[MB/sec]  BW average[MB/sec]  MsgRate[Mpps]", header);
+        assertEquals(" 65536        5000         1312.50          1250.00             0.020000", row);
         assertColumnsAligned(ResultTable.BANDWIDTH_COLUMNS, header, row);
     }
 
