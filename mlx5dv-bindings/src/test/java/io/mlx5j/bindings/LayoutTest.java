@@ -51,7 +51,10 @@ class LayoutTest
         "ibv_flow_attr", "ibv_flow", "ibv_flow_eth_filter", "ibv_flow_spec_eth", "ibv_flow_ipv4_filter",
         "ibv_flow_spec_ipv4", "ibv_flow_ipv6_filter", "ibv_flow_spec_ipv6", "ibv_flow_tcp_udp_filter",
         "ibv_flow_spec_tcp_udp", "ibv_flow_spec_action_tag", "ibv_flow_spec_action_drop", "mlx5dv_clock_info",
-        "mlx5_ib_clock_info", "ibv_poll_cq_attr");
+        "mlx5_ib_clock_info", "ibv_poll_cq_attr",
+        // issue 11: receive WQs, striding RQ, RSS
+        "ibv_wq", "ibv_wq_init_attr", "ibv_wq_attr", "ibv_rwq_ind_table", "ibv_rwq_ind_table_init_attr",
+        "ibv_rx_hash_conf", "mlx5dv_rwq", "mlx5dv_wq_init_attr", "mlx5dv_striding_rq_init_attr");
 
     private static Map<String, String> cLines;
     private static Map<String, String> javaLines;
