@@ -1,0 +1,109 @@
+package io.mlx5j.tests;
+
+import io.mlx5j.direct.Completion;
+import io.mlx5j.direct.CompletionQueue;
+import io.mlx5j.direct.DirectCq;
+import io.mlx5j.direct.MemoryRegion;
+import io.mlx5j.direct.QpConfig;
+import io.mlx5j.direct.QpType;
+import io.mlx5j.direct.QueuePair;
+import io.mlx5j.direct.RawSendQueue;
+import io.mlx5j.direct.SendFlags;
+import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.wqe.UdpHeaderTemplate;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Sends whole IPv4/UDP multicast frames through a raw QP of the emulated device (engine on), one at a time: the
+ * frame is built in registered memory (header from a {@link UdpHeaderTemplate}, payload a pattern of the sequence
+ * number), sent as one gathered entry without checksum offload (so the frame on the wire is exactly these bytes),
+ * and its send completion awaited. {@link #send} returns the bytes a receiver must find.
+ */
+final class FrameSender
+{
+    static final long SRC_MAC = 0x02000000aa07L;
+    static final int SRC_IP = 0x0a000107;
+
+    private final CompletionQueue cq;
+    private final RawSendQueue sq;
+    private final DirectCq dcq;
+    private final MemoryRegion mr;
+    private final UdpHeaderTemplate h;
+    private final Completion c = new Completion();
+    private final int group;
+    private final int port;
+
+    FrameSender(final Rig rig, final int group, final int port)
+    {
+        this.group = group;
+        this.port = port;
+        cq = rig.cq(64);
+        final QueuePair qp = rig.pd.createQp(QpConfig.builder(QpType.RAW_PACKET, cq).maxSendWr(32).maxRecvWr(1)
+            .maxSendSge(1).maxRecvSge(1).maxInlineData(0).build());
+        qp.activate(1);
+        sq = RawSendQueue.of(qp, DoorbellMode.AUTO);
+        dcq = DirectCq.of(cq).attach(sq.queue());
+        mr = rig.memory(1 << 16);
+        h = new UdpHeaderTemplate(mr.memory().asSlice(0, 64)).srcMac(SRC_MAC).srcIp(SRC_IP).multicast(group, port);
+    }
+
+    /** The payload byte {@code i} of frame {@code seq}: the first 4 bytes are seq (big-endian), then a pattern. */
+    static byte payloadByte(final int seq, final int i)
+    {
+        return i < 4 ? (byte) (seq >>> (24 - 8 * i)) : (byte) (seq * 13 + i * 7 + (i >>> 8));
+    }
+
+    /**
+     * Sends frame {@code seq} from {@code srcPort} with {@code payloadLen} bytes of payload; returns the frame.
+     */
+    byte[] send(final int seq, final int srcPort, final int payloadLen)
+    {
+        final int len = UdpHeaderTemplate.LENGTH + payloadLen;
+        h.srcPort(srcPort).multicast(group, port).prepare(payloadLen, seq);
+        final MemorySegment frame = mr.memory().asSlice(4096, len);
+        MemorySegment.copy(h.segment(), 0, frame, 0, UdpHeaderTemplate.LENGTH);
+        for (int i = 0; i < payloadLen; i++)
+        {
+            frame.set(ValueLayout.JAVA_BYTE, UdpHeaderTemplate.LENGTH + i, payloadByte(seq, i));
+        }
+        final byte[] bytes = frame.toArray(ValueLayout.JAVA_BYTE);
+        assertTrue(sq.send(seq, frame.address(), mr.lkey(), len, SendFlags.SIGNALED | SendFlags.RING), "send " + seq);
+        Rig.await(dcq, c);
+        assertTrue(c.isSuccess(), "send completion " + c);
+        assertEquals(seq, c.wrId());
+        return bytes;
+    }
+
+    /** Toeplitz (Microsoft RSS) over {@code in}: for every set input bit, XOR the 32 key bits starting there. */
+    static int toeplitz(final byte[] key, final byte[] in)
+    {
+        int hash = 0;
+        for (int i = 0; i < in.length * 8; i++)
+        {
+            if ((in[i >>> 3] & (0x80 >>> (i & 7))) != 0)
+            {
+                int window = 0;
+                for (int b = 0; b < 32; b++)
+                {
+                    final int k = i + b;
+                    window = window << 1 | ((key[k >>> 3] >>> (7 - (k & 7))) & 1);
+                }
+                hash ^= window;
+            }
+        }
+        return hash;
+    }
+
+    /** The RSS input of an IPv4/UDP frame hashed over addresses and ports: src IP, dst IP, src port, dst port. */
+    static byte[] ipv4UdpTuple(final int srcIp, final int dstIp, final int srcPort, final int dstPort)
+    {
+        return new byte[] {(byte) (srcIp >>> 24), (byte) (srcIp >>> 16), (byte) (srcIp >>> 8), (byte) srcIp,
+            (byte) (dstIp >>> 24), (byte) (dstIp >>> 16), (byte) (dstIp >>> 8), (byte) dstIp,
+            (byte) (srcPort >>> 8), (byte) srcPort, (byte) (dstPort >>> 8), (byte) dstPort};
+    }
+}
