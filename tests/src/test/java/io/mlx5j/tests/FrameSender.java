@@ -79,6 +79,108 @@ final class FrameSender
         return bytes;
     }
 
+    /** Sends {@code frame} as it is (any bytes: bad checksums, VLAN tags) and awaits its send completion. */
+    void sendBytes(final int seq, final byte[] frame)
+    {
+        final MemorySegment at = mr.memory().asSlice(4096, frame.length);
+        at.copyFrom(MemorySegment.ofArray(frame));
+        assertTrue(sq.send(seq, at.address(), mr.lkey(), frame.length, SendFlags.SIGNALED | SendFlags.RING),
+            "send " + seq);
+        Rig.await(dcq, c);
+        assertTrue(c.isSuccess(), "send completion " + c);
+        assertEquals(seq, c.wrId());
+    }
+
+    /**
+     * An IPv4/UDP multicast frame to {@code group:port} with {@code payloadLen} payload bytes: an 802.1Q tag when
+     * {@code vlanTci >= 0}; a valid IPv4 header checksum unless {@code badIpCsum}; UDP checksum 0 (none), or the
+     * correct RFC 768 sum when {@code udpCsum}, or a wrong non-zero one when {@code badUdpCsum}.
+     */
+    static byte[] frame(final int group, final int port, final int srcPort, final int payloadLen, final int vlanTci,
+        final boolean badIpCsum, final boolean udpCsum, final boolean badUdpCsum, final int seq)
+    {
+        final int l2 = vlanTci >= 0 ? 18 : 14;
+        final int ipLen = 20 + 8 + payloadLen;
+        final byte[] f = new byte[l2 + ipLen];
+        final long mac = UdpHeaderTemplate.multicastMac(group);
+        for (int i = 0; i < 6; i++)
+        {
+            f[i] = (byte) (mac >>> (40 - 8 * i));
+            f[6 + i] = (byte) (SRC_MAC >>> (40 - 8 * i));
+        }
+        if (vlanTci >= 0)
+        {
+            f[12] = (byte) 0x81;
+            f[14] = (byte) (vlanTci >>> 8);
+            f[15] = (byte) vlanTci;
+        }
+        f[l2 - 2] = 0x08;
+        final int ip = l2;
+        f[ip] = 0x45;
+        f[ip + 2] = (byte) (ipLen >>> 8);
+        f[ip + 3] = (byte) ipLen;
+        f[ip + 4] = (byte) (seq >>> 8);
+        f[ip + 5] = (byte) seq;
+        f[ip + 8] = 64;
+        f[ip + 9] = 17;
+        put32(f, ip + 12, SRC_IP);
+        put32(f, ip + 16, group);
+        final int ipSum = ~sum(f, ip, 20, 0) & 0xffff;
+        f[ip + 10] = (byte) ((badIpCsum ? ipSum ^ 0x5a5a : ipSum) >>> 8);
+        f[ip + 11] = (byte) (badIpCsum ? ipSum ^ 0x5a5a : ipSum);
+        final int udp = ip + 20;
+        f[udp] = (byte) (srcPort >>> 8);
+        f[udp + 1] = (byte) srcPort;
+        f[udp + 2] = (byte) (port >>> 8);
+        f[udp + 3] = (byte) port;
+        f[udp + 4] = (byte) ((8 + payloadLen) >>> 8);
+        f[udp + 5] = (byte) (8 + payloadLen);
+        for (int i = 0; i < payloadLen; i++)
+        {
+            f[udp + 8 + i] = payloadByte(seq, i);
+        }
+        if (udpCsum || badUdpCsum)
+        {
+            // pseudo header: addresses, protocol, UDP length
+            int pseudo = sum(f, ip + 12, 8, 0) + 17 + 8 + payloadLen;
+            int u = ~sum(f, udp, 8 + payloadLen, pseudo) & 0xffff;
+            if (u == 0)
+            {
+                u = 0xffff;
+            }
+            if (badUdpCsum)
+            {
+                u = u == 0x1234 ? 0x4321 : 0x1234;
+            }
+            f[udp + 6] = (byte) (u >>> 8);
+            f[udp + 7] = (byte) u;
+        }
+        return f;
+    }
+
+    private static void put32(final byte[] f, final int at, final int v)
+    {
+        f[at] = (byte) (v >>> 24);
+        f[at + 1] = (byte) (v >>> 16);
+        f[at + 2] = (byte) (v >>> 8);
+        f[at + 3] = (byte) v;
+    }
+
+    /** RFC 1071 one's-complement sum of 16-bit words, folded (not inverted). */
+    private static int sum(final byte[] b, final int off, final int len, final int initial)
+    {
+        long s = initial;
+        for (int i = 0; i < len; i += 2)
+        {
+            s += (b[off + i] & 0xff) << 8 | (i + 1 < len ? b[off + i + 1] & 0xff : 0);
+        }
+        while ((s >>> 16) != 0)
+        {
+            s = (s & 0xffff) + (s >>> 16);
+        }
+        return (int) s;
+    }
+
     /** Toeplitz (Microsoft RSS) over {@code in}: for every set input bit, XOR the 32 key bits starting there. */
     static int toeplitz(final byte[] key, final byte[] in)
     {
