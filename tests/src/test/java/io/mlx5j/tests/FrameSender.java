@@ -40,15 +40,22 @@ final class FrameSender
 
     FrameSender(final Rig rig, final int group, final int port)
     {
+        this(rig.pd, rig.memory, group, port);
+    }
+
+    /** A sender in {@code pd}, its memory from {@code arena}. */
+    FrameSender(final io.mlx5j.direct.ProtectionDomain pd, final java.lang.foreign.Arena arena, final int group,
+        final int port)
+    {
         this.group = group;
         this.port = port;
-        cq = rig.cq(64);
-        final QueuePair qp = rig.pd.createQp(QpConfig.builder(QpType.RAW_PACKET, cq).maxSendWr(32).maxRecvWr(1)
+        cq = pd.context().createCq(64);
+        final QueuePair qp = pd.createQp(QpConfig.builder(QpType.RAW_PACKET, cq).maxSendWr(32).maxRecvWr(1)
             .maxSendSge(1).maxRecvSge(1).maxInlineData(0).build());
         qp.activate(1);
         sq = RawSendQueue.of(qp, DoorbellMode.AUTO);
         dcq = DirectCq.of(cq).attach(sq.queue());
-        mr = rig.memory(1 << 16);
+        mr = pd.register(arena, arena.allocate(1 << 16, 4096), io.mlx5j.direct.Access.LOCAL_WRITE);
         h = new UdpHeaderTemplate(mr.memory().asSlice(0, 64)).srcMac(SRC_MAC).srcIp(SRC_IP).multicast(group, port);
     }
 
