@@ -234,6 +234,10 @@ public final class DirectCq
         }
         rqQpn = remove(rqQpn, i);
         rqs = remove(rqs, i);
+        if (rawRq == rq)
+        {
+            rawRq = null;   // its CQEs (which carry no QP number) are unexpected from now on
+        }
         rq.ownership = Ownership.leave(rq.ownership, rq);
         return true;
     }
