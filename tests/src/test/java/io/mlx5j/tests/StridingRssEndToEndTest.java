@@ -186,6 +186,42 @@ class StridingRssEndToEndTest
         }
     }
 
+    @Test
+    void closingAWqsCqClosesWhatDependsOnItAndRefusalsNameTheCall()
+    {
+        final CompletionQueue cq = rig.cq(64);
+        final WorkQueue wq = rig.pd.createWq(WorkQueue.builder(cq).maxWr(8).striding(LOG_STRIDE, LOG_STRIDES, false))
+            .ready();
+        final IndirectionTable table = rig.context.createIndirectionTable(List.of(wq, wq));
+        final QueuePair rss = rig.pd.createRssQp(table, RxHash.IPV4_UDP, RxHash.defaultKey());
+        final FlowRule rule = FlowRule.builder(rss, 1).multicast(GROUP).udpDst(PORT).create();
+        final StridingRecvQueue q = StridingRecvQueue.of(wq, true);
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, rss::rings, "an RSS QP has no rings");
+        cq.close();     // the kernel would refuse (EBUSY) while the WQ uses it: the WQ, table, QP and rule go first
+        assertTrue(rule.isClosed() && rss.isClosed() && table.isClosed() && wq.isClosed());
+        final IllegalStateException closed = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+            () -> q.post(0, 0, 0));
+        assertTrue(closed.getMessage().contains("closed") || closed.getMessage().contains("Already closed"),
+            closed.getMessage());
+        // strides of 2^5 bytes are below the device's minimum (2^6): libmlx5 refuses with EINVAL
+        final CompletionQueue cq2 = rig.cq(64);
+        final io.mlx5j.direct.VerbsException e = org.junit.jupiter.api.Assertions.assertThrows(
+            io.mlx5j.direct.VerbsException.class,
+            () -> rig.pd.createWq(WorkQueue.builder(cq2).maxWr(8).striding(5, LOG_STRIDES, false)));
+        assertTrue(e.getMessage().contains("mlx5dv_create_wq") && e.getMessage().contains("2^5"), e.getMessage());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            () -> rig.context.createIndirectionTable(List.of()), "a table of 0 entries");
+        final WorkQueue plain = rig.pd.createWq(WorkQueue.builder(cq2).maxWr(8));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            () -> StridingRecvQueue.of(plain, false), "a plain WQ is not striding");
+        final DirectRecvQueue prq = DirectRecvQueue.of(plain.ready());
+        final WorkQueue other = rig.pd.createWq(WorkQueue.builder(cq2).maxWr(8).striding(LOG_STRIDE, LOG_STRIDES,
+            false));
+        final DirectCq dcq = DirectCq.of(cq2).attach(prq);
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            () -> dcq.attach(StridingRecvQueue.of(other, false)), "one receive queue per CQ of a WQ");
+    }
+
     /**
      * Four WQs behind an RSS QP (two plain, two striding), each with its own CQ polled by its own thread; 400 frames
      * from 400 source ports. Each frame must arrive once, at the WQ its Toeplitz hash selects, with that hash and the
