@@ -23,7 +23,7 @@ name="$(printf '%s' "$regex" | tr -c 'A-Za-z0-9_.-' '_')"
 out="$here/results/profile-$name.txt"
 jmh_tmp="$(mktemp -d /tmp/mlx5j-profile.XXXXXX)"
 trap 'rm -rf "$jmh_tmp"' EXIT
-"$root/emulator/mlx5emu" -- env MLX5EMU_ENGINE=off LD_LIBRARY_PATH="$hsdis" "$java" -Djava.io.tmpdir="$jmh_tmp" \
+"$root/emulator/mlx5emu" --link eth -- env MLX5EMU_ENGINE=off LD_LIBRARY_PATH="$hsdis" "$java" -Djava.io.tmpdir="$jmh_tmp" \
   -cp "$here/target/benchmarks.jar" org.openjdk.jmh.Main "$regex" -f 1 -wi 5 -w 1s -i 5 -r 1s \
   -prof 'perfasm:events=cpu-clock;top=5;tooBigThreshold=3000' "$@" > "$out"
 grep -A8 'Hottest Methods' "$out"

@@ -23,6 +23,22 @@ POLL_WORKLOADS = [
     ("poll1", "poll 1 CQE per call"),
     ("poll16", "poll 16 CQEs per call"),
 ]
+# Raw Ethernet (issue 11): (method, label) of the send rows; (label, mlx5j method, libmlx5 class, libmlx5 method)
+# of the receive rows.
+RAW_SEND_WORKLOADS = [
+    ("udpSge", "UDP frame 42 + 64 B, payload by SGE"),
+    ("udpInline", "UDP frame 42 + 64 B, payload inline"),
+]
+RAW_RECV_WORKLOADS = [
+    ("1 frame per poll; ibv_poll_cq", "recv1", "IbvRawPollCqBench", "recv1"),
+    ("16 frames per poll; ibv_poll_cq", "recv16", "IbvRawPollCqBench", "recv16"),
+    ("1 frame per poll, timestamp in ticks; ibv_start_poll + read_completion_ts", "recv1", "IbvRawCqExBench",
+     "recv1Ts"),
+    ("16 frames per poll, ticks; ibv_start_poll/next_poll + read_completion_ts", "recv16", "IbvRawCqExBench",
+     "recv16Ts"),
+    ("1 frame per poll, timestamp in ns (NicClock); read_completion_wallclock_ns", "recv1Ts", "IbvRawCqExBench",
+     "recv1Wallclock"),
+]
 TARGET = 0.5
 MAX_ERROR = 0.05
 
@@ -173,6 +189,7 @@ def main():
         w(f"| {label} | {fmt(m)} | {fmt(f)} | {fmt(cc)} | {fmt_ratio(ratio(m, f))} | {fmt_ratio(ratio(m, cc))} "
           f"| {fmt_best(m, f)} | {fmt_best(m, cc)} | {alloc(m)} |")
     w("")
+    raw_tables(w, res, ffm, c)
     w("Where the time goes (ns per op, native memory; stand-in doorbell pages, no device):")
     w("")
     w("| benchmark | what one op is | ns/op | B/op |")
@@ -216,6 +233,42 @@ def main():
     png = os.path.join(d, f"{mode}.png")
     plot(png, meta, mode, mlx5j, ffm, c, res)
     print(f"report.py: wrote {md} and {png}")
+
+
+def raw_tables(w, res, ffm, c):
+    """The raw Ethernet rows: mlx5j RawSendQueue / DirectCq against libmlx5 on the same raw packet QPs."""
+    w("Raw Ethernet send: ns per frame. A 106-byte UDP frame (42-byte header from a UdpHeaderTemplate, 64-byte "
+      "payload), IPv4/UDP checksum offload, one doorbell per frame, 64 frames per invocation, the last signaled. "
+      "mlx5j (RawSendQueue, BlueFlame) writes the whole header into the Ethernet segment; libmlx5 writes its "
+      "minimum inline header and the rest as gather entries or inline data.")
+    w("")
+    w("| workload | mlx5j | ibv_post_send FFM | ibv_post_send C | ibv_post_send C, MLX5_SHUT_UP_BF=1 | ibv_wr_* FFM "
+      "| ibv_wr_* C | ÷ ibv_post_send FFM | ÷ ibv_post_send C | ÷ ibv_wr_* FFM | ÷ ibv_wr_* C "
+      "| ÷ C, fastest iterations | mlx5j B/op |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for method, label in RAW_SEND_WORKLOADS:
+        m = get(res, "jmh", "Mlx5jRawSendBench", method)
+        pf, pc = ffm("IbvRawPostSendBench", method), c("IbvRawPostSendBench", method)
+        wf, wc = ffm("IbvRawWrBench", method), c("IbvRawWrBench", method)
+        w(f"| {label} | {fmt(m)} | {fmt(pf)} | {fmt(pc)} "
+          f"| {fmt(c('IbvRawPostSendBench', method, 'MLX5_SHUT_UP_BF=1'))} | {fmt(wf)} | {fmt(wc)} "
+          f"| {fmt_ratio(ratio(m, pf))} | {fmt_ratio(ratio(m, pc))} | {fmt_ratio(ratio(m, wf))} "
+          f"| {fmt_ratio(ratio(m, wc))} | {fmt_best(m, pc)} | {alloc(m)} |")
+    w("")
+    w("Raw Ethernet receive: ns per frame. The completer writes raw receive CQEs (106-byte IPv4/UDP frame, checksums "
+      "good, NIC timestamp); the stack polls them, checks wr_id, status, length and checksum-OK, and reposts every "
+      "buffer (mlx5j: DirectRecvQueue.post + one doorbell-record update per poll call; libmlx5: ibv_post_recv of "
+      "one WR or of a list of 16). mlx5j's DirectCq decodes every field, the timestamp in ticks included.")
+    w("")
+    w("| workload | mlx5j | libmlx5 FFM | libmlx5 C | ÷ FFM | ÷ C | ÷ FFM, fastest iterations "
+      "| ÷ C, fastest iterations | mlx5j B/op |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, method, cls, lib in RAW_RECV_WORKLOADS:
+        m = get(res, "jmh", "Mlx5jRawRecvBench", method)
+        f, cc = ffm(cls, lib), c(cls, lib)
+        w(f"| {label} | {fmt(m)} | {fmt(f)} | {fmt(cc)} | {fmt_ratio(ratio(m, f))} | {fmt_ratio(ratio(m, cc))} "
+          f"| {fmt_best(m, f)} | {fmt_best(m, cc)} | {alloc(m)} |")
+    w("")
 
 
 def plot(path, meta, mode, mlx5j, ffm, c, res):

@@ -9,7 +9,8 @@
 #
 #   bench/run.sh                 quick: 1 fork, 5 x 200 ms warm-up + 3 x 200 ms (about 2-3 minutes; what CI runs)
 #   bench/run.sh full            3 forks, 5 x 1 s warm-up + 10 x 1 s; C: 15 x 1 s after 1 s (about 32 minutes)
-#   bench/run.sh quick 'Mlx5j'   only JMH benchmarks matching the regex (the C loop is skipped)
+#   bench/run.sh full 'Raw'      only the benchmarks matching the regex: JMH's, and the C loop's variants (named
+#                                c.<Class>.<method>, matched as a POSIX extended regex; none for 'Mlx5j')
 #
 # RESULTS is bench/results unless MLX5J_BENCH_RESULTS is set. Needs a JDK >= 25 ($JAVA, $JAVA_HOME or /usr/lib/jvm/*),
 # gcc and libibverbs-dev; builds bench/target/benchmarks.jar and the C loop first if missing (or MLX5J_BENCH_REBUILD=1).
@@ -45,7 +46,8 @@ if [ ! -f "$jar" ] || [ ! -x "$native" ] || [ "${MLX5J_BENCH_REBUILD:-0}" = 1 ];
   (cd "$root" && mvn -B -q -ntp -pl bench -am package -DskipTests)
 fi
 
-emu=("$root/emulator/mlx5emu" -- env MLX5EMU_ENGINE=off)
+# An Ethernet port: the raw packet rows need one (the RC rows run as RoCE v2 there, the same WQEs and CQEs as on IB).
+emu=("$root/emulator/mlx5emu" --link eth -- env MLX5EMU_ENGINE=off)
 nice=()
 [ -n "${MLX5J_BENCH_NICE:-}" ] && nice=(nice -n "$MLX5J_BENCH_NICE")
 [ -n "${MLX5J_BENCH_RT:-}" ] && nice+=(chrt -f "$MLX5J_BENCH_RT")
@@ -60,13 +62,12 @@ jmh_cmd=("${nice[@]}" "${emu[@]}" "$java" -Djava.io.tmpdir="$jmh_tmp" -cp "$jar"
 [ -n "$include" ] && jmh_cmd+=("$include")
 c_cmd=("${nice[@]}" "${emu[@]}" "$native" "$mode" "$results/$mode-c.json" default)
 c_nobf_cmd=("${nice[@]}" "${emu[@]}" MLX5_SHUT_UP_BF=1 "$native" "$mode" "$results/$mode-c-nobf.json" MLX5_SHUT_UP_BF=1)
+if [ -n "$include" ]; then c_cmd+=("$include"); c_nobf_cmd+=("$include"); fi
 
 load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
 started="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-if [ -z "$include" ]; then
-  echo "+ ${c_cmd[*]}"; "${c_cmd[@]}"
-  echo "+ ${c_nobf_cmd[*]}"; "${c_nobf_cmd[@]}"
-fi
+echo "+ ${c_cmd[*]}"; "${c_cmd[@]}"
+echo "+ ${c_nobf_cmd[*]}"; "${c_nobf_cmd[@]}"
 echo "+ ${jmh_cmd[*]}"
 status=0
 "${jmh_cmd[@]}" || status=$?
@@ -84,7 +85,7 @@ json.dump({
     "commit": "${MLX5J_BENCH_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}",
     "loadavg_start": "$load_start",
     "loadavg_end": "$load_end",
-    "commands": [$([ -z "$include" ] && printf '"%s", "%s", ' "${c_cmd[*]}" "${c_nobf_cmd[*]}")"${jmh_cmd[*]}"],
+    "commands": ["${c_cmd[*]}", "${c_nobf_cmd[*]}", "${jmh_cmd[*]}"],
 }, open(sys.argv[1], "w"), indent=2)
 EOF
 

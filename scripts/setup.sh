@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(libibverbs-dev ibverbs-providers ibverbs-utils librdmacm-dev rdmacm-utils perftest ucx-utils gcc make clang
-          libclang-rt-14-dev maven python3-matplotlib tshark)
+          libclang-rt-14-dev maven python3-matplotlib tshark python3-pyverbs iproute2)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -37,6 +37,10 @@ extern "C" {
 /* Limits of the emulated device; K reports them in QUERY_DEVICE and enforces them on create. */
 #define EMU_MAX_DEVICES        8
 #define EMU_MAX_UAR_PAGES      256      /* static UAR pages per context (tot_bfregs / 2); libmlx5 MLX5_MAX_UARS */
+/* Dynamic UAR pages per context, mapped one by one with MLX5_IB_MMAP_ALLOC_WC (libmlx5's thread domains and
+ * mlx5dv_devx_alloc_uar on a context with static bfregs): Linux calc_dynamic_bfregs() gives MLX5_MAX_DYN_BFREGS
+ * (1024) bfregs on 4 KiB pages, 2 per page. They follow the static pages in the memfd and the alias. */
+#define EMU_DYN_UAR_PAGES      512
 #define EMU_UAR_PAGE_SIZE      4096
 #define EMU_BF_OFFSET          0x800    /* first BlueFlame register in a UAR page */
 #define EMU_BF_REG_SIZE        512      /* bf_reg_size answered in GET_CONTEXT: two 256-byte halves */
@@ -250,9 +254,12 @@ struct emu_ctx {
 	uint8_t         cqe_version;   /* 0 or 1, as answered in GET_CONTEXT */
 	uint32_t        num_uar_pages; /* tot_bfregs / 2 */
 	int             uar_memfd;     /* backs every UAR page of this context */
-	uint8_t        *uar_alias;     /* K's own mapping of all UAR pages (num_uar_pages * 4096), valid until close:
+	uint8_t        *uar_alias;     /* K's own mapping of all UAR pages ((num_uar_pages + EMU_DYN_UAR_PAGES) * 4096,
+	                                  dynamic ones included), valid until close:
 	                                  the engine watches doorbells here, not at the user's VA which may be unmapped */
-	void           *uar_user_va[EMU_MAX_UAR_PAGES]; /* where the user mapped page i (NULL if not mapped) */
+	void           *uar_user_va[EMU_MAX_UAR_PAGES + EMU_DYN_UAR_PAGES]; /* where the user mapped page i (NULL if
+	                                  not mapped); dynamic page k is num_uar_pages + k */
+	uint8_t         dyn_uar_mapped[EMU_DYN_UAR_PAGES]; /* ALLOC_WC page k exists (kernel: sys_pages[] valid) */
 	uint32_t        next_handle;
 	struct emu_pd  *pds;
 	struct emu_mr  *mrs;

@@ -7,5 +7,7 @@
 uint8_t emu_eth_min_inline(void);        /* enum mlx5_user_inline_mode answered in GET_CONTEXT */
 uint32_t emu_eth_min_inline_bytes(void); /* what libmlx5 then inlines: 0 or 18 */
 uint32_t emu_eth_mtu(void);              /* the port's Ethernet MTU */
+/* The RoCE port's active MTU, enum ibv_mtu (1 = 256 .. 5 = 4096): what the kernel derives from the netdev MTU. */
+uint8_t emu_eth_active_mtu(void);
 
 #endif

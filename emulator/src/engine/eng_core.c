@@ -960,6 +960,10 @@ void emu_engine_qp_modified(struct emu_qp *q, int old_state, int attr_mask)
 	qp->retry_cnt = q->retry_cnt;
 	qp->rnr_retry = q->rnr_retry;
 	qp->min_rnr_timer = q->min_rnr_timer;
+	/* mlx5_ib __mlx5_ib_modify_qp: log_sra_max / log_rra_max = fls(n - 1), so the HCA's windows are n rounded
+	 * up to a power of two, and 1 when n is 0 (the field stays 0) */
+	qp->rd_atomic_win = q->max_rd_atomic > 1 ? 1u << (32 - __builtin_clz((unsigned)q->max_rd_atomic - 1)) : 1;
+	qp->rd_atomic_res = q->max_dest_rd_atomic > 1 ? 1u << (32 - __builtin_clz((unsigned)q->max_dest_rd_atomic - 1)) : 1;
 	qp->mtu = mtu_bytes(q->path_mtu);
 	qp->path = q->path;
 	uint32_t rq_psn = q->rq_psn, sq_psn = q->sq_psn;

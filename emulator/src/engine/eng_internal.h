@@ -29,7 +29,8 @@
 enum { PKT_SEND = 1, PKT_WRITE, PKT_READ_REQ, PKT_ATOMIC_REQ, PKT_READ_RESP, PKT_ATOMIC_RESP, PKT_ACK,
        PKT_ETH /* an Ethernet frame on the fabric (eng_eth.c): data = the frame, len = its length */ };
 enum { PF_FIRST = 1, PF_LAST = 2, PF_IMM = 4, PF_INV = 8, PF_SOLICITED = 16, PF_GRH = 32 };
-enum { ACK_OK = 0, NAK_RNR, NAK_REM_ACCESS, NAK_REM_INV_REQ, NAK_REM_OP };
+enum { ACK_OK = 0, NAK_RNR, NAK_REM_ACCESS, NAK_REM_INV_REQ, NAK_REM_OP,
+       NAK_PSN_SEQ /* PSN sequence error: psn = the PSN the responder expects */ };
 
 /* The Ethernet/IP addressing of a RoCE packet, as the sending port would put it on the wire (eng_pcap.c). */
 struct pkt_eth {
@@ -93,6 +94,7 @@ struct eng_infl {
 	uint16_t nbb;
 	uint8_t  opcode, fm_ce_se, done, syndrome, vendor, scat_len;
 	uint32_t psn_first, psn_last, byte_cnt;
+	uint32_t rd_next;       /* READ/atomic: the PSN of the next response expected (one per ENG_CHUNK of data) */
 	uint8_t  scat[64];      /* scatter-to-CQE payload of a READ/atomic response */
 	uint64_t tx_ns;         /* CLOCK_MONOTONIC of the engine pass that sent it, before its packets left */
 };
@@ -106,6 +108,7 @@ struct eng_rx {
 	uint8_t scat_buf[64];
 	uint64_t waddr;        /* RDMA WRITE target */
 	int need_rwqe;         /* WRITE_IMM consumes a receive WQE at the last packet */
+	int held;              /* UC: the receive WQE of a message abandoned after a lost packet, for the next one */
 };
 
 struct eng_qp {
@@ -121,6 +124,8 @@ struct eng_qp {
 	/* attributes copied from K on modify */
 	uint32_t dest_qpn, qkey, access, mtu;
 	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	uint32_t rd_atomic_win;    /* outstanding READ/atomic requests allowed (2^log_sra_max) */
+	uint32_t rd_atomic_res;    /* responder resources (2^log_rra_max): atomic results kept for replay */
 	struct emu_path path;
 	/* rings */
 	uint8_t *sq;
@@ -144,11 +149,16 @@ struct eng_qp {
 	uint64_t peer_tail_seen;   /* the peer inbox's request consumer position at the last timeout */
 	uint64_t peer_stall_since; /* since when (ns) the peer has consumed nothing of what is queued for it */
 	int flushing;
+	int nak_rewound;           /* rewound after a NAK (or implied NAK) for nak_psn: ignore more until progress */
+	uint32_t nak_psn;
+	uint64_t fault_seq;        /* packets this QP sent: the index of its fault-injection draw (eng_fault.c) */
 	/* receive side */
 	uint32_t rq_ci;
 	uint32_t epsn;
 	uint32_t ack_psn;
 	int ack_pending;
+	int nak_sent;              /* a NAK (sequence error or RNR) went out for epsn: drop silently until it arrives */
+	int uc_drop;               /* UC: a packet of the current message was lost, drop up to the next FIRST */
 	uint32_t read_off;         /* READ response resume offset */
 	/* Results of the last atomics executed, to answer retransmitted ones without executing them twice. A
 	 * requester can have several atomics outstanding (FETCH_ADD then CMP_SWAP) and a retransmission resends all
@@ -238,5 +248,12 @@ int eng_flush_acks(void);
 /* Send a coalesced ACK still pending on qp (the QP is about to be destroyed or leave RTR/RTS). */
 void eng_qp_flush_ack(struct eng_qp *qp);
 void eng_qp_reset_state(struct eng_qp *qp);
+
+/* eng_fault.c: fault injection on the fabric (MLX5EMU_FAULTS). Every RC/UC/UD packet the transport puts on a
+ * wire goes through eng_xmit instead of eng_ring_commit + eng_inbox_kick: ring r of inbox ib holds the reservation
+ * tok for packet p of len bytes, sent by qp. */
+void eng_xmit(struct eng_qp *qp, struct eng_inbox *ib, struct eng_ring *r, uint64_t tok, struct pkt *p, size_t len);
+/* Release delayed and reordered packets that are due; 1 if any went out. Called once per engine pass. */
+int eng_fault_pump(uint64_t now);
 
 #endif

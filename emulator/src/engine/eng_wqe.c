@@ -4,8 +4,22 @@
  */
 #include "engine/eng_wqe.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <infiniband/mlx5dv.h>
+
+/* Field offsets come from libmlx5's own segment structs (mlx5dv.h), so the parser reads the fields libmlx5 and
+ * UCX write, by name. Masked atomics have no struct there: their layout is in eng_wqe.h. */
+#define CTRL(f) offsetof(struct mlx5_wqe_ctrl_seg, f)
+#define AV(f) offsetof(struct mlx5_wqe_av, f)
+#define ETH(f) offsetof(struct mlx5_wqe_eth_seg, f)
+#define RADDR(f) offsetof(struct mlx5_wqe_raddr_seg, f)
+#define ATOMIC(f) offsetof(struct mlx5_wqe_atomic_seg, f)
+#define DATA(f) offsetof(struct mlx5_wqe_data_seg, f)
+
+/* PRM send WQE control segment: ds is the low 6 bits of qpn_ds (bits 7:6 are reserved), so a WQE spans at most
+ * 63 units; DPDK's mlx5 PMD (MLX5_DSEG_MAX) and mlx5j's decoder use the same width. */
+#define DS_MASK 0x3f
 
 const char *eng_wqe_status_str(int status)
 {
@@ -26,8 +40,8 @@ size_t eng_wqe_linearize(const uint8_t *ring, size_t ring_bytes, uint32_t wqe_in
 	if (ring_bytes < ENG_WQE_BB || (ring_bytes & (ring_bytes - 1)) != 0)
 		return 0;
 	size_t start = ((size_t)wqe_index * ENG_WQE_BB) & (ring_bytes - 1);
-	/* qpn_ds sits at bytes 4..7 of the ctrl segment, inside the first WQEBB: never wraps. */
-	size_t len = (size_t)ring[start + 7] * ENG_DS_SIZE;
+	/* qpn_ds lies inside the first WQEBB: never wraps. ds is its last (big-endian) byte. */
+	size_t len = (size_t)(ring[start + CTRL(qpn_ds) + 3] & DS_MASK) * ENG_DS_SIZE;
 	if (len == 0 || len > ring_bytes || len > dst_cap)
 		return 0;
 	size_t first = ring_bytes - start;
@@ -79,15 +93,15 @@ int eng_wqe_parse(const uint8_t *wqe, size_t len, int qp_type, struct eng_wqe *w
 	if (len < ENG_DS_SIZE)
 		return ENG_WQE_TOO_SHORT;
 
-	uint32_t opmod_idx_opcode = eng_be32(wqe);
-	uint32_t qpn_ds = eng_be32(wqe + 4);
+	uint32_t opmod_idx_opcode = eng_be32(wqe + CTRL(opmod_idx_opcode));
+	uint32_t qpn_ds = eng_be32(wqe + CTRL(qpn_ds));
 	w->opcode = (uint8_t)opmod_idx_opcode;
 	w->wqe_index = (uint16_t)(opmod_idx_opcode >> 8);
 	w->opmod = (uint8_t)(opmod_idx_opcode >> 24);
 	w->qpn = qpn_ds >> 8;
-	w->ds = (uint8_t)qpn_ds;
-	w->fm_ce_se = wqe[11];
-	w->imm = eng_be32(wqe + 12);
+	w->ds = (uint8_t)(qpn_ds & DS_MASK);
+	w->fm_ce_se = wqe[CTRL(fm_ce_se)];
+	w->imm = eng_be32(wqe + CTRL(imm));
 
 	size_t end = (size_t)w->ds * ENG_DS_SIZE;
 	if (w->ds == 0)
@@ -102,43 +116,45 @@ int eng_wqe_parse(const uint8_t *wqe, size_t len, int qp_type, struct eng_wqe *w
 		return ENG_WQE_OK; /* a NOP carries nothing; trailing units are ignored as on hardware */
 
 	if (qp_type == ENG_QPT_UD) {
-		if (off + 48 > end)
+		if (off + sizeof(struct mlx5_wqe_datagram_seg) > end)
 			return ENG_WQE_BAD_DS;
 		const uint8_t *av = wqe + off;
 		w->has_av = 1;
-		w->av.qkey = eng_be32(av + 0);
-		w->av.dqpn = eng_be32(av + 8) & 0xffffff;
-		w->av.sl = av[12] & 0xf;
-		w->av.rlid = eng_be16(av + 14);
-		memcpy(w->av.rmac, av + 20, 6);
-		w->av.tclass = av[26];
-		w->av.hop_limit = av[27];
-		uint32_t grh_gid_fl = eng_be32(av + 28);
+		w->av.qkey = eng_be32(av + AV(key.qkey.qkey));
+		w->av.dqpn = eng_be32(av + AV(dqp_dct)) & 0xffffff;
+		w->av.sl = av[AV(stat_rate_sl)] & 0xf;
+		w->av.rlid = eng_be16(av + AV(rlid));
+		memcpy(w->av.rmac, av + AV(rmac), 6);
+		w->av.tclass = av[AV(tclass)];
+		w->av.hop_limit = av[AV(hop_limit)];
+		uint32_t grh_gid_fl = eng_be32(av + AV(grh_gid_fl));
 		w->av.grh = (grh_gid_fl >> 30) & 1;
 		w->av.flow_label = grh_gid_fl & 0xfffff;
 		w->av.sgid_index = (uint8_t)(grh_gid_fl >> 20);
-		memcpy(w->av.rgid, av + 32, 16);
-		off += 48;
+		memcpy(w->av.rgid, av + AV(rgid), 16);
+		off += sizeof(struct mlx5_wqe_datagram_seg);
 	}
 
 	if (qp_type == ENG_QPT_RAW) {
-		if (off + 16 > end)
+		if (off + ENG_DS_SIZE > end)
 			return ENG_WQE_BAD_DS;
 		const uint8_t *e = wqe + off;
 		w->has_eth = 1;
-		w->cs_flags = e[4];
-		w->mss = eng_be16(e + 6);
-		uint16_t sz = eng_be16(e + 12);
-		size_t seg = 16;
+		w->cs_flags = e[ETH(cs_flags)];
+		w->mss = eng_be16(e + ETH(mss));
+		uint16_t sz = eng_be16(e + ETH(inline_hdr_sz));
+		size_t seg = ENG_DS_SIZE;
 		if (sz & 0x8000) {
+			/* VLAN insertion (mlx5 PRM eth segment: insert flag in the top bit, the TCI where the inline
+			 * header would start) */
 			w->vlan_insert = 1;
-			w->vlan_tci = eng_be16(e + 14);
+			w->vlan_tci = eng_be16(e + ETH(inline_hdr_start));
 		} else {
 			w->eth_hdr_len = sz;
-			w->eth_hdr_off = (uint16_t)(off + 14);
+			w->eth_hdr_off = (uint16_t)(off + ETH(inline_hdr_start));
 			if (sz > 2)
-				seg = (14 + (size_t)sz + 15) & ~(size_t)15;
-			if (off + 14 + (size_t)sz > end)
+				seg = (ETH(inline_hdr_start) + (size_t)sz + 15) & ~(size_t)15;
+			if (off + ETH(inline_hdr_start) + (size_t)sz > end)
 				return ENG_WQE_INLINE_OVERFLOW;
 		}
 		off += seg;
@@ -154,12 +170,12 @@ int eng_wqe_parse(const uint8_t *wqe, size_t len, int qp_type, struct eng_wqe *w
 	case MLX5_OPCODE_ATOMIC_FA:
 	case MLX5_OPCODE_ATOMIC_MASKED_CS:
 	case MLX5_OPCODE_ATOMIC_MASKED_FA:
-		if (off + 16 > end)
+		if (off + sizeof(struct mlx5_wqe_raddr_seg) > end)
 			return ENG_WQE_BAD_DS;
 		w->has_raddr = 1;
-		w->raddr = eng_be64(wqe + off);
-		w->rkey = eng_be32(wqe + off + 8);
-		off += 16;
+		w->raddr = eng_be64(wqe + off + RADDR(raddr));
+		w->rkey = eng_be32(wqe + off + RADDR(rkey));
+		off += sizeof(struct mlx5_wqe_raddr_seg);
 		break;
 	default:
 		break;
@@ -169,13 +185,13 @@ int eng_wqe_parse(const uint8_t *wqe, size_t len, int qp_type, struct eng_wqe *w
 	switch (w->opcode) {
 	case MLX5_OPCODE_ATOMIC_CS:
 	case MLX5_OPCODE_ATOMIC_FA:
-		if (off + 16 > end)
+		if (off + sizeof(struct mlx5_wqe_atomic_seg) > end)
 			return ENG_WQE_BAD_DS;
 		w->atomic_size = 8;
-		w->swap_add = eng_be64(a);
-		w->compare = eng_be64(a + 8);
+		w->swap_add = eng_be64(a + ATOMIC(swap_add));
+		w->compare = eng_be64(a + ATOMIC(compare));
 		w->swap_mask = w->compare_mask = ~0ULL;
-		off += 16;
+		off += sizeof(struct mlx5_wqe_atomic_seg);
 		break;
 	case MLX5_OPCODE_ATOMIC_MASKED_CS:
 	case MLX5_OPCODE_ATOMIC_MASKED_FA:
@@ -215,29 +231,30 @@ int eng_wqe_parse(const uint8_t *wqe, size_t len, int qp_type, struct eng_wqe *w
 	int saw_inline = 0;
 	while (off < end) {
 		const uint8_t *s = wqe + off;
-		uint32_t bc = eng_be32(s);
+		uint32_t bc = eng_be32(s + DATA(byte_count)); /* = mlx5_wqe_inl_data_seg.byte_count */
 		if (bc & MLX5_INLINE_SEG) {
 			uint32_t n = bc & ~(uint32_t)MLX5_INLINE_SEG;
-			if ((uint64_t)off + 4 + n > end)
+			const size_t hdr = sizeof(struct mlx5_wqe_inl_data_seg);
+			if ((uint64_t)off + hdr + n > end)
 				return ENG_WQE_INLINE_OVERFLOW;
 			saw_inline = 1;
-			w->sge[w->nsge].addr = off + 4;
+			w->sge[w->nsge].addr = off + hdr;
 			w->sge[w->nsge].len = n;
 			w->sge[w->nsge].lkey = 0;
 			w->sge[w->nsge].inl = 1;
 			w->nsge++;
 			w->total_len += n;
-			off += (4 + (size_t)n + 15) & ~(size_t)15;
+			off += (hdr + (size_t)n + 15) & ~(size_t)15;
 		} else {
 			if (is_zero16(s))
 				return ENG_WQE_BAD_DS; /* ds counts a unit nobody wrote */
 			w->sge[w->nsge].len = bc;
-			w->sge[w->nsge].lkey = eng_be32(s + 4);
-			w->sge[w->nsge].addr = eng_be64(s + 8);
+			w->sge[w->nsge].lkey = eng_be32(s + DATA(lkey));
+			w->sge[w->nsge].addr = eng_be64(s + DATA(addr));
 			w->sge[w->nsge].inl = 0;
 			w->nsge++;
 			w->total_len += bc;
-			off += 16;
+			off += sizeof(struct mlx5_wqe_data_seg);
 		}
 	}
 	w->is_inline = (uint8_t)saw_inline;

@@ -2,10 +2,11 @@
  * eng_xport.c - RC/UC/UD transport: the requester (executes send WQEs, turns them into wire packets, completes
  * them on ACK/response/NAK/timeout) and the responder (consumes receive WQEs, checks keys, writes memory, ACKs).
  *
- * PSNs: one per packet for SEND/WRITE (a message is cut into ENG_CHUNK packets), one per READ or atomic request.
- * The wire never loses packets, so loss only happens by design: a responder drops what arrives for a QP that is
- * not in RTR/RTS, a missing process never reads its inbox. The requester's retry timer turns that into
- * RETRY_EXC_ERR, as a ConnectX does when the remote end is gone.
+ * PSNs: one per packet for SEND/WRITE (a message is cut into ENG_CHUNK packets), one per READ response packet
+ * (ENG_CHUNK bytes each), one per atomic. The wires themselves never lose packets; loss comes from fault injection
+ * (eng_fault.c), a responder dropping what arrives for a QP not in RTR/RTS, or a process that never reads its
+ * inbox. RC recovers by NAK-PSN sequence errors, implied NAKs and the retry timer (go-back-N, duplicates answered
+ * without executing twice) and turns what does not recover into RETRY_EXC_ERR, as a ConnectX does.
  */
 #include <stdio.h>
 #include <signal.h>
@@ -18,6 +19,7 @@
 #include "emu_clock.h"
 #include "engine/eng_internal.h"
 #include "engine/eng_pcap.h"
+#include "eth_knobs.h"
 
 static inline int32_t psn_diff(uint32_t a, uint32_t b)
 {
@@ -41,6 +43,7 @@ void eng_qp_reset_state(struct eng_qp *qp)
 	qp->read_off = 0;
 	qp->atomic_hist_n = 0;
 	qp->flushing = 0;
+	qp->nak_sent = qp->uc_drop = qp->nak_rewound = 0;
 	qp->rnr_until = 0;
 	qp->rec_stall_since = 0;
 	qp->rec_stall_reported = 0;
@@ -66,6 +69,12 @@ static uint16_t my_lid(struct eng_qp *qp)
 static int is_eth(struct eng_qp *qp)
 {
 	return qp->q && qp->q->ctx && qp->q->ctx->port && qp->q->ctx->port->link_layer == EMU_LINK_ETH;
+}
+
+/* The largest UD message: the port's active MTU (QUERY_PORT answers the same). */
+static uint32_t ud_mtu(struct eng_qp *qp)
+{
+	return is_eth(qp) ? 128u << emu_eth_active_mtu() : 4096u;
 }
 
 /* ---------------- memory helpers ---------------- */
@@ -182,11 +191,11 @@ static int flush_qp(struct eng_qp *qp)
 	}
 	qp->cur_valid = 0;
 	qp->sq_cqe_seen = qp->sq_pi;
-	if (qp->rx.active && (qp->rx.is_send || qp->rx.need_rwqe == 2)) {
+	if ((qp->rx.active && (qp->rx.is_send || qp->rx.need_rwqe == 2)) || qp->rx.held) {
 		resp_err_cqe(qp, qp->rx.wqe_counter, MLX5_CQE_SYNDROME_WR_FLUSH_ERR, ENG_VENDOR_SYND_FLUSH);
 		work = 1;
 	}
-	qp->rx.active = 0;
+	qp->rx.active = qp->rx.held = 0;
 	if (!qp->srq && qp->rq_cnt) {
 		uint32_t pi = __builtin_bswap32(__atomic_load_n(&qp->dbrec[0], __ATOMIC_ACQUIRE)) & 0xffff;
 		while ((qp->rq_ci & 0xffff) != pi) {
@@ -237,16 +246,28 @@ static void fail_wqe(struct eng_qp *qp, uint64_t now, uint8_t synd)
 	advance(qp);
 }
 
-static int outstanding_rd_atomic(struct eng_qp *qp)
+static int is_rd_atomic(uint8_t opcode)
 {
+	return opcode == MLX5_OPCODE_RDMA_READ || opcode == MLX5_OPCODE_ATOMIC_CS || opcode == MLX5_OPCODE_ATOMIC_FA ||
+	       opcode == MLX5_OPCODE_ATOMIC_MASKED_CS || opcode == MLX5_OPCODE_ATOMIC_MASKED_FA;
+}
+
+/* READ/atomic requests sent and not answered yet. */
+static uint32_t outstanding_rd_atomic(struct eng_qp *qp)
+{
+	uint32_t n = 0;
 	for (uint32_t i = qp->infl_tail; i != qp->infl_head; i++) {
 		struct eng_infl *e = &qp->infl[i & (qp->sq_cnt - 1)];
-		if (!e->done && (e->opcode == MLX5_OPCODE_RDMA_READ || e->opcode == MLX5_OPCODE_ATOMIC_CS ||
-				 e->opcode == MLX5_OPCODE_ATOMIC_FA || e->opcode == MLX5_OPCODE_ATOMIC_MASKED_CS ||
-				 e->opcode == MLX5_OPCODE_ATOMIC_MASKED_FA))
-			return 1;
+		n += !e->done && is_rd_atomic(e->opcode);
 	}
-	return 0;
+	return n;
+}
+
+/* PSNs a READ of len bytes takes: one per response packet (IBA vol. 1 ch. 9.7: a READ request consumes as many PSNs
+ * as there are response packets); the engine's response packets carry up to ENG_CHUNK bytes each. */
+static uint32_t read_psns(uint64_t len)
+{
+	return len ? (uint32_t)((len + ENG_CHUNK - 1) / ENG_CHUNK) : 1;
 }
 
 static void fill_common(struct eng_qp *qp, struct pkt *p, uint8_t type, uint32_t dst_qpn)
@@ -311,8 +332,7 @@ static int tx_message(struct eng_qp *qp, struct eng_inbox *peer, uint32_t dst_qp
 			}
 			gather(qp, w, qp->tx_off, p->data, chunk);
 			eng_tap_tx(qp, p, qp->type == EMU_QPT_UD ? &w->av : NULL);
-			eng_ring_commit(&peer->req, tok);
-			eng_inbox_kick(peer);
+			eng_xmit(qp, peer, &peer->req, tok, p, sizeof *p + chunk);
 		}
 		qp->tx_off += (uint32_t)chunk;
 		qp->tx_psn = (qp->tx_psn + 1) & ENG_PSN_MASK;
@@ -381,7 +401,9 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 		return 1;
 	}
 	if (qp->type == EMU_QPT_UD) {
-		if (w->total_len > 4096 || (is_eth(qp) && w->total_len > 4096)) {
+		/* A UD message must fit one packet of the port's active MTU (IBA C10-93.1.1). The spec lets the CI drop
+		 * such a message without an error, and rxe does; this device completes it with a local length error. */
+		if (w->total_len > ud_mtu(qp)) {
 			fail_wqe(qp, now, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
 			return 1;
 		}
@@ -441,6 +463,11 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 	case MLX5_OPCODE_ATOMIC_FA:
 	case MLX5_OPCODE_ATOMIC_MASKED_CS:
 	case MLX5_OPCODE_ATOMIC_MASKED_FA: {
+		/* The initiator depth: no more READ/atomic requests outstanding than the QP's max_rd_atomic allows
+		 * (the WQE waits, as the HCA's requester does when its 2^log_sra_max slots are in use). */
+		if (outstanding_rd_atomic(qp) >= qp->rd_atomic_win)
+			return 0;
+		uint32_t npsn = is_read ? read_psns(w->total_len) : 1;
 		if (peer) {
 			uint64_t tok;
 			struct pkt *p = eng_ring_reserve(&peer->req, sizeof *p, &tok);
@@ -458,13 +485,13 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 			p->swap_mask = w->swap_mask;
 			p->compare_mask = w->compare_mask;
 			eng_tap_tx(qp, p, NULL);
-			eng_ring_commit(&peer->req, tok);
-			eng_inbox_kick(peer);
+			eng_xmit(qp, peer, &peer->req, tok, p, sizeof *p);
 		}
 		e = push_infl(qp, now);
-		e->psn_first = e->psn_last = qp->next_psn;
+		e->psn_first = e->rd_next = qp->next_psn;
+		e->psn_last = (qp->next_psn + npsn - 1) & ENG_PSN_MASK;
 		e->byte_cnt = is_read ? (uint32_t)w->total_len : 8;
-		qp->next_psn = (qp->next_psn + 1) & ENG_PSN_MASK;
+		qp->next_psn = (qp->next_psn + npsn) & ENG_PSN_MASK;
 		advance(qp);
 		return 1;
 	}
@@ -482,6 +509,42 @@ static void rewind_to(struct eng_qp *qp, uint32_t slot)
 	qp->infl_head = slot;
 	qp->cur_valid = 0;
 	qp->tx_off = 0;
+}
+
+/* The transport retries ran out at the WQE in slot: it completes with RETRY_EXC_ERR (vendor syndrome 0x81), and
+ * the WQEs after it are flushed once the QP is in error. */
+static void retry_exceeded(struct eng_qp *qp, uint32_t slot)
+{
+	struct eng_infl *e = &qp->infl[slot & (qp->sq_cnt - 1)];
+	e->done = 1;
+	e->syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
+	e->vendor = ENG_VENDOR_SYND_RETRY_EXC;
+	if (emu_log_enabled)
+		emu_log("engine: QP 0x%06x transport retries exhausted at PSN 0x%06x", qp->qpn, e->psn_first);
+	qp->infl_head = slot + 1; /* nothing after it was acknowledged; it is flushed */
+	qp->sq_next = e->bb + e->nbb;
+	qp->cur_valid = 0;
+}
+
+/* A NAK-PSN sequence error for psn, or a response that shows an earlier one missing (an implied NAK): go back N
+ * to the WQE in slot. Like the local ACK timeout this uses up one of retry_cnt retries (the IBA's
+ * transport retry counter counts both; rxe does the same). One NAK per loss: until the retransmission made progress, further
+ * NAKs for the same PSN (duplicates, or packets that were already in flight) are ignored. */
+static void nak_rewind(struct eng_qp *qp, uint32_t slot, uint32_t psn, uint64_t now)
+{
+	if (qp->nak_rewound && qp->nak_psn == psn)
+		return;
+	qp->last_progress = now;
+	if (qp->retries_left-- <= 0) {
+		retry_exceeded(qp, slot);
+		return;
+	}
+	qp->nak_rewound = 1;
+	qp->nak_psn = psn;
+	if (emu_log_enabled)
+		emu_log("engine: QP 0x%06x sequence error at PSN 0x%06x, resending from PSN 0x%06x", qp->qpn, psn,
+			qp->infl[slot & (qp->sq_cnt - 1)].psn_first);
+	rewind_to(qp, slot);
 }
 
 static void check_timeout(struct eng_qp *qp, uint64_t now)
@@ -530,19 +593,11 @@ static void check_timeout(struct eng_qp *qp, uint64_t now)
 		qp->peer_stall_since = 0;
 	}
 	if (qp->retries_left-- <= 0) {
-		struct eng_infl *e = &qp->infl[slot & (qp->sq_cnt - 1)];
-		e->done = 1;
-		e->syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
-		e->vendor = ENG_VENDOR_SYND_RETRY_EXC;
-		if (emu_log_enabled)
-			emu_log("engine: QP 0x%06x transport retries exhausted at PSN 0x%06x", qp->qpn, e->psn_first);
-		qp->infl_head = slot + 1; /* nothing after it was acknowledged; it is flushed */
-		qp->sq_next = e->bb + e->nbb;
-		/* WQEs after it get flushed from the ring */
-		qp->cur_valid = 0;
+		retry_exceeded(qp, slot);
 		return;
 	}
 	qp->peer = NULL; /* look the peer up again: it may have come back */
+	qp->nak_rewound = 0;
 	rewind_to(qp, slot);
 	if (emu_log_enabled)
 		emu_log("engine: QP 0x%06x timeout, resending from PSN 0x%06x (%d retries left)", qp->qpn, qp->next_psn,
@@ -575,31 +630,50 @@ int eng_qp_progress(struct eng_qp *qp, uint64_t now)
 
 /* ---------------- requester: responses ---------------- */
 
-static void ack_upto(struct eng_qp *qp, uint32_t psn, uint64_t now)
+static void made_progress(struct eng_qp *qp, uint64_t now)
+{
+	qp->last_progress = now;
+	qp->peer_stall_since = 0;
+	qp->retries_left = qp->retry_cnt;
+	qp->rnr_left = qp->rnr_retry;
+	qp->nak_rewound = 0;
+}
+
+/* An ACK (or a response) for psn acknowledges every SEND/WRITE up to it. A READ/atomic before psn that is still
+ * unanswered had its response lost, since the responder answers in PSN order: an implied NAK (IBA ch. 9.7.5),
+ * when implied is set. Returns 0 if the QP rewound. */
+static int ack_upto(struct eng_qp *qp, uint32_t psn, uint64_t now, int implied)
 {
 	int progress = 0;
 	for (uint32_t i = qp->infl_tail; i != qp->infl_head; i++) {
 		struct eng_infl *e = &qp->infl[i & (qp->sq_cnt - 1)];
-		if (e->done || e->opcode == MLX5_OPCODE_RDMA_READ || e->opcode >= MLX5_OPCODE_ATOMIC_CS)
+		if (e->done)
 			continue;
 		if (psn_diff(e->psn_last, psn) > 0)
 			break;
+		if (is_rd_atomic(e->opcode)) {
+			if (!implied)
+				continue;
+			if (progress)
+				made_progress(qp, now);
+			nak_rewind(qp, i, e->rd_next, now);
+			return 0;
+		}
 		e->done = 1;
 		progress = 1;
 	}
-	if (progress) {
-		qp->last_progress = now;
-		qp->peer_stall_since = 0;
-		qp->retries_left = qp->retry_cnt;
-		qp->rnr_left = qp->rnr_retry;
-	}
+	if (progress)
+		made_progress(qp, now);
+	return 1;
 }
 
+/* The unfinished WQE whose PSN range holds psn. */
 static struct eng_infl *find_infl(struct eng_qp *qp, uint32_t psn, uint32_t *slot)
 {
 	for (uint32_t i = qp->infl_tail; i != qp->infl_head; i++) {
 		struct eng_infl *e = &qp->infl[i & (qp->sq_cnt - 1)];
-		if (!e->done && e->psn_first == psn) {
+		if (!e->done && e->opcode != MLX5_OPCODE_NOP && psn_diff(psn, e->psn_first) >= 0 &&
+		    psn_diff(e->psn_last, psn) >= 0) {
 			if (slot)
 				*slot = i;
 			return e;
@@ -644,13 +718,19 @@ void eng_handle_resp(struct pkt *p)
 	switch (p->type) {
 	case PKT_ACK:
 		if (p->syndrome == ACK_OK) {
-			ack_upto(qp, p->psn, now);
+			ack_upto(qp, p->psn, now, 1);
 			return;
 		}
-		ack_upto(qp, (p->psn - 1) & ENG_PSN_MASK, now);
+		if (!ack_upto(qp, (p->psn - 1) & ENG_PSN_MASK, now, p->syndrome == NAK_PSN_SEQ))
+			return;
 		e = find_infl(qp, p->psn, &slot);
 		if (!e)
+			return; /* a late or duplicated NAK for something already answered */
+		if (p->syndrome == NAK_PSN_SEQ) {
+			if (!qp->rnr_until) /* a NAK for packets sent before an RNR NAK rewound the QP: stale */
+				nak_rewind(qp, slot, p->psn, now);
 			return;
+		}
 		if (p->syndrome == NAK_RNR) {
 			if (qp->rnr_retry != 7 && qp->rnr_left-- <= 0) {
 				e->done = 1;
@@ -675,22 +755,30 @@ void eng_handle_resp(struct pkt *p)
 		qp->cur_valid = 0;
 		return;
 	case PKT_READ_RESP:
-	case PKT_ATOMIC_RESP:
+	case PKT_ATOMIC_RESP: {
 		e = find_infl(qp, p->psn, &slot);
-		if (!e)
+		if (!e || !is_rd_atomic(e->opcode) || (p->type == PKT_ATOMIC_RESP) != (e->opcode != MLX5_OPCODE_RDMA_READ))
 			return; /* duplicate of something already complete */
-		ack_upto(qp, (p->psn - 1) & ENG_PSN_MASK, now);
+		int32_t d = psn_diff(p->psn, e->rd_next);
+		if (d < 0)
+			return; /* a duplicate response (the request was retransmitted) */
+		if (!ack_upto(qp, (e->psn_first - 1) & ENG_PSN_MASK, now, 1))
+			return;
+		if (d > 0) { /* a response packet before this one was lost: ask again (go back N) */
+			nak_rewind(qp, slot, e->rd_next, now);
+			return;
+		}
 		if (!land_response(qp, e, p->offset, p->data, p->len, p->msg_len)) {
 			e->done = 1;
 			e->syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
 			return;
 		}
-		if (p->flags & PF_LAST) {
+		e->rd_next = (e->rd_next + 1) & ENG_PSN_MASK;
+		made_progress(qp, now);
+		if (p->flags & PF_LAST)
 			e->done = 1;
-			qp->last_progress = now;
-			qp->retries_left = qp->retry_cnt;
-		}
 		return;
+	}
 	default:
 		return;
 	}
@@ -718,8 +806,7 @@ static int send_ack(struct eng_qp *qp, uint32_t syndrome, uint32_t psn)
 	p->syndrome = syndrome;
 	p->rnr_timer = qp->min_rnr_timer;
 	eng_tap_tx(qp, p, NULL);
-	eng_ring_commit(&peer->resp, tok);
-	eng_inbox_kick(peer);
+	eng_xmit(qp, peer, &peer->resp, tok, p, sizeof *p);
 	return 1;
 }
 
@@ -745,6 +832,9 @@ int eng_flush_acks(void)
 	for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
 		if (qp->ack_pending && flush_ack(qp))
 			work = 1;
+	/* The end of every engine pass's inbox drain is also where packets held back by fault injection (delayed,
+	 * reordered) go out when due. */
+	work |= eng_fault_pump(eng_now_ns());
 	return work;
 }
 
@@ -892,7 +982,11 @@ static int send_recv(struct eng_qp *qp, struct pkt *p)
 {
 	struct eng_rx *rx = &qp->rx;
 	if (p->flags & PF_FIRST) {
-		if (!eng_rq_avail(qp)) {
+		if (rx->held) {
+			/* UC: the receive WQE of a message abandoned after a loss receives this one instead */
+			rx->held = 0;
+			memset(rx, 0, offsetof(struct eng_rx, nsge));
+		} else if (!eng_rq_avail(qp)) {
 			if (qp->type == EMU_QPT_UC) {
 				rx->active = 1;
 				rx->drop = 1;
@@ -901,9 +995,10 @@ static int send_recv(struct eng_qp *qp, struct pkt *p)
 			if (!flush_ack(qp) || !send_ack(qp, NAK_RNR, p->psn))
 				return 0;
 			return -1; /* RNR: psn not consumed */
+		} else {
+			memset(rx, 0, offsetof(struct eng_rx, sge));
+			eng_rq_take(qp, rx);
 		}
-		memset(rx, 0, offsetof(struct eng_rx, sge));
-		eng_rq_take(qp, rx);
 		rx->active = 1;
 		rx->is_send = 1;
 		if (!rx_sges_ok(qp, rx)) {
@@ -1077,8 +1172,7 @@ static int send_atomic_resp(struct eng_qp *qp, struct pkt *req, uint64_t raw, in
 		r->len = r->msg_len = req->atomic_size;
 		memcpy(r->data, &raw, req->atomic_size); /* the word's bytes as they were */
 		eng_tap_tx(qp, r, NULL);
-		eng_ring_commit(&peer->resp, tok);
-		eng_inbox_kick(peer);
+		eng_xmit(qp, peer, &peer->resp, tok, r, sizeof *r + 8);
 	}
 	return 1;
 }
@@ -1100,7 +1194,7 @@ static int send_read_resp(struct eng_qp *qp, struct pkt *req)
 			r->type = PKT_READ_RESP;
 			r->dst_qpn = qp->dest_qpn;
 			r->src_qpn = qp->qpn;
-			r->psn = req->psn;
+			r->psn = (req->psn + qp->read_off / ENG_CHUNK) & ENG_PSN_MASK; /* one PSN per response packet */
 			r->msg_len = total;
 			r->len = chunk;
 			r->offset = qp->read_off;
@@ -1109,8 +1203,7 @@ static int send_read_resp(struct eng_qp *qp, struct pkt *req)
 			if (chunk)
 				memcpy(r->data, (const uint8_t *)(uintptr_t)(req->raddr + qp->read_off), chunk);
 			eng_tap_tx(qp, r, NULL);
-			eng_ring_commit(&peer->resp, tok);
-			eng_inbox_kick(peer);
+			eng_xmit(qp, peer, &peer->resp, tok, r, sizeof *r + chunk);
 		}
 		qp->read_off += chunk;
 	} while (qp->read_off < total);
@@ -1118,23 +1211,48 @@ static int send_read_resp(struct eng_qp *qp, struct pkt *req)
 	return 1;
 }
 
+/* A READ request's rkey, bounds and the QP's remote read permission (checked again for a duplicate, which is
+ * executed again: its MR may be gone by then). */
+static int read_allowed(struct eng_qp *qp, const struct pkt *p)
+{
+	return !p->msg_len || ((qp->access & IBV_ACCESS_REMOTE_READ) &&
+			       eng_mr_check(p->rkey, qp->pd, p->raddr, p->msg_len, IBV_ACCESS_REMOTE_READ));
+}
+
 static int rc_recv(struct eng_qp *qp, struct pkt *p)
 {
 	int32_t d = psn_diff(p->psn, qp->epsn);
-	if (d > 0 && emu_log_enabled)
-		emu_log("engine: QP 0x%06x drops PSN 0x%06x, expects 0x%06x", qp->qpn, p->psn, qp->epsn);
-	if (d > 0)
-		return 1; /* out of sequence: the requester is rewinding (RNR) and will resend */
+	if (d > 0) {
+		/* A packet before this one was lost. IBA ch. 9.7.5: one NAK-PSN sequence error carrying the expected
+		 * PSN, then silence until that PSN arrives (also after an RNR NAK: the requester resends from it). */
+		if (emu_log_enabled)
+			emu_log("engine: QP 0x%06x drops PSN 0x%06x, expects 0x%06x%s", qp->qpn, p->psn, qp->epsn,
+				qp->nak_sent ? "" : ": NAK sequence error");
+		if (!qp->nak_sent) {
+			if (!flush_ack(qp) || !send_ack(qp, NAK_PSN_SEQ, qp->epsn))
+				return 0;
+			qp->nak_sent = 1;
+		}
+		return 1;
+	}
 	if (d < 0 && emu_log_enabled)
 		emu_log("engine: QP 0x%06x duplicate PSN 0x%06x (expects 0x%06x)", qp->qpn, p->psn, qp->epsn);
 	if (d < 0) {  /* duplicate: answer again, never execute twice */
 		if (p->type == PKT_READ_REQ) {
+			/* IBA ch. 9.7.5: a duplicate READ is executed again (memory may have changed since) */
+			if (!read_allowed(qp, p)) {
+				resp_fail(qp, p, 0, NAK_REM_ACCESS, 0);
+				return 1;
+			}
 			if (!flush_ack(qp))
 				return 0;
 			return send_read_resp(qp, p);
 		}
 		if (p->type == PKT_ATOMIC_REQ) {
-			uint32_t n = qp->atomic_hist_n < ENG_ATOMIC_HIST ? qp->atomic_hist_n : ENG_ATOMIC_HIST;
+			/* IBA ch. 9.7.5: a duplicate atomic is answered from the saved result of the first execution,
+			 * kept for as many requests as the responder has resources (max_dest_rd_atomic) */
+			uint32_t keep = qp->rd_atomic_res < ENG_ATOMIC_HIST ? qp->rd_atomic_res : ENG_ATOMIC_HIST;
+			uint32_t n = qp->atomic_hist_n < keep ? qp->atomic_hist_n : keep;
 			for (uint32_t i = 0; i < n; i++) {
 				const struct eng_atomic_hist *h = &qp->atomic_hist[(qp->atomic_hist_n - 1 - i) % ENG_ATOMIC_HIST];
 				if (h->psn == p->psn)
@@ -1142,7 +1260,7 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 			}
 			if (emu_log_enabled)
 				emu_log("engine: QP 0x%06x duplicate atomic PSN 0x%06x older than its %u saved results",
-					qp->qpn, p->psn, (unsigned)ENG_ATOMIC_HIST);
+					qp->qpn, p->psn, (unsigned)keep);
 			return 1;
 		}
 		qp->ack_pending = 1;
@@ -1158,9 +1276,7 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 		r = write_recv(qp, p);
 		break;
 	case PKT_READ_REQ:
-		if (qp->read_off == 0 && p->msg_len &&
-		    (!(qp->access & IBV_ACCESS_REMOTE_READ) ||
-		     !eng_mr_check(p->rkey, qp->pd, p->raddr, p->msg_len, IBV_ACCESS_REMOTE_READ))) {
+		if (qp->read_off == 0 && !read_allowed(qp, p)) {
 			resp_fail(qp, p, 0, NAK_REM_ACCESS, 0);
 			return 1;
 		}
@@ -1168,7 +1284,8 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 			return 0;
 		if (!send_read_resp(qp, p))
 			return 0;
-		qp->epsn = (qp->epsn + 1) & ENG_PSN_MASK;
+		qp->epsn = (qp->epsn + read_psns(p->msg_len)) & ENG_PSN_MASK;
+		qp->nak_sent = 0;
 		return 1;
 	case PKT_ATOMIC_REQ:
 		if (!(qp->access & IBV_ACCESS_REMOTE_ATOMIC) || (p->raddr & (p->atomic_size - 1)) ||
@@ -1181,6 +1298,7 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 		if (!send_atomic_resp(qp, p, 0, 1))
 			return 0;
 		qp->epsn = (qp->epsn + 1) & ENG_PSN_MASK;
+		qp->nak_sent = 0;
 		return 1;
 	default:
 		return 1;
@@ -1191,7 +1309,48 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 		qp->epsn = (qp->epsn + 1) & ENG_PSN_MASK;
 		qp->ack_pending = 1;
 		qp->ack_psn = p->psn;
+		qp->nak_sent = 0;
+	} else {
+		qp->nak_sent = 1; /* RNR NAK (or a fatal NAK): the packets behind this one are dropped silently */
 	}
+	return 1;
+}
+
+/*
+ * UC responder (IBA ch. 9.8: UC checks PSNs but never answers). A packet with the expected PSN continues the
+ * message. Any other PSN means packets were lost (or this one is a duplicate or came late): a first (or only)
+ * packet of a message starts that message afresh whatever its PSN (as rxe's check_psn does for UC, so a peer whose
+ * sq_psn does not match our rq_psn still gets through), a later packet is dropped along with the rest of its
+ * message, and an old one (a duplicate) is just dropped.
+ * A SEND abandoned halfway completes nothing; its receive WQE takes the next message, as on hardware, which
+ * never un-posts a receive. RDMA WRITE data that landed before the loss stays in memory.
+ */
+static int uc_recv(struct eng_qp *qp, struct pkt *p)
+{
+	int32_t d = psn_diff(p->psn, qp->epsn);
+	if (d < 0 && !(p->flags & PF_FIRST))
+		return 1; /* a duplicate or a late packet of something already received or abandoned */
+	struct eng_rx *rx = &qp->rx;
+	if (d != 0 || qp->uc_drop) {
+		if (rx->active && !rx->drop && rx->is_send) {
+			rx->held = 1; /* keep the receive for the next message */
+			if (emu_log_enabled)
+				emu_log("engine: UC QP 0x%06x abandons a message after a lost packet (PSN 0x%06x, expected 0x%06x)",
+					qp->qpn, p->psn, qp->epsn);
+		}
+		rx->active = rx->drop = 0;
+		qp->epsn = p->psn;
+		if (!(p->flags & PF_FIRST)) {
+			qp->uc_drop = 1;
+			qp->epsn = (p->psn + 1) & ENG_PSN_MASK;
+			return 1;
+		}
+		qp->uc_drop = 0;
+	}
+	int r = p->type == PKT_SEND ? send_recv(qp, p) : p->type == PKT_WRITE ? write_recv(qp, p) : 1;
+	if (r == 0)
+		return 0;
+	qp->epsn = (p->psn + 1) & ENG_PSN_MASK;
 	return 1;
 }
 
@@ -1212,11 +1371,7 @@ int eng_handle_req(struct pkt *p)
 			ud_recv(qp, p);
 		return 1;
 	case EMU_QPT_UC:
-		if (p->type == PKT_SEND)
-			return send_recv(qp, p) != 0;
-		if (p->type == PKT_WRITE)
-			return write_recv(qp, p) != 0;
-		return 1;
+		return uc_recv(qp, p);
 	default:
 		return rc_recv(qp, p);
 	}

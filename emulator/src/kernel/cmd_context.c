@@ -15,6 +15,7 @@
 #include "emu_clock.h"
 #include "engine_hooks.h"
 #include "rss_wq.h"
+#include "eth_knobs.h"
 #include "uverbs.h"
 
 int emu_ctx_setup_resources(struct emu_ctx *ctx, uint32_t num_pages);
@@ -100,7 +101,7 @@ int emu_cmd_get_context(struct emu_cmd *cmd)
 	dresp.clock_info_versions = 0;
 	dresp.log_uar_size = 12;      /* 4 KiB UARs, one per system page */
 	dresp.num_uars_per_page = 1;
-	dresp.num_dyn_bfregs = 0;     /* dynamic UARs are ioctl-only in libmlx5 */
+	dresp.num_dyn_bfregs = 2 * EMU_DYN_UAR_PAGES; /* legacy dynamic UARs through MLX5_IB_MMAP_ALLOC_WC (ctx.c) */
 	emu_clock_ucontext_resp(&dresp, cmd->drv_out_len); /* the clock pages (clock.c) */
 	size_t dlen = cmd->drv_out_len < sizeof(dresp) ? cmd->drv_out_len : sizeof(dresp);
 	dresp.response_length = (uint32_t)dlen;
@@ -250,7 +251,7 @@ int emu_cmd_query_port(struct emu_cmd *cmd)
 		r.port_cap_flags = 0x04010000; /* IsCM | IP-based GIDs, as mlx5 reports for RoCE */
 		r.gid_tbl_len = EMU_GID_TBL_LEN_ETH;
 		r.pkey_tbl_len = EMU_PKEY_TBL_LEN_ETH;
-		r.active_mtu = IBV_MTU_1024; /* what a 1500-byte netdev MTU gives */
+		r.active_mtu = emu_eth_active_mtu(); /* from MLX5EMU_ETH_MTU: 1024 for the default 1500 */
 		r.active_speed = 32; /* 25 Gb/s per lane x 4 = 100GbE */
 		r.link_layer = IBV_LINK_LAYER_ETHERNET;
 		r.max_vl_num = 0;

@@ -72,6 +72,25 @@ static uint32_t alloc_bfreg(struct emu_ctx *ctx)
 	return 0;
 }
 
+/* Drops a QP's use of static bfreg n; anything past the static ones (dynamic bfregs, RSS QPs) was not counted. */
+static void release_bfreg(struct emu_ctx *ctx, uint32_t n)
+{
+	emu_lock();
+	if (n < ctx->tot_bfregs && ctx->bfreg_users[n])
+		ctx->bfreg_users[n]--;
+	emu_unlock();
+}
+
+/* A dynamic bfreg (2 per dynamic UAR page) is usable once its page was mapped with ALLOC_WC. */
+static int dyn_bfreg_valid(struct emu_ctx *ctx, uint32_t bfregn)
+{
+	uint32_t page = bfregn / 2;
+	emu_lock();
+	int ok = page < EMU_DYN_UAR_PAGES && ctx->dyn_uar_mapped[page];
+	emu_unlock();
+	return ok;
+}
+
 /* Index libmlx5 uses for ctx->bfs[]: 4 registers per UAR page of which the first 2 are real (adjust_bfregn). */
 static uint32_t gross_bfreg(uint32_t bfregn)
 {
@@ -153,8 +172,15 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 		return EINVAL; /* raw packet only */
 	if (ucmd.flags & MLX5_QP_FLAG_TUNNEL_OFFLOADS)
 		return EOPNOTSUPP; /* tunnel offloads: not emulated */
-	if (ucmd.flags & (MLX5_QP_FLAG_BFREG_INDEX | MLX5_QP_FLAG_UAR_PAGE_INDEX))
-		return EINVAL; /* dynamic UARs do not exist under the write ABI */
+	/* Linux create_user_qp(): MLX5_QP_FLAG_BFREG_INDEX names a bfreg of a dynamic UAR page the context mapped
+	 * with ALLOC_WC (libmlx5's thread domains), checked by bfregn_to_uar_index(..., dyn_bfreg = true);
+	 * MLX5_QP_FLAG_UAR_PAGE_INDEX names a UAR object, which only the ioctl ABI allocates: none exists here. */
+	uint32_t uar_flags = ucmd.flags & (MLX5_QP_FLAG_BFREG_INDEX | MLX5_QP_FLAG_UAR_PAGE_INDEX);
+	int dyn_bfreg = uar_flags == MLX5_QP_FLAG_BFREG_INDEX;
+	if (uar_flags && !dyn_bfreg)
+		return EINVAL;
+	if (dyn_bfreg && !dyn_bfreg_valid(ctx, ucmd.bfreg_index))
+		return EINVAL;
 	if (ucmd.flags & (MLX5_QP_FLAG_SIGNATURE | MLX5_QP_FLAG_PACKET_BASED_CREDIT_MODE))
 		return EOPNOTSUPP;
 
@@ -210,7 +236,8 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 	qp->recv_cq = rcq;
 	qp->srq = srq;
 	qp->handle = emu_ctx_new_handle(ctx);
-	uint32_t bfregn = alloc_bfreg(ctx);
+	/* a dynamic bfreg is the thread domain's own: not counted among the static ones */
+	uint32_t bfregn = dyn_bfreg ? 2 * (ctx->num_uar_pages + EMU_DYN_UAR_PAGES) : alloc_bfreg(ctx);
 	emu_unlock();
 
 	qp->type = a->qp_type;
@@ -231,17 +258,21 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 	qp->sq_buf = raw ? ucmd.sq_buf_addr : ucmd.buf_addr + ((uint64_t)rq_cnt << rq_shift);
 	qp->sq_wqe_cnt = ucmd.sq_wqe_count;
 	qp->dbrec = ucmd.db_addr;
-	qp->bfreg_index = gross_bfreg(bfregn);
-	qp->uar_page = bfregn / 2;
-	qp->bf_offset = EMU_BF_OFFSET + (bfregn % 2) * EMU_BF_REG_SIZE;
+	if (dyn_bfreg) {
+		qp->bfreg_index = 0; /* kernel: adjust_bfregn(MLX5_IB_INVALID_BFREG); libmlx5 uses the TD's register */
+		qp->uar_page = ctx->num_uar_pages + ucmd.bfreg_index / 2;
+		qp->bf_offset = EMU_BF_OFFSET + (ucmd.bfreg_index % 2) * EMU_BF_REG_SIZE;
+	} else {
+		qp->bfreg_index = gross_bfreg(bfregn);
+		qp->uar_page = bfregn / 2;
+		qp->bf_offset = EMU_BF_OFFSET + (bfregn % 2) * EMU_BF_REG_SIZE;
+	}
 	qp->user_handle = a->user_handle;
 	qp->port_num = 1;
 
 	err = emu_reg_qp_alloc(qp);
 	if (err) {
-		emu_lock();
-		ctx->bfreg_users[bfregn]--;
-		emu_unlock();
+		release_bfreg(ctx, bfregn);
 		free(qp);
 		return err;
 	}
@@ -259,9 +290,7 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 	}
 	if ((err = emu_cmd_respond_drv(cmd, &dresp, sizeof(dresp)))) {
 		emu_reg_qp_free(qp);
-		emu_lock();
-		ctx->bfreg_users[bfregn]--;
-		emu_unlock();
+		release_bfreg(ctx, bfregn);
 		free(qp);
 		return err;
 	}
@@ -292,11 +321,7 @@ static void destroy_qp_obj(struct emu_qp *qp)
 	emu_engine_qp_destroying(qp);
 	emu_reg_qp_free(qp);
 	emu_rss_qp_release(qp);
-	emu_lock();
-	uint32_t bfregn = qp->uar_page * 2 + (qp->bf_offset - EMU_BF_OFFSET) / EMU_BF_REG_SIZE;
-	if (bfregn < 2 * EMU_MAX_UAR_PAGES && qp->ctx->bfreg_users[bfregn])
-		qp->ctx->bfreg_users[bfregn]--;
-	emu_unlock();
+	release_bfreg(qp->ctx, qp->uar_page * 2 + (qp->bf_offset - EMU_BF_OFFSET) / EMU_BF_REG_SIZE);
 	free(qp);
 }
 

@@ -481,7 +481,7 @@ int emu_cmd_create_rss_qp(struct emu_cmd *cmd, const struct ib_uverbs_ex_create_
 	qp->user_handle = req->user_handle;
 	qp->port_num = 1;
 	qp->dbrec = (uint64_t)(uintptr_t)rss->dbrec;
-	qp->uar_page = EMU_MAX_UAR_PAGES; /* no blue-flame register: outside every page's bfreg accounting */
+	qp->uar_page = EMU_MAX_UAR_PAGES + EMU_DYN_UAR_PAGES; /* no blue-flame register: past every page */
 	qp->bf_offset = EMU_BF_OFFSET;
 	emu_lock();
 	qp->handle = emu_ctx_new_handle(ctx);

@@ -66,6 +66,12 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
+/* Bytes of the memfd and of K's alias: the static pages, then room for every dynamic one (sparse until used). */
+static size_t uar_file_len(const struct emu_ctx *ctx)
+{
+	return ctx->num_uar_pages ? (size_t)(ctx->num_uar_pages + EMU_DYN_UAR_PAGES) * EMU_UAR_PAGE_SIZE : 0;
+}
+
 static void ctx_destroy(struct emu_ctx *ctx)
 {
 	int foreign = ctx->owner_pid != getpid();
@@ -75,7 +81,7 @@ static void ctx_destroy(struct emu_ctx *ctx)
 		emu_destroy_all_objects(ctx);
 		emu_engine_ctx_closing(ctx);
 		if (ctx->uar_alias)
-			munmap(ctx->uar_alias, (size_t)ctx->num_uar_pages * EMU_UAR_PAGE_SIZE);
+			munmap(ctx->uar_alias, uar_file_len(ctx));
 	}
 	/* A foreign (inherited over fork) context has no engine and no doorbell mappings (MADV_DONTFORK);
 	 * its object copies are only memory. */
@@ -105,17 +111,35 @@ void emu_ctx_put(struct emu_ctx *ctx)
 /* libmlx5 maps static UAR page i at offset ((cmd << 8) | i) * page_size (rdma-core v44 providers/mlx5/mlx5.c,
  * get_uar_mmap_offset): cmd 0 = MLX5_IB_MMAP_REGULAR_PAGE, 3 = MLX5_IB_MMAP_NC_PAGE (MLX5_SHUT_UP_BF). Both are
  * the same page here. cmd 5 (MLX5_IB_MMAP_CORE_CLOCK) and 7 (MLX5_IB_MMAP_CLOCK_INFO) are the clock pages
- * (clock.c). Every other command (device memory, dynamic WC pages) is refused the way a kernel without that
- * feature refuses it. */
+ * (clock.c). cmd 6 (MLX5_IB_MMAP_ALLOC_WC) allocates dynamic page k, the "extended index" (bits 0-7 of the page
+ * offset, and bits 16 and up for the rest), as Linux uar_mmap() does for a context with static bfregs: k past the
+ * dynamic pages, or k already allocated, is EINVAL. Every other command (device memory) is refused the way a
+ * kernel without that feature refuses it. */
 #define MMAP_CMD_SHIFT 8
 #define MMAP_REGULAR_PAGE 0
 #define MMAP_NC_PAGE 3
 
+/* Claims dynamic page k for ALLOC_WC; it stays allocated until the context closes, as in the kernel (libmlx5
+ * never maps the same legacy index twice). */
+static int reserve_dyn_page(struct emu_ctx *ctx, uint64_t k)
+{
+	int ok = 0;
+	emu_lock();
+	if (k < EMU_DYN_UAR_PAGES && !ctx->dyn_uar_mapped[k]) {
+		ctx->dyn_uar_mapped[k] = 1;
+		ok = 1;
+	}
+	emu_unlock();
+	return ok;
+}
+
 void *emu_ctx_mmap(struct emu_ctx *ctx, void *addr, size_t len, int prot, int flags, off_t off)
 {
 	uint64_t pgoff = (uint64_t)off / EMU_UAR_PAGE_SIZE;
-	uint32_t cmd = (uint32_t)(pgoff >> MMAP_CMD_SHIFT);
-	uint32_t idx = (uint32_t)(pgoff & ((1u << MMAP_CMD_SHIFT) - 1));
+	uint32_t cmd = (uint32_t)(pgoff >> MMAP_CMD_SHIFT) & 0xff;  /* Linux get_command() */
+	uint32_t idx = (uint32_t)(pgoff & ((1u << MMAP_CMD_SHIFT) - 1)); /* get_index() */
+	uint64_t ext = idx | (pgoff >> 16) << MMAP_CMD_SHIFT;          /* get_extended_index() */
+	int dyn = cmd == MLX5_IB_MMAP_ALLOC_WC;
 	int err = 0;
 	void *p = MAP_FAILED;
 
@@ -132,14 +156,23 @@ void *emu_ctx_mmap(struct emu_ctx *ctx, void *addr, size_t len, int prot, int fl
 				err ? strerror(err) : "");
 		errno = err;
 		return p;
-	} else if (cmd != MMAP_REGULAR_PAGE && cmd != MMAP_NC_PAGE) {
+	} else if (dyn && (!ctx->have_context || !reserve_dyn_page(ctx, ext))) {
 		err = EINVAL;
-	} else if (!ctx->have_context || idx >= ctx->num_uar_pages) {
+	} else if (!dyn && cmd != MMAP_REGULAR_PAGE && cmd != MMAP_NC_PAGE) {
+		err = EINVAL;
+	} else if (!dyn && (!ctx->have_context || idx >= ctx->num_uar_pages)) {
 		err = EINVAL;
 	} else {
+		if (dyn)
+			idx = ctx->num_uar_pages + (uint32_t)ext;
 		p = emu_real_mmap(addr, len, prot, flags, ctx->uar_memfd, (off_t)idx * EMU_UAR_PAGE_SIZE);
 		if (p == MAP_FAILED) {
 			err = errno;
+			if (dyn) {
+				emu_lock();
+				ctx->dyn_uar_mapped[ext] = 0;
+				emu_unlock();
+			}
 		} else {
 			/* UAR mappings are VM_DONTCOPY in the kernel (rdma_user_mmap_io): a fork child has none */
 			madvise(p, len, MADV_DONTFORK);
@@ -164,7 +197,7 @@ void *emu_ctx_mmap(struct emu_ctx *ctx, void *addr, size_t len, int prot, int fl
 void emu_ctx_drop_resources(struct emu_ctx *ctx)
 {
 	if (ctx->uar_alias)
-		munmap(ctx->uar_alias, (size_t)ctx->num_uar_pages * EMU_UAR_PAGE_SIZE);
+		munmap(ctx->uar_alias, uar_file_len(ctx));
 	ctx->uar_alias = NULL;
 	ctx->num_uar_pages = 0;
 	if (ctx->uar_memfd >= 0 && ftruncate(ctx->uar_memfd, 0) < 0)
@@ -185,17 +218,17 @@ int emu_ctx_setup_resources(struct emu_ctx *ctx, uint32_t num_pages)
 		ctx->uar_memfd = memfd_create("mlx5emu-uar", MFD_CLOEXEC);
 	if (ctx->uar_memfd < 0)
 		return errno;
-	if (num_pages && ftruncate(ctx->uar_memfd, (off_t)num_pages * EMU_UAR_PAGE_SIZE) < 0)
+	ctx->num_uar_pages = num_pages;
+	size_t len = uar_file_len(ctx);
+	if (len && ftruncate(ctx->uar_memfd, (off_t)len) < 0)
 		return errno;
-	if (num_pages) {
-		void *p = emu_real_mmap(NULL, (size_t)num_pages * EMU_UAR_PAGE_SIZE, PROT_READ | PROT_WRITE,
-					MAP_SHARED, ctx->uar_memfd, 0);
+	if (len) {
+		void *p = emu_real_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, ctx->uar_memfd, 0);
 		if (p == MAP_FAILED)
 			return errno;
-		madvise(p, (size_t)num_pages * EMU_UAR_PAGE_SIZE, MADV_DONTFORK);
+		madvise(p, len, MADV_DONTFORK);
 		ctx->uar_alias = p;
 	}
-	ctx->num_uar_pages = num_pages;
 	/* The async fd: the user reads struct ib_uverbs_async_event_desc from it. The write end is non-blocking
 	 * so the engine can never block on a full pipe. */
 	if (pipe2(pfd, O_CLOEXEC) < 0)

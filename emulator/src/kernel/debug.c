@@ -21,8 +21,11 @@ EXPORT int mlx5emu_debug_qp(uint32_t qpn, struct mlx5emu_debug_qp *o)
 		o->bfreg_index = qp->bfreg_index;
 		o->uar_page = qp->uar_page;
 		o->bf_offset = qp->bf_offset;
-		o->uar_page_user_va = (uint64_t)(uintptr_t)qp->ctx->uar_user_va[qp->uar_page];
-		o->uar_page_alias_va = (uint64_t)(uintptr_t)(qp->ctx->uar_alias + (size_t)qp->uar_page * EMU_UAR_PAGE_SIZE);
+		if (qp->uar_page < qp->ctx->num_uar_pages + EMU_DYN_UAR_PAGES) { /* RSS QPs have no register */
+			o->uar_page_user_va = (uint64_t)(uintptr_t)qp->ctx->uar_user_va[qp->uar_page];
+			o->uar_page_alias_va =
+				(uint64_t)(uintptr_t)(qp->ctx->uar_alias + (size_t)qp->uar_page * EMU_UAR_PAGE_SIZE);
+		}
 		o->buf = qp->buf;
 		o->sq_buf = qp->sq_buf;
 		o->rq_buf = qp->rq_buf;

@@ -34,3 +34,15 @@ uint32_t emu_eth_mtu(void)
 	long v = s ? strtol(s, NULL, 10) : 1500;
 	return v >= 68 && v <= 9600 ? (uint32_t)v : 1500;
 }
+
+uint8_t emu_eth_active_mtu(void)
+{
+	/* Linux include/rdma/ib_addr.h iboe_get_mtu(): the netdev MTU less the largest RoCE headers (GRH 40, UDP 8,
+	 * BTH 12, XRC ETH 4, AtomicETH 28, ICRC 4 = 96 bytes), rounded down to an IB MTU; mlx5_ib's query_port for
+	 * RoCE reports that as active_mtu. 1500 gives 1024, 9000 gives 4096. */
+	int mtu = (int)emu_eth_mtu() - 96;
+	uint8_t e = 5; /* IBV_MTU_4096 */
+	while (e > 1 && mtu < (128 << e))
+		e--;
+	return e;
+}

@@ -4,13 +4,15 @@
  *
  * What libibverbs 44 / libmlx5 44 on Debian 12 call (nm -D: open, openat, stat@GLIBC_2.33, fstat@GLIBC_2.33,
  * ioctl, write, read, mmap, munmap, close, socket): we interpose open/openat (and their 64/_2 aliases, which other
- * callers may use), stat/stat64/lstat and access/faccessat/eaccess (the cdev path only; UCX checks
+ * callers may use), stat/stat64/lstat/lstat64 and access/faccessat/eaccess (the cdev path; UCX checks
  * access(R_OK|W_OK)), fstat/fstat64 (command fds only), ioctl, write, mmap/mmap64, close, dup/dup2/dup3,
- * fcntl(F_DUPFD*), and socket (NETLINK_RDMA fails so libibverbs uses sysfs).
+ * fcntl(F_DUPFD*), and socket (NETLINK_RDMA fails so libibverbs uses sysfs). Path calls (open*, stat*, fstatat*,
+ * statx, access*, opendir, readlink, realpath) also see /sys/class/infiniband* as the emulated sysfs tree.
  *
  * The command fd is a memfd holding the context's UAR pages at the offsets libmlx5 maps them from, so a program
  * whose mmap bypasses libc (UCX's memory hooks issue the raw system call) still maps the very pages the engine
  * watches. fstat of it answers as /dev/null (1:3), the character device the sysfs tree promises. */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +50,11 @@ typedef int (*stat_fn)(const char *, struct stat *);
 typedef int (*fstat_fn)(int, struct stat *);
 typedef int (*access_fn)(const char *, int);
 typedef int (*faccessat_fn)(int, const char *, int, int);
+typedef int (*fstatat_fn)(int, const char *, struct stat *, int);
+typedef int (*statx_fn)(int, const char *, int, unsigned int, struct statx *);
+typedef DIR *(*opendir_fn)(const char *);
+typedef ssize_t (*readlink_fn)(const char *, char *, size_t);
+typedef char *(*realpath_fn)(const char *, char *);
 
 static struct {
 	open_fn open, open64;
@@ -61,7 +68,12 @@ static struct {
 	dup3_fn dup3;
 	fcntl_fn fcntl, fcntl64;
 	socket_fn socket;
-	stat_fn stat, stat64, lstat;
+	stat_fn stat, stat64, lstat, lstat64;
+	fstatat_fn fstatat, fstatat64;
+	statx_fn statx;
+	opendir_fn opendir;
+	readlink_fn readlink;
+	realpath_fn realpath;
 	fstat_fn fstat, fstat64;
 	access_fn access, eaccess;
 	faccessat_fn faccessat;
@@ -93,6 +105,13 @@ static void resolve(void)
 	real.stat = (stat_fn)must_sym("stat");
 	real.stat64 = (stat_fn)must_sym("stat64");
 	real.lstat = (stat_fn)must_sym("lstat");
+	real.lstat64 = (stat_fn)must_sym("lstat64");
+	real.fstatat = (fstatat_fn)must_sym("fstatat");
+	real.fstatat64 = (fstatat_fn)must_sym("fstatat64");
+	real.statx = (statx_fn)must_sym("statx");
+	real.opendir = (opendir_fn)must_sym("opendir");
+	real.readlink = (readlink_fn)must_sym("readlink");
+	real.realpath = (realpath_fn)must_sym("realpath");
 	real.fstat = (fstat_fn)must_sym("fstat");
 	real.fstat64 = (fstat_fn)must_sym("fstat64");
 	real.access = (access_fn)must_sym("access");
@@ -108,6 +127,10 @@ static void resolve(void)
 		real.fcntl64 = real.fcntl;
 	if (!real.stat64)
 		real.stat64 = real.stat;
+	if (!real.lstat64)
+		real.lstat64 = real.lstat;
+	if (!real.fstatat64)
+		real.fstatat64 = real.fstatat;
 	if (!real.fstat64)
 		real.fstat64 = real.fstat;
 	if (!real.eaccess)
@@ -248,6 +271,34 @@ static int is_ucma_path(const char *path)
 	return path && strcmp(path, EMU_UCMA_PATH) == 0;
 }
 
+/* ---- sysfs by absolute path. libibverbs and librdmacm find the emulated devices through SYSFS_PATH, but other
+ * programs read /sys/class/infiniband* directly: rdma-core's pyverbs tests `ls` <dev>/device/net to find the
+ * device's network interface and its address, UCX resolves class/infiniband/<dev> to the PCI function. Paths
+ * under the RDMA classes are answered from the emulated tree, as if it were mounted there; the rest of /sys stays
+ * the real one. ---- */
+
+static const char *const sysfs_rdma_classes[] = {"/sys/class/infiniband", "/sys/class/infiniband_verbs",
+						 "/sys/class/misc/rdma_cm"};
+
+/* The path to use for `path`: itself, or its counterpart under SYSFS_PATH written into buf (PATH_MAX bytes). */
+static const char *sysfs_path(const char *path, char *buf)
+{
+	if (!path || strncmp(path, "/sys/class/", 11) != 0)
+		return path;
+	const char *root = getenv("SYSFS_PATH");
+	if (!root || !*root)
+		return path;
+	for (size_t i = 0; i < sizeof sysfs_rdma_classes / sizeof sysfs_rdma_classes[0]; i++) {
+		size_t n = strlen(sysfs_rdma_classes[i]);
+		if (strncmp(path, sysfs_rdma_classes[i], n) == 0 && (path[n] == '\0' || path[n] == '/')) {
+			int len = snprintf(buf, PATH_MAX, "%s%s", root, path + 4); /* keeps "/class/..." */
+			return len > 0 && len < PATH_MAX ? buf : path;
+		}
+	}
+	return path;
+}
+
+
 static int mode_arg(int flags, va_list ap)
 {
 	if (flags & (O_CREAT | __O_TMPFILE))
@@ -266,7 +317,8 @@ int open(const char *path, int flags, ...)
 		return open_cdev(idx, flags);
 	if (is_ucma_path(path))
 		return emu_ucma_open(flags);
-	return REAL(open)(path, flags, mode);
+	char buf[PATH_MAX];
+	return REAL(open)(sysfs_path(path, buf), flags, mode);
 }
 
 int open64(const char *path, int flags, ...)
@@ -280,7 +332,8 @@ int open64(const char *path, int flags, ...)
 		return open_cdev(idx, flags);
 	if (is_ucma_path(path))
 		return emu_ucma_open(flags);
-	return REAL(open64)(path, flags, mode);
+	char buf[PATH_MAX];
+	return REAL(open64)(sysfs_path(path, buf), flags, mode);
 }
 
 int __open_2(const char *path, int flags) { return open(path, flags); }
@@ -297,7 +350,8 @@ int openat(int dirfd, const char *path, int flags, ...)
 		return open_cdev(idx, flags);
 	if (is_ucma_path(path))
 		return emu_ucma_open(flags);
-	return REAL(openat)(dirfd, path, flags, mode);
+	char buf[PATH_MAX];
+	return REAL(openat)(dirfd, sysfs_path(path, buf), flags, mode);
 }
 
 int openat64(int dirfd, const char *path, int flags, ...)
@@ -311,7 +365,8 @@ int openat64(int dirfd, const char *path, int flags, ...)
 		return open_cdev(idx, flags);
 	if (is_ucma_path(path))
 		return emu_ucma_open(flags);
-	return REAL(openat64)(dirfd, path, flags, mode);
+	char buf[PATH_MAX];
+	return REAL(openat64)(dirfd, sysfs_path(path, buf), flags, mode);
 }
 
 int __openat_2(int dirfd, const char *path, int flags) { return openat(dirfd, path, flags); }
@@ -322,8 +377,10 @@ int __openat64_2(int dirfd, const char *path, int flags) { return openat64(dirfd
 static int stat_cdev(const char *path, struct stat *st, stat_fn fn)
 {
 	int idx = cdev_index(path);
-	if (idx < 0)
-		return fn(path, st);
+	if (idx < 0) {
+		char buf[PATH_MAX];
+		return fn(sysfs_path(path, buf), st);
+	}
 	if (idx >= emu_num_devices()) {
 		errno = ENOENT;
 		return -1;
@@ -334,6 +391,45 @@ static int stat_cdev(const char *path, struct stat *st, stat_fn fn)
 int stat(const char *path, struct stat *st) { return stat_cdev(path, st, REAL(stat)); }
 int stat64(const char *path, struct stat64 *st) { return stat_cdev(path, (struct stat *)st, REAL(stat64)); }
 int lstat(const char *path, struct stat *st) { return stat_cdev(path, st, REAL(lstat)); }
+int lstat64(const char *path, struct stat64 *st) { return stat_cdev(path, (struct stat *)st, REAL(lstat64)); }
+
+/* fstatat, statx, opendir, readlink, realpath: only the sysfs redirection (absolute paths; dirfd is then ignored
+ * by the kernel too). Python's os.stat uses stat64/fstatat64, coreutils' ls statx and opendir. */
+int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	char buf[PATH_MAX];
+	return REAL(fstatat)(dirfd, sysfs_path(path, buf), st, flags);
+}
+
+int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+{
+	char buf[PATH_MAX];
+	return REAL(fstatat64)(dirfd, sysfs_path(path, buf), (struct stat *)st, flags);
+}
+
+int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *st)
+{
+	char buf[PATH_MAX];
+	return REAL(statx)(dirfd, sysfs_path(path, buf), flags, mask, st);
+}
+
+DIR *opendir(const char *path)
+{
+	char buf[PATH_MAX];
+	return REAL(opendir)(sysfs_path(path, buf));
+}
+
+ssize_t readlink(const char *path, char *out, size_t size)
+{
+	char buf[PATH_MAX];
+	return REAL(readlink)(sysfs_path(path, buf), out, size);
+}
+
+char *realpath(const char *path, char *resolved)
+{
+	char buf[PATH_MAX];
+	return REAL(realpath)(sysfs_path(path, buf), resolved);
+}
 
 /* A command fd is a character device 1:3 to fstat (ibv_import_device checks S_ISCHR and st_rdev), and so is
  * the rdma_cm channel (an eventfd), which librdmacm's open_cdev() wants to be a character device. */
@@ -368,13 +464,15 @@ static int access_cdev(int idx, int mode)
 int access(const char *path, int mode)
 {
 	int idx = cdev_index(path);
-	return idx < 0 ? REAL(access)(path, mode) : access_cdev(idx, mode);
+	char buf[PATH_MAX];
+	return idx < 0 ? REAL(access)(sysfs_path(path, buf), mode) : access_cdev(idx, mode);
 }
 
 int eaccess(const char *path, int mode)
 {
 	int idx = cdev_index(path);
-	return idx < 0 ? REAL(eaccess)(path, mode) : access_cdev(idx, mode);
+	char buf[PATH_MAX];
+	return idx < 0 ? REAL(eaccess)(sysfs_path(path, buf), mode) : access_cdev(idx, mode);
 }
 
 int euidaccess(const char *path, int mode) { return eaccess(path, mode); }
@@ -382,7 +480,8 @@ int euidaccess(const char *path, int mode) { return eaccess(path, mode); }
 int faccessat(int dirfd, const char *path, int mode, int flags)
 {
 	int idx = cdev_index(path); /* an absolute path: dirfd does not matter */
-	return idx < 0 ? REAL(faccessat)(dirfd, path, mode, flags) : access_cdev(idx, mode);
+	char buf[PATH_MAX];
+	return idx < 0 ? REAL(faccessat)(dirfd, sysfs_path(path, buf), mode, flags) : access_cdev(idx, mode);
 }
 
 /* ---- the command channel ---- */

@@ -34,6 +34,17 @@ int main(void)
 	CHECK(w.is_inline && w.nsge == 1 && w.sge[0].addr == 20 && w.sge[0].len == 100 && w.total_len == 100, "inline");
 	CHECK(eng_wqe_bbs(8) == 2 && eng_wqe_bbs(1) == 1 && eng_wqe_bbs(5) == 2, "bbs");
 
+	/* ds is 6 bits: the reserved bits 7:6 of qpn_ds's last byte are not part of the size (0xc8 is still 8 units) */
+	wqe[7] = 0xc8;
+	for (int i = 0; i < 128; i++)
+		ring[(3 * 64 + i) % sizeof ring] = wqe[i];
+	n = eng_wqe_linearize(ring, sizeof ring, 3, flat, sizeof flat);
+	CHECK(n == 128, "linearize with reserved ds bits set: %zu bytes", n);
+	CHECK(eng_wqe_parse(flat, n, ENG_QPT_RC, &w) == ENG_WQE_OK && w.ds == 8 && w.qpn == 0x123456 && w.total_len == 100,
+	      "parse with reserved ds bits set: ds %u", w.ds);
+	wqe[7] = 0x40; /* 64 would not fit the field: it reads as ds 0 */
+	CHECK(eng_wqe_parse(wqe, 128, ENG_QPT_RC, &w) == ENG_WQE_BAD_DS, "ds 0x40");
+
 	/* An inline piece followed by a memory pointer in one WQE, as UCX's UD AM short writes it: both gathered. */
 	memset(wqe, 0, sizeof wqe);
 	eng_put_be32(wqe, MLX5_OPCODE_SEND);

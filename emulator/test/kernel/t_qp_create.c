@@ -110,7 +110,13 @@ int main(void)
 	qd.uidx = 0x1000000;
 	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
 	raw_init(&qc, &qd, &r, pd, cq);
-	qd.flags |= MLX5_QP_FLAG_BFREG_INDEX; /* dynamic UARs do not exist here */
+	qd.flags |= MLX5_QP_FLAG_BFREG_INDEX; /* a dynamic bfreg whose page was never mapped with ALLOC_WC */
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
+	raw_init(&qc, &qd, &r, pd, cq);
+	qd.flags |= MLX5_QP_FLAG_UAR_PAGE_INDEX; /* UAR objects come from the ioctl ABI only */
+	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
+	raw_init(&qc, &qd, &r, pd, cq);
+	qd.flags |= MLX5_QP_FLAG_UAR_PAGE_INDEX | MLX5_QP_FLAG_BFREG_INDEX; /* create_user_qp: both is EINVAL */
 	CHECK_ERR(raw_create(ctx, &qc, &qd), EINVAL);
 	raw_init(&qc, &qd, &r, pd, cq);
 	qd.flags |= 1u << 20;

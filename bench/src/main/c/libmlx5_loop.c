@@ -3,7 +3,10 @@
  * with, without any FFM call cost. Same QPs, same WQEs, same synthetic completer as the JMH benchmarks in
  * src/main/java/io/mlx5j/bench (EmulatedQp, Workload, SyntheticCompleter), so each number here pairs with one there.
  *
- *   mlx5emu -- env MLX5EMU_ENGINE=off libmlx5_loop quick|full OUT.json [LABEL]
+ *   mlx5emu -- env MLX5EMU_ENGINE=off libmlx5_loop quick|full OUT.json [LABEL [INCLUDE_REGEX]]
+ *
+ * INCLUDE_REGEX (POSIX extended, searched in the name "c.<Class>.<method>", as JMH searches its include pattern):
+ * run only the matching variants (bench/run.sh passes its JMH include, so that a partial run keeps its C rows).
  *
  * Runs on the emulated ConnectX with the engine off: only this thread touches the rings. An RC QP "a" is connected
  * to its twin "b" (each with its own 256-entry CQ); posts go to a, the poll benchmarks complete WQEs posted once on b.
@@ -25,6 +28,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <math.h>
+#include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +109,7 @@ struct env {
 	struct ibv_qp *a, *b;
 	struct ibv_qp_ex *ax;
 	uint32_t uidx_a, uidx_b;
+	int eth; /* port 1 is Ethernet: the raw packet rows run */
 };
 
 static struct ibv_qp *create_qp(struct env *e, struct ibv_cq *cq)
@@ -125,8 +130,9 @@ static struct ibv_qp *create_qp(struct env *e, struct ibv_cq *cq)
 	return qp;
 }
 
+/* gid: NULL on InfiniBand (LID-routed); on Ethernet the RoCE v2 GID (index 1) both twins send from and to */
 static void connect_qp(struct ibv_qp *qp, uint32_t dest, uint16_t lid, enum ibv_mtu mtu, uint32_t psn,
-		       uint32_t dest_psn)
+		       uint32_t dest_psn, const union ibv_gid *gid)
 {
 	struct ibv_qp_attr init = { .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = 1,
 				    .qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
@@ -137,6 +143,10 @@ static void connect_qp(struct ibv_qp *qp, uint32_t dest, uint16_t lid, enum ibv_
 	struct ibv_qp_attr rtr = { .qp_state = IBV_QPS_RTR, .path_mtu = mtu, .dest_qp_num = dest, .rq_psn = dest_psn,
 				   .max_dest_rd_atomic = 1, .min_rnr_timer = 12,
 				   .ah_attr = { .dlid = lid, .port_num = 1 } };
+	if (gid) {
+		rtr.ah_attr.is_global = 1;
+		rtr.ah_attr.grh = (struct ibv_global_route){ .dgid = *gid, .sgid_index = 1, .hop_limit = 64 };
+	}
 	rc = ibv_modify_qp(qp, &rtr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 					  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 	if (rc)
@@ -206,8 +216,14 @@ static void env_open(struct env *e)
 	int rc = ibv_query_port(e->ctx, 1, &port);
 	if (rc)
 		die("ibv_query_port", rc);
-	connect_qp(e->a, e->b->qp_num, port.lid, port.active_mtu, 100, 200);
-	connect_qp(e->b, e->a->qp_num, port.lid, port.active_mtu, 200, 100);
+	/* bench/run.sh runs on an Ethernet port (the raw packet rows need one): the RC twins are then RoCE v2, which
+	 * changes nothing in their WQEs or CQEs */
+	e->eth = port.link_layer == IBV_LINK_LAYER_ETHERNET;
+	union ibv_gid gid;
+	if (e->eth && (rc = ibv_query_gid(e->ctx, 1, 1, &gid)))
+		die("ibv_query_gid", rc);
+	connect_qp(e->a, e->b->qp_num, port.lid, port.active_mtu, 100, 200, e->eth ? &gid : NULL);
+	connect_qp(e->b, e->a->qp_num, port.lid, port.active_mtu, 200, 100, e->eth ? &gid : NULL);
 	e->uidx_a = emulator_uidx(e->a->qp_num);
 	e->uidx_b = emulator_uidx(e->b->qp_num);
 }
@@ -236,6 +252,7 @@ struct bench {
 	struct ibv_send_wr batch_u[DOORBELL_BATCH], batch_s[DOORBELL_BATCH];
 	uint64_t raddr;
 	struct ibv_wc wc[16];
+	struct raw_bench *raw; /* the raw packet QPs (libmlx5_raw.h), on an Ethernet port only */
 };
 
 static void fill_wr(struct ibv_send_wr *wr, enum ibv_wr_opcode op, struct ibv_sge *sge, unsigned flags,
@@ -406,6 +423,8 @@ static inline void poll_cycle(struct bench *b, int n)
 static void poll1(struct bench *b) { poll_cycle(b, 1); }
 static void poll16(struct bench *b) { poll_cycle(b, 16); }
 
+#include "libmlx5_raw.h"
+
 /* ------------------------------------------------------------------ timing and JSON */
 
 struct variant {
@@ -425,6 +444,19 @@ static const struct variant VARIANTS[] = {
 	{ "c.IbvWrBench.rdmaWriteBatch8", wr_batch8, BATCH },
 	{ "c.IbvPollCqBench.poll1", poll1, 1 },
 	{ "c.IbvPollCqBench.poll16", poll16, 16 },
+};
+
+/* On an Ethernet port only (libmlx5_raw.h). */
+static const struct variant RAW_VARIANTS[] = {
+	{ "c.IbvRawPostSendBench.udpSge", raw_ps_sge, BATCH },
+	{ "c.IbvRawPostSendBench.udpInline", raw_ps_inline, BATCH },
+	{ "c.IbvRawWrBench.udpSge", raw_wr_sge, BATCH },
+	{ "c.IbvRawWrBench.udpInline", raw_wr_inline, BATCH },
+	{ "c.IbvRawPollCqBench.recv1", raw_poll1, 1 },
+	{ "c.IbvRawPollCqBench.recv16", raw_poll16, 16 },
+	{ "c.IbvRawCqExBench.recv1Ts", raw_ex1, 1 },
+	{ "c.IbvRawCqExBench.recv16Ts", raw_ex16, 16 },
+	{ "c.IbvRawCqExBench.recv1Wallclock", raw_ex1_wall, 1 },
 };
 
 static double now_ns(void)
@@ -485,7 +517,13 @@ static void run(struct bench *b, const struct variant *v, int quick, FILE *out, 
 int main(int argc, char **argv)
 {
 	if (argc < 3 || (strcmp(argv[1], "quick") != 0 && strcmp(argv[1], "full") != 0)) {
-		fprintf(stderr, "usage: %s quick|full OUT.json [LABEL]\n", argv[0]);
+		fprintf(stderr, "usage: %s quick|full OUT.json [LABEL [INCLUDE_REGEX]]\n", argv[0]);
+		return 2;
+	}
+	regex_t include;
+	int filtered = argc > 4 && argv[4][0];
+	if (filtered && regcomp(&include, argv[4], REG_EXTENDED | REG_NOSUB) != 0) {
+		fprintf(stderr, "libmlx5_loop: bad INCLUDE_REGEX '%s'\n", argv[4]);
 		return 2;
 	}
 	int quick = strcmp(argv[1], "quick") == 0;
@@ -497,12 +535,33 @@ int main(int argc, char **argv)
 	env_open(&e);
 	struct bench b;
 	bench_init(&b, &e);
+	if (e.eth) {
+		b.raw = calloc(1, sizeof *b.raw);
+		if (!b.raw)
+			die("calloc", ENOMEM);
+		raw_open(b.raw, &e);
+	} else {
+		printf("libmlx5_loop: port 1 is InfiniBand: the raw packet rows are skipped (mlx5emu --link eth runs them)\n");
+	}
 	fprintf(out, "[\n");
-	for (size_t i = 0; i < sizeof VARIANTS / sizeof VARIANTS[0]; i++)
-		run(&b, &VARIANTS[i], quick, out, label, i == 0);
+	const size_t n_rc = sizeof VARIANTS / sizeof VARIANTS[0], n_raw = sizeof RAW_VARIANTS / sizeof RAW_VARIANTS[0];
+	int first = 1;
+	for (size_t i = 0; i < n_rc + n_raw; i++) {
+		const struct variant *v = i < n_rc ? &VARIANTS[i] : &RAW_VARIANTS[i - n_rc];
+		if ((i >= n_rc && !b.raw) || (filtered && regexec(&include, v->name, 0, NULL, 0) != 0))
+			continue;
+		run(&b, v, quick, out, label, first);
+		first = 0;
+	}
 	fprintf(out, "\n]\n");
+	if (filtered)
+		regfree(&include);
 	if (fclose(out))
 		die("writing results", errno);
+	if (b.raw) {
+		raw_close(b.raw);
+		free(b.raw);
+	}
 	env_close(&e);
 	return 0;
 }

@@ -45,6 +45,9 @@ public final class BenchRunner
     private static final String DEFAULT_INCLUDE = "io\\.mlx5j\\.bench\\..*Bench\\.";
     /** Benchmarks of libmlx5 itself: reference numbers, exempt from the allocation rule. */
     private static final String LIBMLX5_PREFIX = "Ibv";
+    /** Warm-up iterations of a quick-mode allocation retry ({@link #retryAllocation}). */
+    private static final int RETRY_WARMUPS = 30;
+    private static int retries;
 
     private BenchRunner()
     {
@@ -106,7 +109,11 @@ public final class BenchRunner
             }
             else if (!(bytes <= MAX_BYTES_PER_OP) && !name.startsWith(LIBMLX5_PREFIX))
             {
-                failures.add(name + ": allocates " + bytes + " B/op (limit " + MAX_BYTES_PER_OP + ")");
+                final double again = quick ? retryAllocation(r, dir) : bytes;
+                if (!(again <= MAX_BYTES_PER_OP))
+                {
+                    failures.add(name + ": allocates " + again + " B/op (limit " + MAX_BYTES_PER_OP + ")");
+                }
             }
         }
         System.out.println("results: " + json.toAbsolutePath());
@@ -116,6 +123,42 @@ public final class BenchRunner
             System.exit(1);
         }
         System.out.println("OK: every mlx5j benchmark <= " + MAX_BYTES_PER_OP + " B/op");
+    }
+
+    /**
+     * Quick mode, a benchmark that allocated: run it once more alone with {@link #RETRY_WARMUPS} warm-up iterations
+     * and return its B/op then. On a loaded machine (load average 15 on 2 cores, 2026-11-23) C2 had not compiled the
+     * BlueFlame (Vector API) paths after the 5 quick warm-ups and the code running before it allocated
+     * (Mlx5jPostBench.rdmaWrite BLUEFLAME 36.8 B/op, Mlx5jRawSendBench.udpSge 129-194 B/op; after 15 warm-ups
+     * udpSge 0.02 B/op, Mlx5jPostBench.sendInline64 BLUEFLAME 0.07 B/op): an allocation of the hot path persists,
+     * that one does not. The retry's results go to RESULT_DIR/quick-retry-N.json.
+     */
+    private static double retryAllocation(final RunResult r, final Path dir) throws RunnerException
+    {
+        final String benchmark = r.getParams().getBenchmark();
+        final ChainedOptionsBuilder opts = new OptionsBuilder()
+            .include("^" + java.util.regex.Pattern.quote(benchmark) + "$")
+            .addProfiler(GCProfiler.class)
+            .timeUnit(TimeUnit.NANOSECONDS)
+            .resultFormat(ResultFormatType.JSON)
+            .result(dir.resolve("quick-retry-" + (++retries) + ".json").toString())
+            .shouldFailOnError(true)
+            .forks(1).warmupIterations(RETRY_WARMUPS).warmupTime(TimeValue.milliseconds(200))
+            .measurementIterations(3).measurementTime(TimeValue.milliseconds(200));
+        for (final String key : r.getParams().getParamsKeys())
+        {
+            opts.param(key, r.getParams().getParam(key));
+        }
+        System.out.println("retrying " + benchmark + params(r) + " with " + RETRY_WARMUPS + " warm-ups (allocated " +
+            "before C2 compiled it?)");
+        double bytes = Double.NaN;
+        for (final RunResult again : new Runner(opts.build()).run())
+        {
+            final Result<?> alloc = allocNorm(again.getSecondaryResults());
+            bytes = alloc == null ? Double.NaN : alloc.getScore();
+        }
+        System.out.printf("retried %s: %.3f B/op%n", benchmark + params(r), bytes);
+        return bytes;
     }
 
     private static Result<?> allocNorm(final Map<String, Result> secondary)

@@ -75,12 +75,14 @@ public final class EmulatedQp implements AutoCloseable
             qp = pd.createQp(config(cq));
             twin = pd.createQp(config(twinCq));
             final PortAttributes port = context.queryPort(1);
-            final Gid gid = context.queryGid(1, 0);
-            final AddressVector path = AddressVector.ib(1, port.lid(), 0);
-            qp.connect(1, Access.ALL_REMOTE, 0, port.activeMtu(), PeerInfo.of(port.lid(), twin.qpn(), 200, gid), path,
-                100);
-            twin.connect(1, Access.ALL_REMOTE, 0, port.activeMtu(), PeerInfo.of(port.lid(), qp.qpn(), 100, gid), path,
-                200);
+            // bench/run.sh runs on an Ethernet port (the raw packet benchmarks need one): there the twins are RoCE v2
+            // (GID index 1, a GRH in the address), which changes nothing in the WQEs or CQEs of an RC QP
+            final Gid gid = context.queryGid(1, port.isEthernet() ? 1 : 0);
+            final AddressVector path = port.isEthernet() ? AddressVector.global(1, gid, 1, 64, 0)
+                : AddressVector.ib(1, port.lid(), 0);
+            final int lid = port.isEthernet() ? 0 : port.lid();
+            qp.connect(1, Access.ALL_REMOTE, 0, port.activeMtu(), PeerInfo.of(lid, twin.qpn(), 200, gid), path, 100);
+            twin.connect(1, Access.ALL_REMOTE, 0, port.activeMtu(), PeerInfo.of(lid, qp.qpn(), 100, gid), path, 200);
             uidx = emulatorUidx(qp.qpn());
         }
         catch (final RuntimeException ex)
@@ -122,7 +124,7 @@ public final class EmulatedQp implements AutoCloseable
         memory.close();
     }
 
-    private static void requireIdleEmulator()
+    static void requireIdleEmulator()
     {
         final String preload = System.getenv("LD_PRELOAD");
         if (preload == null || !preload.contains("libmlx5emu.so"))
@@ -138,7 +140,7 @@ public final class EmulatedQp implements AutoCloseable
     }
 
     /** {@code mlx5emu_debug_qp(qpn, &out)}; {@code uidx} is the fourth uint32_t of struct mlx5emu_debug_qp. */
-    private static int emulatorUidx(final int qpn)
+    static int emulatorUidx(final int qpn)
     {
         String lib = null;
         for (final String part : System.getenv("LD_PRELOAD").split("[: ]"))

@@ -1,0 +1,107 @@
+package io.mlx5j.bench;
+
+import java.util.concurrent.TimeUnit;
+
+import io.mlx5j.direct.Completion;
+import io.mlx5j.direct.DirectCq;
+import io.mlx5j.direct.RawSendQueue;
+import io.mlx5j.direct.SendFlags;
+import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.wqe.Mlx5Opcode;
+import io.mlx5j.wqe.UdpHeaderTemplate;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+import static io.mlx5j.bench.Workload.BATCH;
+
+/**
+ * mlx5j's raw send path ({@link RawSendQueue}, completions through {@link DirectCq}) on {@link EmulatedRawQp}: the
+ * {@link RawWorkload} frame, a 42-byte UDP header and a 64-byte payload with IPv4/UDP checksum offload, the whole
+ * header inline in the Ethernet segment ({@code inlineHeaders(42)}), the payload by gather entry or inline, BlueFlame
+ * for every frame (libmlx5's default for a single WQE). One op = one frame. Counterparts: {@link
+ * IbvRawPostSendBench}, {@link IbvRawWrBench} and the C loop's {@code c.IbvRawPostSendBench} /
+ * {@code c.IbvRawWrBench}.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@OperationsPerInvocation(BATCH)
+@Fork(jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector"})
+public class Mlx5jRawSendBench
+{
+    private static final int FLAGS = SendFlags.IP_CSUM | SendFlags.RING;
+
+    private EmulatedRawQp env;
+    private RawSendQueue sq;
+    private DirectCq cq;
+    private final Completion completion = new Completion();
+    private SyntheticCompleter completer;
+    private UdpHeaderTemplate header;
+    private int lkey;
+    private long payload;
+
+    @Setup(Level.Trial)
+    public void setup()
+    {
+        env = EmulatedRawQp.open(0);
+        sq = RawSendQueue.of(env.qp, DoorbellMode.BLUEFLAME).inlineHeaders(UdpHeaderTemplate.LENGTH);
+        cq = DirectCq.of(env.sendCq).attach(sq.queue());
+        completer = new SyntheticCompleter(env.sendCq.ring(), env.qp.qpn(), env.uidx);
+        header = env.header;
+        lkey = env.mr.lkey();
+        payload = env.payload();
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown()
+    {
+        env.close();
+    }
+
+    /** Header inline in the Ethernet segment, payload by one gather entry. */
+    @Benchmark
+    public int udpSge()
+    {
+        return cycle(0);
+    }
+
+    /** Header inline in the Ethernet segment, payload inline. */
+    @Benchmark
+    public int udpInline()
+    {
+        return cycle(SendFlags.INLINE);
+    }
+
+    private int cycle(final int inline)
+    {
+        final RawSendQueue sq = this.sq;
+        int last = 0;
+        for (int i = 1; i <= BATCH; i++)
+        {
+            final boolean signaled = i == BATCH;
+            last = sq.producerCounter();
+            if (!sq.send(signaled ? Workload.SIGNALED_WR_ID : Workload.UNSIGNALED_WR_ID, header, lkey, payload, lkey,
+                RawWorkload.PAYLOAD, RawSendQueue.NO_VLAN, FLAGS | inline | (signaled ? SendFlags.SIGNALED : 0)))
+            {
+                throw new IllegalStateException("send queue full: the completer and the ring are out of step");
+            }
+        }
+        completer.complete(last, Mlx5Opcode.MLX5_OPCODE_SEND);
+        final Completion c = completion;
+        final int n = cq.poll(c);
+        if (n != 1 || c.wrId() != Workload.SIGNALED_WR_ID || !c.isSuccess())
+        {
+            throw Workload.badCompletion("DirectCq.poll", n, c.wrId(), c.statusCode());
+        }
+        return n;
+    }
+}

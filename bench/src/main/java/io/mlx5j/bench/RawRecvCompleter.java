@@ -1,0 +1,86 @@
+package io.mlx5j.bench;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+import io.mlx5j.direct.CqRing;
+import io.mlx5j.wqe.Cqe64;
+
+/**
+ * Stands in for the NIC on the receive side of a raw packet QP: writes one successful receive CQE per frame into
+ * the CQ ring, as libmlx5's ibv_poll_cq / ibv_start_poll and mlx5j's DirectCq expect it for a plain receive queue
+ * (rdma-core v44 providers/mlx5/cq.c handle_responder and get_csum_ok; struct mlx5_cqe64 in mlx5dv.h):
+ * <pre>
+ *   0x1c hds_ip_ext       L3_OK | L4_OK (with an IPv4 header: IBV_WC_IP_CSUM_OK)
+ *   0x1d l4_hdr_type_etc  L4 type UDP &lt;&lt; 4 | L3 type IPv4 &lt;&lt; 2
+ *   0x20 srqn_uidx        the QP's user index (cqe_version 1 looks the QP up by it)
+ *   0x2c byte_cnt         the frame's length
+ *   0x30 timestamp        NIC clock ticks, advancing by {@link RawWorkload#TICKS_PER_FRAME} per frame
+ *   0x38 sop_drop_qpn     0: no flow tag (the low 24 bits are the tag of the steering rule that matched)
+ *   0x3c wqe_counter      the receive WQE's index (libmlx5 and mlx5j complete the oldest receive WQE anyway)
+ *   0x3f op_own           MLX5_CQE_RESP_SEND &lt;&lt; 4 | owner (= (producer index / cqe_cnt) &amp; 1), stored last
+ * </pre>
+ * Every raw receive benchmark, mlx5j or libmlx5, completes through this one class, so its cost is identical across
+ * variants. The other bytes of each slot stay zero (libmlx5 zeroes the buffer; nothing else writes it).
+ * <p>
+ * Confinement: the benchmark thread only.
+ */
+public final class RawRecvCompleter
+{
+    private static final ValueLayout.OfInt BE32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfShort BE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong BE64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final VarHandle OP_OWN = ValueLayout.JAVA_BYTE.varHandle();
+    private static final byte CSUM_OK = (byte) (Cqe64.MLX5_CQE_L3_OK | Cqe64.MLX5_CQE_L4_OK);
+    private static final byte UDP_IPV4 = (byte) (Cqe64.CQE_L4_HDR_TYPE_UDP << 4 | Cqe64.MLX5_CQE_L3_HDR_TYPE_IPV4 << 2);
+
+    private final MemorySegment buf;
+    private final int cqeSize;
+    private final int mask;
+    private final int logCqeCnt;
+    private final int uidx;
+    private int producer;
+    private long ticks;
+
+    /**
+     * @param ring  the receive CQ's raw ring ({@code CompletionQueue.ring()})
+     * @param uidx  the QP's user index ({@link EmulatedRawQp#uidx})
+     * @param ticks the first frame's timestamp
+     */
+    public RawRecvCompleter(final CqRing ring, final int uidx, final long ticks)
+    {
+        this.buf = ring.buf();
+        this.cqeSize = ring.cqeSize();
+        this.mask = ring.cqeCnt() - 1;
+        this.logCqeCnt = Integer.numberOfTrailingZeros(ring.cqeCnt());
+        this.uidx = uidx;
+        this.ticks = ticks;
+    }
+
+    /** A frame of {@code byteCnt} bytes arrived in receive WQE {@code wqeCounter}: publish its CQE. */
+    public void complete(final int wqeCounter, final int byteCnt)
+    {
+        final int pi = producer;
+        final long cqe64 = (long) (pi & mask) * cqeSize + cqeSize - Cqe64.LENGTH;
+        final long ts = ticks += RawWorkload.TICKS_PER_FRAME;
+        buf.set(ValueLayout.JAVA_BYTE, cqe64 + Cqe64.HDS_IP_EXT_OFFSET, CSUM_OK);
+        buf.set(ValueLayout.JAVA_BYTE, cqe64 + Cqe64.L4_HDR_TYPE_ETC_OFFSET, UDP_IPV4);
+        buf.set(BE32, cqe64 + Cqe64.SRQN_UIDX_OFFSET, uidx & 0xffffff);
+        buf.set(BE32, cqe64 + Cqe64.BYTE_CNT_OFFSET, byteCnt);
+        buf.set(BE64, cqe64 + Cqe64.TIMESTAMP_OFFSET, ts);
+        buf.set(BE32, cqe64 + Cqe64.SOP_DROP_QPN_OFFSET, 0);
+        buf.set(BE16, cqe64 + Cqe64.WQE_COUNTER_OFFSET, (short) wqeCounter);
+        // Release: a poller that sees the new owner bit must see the body written above (the NIC's DMA order).
+        OP_OWN.setRelease(buf, cqe64 + Cqe64.OP_OWN_OFFSET,
+            (byte) ((Cqe64.MLX5_CQE_RESP_SEND << 4) | ((pi >>> logCqeCnt) & 1)));
+        producer = pi + 1;
+    }
+
+    /** The timestamp of the last CQE written. */
+    public long lastTicks()
+    {
+        return ticks;
+    }
+}
