@@ -1,10 +1,12 @@
 /*
- * Function probe for the mlx5j FFM bindings: takes the address of every exported function Verbs and Mlx5dv bind, so
+ * Function probe for the mlx5j FFM bindings: takes the address of every exported function Verbs, Mlx5dv and Libc bind, so
  * that gcc records their prototypes (return and parameter types, from the installed headers) in the DWARF of this
  * object. DowncallSignatureTest reads them with readelf and compares each with the Java FunctionDescriptor.
  * Compiled with -c only: nothing is linked or run. Names are the exported symbols (ibv_query_port and ibv_reg_mr
  * without arguments are the functions, not the verbs.h macros).
  */
+#include <poll.h>
+
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 
@@ -44,4 +46,5 @@ void *const mlx5j_bound_functions[] = {
 	(void *)mlx5dv_create_wq,
 	(void *)mlx5dv_is_supported,
 	(void *)mlx5dv_get_clock_info,
+	(void *)poll,
 };

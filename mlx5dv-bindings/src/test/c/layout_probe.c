@@ -1,14 +1,15 @@
 /*
  * Layout probe for the mlx5j FFM bindings: prints, for every struct the Java layouts describe, sizeof and alignof,
  * and for every member used its offsetof, sizeof and alignof, as computed by the C compiler from the installed
- * <infiniband/verbs.h>, <infiniband/mlx5dv.h> and <rdma/rdma_cma.h>. LayoutTest compares each line with the Java
+ * <infiniband/verbs.h>, <infiniband/mlx5dv.h>, <rdma/rdma_cma.h> and <poll.h>. LayoutTest compares each line with the Java
  * GroupLayouts, in both directions.
  *
  * Output lines:  S <struct> <sizeof> <alignof>
  *                F <struct> <member.path> <offsetof> <sizeof> <alignof>
  * <alignof> of a member is GCC's __alignof__ of the member expression, which honours packed/aligned attributes
- * (1 for every member of the packed mlx5_wqe_ctrl_seg).
+ * (1 for every member of a packed struct).
  */
+#include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -553,50 +554,6 @@ int main(void)
 	F(struct ibv_wc, vendor_err);
 	F(struct ibv_wc, wc_flags);
 	F(struct ibv_wc, wr_id);
-	F(struct mlx5_cqe64, app);
-	F(struct mlx5_cqe64, app_info);
-	F(struct mlx5_cqe64, app_op);
-	F(struct mlx5_cqe64, byte_cnt);
-	F(struct mlx5_cqe64, flags_rqpn);
-	F(struct mlx5_cqe64, hds_ip_ext);
-	F(struct mlx5_cqe64, imm_inval_pkey);
-	F(struct mlx5_cqe64, l4_hdr_type_etc);
-	F(struct mlx5_cqe64, ml_path);
-	F(struct mlx5_cqe64, op_own);
-	F(struct mlx5_cqe64, rsvd0);
-	F(struct mlx5_cqe64, rsvd20);
-	F(struct mlx5_cqe64, rsvd4);
-	F(struct mlx5_cqe64, signature);
-	F(struct mlx5_cqe64, slid);
-	F(struct mlx5_cqe64, sop_drop_qpn);
-	F(struct mlx5_cqe64, srqn_uidx);
-	F(struct mlx5_cqe64, timestamp);
-	F(struct mlx5_cqe64, tm_cqe);
-	F(struct mlx5_cqe64, tm_cqe.hw_phase_cnt);
-	F(struct mlx5_cqe64, tm_cqe.rsvd0);
-	F(struct mlx5_cqe64, tm_cqe.success);
-	F(struct mlx5_cqe64, tmh);
-	F(struct mlx5_cqe64, tmh.app_ctx);
-	F(struct mlx5_cqe64, tmh.opcode);
-	F(struct mlx5_cqe64, tmh.reserved);
-	F(struct mlx5_cqe64, tmh.tag);
-	F(struct mlx5_cqe64, vlan_info);
-	F(struct mlx5_cqe64, wqe_counter);
-	F(struct mlx5_cqe64, wqe_id);
-	F(struct mlx5_err_cqe, op_own);
-	F(struct mlx5_err_cqe, rsvd0);
-	F(struct mlx5_err_cqe, rsvd1);
-	F(struct mlx5_err_cqe, s_wqe_opcode_qpn);
-	F(struct mlx5_err_cqe, signature);
-	F(struct mlx5_err_cqe, srqn);
-	F(struct mlx5_err_cqe, syndrome);
-	F(struct mlx5_err_cqe, vendor_err_synd);
-	F(struct mlx5_err_cqe, wqe_counter);
-	F(struct mlx5_tm_cqe, hw_phase_cnt);
-	F(struct mlx5_tm_cqe, rsvd0);
-	F(struct mlx5_tm_cqe, success);
-	F(struct mlx5_wqe_atomic_seg, compare);
-	F(struct mlx5_wqe_atomic_seg, swap_add);
 	F(struct mlx5_wqe_av, dqp_dct);
 	F(struct mlx5_wqe_av, fl_mlid);
 	F(struct mlx5_wqe_av, grh_gid_fl);
@@ -612,91 +569,6 @@ int main(void)
 	F(struct mlx5_wqe_av, rmac);
 	F(struct mlx5_wqe_av, stat_rate_sl);
 	F(struct mlx5_wqe_av, tclass);
-	F(struct mlx5_wqe_ctrl_seg, dci_stream_channel_id);
-	F(struct mlx5_wqe_ctrl_seg, fm_ce_se);
-	F(struct mlx5_wqe_ctrl_seg, imm);
-	F(struct mlx5_wqe_ctrl_seg, opmod_idx_opcode);
-	F(struct mlx5_wqe_ctrl_seg, qpn_ds);
-	F(struct mlx5_wqe_ctrl_seg, signature);
-	F(struct mlx5_wqe_data_seg, addr);
-	F(struct mlx5_wqe_data_seg, byte_count);
-	F(struct mlx5_wqe_data_seg, lkey);
-	F(struct mlx5_wqe_datagram_seg, av);
-	F(struct mlx5_wqe_datagram_seg, av.dqp_dct);
-	F(struct mlx5_wqe_datagram_seg, av.fl_mlid);
-	F(struct mlx5_wqe_datagram_seg, av.grh_gid_fl);
-	F(struct mlx5_wqe_datagram_seg, av.hop_limit);
-	F(struct mlx5_wqe_datagram_seg, av.key);
-	F(struct mlx5_wqe_datagram_seg, av.key.dc_key);
-	F(struct mlx5_wqe_datagram_seg, av.key.qkey);
-	F(struct mlx5_wqe_datagram_seg, av.key.qkey.qkey);
-	F(struct mlx5_wqe_datagram_seg, av.key.qkey.reserved);
-	F(struct mlx5_wqe_datagram_seg, av.reserved0);
-	F(struct mlx5_wqe_datagram_seg, av.rgid);
-	F(struct mlx5_wqe_datagram_seg, av.rlid);
-	F(struct mlx5_wqe_datagram_seg, av.rmac);
-	F(struct mlx5_wqe_datagram_seg, av.stat_rate_sl);
-	F(struct mlx5_wqe_datagram_seg, av.tclass);
-	F(struct mlx5_wqe_eth_seg, cs_flags);
-	F(struct mlx5_wqe_eth_seg, inline_hdr);
-	F(struct mlx5_wqe_eth_seg, inline_hdr_start);
-	F(struct mlx5_wqe_eth_seg, inline_hdr_sz);
-	F(struct mlx5_wqe_eth_seg, mss);
-	F(struct mlx5_wqe_eth_seg, rsvd0);
-	F(struct mlx5_wqe_eth_seg, rsvd1);
-	F(struct mlx5_wqe_eth_seg, rsvd2);
-	F(struct mlx5_wqe_inl_data_seg, byte_count);
-	F(struct mlx5_wqe_mkey_context_seg, access_flags);
-	F(struct mlx5_wqe_mkey_context_seg, bsf_octword_size);
-	F(struct mlx5_wqe_mkey_context_seg, flags_pd);
-	F(struct mlx5_wqe_mkey_context_seg, free);
-	F(struct mlx5_wqe_mkey_context_seg, inseg);
-	F(struct mlx5_wqe_mkey_context_seg, len);
-	F(struct mlx5_wqe_mkey_context_seg, log_page_size);
-	F(struct mlx5_wqe_mkey_context_seg, qpn_mkey);
-	F(struct mlx5_wqe_mkey_context_seg, reserved);
-	F(struct mlx5_wqe_mkey_context_seg, reserved1);
-	F(struct mlx5_wqe_mkey_context_seg, reserved2);
-	F(struct mlx5_wqe_mkey_context_seg, reserved3);
-	F(struct mlx5_wqe_mkey_context_seg, reserved4);
-	F(struct mlx5_wqe_mkey_context_seg, sf);
-	F(struct mlx5_wqe_mkey_context_seg, start_addr);
-	F(struct mlx5_wqe_mkey_context_seg, translations_octword_size);
-	F(struct mlx5_wqe_raddr_seg, raddr);
-	F(struct mlx5_wqe_raddr_seg, reserved);
-	F(struct mlx5_wqe_raddr_seg, rkey);
-	F(struct mlx5_wqe_srq_next_seg, next_wqe_index);
-	F(struct mlx5_wqe_srq_next_seg, rsvd0);
-	F(struct mlx5_wqe_srq_next_seg, rsvd1);
-	F(struct mlx5_wqe_srq_next_seg, signature);
-	F(struct mlx5_wqe_tm_seg, append_mask);
-	F(struct mlx5_wqe_tm_seg, append_tag);
-	F(struct mlx5_wqe_tm_seg, flags);
-	F(struct mlx5_wqe_tm_seg, index);
-	F(struct mlx5_wqe_tm_seg, opcode);
-	F(struct mlx5_wqe_tm_seg, rsvd0);
-	F(struct mlx5_wqe_tm_seg, rsvd1);
-	F(struct mlx5_wqe_tm_seg, sw_cnt);
-	F(struct mlx5_wqe_umr_ctrl_seg, bsf_octowords);
-	F(struct mlx5_wqe_umr_ctrl_seg, flags);
-	F(struct mlx5_wqe_umr_ctrl_seg, klm_octowords);
-	F(struct mlx5_wqe_umr_ctrl_seg, mkey_mask);
-	F(struct mlx5_wqe_umr_ctrl_seg, rsvd0);
-	F(struct mlx5_wqe_umr_ctrl_seg, rsvd1);
-	F(struct mlx5_wqe_umr_ctrl_seg, translation_offset);
-	F(struct mlx5_wqe_umr_klm_seg, address);
-	F(struct mlx5_wqe_umr_klm_seg, byte_count);
-	F(struct mlx5_wqe_umr_klm_seg, mkey);
-	F(struct mlx5_wqe_umr_repeat_block_seg, byte_count);
-	F(struct mlx5_wqe_umr_repeat_block_seg, entries);
-	F(struct mlx5_wqe_umr_repeat_block_seg, num_ent);
-	F(struct mlx5_wqe_umr_repeat_block_seg, op);
-	F(struct mlx5_wqe_umr_repeat_block_seg, repeat_count);
-	F(struct mlx5_wqe_umr_repeat_block_seg, reserved);
-	F(struct mlx5_wqe_umr_repeat_ent_seg, byte_count);
-	F(struct mlx5_wqe_umr_repeat_ent_seg, memkey);
-	F(struct mlx5_wqe_umr_repeat_ent_seg, stride);
-	F(struct mlx5_wqe_umr_repeat_ent_seg, va);
 	F(struct mlx5dv_cq, buf);
 	F(struct mlx5dv_cq, comp_mask);
 	F(struct mlx5dv_cq, cq_uar);
@@ -916,41 +788,24 @@ int main(void)
 
 	S(struct ibv_wc);
 
-	S(struct mlx5_cqe64);
 
-	S(struct mlx5_err_cqe);
 
-	S(struct mlx5_tm_cqe);
 
-	S(struct mlx5_wqe_atomic_seg);
 
 	S(struct mlx5_wqe_av);
 
-	S(struct mlx5_wqe_ctrl_seg);
 
-	S(struct mlx5_wqe_data_seg);
 
-	S(struct mlx5_wqe_datagram_seg);
 
-	S(struct mlx5_wqe_eth_seg);
 
-	S(struct mlx5_wqe_inl_data_seg);
 
-	S(struct mlx5_wqe_mkey_context_seg);
 
-	S(struct mlx5_wqe_raddr_seg);
 
-	S(struct mlx5_wqe_srq_next_seg);
 
-	S(struct mlx5_wqe_tm_seg);
 
-	S(struct mlx5_wqe_umr_ctrl_seg);
 
-	S(struct mlx5_wqe_umr_klm_seg);
 
-	S(struct mlx5_wqe_umr_repeat_block_seg);
 
-	S(struct mlx5_wqe_umr_repeat_ent_seg);
 
 	S(struct mlx5dv_ah);
 	F(struct mlx5dv_ah, av);
@@ -971,22 +826,7 @@ int main(void)
 	S(struct mlx5dv_srq);
 
 	S(struct verbs_context);
-	S(struct mlx5_mprq_wqe);
-	F(struct mlx5_mprq_wqe, nseg);
-	F(struct mlx5_mprq_wqe, nseg.rsvd0);
-	F(struct mlx5_mprq_wqe, nseg.next_wqe_index);
-	F(struct mlx5_mprq_wqe, nseg.signature);
-	F(struct mlx5_mprq_wqe, nseg.rsvd1);
-	F(struct mlx5_mprq_wqe, dseg);
-	F(struct mlx5_mprq_wqe, dseg.byte_count);
-	F(struct mlx5_mprq_wqe, dseg.lkey);
-	F(struct mlx5_mprq_wqe, dseg.addr);
 
-	S(union mlx5_wqe_umr_inline_seg);
-	F(union mlx5_wqe_umr_inline_seg, klm);
-	F(union mlx5_wqe_umr_inline_seg, klm.byte_count);
-	F(union mlx5_wqe_umr_inline_seg, klm.mkey);
-	F(union mlx5_wqe_umr_inline_seg, klm.address);
 
 	/* librdmacm (rdma/rdma_cma.h) and the socket addresses it takes: RdmaCmId, RdmaCmEvent, SockaddrIn6 ... */
 	S(struct ibv_sa_path_rec);
@@ -1443,5 +1283,9 @@ int main(void)
 	F(struct mlx5_ib_clock_info, shift);
 	F(struct mlx5_ib_clock_info, mask);
 	F(struct mlx5_ib_clock_info, overflow_period);
+	S(struct pollfd);
+	F(struct pollfd, fd);
+	F(struct pollfd, events);
+	F(struct pollfd, revents);
 	return 0;
 }

@@ -48,7 +48,8 @@ public final class EmulatedQp implements AutoCloseable
     /** Bytes of registered memory: source buffers and inline payloads. */
     public static final int MR_BYTES = 64 * 1024;
 
-    private static final long SEND_OPS = IbvQpInitAttrEx.IBV_QP_EX_WITH_RDMA_WRITE | IbvQpInitAttrEx.IBV_QP_EX_WITH_SEND;
+    private static final long SEND_OPS =
+        IbvQpInitAttrEx.IBV_QP_EX_WITH_RDMA_WRITE | IbvQpInitAttrEx.IBV_QP_EX_WITH_SEND;
 
     public final Context context;
     public final ProtectionDomain pd;

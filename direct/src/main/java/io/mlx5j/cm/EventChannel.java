@@ -1,6 +1,7 @@
 package io.mlx5j.cm;
 
 import io.mlx5j.bindings.CallState;
+import io.mlx5j.bindings.FdPoll;
 import io.mlx5j.bindings.RdmaCmEvent;
 import io.mlx5j.bindings.RdmaEventChannel;
 import io.mlx5j.bindings.Rdmacm;

@@ -2,6 +2,7 @@ package io.mlx5j.direct;
 
 import io.mlx5j.bindings.CTypes;
 import io.mlx5j.bindings.CallState;
+import io.mlx5j.bindings.FdPoll;
 import io.mlx5j.bindings.IbvCompChannel;
 import io.mlx5j.bindings.Verbs;
 
@@ -82,7 +83,7 @@ public final class CompletionChannel extends NativeResource
     public CompletionQueue awaitEvent(final long timeoutNanos)
     {
         ensureOpen();
-        return Poll.readable(fd(), timeoutNanos) ? awaitEvent() : null;
+        return FdPoll.readable(fd(), timeoutNanos) ? awaitEvent() : null;
     }
 
     @Override

@@ -477,7 +477,7 @@ public final class DirectCq
         // a void pointer, one byte before the entry: a bug not copied here.)
         if ((v.opOwn() & (Cqe64.MLX5_INLINE_SCATTER_32 | Cqe64.MLX5_INLINE_SCATTER_64)) != 0 && scatterOffset(v) >= 0)
         {
-            c.status = sq.copyToSendWqe(wqeCounter, buf, v.cqeOffset(), c.byteLen);
+            c.status = sq.copyToSendWqe(wqeCounter, buf, v.cqeOffset(), c.byteLen).code();
         }
         c.wrId = sq.complete(wqeCounter);
     }
@@ -657,7 +657,7 @@ public final class DirectCq
         c.slid = v.slid();
         c.sl = (flagsRqpn >>> 24) & 0xf;
         c.srcQp = flagsRqpn & 0xffffff;
-        c.dlidPathBits = Wire.u8(buf, cqe64 + ML_PATH_OFFSET) & 0x7f;
+        c.dlidPathBits = io.mlx5j.wqe.Be.u8(buf, cqe64 + ML_PATH_OFFSET) & 0x7f;
         if (((flagsRqpn >>> 28) & 3) != 0)
         {
             c.wcFlags |= WcOpcode.WC_GRH;
@@ -865,7 +865,7 @@ public final class DirectCq
         while (true)
         {
             final long left = timeoutMillis < 0 ? -1 : Math.max(0, (deadline - System.nanoTime()) / 1_000_000L);
-            if (!ChannelPoll.readable(channel.fd(), left))
+            if (!io.mlx5j.bindings.FdPoll.readable(channel.fd(), left < 0 ? -1 : left * 1_000_000L))
             {
                 return false;
             }

@@ -1,6 +1,7 @@
 package io.mlx5j.direct;
 
 import io.mlx5j.doorbell.DoorbellRecord;
+import io.mlx5j.wqe.Be;
 import io.mlx5j.wqe.DataSeg;
 import io.mlx5j.wqe.RecvQueue;
 import io.mlx5j.wqe.RecvWqeWriter;
@@ -216,7 +217,7 @@ public final class DirectRecvQueue
     /** Address in the first data segment of the receive WQE in {@code slot}: where a received frame starts. */
     long bufferAddress(final int slot)
     {
-        return Wire.be64(ring, (long) slot * stride + DataSeg.ADDR_OFFSET);
+        return Be.be64(ring, (long) slot * stride + DataSeg.ADDR_OFFSET);
     }
 
     long complete()
@@ -227,7 +228,7 @@ public final class DirectRecvQueue
     /** Scatter-to-CQE: mlx5_copy_to_recv_wqe (qp.c) over the receive WQE in {@code slot}. */
     int copyToRecvWqe(final int slot, final MemorySegment src, final long srcOffset, final int size)
     {
-        return Scatter.copy(ring, ringMask, (long) slot * stride, maxSge, src, srcOffset, size);
+        return Scatter.copy(ring, ringMask, (long) slot * stride, maxSge, src, srcOffset, size).code();
     }
 
     /**

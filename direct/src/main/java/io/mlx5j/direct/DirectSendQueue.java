@@ -8,18 +8,21 @@ import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.doorbell.DoorbellRecord;
 import io.mlx5j.doorbell.SendDoorbell;
 import io.mlx5j.wqe.CtrlSeg;
-import io.mlx5j.wqe.DataSeg;
-import io.mlx5j.wqe.DatagramSeg;
-import io.mlx5j.wqe.InlineSeg;
 import io.mlx5j.wqe.Mlx5Opcode;
-import io.mlx5j.wqe.RaddrSeg;
 import io.mlx5j.wqe.SendQueue;
+import io.mlx5j.wqe.WcStatus;
 import io.mlx5j.wqe.WqeWriter;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import static io.mlx5j.bindings.CTypes.C_INT;
+import static io.mlx5j.direct.SendOpcodeRules.CAS;
+import static io.mlx5j.direct.SendOpcodeRules.FAA;
+import static io.mlx5j.direct.SendOpcodeRules.MASKED_CAS_32;
+import static io.mlx5j.direct.SendOpcodeRules.MASKED_CAS_64;
+import static io.mlx5j.direct.SendOpcodeRules.MASKED_FAA_32;
+import static io.mlx5j.direct.SendOpcodeRules.MASKED_FAA_64;
 import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_ATOMIC_CS;
 import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_ATOMIC_FA;
 import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_CS;
@@ -72,7 +75,7 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  *     would still lag the device.</li>
  * <li><b>Queue closed</b>: a use after close is a programming error (or a shutdown race the caller must order);
  *     the ring segments are scoped to the QP, so it throws {@link IllegalStateException} and never touches freed
- *     memory.</li>
+ *     memory (LifetimeTest.postingOnAClosedQueueThrowsInsteadOfReturningFalse, both post paths).</li>
  * <li><b>Invalid work request</b>: {@link IllegalArgumentException}, see Errors.</li>
  * </ul>
  *
@@ -85,6 +88,13 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  * boolean)} (locked as libmlx5 does for a shared bfreg); the default assumes a dedicated register and refuses a
  * second queue on the same register.
  *
+ * <h2>Parts</h2>
+ * This class holds the ring state (slots, pending doorbell, signaling) and the public API; the rest is one concept
+ * per class: {@link SendStaging} (the multi-segment work request being staged, its size and its segments),
+ * {@link SendOpcodeRules} (which opcodes each QP type carries, one table row per opcode), {@link FastSendEncoder}
+ * (the one-call posts' encoders) and {@link SendScatter} (READ and atomic responses copied into the WQE's gather list
+ * when their completion is polled).
+ *
  * <h2>Errors</h2>
  * Programming errors throw {@link IllegalArgumentException} (too many SGEs, inline data larger than the QP allows,
  * an opcode the QP type cannot carry, INLINE on READ/atomics) or {@link IllegalStateException} (post without begin,
@@ -92,15 +102,6 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  */
 public final class DirectSendQueue
 {
-    private static final long NULL_PAGE = 4096;
-    private static final int NO_ATOMIC = 0;
-    private static final int CAS = 1;
-    private static final int FAA = 2;
-    private static final int MASKED_CAS_64 = 3;
-    private static final int MASKED_FAA_64 = 4;
-    private static final int MASKED_CAS_32 = 5;
-    private static final int MASKED_FAA_32 = 6;
-
     private final QueuePair qp;
     private final QpType type;
     private final int qpn;
@@ -112,34 +113,8 @@ public final class DirectSendQueue
     private final int maxSge;
     private final int maxInline;
     private final int sqSignalBits;
-    private final MemorySegment inlineScratch;
-    /** Bit n set: mlx5 opcode n may take {@link #postOne} with a gather entry, resp. inline (see fastOpcodes). */
-    private final long fastGather;
-    private final long fastInline;
-
-    // staged work request
-    private boolean staged;
-    private long stWrId;
-    private int stOpcode;
-    private int stFlags;
-    private boolean stRemote;
-    private long stRaddr;
-    private int stRkey;
-    private int stImm;
-    private int stAtomic;
-    private long stA0;
-    private long stA1;
-    private long stA2;
-    private long stA3;
-    private MemorySegment stAv;
-    private int stRemoteQpn;
-    private int stQkey;
-    /** Entries of the WR being staged. */
-    private final ScatterList sgl;
-
-    // UD: the last address handle's AV, so a post does not go through AddressHandle.av()'s lock
-    private AddressHandle lastAh;
-    private MemorySegment lastAv;
+    private final SendStaging staging;
+    private final FastSendEncoder fast;
 
     // posted but not rung
     private int pending;
@@ -171,31 +146,8 @@ public final class DirectSendQueue
         this.maxSge = caps.maxSendSge();
         this.maxInline = caps.maxInlineData();
         this.sqSignalBits = queriedSqSigAll(qp) ? CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE : 0;
-        this.sgl = new ScatterList(maxSge);
-        this.inlineScratch = MemorySegment.ofArray(new byte[Math.max(1, maxInline)]);
-        this.fastGather = fastOpcodes(type, false, maxSge);
-        this.fastInline = fastOpcodes(type, true, maxSge);
-    }
-
-    /**
-     * The opcodes {@link #postOne} may encode on a QP of this type: exactly those the staging path accepts with one
-     * gather entry (or one inline piece) and no address vector or atomic operands. Everything else (UD sends, atomics,
-     * several SGEs, a QP without send SGEs) goes through the staging path, which also raises every error.
-     */
-    private static long fastOpcodes(final QpType type, final boolean inline, final int maxSge)
-    {
-        long ops = 1L << MLX5_OPCODE_NOP;
-        if (type == QpType.UD || type == QpType.RAW_PACKET || (!inline && maxSge < 1))
-        {
-            return ops;
-        }
-        ops |= (1L << MLX5_OPCODE_SEND) | (1L << MLX5_OPCODE_SEND_IMM) | (1L << MLX5_OPCODE_SEND_INVAL) |
-            (1L << MLX5_OPCODE_RDMA_WRITE) | (1L << MLX5_OPCODE_RDMA_WRITE_IMM);
-        if (type == QpType.RC && !inline)
-        {
-            ops |= 1L << MLX5_OPCODE_RDMA_READ;
-        }
-        return ops;
+        this.staging = new SendStaging(qp, maxSge, maxInline);
+        this.fast = new FastSendEncoder(ring, sq, writer, type, maxSge, maxInline);
     }
 
     /** A send queue over {@code qp}'s ring with a dedicated BlueFlame register. One per QP. */
@@ -313,11 +265,7 @@ public final class DirectSendQueue
         final int flags)
     {
         begin(wrId, MLX5_OPCODE_ATOMIC_MASKED_CS, flags).remote(raddr, rkey);
-        stAtomic = MASKED_CAS_64;
-        stA0 = swap;
-        stA1 = compare;
-        stA2 = swapMask;
-        stA3 = compareMask;
+        staging.operands(MASKED_CAS_64, swap, compare, swapMask, compareMask);
         return sge(laddr, lkey, 8).post();
     }
 
@@ -326,9 +274,7 @@ public final class DirectSendQueue
         final int rkey, final long add, final long fieldBoundary, final int flags)
     {
         begin(wrId, MLX5_OPCODE_ATOMIC_MASKED_FA, flags).remote(raddr, rkey);
-        stAtomic = MASKED_FAA_64;
-        stA0 = add;
-        stA1 = fieldBoundary;
+        staging.operands(MASKED_FAA_64, add, fieldBoundary, 0, 0);
         return sge(laddr, lkey, 8).post();
     }
 
@@ -337,11 +283,7 @@ public final class DirectSendQueue
         final int rkey, final int compare, final int compareMask, final int swap, final int swapMask, final int flags)
     {
         begin(wrId, MLX5_OPCODE_ATOMIC_MASKED_CS, flags).remote(raddr, rkey);
-        stAtomic = MASKED_CAS_32;
-        stA0 = swap;
-        stA1 = compare;
-        stA2 = swapMask;
-        stA3 = compareMask;
+        staging.operands(MASKED_CAS_32, swap, compare, swapMask, compareMask);
         return sge(laddr, lkey, 4).post();
     }
 
@@ -350,9 +292,7 @@ public final class DirectSendQueue
         final int rkey, final int add, final int fieldBoundary, final int flags)
     {
         begin(wrId, MLX5_OPCODE_ATOMIC_MASKED_FA, flags).remote(raddr, rkey);
-        stAtomic = MASKED_FAA_32;
-        stA0 = add;
-        stA1 = fieldBoundary;
+        staging.operands(MASKED_FAA_32, add, fieldBoundary, 0, 0);
         return sge(laddr, lkey, 4).post();
     }
 
@@ -380,97 +320,32 @@ public final class DirectSendQueue
     }
 
     /**
-     * The one-call posts' fast path: a WQE of ctrl, optional raddr and one data or inline segment, encoded straight
-     * into the ring with no staging. It writes the same bytes as {@link #post()} (the parity tests post through
-     * both) and declines, writing nothing, whenever the staging path has something to say: an opcode or flag this QP
-     * cannot take, inline data too large or in the null page, a WQE over the size limit, or a full ring. The caller
-     * then posts through the staging path, which throws the error, or stages the WR and returns false.
-     * <p>
-     * Split in three small methods so that each stays under C2's inlining limit (FreqInlineSize, 325 bytecodes): as
-     * one 424-bytecode method it was "hot method too big" (-XX:+PrintInlining) and every post paid a call; now each
-     * one-call method compiles as one unit with its constant arguments (opcode, remote) folded.
-     *
-     * @return true if the WQE was posted
+     * The one-call posts' fast path ({@link FastSendEncoder}): true if the WQE was posted; false if the encoder
+     * declined, and the caller then goes through the staging path (which throws the error or reports the full ring).
      */
     private boolean postOne(final long wrId, final int opcode, final int imm, final boolean remote, final long raddr,
         final int rkey, final long laddr, final int lkey, final int len, final int flags)
     {
-        if ((flags & SendFlags.INLINE) != 0)
-        {
-            return postInline(wrId, opcode, imm, remote, raddr, rkey, laddr, len, flags);
-        }
         if (Wire.DEBUG)
         {
             ownership.check(this);
         }
-        if ((flags & ~SendFlags.ALL) != 0 || ((fastGather >>> opcode) & 1) == 0)
+        final int ds = (flags & SendFlags.INLINE) != 0
+            ? fast.inline(opcode, remote, raddr, rkey, laddr, len, flags)
+            : fast.gather(opcode, remote, raddr, rkey, laddr, lkey, len, flags);
+        if (ds == 0)
         {
             return false;
         }
-        final boolean payload = len != 0 && opcode != MLX5_OPCODE_NOP;
-        final long ctrl = sq.claim(1);  // ctrl + raddr + data: at most 3 units, one WQEBB, no ring wrap inside it
-        if (ctrl == SendQueue.NO_SPACE)
-        {
-            return false;
-        }
-        long at = ctrl + CtrlSeg.LENGTH;
-        if (remote)
-        {
-            RaddrSeg.set(ring, at, raddr, rkey);
-            at += RaddrSeg.LENGTH;
-        }
-        if (payload)
-        {
-            DataSeg.set(ring, at, len, lkey, laddr);
-            at += DataSeg.LENGTH;
-        }
-        finish(ctrl, (int)(at - ctrl) >>> 4, opcode, imm, wrId, flags);
+        finish(fast.ctrl(), ds, opcode, imm, wrId, flags);
         return true;
     }
 
-    /** {@link #postOne} with {@link SendFlags#INLINE}. */
-    private boolean postInline(final long wrId, final int opcode, final int imm, final boolean remote,
-        final long raddr, final int rkey, final long laddr, final int len, final int flags)
-    {
-        if (Wire.DEBUG)
-        {
-            ownership.check(this);
-        }
-        // INLINE reads the payload now, from this process's memory (see post()): the null page is refused there
-        if ((flags & ~SendFlags.ALL) != 0 || ((fastInline >>> opcode) & 1) == 0 || len < 0 || len > maxInline ||
-            (len != 0 && Long.compareUnsigned(laddr, NULL_PAGE) < 0))
-        {
-            return false;
-        }
-        final boolean payload = len != 0 && opcode != MLX5_OPCODE_NOP;
-        final int ds = 1 + (remote ? 1 : 0) + (payload ? InlineSeg.ds(len) : 0);
-        if (ds > writer.maxDs())
-        {
-            return false;
-        }
-        final long ctrl = sq.claim(SendQueue.numWqebb(ds));
-        if (ctrl == SendQueue.NO_SPACE)
-        {
-            return false;
-        }
-        final WqeWriter w = writer.wrap(ring, ctrl);
-        if (remote)
-        {
-            w.raddr(raddr, rkey);
-        }
-        if (payload)
-        {
-            w.inline(Wire.ALL, laddr, len);
-        }
-        finish(ctrl, ds, opcode, imm, wrId, flags);
-        return true;
-    }
-
-    /** The fast path's last steps: the ctrl segment (written last, when ds is known), the ring slot, the doorbell. */
+    /** A post's last steps: the ctrl segment (written last, when ds is known), the ring slot, the doorbell. */
     private void finish(final long ctrl, final int ds, final int opcode, final int imm, final long wrId,
         final int flags)
     {
-        staged = false;     // a one-call post replaces whatever was staged, as begin() does
+        staging.staged = false;     // a one-call post replaces whatever was staged, as begin() does
         CtrlSeg.set(ring, ctrl, CtrlSeg.opmodIdxOpcode(0, sq.wqeIndex(), opcode), CtrlSeg.qpnDs(qpn, ds),
             fmCeSe(flags), imm);
         sq.commit(ds, wrId);
@@ -525,68 +400,42 @@ public final class DirectSendQueue
         {
             ownership.check(this);
         }
-        if ((flags & ~SendFlags.ALL) != 0)
-        {
-            throw new IllegalArgumentException((flags & SendFlags.IP_CSUM) != 0
-                ? "IP_CSUM (IBV_SEND_IP_CSUM) needs a raw packet QP; this is a " + type + " QP"
-                : "unknown send flags 0x" + Integer.toHexString(flags & ~SendFlags.ALL));
-        }
-        staged = true;
-        stWrId = wrId;
-        stOpcode = mlx5Opcode;
-        stFlags = flags;
-        stRemote = false;
-        stImm = 0;
-        stAtomic = NO_ATOMIC;
-        stAv = null;
-        sgl.clear();
+        staging.begin(wrId, mlx5Opcode, flags);
         return this;
     }
 
     /** Remote address and rkey (RDMA and atomics). */
     public DirectSendQueue remote(final long raddr, final int rkey)
     {
-        stRemote = true;
-        stRaddr = raddr;
-        stRkey = rkey;
+        staging.remote(raddr, rkey);
         return this;
     }
 
     /** Immediate data (SEND_IMM, RDMA_WRITE_IMM) or the rkey to invalidate (SEND_INVAL), as a number. */
     public DirectSendQueue imm(final int immOrRkey)
     {
-        stImm = immOrRkey;
+        staging.imm = immOrRkey;
         return this;
     }
 
     /** Operands of ATOMIC_CS. */
     public DirectSendQueue compareSwapOperands(final long compare, final long swap)
     {
-        stAtomic = CAS;
-        stA0 = swap;
-        stA1 = compare;
+        staging.operands(CAS, swap, compare, 0, 0);
         return this;
     }
 
     /** Operand of ATOMIC_FA. */
     public DirectSendQueue fetchAddOperand(final long add)
     {
-        stAtomic = FAA;
-        stA0 = add;
+        staging.operands(FAA, add, 0, 0, 0);
         return this;
     }
 
     /** UD destination: the AH's address vector (as libmlx5 built it), remote QPN and Q_Key. */
     public DirectSendQueue destination(final AddressHandle ah, final int remoteQpn, final int remoteQkey)
     {
-        if (ah != lastAh)
-        {
-            lastAv = ah.av();   // setup-like path, taken only when the AH changes
-            lastAh = ah;
-        }
-        stAv = lastAv;
-        stRemoteQpn = remoteQpn;
-        stQkey = remoteQkey;
+        staging.destination(ah, remoteQpn, remoteQkey);
         return this;
     }
 
@@ -596,7 +445,7 @@ public final class DirectSendQueue
      */
     public DirectSendQueue sge(final long addr, final int lkey, final int len)
     {
-        sgl.add(addr, lkey, len, qp, " takes at most ", " SGEs per WQE");
+        staging.sge(addr, lkey, len);
         return this;
     }
 
@@ -611,261 +460,33 @@ public final class DirectSendQueue
         {
             ownership.check(this);
         }
-        if (!staged)
+        final SendStaging st = staging;
+        if (!st.staged)
         {
             throw new IllegalStateException("post() without begin(): nothing staged on " + this);
         }
-        final int opcode = stOpcode;
-        final int flags = stFlags;
-        final boolean inline = (flags & SendFlags.INLINE) != 0;
         // a WR that fails validation is dropped (the next post needs a new begin); one that finds the ring full is
         // kept staged for another post()
-        staged = false;
-        checkOpcode(opcode, inline);
-
-        int ds = 1;
-        if (type == QpType.UD && opcode != MLX5_OPCODE_NOP)
-        {
-            ds += DatagramSeg.LENGTH / 16;
-        }
-        if (stRemote)
-        {
-            ds++;
-        }
-        final int atomic = stAtomic;
-        if (atomic != NO_ATOMIC)
-        {
-            ds += atomic == MASKED_CAS_64 ? 2 : 1;
-        }
-        int inlineBytes = 0;
-        if (opcode != MLX5_OPCODE_NOP)
-        {
-            if (inline)
-            {
-                for (int i = 0; i < sgl.count; i++)
-                {
-                    inlineBytes += sgl.len[i];
-                    // INLINE reads the payload from this process's memory now (as IBV_SEND_INLINE does): addresses
-                    // must be valid, mapped memory. The null page is refused, so that the common mistake (an unset
-                    // address) is an exception rather than a crash.
-                    if (sgl.len[i] != 0 && Long.compareUnsigned(sgl.addr[i], NULL_PAGE) < 0)
-                    {
-                        throw new IllegalArgumentException("inline payload address 0x" +
-                            Long.toHexString(sgl.addr[i]) + " is in the null page");
-                    }
-                }
-                if (inlineBytes > maxInline || inlineBytes < 0)
-                {
-                    throw new IllegalArgumentException("inline payload of " + inlineBytes + " bytes exceeds " + qp +
-                        "'s max inline data " + maxInline);
-                }
-                if (inlineBytes > 0)
-                {
-                    ds += (inlineBytes + 4 + 15) >>> 4;
-                }
-            }
-            else
-            {
-                for (int i = 0; i < sgl.count; i++)
-                {
-                    if (sgl.len[i] != 0)
-                    {
-                        ds++;
-                    }
-                }
-            }
-        }
-        if (ds > writer.maxDs())
-        {
-            throw new IllegalArgumentException("WQE of " + ds + " 16-byte units exceeds the limit of " +
-                writer.maxDs());
-        }
+        st.staged = false;
+        final int ds = st.validate(writer.maxDs());
         final long ctrl = sq.claim(SendQueue.numWqebb(ds));
         if (ctrl == SendQueue.NO_SPACE)
         {
-            staged = true;
+            st.staged = true;
             return false;
         }
-
         final WqeWriter w = writer.wrap(ring, ctrl);
-        int opmod = 0;
-        if (type == QpType.UD && opcode != MLX5_OPCODE_NOP)
-        {
-            writeDatagram(w);
-        }
-        if (stRemote)
-        {
-            w.raddr(stRaddr, stRkey);
-        }
-        int atomicBytes = 8;
-        switch (atomic)
-        {
-            case CAS -> w.atomicCas(stA0, stA1);
-            case FAA -> w.atomicFa(stA0);
-            case MASKED_CAS_64 ->
-            {
-                w.maskedCas64(stA0, stA1, stA2, stA3);
-                opmod = Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_64;
-            }
-            case MASKED_FAA_64 ->
-            {
-                w.maskedFa64(stA0, stA1);
-                opmod = Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_64;
-            }
-            case MASKED_CAS_32 ->
-            {
-                w.maskedCas32((int) stA0, (int) stA1, (int) stA2, (int) stA3);
-                opmod = Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_32;
-                atomicBytes = 4;
-            }
-            case MASKED_FAA_32 ->
-            {
-                w.maskedFa32((int) stA0, (int) stA1);
-                opmod = Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_32;
-                atomicBytes = 4;
-            }
-            default ->
-            {
-            }
-        }
-        if (opcode != MLX5_OPCODE_NOP)
-        {
-            if (inline)
-            {
-                if (inlineBytes > 0)
-                {
-                    writeInline(w, inlineBytes);
-                }
-            }
-            else
-            {
-                for (int i = 0; i < sgl.count; i++)
-                {
-                    if (sgl.len[i] != 0)
-                    {
-                        // atomics: the response is the operand size, whatever the SGE says (as ibv_post_send)
-                        w.data(atomic == NO_ATOMIC ? sgl.len[i] : atomicBytes, sgl.lkey[i], sgl.addr[i]);
-                    }
-                }
-            }
-        }
-
-        w.ctrl(opmod, opcode, sq.wqeIndex(), qpn, fmCeSe(flags), stImm);
-        sq.commit(w.ds(), stWrId);
+        final int opmod = st.write(w);
+        w.ctrl(opmod, st.opcode, sq.wqeIndex(), qpn, fmCeSe(st.flags), st.imm);
+        sq.commit(w.ds(), st.wrId);
         pending++;
         pendingCtrl = ctrl;
         pendingDs = w.ds();
-        if ((flags & SendFlags.RING) != 0)
+        if ((st.flags & SendFlags.RING) != 0)
         {
             ring();
         }
         return true;
-    }
-
-    private void checkOpcode(final int opcode, final boolean inline)
-    {
-        final boolean ok;
-        final boolean needsRemote;
-        switch (opcode)
-        {
-            case MLX5_OPCODE_NOP ->
-            {
-                ok = true;
-                needsRemote = false;
-            }
-            case MLX5_OPCODE_SEND, MLX5_OPCODE_SEND_IMM ->
-            {
-                ok = true;
-                needsRemote = false;
-            }
-            case MLX5_OPCODE_SEND_INVAL ->
-            {
-                ok = type != QpType.UD;
-                needsRemote = false;
-            }
-            case MLX5_OPCODE_RDMA_WRITE, MLX5_OPCODE_RDMA_WRITE_IMM ->
-            {
-                ok = type != QpType.UD;
-                needsRemote = true;
-            }
-            case MLX5_OPCODE_RDMA_READ ->
-            {
-                ok = type == QpType.RC && !inline;
-                needsRemote = true;
-            }
-            case MLX5_OPCODE_ATOMIC_CS, MLX5_OPCODE_ATOMIC_FA ->
-            {
-                ok = type == QpType.RC && !inline &&
-                    stAtomic == (opcode == MLX5_OPCODE_ATOMIC_CS ? CAS : FAA);
-                needsRemote = true;
-            }
-            case MLX5_OPCODE_ATOMIC_MASKED_CS, MLX5_OPCODE_ATOMIC_MASKED_FA ->
-            {
-                ok = type == QpType.RC && !inline && (stAtomic == MASKED_CAS_32 || stAtomic == MASKED_CAS_64 ||
-                    stAtomic == MASKED_FAA_32 || stAtomic == MASKED_FAA_64);
-                needsRemote = true;
-            }
-            default ->
-            {
-                ok = false;
-                needsRemote = false;
-            }
-        }
-        final boolean udOk = type != QpType.UD || opcode == MLX5_OPCODE_NOP || stAv != null;
-        final boolean avMisuse = type != QpType.UD && stAv != null;
-        if (type == QpType.RAW_PACKET && opcode != MLX5_OPCODE_NOP)
-        {
-            throw new IllegalArgumentException("a RAW_PACKET QP sends frames, with an Ethernet segment in every WQE: "
-                + "post them through RawSendQueue.of(" + qp + ", mode)");
-        }
-        if (!ok || needsRemote != stRemote || !udOk || avMisuse)
-        {
-            throw new IllegalArgumentException("cannot post mlx5 opcode 0x" + Integer.toHexString(opcode) + " on " +
-                qp + (inline ? " inline" : "") + (needsRemote && !stRemote ? " without remote(raddr, rkey)" : "") +
-                (!needsRemote && stRemote ? " with a remote address" : "") +
-                (!udOk ? " without destination(ah, qpn, qkey)" : "") + (avMisuse ? " with a UD destination" : "") +
-                (isAtomic(opcode) && stAtomic == NO_ATOMIC ? " without atomic operands" : ""));
-        }
-    }
-
-    private static boolean isAtomic(final int opcode)
-    {
-        return opcode == MLX5_OPCODE_ATOMIC_CS || opcode == MLX5_OPCODE_ATOMIC_FA ||
-            opcode == MLX5_OPCODE_ATOMIC_MASKED_CS || opcode == MLX5_OPCODE_ATOMIC_MASKED_FA;
-    }
-
-    /**
-     * The datagram segment is libmlx5's copy of the AH's mlx5_wqe_av with dqp_dct = remote QPN | MLX5_EXTENDED_UD_AV
-     * and the first key word = Q_Key (qp.c _set_datagram_seg); the fields are read from the AV and re-encoded.
-     */
-    private void writeDatagram(final WqeWriter w)
-    {
-        final MemorySegment av = stAv;
-        final long key = ((long) stQkey << 32) | (Wire.be32(av, DatagramSeg.KEY_OFFSET + 4) & 0xffffffffL);
-        final long rmac = ((Wire.be32(av, DatagramSeg.RMAC_OFFSET) & 0xffffffffL) << 16) |
-            Wire.be16(av, DatagramSeg.RMAC_OFFSET + 4);
-        w.datagram(key, stRemoteQpn & 0xffffff, true, Wire.u8(av, DatagramSeg.STAT_RATE_SL_OFFSET),
-            Wire.u8(av, DatagramSeg.FL_MLID_OFFSET), Wire.be16(av, DatagramSeg.RLID_OFFSET), rmac,
-            Wire.u8(av, DatagramSeg.TCLASS_OFFSET), Wire.u8(av, DatagramSeg.HOP_LIMIT_OFFSET),
-            Wire.be32(av, DatagramSeg.GRH_GID_FL_OFFSET), Wire.be64(av, DatagramSeg.RGID_OFFSET),
-            Wire.be64(av, DatagramSeg.RGID_OFFSET + 8));
-    }
-
-    private void writeInline(final WqeWriter w, final int total)
-    {
-        if (sgl.count == 1)
-        {
-            w.inline(Wire.ALL, sgl.addr[0], total);
-            return;
-        }
-        // several pieces: gather them first, the inline segment carries one byte_count for all
-        long at = 0;
-        for (int i = 0; i < sgl.count; i++)
-        {
-            MemorySegment.copy(Wire.ALL, sgl.addr[i], inlineScratch, at, sgl.len[i]);
-            at += sgl.len[i];
-        }
-        w.inline(inlineScratch, 0, total);
     }
 
     /**
@@ -954,44 +575,16 @@ public final class DirectSendQueue
         return sq.complete(wqeCounter);
     }
 
-    /** Operand size of the (masked) atomic WQE at {@code wqeCounter}: 4 for opmod EXT_ATOMIC_32, else 8. */
+    /** Operand size of the (masked) atomic WQE at {@code wqeCounter} (see {@link SendScatter#atomicBytes}). */
     int atomicBytes(final int wqeCounter)
     {
-        final long ctrl = ((long) wqeCounter << SendQueue.MLX5_SEND_WQE_SHIFT) & ringMask;
-        return (Wire.be32(ring, ctrl) >>> 24) == Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_32 ? 4 : 8;
+        return SendScatter.atomicBytes(ring, ringMask, wqeCounter);
     }
 
-    /**
-     * Scatter-to-CQE on the requester (RDMA READ and atomic responses in the CQE): copy {@code size} bytes from
-     * {@code src} into the gather list of the WQE at {@code wqeCounter}, as libmlx5's mlx5_copy_to_send_wqe (qp.c):
-     * the entries start after raddr (READ) or raddr + atomic segment, and wrap at the ring end.
-     *
-     * @return an ibv_wc_status: 0, or LOC_LEN_ERR (1) if the gather list is shorter than the data, or
-     *         REM_INV_REQ_ERR (9) / GENERAL_ERR (21) as libmlx5 for opcodes / QP types that cannot scatter
-     */
-    int copyToSendWqe(final int wqeCounter, final MemorySegment src, final long srcOffset, final int size)
+    /** Scatter-to-CQE into the WQE at {@code wqeCounter} (see {@link SendScatter#copyToSendWqe}). */
+    WcStatus copyToSendWqe(final int wqeCounter, final MemorySegment src, final long srcOffset, final int size)
     {
-        if (type != QpType.RC)
-        {
-            return 21;
-        }
-        final long ctrl = ((long) wqeCounter << SendQueue.MLX5_SEND_WQE_SHIFT) & ringMask;
-        final int opcode = Wire.be32(ring, ctrl + CtrlSeg.OPMOD_IDX_OPCODE_OFFSET) & 0xff;
-        final int ds = Wire.be32(ring, ctrl + CtrlSeg.QPN_DS_OFFSET) & CtrlSeg.MAX_DS;
-        final int skip;
-        switch (opcode)
-        {
-            case MLX5_OPCODE_RDMA_READ -> skip = 2;
-            case MLX5_OPCODE_ATOMIC_CS, MLX5_OPCODE_ATOMIC_FA -> skip = 3;
-            case MLX5_OPCODE_ATOMIC_MASKED_CS -> skip =
-                (Wire.be32(ring, ctrl) >>> 24) == Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_64 ? 4 : 3;
-            case MLX5_OPCODE_ATOMIC_MASKED_FA -> skip = 3;
-            default ->
-            {
-                return 9;
-            }
-        }
-        return Scatter.copy(ring, ringMask, ctrl + ((long) skip << 4), ds - skip, src, srcOffset, size);
+        return SendScatter.copyToSendWqe(type, ring, ringMask, wqeCounter, src, srcOffset, size);
     }
 
     // ------------------------------------------------------------------------------------------------ RawSendQueue

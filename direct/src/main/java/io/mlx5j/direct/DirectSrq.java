@@ -1,6 +1,7 @@
 package io.mlx5j.direct;
 
 import io.mlx5j.doorbell.DoorbellRecord;
+import io.mlx5j.wqe.Be;
 import io.mlx5j.wqe.DataSeg;
 import io.mlx5j.wqe.RecvWqeWriter;
 import io.mlx5j.wqe.SrqNextSeg;
@@ -104,7 +105,7 @@ public final class DirectSrq
         }
         final int slot = head;
         final long at = (long) slot * stride;
-        head = Wire.be16(buf, at + SrqNextSeg.NEXT_WQE_INDEX_OFFSET);
+        head = Be.be16(buf, at + SrqNextSeg.NEXT_WQE_INDEX_OFFSET);
         wrId[slot] = stWrId;
         busy[slot] = true;
         // the next segment stays as the free list left it: only the scatter list is written
@@ -166,7 +167,7 @@ public final class DirectSrq
         }
         busy[wqeCounter] = false;
         outstanding--;
-        Wire.BE16.set(buf, (long) tail * stride + SrqNextSeg.NEXT_WQE_INDEX_OFFSET, (short) wqeCounter);
+        Be.BE16.set(buf, (long) tail * stride + SrqNextSeg.NEXT_WQE_INDEX_OFFSET, (short) wqeCounter);
         tail = wqeCounter;
         return wrId[wqeCounter];
     }
@@ -175,7 +176,7 @@ public final class DirectSrq
     int copyToRecvSrq(final int wqeCounter, final MemorySegment src, final long srcOffset, final int size)
     {
         return Scatter.copy(buf, -1L, (long) wqeCounter * stride + SrqNextSeg.LENGTH,
-            (stride - SrqNextSeg.LENGTH) / DataSeg.LENGTH, src, srcOffset, size);
+            (stride - SrqNextSeg.LENGTH) / DataSeg.LENGTH, src, srcOffset, size).code();
     }
 
     /**

@@ -2,7 +2,9 @@ package io.mlx5j.direct;
 
 import java.lang.foreign.MemorySegment;
 
+import io.mlx5j.wqe.Be;
 import io.mlx5j.wqe.DataSeg;
+import io.mlx5j.wqe.WcStatus;
 
 /**
  * Scatter-to-CQE copies: data the NIC put into the CQE goes to the buffers a WQE's data segments describe, entry by
@@ -11,9 +13,6 @@ import io.mlx5j.wqe.DataSeg;
  */
 final class Scatter
 {
-    static final int IBV_WC_SUCCESS = 0;
-    static final int IBV_WC_LOC_LEN_ERR = 1;
-
     private Scatter()
     {
     }
@@ -23,33 +22,33 @@ final class Scatter
      * @param ringMask   ring size - 1 (a power of two), applied to every entry offset
      * @param first      offset of the first data segment
      * @param maxEntries how many 16-byte entries may be read
-     * @return IBV_WC_SUCCESS or IBV_WC_LOC_LEN_ERR
+     * @return {@link WcStatus#SUCCESS}, or {@link WcStatus#LOC_LEN_ERR} when the data does not fit
      */
-    static int copy(final MemorySegment ring, final long ringMask, final long first, final int maxEntries,
+    static WcStatus copy(final MemorySegment ring, final long ringMask, final long first, final int maxEntries,
         final MemorySegment src, final long srcOffset, final int size)
     {
         int remaining = size;
         if (remaining <= 0)
         {
-            return IBV_WC_SUCCESS;
+            return WcStatus.SUCCESS;
         }
         long from = srcOffset;
         for (int i = 0; i < maxEntries; i++)
         {
             final long entry = (first + ((long) i << 4)) & ringMask;
-            final long byteCount = Wire.be32(ring, entry + DataSeg.BYTE_COUNT_OFFSET) & 0xffffffffL;
+            final long byteCount = Be.be32(ring, entry + DataSeg.BYTE_COUNT_OFFSET) & 0xffffffffL;
             final int n = (int) Math.min(remaining, byteCount);
             if (n > 0)
             {
-                MemorySegment.copy(src, from, Wire.ALL, Wire.be64(ring, entry + DataSeg.ADDR_OFFSET), n);
+                MemorySegment.copy(src, from, Wire.ALL, Be.be64(ring, entry + DataSeg.ADDR_OFFSET), n);
             }
             remaining -= n;
             if (remaining == 0)
             {
-                return IBV_WC_SUCCESS;
+                return WcStatus.SUCCESS;
             }
             from += n;
         }
-        return IBV_WC_LOC_LEN_ERR;
+        return WcStatus.LOC_LEN_ERR;
     }
 }

@@ -1,6 +1,7 @@
 package io.mlx5j.direct;
 
 import io.mlx5j.doorbell.DoorbellRecord;
+import io.mlx5j.wqe.Be;
 import io.mlx5j.wqe.DataSeg;
 
 import java.lang.foreign.MemorySegment;
@@ -125,14 +126,14 @@ public final class StridingRecvQueue
     {
         final long at = (long) slot * wqeBytes;
         // next segment (unused on a cyclic WQ), the data segment, and zero for any further data segments
-        Wire.BE64.set(ring, at, 0L);
-        Wire.BE64.set(ring, at + 8, 0L);
-        Wire.BE32.set(ring, at + NEXT_SEG_BYTES, numStrides * strideBytes);
-        Wire.BE32.set(ring, at + NEXT_SEG_BYTES + 4, key);
-        Wire.BE64.set(ring, at + NEXT_SEG_BYTES + DataSeg.ADDR_OFFSET, address);
+        Be.BE64.set(ring, at, 0L);
+        Be.BE64.set(ring, at + 8, 0L);
+        Be.BE32.set(ring, at + NEXT_SEG_BYTES, numStrides * strideBytes);
+        Be.BE32.set(ring, at + NEXT_SEG_BYTES + 4, key);
+        Be.BE64.set(ring, at + NEXT_SEG_BYTES + DataSeg.ADDR_OFFSET, address);
         for (long o = NEXT_SEG_BYTES + DataSeg.LENGTH; o < wqeBytes; o += 8)
         {
-            Wire.BE64.set(ring, at + o, 0L);
+            Be.BE64.set(ring, at + o, 0L);
         }
         wrId[slot] = id;
         addr[slot] = address;

@@ -116,6 +116,29 @@ class LifetimeTest
     }
 
     /**
+     * DirectSendQueue's posts return false for one reason only, a full ring (its Javadoc, "Results: why a boolean is
+     * enough"); a closed queue is not a false but an exception, on the one-call fast path and on the staging path.
+     */
+    @Test
+    void postingOnAClosedQueueThrowsInsteadOfReturningFalse()
+    {
+        try (Context context = Context.open("mlx5_0"))
+        {
+            final ProtectionDomain pd = context.allocPd();
+            final CompletionQueue cq = context.createCq(16);
+            final QueuePair qp = pd.createQp(QpConfig.builder(QpType.RC, cq).build());
+            final DirectSendQueue sq = DirectSendQueue.of(qp, io.mlx5j.doorbell.DoorbellMode.DOORBELL);
+            assertTrue(sq.nop(1, 0), "open queue with room: posted");
+            qp.close();
+            assertThrows(IllegalStateException.class, () -> sq.nop(2, 0));
+            assertThrows(IllegalStateException.class, () -> sq.send(3, 0x10000, 1, 64, 0));
+            // the staging path: begin ... post
+            assertThrows(IllegalStateException.class, () -> sq.begin(4, io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_RDMA_WRITE,
+                0).remote(0x30000, 2).sge(0x10000, 1, 64).post());
+        }
+    }
+
+    /**
      * A thread still reading a ring while another thread closes the QP: the shared arena's close handshake makes the
      * reader fail with IllegalStateException at its next access, never read the unmapped queue.
      */

@@ -1,5 +1,7 @@
 package io.mlx5j.doorbell;
 
+import io.mlx5j.wqe.Be;
+
 import java.lang.foreign.MemorySegment;
 
 import static io.mlx5j.doorbell.DbrecDescriptor.CQ_CI_MASK;

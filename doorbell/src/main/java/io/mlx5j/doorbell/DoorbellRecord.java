@@ -1,5 +1,7 @@
 package io.mlx5j.doorbell;
 
+import io.mlx5j.wqe.Be;
+
 import java.lang.foreign.MemorySegment;
 
 import static io.mlx5j.doorbell.DbrecDescriptor.MLX5_RCV_DBR_OFFSET;
@@ -25,7 +27,8 @@ public final class DoorbellRecord
     {
         if (dbrec.byteSize() < DbrecDescriptor.LENGTH)
         {
-            throw new IllegalArgumentException("doorbell record needs " + DbrecDescriptor.LENGTH + " bytes, segment has "
+            throw new IllegalArgumentException("doorbell record needs " + DbrecDescriptor.LENGTH
+                + " bytes, segment has "
                 + dbrec.byteSize());
         }
         if ((dbrec.address() & 3) != 0)

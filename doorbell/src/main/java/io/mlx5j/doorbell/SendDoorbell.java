@@ -1,8 +1,11 @@
 package io.mlx5j.doorbell;
 
+import io.mlx5j.wqe.SendQueue;
+
 import java.lang.foreign.MemorySegment;
 
 import static io.mlx5j.doorbell.UarDescriptor.BLUEFLAME_BLOCK;
+import static io.mlx5j.wqe.CtrlSeg.MAX_DS;
 
 /**
  * Hands posted send WQEs to the NIC: doorbell record, then a BlueFlame copy or the 8-byte doorbell, then the WC
@@ -21,9 +24,6 @@ import static io.mlx5j.doorbell.UarDescriptor.BLUEFLAME_BLOCK;
  */
 public final class SendDoorbell
 {
-    /** Largest ds of a send WQE: the ctrl segment's ds field is 6 bits (PRM; MLX5_WQE_CTRL_DS_MASK 0x3f). */
-    public static final int MAX_DS = 0x3F;
-
     private final MemorySegment sq;
     private final long sqMask;
     /** Bits a valid ctrl offset never has: below 64-byte alignment, at or above the ring size, and the sign. */
@@ -156,7 +156,7 @@ public final class SendDoorbell
         Dma.wcStart();
         if (usesBlueFlame(nreq, ds))
         {
-            bf.copy(sq, sqMask, ctrlOffset, (ds + 3) >>> 2); // align(ds * 16, 64) / 64 blocks
+            bf.copy(sq, sqMask, ctrlOffset, SendQueue.numWqebb(ds)); // align(ds * 16, 64) / 64 blocks
             // A BlueFlame copy fills whole 64-byte WC lines, and a full WC buffer is written out by the CPU at once:
             // no flush is needed for the copy to leave. A dedicated register's next post starts with wcStart(),
             // which keeps it from combining with this one. This is UCX's BF_POST mode (uct_ib_mlx5_txwq_ring_doorbell:

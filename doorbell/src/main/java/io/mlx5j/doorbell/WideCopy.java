@@ -14,7 +14,8 @@ package io.mlx5j.doorbell;
  * <ul>
  *   <li>the JVM was started with {@code --add-modules jdk.incubator.vector} (otherwise {@link Vector512} is never
  *       loaded and no incubator class is touched);</li>
- *   <li>the preferred vector shape has at least 512 bits (machines with AVX2 or less, and aarch64 NEON, fall back);</li>
+ *   <li>the preferred vector shape has at least 512 bits (machines with AVX2 or less, and aarch64 NEON, fall
+ *       back);</li>
  *   <li>the system property {@code mlx5j.doorbell.vector} is not {@code false}.</li>
  * </ul>
  */

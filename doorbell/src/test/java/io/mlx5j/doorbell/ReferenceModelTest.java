@@ -116,7 +116,7 @@ class ReferenceModelTest
                 {
                     final int nreq = rnd.nextInt(8) == 0 ? rnd.nextInt(4) : 1;
                     final long ctrl = (long) rnd.nextInt(sqBytes / 64) * 64;
-                    final int ds = 1 + (rnd.nextBoolean() ? rnd.nextInt(16) : rnd.nextInt(SendDoorbell.MAX_DS));
+                    final int ds = 1 + (rnd.nextBoolean() ? rnd.nextInt(16) : rnd.nextInt(io.mlx5j.wqe.CtrlSeg.MAX_DS));
                     final int curPost = rnd.nextInt();
                     if (sc.send.usesBlueFlame(nreq, ds))
                     {

@@ -5,7 +5,6 @@ import java.lang.foreign.GroupLayout;
 import static io.mlx5j.bindings.CTypes.*;
 import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
-import static java.lang.foreign.MemoryLayout.unionLayout;
 
 /**
  * {@code struct ibv_context_ops} (verbs.h, rdma-core 44): the provider's data-path entry points. ibv_post_send,

@@ -5,7 +5,6 @@ import java.lang.foreign.GroupLayout;
 import static io.mlx5j.bindings.CTypes.*;
 import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
-import static java.lang.foreign.MemoryLayout.unionLayout;
 
 /**
  * {@code struct ibv_cq_ex} (verbs.h, rdma-core 44): what ibv_create_cq_ex / mlx5dv_create_cq return. It starts with

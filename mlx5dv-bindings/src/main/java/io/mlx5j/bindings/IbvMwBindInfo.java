@@ -3,9 +3,7 @@ package io.mlx5j.bindings;
 import java.lang.foreign.GroupLayout;
 
 import static io.mlx5j.bindings.CTypes.*;
-import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
-import static java.lang.foreign.MemoryLayout.unionLayout;
 
 /** {@code struct ibv_mw_bind_info} (verbs.h, rdma-core 44): embedded in ibv_send_wr's bind_mw; unused by mlx5j. */
 public final class IbvMwBindInfo

@@ -5,7 +5,6 @@ import java.lang.foreign.GroupLayout;
 import static io.mlx5j.bindings.CTypes.*;
 import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
-import static java.lang.foreign.MemoryLayout.unionLayout;
 
 /**
  * {@code struct ibv_qp_init_attr_ex} (verbs.h, rdma-core 44): input of ibv_create_qp_ex. Its head is

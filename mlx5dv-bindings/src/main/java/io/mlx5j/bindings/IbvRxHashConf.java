@@ -5,7 +5,6 @@ import java.lang.foreign.GroupLayout;
 import static io.mlx5j.bindings.CTypes.*;
 import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
-import static java.lang.foreign.MemoryLayout.unionLayout;
 
 /** {@code struct ibv_rx_hash_conf} (verbs.h, rdma-core 44): embedded in ibv_qp_init_attr_ex: the hash of
  * an RSS QP (IBV_QP_INIT_ATTR_RX_HASH), its key and the header fields it covers. */

@@ -3,10 +3,7 @@ package io.mlx5j.bindings;
 import java.lang.foreign.GroupLayout;
 
 import static io.mlx5j.bindings.CTypes.*;
-import static io.mlx5j.bindings.Layouts.offset;
-import static java.lang.foreign.MemoryLayout.sequenceLayout;
 import static java.lang.foreign.MemoryLayout.structLayout;
-import static java.lang.foreign.MemoryLayout.unionLayout;
 
 /** {@code struct ibv_tmh} (tm_types.h, rdma-core 44): tag-matching header, a member of mlx5_cqe64's first union. */
 public final class IbvTmh

@@ -4,7 +4,6 @@ import java.lang.foreign.GroupLayout;
 
 import static io.mlx5j.bindings.CTypes.*;
 import static io.mlx5j.bindings.Layouts.offset;
-import static java.lang.foreign.MemoryLayout.sequenceLayout;
 import static java.lang.foreign.MemoryLayout.structLayout;
 import static java.lang.foreign.MemoryLayout.unionLayout;
 

@@ -8,7 +8,6 @@ import java.lang.invoke.MethodHandle;
 import static io.mlx5j.bindings.CTypes.C_INT;
 import static io.mlx5j.bindings.CTypes.C_POINTER;
 import static io.mlx5j.bindings.CTypes.U64;
-import static io.mlx5j.bindings.CTypes.U8;
 import static java.lang.foreign.ValueLayout.JAVA_BOOLEAN;
 
 /** Downcalls to the functions libmlx5 exports (rdma-core 44); see {@link Verbs} for the conventions. */

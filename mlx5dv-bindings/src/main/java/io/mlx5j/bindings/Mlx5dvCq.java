@@ -5,7 +5,6 @@ import java.lang.foreign.GroupLayout;
 import static io.mlx5j.bindings.CTypes.*;
 import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
-import static java.lang.foreign.MemoryLayout.unionLayout;
 
 /**
  * {@code struct mlx5dv_cq} (mlx5dv.h, rdma-core 44): {@code buf} holds {@code cqe_cnt * cqe_size} bytes;

@@ -5,7 +5,6 @@ import java.lang.foreign.GroupLayout;
 import static io.mlx5j.bindings.CTypes.*;
 import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
-import static java.lang.foreign.MemoryLayout.unionLayout;
 
 /**
  * {@code struct mlx5dv_cq_init_attr} (mlx5dv.h, rdma-core 44): mlx5-specific input of mlx5dv_create_cq; the one

@@ -4,9 +4,7 @@ import java.lang.foreign.GroupLayout;
 
 import static io.mlx5j.bindings.CTypes.*;
 import static io.mlx5j.bindings.Layouts.offset;
-import static java.lang.foreign.MemoryLayout.sequenceLayout;
 import static java.lang.foreign.MemoryLayout.structLayout;
-import static java.lang.foreign.MemoryLayout.unionLayout;
 
 /**
  * {@code struct rdma_cm_id} (rdma/rdma_cma.h, rdma-core 44): librdmacm's identifier. {@code verbs} and

@@ -9,7 +9,6 @@ import static io.mlx5j.bindings.CTypes.C_INT;
 import static io.mlx5j.bindings.CTypes.C_POINTER;
 import static io.mlx5j.bindings.CTypes.U64;
 import static io.mlx5j.bindings.CTypes.U8;
-import static java.lang.foreign.ValueLayout.JAVA_BOOLEAN;
 
 /**
  * Downcalls to the functions libibverbs exports (rdma-core 44), one lazily linked holder per function so that only

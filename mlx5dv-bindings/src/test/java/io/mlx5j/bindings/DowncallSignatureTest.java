@@ -98,7 +98,7 @@ class DowncallSignatureTest
     {
         final List<String> problems = new ArrayList<>();
         int checked = 0;
-        for (final Class<?> type : List.of(Verbs.class, Mlx5dv.class))
+        for (final Class<?> type : List.of(Verbs.class, Mlx5dv.class, Libc.class))
         {
             for (final Method method : type.getDeclaredMethods())
             {

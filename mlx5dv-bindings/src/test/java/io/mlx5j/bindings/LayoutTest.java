@@ -39,12 +39,7 @@ class LayoutTest
         "ibv_port_attr", "ibv_gid", "ibv_global_route", "ibv_ah_attr", "ibv_ah", "ibv_sge", "ibv_send_wr",
         "ibv_recv_wr", "ibv_wc", "ibv_qp_ex", "ibv_srq", "ibv_srq_attr", "ibv_srq_init_attr", "ibv_device_attr",
         "ibv_comp_channel", "ibv_data_buf", "mlx5dv_obj", "mlx5dv_qp", "mlx5dv_cq", "mlx5dv_srq", "mlx5dv_ah", "mlx5dv_pd", "mlx5dv_cq_init_attr",
-        "mlx5_wqe_srq_next_seg", "mlx5_wqe_data_seg", "mlx5_wqe_ctrl_seg", "mlx5_wqe_av", "mlx5_wqe_datagram_seg",
-        "mlx5_wqe_raddr_seg", "mlx5_wqe_atomic_seg", "mlx5_wqe_inl_data_seg", "mlx5_wqe_eth_seg", "mlx5_wqe_tm_seg",
-        "mlx5_wqe_umr_ctrl_seg", "mlx5_wqe_umr_klm_seg", "mlx5_wqe_umr_repeat_ent_seg",
-        "mlx5_wqe_umr_repeat_block_seg", "mlx5_wqe_mkey_context_seg", "mlx5_mprq_wqe", "mlx5_wqe_umr_inline_seg",
-        "mlx5_cqe64", "mlx5_err_cqe", "mlx5_tm_cqe",
-        "rdma_event_channel", "rdma_cm_id", "rdma_route", "rdma_addr", "rdma_ib_addr", "rdma_conn_param",
+        "mlx5_wqe_av", "rdma_event_channel", "rdma_cm_id", "rdma_route", "rdma_addr", "rdma_ib_addr", "rdma_conn_param",
         "rdma_ud_param", "rdma_cm_event", "ibv_sa_path_rec", "sockaddr", "sockaddr_in", "sockaddr_in6",
         "sockaddr_storage",
         // issue 11: the market-data path
@@ -54,7 +49,9 @@ class LayoutTest
         "mlx5_ib_clock_info", "ibv_poll_cq_attr",
         // issue 11: receive WQs, striding RQ, RSS
         "ibv_wq", "ibv_wq_init_attr", "ibv_wq_attr", "ibv_rwq_ind_table", "ibv_rwq_ind_table_init_attr",
-        "ibv_rx_hash_conf", "mlx5dv_rwq", "mlx5dv_wq_init_attr", "mlx5dv_striding_rq_init_attr");
+        "ibv_rx_hash_conf", "mlx5dv_rwq", "mlx5dv_wq_init_attr", "mlx5dv_striding_rq_init_attr",
+        // libc: the event channels' timed waits
+        "pollfd");
 
     private static Map<String, String> cLines;
     private static Map<String, String> javaLines;
@@ -206,16 +203,13 @@ class LayoutTest
 
     /** The C probe really compiled the structs the brief singles out; guards against an empty or truncated probe. */
     @Test
-    void probeSeesThePackedCtrlSegAndTheSendWrUnions()
+    void probeSeesTheSendWrUnions()
     {
-        assertEquals("16 4", cLines.get("S mlx5_wqe_ctrl_seg"));
-        assertEquals("9 2 1", cLines.get("F mlx5_wqe_ctrl_seg dci_stream_channel_id"));
-        assertEquals(Mlx5WqeCtrlSeg.DCI_STREAM_CHANNEL_ID_OFFSET, 9);
         assertEquals("40 32 8", cLines.get("F ibv_send_wr wr"));
         assertEquals(IbvSendWr.ATOMIC_RKEY_OFFSET + " 4 4", cLines.get("F ibv_send_wr wr.atomic.rkey"));
         assertEquals(VerbsContext.CONTEXT_OFFSET + " " + IbvContext.LAYOUT.byteSize() + " 8",
             cLines.get("F verbs_context context"));
-        assertTrue(cLines.size() > 700, "probe printed only " + cLines.size() + " lines");
+        assertTrue(cLines.size() > 600, "probe printed only " + cLines.size() + " lines");
     }
 
     private static String run(final List<String> command) throws IOException, InterruptedException

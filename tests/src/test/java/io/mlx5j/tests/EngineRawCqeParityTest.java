@@ -204,7 +204,10 @@ class EngineRawCqeParityTest
         run(cqL, DirectCq.of(cqJ).attach(qJ), Mode.STRIDING);
     }
 
-    private enum Mode { QP, WQ, STRIDING }
+    private enum Mode
+    {
+        QP, WQ, STRIDING
+    }
 
     private void run(final CompletionQueue cqL, final DirectCq dcq, final Mode mode)
     {

@@ -69,7 +69,8 @@ public final class CqeView
         // Acquire: later reads of the CQE body cannot be satisfied before this op_own read (libmlx5 issues
         // udma_from_device_barrier after the ownership check for the same reason).
         final int ownByte = (byte)U8.getAcquire(cq, at64 + Cqe64.OP_OWN_OFFSET) & 0xff;
-        if ((ownByte >>> 4) == Cqe64.MLX5_CQE_INVALID || (ownByte & Cqe64.MLX5_CQE_OWNER_MASK) != ((ci >>> logCqeCnt) & 1))
+        if ((ownByte >>> 4) == Cqe64.MLX5_CQE_INVALID
+            || (ownByte & Cqe64.MLX5_CQE_OWNER_MASK) != ((ci >>> logCqeCnt) & 1))
         {
             return false;
         }

@@ -42,9 +42,9 @@ public final class CtrlSeg
     public static final int MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE = 1 << 5;
 
     /**
-     * Largest ds: the PRM field is 6 bits (qpn_ds bits 5..0; bits 7..6 are reserved), as the doorbell module's
-     * SendDoorbell.MAX_DS and libmlx5's WQE size limit assume. mlx5dv_set_ctrl_seg takes a uint8_t, but a larger
-     * value would spill into reserved bits.
+     * Largest ds: the PRM field is 6 bits (qpn_ds bits 5..0; bits 7..6 are reserved), as libmlx5's WQE size
+     * limit assumes; the one definition every module uses (the doorbell module checks ds against it).
+     * mlx5dv_set_ctrl_seg takes a uint8_t, but a larger value would spill into reserved bits.
      */
     public static final int MAX_DS = 0x3f;
 

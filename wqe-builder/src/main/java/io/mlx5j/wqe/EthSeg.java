@@ -53,7 +53,10 @@ public final class EthSeg
 
     /** Destination + source MAC + ethertype (rdma-core v44 providers/mlx5/wqe.h MLX5_ETH_L2_MIN_HEADER_SIZE). */
     public static final int MLX5_ETH_L2_MIN_HEADER_SIZE = 14;
-    /** The L2 header with one VLAN tag: what libmlx5 inlines in L2 minimum-inline mode (MLX5_ETH_L2_INLINE_HEADER_SIZE). */
+    /**
+     * The L2 header with one VLAN tag: what libmlx5 inlines in L2 minimum-inline mode
+     * (MLX5_ETH_L2_INLINE_HEADER_SIZE).
+     */
     public static final int MLX5_ETH_L2_INLINE_HEADER_SIZE = 18;
     /** Where an 802.1Q tag goes in a frame: after the two MACs. */
     public static final int VLAN_TAG_OFFSET = 12;

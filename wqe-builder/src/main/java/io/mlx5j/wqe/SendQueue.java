@@ -150,8 +150,8 @@ public final class SendQueue
 
     private IllegalStateException unknownWqe(final int wqeCounter)
     {
-        return new IllegalStateException("wqe_counter " + (wqeCounter & 0xffff) + " names no outstanding WQE (ci=" + ci +
-            ", pi=" + pi + ")");
+        return new IllegalStateException("wqe_counter " + (wqeCounter & 0xffff) + " names no outstanding WQE (ci="
+            + ci + ", pi=" + pi + ")");
     }
 
     /** Free-running producer counter; the doorbell record takes its low 16 bits. */

@@ -275,7 +275,10 @@ public final class WqeWriter
         return advance(1);
     }
 
-    /** Masked 64-bit CAS operands (32 bytes; opcode ATOMIC_MASKED_CS, opmod {@link Mlx5Opcode#MLX5_OPMOD_EXT_ATOMIC_64}). */
+    /**
+     * Masked 64-bit CAS operands (32 bytes; opcode ATOMIC_MASKED_CS, opmod
+     * {@link Mlx5Opcode#MLX5_OPMOD_EXT_ATOMIC_64}).
+     */
     public WqeWriter maskedCas64(final long swap, final long compare, final long swapMask, final long compareMask)
     {
         reserve(2, "masked atomic segment");
@@ -394,7 +397,8 @@ public final class WqeWriter
     {
         if (ds + units > maxDs)
         {
-            throw new IllegalArgumentException(what + " needs " + units + " more 16-byte units but the WQE already has " +
+            throw new IllegalArgumentException(what + " needs " + units
+                + " more 16-byte units but the WQE already has " +
                 ds + " of at most " + maxDs);
         }
     }

@@ -10,7 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The post and poll paths allocate nothing per operation: the JVM's per-thread allocation counter stays below
- * 1 KiB over 200k post + poll cycles after warm-up (JMH's gc.alloc.rate.norm in the bench module is the precise measurement).
+ * 1 KiB over 200k post + poll cycles after warm-up (JMH's gc.alloc.rate.norm in the bench module is the precise
+ * measurement).
  */
 class ZeroAllocationTest
 {

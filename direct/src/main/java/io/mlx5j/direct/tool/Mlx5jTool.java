@@ -58,6 +58,16 @@ public final class Mlx5jTool
                     }
                     return DevicesCommand.run(rest, out);
                 case "perf":
+                    if (RawPerfOptions.isRaw(rest))
+                    {
+                        // raw Ethernet tests: options of perftest's raw_ethernet_* tools, no TCP exchange
+                        if (help)
+                        {
+                            out.println(RawPerfOptions.USAGE);
+                            return 0;
+                        }
+                        return RawPerfCommand.run(RawPerfOptions.parse(rest), out, err);
+                    }
                     if (help)
                     {
                         out.println(PerfOptions.USAGE);
@@ -97,7 +107,7 @@ public final class Mlx5jTool
             err.println("mlx5j: " + ex.getMessage());
             err.println(switch (command)
             {
-                case "perf" -> PerfOptions.USAGE;
+                case "perf" -> RawPerfOptions.isRaw(rest) ? RawPerfOptions.USAGE : PerfOptions.USAGE;
                 case "pingpong" -> PingpongOptions.USAGE;
                 case "rping" -> RpingOptions.USAGE;
                 case "devices" -> DevicesCommand.USAGE;

@@ -59,6 +59,7 @@ public record PerfOptions(
     public static final String USAGE = String.join("\n",
         "usage: mlx5j perf TEST [options] [SERVER_HOST]",
         "  TEST: " + PerfTest.names(),
+        "  raw_lat, raw_bw: raw Ethernet, perftest's raw_ethernet_lat/_bw (options: mlx5j perf raw_lat --help)",
         "  Options are perftest's (v4.5, its programs say 6.06), and so is the TCP protocol: an mlx5j client runs",
         "  against 'ib_write_lat' etc. as server and the other way round. SERVER_HOST makes this side the client;",
         "  --server waits for one; with neither, both QPs run in this process (--loopback).",

@@ -2,7 +2,6 @@ package io.mlx5j.direct.tool;
 
 import io.mlx5j.cm.CmConnection;
 import io.mlx5j.cm.CmEvent;
-import io.mlx5j.cm.CmEventType;
 import io.mlx5j.cm.CmId;
 import io.mlx5j.cm.CmListener;
 import io.mlx5j.cm.ConnectOptions;

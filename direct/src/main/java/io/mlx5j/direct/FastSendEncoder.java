@@ -1,0 +1,127 @@
+package io.mlx5j.direct;
+
+import io.mlx5j.wqe.CtrlSeg;
+import io.mlx5j.wqe.DataSeg;
+import io.mlx5j.wqe.InlineSeg;
+import io.mlx5j.wqe.RaddrSeg;
+import io.mlx5j.wqe.SendQueue;
+import io.mlx5j.wqe.WqeWriter;
+
+import java.lang.foreign.MemorySegment;
+
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_NOP;
+
+/**
+ * The one-call posts' fast path: a WQE of ctrl, optional raddr and one data or inline segment, claimed and encoded
+ * straight into the ring with no staging. It writes the same bytes as the staging path (the parity tests post
+ * through both) and declines, writing and claiming nothing, whenever the staging path has something to say: an
+ * opcode or flag this QP cannot take ({@link SendOpcodeRules#fastOpcodes}), inline data too large or in the null
+ * page, a WQE over the size limit, or a full ring. The caller then posts through the staging path, which throws the
+ * error, or stages the WR and reports the full ring.
+ * <p>
+ * The ctrl segment is not written here: the queue writes it last, with its signaling state ({@link
+ * DirectSendQueue}'s finish). Each encoder stays under C2's inlining limit (FreqInlineSize, 325 bytecodes): as one
+ * 424-bytecode method the fast path was "hot method too big" (-XX:+PrintInlining) and every post paid a call; split,
+ * each one-call method compiles as one unit with its constant arguments (opcode, remote) folded.
+ * Confined to the queue's thread.
+ */
+final class FastSendEncoder
+{
+    private final MemorySegment ring;
+    private final SendQueue sq;
+    private final WqeWriter writer;
+    private final int maxInline;
+    /** Bit n set: mlx5 opcode n may take the fast path with a gather entry, resp. inline. */
+    private final long fastGather;
+    private final long fastInline;
+    /** Where the last accepted WQE's ctrl segment goes. */
+    private long ctrl;
+
+    FastSendEncoder(final MemorySegment ring, final SendQueue sq, final WqeWriter writer, final QpType type,
+        final int maxSge, final int maxInline)
+    {
+        this.ring = ring;
+        this.sq = sq;
+        this.writer = writer;
+        this.maxInline = maxInline;
+        this.fastGather = SendOpcodeRules.fastOpcodes(type, false, maxSge);
+        this.fastInline = SendOpcodeRules.fastOpcodes(type, true, maxSge);
+    }
+
+    /** Offset of the ctrl segment of the WQE the last successful encode claimed. */
+    long ctrl()
+    {
+        return ctrl;
+    }
+
+    /**
+     * Claims one WQEBB and writes raddr (if {@code remote}) and one data segment (if {@code len != 0}).
+     *
+     * @return the WQE's ds, or 0 if declined (nothing claimed or written)
+     */
+    int gather(final int opcode, final boolean remote, final long raddr, final int rkey, final long laddr,
+        final int lkey, final int len, final int flags)
+    {
+        if ((flags & ~SendFlags.ALL) != 0 || ((fastGather >>> opcode) & 1) == 0)
+        {
+            return 0;
+        }
+        final long ctrl = sq.claim(1);  // ctrl + raddr + data: at most 3 units, one WQEBB, no ring wrap inside it
+        if (ctrl == SendQueue.NO_SPACE)
+        {
+            return 0;
+        }
+        long at = ctrl + CtrlSeg.LENGTH;
+        if (remote)
+        {
+            RaddrSeg.set(ring, at, raddr, rkey);
+            at += RaddrSeg.LENGTH;
+        }
+        if (len != 0 && opcode != MLX5_OPCODE_NOP)
+        {
+            DataSeg.set(ring, at, len, lkey, laddr);
+            at += DataSeg.LENGTH;
+        }
+        this.ctrl = ctrl;
+        return (int) (at - ctrl) >>> 4;
+    }
+
+    /**
+     * {@link #gather} with {@link SendFlags#INLINE}: raddr (if {@code remote}) and one inline segment holding the
+     * {@code len} bytes at {@code laddr}, read now.
+     *
+     * @return the WQE's ds, or 0 if declined (nothing claimed or written)
+     */
+    int inline(final int opcode, final boolean remote, final long raddr, final int rkey, final long laddr,
+        final int len, final int flags)
+    {
+        // INLINE reads the payload now, from this process's memory: the null page is refused (by the staging path)
+        if ((flags & ~SendFlags.ALL) != 0 || ((fastInline >>> opcode) & 1) == 0 || len < 0 || len > maxInline ||
+            (len != 0 && Long.compareUnsigned(laddr, SendStaging.NULL_PAGE) < 0))
+        {
+            return 0;
+        }
+        final boolean payload = len != 0 && opcode != MLX5_OPCODE_NOP;
+        final int ds = 1 + (remote ? 1 : 0) + (payload ? InlineSeg.ds(len) : 0);
+        if (ds > writer.maxDs())
+        {
+            return 0;
+        }
+        final long ctrl = sq.claim(SendQueue.numWqebb(ds));
+        if (ctrl == SendQueue.NO_SPACE)
+        {
+            return 0;
+        }
+        final WqeWriter w = writer.wrap(ring, ctrl);
+        if (remote)
+        {
+            w.raddr(raddr, rkey);
+        }
+        if (payload)
+        {
+            w.inline(Wire.ALL, laddr, len);
+        }
+        this.ctrl = ctrl;
+        return ds;
+    }
+}
