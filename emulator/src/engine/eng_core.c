@@ -373,6 +373,24 @@ static void check_blueflame(struct eng_qp *qp, uint8_t *half, uint8_t *seen, uin
 		seen[o] = h[o];
 }
 
+/* What a doorbell executes: the send queue up to its doorbell record (rec, rec_ahead WQEBBs past the device). */
+static void sq_take_record(struct eng_qp *qp, uint32_t idx, uint32_t rec, uint32_t rec_ahead)
+{
+	uint32_t qpn = qp->qpn;
+	if (rec_ahead > qp->sq_cnt) {
+		eng_strict(qpn, idx, "doorbell record %u is %u WQEBBs ahead of the device (ring has %u)", rec,
+			   rec_ahead, qp->sq_cnt);
+		rec_ahead = 0;
+	}
+	uint32_t new_pi = qp->sq_pi + rec_ahead;
+	/* Only when this doorbell moved the producer: two doorbells taken in one scan report once. */
+	if (rec_ahead && new_pi - qp->sq_cqe_seen > qp->sq_cnt)
+		eng_strict(qpn, idx, "WQE slot reused before its completion could have been seen (%u WQEBBs past the "
+			   "last CQE, ring has %u)", new_pi - qp->sq_cqe_seen, qp->sq_cnt);
+	qp->sq_pi = new_pi;
+	qp->rec_stall_since = 0;
+}
+
 static void sq_doorbell(const uint8_t *db, uint8_t *half, uint8_t *seen)
 {
 	uint32_t o = eng_be32(db), qd = eng_be32(db + 4);
@@ -389,26 +407,19 @@ static void sq_doorbell(const uint8_t *db, uint8_t *half, uint8_t *seen)
 	if (db_ahead > rec_ahead && db_ahead < 0x8000)
 		eng_strict(qpn, idx, "doorbell beyond what was written: doorbell ends at %u, doorbell record says %u",
 			   (idx + eng_wqe_bbs(ds ? ds : 1)) & 0xffff, rec);
-	if (rec_ahead > qp->sq_cnt) {
-		eng_strict(qpn, idx, "doorbell record %u is %u WQEBBs ahead of the device (ring has %u)", rec,
-			   rec_ahead, qp->sq_cnt);
-		rec_ahead = 0;
-	}
-	uint32_t new_pi = qp->sq_pi + rec_ahead;
-	/* Only when this doorbell moved the producer: two doorbells taken in one scan report once. */
-	if (rec_ahead && new_pi - qp->sq_cqe_seen > qp->sq_cnt)
-		eng_strict(qpn, idx, "WQE slot reused before its completion could have been seen (%u WQEBBs past the "
-			   "last CQE, ring has %u)", new_pi - qp->sq_cqe_seen, qp->sq_cnt);
-	qp->sq_pi = new_pi;
-	qp->rec_stall_since = 0;
+	sq_take_record(qp, idx, rec, rec_ahead);
 	if (seen)
 		check_blueflame(qp, half, seen, idx, ds ? ds : 1);
 }
 
-static int scan_doorbells(void)
+/* A page opened by a fault whose store has not shown up for this long is protected again anyway (the storing
+ * thread may have been descheduled; if its store is still to come, it simply faults once more). */
+#define ENG_DB_OPEN_MAX_NS 1000000ull
+
+static int scan_page(int i)
 {
 	int work = 0;
-	for (int i = 0; i < G.nuars; i++) {
+	{
 		uint8_t *page = G.uars[i].page;
 		for (uint32_t off = EMU_BF_OFFSET; off < EMU_UAR_PAGE_SIZE; off += EMU_BF_REG_SIZE / 2) {
 			_Atomic uint64_t *db = (_Atomic uint64_t *)(void *)(page + off);
@@ -427,6 +438,53 @@ static int scan_doorbells(void)
 		}
 	}
 	return work;
+}
+
+static int scan_doorbells(void)
+{
+	int work = 0;
+	for (int i = 0; i < G.nuars; i++) {
+		struct eng_uar *u = &G.uars[i];
+		int found = scan_page(i);
+		u->landed |= found && u->open;
+		/* A store that did not fault on a protected page came through another mapping of it, which the
+		 * library never saw (a raw mmap system call, as UCX makes): poll that page from now on. */
+		u->aliased |= found && u->watched && !u->open;
+		work |= found;
+	}
+	return work;
+}
+
+/*
+ * Before the engine thread sleeps: write-protect again the pages opened by faults whose stores have landed (or
+ * are long overdue), so that the next doorbell faults, then look once more for a store that landed before the
+ * protection took effect. Pages stay open while the engine is awake: it sees their doorbells by scanning, and a
+ * streaming sender then does not pay a fault per doorbell. Returns whether that last look found work.
+ */
+static int protect_open_pages(void)
+{
+	int work = 0;
+	uint64_t now = eng_now_ns();
+	for (int i = 0; i < G.nuars; i++) {
+		struct eng_uar *u = &G.uars[i];
+		if (!u->open || (!u->landed && now - u->open_since <= ENG_DB_OPEN_MAX_NS))
+			continue;
+		u->open = u->landed = 0;
+		eng_dbfault_protect(u->user_va);
+		work |= scan_page(i);
+	}
+	return work;
+}
+
+/* Whether doorbells can be missed while the engine thread sleeps: 2 when a page is not watched through write
+ * faults (it is only seen by polling), 1 when a watched page is open for a fault's store, 0 when every doorbell
+ * will fault. */
+static int doorbells_polled(void)
+{
+	int polled = G.dbfault ? 0 : 2;
+	for (int i = 0; i < G.nuars && polled < 2; i++)
+		polled = !G.uars[i].watched || G.uars[i].aliased ? 2 : G.uars[i].open ? 1 : polled;
+	return polled;
 }
 
 /* A doorbell rung just before destroy reached the device while the object existed, so take it now: it must
@@ -531,17 +589,108 @@ int pthread_spin_lock(pthread_spinlock_t *l)
 	return real(l);
 }
 
+/* A doorbell store to the application's mapping of the UAR page user_va faulted (eng_dbfault.c). The driver
+ * writes the doorbell record before it stores the doorbell (rdma-core providers/mlx5/qp.c, _mlx5_post_send: the
+ * record, a write barrier, then the BlueFlame/doorbell store), so the records of the QPs that ring through this
+ * page already say how far the doorbell executes: take them now, and run a pass so that the packets leave
+ * before the storing thread even resumes. The store itself lands after the fault is resolved and is then taken
+ * like any doorbell; it finds its WQEs executed and only checks the BlueFlame copy. */
+void eng_doorbell_fault(void *user_va)
+{
+	in_assist = 1;
+	lock_engine();
+	for (int i = 0; i < G.nuars; i++) {
+		struct eng_uar *u = &G.uars[i];
+		if (u->user_va != user_va || !u->watched)
+			continue;
+		u->open = 1;
+		u->landed = 0;
+		u->open_since = eng_now_ns();
+		for (struct eng_qp *qp = G.qps; qp; qp = qp->next) {
+			if (!qp->q || qp->q->ctx != u->ctx || qp->q->uar_page != (uint32_t)u->index)
+				continue;
+			uint32_t rec = __builtin_bswap32(__atomic_load_n(&qp->dbrec[1], __ATOMIC_ACQUIRE)) & 0xffff;
+			uint32_t rec_ahead = (rec - qp->sq_pi) & 0xffff;
+			if (rec_ahead)
+				sq_take_record(qp, qp->sq_pi & 0xffff, rec, rec_ahead);
+		}
+	}
+	/* A few passes: a loopback packet lands in this process's own inbox in the first and is delivered in the
+	 * second, before the storing thread resumes. */
+	for (int n = 0; n < 4 && engine_iteration(); n++)
+		;
+	/* Under G.lock: protect_open_pages must not protect the page again between the open above and this write
+	 * enable (the store would then land on a page marked protected, and pass for a store through a mapping the
+	 * library never saw). If the engine protects it later but before the store lands, the store faults again. */
+	eng_dbfault_resolve(user_va);
+	unlock_engine();
+}
+
+/*
+ * Scheduling of the device threads (the engine thread and the doorbell fault thread). On Linux 6.6+ (EEVDF) a
+ * SCHED_OTHER thread may ask for a short time slice (sched_attr.sched_runtime, honoured since 6.12): a woken
+ * thread with a shorter slice than the running one preempts it (PREEMPT_SHORT), and it is placed on the waker's
+ * CPU when the waker is about to sleep. Measured here with both cores spinning: a futex ping-pong between two
+ * such threads takes 5.5 us per round trip (p99 11 us), against 6 us but p99 0.5 ms with the default slice and
+ * 40 us with SCHED_FIFO, which the kernel places on the task's previous CPU and wakes by inter-processor
+ * interrupt (about 20 us in this virtual machine). Not real time: the threads still share the CPU fairly, and a
+ * kernel that refuses the attribute just leaves the default.
+ */
+struct eng_sched_attr { /* struct sched_attr, include/uapi/linux/sched/types.h (SCHED_ATTR_SIZE_VER0 = 48) */
+	uint32_t size, sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime, sched_deadline, sched_period;
+};
+
+void eng_thread_sched_setup(void)
+{
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* short sleeps must stay short */
+	struct eng_sched_attr a = { .size = sizeof a, .sched_policy = SCHED_OTHER, .sched_runtime = 100000 };
+	(void)syscall(SYS_sched_setattr, 0, &a, 0);
+}
+
+/*
+ * Whether a core is free for this thread to spin on: the number of runnable threads on the machine (the fourth
+ * field of /proc/loadavg, this thread included) does not exceed the number of CPUs. Spinning then costs nobody
+ * anything; when programs spin on every core, a spinning engine would only push the thread that must run next
+ * (a peer's engine, the poller) behind a time slice.
+ */
+static int core_free(void)
+{
+	static int fd = -2;
+	static long ncpu;
+	if (fd == -2) {
+		fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	}
+	char buf[128];
+	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
+	if (n <= 0)
+		return 1; /* cannot tell: behave as before */
+	buf[n] = 0;
+	unsigned running = 0;
+	if (sscanf(buf, "%*s %*s %*s %u/", &running) != 1)
+		return 1;
+	return (long)running <= ncpu;
+}
+
 static void *engine_main(void *arg)
 {
 	(void)arg;
-	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* short sleeps must stay short */
+	pthread_setname_np(pthread_self(), "mlx5emu-engine");
+	eng_thread_sched_setup();
 	in_assist = 1;
-	uint64_t idle = 0, last_work = 0;
+	uint64_t idle = 0, last_work = 0, spin_checked = 0;
+	int spin_ok = 0;
 	while (!atomic_load(&G.stop)) {
 		/* While application threads are lending cycles, stay out of their way: if this thread were preempted
-		 * while holding G.lock, every poller's trylock would fail for a whole time slice. */
-		if (eng_now_ns() - atomic_load_explicit(&G.last_assist, memory_order_relaxed) < 100000ull) { /* a poller called in the last 100 us */
-			struct timespec ts = { 0, 1000 };
+		 * while holding G.lock, every poller's trylock would fail for a whole time slice. (Not 1 us steps: each
+		 * timer wake-up costs about 20 us of CPU in a virtual machine.) */
+		uint64_t since = eng_now_ns() - atomic_load_explicit(&G.last_assist, memory_order_relaxed);
+		if (since < 100000ull) { /* a poller called in the last 100 us: sleep until that is no longer so */
+			struct timespec ts = { 0, (long)(100000ull - since > 20000ull ? 100000ull - since : 20000ull) };
 			nanosleep(&ts, NULL);
 			continue;
 		}
@@ -556,13 +705,33 @@ static void *engine_main(void *arg)
 			continue;
 		}
 		idle++;
-		/* Spin briefly, then sleep in short steps so that an idle engine costs (almost) no CPU; pollers lend
-		 * their cycles through pthread_spin_lock when the traffic is hot. */
-		if (idle < 64 || eng_now_ns() - last_work < 200000ull) {
-			__builtin_ia32_pause(); /* traffic in the last 200 us: stay hot, the next packet is likely close */
+		/* Spin briefly after traffic while a core is free (the next packet is likely close); otherwise sleep:
+		 * a packet for us wakes us at once (peers kick the inbox futex), and so does a doorbell on a page
+		 * watched through write faults. Only doorbells on polled pages wait for the end of the step. */
+		uint64_t now = eng_now_ns();
+		if (now - last_work < 200000ull && now - spin_checked > 20000ull) {
+			spin_checked = now;
+			spin_ok = core_free();
+		}
+		if (idle < 64 || (now - last_work < 200000ull && spin_ok)) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		pthread_mutex_lock(&G.lock);
+		int again = protect_open_pages(); /* about to sleep */
+		int polled = doorbells_polled();
+		pthread_mutex_unlock(&G.lock);
+		if (again) {
+			idle = 0;
+			last_work = now;
+		} else if (!polled) {
+			eng_inbox_wait(G.inbox, 500000); /* nothing to poll: only timers and housekeeping */
+		} else if (polled == 1) {
+			/* A page is open: the store that faulted lands as soon as its thread runs, and until the page is
+			 * protected again, that thread's next doorbell is only seen by a scan (a program alone with its
+			 * own loopback QPs gets no packet that would wake us). Short steps right after the fault. */
+			eng_inbox_wait(G.inbox, now - last_work < 200000ull ? 10000 : 50000);
 		} else {
-			/* A packet for us wakes us at once (peers kick the inbox futex); doorbells are seen at the end
-			 * of the step at the latest. */
 			eng_inbox_wait(G.inbox, idle < 20000 ? 1000 : idle < 40000 ? 50000 : 500000);
 		}
 	}
@@ -581,9 +750,18 @@ static void fabric_name(void)
 static void engine_stop(void)
 {
 	pthread_mutex_lock(&G.lock);
-	int running = G.running;
+	int running = G.running, dbfault = G.dbfault;
 	G.running = 0;
 	pthread_mutex_unlock(&G.lock);
+	if (dbfault) {
+		/* without G.lock: the fault thread may be waiting for it */
+		eng_dbfault_stop();
+		pthread_mutex_lock(&G.lock);
+		G.dbfault = 0;
+		for (int i = 0; i < G.nuars; i++)
+			G.uars[i].watched = G.uars[i].open = 0;
+		pthread_mutex_unlock(&G.lock);
+	}
 	if (running) {
 		atomic_store(&G.stop, 1);
 		pthread_join(G.thr, NULL);
@@ -609,6 +787,8 @@ static void atfork_child(void)
 	/* The engine thread does not exist in the child; the parent's objects are inert there (see emu_objects.h). */
 	pthread_mutex_init(&G.lock, NULL);
 	G.running = 0;
+	G.dbfault = 0;
+	eng_dbfault_forget();
 	G.inbox = NULL;
 	G.qps = NULL;
 	G.cqs = NULL;
@@ -631,6 +811,13 @@ __attribute__((constructor)) static void engine_init(void)
 	s = getenv("MLX5EMU_ENGINE");
 	G.disabled = s && (strcmp(s, "off") == 0 || strcmp(s, "0") == 0);
 	pthread_atfork(NULL, NULL, atfork_child);
+}
+
+/* Write-protect the application's mapping of a UAR page, so that its doorbell stores fault (eng_dbfault.c). */
+static void watch_uar(struct eng_uar *u)
+{
+	if (u->user_va && !u->watched)
+		u->watched = eng_dbfault_watch(u->user_va) == 0;
 }
 
 /* Start the thread (under G.lock). */
@@ -658,6 +845,11 @@ static void engine_start_locked(void)
 	if (pthread_create(&G.thr, NULL, engine_main, NULL) == 0)
 		G.running = 1;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (G.running && !G.dbfault) {
+		G.dbfault = eng_dbfault_start() == 0;
+		for (int i = 0; i < G.nuars && G.dbfault; i++)
+			watch_uar(&G.uars[i]);
+	}
 
 }
 
@@ -690,17 +882,25 @@ void emu_engine_ctx_closing(struct emu_ctx *ctx)
 
 void emu_engine_uar_mapped(struct emu_ctx *ctx, int page_index, void *user_va)
 {
-	(void)user_va;
 	lock_engine();
 	uint8_t *page = ctx->uar_alias + (size_t)page_index * EMU_UAR_PAGE_SIZE;
-	int dup = 0;
+	struct eng_uar *u = NULL;
 	for (int i = 0; i < G.nuars; i++)
-		dup |= G.uars[i].page == page;
-	if (!dup && G.nuars < ENG_MAX_UARS) {
-		G.uars[G.nuars].ctx = ctx;
-		G.uars[G.nuars].page = page;
-		G.uars[G.nuars].bf_seen = calloc(ENG_BF_HALVES, ENG_BF_HALF_SIZE);
-		G.nuars++;
+		if (G.uars[i].page == page)
+			u = &G.uars[i];
+	if (!u && G.nuars < ENG_MAX_UARS) {
+		u = &G.uars[G.nuars++];
+		memset(u, 0, sizeof *u);
+		u->ctx = ctx;
+		u->page = page;
+		u->index = page_index;
+		u->bf_seen = calloc(ENG_BF_HALVES, ENG_BF_HALF_SIZE);
+	}
+	/* The application's own mapping (the first one, if it maps the page twice): its doorbell stores fault. */
+	if (u && user_va && !u->user_va) {
+		u->user_va = user_va;
+		if (G.dbfault)
+			watch_uar(u);
 	}
 	unlock_engine();
 }

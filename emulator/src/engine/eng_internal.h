@@ -183,6 +183,14 @@ struct eng_uar {
 	 * not change since then carried a plain 8-byte doorbell. The engine never writes the halves' data bytes,
 	 * because the driver may be writing its next copy there at the same moment. */
 	uint8_t (*bf_seen)[ENG_BF_HALF_SIZE];
+	/* Doorbells through write faults (eng_dbfault.c): the application's mapping, NULL until mapped. A page is
+	 * open (write-enabled) from a fault until the engine, about to sleep, has taken the store that faulted
+	 * (landed); then it is protected again. */
+	void *user_va;
+	int index;
+	int watched, open, landed;
+	int aliased;        /* also written through a mapping the library did not see: polled */
+	uint64_t open_since;
 };
 
 struct eng_peer {
@@ -212,6 +220,7 @@ struct eng_global {
 	int nuars;
 	struct eng_peer peers[ENG_MAX_PEERS];
 	int strict, scatter, disabled;
+	int dbfault;                  /* doorbells arrive through write faults (eng_dbfault.c) */
 	_Atomic unsigned long violations;
 };
 extern struct eng_global G;
@@ -227,6 +236,21 @@ int eng_pid_running(int pid); /* alive and not stopped (SIGSTOP, tracing) nor a 
 void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited);
 void eng_async_event(struct emu_ctx *ctx, uint64_t element, uint32_t type);
 void eng_qp_set_error(struct eng_qp *qp);
+
+/* The scheduling every device thread asks for (eng_core.c). */
+void eng_thread_sched_setup(void);
+/* A doorbell store faulted on the application's UAR page at user_va (called by the fault thread, without G.lock):
+ * execute what the records of that page's QPs say, as the doorbell will once it lands, and let the store land
+ * (eng_dbfault_resolve, under G.lock, so that the page cannot be protected again between the two). */
+void eng_doorbell_fault(void *user_va);
+
+/* eng_dbfault.c: doorbells through userfaultfd write protection of the UAR pages */
+int eng_dbfault_start(void);              /* 0: active */
+void eng_dbfault_stop(void);
+void eng_dbfault_forget(void);            /* in a fork child */
+int eng_dbfault_watch(void *user_va);     /* register and write-protect one UAR page: 0 = watched */
+int eng_dbfault_protect(void *user_va);   /* protect again after the faulting store was taken */
+void eng_dbfault_resolve(void *user_va);  /* write-enable the page and wake the threads blocked on it */
 
 /* eng_eth.c: raw packet QPs and the Ethernet fabric */
 struct eng_wqe;

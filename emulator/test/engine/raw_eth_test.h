@@ -524,8 +524,8 @@ static int raw_eth_main(void)
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		((volatile uint32_t *)dq.dbrec)[MLX5_SND_DBR] = htobe32((pi + 1) & 0xffff);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		unsigned long vb = t_violations(); /* before the doorbell: a doorbell store may execute at once */
 		*(volatile uint64_t *)dq.bf.reg = *(uint64_t *)(void *)w;
-		unsigned long vb = t_violations();
 		struct ibv_wc wc;
 		CHECK(t_poll(g_txcq, &wc, 1, 5000) == 1, "hand-written WQE completion");
 		if (l2) {

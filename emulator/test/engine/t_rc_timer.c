@@ -54,6 +54,15 @@ static void child(void)
 
 static double elapsed_ms(uint64_t t0) { return (double)(t_ms() - t0); }
 
+/* kill() returns before the child is stopped: its threads stop only once one of them has taken the signal. Until
+ * then its engine still answers, and a doorbell taken at once (a write fault) reaches it within microseconds. */
+static void stop_child(pid_t pid)
+{
+	int st;
+	CHECK(kill(pid, SIGSTOP) == 0, "SIGSTOP");
+	CHECK(waitpid(pid, &st, WUNTRACED) == pid && WIFSTOPPED(st), "child stopped");
+}
+
 int main(void)
 {
 	CHECK(pipe(to_child) == 0 && pipe(to_parent) == 0, "pipes");
@@ -104,7 +113,7 @@ int main(void)
 	}
 
 	/* stopped and resumed within pair 1's budget (4 x 268 ms): the WRITE completes successfully */
-	CHECK(kill(pid, SIGSTOP) == 0, "SIGSTOP");
+	stop_child(pid);
 	memset(buf, 0x5a, 64);
 	wr.wr_id = 21;
 	t_post_send(qp[1], &wr);
@@ -119,7 +128,7 @@ int main(void)
 	      "the connection carries on: status %d", wc.status);
 
 	/* stopped for good: pair 0 completes with RETRY_EXC_ERR after (retry_cnt + 1) local ACK timeouts */
-	CHECK(kill(pid, SIGSTOP) == 0, "SIGSTOP");
+	stop_child(pid);
 	const double expect = 3 * 4.096e-3 * (1 << 14); /* ms: 201.3 */
 	uint64_t t0 = t_ms();
 	wr.wr_id = 31;
