@@ -45,6 +45,7 @@ void *const mlx5j_bound_functions[] = {
 	(void *)ibv_wc_status_str,
 	(void *)mlx5dv_init_obj,
 	(void *)mlx5dv_create_cq,
+	(void *)mlx5dv_create_wq,
 	(void *)mlx5dv_is_supported,
 	(void *)mlx5dv_get_clock_info,
 	(void *)poll,

@@ -432,6 +432,52 @@ int main(void)
 	F(struct ibv_recv_wr, num_sge);
 	F(struct ibv_recv_wr, sg_list);
 	F(struct ibv_recv_wr, wr_id);
+	F(struct ibv_wq, context);
+	F(struct ibv_wq, wq_context);
+	F(struct ibv_wq, pd);
+	F(struct ibv_wq, cq);
+	F(struct ibv_wq, wq_num);
+	F(struct ibv_wq, handle);
+	F(struct ibv_wq, state);
+	F(struct ibv_wq, wq_type);
+	F(struct ibv_wq, post_recv);
+	F(struct ibv_wq, mutex);
+	F(struct ibv_wq, cond);
+	F(struct ibv_wq, events_completed);
+	F(struct ibv_wq, comp_mask);
+	F(struct ibv_wq_init_attr, wq_context);
+	F(struct ibv_wq_init_attr, wq_type);
+	F(struct ibv_wq_init_attr, max_wr);
+	F(struct ibv_wq_init_attr, max_sge);
+	F(struct ibv_wq_init_attr, pd);
+	F(struct ibv_wq_init_attr, cq);
+	F(struct ibv_wq_init_attr, comp_mask);
+	F(struct ibv_wq_init_attr, create_flags);
+	F(struct ibv_wq_attr, attr_mask);
+	F(struct ibv_wq_attr, wq_state);
+	F(struct ibv_wq_attr, curr_wq_state);
+	F(struct ibv_wq_attr, flags);
+	F(struct ibv_wq_attr, flags_mask);
+	F(struct ibv_rwq_ind_table, context);
+	F(struct ibv_rwq_ind_table, ind_tbl_handle);
+	F(struct ibv_rwq_ind_table, ind_tbl_num);
+	F(struct ibv_rwq_ind_table, comp_mask);
+	F(struct ibv_rwq_ind_table_init_attr, log_ind_tbl_size);
+	F(struct ibv_rwq_ind_table_init_attr, ind_tbl);
+	F(struct ibv_rwq_ind_table_init_attr, comp_mask);
+	F(struct mlx5dv_rwq, buf);
+	F(struct mlx5dv_rwq, dbrec);
+	F(struct mlx5dv_rwq, wqe_cnt);
+	F(struct mlx5dv_rwq, stride);
+	F(struct mlx5dv_rwq, comp_mask);
+	F(struct mlx5dv_wq_init_attr, comp_mask);
+	F(struct mlx5dv_wq_init_attr, striding_rq_attrs);
+	F(struct mlx5dv_wq_init_attr, striding_rq_attrs.single_stride_log_num_of_bytes);
+	F(struct mlx5dv_wq_init_attr, striding_rq_attrs.single_wqe_log_num_of_strides);
+	F(struct mlx5dv_wq_init_attr, striding_rq_attrs.two_byte_shift_en);
+	F(struct mlx5dv_striding_rq_init_attr, single_stride_log_num_of_bytes);
+	F(struct mlx5dv_striding_rq_init_attr, single_wqe_log_num_of_strides);
+	F(struct mlx5dv_striding_rq_init_attr, two_byte_shift_en);
 	F(struct ibv_rx_hash_conf, rx_hash_fields_mask);
 	F(struct ibv_rx_hash_conf, rx_hash_function);
 	F(struct ibv_rx_hash_conf, rx_hash_key);
@@ -709,6 +755,22 @@ int main(void)
 	S(struct ibv_qp_init_attr_ex);
 
 	S(struct ibv_recv_wr);
+
+	S(struct ibv_wq);
+
+	S(struct ibv_wq_init_attr);
+
+	S(struct ibv_wq_attr);
+
+	S(struct ibv_rwq_ind_table);
+
+	S(struct ibv_rwq_ind_table_init_attr);
+
+	S(struct mlx5dv_rwq);
+
+	S(struct mlx5dv_wq_init_attr);
+
+	S(struct mlx5dv_striding_rq_init_attr);
 
 	S(struct ibv_rx_hash_conf);
 

@@ -34,6 +34,11 @@ public final class Completion
     int rssHash;
     int rssHashType;
     long frameAddress;
+    int hdsIpExt;
+    // receives of striding WQs (0 otherwise)
+    int strideIndex;
+    int strideCount;
+    int releasedWqes;
 
     /** Resets every field, as libmlx5's poll would see a zeroed ibv_wc. */
     void clear()
@@ -59,6 +64,10 @@ public final class Completion
         rssHash = 0;
         rssHashType = 0;
         frameAddress = 0;
+        hdsIpExt = 0;
+        strideIndex = 0;
+        strideCount = 0;
+        releasedWqes = 0;
     }
 
     /** The wr_id given when the WQE was posted. */
@@ -183,6 +192,12 @@ public final class Completion
         return cvlan;
     }
 
+    /** Raw receives: the hds_ip_ext byte of the CQE (MLX5_CQE_L2_OK 1, L3_OK 2, L4_OK 4). */
+    public int hdsIpExt()
+    {
+        return hdsIpExt;
+    }
+
     /** Raw receives: the NIC stripped a VLAN tag ({@link #cvlan()} holds it). */
     public boolean vlanStripped()
     {
@@ -220,11 +235,44 @@ public final class Completion
 
     /**
      * Raw receives: address of the frame's first byte, in the buffer the receive WQE named ({@link #byteLen()} bytes
-     * long): a view of the receive buffer, read it in place (no copy was made).
+     * long; for a striding WQ at {@link #strideIndex()} strides into the WQE's buffer, plus 2 with the two-byte
+     * shift): a view of the receive buffer, read it in place (no copy was made).
      */
     public long frameAddress()
     {
         return frameAddress;
+    }
+
+    /**
+     * Raw receives (QPs and WQs): the NIC verified both the L3 and the L4 checksum of an IPv4 or IPv6 frame (the
+     * CQE's MLX5_CQE_L3_OK and MLX5_CQE_L4_OK bits, with an L3 header type). Unlike {@link #ipCsumOk()} this is
+     * reported for WQ receives too, where libmlx5 never sets IBV_WC_IP_CSUM_OK (cq.c handle_responder only does so
+     * for QPs with MLX5_RX_CSUM_VALID), and for IPv6.
+     */
+    public boolean checksumsOk()
+    {
+        return (hdsIpExt & 6) == 6 && l3Type() != 0;
+    }
+
+    /** Striding WQs: the first stride of the frame in its WQE's buffer (the CQE's wqe_counter). */
+    public int strideIndex()
+    {
+        return strideIndex;
+    }
+
+    /** Striding WQs: how many strides the frame used (byte_cnt bits 29..16). */
+    public int strideCount()
+    {
+        return strideCount;
+    }
+
+    /**
+     * Striding WQs: how many WQEs were released (all strides consumed) by this completion and by the filler CQEs
+     * consumed just before it, oldest first. A recycling {@link StridingRecvQueue} has already posted them again.
+     */
+    public int releasedWqes()
+    {
+        return releasedWqes;
     }
 
     private static final WcStatus[] WC_STATUS = WcStatus.values();

@@ -205,6 +205,19 @@ public final class Context extends NativeResource
         }
     }
 
+    /**
+     * An RSS indirection table over {@code wqs} (2^n entries, repeats allowed), for
+     * {@link ProtectionDomain#createRssQp}.
+     */
+    public IndirectionTable createIndirectionTable(final java.util.List<WorkQueue> wqs)
+    {
+        synchronized (this)
+        {
+            ensureOpen();
+            return IndirectionTable.create(this, wqs);
+        }
+    }
+
     private void checkPort(final int port)
     {
         if (port < 1 || port > 255)

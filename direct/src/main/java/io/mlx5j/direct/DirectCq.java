@@ -22,6 +22,11 @@ import java.util.Arrays;
  *     Receive CQEs complete the oldest receive WQE; SRQ CQEs name their WQE by wqe_counter.</li>
  * <li>Queues are found by the CQE's QP number (the low 24 bits of sop_drop_qpn). SRQ receives are matched through
  *     {@link #attach(DirectSrq, QueuePair)}, or through {@link #attach(DirectSrq)} when it is the only SRQ.</li>
+ * <li>Raw receives (a RAW_PACKET QP's RQ, a plain {@link WorkQueue}'s queue, a {@link StridingRecvQueue}) carry the
+ *     flow tag where the QP number would be: such a queue is the only receive queue of its CQ. Striding CQEs are
+ *     decoded as DPDK's mlx5 PMD does (drivers/net/mlx5/mlx5_rx.c mlx5_rx_burst_mprq; libmlx5 has no decoder for
+ *     them): byte_cnt = length [15:0] | strides [29:16] | filler [31], wqe_counter = first stride; filler CQEs only
+ *     consume strides and are not reported.</li>
  * <li>Events: {@link #arm(boolean)} writes the arm doorbell; {@link #awaitEvent(long)} waits on the CQ's completion
  *     channel and acknowledges the event.</li>
  * </ul>
@@ -62,6 +67,10 @@ public final class DirectCq
     private DirectRecvQueue rawRq;
     /** libmlx5's MLX5_RX_CSUM_VALID for the raw receive queue: the device reports IBV_DEVICE_RAW_IP_CSUM. */
     private boolean rawCsumValid;
+    /** The striding WQ this CQ completes, if one is attached (then no other receive queue is). */
+    private StridingRecvQueue mprq;
+    /** WQEs that filler CQEs released since the last reported striding completion. */
+    private int fillerReleased;
 
     private DirectCq(final CompletionQueue cq)
     {
@@ -112,8 +121,8 @@ public final class DirectCq
         {
             rawRq = null;
         }
-        final boolean raw = rq.queuePair().type() == QpType.RAW_PACKET;
-        if (rawRq != null || (raw && rqs.length > 0))
+        final boolean raw = rq.raw();
+        if (rawRq != null || (raw && rqs.length > 0) || (mprq != null && !mprq.dead()))
         {
             throw new IllegalArgumentException("a CQ that completes a RAW_PACKET QP's receives serves no other " +
                 "receive queue (its CQEs carry flow tags, not QP numbers): " + rq + " on " + this);
@@ -121,7 +130,9 @@ public final class DirectCq
         if (raw)
         {
             rawRq = rq;
-            rawCsumValid = (rq.queuePair().pd().context().queryDevice().deviceCapFlags() &
+            // libmlx5 sets MLX5_RX_CSUM_VALID on raw packet QPs only (verbs.c create_qp; cq.c handle_responder tests
+            // it for MLX5_RSC_TYPE_QP resources): a WQ's receives never report IBV_WC_IP_CSUM_OK
+            rawCsumValid = rq.queuePair() != null && (rq.queuePair().pd().context().queryDevice().deviceCapFlags() &
                 io.mlx5j.bindings.IbvDeviceAttr.IBV_DEVICE_RAW_IP_CSUM) != 0;
         }
         if (indexOf(rqQpn, rq.qpn()) >= 0)
@@ -133,6 +144,34 @@ public final class DirectCq
         rqQpn = append(rqQpn, rq.qpn());
         rqs = Arrays.copyOf(rqs, rqs.length + 1);
         rqs[rqs.length - 1] = rq;
+        return this;
+    }
+
+    /**
+     * The striding WQ this CQ completes: its frames, fillers and WQE releases are decoded here. The CQ then serves no
+     * other receive queue.
+     *
+     * @throws IllegalArgumentException if a receive queue is attached already
+     */
+    public DirectCq attach(final StridingRecvQueue q)
+    {
+        pruneDead();
+        if (rawRq != null && rawRq.dead())
+        {
+            rawRq = null;
+        }
+        if (mprq != null && mprq.dead())
+        {
+            mprq = null;
+        }
+        if (rawRq != null || rqs.length > 0 || mprq != null)
+        {
+            throw new IllegalArgumentException("a CQ that completes a striding WQ serves no other receive queue: " + q +
+                " on " + this);
+        }
+        Ownership.merge(ownership, q.ownership);
+        mprq = q;
+        fillerReleased = 0;
         return this;
     }
 
@@ -195,7 +234,24 @@ public final class DirectCq
         }
         rqQpn = remove(rqQpn, i);
         rqs = remove(rqs, i);
+        if (rawRq == rq)
+        {
+            rawRq = null;   // its CQEs (which carry no QP number) are unexpected from now on
+        }
         rq.ownership = Ownership.leave(rq.ownership, rq);
+        return true;
+    }
+
+    /** {@link #detach(DirectSendQueue)} for a striding WQ's queue. */
+    public boolean detach(final StridingRecvQueue q)
+    {
+        if (mprq != q)
+        {
+            return false;
+        }
+        mprq = null;
+        fillerReleased = 0;
+        q.ownership = Ownership.leave(q.ownership, q);
         return true;
     }
 
@@ -438,6 +494,10 @@ public final class DirectCq
             case Cqe64.MLX5_CQE_RESP_WR_IMM, Cqe64.MLX5_CQE_RESP_SEND, Cqe64.MLX5_CQE_RESP_SEND_IMM,
                 Cqe64.MLX5_CQE_RESP_SEND_INV ->
             {
+                if (mprq != null)
+                {
+                    return striding(c, qpn);
+                }
                 responder(c, op, qpn);
                 return true;
             }
@@ -454,6 +514,20 @@ public final class DirectCq
             }
             case Cqe64.MLX5_CQE_RESP_ERR ->
             {
+                final StridingRecvQueue m = mprq;
+                if (m != null)
+                {
+                    if (m.dead())
+                    {
+                        throw unexpected(qpn, "a receive error CQE of a destroyed striding WQ");
+                    }
+                    error(c);
+                    c.wrId = m.tailWrId();
+                    m.releaseOldest();
+                    c.releasedWqes = 1 + fillerReleased;
+                    fillerReleased = 0;
+                    return true;
+                }
                 final DirectRecvQueue rq = recvQueue(qpn);
                 final DirectSrq srq = rq == null ? srq(qpn) : null;
                 if (rq == null && srq == null)
@@ -572,6 +646,13 @@ public final class DirectCq
                 c.immOrInv = immInvalPkey;
             }
         }
+        addressing(c, cqe64, immInvalPkey);
+    }
+
+    /** handle_responder's addressing fields, from the CQE whose mlx5_cqe64 part is at {@code cqe64}. */
+    private void addressing(final Completion c, final long cqe64, final int immInvalPkey)
+    {
+        final CqeView v = view;
         final int flagsRqpn = v.flagsRqpn();
         c.slid = v.slid();
         c.sl = (flagsRqpn >>> 24) & 0xf;
@@ -582,6 +663,47 @@ public final class DirectCq
             c.wcFlags |= WcOpcode.WC_GRH;
         }
         c.pkeyIndex = immInvalPkey & 0xffff;
+    }
+
+    /**
+     * A receive CQE of the striding WQ. A filler (bit 31 of byte_cnt) consumes the rest of a WQE and is not a frame:
+     * false, nothing reported. A frame: its length (byte_cnt bits 15..0), first stride (wqe_counter) and stride
+     * count (bits 29..16), where it is in the WQE's buffer, the Ethernet fields as for a raw QP, and the WQEs
+     * released by it and the fillers before it.
+     */
+    private boolean striding(final Completion c, final int qpn)
+    {
+        final StridingRecvQueue m = mprq;
+        if (m.dead())
+        {
+            throw unexpected(qpn, "a receive CQE of a destroyed striding WQ");
+        }
+        final CqeView v = view;
+        final int byteCnt = v.byteCnt();
+        final int strides = (byteCnt & Cqe64.MPRQ_STRIDE_NUM_MASK) >>> Cqe64.MPRQ_STRIDE_NUM_SHIFT;
+        final int strideIndex = v.wqeCounter();
+        if ((byteCnt & Cqe64.MPRQ_FILLER_MASK) != 0)
+        {
+            fillerReleased += m.consume(strideIndex, strides);
+            return false;
+        }
+        c.wrId = m.tailWrId();
+        c.frameAddress = m.frameAddress(strideIndex);
+        c.byteLen = byteCnt & Cqe64.MPRQ_LEN_MASK;
+        c.strideIndex = strideIndex;
+        c.strideCount = strides;
+        c.timestamp = v.timestamp();
+        c.opcode = WcOpcode.RECV;
+        c.flowTag = v.flowTag();
+        c.cvlan = v.vlanInfo();
+        c.l4HdrTypeEtc = v.l4HdrTypeEtc();
+        c.hdsIpExt = v.hdsIpExt();
+        c.rssHash = v.rssHashResult();
+        c.rssHashType = v.rssHashType();
+        addressing(c, v.cqeOffset() + cqeSize - Cqe64.LENGTH, v.immInvalPkey());
+        c.releasedWqes = m.consume(strideIndex, strides) + fillerReleased;
+        fillerReleased = 0;
+        return true;
     }
 
     /**
@@ -600,6 +722,7 @@ public final class DirectCq
         c.flowTag = v.flowTag();
         c.cvlan = v.vlanInfo();
         c.l4HdrTypeEtc = v.l4HdrTypeEtc();
+        c.hdsIpExt = v.hdsIpExt();
         c.rssHash = v.rssHashResult();
         c.rssHashType = v.rssHashType();
         c.frameAddress = rq.bufferAddress(slot);

@@ -9,17 +9,21 @@ import io.mlx5j.wqe.RecvWqeWriter;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The receive queue of one QP (not an SRQ), posted from Java with the bytes libmlx5's mlx5_post_recv writes
- * (rdma-core v44 providers/mlx5/qp.c): one data segment per non-empty SGE, then a terminator entry (byte_count 0,
- * MLX5_INVALID_LKEY) if the WQE has room for one; {@link #ring()} publishes the new head in the doorbell record.
- * Receive WQEs complete in posting order, so the CQ retires the oldest one.
+ * The receive queue of one QP (not an SRQ), or a plain receive {@link WorkQueue}, posted from Java with the bytes
+ * libmlx5's mlx5_post_recv / mlx5_post_wq_recv write (rdma-core v44 providers/mlx5/qp.c; the two write the same
+ * WQE): one data segment per non-empty SGE, then a terminator entry (byte_count 0, MLX5_INVALID_LKEY) if the WQE has
+ * room for one; {@link #ring()} publishes the new head in the doorbell record. Receive WQEs complete in posting
+ * order, so the CQ retires the oldest one.
  * <p>
  * Confined to one thread, which also polls the CQ this queue is attached to ({@code -Dmlx5j.debug=true} checks).
  * A full ring returns false; too many SGEs throw IllegalArgumentException.
  */
 public final class DirectRecvQueue
 {
+    /** The QP, or null for a WQ. */
     private final QueuePair qp;
+    /** The WQ, or null for a QP's RQ. */
+    private final WorkQueue wq;
     private final int qpn;
     private final MemorySegment ring;
     private final long ringMask;
@@ -45,6 +49,7 @@ public final class DirectRecvQueue
                 (qp.srq() != null ? " (it receives from an SRQ: use DirectSrq)" : ""));
         }
         this.qp = qp;
+        this.wq = null;
         this.qpn = rings.qpn();
         this.ring = rings.rq();
         this.ringMask = ring.byteSize() - 1;
@@ -55,9 +60,37 @@ public final class DirectRecvQueue
         this.sgl = new ScatterList(maxSge);
     }
 
+    private DirectRecvQueue(final WorkQueue wq)
+    {
+        if (wq.isStriding())
+        {
+            throw new IllegalArgumentException(wq + " is striding: use StridingRecvQueue");
+        }
+        final WqRings rings = wq.rings();
+        this.qp = null;
+        this.wq = wq;
+        this.qpn = rings.wqn();
+        this.ring = rings.buf();
+        this.ringMask = ring.byteSize() - 1;
+        this.stride = rings.stride();
+        this.maxSge = stride / DataSeg.LENGTH;
+        this.rq = new RecvQueue(rings.wqeCnt(), stride);
+        this.dbrec = new DoorbellRecord(rings.dbrec());
+        this.sgl = new ScatterList(maxSge);
+    }
+
     public static DirectRecvQueue of(final QueuePair qp)
     {
         return new DirectRecvQueue(qp);
+    }
+
+    /**
+     * The receive queue of a plain (not striding) WQ: its CQEs carry the flow tag and the RSS hash, like a raw QP's;
+     * the WQ's CQ serves this queue only ({@link DirectCq#attach(DirectRecvQueue)}).
+     */
+    public static DirectRecvQueue of(final WorkQueue wq)
+    {
+        return new DirectRecvQueue(wq);
     }
 
     /** One receive buffer. Not published until {@link #ring()}. */
@@ -82,7 +115,7 @@ public final class DirectRecvQueue
     /** One scatter entry; zero-length entries are dropped, as libmlx5 drops them. */
     public DirectRecvQueue sge(final long addr, final int lkey, final int len)
     {
-        sgl.add(addr, lkey, len, qp, " receive WQEs hold at most ", " SGEs");
+        sgl.add(addr, lkey, len, qp != null ? qp : wq, " receive WQEs hold at most ", " SGEs");
         return this;
     }
 
@@ -143,14 +176,28 @@ public final class DirectRecvQueue
         return rq.outstanding();
     }
 
+    /** The QP, or null when this is a WQ's queue. */
     public QueuePair queuePair()
     {
         return qp;
     }
 
+    /** The WQ, or null when this is a QP's receive queue. */
+    public WorkQueue workQueue()
+    {
+        return wq;
+    }
+
+    /** The QP number, or the WQ number. */
     public int qpn()
     {
         return qpn;
+    }
+
+    /** Its CQEs carry flow tags (a RAW_PACKET QP's RQ, or a WQ): the CQ serves this queue alone. */
+    boolean raw()
+    {
+        return wq != null || qp.type() == QpType.RAW_PACKET;
     }
 
     // ------------------------------------------------------------------------------------------------ CQ side
@@ -158,7 +205,7 @@ public final class DirectRecvQueue
     /** The QP is destroyed: its number may already belong to a new QP, so no CQE is this queue's any more. */
     boolean dead()
     {
-        return qp.isClosed();
+        return qp != null ? qp.isClosed() : wq.isClosed();
     }
 
     /** Slot of the oldest outstanding WQE: the one the next receive completion is for. */
@@ -204,6 +251,6 @@ public final class DirectRecvQueue
     @Override
     public String toString()
     {
-        return "DirectRecvQueue(qpn 0x" + Integer.toHexString(qpn) + ")";
+        return "DirectRecvQueue(" + (wq != null ? "wqn" : "qpn") + " 0x" + Integer.toHexString(qpn) + ")";
     }
 }

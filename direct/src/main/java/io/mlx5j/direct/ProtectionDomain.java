@@ -130,6 +130,30 @@ public final class ProtectionDomain extends NativeResource
         }
     }
 
+    /** Creates a receive work queue (plain or striding) in this PD, in RESET: see {@link WorkQueue#ready()}. */
+    public WorkQueue createWq(final WorkQueue.Builder config)
+    {
+        synchronized (lock())
+        {
+            ensureOpen();
+            return WorkQueue.create(this, config);
+        }
+    }
+
+    /**
+     * An RSS QP: a RAW_PACKET QP without queues of its own that hashes each frame steered to it ({@link FlowRule})
+     * with Toeplitz over {@code hashFields} ({@link RxHash}) and {@code key} (40 bytes), and delivers it to the WQ of
+     * {@code table} the hash selects. It needs no state changes. See {@link QueuePair#isRss()}.
+     */
+    public QueuePair createRssQp(final IndirectionTable table, final long hashFields, final byte[] key)
+    {
+        synchronized (lock())
+        {
+            ensureOpen();
+            return QueuePair.createRss(this, table, hashFields, key);
+        }
+    }
+
     /** Creates an SRQ in this PD with room for at least {@code maxWr} WQEs of {@code maxSge} entries. */
     public SharedReceiveQueue createSrq(final int maxWr, final int maxSge)
     {

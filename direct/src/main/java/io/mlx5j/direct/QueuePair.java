@@ -5,6 +5,7 @@ import io.mlx5j.bindings.IbvQp;
 import io.mlx5j.bindings.IbvQpAttr;
 import io.mlx5j.bindings.IbvQpInitAttr;
 import io.mlx5j.bindings.IbvQpInitAttrEx;
+import io.mlx5j.bindings.IbvRxHashConf;
 import io.mlx5j.bindings.InlineVerbs;
 import io.mlx5j.bindings.Mlx5dv;
 import io.mlx5j.bindings.Mlx5dvObj;
@@ -49,6 +50,8 @@ public final class QueuePair extends NativeResource
     private final CompletionQueue recvCq;
     private final SharedReceiveQueue srq;
     private final MemorySegment qpEx;
+    /** The indirection table of an RSS QP, or null. */
+    private final IndirectionTable rssTable;
     private QpRings rings;
 
     private QueuePair(final ProtectionDomain pd, final Arena arena, final MemorySegment handle, final QpConfig config,
@@ -63,6 +66,84 @@ public final class QueuePair extends NativeResource
         this.recvCq = config.recvCq();
         this.srq = config.srq();
         this.qpEx = qpEx;
+        this.rssTable = null;
+    }
+
+    /** An RSS QP: no queues of its own. */
+    private QueuePair(final ProtectionDomain pd, final Arena arena, final MemorySegment handle,
+        final IndirectionTable table)
+    {
+        super(pd.owner, arena, handle, List.of(pd, table));
+        this.type = QpType.RAW_PACKET;
+        this.pd = pd;
+        this.qpn = handle.get(U32, IbvQp.QP_NUM_OFFSET);
+        this.capabilities = new QpCapabilities(0, 0, 0, 0, 0);
+        this.sendCq = null;
+        this.recvCq = null;
+        this.srq = null;
+        this.qpEx = MemorySegment.NULL;
+        this.rssTable = table;
+    }
+
+    /**
+     * ibv_create_qp_ex with IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH (verbs.h; Linux mlx5
+     * create_rss_raw_qp_tir): a raw packet QP whose receive side is the table, hashing with Toeplitz.
+     */
+    static QueuePair createRss(final ProtectionDomain pd, final IndirectionTable table, final long hashFields,
+        final byte[] key)
+    {
+        table.ensureOpen();
+        if (table.owner != pd.owner)
+        {
+            throw new IllegalArgumentException(table + " belongs to another context than the PD");
+        }
+        if (key.length == 0 || key.length > 255)
+        {
+            throw new IllegalArgumentException("RSS key of " + key.length + " bytes (Toeplitz keys are 40 bytes)");
+        }
+        final Arena arena = Arena.ofShared();
+        try
+        {
+            final MemorySegment state = CallState.allocate(arena);
+            final MemorySegment attr = arena.allocate(IbvQpInitAttrEx.LAYOUT);
+            final MemorySegment keyCopy = arena.allocate(key.length);
+            keyCopy.copyFrom(MemorySegment.ofArray(key));
+            attr.set(C_INT, IbvQpInitAttr.QP_TYPE_OFFSET, QpType.RAW_PACKET.value());
+            attr.set(U32, IbvQpInitAttrEx.COMP_MASK_OFFSET, IbvQpInitAttrEx.IBV_QP_INIT_ATTR_PD |
+                IbvQpInitAttrEx.IBV_QP_INIT_ATTR_IND_TABLE | IbvQpInitAttrEx.IBV_QP_INIT_ATTR_RX_HASH);
+            attr.set(C_POINTER, IbvQpInitAttrEx.PD_OFFSET, pd.handle);
+            attr.set(C_POINTER, IbvQpInitAttrEx.RWQ_IND_TBL_OFFSET, table.handle);
+            final long h = IbvQpInitAttrEx.RX_HASH_CONF_OFFSET;
+            attr.set(U8, h + IbvRxHashConf.RX_HASH_FUNCTION_OFFSET, (byte) IbvRxHashConf.IBV_RX_HASH_FUNC_TOEPLITZ);
+            attr.set(U8, h + IbvRxHashConf.RX_HASH_KEY_LEN_OFFSET, (byte) key.length);
+            attr.set(C_POINTER, h + IbvRxHashConf.RX_HASH_KEY_OFFSET, keyCopy);
+            attr.set(U64, h + IbvRxHashConf.RX_HASH_FIELDS_MASK_OFFSET, hashFields);
+            final MemorySegment raw = InlineVerbs.ibv_create_qp_ex(state, pd.owner.handle, attr);
+            if (raw.address() == 0)
+            {
+                final int errno = CallState.errno(state);
+                throw new VerbsException("ibv_create_qp_ex", errno, "RSS QP over " + table + ", hash fields 0x" +
+                    Long.toHexString(hashFields) + rawPacketHint(QpType.RAW_PACKET, errno));
+            }
+            return new QueuePair(pd, arena, raw.reinterpret(IbvQp.LAYOUT.byteSize(), arena, null), table);
+        }
+        catch (final RuntimeException ex)
+        {
+            arena.close();
+            throw ex;
+        }
+    }
+
+    /** True for an RSS QP ({@link ProtectionDomain#createRssQp}): it has no rings; its WQs receive. */
+    public boolean isRss()
+    {
+        return rssTable != null;
+    }
+
+    /** The indirection table of an RSS QP, or null. */
+    public IndirectionTable rssTable()
+    {
+        return rssTable;
     }
 
     private static List<NativeResource> dependencies(final ProtectionDomain pd, final QpConfig config)
@@ -414,6 +495,10 @@ public final class QueuePair extends NativeResource
         synchronized (lock())
         {
             ensureOpen();
+            if (rssTable != null)
+            {
+                throw new IllegalStateException(this + " is an RSS QP: it has no rings (its WQs receive)");
+            }
             if (rings == null)
             {
                 rings = initObj();
@@ -466,6 +551,6 @@ public final class QueuePair extends NativeResource
     @Override
     public String toString()
     {
-        return type + " QueuePair(qpn 0x" + Integer.toHexString(qpn) + (isClosed() ? ", closed)" : ")");
+        return type + (rssTable != null ? " RSS" : "") + " QueuePair(qpn 0x" + Integer.toHexString(qpn) + (isClosed() ? ", closed)" : ")");
     }
 }

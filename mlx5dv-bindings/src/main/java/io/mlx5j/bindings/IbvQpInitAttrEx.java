@@ -14,6 +14,9 @@ import static java.lang.foreign.MemoryLayout.structLayout;
 public final class IbvQpInitAttrEx
 {
     public static final int IBV_QP_INIT_ATTR_PD = 1 << 0;
+    /** rwq_ind_tbl and rx_hash_conf are valid: an RSS QP (no queues of its own). */
+    public static final int IBV_QP_INIT_ATTR_IND_TABLE = 1 << 4;
+    public static final int IBV_QP_INIT_ATTR_RX_HASH = 1 << 5;
     public static final int IBV_QP_INIT_ATTR_SEND_OPS_FLAGS = 1 << 6;
     /** enum ibv_qp_create_send_ops_flags. */
     public static final long IBV_QP_EX_WITH_RDMA_WRITE = 1 << 0;
@@ -57,6 +60,8 @@ public final class IbvQpInitAttrEx
     public static final long COMP_MASK_OFFSET = offset(LAYOUT, "comp_mask");
     public static final long PD_OFFSET = offset(LAYOUT, "pd");
     public static final long CREATE_FLAGS_OFFSET = offset(LAYOUT, "create_flags");
+    public static final long RWQ_IND_TBL_OFFSET = offset(LAYOUT, "rwq_ind_tbl");
+    public static final long RX_HASH_CONF_OFFSET = offset(LAYOUT, "rx_hash_conf");
     public static final long SEND_OPS_FLAGS_OFFSET = offset(LAYOUT, "send_ops_flags");
 
     private IbvQpInitAttrEx()

@@ -489,6 +489,102 @@ public final class InlineVerbs
         }
     }
 
+    // ---------------------------------------------------------------- receive WQs and indirection tables
+
+    /** int (*)(struct ibv_wq *, struct ibv_wq_attr *): verbs_context.modify_wq. */
+    private static final class ModifyWqFn
+    {
+        static final FunctionDescriptor FD = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(FD);
+    }
+
+    /** int (*)(void *): verbs_context.destroy_wq, destroy_rwq_ind_table. */
+    private static final class DestroyObjFn
+    {
+        static final FunctionDescriptor FD = FunctionDescriptor.of(C_INT, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(FD);
+    }
+
+    /** {@code ibv_modify_wq}: 0 or errno (EOPNOTSUPP when the provider has no modify_wq), as verbs.h. */
+    public static int ibv_modify_wq(final MemorySegment wq, final MemorySegment wqAttr)
+    {
+        final MemorySegment fn = verbsContextOp(pointerAt(wq, IbvWq.LAYOUT.byteSize(), IbvWq.CONTEXT_OFFSET),
+            VerbsContext.MODIFY_WQ_OFFSET);
+        if (fn.address() == 0)
+        {
+            return CallState.EOPNOTSUPP;
+        }
+        try
+        {
+            return (int) ModifyWqFn.HANDLE.invokeExact(fn, wq, wqAttr);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable", ex);
+        }
+    }
+
+    /** {@code ibv_destroy_wq}: 0 or errno. */
+    public static int ibv_destroy_wq(final MemorySegment wq)
+    {
+        return destroyObj(verbsContextOp(pointerAt(wq, IbvWq.LAYOUT.byteSize(), IbvWq.CONTEXT_OFFSET),
+            VerbsContext.DESTROY_WQ_OFFSET), wq);
+    }
+
+    /**
+     * {@code ibv_create_rwq_ind_table}: {@code verbs_context.create_rwq_ind_table(context, attr)}, or NULL with errno
+     * EOPNOTSUPP when absent (verbs.h).
+     */
+    public static MemorySegment ibv_create_rwq_ind_table(final MemorySegment callState, final MemorySegment context,
+        final MemorySegment initAttr)
+    {
+        return callCreateEx(callState, verbsContextOp(context, VerbsContext.CREATE_RWQ_IND_TABLE_OFFSET), context,
+            initAttr);
+    }
+
+    /** {@code ibv_destroy_rwq_ind_table}: 0 or errno. */
+    public static int ibv_destroy_rwq_ind_table(final MemorySegment table)
+    {
+        return destroyObj(verbsContextOp(pointerAt(table, IbvRwqIndTable.LAYOUT.byteSize(),
+            IbvRwqIndTable.CONTEXT_OFFSET), VerbsContext.DESTROY_RWQ_IND_TABLE_OFFSET), table);
+    }
+
+    private static int destroyObj(final MemorySegment fn, final MemorySegment obj)
+    {
+        if (fn.address() == 0)
+        {
+            return CallState.EOPNOTSUPP;
+        }
+        try
+        {
+            return (int) DestroyObjFn.HANDLE.invokeExact(fn, obj);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable", ex);
+        }
+    }
+
+    /** {@code wq->post_recv}: the provider's ibv_post_wq_recv. */
+    public static MemorySegment postWqRecvFn(final MemorySegment wq)
+    {
+        return pointerAt(wq, IbvWq.LAYOUT.byteSize(), IbvWq.POST_RECV_OFFSET);
+    }
+
+    /** {@code ibv_post_wq_recv}: 0 or errno. */
+    public static int ibv_post_wq_recv(final MemorySegment wq, final MemorySegment wr, final MemorySegment badWr)
+    {
+        return callPost(postWqRecvFn(wq), wq, wr, badWr);
+    }
+
     // ---------------------------------------------------------------- flow steering
 
     /**

@@ -68,6 +68,33 @@ public final class Mlx5dv
         }
     }
 
+    private static final class mlx5dv_create_wq$
+    {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.mlx5("mlx5dv_create_wq"), DESC, CAPTURE);
+    }
+
+    /**
+     * struct ibv_wq *mlx5dv_create_wq(struct ibv_context *, struct ibv_wq_init_attr *, struct mlx5dv_wq_init_attr *):
+     * a receive WQ, striding with MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ (NULL attributes: a plain WQ, what
+     * ibv_create_wq makes). NULL + errno on failure. {@code callState}: see {@link CallState}.
+     */
+    public static MemorySegment mlx5dv_create_wq(final MemorySegment callState, final MemorySegment context, final MemorySegment wq_init_attr, final MemorySegment mlx5_wq_attr)
+    {
+        try
+        {
+            return (MemorySegment) mlx5dv_create_wq$.HANDLE.invokeExact(callState, context, wq_init_attr, mlx5_wq_attr);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable: mlx5dv_create_wq", ex);
+        }
+    }
+
     private static final class mlx5dv_is_supported$
     {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_BOOLEAN, C_POINTER);

@@ -29,6 +29,8 @@ public final class Mlx5dvObj
     public static final long CQ_OUT_OFFSET = offset(LAYOUT, "cq", "out");
     public static final long SRQ_IN_OFFSET = offset(LAYOUT, "srq", "in");
     public static final long SRQ_OUT_OFFSET = offset(LAYOUT, "srq", "out");
+    public static final long RWQ_IN_OFFSET = offset(LAYOUT, "rwq", "in");
+    public static final long RWQ_OUT_OFFSET = offset(LAYOUT, "rwq", "out");
     public static final long AH_IN_OFFSET = offset(LAYOUT, "ah", "in");
     public static final long AH_OUT_OFFSET = offset(LAYOUT, "ah", "out");
     public static final long PD_IN_OFFSET = offset(LAYOUT, "pd", "in");

@@ -63,6 +63,11 @@ public final class VerbsContext
     public static final long QUERY_DEVICE_EX_OFFSET = offset(LAYOUT, "query_device_ex");
     public static final long CREATE_QP_EX_OFFSET = offset(LAYOUT, "create_qp_ex");
     public static final long CREATE_SRQ_EX_OFFSET = offset(LAYOUT, "create_srq_ex");
+    public static final long CREATE_WQ_OFFSET = offset(LAYOUT, "create_wq");
+    public static final long MODIFY_WQ_OFFSET = offset(LAYOUT, "modify_wq");
+    public static final long DESTROY_WQ_OFFSET = offset(LAYOUT, "destroy_wq");
+    public static final long CREATE_RWQ_IND_TABLE_OFFSET = offset(LAYOUT, "create_rwq_ind_table");
+    public static final long DESTROY_RWQ_IND_TABLE_OFFSET = offset(LAYOUT, "destroy_rwq_ind_table");
     public static final long SZ_OFFSET = offset(LAYOUT, "sz");
     /** Members ibv_create_flow / ibv_destroy_flow (the constant names drop the ibv_ prefix, which would read as a verbs enum). */
     public static final long CREATE_FLOW_OFFSET = offset(LAYOUT, "ibv_create_flow");

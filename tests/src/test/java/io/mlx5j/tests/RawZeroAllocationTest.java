@@ -11,6 +11,8 @@ import io.mlx5j.direct.QpType;
 import io.mlx5j.direct.QueuePair;
 import io.mlx5j.direct.RawSendQueue;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.StridingRecvQueue;
+import io.mlx5j.direct.WorkQueue;
 import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.wqe.Mlx5Opcode;
 import io.mlx5j.wqe.UdpHeaderTemplate;
@@ -20,14 +22,17 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The raw send and receive paths allocate nothing per frame: a template patch, a RawSendQueue post (inline and
  * gathered, with checksum offload and a VLAN tag), the doorbell, DirectCq's decoding of the send CQE and of a raw
  * receive CQE (flow tag, checksum, frame address), the receive repost and a NicClock conversion, 200k times after
- * warm-up, measured with the thread's allocation counter. The device is idle (engine off); the CQEs are written the
- * way the device writes them.
+ * warm-up, measured with the thread's allocation counter; and the striding receive path: DirectCq decoding striding
+ * CQEs of a recycling {@link StridingRecvQueue} (frames, fillers, WQE release and repost with its doorbell record
+ * update, the frame view, RSS hash, NicClock). The device is idle (engine off); the CQEs are written the way the
+ * device writes them.
  */
 @Tag("parity")
 class RawZeroAllocationTest
@@ -77,6 +82,75 @@ class RawZeroAllocationTest
                 // and class loading's one-off noise (a run on a loaded machine saw 1440 B), not the cycle
                 assertTrue(allocated < 65536, allocated + " bytes over 200k raw send + receive cycles (" + sink + ")");
             }
+        }
+    }
+
+    @Test
+    void stridingReceiveAllocatesNothing()
+    {
+        try (Rig rig = new Rig())
+        {
+            Assumptions.assumeTrue(rig.roce, "WQs need an Ethernet port");
+            final CompletionQueue cq = rig.cq(256);
+            final WorkQueue wq = rig.pd.createWq(WorkQueue.builder(cq).maxWr(16).striding(6, 4, true)).ready();
+            final MemoryRegion mr = rig.memory(1 << 20);
+            final StridingRecvQueue q = StridingRecvQueue.of(wq, true);
+            for (int i = 0; i < 16; i++)
+            {
+                q.post(i, mr.address() + i * 1024L, mr.lkey());
+            }
+            q.ring();
+            final DirectCq dcq = DirectCq.of(cq).attach(q);
+            final Injector inj = new Injector(cq);
+            final Completion c = new Completion();
+            try (NicClock clock = NicClock.of(rig.context))
+            {
+                final StridingCycle cycle = new StridingCycle(dcq, inj, c, clock, new int[1]);
+                long sink = 0;
+                for (int i = 0; i < 50_000; i++)
+                {
+                    sink += cycle.run(i);
+                }
+                final com.sun.management.ThreadMXBean mx =
+                    (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+                final long before = mx.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < 200_000; i++)
+                {
+                    sink += cycle.run(i);
+                }
+                final long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+                assertTrue(allocated < 65536, allocated + " bytes over 200k striding receives (" + sink + ")");
+                assertEquals(16, q.outstanding(), "every released WQE was posted again");
+            }
+        }
+    }
+
+    /**
+     * One frame of 1..5 strides into a 16-stride WQE; when it does not fit the strides left, a filler CQE for them
+     * first (which releases and recycles the WQE).
+     */
+    private record StridingCycle(DirectCq dcq, Injector inj, Completion c, NicClock clock, int[] cursor)
+    {
+        long run(final int i)
+        {
+            final int strides = 1 + i % 5;
+            final int len = strides * 64 - 2 - (i & 31);
+            if (cursor[0] + strides > 16)
+            {
+                inj.put(2, 0x77, 0, cursor[0], 0x80000000 | (16 - cursor[0]) << 16);
+                cursor[0] = 0;
+            }
+            inj.put(2, 0x77, 0, cursor[0], len | strides << 16);
+            if (dcq.poll(c) != 1 || c.strideIndex() != cursor[0] || c.byteLen() != len)
+            {
+                throw new IllegalStateException("striding completion " + i + ": " + c);
+            }
+            cursor[0] += strides;
+            if (cursor[0] == 16)
+            {
+                cursor[0] = 0;
+            }
+            return c.frameAddress() + c.flowTag() + c.rssHash() + c.releasedWqes() + clock.toNanos(c.timestamp());
         }
     }
 

@@ -1,0 +1,25 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+
+/** {@code struct ibv_rwq_ind_table} (verbs.h, rdma-core 44): a receive WQ indirection table. */
+public final class IbvRwqIndTable
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        C_POINTER.withName("context"),
+        C_INT.withName("ind_tbl_handle"),
+        C_INT.withName("ind_tbl_num"),
+        U32.withName("comp_mask"),
+        pad(4)).withName("ibv_rwq_ind_table");
+
+    public static final long CONTEXT_OFFSET = offset(LAYOUT, "context");
+    public static final long IND_TBL_NUM_OFFSET = offset(LAYOUT, "ind_tbl_num");
+
+    private IbvRwqIndTable()
+    {
+    }
+}

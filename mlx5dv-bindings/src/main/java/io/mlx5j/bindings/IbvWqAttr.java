@@ -1,0 +1,29 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+
+/** {@code struct ibv_wq_attr} (verbs.h, rdma-core 44): what ibv_modify_wq changes. */
+public final class IbvWqAttr
+{
+    /** enum ibv_wq_attr_mask */
+    public static final int IBV_WQ_ATTR_STATE = 1 << 0;
+    public static final int IBV_WQ_ATTR_CURR_STATE = 1 << 1;
+
+    public static final GroupLayout LAYOUT = structLayout(
+        U32.withName("attr_mask"),
+        C_INT.withName("wq_state"),
+        C_INT.withName("curr_wq_state"),
+        U32.withName("flags"),
+        U32.withName("flags_mask")).withName("ibv_wq_attr");
+
+    public static final long ATTR_MASK_OFFSET = offset(LAYOUT, "attr_mask");
+    public static final long WQ_STATE_OFFSET = offset(LAYOUT, "wq_state");
+
+    private IbvWqAttr()
+    {
+    }
+}

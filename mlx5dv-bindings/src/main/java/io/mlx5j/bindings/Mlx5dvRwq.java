@@ -1,0 +1,31 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+
+/**
+ * {@code struct mlx5dv_rwq} (mlx5dv.h, rdma-core 44): a receive WQ's ring ({@code wqe_cnt} WQEs of {@code stride}
+ * bytes) and its doorbell record ({@code dbrec[0]}: the receive counter, big-endian), from mlx5dv_init_obj with
+ * MLX5DV_OBJ_RWQ.
+ */
+public final class Mlx5dvRwq
+{
+    public static final GroupLayout LAYOUT = structLayout(
+        C_POINTER.withName("buf"),
+        C_POINTER.withName("dbrec"),
+        U32.withName("wqe_cnt"),
+        U32.withName("stride"),
+        U64.withName("comp_mask")).withName("mlx5dv_rwq");
+
+    public static final long BUF_OFFSET = offset(LAYOUT, "buf");
+    public static final long DBREC_OFFSET = offset(LAYOUT, "dbrec");
+    public static final long WQE_CNT_OFFSET = offset(LAYOUT, "wqe_cnt");
+    public static final long STRIDE_OFFSET = offset(LAYOUT, "stride");
+
+    private Mlx5dvRwq()
+    {
+    }
+}

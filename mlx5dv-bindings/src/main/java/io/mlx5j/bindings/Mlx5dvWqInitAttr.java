@@ -1,0 +1,29 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+
+/**
+ * {@code struct mlx5dv_wq_init_attr} (mlx5dv.h, rdma-core 44): with MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ,
+ * mlx5dv_create_wq makes a striding ("multi-packet") RQ of 2^single_wqe_log_num_of_strides strides of
+ * 2^single_stride_log_num_of_bytes per WQE.
+ */
+public final class Mlx5dvWqInitAttr
+{
+    public static final long MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ = 1 << 0;
+
+    public static final GroupLayout LAYOUT = structLayout(
+        U64.withName("comp_mask"),
+        Mlx5dvStridingRqInitAttr.LAYOUT.withName("striding_rq_attrs"),
+        pad(4)).withName("mlx5dv_wq_init_attr");
+
+    public static final long COMP_MASK_OFFSET = offset(LAYOUT, "comp_mask");
+    public static final long STRIDING_RQ_ATTRS_OFFSET = offset(LAYOUT, "striding_rq_attrs");
+
+    private Mlx5dvWqInitAttr()
+    {
+    }
+}
