@@ -53,5 +53,9 @@ int mlx5emu_debug_cq(uint32_t cqn, struct mlx5emu_debug_cq *out);
 int mlx5emu_debug_srq(uint32_t srqn, struct mlx5emu_debug_srq *out);
 int mlx5emu_debug_mr(uint32_t lkey, struct mlx5emu_debug_mr *out);
 int mlx5emu_debug_live(struct mlx5emu_debug_live *out);
+/* Listeners on the whole fabric (every process) for an rdma_cm port space (RDMA_PS_TCP...) and port, without
+ * binding anything: a test can wait for another program to listen without racing its bind. -1 if the fabric's
+ * directory cannot be mapped. */
+int mlx5emu_debug_cm_listeners(uint16_t port_space, uint16_t port);
 
 #endif

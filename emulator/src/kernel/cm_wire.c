@@ -426,6 +426,21 @@ void cm_dir_release(int slot)
 	pthread_mutex_unlock(&g_dir->lock);
 }
 
+int cm_dir_count_listeners(uint16_t ps, uint16_t port)
+{
+	if (cm_dir_ready())
+		return -1;
+	int n = 0;
+	robust_lock(&g_dir->lock);
+	for (int i = 0; i < DIR_SLOTS; i++) {
+		struct cm_dir_entry *e = &g_dir->e[i];
+		if (e->pid && e->state == CM_DIR_LISTEN && e->ps == ps && e->port == port && entry_live(e))
+			n++;
+	}
+	pthread_mutex_unlock(&g_dir->lock);
+	return n;
+}
+
 int cm_dir_find_listener(uint16_t ps, const struct sockaddr *dst, struct cm_dir_hit *hit)
 {
 	int best = -1, best_exact = 0;

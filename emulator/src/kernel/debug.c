@@ -3,6 +3,7 @@
 
 #include "kernel.h"
 #include "mlx5emu_debug.h"
+#include "ucma.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -144,4 +145,9 @@ EXPORT int mlx5emu_debug_live(struct mlx5emu_debug_live *o)
 	}
 	emu_unlock();
 	return 0;
+}
+
+EXPORT int mlx5emu_debug_cm_listeners(uint16_t port_space, uint16_t port)
+{
+	return cm_dir_count_listeners(port_space, port);
 }

@@ -73,6 +73,7 @@ int cm_dir_bind(uint16_t ps, struct sockaddr *addr, int reuse, int afonly, uint3
 int cm_dir_listen(int slot);                          /* 0 or EADDRINUSE */
 void cm_dir_release(int slot);
 int cm_dir_find_listener(uint16_t ps, const struct sockaddr *dst, struct cm_dir_hit *hit); /* 0 or -1 */
+int cm_dir_count_listeners(uint16_t ps, uint16_t port); /* live listeners on the fabric, -1 if no directory */
 int cm_send(int32_t pid, const struct cm_msg *m);    /* 0, or -1 when the peer is gone or its mailbox full */
 /* Waits up to timeout_ms for mail and takes one message; 1 = got one, 0 = none. */
 int cm_recv(struct cm_msg *m, int timeout_ms);

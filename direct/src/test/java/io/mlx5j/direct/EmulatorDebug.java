@@ -120,6 +120,34 @@ public final class EmulatorDebug
         }
     }
 
+    /**
+     * Listeners on the whole emulated fabric, every process included, for an rdma_cm port space
+     * ({@code RDMA_PS_TCP} = 0x0106) and port. Reads the directory without binding, so waiting for another program to
+     * listen cannot steal the port from it the way a probing bind can.
+     */
+    public static int cmListeners(final int portSpace, final int port)
+    {
+        try
+        {
+            final MethodHandle h = LINKER.downcallHandle(LIB.find("mlx5emu_debug_cm_listeners").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_SHORT, ValueLayout.JAVA_SHORT));
+            final int n = (int) h.invokeExact((short) portSpace, (short) port);
+            if (n < 0)
+            {
+                throw new IllegalStateException("the emulated fabric's CM directory cannot be mapped");
+            }
+            return n;
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError(ex);
+        }
+    }
+
     /** Driver-rule violations the engine counted in this process (strict mode prints each one). */
     static long strictViolations()
     {
