@@ -250,6 +250,7 @@ struct bench {
 	struct ibv_sge write_sge, inl16_sge, inl64_sge;
 	struct ibv_send_wr write_u, write_s, inl16_u, inl16_s, inl64_u, inl64_s;
 	struct ibv_send_wr batch_u[DOORBELL_BATCH], batch_s[DOORBELL_BATCH];
+	struct ibv_send_wr chain_s[16]; /* postPoll: 16 signaled WRITEs, wr_id = index; chain_s[15] alone is a list of 1 */
 	uint64_t raddr;
 	struct ibv_wc wc[16];
 	struct raw_bench *raw; /* the raw packet QPs (libmlx5_raw.h), on an Ethernet port only */
@@ -291,6 +292,11 @@ static void bench_init(struct bench *b, struct env *e)
 		fill_wr(&b->batch_s[i], IBV_WR_RDMA_WRITE, &b->write_sge, 0, b->raddr, e->mr->rkey, last);
 		b->batch_u[i].next = last ? NULL : &b->batch_u[i + 1];
 		b->batch_s[i].next = last ? NULL : &b->batch_s[i + 1];
+	}
+	for (int i = 0; i < 16; i++) {
+		fill_wr(&b->chain_s[i], IBV_WR_RDMA_WRITE, &b->write_sge, 0, b->raddr, e->mr->rkey, 1);
+		b->chain_s[i].wr_id = (uint64_t)i;
+		b->chain_s[i].next = i == 15 ? NULL : &b->chain_s[i + 1];
 	}
 	/* b: POSTED signaled RDMA WRITEs (1 WQEBB each, wr_id = index) that the poll benchmarks complete */
 	struct ibv_send_wr wr;
@@ -423,6 +429,24 @@ static inline void poll_cycle(struct bench *b, int n)
 static void poll1(struct bench *b) { poll_cycle(b, 1); }
 static void poll16(struct bench *b) { poll_cycle(b, 16); }
 
+/* Like for like with Mlx5jPollBench.postPoll*: one ibv_post_send of a list of n signaled RDMA WRITEs on a, their n
+ * CQEs, one ibv_poll_cq of n. */
+static inline void post_poll_cycle(struct bench *b, int n)
+{
+	post(b->e->a, &b->chain_s[16 - n]);
+	for (int i = 0; i < n; i++)
+		complete(&b->ca, (uint16_t)b->cur_post++, MLX5_OPCODE_RDMA_WRITE);
+	int got = ibv_poll_cq(b->e->cq_a, n, b->wc);
+	if (got != n || b->wc[n - 1].wr_id != 15 || b->wc[n - 1].status != IBV_WC_SUCCESS) {
+		fprintf(stderr, "libmlx5_loop: ibv_poll_cq returned %d of %d (last wr_id %llu, want 15)\n", got, n,
+			got > 0 ? (unsigned long long)b->wc[got - 1].wr_id : 0ull);
+		exit(1);
+	}
+}
+
+static void post_poll1(struct bench *b) { post_poll_cycle(b, 1); }
+static void post_poll16(struct bench *b) { post_poll_cycle(b, 16); }
+
 #include "libmlx5_raw.h"
 
 /* ------------------------------------------------------------------ timing and JSON */
@@ -444,6 +468,8 @@ static const struct variant VARIANTS[] = {
 	{ "c.IbvWrBench.rdmaWriteBatch8", wr_batch8, BATCH },
 	{ "c.IbvPollCqBench.poll1", poll1, 1 },
 	{ "c.IbvPollCqBench.poll16", poll16, 16 },
+	{ "c.IbvPollCqBench.postPoll1", post_poll1, 1 },
+	{ "c.IbvPollCqBench.postPoll16", post_poll16, 16 },
 };
 
 /* On an Ethernet port only (libmlx5_raw.h). */
