@@ -3,7 +3,7 @@
  * with, without any FFM call cost. Same QPs, same WQEs, same synthetic completer as the JMH benchmarks in
  * src/main/java/io/mlx5j/bench (EmulatedQp, Workload, SyntheticCompleter), so each number here pairs with one there.
  *
- *   mlx5emu -- env MLX5EMU_ENGINE=off libmlx5_loop quick|full OUT.json [LABEL [INCLUDE_REGEX]]
+ *   mlx5emu -- env MLX5EMU_ENGINE=off libmlx5_loop quick|short|full OUT.json [LABEL [INCLUDE_REGEX]]
  *
  * INCLUDE_REGEX (POSIX extended, searched in the name "c.<Class>.<method>", as JMH searches its include pattern):
  * run only the matching variants (bench/run.sh passes its JMH include, so that a partial run keeps its C rows).
@@ -11,7 +11,8 @@
  * Runs on the emulated ConnectX with the engine off: only this thread touches the rings. An RC QP "a" is connected
  * to its twin "b" (each with its own 256-entry CQ); posts go to a, the poll benchmarks complete WQEs posted once on b.
  * Per benchmark: one second (quick: 0.2 s) of warm-up, then REPS timed repetitions (clock_gettime, CLOCK_MONOTONIC)
- * of enough invocations to last about 1 s (quick: 20 ms), the length of a JMH measurement iteration: under
+ * of enough invocations to last about 1 s (quick: 20 ms), the length of a JMH measurement iteration (REPS: quick and
+ * short 5, full 15): under
  * SCHED_FIFO (bench/run.sh, MLX5J_BENCH_RT) the kernel's RT throttling stops the thread for 50 ms of every second,
  * which a 100 ms repetition caught or missed at random (errors of 10-15 %), while every 1 s repetition includes it
  * alike, as every JMH iteration does. Reported: mean ns per WQE (or per CQE) and a 99.9 %
@@ -501,10 +502,11 @@ static double t999(int df)
 	return df >= 1 && df <= 30 ? T[df] : 3.291;
 }
 
+/* quick: 1 = quick mode, 2 = short mode (1 s repetitions as full, but 5 of them), 0 = full */
 static void run(struct bench *b, const struct variant *v, int quick, FILE *out, const char *label, int first)
 {
-	const double warm_ns = quick ? 0.2e9 : 1e9;
-	const double rep_ns = quick ? 20e6 : 1e9;
+	const double warm_ns = quick == 1 ? 0.2e9 : 1e9;
+	const double rep_ns = quick == 1 ? 20e6 : 1e9;
 	const int reps = quick ? 5 : 15;
 	/* warm-up, and calibrate how many invocations make one repetition */
 	long calls = 0;
@@ -542,8 +544,9 @@ static void run(struct bench *b, const struct variant *v, int quick, FILE *out, 
 
 int main(int argc, char **argv)
 {
-	if (argc < 3 || (strcmp(argv[1], "quick") != 0 && strcmp(argv[1], "full") != 0)) {
-		fprintf(stderr, "usage: %s quick|full OUT.json [LABEL [INCLUDE_REGEX]]\n", argv[0]);
+	if (argc < 3 || (strcmp(argv[1], "quick") != 0 && strcmp(argv[1], "short") != 0 &&
+			  strcmp(argv[1], "full") != 0)) {
+		fprintf(stderr, "usage: %s quick|short|full OUT.json [LABEL [INCLUDE_REGEX]]\n", argv[0]);
 		return 2;
 	}
 	regex_t include;
@@ -552,7 +555,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "libmlx5_loop: bad INCLUDE_REGEX '%s'\n", argv[4]);
 		return 2;
 	}
-	int quick = strcmp(argv[1], "quick") == 0;
+	int quick = strcmp(argv[1], "quick") == 0 ? 1 : strcmp(argv[1], "short") == 0 ? 2 : 0;
 	const char *label = argc > 3 ? argv[3] : "default";
 	FILE *out = fopen(argv[2], "w");
 	if (!out)
