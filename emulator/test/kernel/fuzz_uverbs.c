@@ -15,7 +15,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/mlx5-abi.h>
 
-#include "kernel/uverbs.h"
+#include "kernel/dispatch.h"
 
 /* What interpose.c provides in the real library. */
 ssize_t emu_real_write(int fd, const void *buf, size_t count) { return write(fd, buf, count); }
