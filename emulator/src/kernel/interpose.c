@@ -41,7 +41,7 @@
 #define FD_TABLE_SIZE 65536
 static struct emu_ctx *_Atomic g_fds[FD_TABLE_SIZE];
 
-struct emu_ctx *emu_fd_ctx(int fd)
+static struct emu_ctx *emu_fd_ctx(int fd)
 {
 	if (fd < 0 || fd >= FD_TABLE_SIZE)
 		return NULL;
