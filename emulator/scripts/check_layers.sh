@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Fails when a file of the emulated kernel calls (or #includes) something of a higher layer than its own.
-# Usage: scripts/check_layers.sh [OBJ_DIR]   (run from emulator/; OBJ_DIR defaults to build/obj/kernel)
+# Usage: scripts/check_layers.sh [OBJ_DIR [ENGINE_OBJ_DIR]]   (run from emulator/; defaults build/obj/kernel and
+# build/obj/engine). The engine sits between layers 1 and 2: the commands call it through its hooks
+# (engine_hooks.h), and it may call the kernel's layers 0 and 1 only (emu_objects.h: objects, lock, registry).
 # The layer table is src/kernel/LAYERS. Symbols count when they are the project's own (emu_*, cm_*, mlx5emu_*):
 # the interposers also define libc names (open, write, mmap, ...), and a lower layer calling libc's write is
 # calling libc, which the interposer passes straight through for anything that is not an emulated file.
 set -euo pipefail
 
 OBJ_DIR=${1:-build/obj/kernel}
+ENGINE_OBJ_DIR=${2:-build/obj/engine}
+ENGINE_MAX_LAYER=1
 SRC_DIR=src/kernel
 TABLE=$SRC_DIR/LAYERS
 NM=${NM:-nm}
@@ -59,6 +63,19 @@ for o in "${objs[@]}"; do
 	done < <($NM -u "$o" | awk '$2 ~ /^(emu_|cm_|mlx5emu_)/ { print $2 }')
 done
 
+# The engine's calls into the kernel.
+shopt -s nullglob
+eobjs=("$ENGINE_OBJ_DIR"/*.o)
+[[ ${#eobjs[@]} -gt 0 ]] || { echo "check_layers: no engine objects in $ENGINE_OBJ_DIR (build first)" >&2; exit 2; }
+for o in "${eobjs[@]}"; do
+	while read -r s; do
+		d=${def_layer[$s]:-}
+		[[ -n "$d" ]] || continue
+		calls=$((calls + 1))
+		((d <= ENGINE_MAX_LAYER)) || err "engine/$(basename "$o" .o).c calls $s, defined in ${def_file[$s]} (layer $d; the engine may call layers 0-$ENGINE_MAX_LAYER)"
+	done < <($NM -u "$o" | awk '$2 ~ /^(emu_|cm_|mlx5emu_)/ { print $2 }')
+done
+
 # Includes: a file includes only headers of its layer and below (project headers, in quotes).
 incs=0
 for f in "$SRC_DIR"/*.c "$SRC_DIR"/*.h; do
@@ -78,4 +95,4 @@ if ((fail)); then
 	echo "check_layers: FAILED (layers in $TABLE)" >&2
 	exit 1
 fi
-echo "check_layers: ${#objs[@]} objects, $calls calls and $incs includes between kernel files, all downward"
+echo "check_layers: ${#objs[@]} kernel and ${#eobjs[@]} engine objects, $calls calls into kernel files and $incs includes between them, all downward"
