@@ -1,7 +1,6 @@
 /* Life of one uverbs context: open of /dev/infiniband/uverbsN, the fd references (dup, dup2, fcntl), the static
  * UAR pages behind mmap of the command fd, and the teardown when the last fd closes. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
