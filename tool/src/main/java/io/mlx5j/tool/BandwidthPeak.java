@@ -1,4 +1,4 @@
-package io.mlx5j.direct.tool;
+package io.mlx5j.tool;
 
 /**
  * perftest's "BW peak" (perftest 4.5 perftest_parameters.c print_report_bw): the time of each post and of each

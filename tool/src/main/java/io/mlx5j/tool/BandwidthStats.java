@@ -1,4 +1,4 @@
-package io.mlx5j.direct.tool;
+package io.mlx5j.tool;
 
 /**
  * Throughput of a bandwidth run: {@code iterations} messages of {@code size} bytes completed in {@code nanos}.

@@ -1,4 +1,4 @@
-package io.mlx5j.direct.tool;
+package io.mlx5j.tool;
 
 import io.mlx5j.direct.Completion;
 import io.mlx5j.direct.CompletionQueue;

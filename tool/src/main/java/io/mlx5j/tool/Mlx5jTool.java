@@ -1,4 +1,4 @@
-package io.mlx5j.direct.tool;
+package io.mlx5j.tool;
 
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package io.mlx5j.direct.tool;
+package io.mlx5j.tool;
 
 import io.mlx5j.direct.Access;
 import io.mlx5j.direct.AddressHandle;
@@ -22,9 +22,9 @@ import io.mlx5j.direct.QueuePair;
 import io.mlx5j.direct.RtrAttributes;
 import io.mlx5j.direct.RtsAttributes;
 import io.mlx5j.direct.SendFlags;
-import io.mlx5j.direct.oob.OobConnection;
-import io.mlx5j.direct.oob.OobServer;
-import io.mlx5j.direct.oob.PingpongExchange;
+import io.mlx5j.tool.oob.OobConnection;
+import io.mlx5j.tool.oob.OobServer;
+import io.mlx5j.tool.oob.PingpongExchange;
 import io.mlx5j.doorbell.DoorbellMode;
 
 import java.io.PrintStream;

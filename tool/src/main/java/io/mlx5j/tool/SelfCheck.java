@@ -1,8 +1,14 @@
-package io.mlx5j.wqe;
+package io.mlx5j.tool;
 
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+
+import io.mlx5j.wqe.DatagramSeg;
+import io.mlx5j.wqe.InlineSeg;
+import io.mlx5j.wqe.RecvWqeWriter;
+import io.mlx5j.wqe.SendQueue;
+import io.mlx5j.wqe.WqeWriter;
 
 import static io.mlx5j.wqe.CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE;
 import static io.mlx5j.wqe.CtrlSeg.MLX5_WQE_CTRL_SOLICITED;
@@ -14,10 +20,8 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_IMM;
 
 /**
  * Prints the encoded bytes of a few work requests, 16 bytes per line with ring offsets and the segment each line
- * belongs to. The project's temporary main job:
- * {@code java -jar wqe-builder/target/wqe-builder-*.jar} or
- * {@code java -cp wqe-builder/target/classes io.mlx5j.wqe.SelfCheck}.
- * Pure Java, heap memory only: it needs no RDMA device.
+ * belongs to: {@code ./mlx5j selfcheck}. It drives wqe-builder's public encoders only, so what it prints is what
+ * the direct path would write. Pure Java, heap memory only: it needs no RDMA device.
  */
 public final class SelfCheck
 {
@@ -27,11 +31,6 @@ public final class SelfCheck
 
     private SelfCheck()
     {
-    }
-
-    public static void main(final String[] args)
-    {
-        run(System.out);
     }
 
     /** Writes the report to {@code out}; returns the number of WQEs printed. */

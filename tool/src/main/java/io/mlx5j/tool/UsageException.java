@@ -1,4 +1,4 @@
-package io.mlx5j.direct.tool;
+package io.mlx5j.tool;
 
 /** Bad command line: the tool prints the message and the usage and exits with status 2. */
 public final class UsageException extends RuntimeException

@@ -1,4 +1,4 @@
-package io.mlx5j.direct.tool;
+package io.mlx5j.tool;
 
 import org.junit.jupiter.api.Test;
 
@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Interop with the unmodified rdma-core examples (Debian's ibverbs-utils, rdma-core 44) on the emulated device:
- * mlx5j's pingpong (Java direct path for every post and poll, io.mlx5j.direct.oob for the exchange) as client against
+ * mlx5j's pingpong (Java direct path for every post and poll, io.mlx5j.tool.oob for the exchange) as client against
  * an {@code ibv_rc_pingpong} / {@code ibv_ud_pingpong} server, and as server against their client. Both sides must
  * exit 0 and print each other's QPN and PSN; {@code -c} makes the server check the data it received; the examples run
  * with the emulator's strict mode inherited from this JVM, and neither process may break a driver rule.

@@ -1,4 +1,4 @@
-package io.mlx5j.direct.tool;
+package io.mlx5j.tool;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.mlx5j.direct.oob;
+package io.mlx5j.tool.oob;
 
 import io.mlx5j.direct.Gid;
 import io.mlx5j.direct.PeerInfo;
