@@ -5,24 +5,29 @@ import java.io.UncheckedIOException;
 import java.util.Arrays;
 
 /**
- * The {@code mlx5j} command-line tool (started by the {@code ./mlx5j} launcher at the repository root):
- * <pre>
- *   mlx5j devices [-d NAME]                    devices, ports, LIDs, GIDs
- *   mlx5j perf TEST [options]                  perftest-style benchmark on the Java direct path
- *   mlx5j pingpong [--ud] [options] [HOST]     ibv_rc_pingpong / ibv_ud_pingpong, on the Java direct path
- *   mlx5j feed publish|subscribe [options]     multicast market-data demo on raw Ethernet
- * </pre>
- * Exit status: 0 success, 1 failure at run time (the message says what failed), 2 bad command line.
+ * The {@code mlx5j} command line: the one dispatcher of its commands ({@code ./mlx5j} at the repository root finds a
+ * JDK 25 and the emulator and runs this class; {@code mlx5j --help} lists the commands, {@code mlx5j COMMAND --help}
+ * each command's options). A command that needs a device, run where there is none (or with {@code --emulated}),
+ * starts itself again on the emulated ConnectX ({@link EmulatorLaunch}).
+ * Exit status: 0 success, 1 failure at run time (the message says what failed), 2 bad command line (unknown command
+ * or option; the message names it).
  */
 public final class Mlx5jTool
 {
     static final String USAGE = String.join("\n",
-        "usage: mlx5j COMMAND [options]",
+        "usage: mlx5j COMMAND [options]      (mlx5j COMMAND --help: the command's options)",
         "  devices [-d NAME]                list RDMA devices: GUID, port state, link layer, LID, GIDs",
         "  perf TEST [options]              perftest-style benchmark on the Java direct path (mlx5j perf --help)",
         "  pingpong [--ud] [options] [HOST] the ibv_rc_pingpong / ibv_ud_pingpong protocol (mlx5j pingpong --help)",
         "  rping -s|-c [options]            rping's protocol over rdma_cm (mlx5j rping --help)",
-        "  feed publish|subscribe [options] multicast market data over raw Ethernet (mlx5j feed --help)");
+        "  feed publish|subscribe [options] multicast market data over raw Ethernet (mlx5j feed --help)",
+        "  selfcheck                        print the encoded WQEs of a few work requests (pure Java, no device)",
+        "  help, --help, -h                 this list",
+        "Commands that open a device run on the emulated ConnectX (emulator/mlx5emu) when there is no RDMA device, or",
+        "with --emulated; MLX5J_EMU_OPTS adds emulator options (e.g. --log).");
+
+    static final String SELFCHECK_USAGE = "usage: mlx5j selfcheck   (prints the encoded bytes of 7 send WQEs and "
+        + "1 receive WQE, no device needed)";
 
     private Mlx5jTool()
     {
@@ -30,7 +35,9 @@ public final class Mlx5jTool
 
     public static void main(final String[] args)
     {
-        final int status = run(args, System.out, System.err);
+        final String emulated = EmulatorLaunch.reason(args, EmulatorLaunch.realDevice());
+        final int status = emulated != null ? EmulatorLaunch.run(args, emulated, System.err)
+            : run(args, System.out, System.err);
         System.out.flush();
         System.exit(status);
     }
@@ -40,8 +47,8 @@ public final class Mlx5jTool
     {
         if (args.length == 0)
         {
-            err.println(USAGE);
-            return 2;
+            out.println(USAGE);
+            return 0;
         }
         final String command = args[0];
         final String[] rest = Arrays.copyOfRange(args, 1, args.length);
@@ -95,6 +102,18 @@ public final class Mlx5jTool
                         return 0;
                     }
                     return FeedCommand.run(FeedCommand.parse(rest), out, err);
+                case "selfcheck":
+                    if (rest.length > 0)
+                    {
+                        if (help)
+                        {
+                            out.println(SELFCHECK_USAGE);
+                            return 0;
+                        }
+                        throw new UsageException("selfcheck takes no options ('" + rest[0] + "')");
+                    }
+                    SelfCheck.run(out);
+                    return 0;
                 case "help", "-h", "--help":
                     out.println(USAGE);
                     return 0;
@@ -112,6 +131,7 @@ public final class Mlx5jTool
                 case "rping" -> RpingOptions.USAGE;
                 case "devices" -> DevicesCommand.USAGE;
                 case "feed" -> FeedCommand.USAGE;
+                case "selfcheck" -> SELFCHECK_USAGE;
                 default -> USAGE;
             });
             return 2;
