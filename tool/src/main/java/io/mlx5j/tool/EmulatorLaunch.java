@@ -2,7 +2,6 @@ package io.mlx5j.tool;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -139,7 +138,8 @@ final class EmulatorLaunch
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("cannot start " + emulator, ex);
+            err.println("mlx5j: " + args[0] + " failed: cannot start " + emulator + ": " + ex.getMessage());
+            return 1;
         }
         // a TERM or an INT to this process ends the child too (it has the terminal's INT as well)
         final Thread reaper = new Thread(child::destroy, "mlx5j-emulated-child");

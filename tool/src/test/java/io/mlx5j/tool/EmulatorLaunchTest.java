@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class EmulatorLaunchTest
 {
+    private static final AtomicInteger RUNS = new AtomicInteger();
     private static final List<String> JVM = List.of("/jdk/bin/java", "--enable-native-access=ALL-UNNAMED");
 
     @Test
@@ -91,19 +93,36 @@ class EmulatorLaunchTest
         assertEquals("", self.err);
     }
 
+    /** Started by hand without the launcher's -Dmlx5j.emulator: a message that says how to start it, exit 1. */
+    @Test
+    void noEmulatorToRunOnIsARunTimeFailure() throws Exception
+    {
+        final Run run = run(Path.of("target", "no-such-mlx5emu").toAbsolutePath().toString(), "devices", "--emulated");
+        assertEquals(1, run.exit, run.out + run.err);
+        assertEquals("", run.out);
+        assertTrue(run.err.startsWith("mlx5j: no RDMA device found and no emulator to run on (mlx5j.emulator="),
+            run.err);
+        assertTrue(run.err.endsWith("); start the tool through ./mlx5j\n"), run.err);
+    }
+
     private record Run(int exit, String out, String err)
     {
     }
 
     private static Run runUnemulated(final String... args) throws Exception
     {
+        return run(Path.of(System.getProperty("mlx5emu.launcher")).toAbsolutePath().toString(), args);
+    }
+
+    /** This JVM's class path in a child without the emulator's environment, {@code emulator} as the launcher's. */
+    private static Run run(final String emulator, final String... args) throws Exception
+    {
         final Path dir = Files.createDirectories(Path.of("target", "launch"));
-        final String name = String.join("-", args).replaceAll("[^A-Za-z0-9_-]", "");
+        final String name = RUNS.incrementAndGet() + "-" + String.join("-", args).replaceAll("[^A-Za-z0-9_-]", "");
         final Path out = dir.resolve(name + ".out");
         final Path err = dir.resolve(name + ".err");
         final List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-            "--enable-native-access=ALL-UNNAMED", "-D" + EmulatorLaunch.EMULATOR_PROPERTY + "="
-            + Path.of(System.getProperty("mlx5emu.launcher")).toAbsolutePath(), "-cp",
+            "--enable-native-access=ALL-UNNAMED", "-D" + EmulatorLaunch.EMULATOR_PROPERTY + "=" + emulator, "-cp",
             System.getProperty("java.class.path"), Mlx5jTool.class.getName()));
         cmd.addAll(List.of(args));
         final ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
