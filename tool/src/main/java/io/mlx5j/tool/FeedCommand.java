@@ -155,8 +155,9 @@ final class FeedCommand
         {
             if (!ctx.queryPort(o.ibPort()).isEthernet())
             {
-                throw new IllegalStateException("port " + o.ibPort() + " of " + ctx.deviceName() + " is not Ethernet: " +
-                    "the feed needs raw packet QPs (on the emulated device: emulator/mlx5emu --link eth)");
+                throw new IllegalStateException("port " + o.ibPort() + " of " + ctx.deviceName()
+                    + " is not Ethernet: the feed needs raw packet QPs (on the emulated device: emulator/mlx5emu "
+                    + "--link eth)");
             }
             return o.publish() ? publish(ctx, o, out, err) : subscribe(ctx, o, out, err);
         }

@@ -130,8 +130,8 @@ final class RawPerfCommand
             {
                 final long nanos = RawPerfLoops.bwServer(e, progress, stall);
                 progress.finish(o.iterations());
-                printBandwidth(out, o, nanos, null, "received " + e.checkSummary() + "; timed from the first frame to the "
-                    + "last, as perftest's server");
+                printBandwidth(out, o, nanos, null, "received " + e.checkSummary()
+                    + "; timed from the first frame to the last, as perftest's server");
             }
             else
             {

@@ -258,7 +258,8 @@ public record RawPerfOptions(
                 case "-p", "--port" ->
                 {
                     a.intValue(o, 1, 65535);
-                    notes.add(o + " ignored: the raw tests exchange nothing over TCP (perftest's raw tools ignore it too)");
+                    notes.add(o + " ignored: the raw tests exchange nothing over TCP (perftest's raw tools ignore it "
+                        + "too)");
                 }
                 case "--timeout" -> timeoutSeconds = a.longValue(o, 1, 86_400);
                 case "--no-progress" ->

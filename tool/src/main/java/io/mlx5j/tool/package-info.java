@@ -6,7 +6,8 @@
  *       atomic_lat) whose every post and poll goes through the Java direct path ({@code DirectSendQueue},
  *       {@code DirectRecvQueue}, {@code DirectCq}); loopback in one process, or server and client over the
  *       {@link io.mlx5j.tool.oob} exchange; each run checks the bytes that moved;</li>
- *   <li>{@code pingpong}: the protocol of {@code ibv_rc_pingpong} / {@code ibv_ud_pingpong}, for interop with them.</li>
+ *   <li>{@code pingpong}: the protocol of {@code ibv_rc_pingpong} / {@code ibv_ud_pingpong}, for interop with
+ *       them.</li>
  * </ul>
  * Threads: every command runs on the calling thread; in loopback that one thread drives both endpoints (each queue is
  * still confined to it, as the data path requires). The measuring loops ({@code PerfLoops}) allocate nothing and

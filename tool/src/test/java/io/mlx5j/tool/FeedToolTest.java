@@ -27,9 +27,10 @@ class FeedToolTest
         final List<Emulated.Child> subscribers = new ArrayList<>();
         for (int i = 0; i < 2; i++)
         {
-            subscribers.add(new Emulated.Child("feed-subscriber-" + i, List.of(java, "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), Mlx5jTool.class.getName(), "feed", "subscribe", "-n",
-                "2000", "-g", "239.7.7.7", "-p", "30001", "--tag", "" + (10 + i), "-t", "20")));
+            subscribers.add(new Emulated.Child("feed-subscriber-" + i, List.of(java,
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                Mlx5jTool.class.getName(), "feed", "subscribe", "-n", "2000", "-g", "239.7.7.7", "-p", "30001",
+                "--tag", "" + (10 + i), "-t", "20")));
         }
         for (int i = 0; i < 2; i++)
         {

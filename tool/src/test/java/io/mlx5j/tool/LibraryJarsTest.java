@@ -97,7 +97,8 @@ class LibraryJarsTest
         {
             try (JarFile jar = new JarFile(where.toFile()))
             {
-                jar.stream().filter(e -> e.getName().endsWith(".class")).forEach(e -> names.add(binaryName(e.getName())));
+                jar.stream().filter(e -> e.getName().endsWith(".class"))
+                    .forEach(e -> names.add(binaryName(e.getName())));
             }
         }
         names.removeIf(n -> n.endsWith("package-info") || n.equals("module-info"));

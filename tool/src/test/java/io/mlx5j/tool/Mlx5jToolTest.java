@@ -69,7 +69,8 @@ class Mlx5jToolTest
     {
         final long before = Emulated.strictViolations();
         latencyRow(perf("send_lat", "-n", "300", "-s", "64", "--doorbell", "blueflame"), 64, 300);
-        latencyRow(perf("write_lat", "-n", "300", "-s", "4096", "--doorbell", "blueflame"), 4096, 300); // not inline: DMA
+        // not inline: DMA
+        latencyRow(perf("write_lat", "-n", "300", "-s", "4096", "--doorbell", "blueflame"), 4096, 300);
         latencyRow(perf("read_lat", "-n", "300", "-s", "32", "--doorbell", "blueflame"), 32, 300);
         final List<String> atomic = perf("atomic_lat", "-n", "300", "--doorbell", "blueflame");
         assertEquals(before, Emulated.strictViolations());
@@ -89,7 +90,8 @@ class Mlx5jToolTest
         for (final String test : List.of("write_bw", "read_bw", "send_bw"))
         {
             final long before = Emulated.strictViolations();
-            final List<String> out = perf(test, "-n", "500", "-s", "8192", "-t", "32", "-Q", "8", "--doorbell", "blueflame");
+            final List<String> out = perf(test, "-n", "500", "-s", "8192", "-t", "32", "-Q", "8", "--doorbell",
+                "blueflame");
             assertEquals(before, Emulated.strictViolations(), test);
             assertTrue(out.contains(" TX depth       : 32     CQ moderation : 8"), out.toString());
             final int h = out.indexOf(ResultTable.bandwidthHeader());

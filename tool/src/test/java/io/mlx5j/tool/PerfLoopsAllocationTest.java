@@ -31,8 +31,8 @@ class PerfLoopsAllocationTest
         {
             final PerfOptions options = test.equals("atomic_lat")
                 ? PerfOptions.parse(test, "-n", Integer.toString(N), "--doorbell", "doorbell")
-                : PerfOptions.parse(test, "-n", Integer.toString(N), "--doorbell", "doorbell", "-s", "64", "-t", "32", "-Q",
-                    "8");
+                : PerfOptions.parse(test, "-n", Integer.toString(N), "--doorbell", "doorbell", "-s", "64", "-t", "32",
+                    "-Q", "8");
             try (Context context = Context.open("mlx5_0");
                  ProtectionDomain pd = context.allocPd();
                  Endpoint a = PerfCommand.endpoint(context, pd, options);

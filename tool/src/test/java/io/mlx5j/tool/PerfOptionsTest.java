@@ -50,8 +50,8 @@ class PerfOptionsTest
     void everySpellingOfAnOption()
     {
         final PerfOptions o = PerfOptions.parse("send_bw", "-s", "4096", "--iters", "77", "--device=mlx5_1", "-i",
-            "2", "-x", "3", "-I", "0x40", "--doorbell", "blueflame", "-t", "16", "--cq-mod=32", "-r", "64", "-m", "1024",
-            "--client", "peer.example", "-p", "20000", "--timeout", "5", "--no-progress", "--emulated");
+            "2", "-x", "3", "-I", "0x40", "--doorbell", "blueflame", "-t", "16", "--cq-mod=32", "-r", "64", "-m",
+            "1024", "--client", "peer.example", "-p", "20000", "--timeout", "5", "--no-progress", "--emulated");
         assertEquals(4096, o.size());
         assertEquals(77, o.iterations());
         assertEquals("mlx5_1", o.device());
@@ -94,7 +94,8 @@ class PerfOptionsTest
         assertTrue(PerfOptions.parse("send_lat", "-R", "127.0.0.1").rdmaCm());
         assertMessage("-c UD: mlx5j perf runs RC QPs only", () -> PerfOptions.parse("send_lat", "-c", "UD"));
         assertMessage("-A CMP_AND_SWAP", () -> PerfOptions.parse("atomic_lat", "-A", "CMP_AND_SWAP"));
-        assertMessage("-a: message size cannot be changed for atomic tests", () -> PerfOptions.parse("atomic_bw", "-a"));
+        assertMessage("-a: message size cannot be changed for atomic tests",
+            () -> PerfOptions.parse("atomic_bw", "-a"));
         assertMessage("-D: duration mode does not run all sizes", () -> PerfOptions.parse("write_bw", "-a", "-D", "5"));
         assertMessage("longer than twice the margin", () -> PerfOptions.parse("write_bw", "-D", "4", "--margin", "2"));
         assertMessage("extra argument 'h2'", () -> PerfOptions.parse("write_bw", "h1", "h2"));

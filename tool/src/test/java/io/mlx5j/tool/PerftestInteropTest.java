@@ -45,7 +45,8 @@ class PerftestInteropTest
 
     /**
      * perftest's -a (all sizes 2 .. 2^23, with each test's exchanges between sizes), -D (duration: warm-up, sample,
-     * cool-down) and the BW peak column, against the perftest binaries in both roles (5 iterations, perftest's least: 23 sizes).
+     * cool-down) and the BW peak column, against the perftest binaries in both roles (5 iterations, perftest's least:
+     * 23 sizes).
      */
     @ParameterizedTest(name = "{0} {1}, mlx5j server {2}")
     @CsvSource({

@@ -85,7 +85,8 @@ class RawPerfToolTest
     {
         final long before = Emulated.strictViolations();
         final String java = ProcessHandle.current().info().command().orElseThrow();
-        final List<String> server = new ArrayList<>(List.of("env", "MLX5EMU_ETH_MIN_INLINE=" + minInline, java, "--enable-native-access=ALL-UNNAMED", "-cp",
+        final List<String> server = new ArrayList<>(List.of("env", "MLX5EMU_ETH_MIN_INLINE=" + minInline, java,
+            "--enable-native-access=ALL-UNNAMED", "-cp",
             System.getProperty("java.class.path"), Mlx5jTool.class.getName(), "perf", test, "--server", "-B",
             SERVER_MAC, "-E", CLIENT_MAC, "--no-progress", "--timeout", "60"));
         server.addAll(words(args));

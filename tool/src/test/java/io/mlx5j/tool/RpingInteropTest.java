@@ -82,7 +82,8 @@ class RpingInteropTest
         try
         {
             status = connectWithRetry(() -> Mlx5jTool.run(new String[] {"rping", "-c", "-a", address, "-p", "" + port,
-                "-v", "-V", "-C", "" + count, "-S", "" + size, "--timeout", "20"}, client.stream, client.stream), client);
+                "-v", "-V", "-C", "" + count, "-S", "" + size, "--timeout", "20"}, client.stream, client.stream),
+                client);
         }
         catch (final RuntimeException | Error ex)
         {

@@ -39,7 +39,8 @@ class SelfCheckTest
         SelfCheck.run(new PrintStream(direct, true, StandardCharsets.US_ASCII));
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final int status = Mlx5jTool.run(new String[] {"selfcheck"}, new PrintStream(out, true, StandardCharsets.US_ASCII),
+        final int status = Mlx5jTool.run(new String[] {"selfcheck"},
+            new PrintStream(out, true, StandardCharsets.US_ASCII),
             new PrintStream(err, true, StandardCharsets.US_ASCII));
         assertEquals(0, status, err.toString(StandardCharsets.US_ASCII));
         assertEquals(direct.toString(StandardCharsets.US_ASCII), out.toString(StandardCharsets.US_ASCII));
