@@ -44,7 +44,8 @@
 #define STR_CQE 1023
 #define STR_MR_BYTES (1u << 20)
 #define STR_FILLER 0x80000000u
-#define STR_STRIDES_MASK 0x3fffu /* byte_cnt[29:16] on a striding RQ (PRM, CQE byte_cnt; DPDK's MLX5_MPRQ_STRIDE_NUM_MASK) */
+/* consumed strides, byte_cnt[29:16] shifted down (DPDK mlx5_prm.h: MLX5_MPRQ_STRIDE_NUM_MASK 0x3fff0000, shift 16) */
+#define STR_STRIDES_MASK 0x3fffu
 
 struct striding {
 	uint8_t *mem;

@@ -65,7 +65,8 @@ public class IbvStridingRecvBench
     private static final int STRIDES = 32;
     private static final int STRIDE_BYTES = 64;
     private static final int SHIFT = 2;
-    private static final int STRIDES_MASK = 0x3fff; // byte_cnt[29:16] on a striding RQ (DPDK MLX5_MPRQ_STRIDE_NUM_MASK)
+    /** Consumed strides, byte_cnt[29:16] shifted down (DPDK mlx5_prm.h: MLX5_MPRQ_STRIDE_NUM_MASK 0x3fff0000). */
+    private static final int STRIDES_MASK = 0x3fff;
     /** IBV_WC_EX_WITH_BYTE_LEN (verbs.h enum ibv_create_cq_wc_flags). */
     private static final long WITH_BYTE_LEN = 1L;
     private static final ValueLayout.OfInt BE32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
