@@ -958,7 +958,8 @@ static void ud_recv(struct eng_qp *qp, struct pkt *p)
 	if (p->flags & PF_GRH) {
 		/* IBA 8.3 GRH: IPVer 6, TClass, FlowLabel, PayLen, NxtHdr 0x1b (BTH), HopLmt, SGID, DGID. */
 		eng_put_be32(grh, 6u << 28 | (uint32_t)p->tclass << 20 | (p->flow_label & 0xfffff));
-		eng_put_be16(grh + 4, (uint16_t)(p->len + 8 + 12 + 4)); /* BTH + DETH + payload + ICRC */
+		/* PayLen: BTH 12 + DETH 8 + ImmDt 4 (SEND_WITH_IMM) + payload + pad to 4 bytes + ICRC 4 (IBA 8.3.1) */
+		eng_put_be16(grh + 4, (uint16_t)(12 + 8 + ((p->flags & PF_IMM) ? 4 : 0) + ((p->len + 3) & ~3u) + 4));
 		grh[6] = 0x1b;
 		grh[7] = p->hop_limit;
 		memcpy(grh + 8, p->sgid, 16);
