@@ -112,6 +112,7 @@ struct ucma_id {
 	int      backlog;
 	uint32_t events_reported;
 	uint8_t  tos, tos_set, reuse, afonly, afonly_set, ack_timeout, ack_timeout_set;
+	uint8_t  req_tclass, req_tclass_set; /* passive id: the traffic class of the REQ's primary path */
 	uint32_t qkey;
 	/* the connection */
 	int32_t  peer_pid;
@@ -234,6 +235,37 @@ static void local_gid(const struct ucma_id *id, uint8_t gid[16])
 		emu_cm_addr_gid((const struct sockaddr *)&id->src, gid);
 	else
 		memcpy(gid, id_port(id)->gid[0].raw, 16);
+}
+
+/* The traffic class of the id's path record, where RDMA_OPTION_ID_TOS ends up (Linux drivers/infiniband/core/cma.c):
+ *  - passive side: the REQ's primary path (cm_format_paths_from_req copies its traffic class), whatever TOS the
+ *    listener has;
+ *  - RoCE: cma_resolve_iboe_route sets path_rec->traffic_class to the TOS when rdma_set_option set one (tos_set),
+ *    else to the port's default_roce_tos, which cma_add_one initialises to 0 (configfs can change it; the
+ *    emulator has no configfs);
+ *  - IB: cma_query_ib_route puts the TOS into the PathRecord query only as its QoSClass (AF_INET); an SM without
+ *    a QoS policy (the emulated one, as OpenSM with QoS off) answers traffic class 0 whatever the class. For
+ *    AF_INET6 the query asks for the traffic class in the source address' sin6_flowinfo (bits 27..20), which the
+ *    emulated SM grants. */
+static uint8_t path_tclass(const struct ucma_id *id)
+{
+	if (id->req_tclass_set)
+		return id->req_tclass;
+	if (eth(id))
+		return id->tos_set ? id->tos : 0;
+	if (id->src.sin6_family == AF_INET6)
+		return (uint8_t)(ntohl(id->src.sin6_flowinfo) >> 20);
+	return 0;
+}
+
+/* The service level of the id's path record: 0 on both links here. RoCE: cma_resolve_iboe_route takes
+ * iboe_tos_to_sl(ndev, tos), the priority rt_tos2priority(tos) mapped through the netdev's VLAN egress map or
+ * prio-to-tc map, and 0 for a netdev with neither (the emulated ports have no VLAN and no traffic classes). IB:
+ * the SL is the SM's choice for the QoS class; without a QoS policy it is the default SL 0. */
+static uint8_t path_sl(const struct ucma_id *id)
+{
+	(void)id;
+	return 0;
 }
 
 /* ---- files, ids, events ---- */
@@ -363,7 +395,7 @@ static void send_msg(struct ucma_id *id, uint32_t type, uint8_t reason, const vo
 	m.srq = id->srq;
 	m.flow_control = id->flow_control;
 	m.mtu = port_mtu(id);
-	m.tos = id->tos;
+	m.tclass = path_tclass(id);
 	m.dev = (uint16_t)(id->dev >= 0 ? id->dev : 0);
 	m.lid = id_port(id)->lid;
 	local_gid(id, m.gid);
@@ -525,7 +557,8 @@ static void on_req(const struct cm_msg *m)
 	if (c->dev < 0)
 		c->dev = 0;
 	c->route = 1;
-	c->tos = m->tos;
+	c->req_tclass = m->tclass;
+	c->req_tclass_set = 1;
 	peer_from_msg(c, m);
 	/* cm_req_handler swaps them: our responder resources are what the peer's initiator depth asks for */
 	c->resp_res = m->init_depth;
@@ -1096,7 +1129,8 @@ static void fill_path(const struct ucma_id *id, struct ib_user_path_rec *p)
 	p->mtu = path_mtu(id);
 	p->pkey = htons(0xffff);
 	p->hop_limit = eth(id) ? 64 : 0;
-	p->traffic_class = id->tos;
+	p->traffic_class = path_tclass(id);
+	p->sl = path_sl(id);
 	p->numb_path = 1;
 	p->mtu_selector = 2;
 	p->rate_selector = 2;
@@ -1121,8 +1155,10 @@ static void ah_to_user(const struct ucma_id *id, struct ib_uverbs_ah_attr *ah)
 		memcpy(ah->grh.dgid, id->peer_gid, 16);
 		ah->grh.sgid_index = (uint8_t)(idx < 0 ? 1 : idx);
 		ah->grh.hop_limit = 64;
-		ah->grh.traffic_class = id->tos;
+		/* ib_init_ah_attr_from_path: the GRH's traffic class is the path's */
+		ah->grh.traffic_class = path_tclass(id);
 	}
+	ah->sl = path_sl(id);
 }
 
 static void ud_ah_to_user(const struct ucma_id *id, struct ib_uverbs_ah_attr *ah) { ah_to_user(id, ah); }
@@ -1842,7 +1878,10 @@ static int do_join(struct ucmd *c, uint32_t handle, uint64_t uid, uint64_t respo
 			ah->grh.sgid_index = (uint8_t)(idx < 0 ? 1 : idx);
 			ah->grh.hop_limit = 64;
 		}
-		ah->grh.traffic_class = id->tos;
+		/* the group's traffic class, not the id's TOS: cma_iboe_join_multicast leaves the RoCE member record's
+		 * traffic class 0, and on IB it is the SA's MCMemberRecord of the group (TClass 0 for the groups the
+		 * emulated SM creates) */
+		ah->grh.traffic_class = 0;
 		u->qp_num = 0xffffff;
 		u->qkey = id->qkey;
 	}
