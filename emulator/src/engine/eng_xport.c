@@ -19,6 +19,7 @@
 #include "emu_clock.h"
 #include "engine/eng_internal.h"
 #include "engine/eng_pcap.h"
+#include "engine/eng_roce.h"
 #include "eth_knobs.h"
 
 static inline int32_t psn_diff(uint32_t a, uint32_t b)
@@ -955,11 +956,20 @@ static void ud_recv(struct eng_qp *qp, struct pkt *p)
 	}
 	uint8_t grh[40];
 	memset(grh, 0, sizeof grh);
-	if (p->flags & PF_GRH) {
+	/* PayLen: BTH 12 + DETH 8 + ImmDt 4 (SEND_WITH_IMM) + payload + pad to 4 bytes + ICRC 4 (IBA 8.3.1) */
+	uint32_t ib_len = 12 + 8 + ((p->flags & PF_IMM) ? 4 : 0) + ((p->len + 3) & ~3u) + 4;
+	if (p->eth.valid) {
+		/* RoCE: the network header as the port received it: the GRH (v1) or IPv6 header (v2) in all 40 bytes,
+		 * or the IPv4 header (v2 between IPv4-mapped GIDs) in the last 20, which is where libibverbs'
+		 * ibv_init_ah_from_wc (get_grh_header_version) and the kernel's ib_get_rdma_header_version look for it;
+		 * the first 20 bytes are left zero */
+		uint8_t l3[40];
+		size_t n = eng_roce_l3(p, ib_len, l3);
+		memcpy(grh + 40 - n, l3, n);
+	} else if (p->flags & PF_GRH) {
 		/* IBA 8.3 GRH: IPVer 6, TClass, FlowLabel, PayLen, NxtHdr 0x1b (BTH), HopLmt, SGID, DGID. */
 		eng_put_be32(grh, 6u << 28 | (uint32_t)p->tclass << 20 | (p->flow_label & 0xfffff));
-		/* PayLen: BTH 12 + DETH 8 + ImmDt 4 (SEND_WITH_IMM) + payload + pad to 4 bytes + ICRC 4 (IBA 8.3.1) */
-		eng_put_be16(grh + 4, (uint16_t)(12 + 8 + ((p->flags & PF_IMM) ? 4 : 0) + ((p->len + 3) & ~3u) + 4));
+		eng_put_be16(grh + 4, (uint16_t)ib_len);
 		grh[6] = 0x1b;
 		grh[7] = p->hop_limit;
 		memcpy(grh + 8, p->sgid, 16);
@@ -971,7 +981,7 @@ static void ud_recv(struct eng_qp *qp, struct pkt *p)
 		memcpy(buf, grh, 40);
 		memcpy(buf + 40, p->data, p->len);
 	} else {
-		if (p->flags & PF_GRH)
+		if (p->flags & PF_GRH || p->eth.valid)
 			scatter(rx->sge, rx->nsge, 0, grh, 40);
 		scatter(rx->sge, rx->nsge, 40, p->data, p->len);
 	}

@@ -93,6 +93,9 @@ enum id_state {
 
 /* T_ADDR_DONE / T_ROUTE_DONE: resolution completes on the CM thread, as the kernel reports it from a workqueue
  * (addr.c process_one_req, the SA query's MAD completion), never inside the command itself. */
+/* The kernel's internal ENOTSUPP (include/linux/errno.h), which ucma passes to user space as is (errno 524). */
+#define KERNEL_ENOTSUPP 524
+
 enum timer_kind { T_NONE, T_ADDR, T_REQ, T_REP, T_DREQ, T_TIMEWAIT, T_ADDR_DONE, T_ROUTE_DONE };
 
 struct ucma_file;
@@ -1783,19 +1786,16 @@ static int c_migrate_id(struct ucmd *c)
 
 /* cma_set_mgid / cma_iboe_set_mgid: the group's MGID from the address. IB: the IPoIB mapping (ip_ib_mc_map,
  * ipv6_ib_mc_map) with the broadcast group's scope 2 and P_Key 0xffff, byte 3 = 0x01 for RDMA_PS_UDP (the
- * RDMA CM signature); RoCE: ff0e::ffff:a.b.c.d for IPv4, the IPv6 group address as is. */
+ * RDMA CM signature). RoCE: the port's default GID type for rdma_cm is RoCE v2 (cma_add_one prefers
+ * CMA_PREFERRED_ROCE_GID_TYPE, IB_GID_TYPE_ROCE_UDP_ENCAP), for which cma_iboe_set_mgid maps an IPv4 group to
+ * the IPv4-mapped ::ffff:a.b.c.d (ff0e::ffff:a.b.c.d is the RoCE v1 form); IPv6 groups never get here on RoCE
+ * (do_join). */
 static void mc_mgid(const struct ucma_id *id, const struct sockaddr *sa, uint8_t mgid[16])
 {
 	memset(mgid, 0, 16);
 	if (eth(id)) {
-		if (sa->sa_family == AF_INET) {
-			mgid[0] = 0xff;
-			mgid[1] = 0x0e;
-			mgid[10] = mgid[11] = 0xff;
-			memcpy(mgid + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-		} else {
-			memcpy(mgid, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
-		}
+		mgid[10] = mgid[11] = 0xff;
+		memcpy(mgid + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
 		return;
 	}
 	mgid[0] = 0xff;
@@ -1830,6 +1830,8 @@ static int do_join(struct ucmd *c, uint32_t handle, uint64_t uid, uint64_t respo
 		return EINVAL;
 	if (!is_mcast_addr(addr))
 		return EINVAL;
+	if (eth(id) && addr->sa_family == AF_INET6)
+		return KERNEL_ENOTSUPP; /* cma_iboe_join_multicast: an IPv6 group with the RoCE v2 GID type */
 	uint32_t h = 0;
 	while (h < g_mcs_cap && g_mcs[h])
 		h++;
