@@ -227,7 +227,8 @@ class CmMulticastTest
      * The unmodified mckey (rdma-core) sends {@code -C} datagrams of {@code -S} bytes to the group from another
      * process ({@code -s}: it joins, posts every send at once, unsignaled, and exits); a Java member that joined
      * before it started receives every one. mckey's send (rdma-core v44 librdmacm/examples/mckey.c post_sends) is
-     * SEND_WITH_IMM of its buffer (filled with 'a' here, see below), with its own QPN as immediate data, to QPN 0xffffff with the Q_Key of its MULTICAST_JOIN. What the member's completion must say, as a ConnectX does:
+     * SEND_WITH_IMM of its buffer (filled with 'a' here, see below), with its own QPN as immediate data, to QPN
+     * 0xffffff with the Q_Key of its MULTICAST_JOIN. What the member's completion must say, as a ConnectX does:
      * success, RECV, GRH + size bytes, the sender's QPN as source, flags GRH | WITH_IMM (a multicast datagram
      * carries a GRH: IBA 8.3.1 / the MGID is its destination), and the 40 bytes in front of the data: on IB the GRH
      * (destination the group's MGID), on RoCE v2 the IPv4 header in the last 20 bytes.
