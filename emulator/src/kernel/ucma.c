@@ -115,7 +115,7 @@ struct ucma_id {
 	int      backlog;
 	uint32_t events_reported;
 	uint8_t  tos, tos_set, reuse, afonly, afonly_set, ack_timeout, ack_timeout_set;
-	uint8_t  req_tclass, req_tclass_set; /* passive id: the traffic class of the REQ's primary path */
+	uint8_t  route_tclass, route_tclass_set; /* the path's traffic class, fixed when the route is resolved */
 	uint32_t qkey;
 	/* the connection */
 	int32_t  peer_pid;
@@ -242,7 +242,8 @@ static void local_gid(const struct ucma_id *id, uint8_t gid[16])
 
 /* The traffic class of the id's path record, where RDMA_OPTION_ID_TOS ends up (Linux drivers/infiniband/core/cma.c):
  *  - passive side: the REQ's primary path (cm_format_paths_from_req copies its traffic class), whatever TOS the
- *    listener has;
+ *    listener has; active side: what the route resolution computed from the TOS then (cma_resolve_iboe_route and
+ *    cma_query_ib_route read it at RESOLVE_ROUTE);
  *  - RoCE: cma_resolve_iboe_route sets path_rec->traffic_class to the TOS when rdma_set_option set one (tos_set),
  *    else to the port's default_roce_tos, which cma_add_one initialises to 0 (configfs can change it; the
  *    emulator has no configfs);
@@ -252,8 +253,8 @@ static void local_gid(const struct ucma_id *id, uint8_t gid[16])
  *    emulated SM grants. */
 static uint8_t path_tclass(const struct ucma_id *id)
 {
-	if (id->req_tclass_set)
-		return id->req_tclass;
+	if (id->route_tclass_set)
+		return id->route_tclass; /* the route's path record keeps what it got: a later TOS changes nothing */
 	if (eth(id))
 		return id->tos_set ? id->tos : 0;
 	if (id->src.sin6_family == AF_INET6)
@@ -560,8 +561,8 @@ static void on_req(const struct cm_msg *m)
 	if (c->dev < 0)
 		c->dev = 0;
 	c->route = 1;
-	c->req_tclass = m->tclass;
-	c->req_tclass_set = 1;
+	c->route_tclass = m->tclass;
+	c->route_tclass_set = 1;
 	peer_from_msg(c, m);
 	/* cm_req_handler swaps them: our responder resources are what the peer's initiator depth asks for */
 	c->resp_res = m->init_depth;
@@ -1281,6 +1282,8 @@ static int c_resolve_route(struct ucmd *c)
 	if (id->state != S_ADDR_RESOLVED)
 		return EINVAL;
 	/* the emulated SM (IB) or the IP route (RoCE) always answers */
+	id->route_tclass = path_tclass(id);
+	id->route_tclass_set = 1;
 	id->state = S_ROUTE_QUERY;
 	set_timer(id, T_ROUTE_DONE, resolve_ns());
 	cm_wake_self();

@@ -9,6 +9,7 @@
  *    and SL 0, and the QP's address vector has no GRH inside the subnet.
  *  - IB, IPv6: the path's traffic class is the one in the source address' sin6_flowinfo, TOS or not; on RoCE
  *    flowinfo does not set it.
+ *  - A TOS set after the route was resolved changes nothing (the path record was filled then).
  *  - A multicast group's address vector keeps traffic class 0 whatever the id's TOS.
  * The QPs' attributes are read back with ibv_query_qp (QUERY_QP: what ibv_modify_qp carried). Runs on IB and, as
  * t_rdmacm_tos_eth, on RoCE. */
@@ -145,8 +146,9 @@ static int server(int port, int ready)
 	return g_failures ? 1 : 0;
 }
 
-/* A connection with TOS set at the active side: its path record and both QPs. */
-static void test_connection(int port)
+/* A connection with TOS set at the active side: its path record and both QPs. late: the TOS is set only after
+ * the route was resolved, when the path record already holds its traffic class (the default, 0). */
+static void test_connection(int port, int late)
 {
 	int p[2];
 	REQUIRE(pipe(p) == 0, "pipe");
@@ -166,8 +168,10 @@ static void test_connection(int port)
 
 	struct rdma_event_channel *ch = rdma_create_event_channel();
 	struct sockaddr_storage dst = addr_of("127.0.0.1", port, 0);
-	struct rdma_cm_id *id = routed(ch, NULL, &dst, TOS);
-	uint8_t want = g_eth ? TOS : 0;
+	struct rdma_cm_id *id = routed(ch, NULL, &dst, late ? -1 : TOS);
+	if (late)
+		set_tos(id, TOS);
+	uint8_t want = g_eth && !late ? TOS : 0;
 	CHECK(id->route.path_rec->traffic_class == want, "active path traffic class 0x%x, want 0x%x",
 	      id->route.path_rec->traffic_class, want);
 	CHECK(id->route.path_rec->sl == 0, "active path SL %u", id->route.path_rec->sl);
@@ -260,6 +264,7 @@ int main(int argc, char **argv)
 	ibv_free_device_list(devs);
 	test_routes();
 	test_multicast();
-	test_connection(24000 + (int)(getpid() % 1000) * 4);
+	test_connection(24000 + (int)(getpid() % 1000) * 4, 0);
+	test_connection(24000 + (int)(getpid() % 1000) * 4 + 1, 1);
 	return test_done(argv[0]);
 }
