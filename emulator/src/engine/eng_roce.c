@@ -191,6 +191,14 @@ uint32_t eng_roce_icrc(const uint8_t *l3, size_t len, size_t ip_len, int v2)
 	return ~crc;
 }
 
+uint8_t eng_roce_l3_type(const struct pkt *p)
+{
+	const struct pkt_eth *e = &p->eth;
+	if (!e->roce_v2)
+		return MLX5_CQE_L3_HDR_TYPE_NONE;
+	return gid_is_v4(e->sgid) && gid_is_v4(e->dgid) ? MLX5_CQE_L3_HDR_TYPE_IPV4 : MLX5_CQE_L3_HDR_TYPE_IPV6;
+}
+
 size_t eng_roce_l3(const struct pkt *p, size_t ib_len, uint8_t *l3)
 {
 	const struct pkt_eth *e = &p->eth;

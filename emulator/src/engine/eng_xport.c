@@ -901,9 +901,13 @@ static int rx_sges_ok(struct eng_qp *qp, struct eng_rx *rx)
 static void recv_cqe(struct eng_qp *qp, struct pkt *p, uint8_t opcode, uint32_t byte_cnt, const void *scat,
 		     uint32_t scat_len)
 {
+	/* On an Ethernet port the CQE's SL bits carry the packet's network header type instead (mlx5_ib cq.c
+	 * handle_responder reads roce_packet_type from flags_rqpn bits 25:24: MLX5_CQE_L3_HDR_TYPE_NONE for a RoCE v1
+	 * GRH, _IPV6, _IPV4); libmlx5 v44 reports bits 27:24 as ibv_wc.sl on every link. */
+	uint8_t sl = p->eth.valid ? eng_roce_l3_type(p) : p->sl;
 	struct eng_cqe_info ci = { .opcode = opcode, .wqe_counter = (uint16_t)qp->rx.wqe_counter, .qpn = qp->qpn,
 				   .srqn_uidx = qp->uidx, .byte_cnt = byte_cnt, .src_qpn = p->src_qpn,
-				   .slid = p->slid, .sl = p->sl, .grh = (p->flags & PF_GRH) ? 1 : 0 };
+				   .slid = p->slid, .sl = sl, .grh = (p->flags & PF_GRH) ? 1 : 0 };
 	if (opcode == MLX5_CQE_RESP_SEND_IMM || opcode == MLX5_CQE_RESP_WR_IMM || opcode == MLX5_CQE_RESP_SEND_INV)
 		ci.imm_inval_pkey = p->imm;
 	if (scat && scat_len) {

@@ -280,6 +280,9 @@ class CmMulticastTest
                     assertEquals(WcOpcode.WC_GRH | WcOpcode.WC_WITH_IMM, wc.wcFlags(), wc.toString());
                     assertEquals(senderQpn, wc.imm(), wc.toString());
                     assertEquals(member.qp.qpn(), wc.qpn(), wc.toString());
+                    // IB: the group's SL 0; RoCE: the CQE's SL bits hold the network header type there, IPv4 = 2
+                    // (MLX5_CQE_L3_HDR_TYPE_IPV4), which libmlx5 (and DirectCq) report as the SL
+                    assertEquals(roce ? 2 : 0, wc.sl(), wc.toString());
                     assertArrayEquals(grh, member.lastGrh, "the 40-byte GRH area of datagram " + m);
                 }
                 Thread.sleep(200);
