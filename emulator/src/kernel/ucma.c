@@ -91,11 +91,11 @@ enum id_state {
 	S_ESTABLISHED, S_DREQ_SENT, S_DREQ_RCVD, S_TIMEWAIT, S_DONE
 };
 
-/* T_ADDR_DONE / T_ROUTE_DONE: resolution completes on the CM thread, as the kernel reports it from a workqueue
- * (addr.c process_one_req, the SA query's MAD completion), never inside the command itself. */
 /* The kernel's internal ENOTSUPP (include/linux/errno.h), which ucma passes to user space as is (errno 524). */
 #define KERNEL_ENOTSUPP 524
 
+/* T_ADDR_DONE / T_ROUTE_DONE: resolution completes on the CM thread, as the kernel reports it from a workqueue
+ * (addr.c process_one_req, the SA query's MAD completion), never inside the command itself. */
 enum timer_kind { T_NONE, T_ADDR, T_REQ, T_REP, T_DREQ, T_TIMEWAIT, T_ADDR_DONE, T_ROUTE_DONE };
 
 struct ucma_file;
