@@ -1,8 +1,8 @@
 package io.mlx5j.cm;
 
 /**
- * ROUTE_ERROR: no path to the resolved destination (no path record on IB, no neighbour on RoCE); status is minus an
- * errno.
+ * ROUTE_ERROR: no path to the resolved destination (no path record on IB, no neighbour on RoCE);
+ * status is minus an errno.
  */
 public final class CmRouteException extends CmException
 {
