@@ -329,6 +329,26 @@ public final class QueuePair extends NativeResource
         }
     }
 
+    /**
+     * The address vector the QP sends with, asked from the library ({@code ibv_query_qp} with IBV_QP_AV): what the
+     * move to RTR set (GRH traffic class, SL, ...). Only for a connected QP past RTR (a QP without a path has port 0).
+     */
+    public AddressVector addressVector()
+    {
+        ensureOpen();
+        try (Arena tmp = Arena.ofConfined())
+        {
+            final MemorySegment attr = tmp.allocate(IbvQpAttr.LAYOUT);
+            final MemorySegment init = tmp.allocate(IbvQpInitAttr.LAYOUT);
+            final int rc = Verbs.ibv_query_qp(handle, attr, IBV_QP_AV, init);
+            if (rc != 0)
+            {
+                throw new VerbsException("ibv_query_qp", rc, toString());
+            }
+            return AddressVector.read(attr, AH_ATTR_OFFSET);
+        }
+    }
+
     /** RESET to INIT. */
     public void toInit(final InitAttributes init)
     {
