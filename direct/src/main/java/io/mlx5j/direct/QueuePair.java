@@ -219,7 +219,8 @@ public final class QueuePair extends NativeResource
                 qpEx = qpEx.reinterpret(io.mlx5j.bindings.IbvQpEx.LAYOUT.byteSize(), arena, null);
             }
             final QpCapabilities granted = QpCapabilities.read(attr, IbvQpInitAttr.CAP_OFFSET);
-            return new QueuePair(pd, arena, raw.reinterpret(IbvQp.LAYOUT.byteSize(), arena, null), config, granted, qpEx);
+            return new QueuePair(pd, arena, raw.reinterpret(IbvQp.LAYOUT.byteSize(), arena, null), config, granted,
+                qpEx);
         }
         catch (final RuntimeException ex)
         {
@@ -502,7 +503,8 @@ public final class QueuePair extends NativeResource
         final int rc = Verbs.ibv_modify_qp(handle, attr, mask);
         if (rc != 0)
         {
-            throw new VerbsException("ibv_modify_qp", rc, this + " " + what + " (mask 0x" + Integer.toHexString(mask) + ")");
+            throw new VerbsException("ibv_modify_qp", rc,
+                this + " " + what + " (mask 0x" + Integer.toHexString(mask) + ")");
         }
     }
 
@@ -571,6 +573,7 @@ public final class QueuePair extends NativeResource
     @Override
     public String toString()
     {
-        return type + (rssTable != null ? " RSS" : "") + " QueuePair(qpn 0x" + Integer.toHexString(qpn) + (isClosed() ? ", closed)" : ")");
+        return type + (rssTable != null ? " RSS" : "") + " QueuePair(qpn 0x" + Integer.toHexString(qpn) +
+            (isClosed() ? ", closed)" : ")");
     }
 }

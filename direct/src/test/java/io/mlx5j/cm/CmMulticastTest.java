@@ -364,7 +364,8 @@ class CmMulticastTest
             "-b", "127.0.0.1", "-C", "" + count, "-S", "" + size));
         pb.environment().put("MLX5EMU_LOG", "1");   // its ATTACH_MCAST line says it is a member
         final Path err = dir.resolve(name + ".err");
-        final Process mckey = pb.redirectOutput(dir.resolve(name + ".out").toFile()).redirectError(err.toFile()).start();
+        final Process mckey = pb.redirectOutput(dir.resolve(name + ".out").toFile())
+            .redirectError(err.toFile()).start();
         try (EventChannel channel = EventChannel.create();
              Member member = new Member(channel, InetAddress.getByName("127.0.0.1")))
         {
