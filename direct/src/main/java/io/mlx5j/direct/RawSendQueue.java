@@ -125,7 +125,9 @@ public final class RawSendQueue
         return minInline;
     }
 
-    /** Frame bytes written into the Ethernet segment ({@link #minInline()} unless {@link #inlineHeaders} changed it). */
+    /**
+     * Frame bytes written into the Ethernet segment ({@link #minInline()} unless {@link #inlineHeaders} changed it).
+     */
     public int inlineHeaderBytes()
     {
         return inlineHeader;
