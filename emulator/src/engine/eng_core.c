@@ -281,98 +281,6 @@ static void cq_arm_doorbell(const uint8_t *db)
 
 /* ---------------- send doorbells ---------------- */
 
-/* Whether a BlueFlame half holds bytes 8..ds*16 of the WQE at idx (the doorbell word is compared elsewhere). */
-static int bf_matches_ring(struct eng_qp *qp, volatile const uint8_t *h, uint32_t idx, uint32_t ds)
-{
-	size_t len = (size_t)ds * 16;
-	if (len > ENG_BF_HALF_SIZE)
-		len = ENG_BF_HALF_SIZE;
-	size_t ring = (size_t)qp->sq_cnt * ENG_WQE_BB;
-	size_t start = (size_t)(idx & (qp->sq_cnt - 1)) * ENG_WQE_BB;
-	for (size_t o = 8; o < len; o++)
-		if (h[o] != qp->sq[(start + o) & (ring - 1)])
-			return 0;
-	return 1;
-}
-
-static void check_blueflame(struct eng_qp *qp, uint8_t *half, uint8_t *seen, uint32_t idx, uint32_t ds)
-{
-	volatile uint8_t *h = half;
-	volatile uint64_t *w = (volatile uint64_t *)(void *)half;
-	size_t len = (size_t)ds * 16;
-	if (len > ENG_BF_HALF_SIZE)
-		len = ENG_BF_HALF_SIZE;
-	size_t ring = (size_t)qp->sq_cnt * ENG_WQE_BB;
-	size_t start = (size_t)(idx & (qp->sq_cnt - 1)) * ENG_WQE_BB;
-	/* The driver stores the doorbell word first and the rest of the block after it, so a writer that the
-	 * scheduler preempts mid-copy (common on a loaded 2-core machine, and a JVM safepoint does the same) leaves
-	 * the block half written for milliseconds. Hardware receives a write-combined block at once and never sees
-	 * that. So a mismatch counts only if it persists for BF_SETTLE_NS of wall time, not for a number of yields. */
-	enum { BF_SETTLE_NS = 500 * 1000 * 1000 };
-	int same = 0, unchanged = 1;
-	size_t diff = 0;
-	uint64_t deadline = 0;
-	/* A driver storing the doorbell word first may not have stored the rest yet: give it a moment before taking
-	 * this for a plain 8-byte doorbell. If its copy lands even later, the next doorbell here would see that copy,
-	 * so seen[0..7] (unused as a snapshot: the word is taken by exchange) remembers the doorbell taken as plain:
-	 * seen[0] flag, seen[1..3] QPN, seen[4..5] WQE index, seen[6] ds. */
-	uint64_t settle = 0;
-	for (;;) {
-		unchanged = 1;
-		for (size_t o = 8; o < len && unchanged; o++)
-			unchanged = h[o] == seen[o];
-		if (!unchanged || w[0])
-			break;
-		uint64_t now = eng_now_ns();
-		if (!settle)
-			settle = now + 50 * 1000;
-		else if (now >= settle)
-			break;
-		__builtin_ia32_pause();
-	}
-	if (unchanged) {
-		seen[0] = 1;
-		seen[1] = (uint8_t)(qp->qpn >> 16), seen[2] = (uint8_t)(qp->qpn >> 8), seen[3] = (uint8_t)qp->qpn;
-		seen[4] = (uint8_t)(idx >> 8), seen[5] = (uint8_t)idx, seen[6] = (uint8_t)ds;
-		return;
-	}
-	if (seen[0]) {
-		seen[0] = 0;
-		struct eng_qp *prev = eng_find_qp((uint32_t)seen[1] << 16 | (uint32_t)seen[2] << 8 | seen[3]);
-		if (prev && bf_matches_ring(prev, h, (uint32_t)seen[4] << 8 | seen[5], seen[6])) {
-			for (size_t o = 8; o < ENG_BF_HALF_SIZE; o++)
-				seen[o] = h[o];
-			return; /* the previous doorbell's copy landed late; this doorbell was a plain one */
-		}
-	}
-	for (;;) {
-		/* The driver alternates the two halves and never waits for the device, so two posts later it may
-		 * already be writing the next WQE here (its doorbell word lands first). The copy under check is then
-		 * gone, not wrong; the next doorbell's own check covers the half. */
-		if (w[0])
-			break;
-		same = 1;
-		for (size_t o = 8; o < len && same; o++) {
-			same = h[o] == qp->sq[(start + o) & (ring - 1)];
-			diff = o;
-		}
-		if (same)
-			break;
-		uint64_t now = eng_now_ns();
-		if (!deadline)
-			deadline = now + BF_SETTLE_NS;
-		else if (now >= deadline) {
-			eng_strict(qp->qpn, idx, "BlueFlame copy differs from the WQE in the send ring (ds %u, first difference "
-				   "at byte %zu: copy 0x%02x, ring 0x%02x, last check's copy 0x%02x)", ds, diff, h[diff],
-				   qp->sq[(start + diff) & (ring - 1)], seen[diff]);
-			break;
-		}
-		sched_yield(); /* the copy may still be landing */
-	}
-	for (size_t o = 8; o < ENG_BF_HALF_SIZE; o++)
-		seen[o] = h[o];
-}
-
 /* What a doorbell executes: the send queue up to its doorbell record (rec, rec_ahead WQEBBs past the device). */
 static void sq_take_record(struct eng_qp *qp, uint32_t idx, uint32_t rec, uint32_t rec_ahead)
 {
@@ -387,11 +295,12 @@ static void sq_take_record(struct eng_qp *qp, uint32_t idx, uint32_t rec, uint32
 	if (rec_ahead && new_pi - qp->sq_cqe_seen > qp->sq_cnt)
 		eng_strict(qpn, idx, "WQE slot reused before its completion could have been seen (%u WQEBBs past the "
 			   "last CQE, ring has %u)", new_pi - qp->sq_cqe_seen, qp->sq_cnt);
+	eng_bf_shadow(qp, qp->sq_pi, new_pi);
 	qp->sq_pi = new_pi;
 	qp->rec_stall_since = 0;
 }
 
-static void sq_doorbell(const uint8_t *db, uint8_t *half, uint8_t *seen)
+static void sq_doorbell(const uint8_t *db, volatile const uint8_t *half, struct eng_bf_check *check)
 {
 	uint32_t o = eng_be32(db), qd = eng_be32(db + 4);
 	uint32_t qpn = qd >> 8, idx = (o >> 8) & 0xffff, ds = qd & 0xff;
@@ -408,8 +317,8 @@ static void sq_doorbell(const uint8_t *db, uint8_t *half, uint8_t *seen)
 		eng_strict(qpn, idx, "doorbell beyond what was written: doorbell ends at %u, doorbell record says %u",
 			   (idx + eng_wqe_bbs(ds ? ds : 1)) & 0xffff, rec);
 	sq_take_record(qp, idx, rec, rec_ahead);
-	if (seen)
-		check_blueflame(qp, half, seen, idx, ds ? ds : 1);
+	if (check)
+		eng_bf_check_start(check, qp, half, idx, ds ? ds : 1);
 }
 
 /* A page opened by a fault whose store has not shown up for this long is protected again anyway (the storing
@@ -421,13 +330,19 @@ static int scan_page(int i)
 	int work = 0;
 	{
 		uint8_t *page = G.uars[i].page;
-		for (uint32_t off = EMU_BF_OFFSET; off < EMU_UAR_PAGE_SIZE; off += EMU_BF_REG_SIZE / 2) {
+		struct eng_bf_check *checks = G.uars[i].bf_check;
+		for (uint32_t off = EMU_BF_OFFSET; off < EMU_UAR_PAGE_SIZE; off += ENG_BF_HALF_SIZE) {
 			_Atomic uint64_t *db = (_Atomic uint64_t *)(void *)(page + off);
-			if (!atomic_load_explicit(db, memory_order_relaxed))
+			struct eng_bf_check *check = checks ? &checks[(off - EMU_BF_OFFSET) / ENG_BF_HALF_SIZE] : NULL;
+			if (!atomic_load_explicit(db, memory_order_relaxed)) {
+				if (check)
+					eng_bf_check_poll(check, page + off, 0);
 				continue;
+			}
+			if (check)
+				eng_bf_check_poll(check, page + off, 1);
 			uint64_t v = atomic_exchange(db, 0);
-			sq_doorbell((const uint8_t *)&v, page + off,
-				    G.uars[i].bf_seen ? G.uars[i].bf_seen[(off - EMU_BF_OFFSET) / ENG_BF_HALF_SIZE] : NULL);
+			sq_doorbell((const uint8_t *)&v, page + off, check);
 			work = 1;
 		}
 		_Atomic uint64_t *arm = (_Atomic uint64_t *)(void *)(page + EMU_CQ_ARM_DB_OFFSET);
@@ -869,7 +784,7 @@ void emu_engine_ctx_closing(struct emu_ctx *ctx)
 	lock_engine();
 	for (int i = 0; i < G.nuars;)
 		if (G.uars[i].ctx == ctx) {
-			free(G.uars[i].bf_seen);
+			free(G.uars[i].bf_check);
 			G.uars[i] = G.uars[--G.nuars];
 		}
 		else
@@ -894,7 +809,7 @@ void emu_engine_uar_mapped(struct emu_ctx *ctx, int page_index, void *user_va)
 		u->ctx = ctx;
 		u->page = page;
 		u->index = page_index;
-		u->bf_seen = calloc(ENG_BF_HALVES, ENG_BF_HALF_SIZE);
+		u->bf_check = calloc(ENG_BF_HALVES, sizeof *u->bf_check);
 	}
 	/* The application's own mapping (the first one, if it maps the page twice): its doorbell stores fault. */
 	if (u && user_va && !u->user_va) {
@@ -1117,7 +1032,10 @@ void emu_engine_qp_created(struct emu_qp *q)
 	qp->rq_shift = q->rq_wqe_shift;
 	qp->dbrec = (volatile uint32_t *)(uintptr_t)q->dbrec;
 	qp->infl = calloc(qp->sq_cnt ? qp->sq_cnt : 1, sizeof *qp->infl);
-	if (!qp->infl) {
+	qp->sq_shadow = qp->sq_cnt ? malloc((size_t)qp->sq_cnt * ENG_WQE_BB) : NULL;
+	if (!qp->infl || (qp->sq_cnt && !qp->sq_shadow)) {
+		free(qp->infl);
+		free(qp->sq_shadow);
 		free(qp);
 		return;
 	}
@@ -1216,6 +1134,7 @@ void emu_engine_qp_destroying(struct emu_qp *q)
 	unlock_engine();
 	if (qp) {
 		free(qp->infl);
+		free(qp->sq_shadow);
 		free(qp);
 	}
 }

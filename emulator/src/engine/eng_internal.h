@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "emu_objects.h"
+#include "engine/eng_bf.h"
 #include "engine/eng_cqe.h"
 #include "engine/eng_wire.h"
 #include "engine/eng_wqe.h"
@@ -130,6 +131,7 @@ struct eng_qp {
 	/* rings */
 	uint8_t *sq;
 	uint32_t sq_cnt;
+	uint8_t *sq_shadow;         /* the ring as taken, the BlueFlame check's reference (eng_bf.c) */
 	uint8_t *rq;
 	uint32_t rq_cnt, rq_shift;
 	volatile uint32_t *dbrec;
@@ -172,17 +174,12 @@ struct eng_qp {
 	uint16_t peer_lid;
 };
 
-/* BlueFlame halves in one UAR page: 256-byte halves from EMU_BF_OFFSET to the end of the page. */
-#define ENG_BF_HALF_SIZE (EMU_BF_REG_SIZE / 2)
-#define ENG_BF_HALVES    ((EMU_UAR_PAGE_SIZE - EMU_BF_OFFSET) / ENG_BF_HALF_SIZE)
-
 struct eng_uar {
 	struct emu_ctx *ctx;
 	uint8_t *page;
-	/* What each BlueFlame half held when its last doorbell was checked (strict mode): a half whose bytes did
-	 * not change since then carried a plain 8-byte doorbell. The engine never writes the halves' data bytes,
+	/* The check of each BlueFlame half's last copy (eng_bf.c). The engine never writes the halves' data bytes,
 	 * because the driver may be writing its next copy there at the same moment. */
-	uint8_t (*bf_seen)[ENG_BF_HALF_SIZE];
+	struct eng_bf_check *bf_check;
 	/* Doorbells through write faults (eng_dbfault.c): the application's mapping, NULL until mapped. A page is
 	 * open (write-enabled) from a fault until the engine, about to sleep, has taken the store that faulted
 	 * (landed); then it is protected again. */
