@@ -275,6 +275,6 @@ void eng_qp_reset_state(struct eng_qp *qp);
  * tok for packet p of len bytes, sent by qp. */
 void eng_xmit(struct eng_qp *qp, struct eng_inbox *ib, struct eng_ring *r, uint64_t tok, struct pkt *p, size_t len);
 /* Release delayed and reordered packets that are due; 1 if any went out. Called once per engine pass. */
-int eng_fault_pump(uint64_t now);
+int eng_fault_pump(void);
 
 #endif

@@ -834,7 +834,7 @@ int eng_flush_acks(void)
 			work = 1;
 	/* The end of every engine pass's inbox drain is also where packets held back by fault injection (delayed,
 	 * reordered) go out when due. */
-	work |= eng_fault_pump(eng_now_ns());
+	work |= eng_fault_pump();
 	return work;
 }
 
