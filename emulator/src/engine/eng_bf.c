@@ -21,6 +21,7 @@
  *    something else (a wrong copy, reported).
  */
 #include <string.h>
+#include <time.h>
 
 #include "engine/eng_bf.h"
 #include "engine/eng_internal.h"
@@ -28,6 +29,15 @@
 /* A writer may be descheduled in the middle of its copy for a long time on a loaded machine (a JVM safepoint
  * does the same); hardware never sees that, so only a difference that persists this long counts. */
 #define ENG_BF_SETTLE_NS (500ull * 1000 * 1000)
+
+/* A clock for that deadline only: the coarse clock (a few ms resolution) costs a few ns instead of a full read,
+ * and a pending check is looked at in every engine pass. */
+static uint64_t coarse_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 void eng_bf_shadow(struct eng_qp *qp, uint32_t from, uint32_t to)
 {
@@ -81,7 +91,7 @@ void eng_bf_check_start(struct eng_bf_check *c, struct eng_qp *qp, volatile cons
 		matched(c); /* the copy is complete already: the common case */
 		return;
 	}
-	c->deadline = eng_now_ns() + ENG_BF_SETTLE_NS;
+	c->deadline = coarse_ns() + ENG_BF_SETTLE_NS;
 }
 
 void eng_bf_check_poll(struct eng_bf_check *c, volatile const uint8_t *half, int superseded)
@@ -96,7 +106,7 @@ void eng_bf_check_poll(struct eng_bf_check *c, volatile const uint8_t *half, int
 		c->deadline = 0; /* a plain doorbell (seen stays true), or a wrong copy that the next check will see */
 		return;
 	}
-	if (eng_now_ns() < c->deadline)
+	if (coarse_ns() < c->deadline)
 		return;
 	c->deadline = 0;
 	if (half_equals(half, c->seen, c->len))

@@ -334,12 +334,13 @@ static int scan_page(int i)
 		for (uint32_t off = EMU_BF_OFFSET; off < EMU_UAR_PAGE_SIZE; off += ENG_BF_HALF_SIZE) {
 			_Atomic uint64_t *db = (_Atomic uint64_t *)(void *)(page + off);
 			struct eng_bf_check *check = checks ? &checks[(off - EMU_BF_OFFSET) / ENG_BF_HALF_SIZE] : NULL;
+			/* (pending checks only: this runs in every pass, also in the pollers' lent passes) */
 			if (!atomic_load_explicit(db, memory_order_relaxed)) {
-				if (check)
+				if (check && check->deadline)
 					eng_bf_check_poll(check, page + off, 0);
 				continue;
 			}
-			if (check)
+			if (check && check->deadline)
 				eng_bf_check_poll(check, page + off, 1);
 			uint64_t v = atomic_exchange(db, 0);
 			sq_doorbell((const uint8_t *)&v, page + off, check);
