@@ -36,7 +36,7 @@
 #include <rdma/mlx5-abi.h>
 
 #include "emu_clock.h"
-#include "uverbs.h"
+#include "kernel.h"
 
 #define PAGE 4096u
 #define NSEC_PER_SEC 1000000000ull

@@ -1,11 +1,13 @@
-/* Context-level commands: GET_CONTEXT (with the mlx5 driver part), QUERY_DEVICE, EX_QUERY_DEVICE, QUERY_PORT,
- * CREATE_COMP_CHANNEL. The device answers like a ConnectX-5 (PCI 15b3:1017, MT4119) behind a Linux kernel
- * that predates dynamic UAR allocation through the write() ABI. */
+/* Context-level commands: GET_CONTEXT (with the mlx5 driver part, and the context's UAR memfd and async event pipe
+ * it sets up), QUERY_DEVICE, EX_QUERY_DEVICE, QUERY_PORT, CREATE_COMP_CHANNEL. The device answers like a
+ * ConnectX-5 (PCI 15b3:1017, MT4119) behind a Linux kernel that predates dynamic UAR allocation through the
+ * write() ABI. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <endian.h>
 #include <infiniband/verbs.h>
@@ -18,8 +20,53 @@
 #include "eth_knobs.h"
 #include "uverbs.h"
 
-int emu_ctx_setup_resources(struct emu_ctx *ctx, uint32_t num_pages);
-void emu_ctx_drop_resources(struct emu_ctx *ctx);
+/* Undoes emu_ctx_setup_resources (all of it, or what a failure in it left) for a GET_CONTEXT that fails: the
+ * user never received the async fd, so it is closed here too, and a retry starts from nothing. */
+static void emu_ctx_drop_resources(struct emu_ctx *ctx)
+{
+	if (ctx->uar_alias)
+		munmap(ctx->uar_alias, emu_uar_file_len(ctx));
+	ctx->uar_alias = NULL;
+	ctx->num_uar_pages = 0;
+	if (ctx->uar_memfd >= 0 && ftruncate(ctx->uar_memfd, 0) < 0)
+		emu_close_fd(&ctx->uar_memfd); /* cannot happen to a memfd; a retry then makes a fresh one */
+	emu_close_fd(&ctx->async_read_fd);
+	emu_close_fd(&ctx->async_write_fd);
+	emu_close_fd(&ctx->async_keep_fd);
+}
+
+/* Called by GET_CONTEXT: the memfd holding every UAR page (the command fd's file when the context was opened
+ * through open(), so that a raw mmap of the command fd maps the same pages), K's alias mapping of it, and the
+ * async event pipe. */
+static int emu_ctx_setup_resources(struct emu_ctx *ctx, uint32_t num_pages)
+{
+	int pfd[2];
+
+	if (ctx->uar_memfd < 0)
+		ctx->uar_memfd = memfd_create("mlx5emu-uar", MFD_CLOEXEC);
+	if (ctx->uar_memfd < 0)
+		return errno;
+	ctx->num_uar_pages = num_pages;
+	size_t len = emu_uar_file_len(ctx);
+	if (len && ftruncate(ctx->uar_memfd, (off_t)len) < 0)
+		return errno;
+	if (len) {
+		void *p = emu_real_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, ctx->uar_memfd, 0);
+		if (p == MAP_FAILED)
+			return errno;
+		madvise(p, len, MADV_DONTFORK);
+		ctx->uar_alias = p;
+	}
+	/* The async fd: the user reads struct ib_uverbs_async_event_desc from it. The write end is non-blocking
+	 * so the engine can never block on a full pipe. */
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return errno;
+	fcntl(pfd[1], F_SETFL, O_NONBLOCK);
+	ctx->async_read_fd = pfd[0];
+	ctx->async_write_fd = pfd[1];
+	ctx->async_keep_fd = fcntl(pfd[0], F_DUPFD_CLOEXEC, 0);
+	return ctx->async_keep_fd < 0 ? errno : 0;
+}
 
 /* Linux mlx5_ib_alloc_ucontext: MLX5_MAX_BFREGS (256 UAR pages x 2 non-fast-path bfregs). */
 #define MAX_BFREGS (2 * EMU_MAX_UAR_PAGES)

@@ -14,14 +14,6 @@
 
 struct emu_comp_channel *emu_channel_by_fd(struct emu_ctx *ctx, int fd);
 
-struct emu_cq *emu_cq_by_handle(struct emu_ctx *ctx, uint32_t h)
-{
-	for (struct emu_cq *cq = ctx->cqs; cq; cq = cq->next)
-		if (cq->handle == h)
-			return cq;
-	return NULL;
-}
-
 static uint32_t roundup_pow2(uint32_t v)
 {
 	uint32_t r = 1;
@@ -314,4 +306,15 @@ void emu_destroy_all_cqs(struct emu_ctx *ctx)
 		emu_engine_cq_destroying(cq);
 		free(cq);
 	}
+}
+
+/* REQ_NOTIFY_CQ through the kernel is legal but libmlx5 arms CQs through the UAR doorbell; accept it. */
+int emu_cmd_req_notify_cq(struct emu_cmd *cmd)
+{
+	struct ib_uverbs_req_notify_cq req;
+	memcpy(&req, cmd->in, sizeof(req));
+	emu_lock();
+	struct emu_cq *cq = emu_cq_by_handle(cmd->ctx, req.cq_handle);
+	emu_unlock();
+	return cq ? 0 : EINVAL;
 }

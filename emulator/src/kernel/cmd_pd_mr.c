@@ -13,14 +13,6 @@
 
 #define PAGE 4096ULL
 
-struct emu_pd *emu_pd_by_handle(struct emu_ctx *ctx, uint32_t h)
-{
-	for (struct emu_pd *pd = ctx->pds; pd; pd = pd->next)
-		if (pd->handle == h)
-			return pd;
-	return NULL;
-}
-
 static struct emu_mr *mr_by_handle(struct emu_ctx *ctx, uint32_t h)
 {
 	for (struct emu_mr *mr = ctx->mrs; mr; mr = mr->next)

@@ -21,22 +21,6 @@
 #define IB_QP_STANDARD_BITS ((IBV_QP_RATE_LIMIT << 1) - 1)
 #define LEGACY_LAST_MASK IBV_QP_DEST_QPN
 
-struct emu_qp *emu_qp_by_handle(struct emu_ctx *ctx, uint32_t h)
-{
-	for (struct emu_qp *qp = ctx->qps; qp; qp = qp->next)
-		if (qp->handle == h)
-			return qp;
-	return NULL;
-}
-
-struct emu_srq *emu_srq_by_handle(struct emu_ctx *ctx, uint32_t h)
-{
-	for (struct emu_srq *s = ctx->srqs; s; s = s->next)
-		if (s->handle == h)
-			return s;
-	return NULL;
-}
-
 
 static int is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
 

@@ -1,7 +1,6 @@
 /* Life of one uverbs context: open of /dev/infiniband/uverbsN, the fd references (dup, dup2, fcntl), the static
  * UAR pages behind mmap of the command fd, and the teardown when the last fd closes. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -11,7 +10,7 @@
 
 #include "emu_clock.h"
 #include "engine_hooks.h"
-#include "uverbs.h"
+#include "dispatch.h"
 
 struct emu_ctx *emu_ctx_open(int fd, int dev_index)
 {
@@ -47,29 +46,11 @@ struct emu_ctx *emu_ctx_open(int fd, int dev_index)
 	return ctx;
 }
 
-uint32_t emu_ctx_new_handle(struct emu_ctx *ctx)
-{
-	return ctx->next_handle++;
-}
-
 void emu_ctx_get(struct emu_ctx *ctx)
 {
 	emu_lock();
 	ctx->fd_refs++;
 	emu_unlock();
-}
-
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		emu_real_close(*fd);
-	*fd = -1;
-}
-
-/* Bytes of the memfd and of K's alias: the static pages, then room for every dynamic one (sparse until used). */
-static size_t uar_file_len(const struct emu_ctx *ctx)
-{
-	return ctx->num_uar_pages ? (size_t)(ctx->num_uar_pages + EMU_DYN_UAR_PAGES) * EMU_UAR_PAGE_SIZE : 0;
 }
 
 static void ctx_destroy(struct emu_ctx *ctx)
@@ -81,19 +62,19 @@ static void ctx_destroy(struct emu_ctx *ctx)
 		emu_destroy_all_objects(ctx);
 		emu_engine_ctx_closing(ctx);
 		if (ctx->uar_alias)
-			munmap(ctx->uar_alias, uar_file_len(ctx));
+			munmap(ctx->uar_alias, emu_uar_file_len(ctx));
 	}
 	/* A foreign (inherited over fork) context has no engine and no doorbell mappings (MADV_DONTFORK);
 	 * its object copies are only memory. */
 	for (struct emu_comp_channel *ch = ctx->channels, *n; ch; ch = n) {
 		n = ch->next;
-		close_fd(&ch->write_fd);
-		close_fd(&ch->keep_fd);
+		emu_close_fd(&ch->write_fd);
+		emu_close_fd(&ch->keep_fd);
 		free(ch);
 	}
-	close_fd(&ctx->async_write_fd);
-	close_fd(&ctx->async_keep_fd);
-	close_fd(&ctx->uar_memfd);
+	emu_close_fd(&ctx->async_write_fd);
+	emu_close_fd(&ctx->async_keep_fd);
+	emu_close_fd(&ctx->uar_memfd);
 	if (emu_log_enabled)
 		emu_log("context of fd %d destroyed%s", ctx->cmd_fd, foreign ? " (inherited copy)" : "");
 	free(ctx);
@@ -190,52 +171,4 @@ void *emu_ctx_mmap(struct emu_ctx *ctx, void *addr, size_t len, int prot, int fl
 	}
 	emu_engine_uar_mapped(ctx, (int)idx, p);
 	return p;
-}
-
-/* Undoes emu_ctx_setup_resources (all of it, or what a failure in it left) for a GET_CONTEXT that fails: the
- * user never received the async fd, so it is closed here too, and a retry starts from nothing. */
-void emu_ctx_drop_resources(struct emu_ctx *ctx)
-{
-	if (ctx->uar_alias)
-		munmap(ctx->uar_alias, uar_file_len(ctx));
-	ctx->uar_alias = NULL;
-	ctx->num_uar_pages = 0;
-	if (ctx->uar_memfd >= 0 && ftruncate(ctx->uar_memfd, 0) < 0)
-		close_fd(&ctx->uar_memfd); /* cannot happen to a memfd; a retry then makes a fresh one */
-	close_fd(&ctx->async_read_fd);
-	close_fd(&ctx->async_write_fd);
-	close_fd(&ctx->async_keep_fd);
-}
-
-/* Called by GET_CONTEXT: the memfd holding every UAR page (the command fd's file when the context was opened
- * through open(), so that a raw mmap of the command fd maps the same pages), K's alias mapping of it, and the
- * async event pipe. */
-int emu_ctx_setup_resources(struct emu_ctx *ctx, uint32_t num_pages)
-{
-	int pfd[2];
-
-	if (ctx->uar_memfd < 0)
-		ctx->uar_memfd = memfd_create("mlx5emu-uar", MFD_CLOEXEC);
-	if (ctx->uar_memfd < 0)
-		return errno;
-	ctx->num_uar_pages = num_pages;
-	size_t len = uar_file_len(ctx);
-	if (len && ftruncate(ctx->uar_memfd, (off_t)len) < 0)
-		return errno;
-	if (len) {
-		void *p = emu_real_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, ctx->uar_memfd, 0);
-		if (p == MAP_FAILED)
-			return errno;
-		madvise(p, len, MADV_DONTFORK);
-		ctx->uar_alias = p;
-	}
-	/* The async fd: the user reads struct ib_uverbs_async_event_desc from it. The write end is non-blocking
-	 * so the engine can never block on a full pipe. */
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return errno;
-	fcntl(pfd[1], F_SETFL, O_NONBLOCK);
-	ctx->async_read_fd = pfd[0];
-	ctx->async_write_fd = pfd[1];
-	ctx->async_keep_fd = fcntl(pfd[0], F_DUPFD_CLOEXEC, 0);
-	return ctx->async_keep_fd < 0 ? errno : 0;
 }

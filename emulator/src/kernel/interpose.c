@@ -30,130 +30,18 @@
 #include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "kernel.h"
-#include "uverbs.h"
+#include "libc.h"
+#include "dispatch.h"
 #include "ucma.h"
 
 #define CDEV_PREFIX "/dev/infiniband/uverbs"
-
-typedef int (*open_fn)(const char *, int, ...);
-typedef int (*openat_fn)(int, const char *, int, ...);
-typedef ssize_t (*write_fn)(int, const void *, size_t);
-typedef int (*close_fn)(int);
-typedef int (*ioctl_fn)(int, unsigned long, ...);
-typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
-typedef int (*dup_fn)(int);
-typedef int (*dup2_fn)(int, int);
-typedef int (*dup3_fn)(int, int, int);
-typedef int (*fcntl_fn)(int, int, ...);
-typedef int (*socket_fn)(int, int, int);
-typedef int (*stat_fn)(const char *, struct stat *);
-typedef int (*fstat_fn)(int, struct stat *);
-typedef int (*access_fn)(const char *, int);
-typedef int (*faccessat_fn)(int, const char *, int, int);
-typedef int (*fstatat_fn)(int, const char *, struct stat *, int);
-typedef int (*statx_fn)(int, const char *, int, unsigned int, struct statx *);
-typedef DIR *(*opendir_fn)(const char *);
-typedef ssize_t (*readlink_fn)(const char *, char *, size_t);
-typedef char *(*realpath_fn)(const char *, char *);
-
-static struct {
-	open_fn open, open64;
-	openat_fn openat, openat64;
-	write_fn write;
-	close_fn close;
-	ioctl_fn ioctl;
-	mmap_fn mmap, mmap64;
-	dup_fn dup;
-	dup2_fn dup2;
-	dup3_fn dup3;
-	fcntl_fn fcntl, fcntl64;
-	socket_fn socket;
-	stat_fn stat, stat64, lstat, lstat64;
-	fstatat_fn fstatat, fstatat64;
-	statx_fn statx;
-	opendir_fn opendir;
-	readlink_fn readlink;
-	realpath_fn realpath;
-	fstat_fn fstat, fstat64;
-	access_fn access, eaccess;
-	faccessat_fn faccessat;
-} real;
-
-static void *must_sym(const char *name)
-{
-	void *p = dlsym(RTLD_NEXT, name);
-	return p;
-}
-
-static void resolve(void)
-{
-	real.open = (open_fn)must_sym("open");
-	real.open64 = (open_fn)must_sym("open64");
-	real.openat = (openat_fn)must_sym("openat");
-	real.openat64 = (openat_fn)must_sym("openat64");
-	real.write = (write_fn)must_sym("write");
-	real.close = (close_fn)must_sym("close");
-	real.ioctl = (ioctl_fn)must_sym("ioctl");
-	real.mmap = (mmap_fn)must_sym("mmap");
-	real.mmap64 = (mmap_fn)must_sym("mmap64");
-	real.dup = (dup_fn)must_sym("dup");
-	real.dup2 = (dup2_fn)must_sym("dup2");
-	real.dup3 = (dup3_fn)must_sym("dup3");
-	real.fcntl = (fcntl_fn)must_sym("fcntl");
-	real.fcntl64 = (fcntl_fn)must_sym("fcntl64");
-	real.socket = (socket_fn)must_sym("socket");
-	real.stat = (stat_fn)must_sym("stat");
-	real.stat64 = (stat_fn)must_sym("stat64");
-	real.lstat = (stat_fn)must_sym("lstat");
-	real.lstat64 = (stat_fn)must_sym("lstat64");
-	real.fstatat = (fstatat_fn)must_sym("fstatat");
-	real.fstatat64 = (fstatat_fn)must_sym("fstatat64");
-	real.statx = (statx_fn)must_sym("statx");
-	real.opendir = (opendir_fn)must_sym("opendir");
-	real.readlink = (readlink_fn)must_sym("readlink");
-	real.realpath = (realpath_fn)must_sym("realpath");
-	real.fstat = (fstat_fn)must_sym("fstat");
-	real.fstat64 = (fstat_fn)must_sym("fstat64");
-	real.access = (access_fn)must_sym("access");
-	real.eaccess = (access_fn)must_sym("eaccess");
-	real.faccessat = (faccessat_fn)must_sym("faccessat");
-	if (!real.open64)
-		real.open64 = real.open;
-	if (!real.openat64)
-		real.openat64 = real.openat;
-	if (!real.mmap64)
-		real.mmap64 = real.mmap;
-	if (!real.fcntl64)
-		real.fcntl64 = real.fcntl;
-	if (!real.stat64)
-		real.stat64 = real.stat;
-	if (!real.lstat64)
-		real.lstat64 = real.lstat;
-	if (!real.fstatat64)
-		real.fstatat64 = real.fstatat;
-	if (!real.fstat64)
-		real.fstat64 = real.fstat;
-	if (!real.eaccess)
-		real.eaccess = real.access;
-}
-
-/* Constructors of other libraries may call us before ours ran: resolve on first use as well. */
-static pthread_once_t g_resolve_once = PTHREAD_ONCE_INIT;
-#define REAL(fn) (pthread_once(&g_resolve_once, resolve), real.fn)
-
-ssize_t emu_real_write(int fd, const void *buf, size_t count) { return REAL(write)(fd, buf, count); }
-int emu_real_close(int fd) { return REAL(close)(fd); }
-void *emu_real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-	return REAL(mmap)(addr, len, prot, flags, fd, off);
-}
 
 /* ---- fd table: fd -> context (NULL = not ours). One pointer per fd, read without a lock on the fast path. ---- */
 
 #define FD_TABLE_SIZE 65536
 static struct emu_ctx *_Atomic g_fds[FD_TABLE_SIZE];
 
-struct emu_ctx *emu_fd_ctx(int fd)
+static struct emu_ctx *emu_fd_ctx(int fd)
 {
 	if (fd < 0 || fd >= FD_TABLE_SIZE)
 		return NULL;
@@ -661,7 +549,7 @@ static void atfork_child(void)
 
 __attribute__((constructor)) static void emu_init(void)
 {
-	pthread_once(&g_resolve_once, resolve);
+	pthread_once(&emu_libc_once, emu_libc_resolve);
 	const char *log = getenv("MLX5EMU_LOG");
 	emu_log_enabled = log && *log && strcmp(log, "0") != 0;
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);

@@ -1,4 +1,7 @@
-/* Internal interfaces of the uverbs "kernel" (src/kernel). Not for the engine: it uses emu_objects.h. */
+/* Layer 1 of the uverbs "kernel" (src/kernel), objects and handle lookups: the object model (emu_objects.h,
+ * shared with the engine), the process's contexts, the fabric registry, handles, and the engine's hooks. Calls
+ * only layer 0 (libc.h, uaccess.h). The layers above include this through uverbs.h and dispatch.h. Not for the
+ * engine: it uses emu_objects.h. */
 #ifndef MLX5EMU_KERNEL_H
 #define MLX5EMU_KERNEL_H
 
@@ -6,10 +9,23 @@
 #include <sys/types.h>
 
 #include "emu_objects.h"
+#include "libc.h"
+#include "uaccess.h"
 
-/* Real libc entry points (resolved with dlsym(RTLD_NEXT) in interpose.c). */
-ssize_t emu_real_write(int fd, const void *buf, size_t count);
-int emu_real_close(int fd);
+/* Closes *fd if open and marks it closed. */
+static inline void emu_close_fd(int *fd)
+{
+	if (*fd >= 0)
+		emu_real_close(*fd);
+	*fd = -1;
+}
+
+/* Bytes of the UAR memfd and of K's alias: the static pages, then room for every dynamic one (sparse until
+ * used). */
+static inline size_t emu_uar_file_len(const struct emu_ctx *ctx)
+{
+	return ctx->num_uar_pages ? (size_t)(ctx->num_uar_pages + EMU_DYN_UAR_PAGES) * EMU_UAR_PAGE_SIZE : 0;
+}
 
 /* objects.c */
 void emu_ctx_link(struct emu_ctx *ctx);
@@ -27,5 +43,12 @@ uint32_t emu_reg_alloc_mkey(void);
 int emu_reg_qp_alloc(struct emu_qp *qp);   /* assigns qp->qpn and qp->reg_slot; 0 or errno */
 void emu_reg_qp_update(const struct emu_qp *qp);
 void emu_reg_qp_free(const struct emu_qp *qp);
+
+/* handles.c: a context's next object handle; object lookups by handle within one context (under emu_lock). */
+uint32_t emu_ctx_new_handle(struct emu_ctx *ctx);
+struct emu_pd *emu_pd_by_handle(struct emu_ctx *ctx, uint32_t h);
+struct emu_cq *emu_cq_by_handle(struct emu_ctx *ctx, uint32_t h);
+struct emu_qp *emu_qp_by_handle(struct emu_ctx *ctx, uint32_t h);
+struct emu_srq *emu_srq_by_handle(struct emu_ctx *ctx, uint32_t h);
 
 #endif

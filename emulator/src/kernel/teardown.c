@@ -2,12 +2,6 @@
  * (dependents first): flows, QPs, SRQs, CQs, AHs, MRs, PDs. Each object's engine hook runs before it is freed. */
 #include "uverbs.h"
 
-void emu_destroy_all_qps(struct emu_ctx *ctx);
-void emu_destroy_all_srqs(struct emu_ctx *ctx);
-void emu_destroy_all_cqs(struct emu_ctx *ctx);
-void emu_destroy_all_ahs(struct emu_ctx *ctx);
-void emu_destroy_all_mrs_pds(struct emu_ctx *ctx);
-
 void emu_destroy_all_objects(struct emu_ctx *ctx)
 {
 	emu_destroy_all_flows(ctx); /* flows hold their QPs */

@@ -5,105 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/uio.h>
 #include <unistd.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "uverbs.h"
-
-/* ---- safe user copies: a bad pointer gives EFAULT instead of a crash ---- */
-
-static int g_pvm_broken; /* process_vm_* refused (seccomp): fall back to plain copies */
-
-static int pvm_copy(void *local, uint64_t remote, size_t len, int to_user)
-{
-	if (len == 0)
-		return 0;
-	if (!remote)
-		return EFAULT;
-	if (!g_pvm_broken) {
-		struct iovec l = { local, len };
-		struct iovec r = { (void *)(uintptr_t)remote, len };
-		ssize_t n = to_user ? process_vm_writev(getpid(), &l, 1, &r, 1, 0)
-				    : process_vm_readv(getpid(), &l, 1, &r, 1, 0);
-		if (n == (ssize_t)len)
-			return 0;
-		if (n < 0 && (errno == ENOSYS || errno == EPERM))
-			g_pvm_broken = 1;
-		else
-			return EFAULT;
-	}
-	if (to_user)
-		memcpy((void *)(uintptr_t)remote, local, len);
-	else
-		memcpy(local, (const void *)(uintptr_t)remote, len);
-	return 0;
-}
-
-int emu_copy_to_user(uint64_t va, const void *src, size_t len)
-{
-	return pvm_copy((void *)src, va, len, 1);
-}
-
-int emu_copy_from_user(void *dst, uint64_t va, size_t len)
-{
-	return pvm_copy(dst, va, len, 0);
-}
-
-int emu_cmd_respond(struct emu_cmd *cmd, const void *resp, size_t len)
-{
-	if (!cmd->resp)
-		return 0;
-	return emu_copy_to_user(cmd->resp, resp, len < cmd->resp_len ? len : cmd->resp_len);
-}
-
-int emu_cmd_respond_drv(struct emu_cmd *cmd, const void *resp, size_t len)
-{
-	if (!cmd->drv_out || !cmd->drv_out_len)
-		return 0;
-	return emu_copy_to_user(cmd->drv_out, resp, len < cmd->drv_out_len ? len : cmd->drv_out_len);
-}
-
-int emu_cmd_drv_in(const struct emu_cmd *cmd, void *dst, size_t dst_len)
-{
-	memset(dst, 0, dst_len);
-	size_t n = cmd->drv_in_len < dst_len ? cmd->drv_in_len : dst_len;
-	if (n)
-		memcpy(dst, cmd->drv_in, n);
-	for (size_t i = dst_len; i < cmd->drv_in_len; i++)
-		if (cmd->drv_in[i])
-			return EINVAL;
-	return 0;
-}
-
-int emu_user_range_mapped(uint64_t addr, uint64_t len)
-{
-	if (!addr || addr + len < addr)
-		return 0;
-	uint64_t start = addr & ~4095ULL, end = (addr + len + 4095) & ~4095ULL;
-	if (end < start)
-		return 0;
-	/* msync(MS_ASYNC) walks the mappings of the range without touching a page: ENOMEM when part of it is
-	 * unmapped, in one system call whatever the length */
-	return msync((void *)(uintptr_t)start, end - start, MS_ASYNC) == 0;
-}
+#include "dispatch.h"
 
 static int cmd_unsupported(struct emu_cmd *cmd)
 {
 	(void)cmd;
 	return EOPNOTSUPP;
-}
-
-/* REQ_NOTIFY_CQ through the kernel is legal but libmlx5 arms CQs through the UAR doorbell; accept it. */
-int emu_cmd_req_notify_cq(struct emu_cmd *cmd)
-{
-	struct ib_uverbs_req_notify_cq req;
-	memcpy(&req, cmd->in, sizeof(req));
-	emu_lock();
-	struct emu_cq *cq = emu_cq_by_handle(cmd->ctx, req.cq_handle);
-	emu_unlock();
-	return cq ? 0 : EINVAL;
 }
 
 struct method {

@@ -1,5 +1,7 @@
-/* The uverbs write() ABI as the emulator's "kernel" serves it: one decoded command, the handler table,
- * and helpers that copy to and from user memory without ever faulting (a bad pointer is EFAULT). */
+/* Layer 2 of the kernel, the commands: the uverbs write() ABI as the emulator's "kernel" serves it, one decoded
+ * command, the handlers (one file per object kind), what they share (cmd.c), and the teardown of a context's
+ * objects. Handlers may call each other's helpers and layers 0-1 (kernel.h); never the dispatcher nor the
+ * interposers (dispatch.h, interpose.c). */
 #ifndef MLX5EMU_UVERBS_H
 #define MLX5EMU_UVERBS_H
 
@@ -27,32 +29,13 @@ struct emu_cmd {
 
 typedef int (*emu_cmd_fn)(struct emu_cmd *cmd);
 
-/* ctx.c */
-struct emu_ctx *emu_ctx_open(int fd, int dev_index);
-void emu_ctx_get(struct emu_ctx *ctx);
-void emu_ctx_put(struct emu_ctx *ctx);
-void *emu_ctx_mmap(struct emu_ctx *ctx, void *addr, size_t len, int prot, int flags, off_t off);
-uint32_t emu_ctx_new_handle(struct emu_ctx *ctx);
-
-/* interpose.c */
-struct emu_ctx *emu_fd_ctx(int fd);
-void *emu_real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
-
-/* uverbs.c: the write() entry; returns count or -1 with errno, as the kernel's ib_uverbs_write */
-ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *buf, size_t count);
-
-/* Copy a response: writes min(len, room) bytes of src to the user VA; 0 or EFAULT. */
-int emu_copy_to_user(uint64_t va, const void *src, size_t len);
-int emu_copy_from_user(void *dst, uint64_t va, size_t len);
-/* Core/driver response writers: truncate to what the user provided, like the kernel's uverbs_response */
+/* cmd.c: core/driver response writers (min(len, room) bytes; 0 or EFAULT): truncate to what the user provided, like the kernel's uverbs_response */
 int emu_cmd_respond(struct emu_cmd *cmd, const void *resp, size_t len);
 int emu_cmd_respond_drv(struct emu_cmd *cmd, const void *resp, size_t len);
 /* Copies the driver request into dst (zero-filled beyond what the user sent). Returns 0, or EINVAL when the user
  * sent more than dst_len bytes and the extra bytes are not all zero (the kernel's ib_is_udata_cleared rule). */
 int emu_cmd_drv_in(const struct emu_cmd *cmd, void *dst, size_t dst_len);
 
-/* True if [addr, addr+len) is mapped in this process (the kernel pins user buffers: unmapped is EFAULT). */
-int emu_user_range_mapped(uint64_t addr, uint64_t len);
 /* RoCE: destination MAC of a GID (link-local EUI-64, or a GID of an emulated port); 0 or EHOSTUNREACH. */
 int emu_resolve_dmac(const uint8_t *dgid, uint8_t *mac);
 /* Completion vectors answered in GET_CONTEXT (one per online CPU, at most 63). */
@@ -111,14 +94,14 @@ void emu_destroy_all_wqs(struct emu_ctx *ctx);   /* teardown: indirection tables
 /* eth_knobs.c: MLX5EMU_ETH_MIN_INLINE, MLX5EMU_ETH_MTU */
 #include "eth_knobs.h"
 
-/* Teardown of every object of a context (close of the last fd), in dependency order, with engine hooks. */
+/* Teardown of every object of a context (close of the last fd), in dependency order, with engine hooks
+ * (teardown.c), and the per-kind parts it calls (the cmd_*.c files) */
 void emu_destroy_all_objects(struct emu_ctx *ctx);
-
-/* Object lookups by handle within one context (under emu_lock). */
-struct emu_pd *emu_pd_by_handle(struct emu_ctx *ctx, uint32_t h);
-struct emu_cq *emu_cq_by_handle(struct emu_ctx *ctx, uint32_t h);
-struct emu_qp *emu_qp_by_handle(struct emu_ctx *ctx, uint32_t h);
-struct emu_srq *emu_srq_by_handle(struct emu_ctx *ctx, uint32_t h);
+void emu_destroy_all_qps(struct emu_ctx *ctx);
+void emu_destroy_all_srqs(struct emu_ctx *ctx);
+void emu_destroy_all_cqs(struct emu_ctx *ctx);
+void emu_destroy_all_ahs(struct emu_ctx *ctx);
+void emu_destroy_all_mrs_pds(struct emu_ctx *ctx);
 
 /* Device limits answered in QUERY_DEVICE and enforced on create (ConnectX-5 values where we can honour them). */
 #define EMU_MAX_QP_WR        32768
