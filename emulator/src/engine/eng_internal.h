@@ -222,20 +222,38 @@ struct eng_global {
 };
 extern struct eng_global G;
 
-/* eng_core.c */
+/* eng_base.c (layer 0 of src/engine/LAYERS) */
 uint64_t eng_now_ns(void);
 void eng_strict(uint32_t qpn, uint32_t wqe, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The scheduling every device thread asks for. */
+void eng_thread_sched_setup(void);
+
+/* eng_objects.c (layer 1) */
 struct eng_qp *eng_find_qp(uint32_t qpn);
+struct eng_cq *eng_find_cq(uint32_t cqn);
+static inline unsigned eng_mr_bucket(uint32_t key) { return (key >> 8) & 4095; }
 struct eng_mr *eng_mr_check(uint32_t key, struct emu_pd *pd, uint64_t addr, uint64_t len, uint32_t access);
 struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid);
 int eng_pid_alive(int pid);
 int eng_pid_running(int pid); /* alive and not stopped (SIGSTOP, tracing) nor a zombie */
-void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited);
-void eng_async_event(struct emu_ctx *ctx, uint64_t element, uint32_t type);
+void eng_reap_peers(void);
 void eng_qp_set_error(struct eng_qp *qp);
 
-/* The scheduling every device thread asks for (eng_core.c). */
-void eng_thread_sched_setup(void);
+/* eng_cq.c (layer 2) */
+void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited);
+void eng_async_event(struct emu_ctx *ctx, uint64_t element, uint32_t type);
+void eng_cq_arm_doorbell(const uint8_t *db);
+
+/* eng_doorbell.c (layer 4); all under G.lock */
+/* What a doorbell executes: the send queue up to its doorbell record (rec, rec_ahead WQEBBs past the device). */
+void eng_sq_take_record(struct eng_qp *qp, uint32_t idx, uint32_t rec, uint32_t rec_ahead);
+int eng_scan_doorbells(void);
+int eng_protect_open_pages(void);
+int eng_doorbells_polled(void);
+void eng_take_pending_doorbells_locked(void);
+void eng_check_unrung(uint64_t now);
+
+/* eng_core.c (layer 5) */
 /* A doorbell store faulted on the application's UAR page at user_va (called by the fault thread, without G.lock):
  * execute what the records of that page's QPs say, as the doorbell will once it lands, and let the store land
  * (eng_dbfault_resolve, under G.lock, so that the page cannot be protected again between the two). */
