@@ -345,7 +345,7 @@ static void engine_start_locked(void)
 		G.running = 1;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (G.running && !G.dbfault) {
-		G.dbfault = eng_dbfault_start() == 0;
+		G.dbfault = eng_dbfault_start(eng_doorbell_fault) == 0;
 		for (int i = 0; i < G.nuars && G.dbfault; i++)
 			watch_uar(&G.uars[i]);
 	}

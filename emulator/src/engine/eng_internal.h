@@ -260,7 +260,8 @@ void eng_check_unrung(uint64_t now);
 void eng_doorbell_fault(void *user_va);
 
 /* eng_dbfault.c: doorbells through userfaultfd write protection of the UAR pages */
-int eng_dbfault_start(void);              /* 0: active */
+/* 0: active; handler(page) runs on the fault thread for each faulting store and must resolve the fault */
+int eng_dbfault_start(void (*handler)(void *page));
 void eng_dbfault_stop(void);
 void eng_dbfault_forget(void);            /* in a fork child */
 int eng_dbfault_watch(void *user_va);     /* register and write-protect one UAR page: 0 = watched */
