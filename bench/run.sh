@@ -8,6 +8,8 @@
 # Machine, JDK, date, load average and the exact commands go to RESULTS/<mode>-meta.json.
 #
 #   bench/run.sh                 quick: 1 fork, 5 x 200 ms warm-up + 3 x 200 ms (about 2-3 minutes; what CI runs)
+#   bench/run.sh short 'REGEX'   1 fork, 5 x 1 s warm-up + 5 x 1 s; C: 5 x 1 s after 1 s (about 12 s per JMH row, 6 s
+#                                per C row: the rows one works on, on a loaded machine)
 #   bench/run.sh full            3 forks, 5 x 1 s warm-up + 10 x 1 s; C: 15 x 1 s after 1 s (about 32 minutes)
 #   bench/run.sh full 'Raw'      only the benchmarks matching the regex: JMH's, and the C loop's variants (named
 #                                c.<Class>.<method>, matched as a POSIX extended regex; none for 'Mlx5j')
@@ -23,7 +25,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 mode="${1:-quick}"
-case "$mode" in quick|full) ;; *) echo "usage: $0 [quick|full] [INCLUDE_REGEX]" >&2; exit 2 ;; esac
+case "$mode" in quick|short|full) ;; *) echo "usage: $0 [quick|short|full] [INCLUDE_REGEX]" >&2; exit 2 ;; esac
 include="${2:-}"
 results="${MLX5J_BENCH_RESULTS:-$here/results}"
 mkdir -p "$results"

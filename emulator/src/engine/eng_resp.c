@@ -13,6 +13,7 @@
 #include "emu_clock.h"
 #include "engine/eng_internal.h"
 #include "engine/eng_pcap.h"
+#include "engine/eng_roce.h"
 #include "engine/eng_xport.h"
 #include "eth_knobs.h"
 
@@ -87,9 +88,13 @@ static int rx_sges_ok(struct eng_qp *qp, struct eng_rx *rx)
 static void recv_cqe(struct eng_qp *qp, struct pkt *p, uint8_t opcode, uint32_t byte_cnt, const void *scat,
 		     uint32_t scat_len)
 {
+	/* On an Ethernet port the CQE's SL bits carry the packet's network header type instead (mlx5_ib cq.c
+	 * handle_responder reads roce_packet_type from flags_rqpn bits 25:24: MLX5_CQE_L3_HDR_TYPE_NONE for a RoCE v1
+	 * GRH, _IPV6, _IPV4); libmlx5 v44 reports bits 27:24 as ibv_wc.sl on every link. */
+	uint8_t sl = p->eth.valid ? eng_roce_l3_type(p) : p->sl;
 	struct eng_cqe_info ci = { .opcode = opcode, .wqe_counter = (uint16_t)qp->rx.wqe_counter, .qpn = qp->qpn,
 				   .srqn_uidx = qp->uidx, .byte_cnt = byte_cnt, .src_qpn = p->src_qpn,
-				   .slid = p->slid, .sl = p->sl, .grh = (p->flags & PF_GRH) ? 1 : 0 };
+				   .slid = p->slid, .sl = sl, .grh = (p->flags & PF_GRH) ? 1 : 0 };
 	if (opcode == MLX5_CQE_RESP_SEND_IMM || opcode == MLX5_CQE_RESP_WR_IMM || opcode == MLX5_CQE_RESP_SEND_INV)
 		ci.imm_inval_pkey = p->imm;
 	if (scat && scat_len) {
@@ -142,10 +147,20 @@ static void ud_recv(struct eng_qp *qp, struct pkt *p)
 	}
 	uint8_t grh[40];
 	memset(grh, 0, sizeof grh);
-	if (p->flags & PF_GRH) {
+	/* PayLen: BTH 12 + DETH 8 + ImmDt 4 (SEND_WITH_IMM) + payload + pad to 4 bytes + ICRC 4 (IBA 8.3.1) */
+	uint32_t ib_len = 12 + 8 + ((p->flags & PF_IMM) ? 4 : 0) + ((p->len + 3) & ~3u) + 4;
+	if (p->eth.valid) {
+		/* RoCE: the network header as the port received it: the GRH (v1) or IPv6 header (v2) in all 40 bytes,
+		 * or the IPv4 header (v2 between IPv4-mapped GIDs) in the last 20, which is where libibverbs'
+		 * ibv_init_ah_from_wc (get_grh_header_version) and the kernel's ib_get_rdma_header_version look for it;
+		 * the first 20 bytes are left zero */
+		uint8_t l3[40];
+		size_t n = eng_roce_l3(p, ib_len, l3);
+		memcpy(grh + 40 - n, l3, n);
+	} else if (p->flags & PF_GRH) {
 		/* IBA 8.3 GRH: IPVer 6, TClass, FlowLabel, PayLen, NxtHdr 0x1b (BTH), HopLmt, SGID, DGID. */
 		eng_put_be32(grh, 6u << 28 | (uint32_t)p->tclass << 20 | (p->flow_label & 0xfffff));
-		eng_put_be16(grh + 4, (uint16_t)(p->len + 8 + 12 + 4)); /* BTH + DETH + payload + ICRC */
+		eng_put_be16(grh + 4, (uint16_t)ib_len);
 		grh[6] = 0x1b;
 		grh[7] = p->hop_limit;
 		memcpy(grh + 8, p->sgid, 16);
@@ -157,7 +172,7 @@ static void ud_recv(struct eng_qp *qp, struct pkt *p)
 		memcpy(buf, grh, 40);
 		memcpy(buf + 40, p->data, p->len);
 	} else {
-		if (p->flags & PF_GRH)
+		if (p->flags & PF_GRH || p->eth.valid)
 			eng_scatter(rx->sge, rx->nsge, 0, grh, 40);
 		eng_scatter(rx->sge, rx->nsge, 40, p->data, p->len);
 	}

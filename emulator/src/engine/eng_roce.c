@@ -191,6 +191,48 @@ uint32_t eng_roce_icrc(const uint8_t *l3, size_t len, size_t ip_len, int v2)
 	return ~crc;
 }
 
+uint8_t eng_roce_l3_type(const struct pkt *p)
+{
+	const struct pkt_eth *e = &p->eth;
+	if (!e->roce_v2)
+		return MLX5_CQE_L3_HDR_TYPE_NONE;
+	return gid_is_v4(e->sgid) && gid_is_v4(e->dgid) ? MLX5_CQE_L3_HDR_TYPE_IPV4 : MLX5_CQE_L3_HDR_TYPE_IPV6;
+}
+
+size_t eng_roce_l3(const struct pkt *p, size_t ib_len, uint8_t *l3)
+{
+	const struct pkt_eth *e = &p->eth;
+	int v4 = e->roce_v2 && gid_is_v4(e->sgid) && gid_is_v4(e->dgid);
+	size_t l3_payload = ib_len + (e->roce_v2 ? 8 : 0);
+	if (!e->roce_v2 || !v4) { /* IPv6 header, or the identical GRH of RoCE v1 (next header 0x1B = BTH) */
+		put32(l3, 6u << 28 | (uint32_t)e->tclass << 20 | (e->flow_label & 0xfffff));
+		put16(l3 + 4, l3_payload > 0xffff ? 0xffff : (uint32_t)l3_payload);
+		l3[6] = e->roce_v2 ? 17 : 0x1b;
+		l3[7] = e->hop_limit;
+		memcpy(l3 + 8, e->sgid, 16);
+		memcpy(l3 + 24, e->dgid, 16);
+		return 40;
+	}
+	size_t tot = 20 + l3_payload;
+	l3[0] = 0x45;
+	l3[1] = e->tclass;
+	put16(l3 + 2, tot > 0xffff ? 0xffff : (uint32_t)tot);
+	put16(l3 + 4, 0);
+	put16(l3 + 6, 0x4000); /* DF, as RoCE v2 senders set it */
+	l3[8] = e->hop_limit;
+	l3[9] = 17;
+	put16(l3 + 10, 0);
+	memcpy(l3 + 12, e->sgid + 12, 4);
+	memcpy(l3 + 16, e->dgid + 12, 4);
+	uint32_t sum = 0;
+	for (int i = 0; i < 20; i += 2)
+		sum += (uint32_t)l3[i] << 8 | l3[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	put16(l3 + 10, ~sum & 0xffff);
+	return 20;
+}
+
 size_t eng_roce_frame(const struct pkt *p, uint8_t *out, size_t cap)
 {
 	const struct pkt_eth *e = &p->eth;
@@ -214,33 +256,7 @@ size_t eng_roce_frame(const struct pkt *p, uint8_t *out, size_t cap)
 	put16(b + 12, !e->roce_v2 ? 0x8915 : v4 ? 0x0800 : 0x86dd);
 	uint8_t *l3 = b + 14, *bth;
 	size_t l3_payload = ib_len + (e->roce_v2 ? 8 : 0);
-	if (!e->roce_v2 || !v4) { /* IPv6 header, or the identical GRH of RoCE v1 (next header 0x1B = BTH) */
-		put32(l3, 6u << 28 | (uint32_t)e->tclass << 20 | (e->flow_label & 0xfffff));
-		put16(l3 + 4, l3_payload > 0xffff ? 0xffff : (uint32_t)l3_payload);
-		l3[6] = e->roce_v2 ? 17 : 0x1b;
-		l3[7] = e->hop_limit;
-		memcpy(l3 + 8, e->sgid, 16);
-		memcpy(l3 + 24, e->dgid, 16);
-	} else {
-		size_t tot = 20 + l3_payload;
-		l3[0] = 0x45;
-		l3[1] = e->tclass;
-		put16(l3 + 2, tot > 0xffff ? 0xffff : (uint32_t)tot);
-		put16(l3 + 4, 0);
-		put16(l3 + 6, 0x4000); /* DF, as RoCE v2 senders set it */
-		l3[8] = e->hop_limit;
-		l3[9] = 17;
-		put16(l3 + 10, 0);
-		memcpy(l3 + 12, e->sgid + 12, 4);
-		memcpy(l3 + 16, e->dgid + 12, 4);
-		uint32_t sum = 0;
-		for (int i = 0; i < 20; i += 2)
-			sum += (uint32_t)l3[i] << 8 | l3[i + 1];
-		while (sum >> 16)
-			sum = (sum & 0xffff) + (sum >> 16);
-		put16(l3 + 10, ~sum & 0xffff);
-	}
-	size_t ip_len = e->roce_v2 ? (v4 ? 20 : 40) : 40;
+	size_t ip_len = eng_roce_l3(p, ib_len, l3);
 	if (e->roce_v2) {
 		uint8_t *udp = l3 + ip_len;
 		put16(udp, e->udp_sport);

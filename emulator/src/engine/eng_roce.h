@@ -30,6 +30,15 @@ uint8_t eng_roce_opcode(const struct pkt *p);
  * packets, which no IP datagram can carry (the pcap tap notes this). */
 size_t eng_roce_frame(const struct pkt *p, uint8_t *out, size_t cap);
 
+/* The network header in front of the BTH (RoCE v2: before the UDP header) of packet p, whose BTH..ICRC part is
+ * ib_len bytes: the GRH of RoCE v1 or the IPv6 header of RoCE v2 (40 bytes), or the IPv4 header (20 bytes, checksum
+ * included) of RoCE v2 between IPv4-mapped GIDs. Written to l3; returns its length. p->eth must be valid. */
+size_t eng_roce_l3(const struct pkt *p, size_t ib_len, uint8_t *l3);
+
+/* The network header type of p as a CQE reports it (mlx5dv.h MLX5_CQE_L3_HDR_TYPE_NONE for a RoCE v1 GRH, _IPV6,
+ * _IPV4). p->eth must be valid. */
+uint8_t eng_roce_l3_type(const struct pkt *p);
+
 /* ICRC of a RoCE packet: l3 points at its IP header (RoCE v2, ip_len 20 or 40, then UDP) or GRH (RoCE v1,
  * ip_len 40), len bytes run up to the ICRC. Stored least significant byte first after the payload. */
 uint32_t eng_roce_icrc(const uint8_t *l3, size_t len, size_t ip_len, int v2);

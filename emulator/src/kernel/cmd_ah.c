@@ -13,7 +13,17 @@
  * anything else must be a GID of a port on the emulated fabric (there is no neighbour table to ask). */
 int emu_resolve_dmac(const uint8_t *dgid, uint8_t *mac)
 {
-	static const uint8_t ll[8] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t ll[8] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0 }, v4[12] = { [10] = 0xff, [11] = 0xff };
+	if (memcmp(dgid, v4, 12) == 0 && (dgid[12] & 0xf0) == 0xe0) {
+		/* an IPv4-mapped multicast GID (RoCE v2 groups): ip_eth_mc_map, 01:00:5e + the low 23 address bits */
+		mac[0] = 0x01;
+		mac[1] = 0x00;
+		mac[2] = 0x5e;
+		mac[3] = dgid[13] & 0x7f;
+		mac[4] = dgid[14];
+		mac[5] = dgid[15];
+		return 0;
+	}
 	if (dgid[0] == 0xff) {
 		/* rdma_get_mcast_mac(): the IPv6 multicast MAC 33:33 + the GID's last four bytes */
 		mac[0] = 0x33;

@@ -91,6 +91,9 @@ enum id_state {
 	S_ESTABLISHED, S_DREQ_SENT, S_DREQ_RCVD, S_TIMEWAIT, S_DONE
 };
 
+/* The kernel's internal ENOTSUPP (include/linux/errno.h), which ucma passes to user space as is (errno 524). */
+#define KERNEL_ENOTSUPP 524
+
 /* T_ADDR_DONE / T_ROUTE_DONE: resolution completes on the CM thread, as the kernel reports it from a workqueue
  * (addr.c process_one_req, the SA query's MAD completion), never inside the command itself. */
 enum timer_kind { T_NONE, T_ADDR, T_REQ, T_REP, T_DREQ, T_TIMEWAIT, T_ADDR_DONE, T_ROUTE_DONE };
@@ -112,6 +115,7 @@ struct ucma_id {
 	int      backlog;
 	uint32_t events_reported;
 	uint8_t  tos, tos_set, reuse, afonly, afonly_set, ack_timeout, ack_timeout_set;
+	uint8_t  route_tclass, route_tclass_set; /* the path's traffic class, fixed when the route is resolved */
 	uint32_t qkey;
 	/* the connection */
 	int32_t  peer_pid;
@@ -234,6 +238,38 @@ static void local_gid(const struct ucma_id *id, uint8_t gid[16])
 		emu_cm_addr_gid((const struct sockaddr *)&id->src, gid);
 	else
 		memcpy(gid, id_port(id)->gid[0].raw, 16);
+}
+
+/* The traffic class of the id's path record, where RDMA_OPTION_ID_TOS ends up (Linux drivers/infiniband/core/cma.c):
+ *  - passive side: the REQ's primary path (cm_format_paths_from_req copies its traffic class), whatever TOS the
+ *    listener has; active side: what the route resolution computed from the TOS then (cma_resolve_iboe_route and
+ *    cma_query_ib_route read it at RESOLVE_ROUTE);
+ *  - RoCE: cma_resolve_iboe_route sets path_rec->traffic_class to the TOS when rdma_set_option set one (tos_set),
+ *    else to the port's default_roce_tos, which cma_add_one initialises to 0 (configfs can change it; the
+ *    emulator has no configfs);
+ *  - IB: cma_query_ib_route puts the TOS into the PathRecord query only as its QoSClass (AF_INET); an SM without
+ *    a QoS policy (the emulated one, as OpenSM with QoS off) answers traffic class 0 whatever the class. For
+ *    AF_INET6 the query asks for the traffic class in the source address' sin6_flowinfo (bits 27..20), which the
+ *    emulated SM grants. */
+static uint8_t path_tclass(const struct ucma_id *id)
+{
+	if (id->route_tclass_set)
+		return id->route_tclass; /* the route's path record keeps what it got: a later TOS changes nothing */
+	if (eth(id))
+		return id->tos_set ? id->tos : 0;
+	if (id->src.sin6_family == AF_INET6)
+		return (uint8_t)(ntohl(id->src.sin6_flowinfo) >> 20);
+	return 0;
+}
+
+/* The service level of the id's path record: 0 on both links here. RoCE: cma_resolve_iboe_route takes
+ * iboe_tos_to_sl(ndev, tos), the priority rt_tos2priority(tos) mapped through the netdev's VLAN egress map or
+ * prio-to-tc map, and 0 for a netdev with neither (the emulated ports have no VLAN and no traffic classes). IB:
+ * the SL is the SM's choice for the QoS class; without a QoS policy it is the default SL 0. */
+static uint8_t path_sl(const struct ucma_id *id)
+{
+	(void)id;
+	return 0;
 }
 
 /* ---- files, ids, events ---- */
@@ -363,7 +399,7 @@ static void send_msg(struct ucma_id *id, uint32_t type, uint8_t reason, const vo
 	m.srq = id->srq;
 	m.flow_control = id->flow_control;
 	m.mtu = port_mtu(id);
-	m.tos = id->tos;
+	m.tclass = path_tclass(id);
 	m.dev = (uint16_t)(id->dev >= 0 ? id->dev : 0);
 	m.lid = id_port(id)->lid;
 	local_gid(id, m.gid);
@@ -525,7 +561,8 @@ static void on_req(const struct cm_msg *m)
 	if (c->dev < 0)
 		c->dev = 0;
 	c->route = 1;
-	c->tos = m->tos;
+	c->route_tclass = m->tclass;
+	c->route_tclass_set = 1;
 	peer_from_msg(c, m);
 	/* cm_req_handler swaps them: our responder resources are what the peer's initiator depth asks for */
 	c->resp_res = m->init_depth;
@@ -1096,7 +1133,8 @@ static void fill_path(const struct ucma_id *id, struct ib_user_path_rec *p)
 	p->mtu = path_mtu(id);
 	p->pkey = htons(0xffff);
 	p->hop_limit = eth(id) ? 64 : 0;
-	p->traffic_class = id->tos;
+	p->traffic_class = path_tclass(id);
+	p->sl = path_sl(id);
 	p->numb_path = 1;
 	p->mtu_selector = 2;
 	p->rate_selector = 2;
@@ -1121,8 +1159,10 @@ static void ah_to_user(const struct ucma_id *id, struct ib_uverbs_ah_attr *ah)
 		memcpy(ah->grh.dgid, id->peer_gid, 16);
 		ah->grh.sgid_index = (uint8_t)(idx < 0 ? 1 : idx);
 		ah->grh.hop_limit = 64;
-		ah->grh.traffic_class = id->tos;
+		/* ib_init_ah_attr_from_path: the GRH's traffic class is the path's */
+		ah->grh.traffic_class = path_tclass(id);
 	}
+	ah->sl = path_sl(id);
 }
 
 static void ud_ah_to_user(const struct ucma_id *id, struct ib_uverbs_ah_attr *ah) { ah_to_user(id, ah); }
@@ -1242,6 +1282,8 @@ static int c_resolve_route(struct ucmd *c)
 	if (id->state != S_ADDR_RESOLVED)
 		return EINVAL;
 	/* the emulated SM (IB) or the IP route (RoCE) always answers */
+	id->route_tclass = path_tclass(id);
+	id->route_tclass_set = 1;
 	id->state = S_ROUTE_QUERY;
 	set_timer(id, T_ROUTE_DONE, resolve_ns());
 	cm_wake_self();
@@ -1747,19 +1789,16 @@ static int c_migrate_id(struct ucmd *c)
 
 /* cma_set_mgid / cma_iboe_set_mgid: the group's MGID from the address. IB: the IPoIB mapping (ip_ib_mc_map,
  * ipv6_ib_mc_map) with the broadcast group's scope 2 and P_Key 0xffff, byte 3 = 0x01 for RDMA_PS_UDP (the
- * RDMA CM signature); RoCE: ff0e::ffff:a.b.c.d for IPv4, the IPv6 group address as is. */
+ * RDMA CM signature). RoCE: the port's default GID type for rdma_cm is RoCE v2 (cma_add_one prefers
+ * CMA_PREFERRED_ROCE_GID_TYPE, IB_GID_TYPE_ROCE_UDP_ENCAP), for which cma_iboe_set_mgid maps an IPv4 group to
+ * the IPv4-mapped ::ffff:a.b.c.d (ff0e::ffff:a.b.c.d is the RoCE v1 form); IPv6 groups never get here on RoCE
+ * (do_join). */
 static void mc_mgid(const struct ucma_id *id, const struct sockaddr *sa, uint8_t mgid[16])
 {
 	memset(mgid, 0, 16);
 	if (eth(id)) {
-		if (sa->sa_family == AF_INET) {
-			mgid[0] = 0xff;
-			mgid[1] = 0x0e;
-			mgid[10] = mgid[11] = 0xff;
-			memcpy(mgid + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-		} else {
-			memcpy(mgid, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
-		}
+		mgid[10] = mgid[11] = 0xff;
+		memcpy(mgid + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
 		return;
 	}
 	mgid[0] = 0xff;
@@ -1794,6 +1833,8 @@ static int do_join(struct ucmd *c, uint32_t handle, uint64_t uid, uint64_t respo
 		return EINVAL;
 	if (!is_mcast_addr(addr))
 		return EINVAL;
+	if (eth(id) && addr->sa_family == AF_INET6)
+		return KERNEL_ENOTSUPP; /* cma_iboe_join_multicast: an IPv6 group with the RoCE v2 GID type */
 	uint32_t h = 0;
 	while (h < g_mcs_cap && g_mcs[h])
 		h++;
@@ -1842,7 +1883,10 @@ static int do_join(struct ucmd *c, uint32_t handle, uint64_t uid, uint64_t respo
 			ah->grh.sgid_index = (uint8_t)(idx < 0 ? 1 : idx);
 			ah->grh.hop_limit = 64;
 		}
-		ah->grh.traffic_class = id->tos;
+		/* the group's traffic class, not the id's TOS: cma_iboe_join_multicast leaves the RoCE member record's
+		 * traffic class 0, and on IB it is the SA's MCMemberRecord of the group (TClass 0 for the groups the
+		 * emulated SM creates) */
+		ah->grh.traffic_class = 0;
 		u->qp_num = 0xffffff;
 		u->qkey = id->qkey;
 	}

@@ -50,7 +50,8 @@ struct cm_msg {
 	struct sockaddr_in6 src_addr; /* sender's address and port (AF_INET stored as sockaddr_in) */
 	struct sockaddr_in6 dst_addr;
 	uint32_t qpn, psn, qkey;
-	uint8_t  resp_res, init_depth, retry, rnr_retry, srq, flow_control, mtu, tos;
+	uint8_t  resp_res, init_depth, retry, rnr_retry, srq, flow_control, mtu;
+	uint8_t  tclass;          /* REQ: the primary path's traffic class (IBA 12.6.5 REQ Primary Traffic Class) */
 	uint16_t lid;             /* sender port's LID (IB) */
 	uint16_t dev;
 	uint8_t  gid[16];         /* sender's GID for this connection (IB: port GID; RoCE: its address's GID) */

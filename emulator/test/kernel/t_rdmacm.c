@@ -14,7 +14,8 @@
  *  - UNREACHABLE (-ETIMEDOUT) when the listener never answers (MLX5EMU_CM_TIMEOUT_MS).
  *  - DISCONNECTED when the peer process is killed.
  *  - a non-blocking channel: EAGAIN, then poll() readiness. IPv6 (::1). A forked child's own channel.
- *  - MULTICAST_JOIN (group QPN, Q_Key, GRH), ATTACH_MCAST checks, leave. */
+ *  - MULTICAST_JOIN (group QPN, Q_Key, GRH with the MGID of each link), ATTACH_MCAST checks, leave; on RoCE no
+ *    IPv6 groups (ENOTSUPP, as cma_iboe_join_multicast). */
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -487,7 +488,23 @@ static void test_multicast(void)
 	expect_event(ch, RDMA_CM_EVENT_MULTICAST_JOIN, 5000, &e, NULL);
 	CHECK(e.param.ud.qp_num == 0xffffff, "group QPN 0x%x", e.param.ud.qp_num);
 	CHECK(e.param.ud.qkey == 0x01234567, "group Q_Key 0x%x, want RDMA_UDP_QKEY", e.param.ud.qkey);
-	CHECK(e.param.ud.ah_attr.is_global && e.param.ud.ah_attr.grh.dgid.raw[0] == 0xff, "multicast GRH");
+	struct ibv_port_attr pa;
+	REQUIRE(id->verbs && ibv_query_port(id->verbs, 1, &pa) == 0, "query port");
+	int eth = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
+	/* cma_set_mgid: IB, the IPoIB mapping with the RDMA CM signature (ff12:401b -> ff12:4001 for RDMA_PS_UDP) and
+	 * the low 28 bits of the group; RoCE (v2, rdma_cm's default GID type): cma_iboe_set_mgid's ::ffff:a.b.c.d */
+	static const uint8_t mgid_ib[16] = { 0xff, 0x12, 0x40, 0x01, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0x0f, 9, 9, 9 };
+	static const uint8_t mgid_eth[16] = { [10] = 0xff, [11] = 0xff, [12] = 239, [13] = 9, [14] = 9, [15] = 9 };
+	CHECK(e.param.ud.ah_attr.is_global && memcmp(e.param.ud.ah_attr.grh.dgid.raw, eth ? mgid_eth : mgid_ib, 16) == 0,
+	      "multicast GRH with the group's MGID");
+	CHECK(e.param.ud.ah_attr.grh.hop_limit == (eth ? 64 : 0), "group hop limit %u", e.param.ud.ah_attr.grh.hop_limit);
+	if (eth) {
+		/* cma_iboe_join_multicast: no IPv6 groups with the RoCE v2 GID type (the kernel's ENOTSUPP, 524) */
+		struct sockaddr_storage g6 = addr_of("ff0e::1:2", 0);
+		errno = 0;
+		CHECK(rdma_join_multicast(id, (struct sockaddr *)&g6, NULL) == -1 && errno == 524,
+		      "IPv6 group on RoCE: %d (%s), want errno 524", errno, strerror(errno));
+	}
 	CHECK(e.param.ud.private_data == (void *)0x1234, "the join's context");
 	union ibv_gid uni;
 	memset(&uni, 0, sizeof(uni));

@@ -3,7 +3,7 @@
  * with, without any FFM call cost. Same QPs, same WQEs, same synthetic completer as the JMH benchmarks in
  * src/main/java/io/mlx5j/bench (EmulatedQp, Workload, SyntheticCompleter), so each number here pairs with one there.
  *
- *   mlx5emu -- env MLX5EMU_ENGINE=off libmlx5_loop quick|full OUT.json [LABEL [INCLUDE_REGEX]]
+ *   mlx5emu -- env MLX5EMU_ENGINE=off libmlx5_loop quick|short|full OUT.json [LABEL [INCLUDE_REGEX]]
  *
  * INCLUDE_REGEX (POSIX extended, searched in the name "c.<Class>.<method>", as JMH searches its include pattern):
  * run only the matching variants (bench/run.sh passes its JMH include, so that a partial run keeps its C rows).
@@ -11,7 +11,8 @@
  * Runs on the emulated ConnectX with the engine off: only this thread touches the rings. An RC QP "a" is connected
  * to its twin "b" (each with its own 256-entry CQ); posts go to a, the poll benchmarks complete WQEs posted once on b.
  * Per benchmark: one second (quick: 0.2 s) of warm-up, then REPS timed repetitions (clock_gettime, CLOCK_MONOTONIC)
- * of enough invocations to last about 1 s (quick: 20 ms), the length of a JMH measurement iteration: under
+ * of enough invocations to last about 1 s (quick: 20 ms), the length of a JMH measurement iteration (REPS: quick and
+ * short 5, full 15): under
  * SCHED_FIFO (bench/run.sh, MLX5J_BENCH_RT) the kernel's RT throttling stops the thread for 50 ms of every second,
  * which a 100 ms repetition caught or missed at random (errors of 10-15 %), while every 1 s repetition includes it
  * alike, as every JMH iteration does. Reported: mean ns per WQE (or per CQE) and a 99.9 %
@@ -250,6 +251,7 @@ struct bench {
 	struct ibv_sge write_sge, inl16_sge, inl64_sge;
 	struct ibv_send_wr write_u, write_s, inl16_u, inl16_s, inl64_u, inl64_s;
 	struct ibv_send_wr batch_u[DOORBELL_BATCH], batch_s[DOORBELL_BATCH];
+	struct ibv_send_wr chain_s[16]; /* postPoll: 16 signaled WRITEs, wr_id = index; chain_s[15] alone is a list of 1 */
 	uint64_t raddr;
 	struct ibv_wc wc[16];
 	struct raw_bench *raw; /* the raw packet QPs (libmlx5_raw.h), on an Ethernet port only */
@@ -291,6 +293,11 @@ static void bench_init(struct bench *b, struct env *e)
 		fill_wr(&b->batch_s[i], IBV_WR_RDMA_WRITE, &b->write_sge, 0, b->raddr, e->mr->rkey, last);
 		b->batch_u[i].next = last ? NULL : &b->batch_u[i + 1];
 		b->batch_s[i].next = last ? NULL : &b->batch_s[i + 1];
+	}
+	for (int i = 0; i < 16; i++) {
+		fill_wr(&b->chain_s[i], IBV_WR_RDMA_WRITE, &b->write_sge, 0, b->raddr, e->mr->rkey, 1);
+		b->chain_s[i].wr_id = (uint64_t)i;
+		b->chain_s[i].next = i == 15 ? NULL : &b->chain_s[i + 1];
 	}
 	/* b: POSTED signaled RDMA WRITEs (1 WQEBB each, wr_id = index) that the poll benchmarks complete */
 	struct ibv_send_wr wr;
@@ -423,6 +430,24 @@ static inline void poll_cycle(struct bench *b, int n)
 static void poll1(struct bench *b) { poll_cycle(b, 1); }
 static void poll16(struct bench *b) { poll_cycle(b, 16); }
 
+/* Like for like with Mlx5jPollBench.postPoll*: one ibv_post_send of a list of n signaled RDMA WRITEs on a, their n
+ * CQEs, one ibv_poll_cq of n. */
+static inline void post_poll_cycle(struct bench *b, int n)
+{
+	post(b->e->a, &b->chain_s[16 - n]);
+	for (int i = 0; i < n; i++)
+		complete(&b->ca, (uint16_t)b->cur_post++, MLX5_OPCODE_RDMA_WRITE);
+	int got = ibv_poll_cq(b->e->cq_a, n, b->wc);
+	if (got != n || b->wc[n - 1].wr_id != 15 || b->wc[n - 1].status != IBV_WC_SUCCESS) {
+		fprintf(stderr, "libmlx5_loop: ibv_poll_cq returned %d of %d (last wr_id %llu, want 15)\n", got, n,
+			got > 0 ? (unsigned long long)b->wc[got - 1].wr_id : 0ull);
+		exit(1);
+	}
+}
+
+static void post_poll1(struct bench *b) { post_poll_cycle(b, 1); }
+static void post_poll16(struct bench *b) { post_poll_cycle(b, 16); }
+
 #include "libmlx5_raw.h"
 
 /* ------------------------------------------------------------------ timing and JSON */
@@ -444,6 +469,8 @@ static const struct variant VARIANTS[] = {
 	{ "c.IbvWrBench.rdmaWriteBatch8", wr_batch8, BATCH },
 	{ "c.IbvPollCqBench.poll1", poll1, 1 },
 	{ "c.IbvPollCqBench.poll16", poll16, 16 },
+	{ "c.IbvPollCqBench.postPoll1", post_poll1, 1 },
+	{ "c.IbvPollCqBench.postPoll16", post_poll16, 16 },
 };
 
 /* On an Ethernet port only (libmlx5_raw.h). */
@@ -475,10 +502,11 @@ static double t999(int df)
 	return df >= 1 && df <= 30 ? T[df] : 3.291;
 }
 
+/* quick: 1 = quick mode, 2 = short mode (1 s repetitions as full, but 5 of them), 0 = full */
 static void run(struct bench *b, const struct variant *v, int quick, FILE *out, const char *label, int first)
 {
-	const double warm_ns = quick ? 0.2e9 : 1e9;
-	const double rep_ns = quick ? 20e6 : 1e9;
+	const double warm_ns = quick == 1 ? 0.2e9 : 1e9;
+	const double rep_ns = quick == 1 ? 20e6 : 1e9;
 	const int reps = quick ? 5 : 15;
 	/* warm-up, and calibrate how many invocations make one repetition */
 	long calls = 0;
@@ -516,8 +544,9 @@ static void run(struct bench *b, const struct variant *v, int quick, FILE *out, 
 
 int main(int argc, char **argv)
 {
-	if (argc < 3 || (strcmp(argv[1], "quick") != 0 && strcmp(argv[1], "full") != 0)) {
-		fprintf(stderr, "usage: %s quick|full OUT.json [LABEL [INCLUDE_REGEX]]\n", argv[0]);
+	if (argc < 3 || (strcmp(argv[1], "quick") != 0 && strcmp(argv[1], "short") != 0 &&
+			  strcmp(argv[1], "full") != 0)) {
+		fprintf(stderr, "usage: %s quick|short|full OUT.json [LABEL [INCLUDE_REGEX]]\n", argv[0]);
 		return 2;
 	}
 	regex_t include;
@@ -526,7 +555,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "libmlx5_loop: bad INCLUDE_REGEX '%s'\n", argv[4]);
 		return 2;
 	}
-	int quick = strcmp(argv[1], "quick") == 0;
+	int quick = strcmp(argv[1], "quick") == 0 ? 1 : strcmp(argv[1], "short") == 0 ? 2 : 0;
 	const char *label = argc > 3 ? argv[3] : "default";
 	FILE *out = fopen(argv[2], "w");
 	if (!out)

@@ -31,7 +31,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * The benchmarks on a QP ({@link EmulatedQp}) need the emulated device with its engine off, and JMH forks inherit
  * the environment: run this under {@code emulator/mlx5emu -- env MLX5EMU_ENGINE=off java ...} (bench/run.sh does).
  * JVM options of the forks come from each benchmark's {@code @Fork(jvmArgsAppend = ...)}.
- * quick: 1 fork, 5 x 200 ms warm-up, 3 x 200 ms measurement (CI smoke, about 2 minutes). full: 3 forks, 5 x 1 s
+ * quick: 1 fork, 5 x 200 ms warm-up, 3 x 200 ms measurement (CI smoke, about 2 minutes). short: 1 fork, 5 x 1 s
+ * warm-up, 5 x 1 s measurement, native memory only (a subset of rows on a loaded machine). full: 3 forks, 5 x 1 s
  * warm-up, 10 x 1 s measurement, and the heap-memory variants of the micro-benchmarks left out
  * ({@code memory=native}: the rings are native memory). Three forks, not two: a fork's JIT compilation can settle
  * a few percent above or below another's (2026-11-22, two forks: RDMA WRITE 17.0 and 19.0 ns), and with two forks
@@ -55,9 +56,9 @@ public final class BenchRunner
 
     public static void main(final String[] args) throws RunnerException, IOException
     {
-        if (args.length < 2 || !("quick".equals(args[0]) || "full".equals(args[0])))
+        if (args.length < 2 || !("quick".equals(args[0]) || "short".equals(args[0]) || "full".equals(args[0])))
         {
-            System.err.println("usage: BenchRunner quick|full RESULT_DIR [INCLUDE_REGEX]");
+            System.err.println("usage: BenchRunner quick|short|full RESULT_DIR [INCLUDE_REGEX]");
             System.exit(2);
         }
         final boolean quick = "quick".equals(args[0]);
@@ -79,6 +80,12 @@ public final class BenchRunner
             // (interpreter, C1) some FFM and VarHandle paths allocate and the allocation check would see it.
             opts.forks(1).warmupIterations(5).warmupTime(TimeValue.milliseconds(200))
                 .measurementIterations(3).measurementTime(TimeValue.milliseconds(200));
+        }
+        else if ("short".equals(args[0]))
+        {
+            opts.forks(1).warmupIterations(5).warmupTime(TimeValue.seconds(1))
+                .measurementIterations(5).measurementTime(TimeValue.seconds(1))
+                .param("memory", "native");
         }
         else
         {

@@ -26,9 +26,16 @@ import org.openjdk.jmh.annotations.TearDown;
  * poll call ({@code poll(Completion)}, resp. {@code poll(Completions, 16)}) consumes them. One op = one CQE.
  * <p>
  * mlx5j retires the send WQE each CQE names and refuses a CQE that names no outstanding WQE (libmlx5 does not
- * check). So before each CQE the benchmark posts one signaled ctrl-only NOP WQE without a doorbell, and that post is
- * part of the measured time: the mlx5j numbers here are poll + a minimal post, an upper bound of the poll cost.
- * The libmlx5 counterpart, {@link IbvPollCqBench}, completes WQEs posted once in setup.
+ * check), so every CQE needs a WQE posted for it. Two pairs of rows:
+ * <ul>
+ * <li>{@link #postPoll1}, {@link #postPoll16} (like for like with {@link IbvPollCqBench#postPoll1}/{@code 16} and
+ *     the C loop's rows of the same names): per poll call, post 1 or 16 signaled RDMA WRITEs (1 SGE, the
+ *     {@link Workload} WQE) and ring once (BlueFlame for 1, the 8-byte doorbell for 16, as libmlx5's list post),
+ *     then the completer writes their CQEs and one poll call consumes them. Both stacks do exactly this work.</li>
+ * <li>{@link #poll1}, {@link #poll16} (kept, NOT like for like): before each CQE, one signaled ctrl-only NOP WQE
+ *     without a doorbell, inside the measured time: poll + a minimal post. libmlx5's rows of the same names complete
+ *     WQEs posted once in setup, so they are poll only.</li>
+ * </ul>
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -44,14 +51,23 @@ public class Mlx5jPollBench
     private SyntheticCompleter completer;
     private int curPost;
     private long wrId;
+    private int lkey;
+    private int rkey;
+    private long src;
+    private long raddr;
 
     @Setup(Level.Trial)
     public void setup()
     {
         env = EmulatedQp.open();
-        sq = DirectSendQueue.of(env.qp, DoorbellMode.DOORBELL);
+        // the NOP rows never ring; the postPoll rows ring as libmlx5 does (BlueFlame for a single WQE)
+        sq = DirectSendQueue.of(env.qp, DoorbellMode.BLUEFLAME);
         cq = DirectCq.of(env.cq).attach(sq);
         completer = new SyntheticCompleter(env.cq.ring(), env.qp.qpn(), env.uidx);
+        lkey = env.mr.lkey();
+        rkey = env.mr.rkey();
+        src = env.memory().address() + Workload.WRITE_SRC;
+        raddr = env.memory().address() + Workload.WRITE_DST;
     }
 
     @TearDown(Level.Trial)
@@ -77,6 +93,44 @@ public class Mlx5jPollBench
         final int got = cq.poll(batch, 16);
         check(got, 16, batch.get(15));
         return got;
+    }
+
+    /** Like for like: post 1 signaled RDMA WRITE and ring (BlueFlame), complete it, poll it. */
+    @Benchmark
+    public int postPoll1()
+    {
+        postWrites(1);
+        final int got = cq.poll(one);
+        check(got, 1, one);
+        return got;
+    }
+
+    /** Like for like: post 16 signaled RDMA WRITEs, ring once (8-byte doorbell), complete them, one poll call. */
+    @Benchmark
+    @OperationsPerInvocation(16)
+    public int postPoll16()
+    {
+        postWrites(16);
+        final int got = cq.poll(batch, 16);
+        check(got, 16, batch.get(15));
+        return got;
+    }
+
+    private void postWrites(final int n)
+    {
+        final DirectSendQueue sq = this.sq;
+        for (int i = 0; i < n; i++)
+        {
+            if (!sq.rdmaWrite(++wrId, src, lkey, Workload.WRITE_BYTES, raddr, rkey, SendFlags.SIGNALED))
+            {
+                throw new IllegalStateException("send queue full");
+            }
+        }
+        sq.ring();
+        for (int i = 0; i < n; i++)
+        {
+            completer.complete(curPost++, Workload.OPCODE_WRITE); // 1 WQEBB each: wqe_counter = index
+        }
     }
 
     private void repost(final int n)

@@ -1,18 +1,14 @@
 package io.mlx5j.cm;
 
-import io.mlx5j.bindings.IbvAhAttr;
-import io.mlx5j.bindings.IbvGlobalRoute;
 import io.mlx5j.bindings.RdmaCmEvent;
 import io.mlx5j.bindings.RdmaConnParam;
 import io.mlx5j.bindings.RdmaUdParam;
 import io.mlx5j.direct.AddressVector;
-import io.mlx5j.direct.Gid;
 
 import java.lang.foreign.MemorySegment;
 
 import static io.mlx5j.bindings.CTypes.C_INT;
 import static io.mlx5j.bindings.CTypes.C_POINTER;
-import static io.mlx5j.bindings.CTypes.U16;
 import static io.mlx5j.bindings.CTypes.U32;
 import static io.mlx5j.bindings.CTypes.U8;
 
@@ -120,20 +116,7 @@ public final class CmEvent
 
     private static AddressVector addressVector(final MemorySegment raw, final long ah)
     {
-        final boolean global = raw.get(U8, ah + IbvAhAttr.IS_GLOBAL_OFFSET) != 0;
-        final long grh = ah + IbvAhAttr.GRH_OFFSET;
-        return new AddressVector(
-            raw.get(U8, ah + IbvAhAttr.PORT_NUM_OFFSET) & 0xff,
-            raw.get(U16, ah + IbvAhAttr.DLID_OFFSET) & 0xffff,
-            raw.get(U8, ah + IbvAhAttr.SL_OFFSET) & 0xff,
-            raw.get(U8, ah + IbvAhAttr.SRC_PATH_BITS_OFFSET) & 0xff,
-            raw.get(U8, ah + IbvAhAttr.STATIC_RATE_OFFSET) & 0xff,
-            global,
-            global ? Gid.read(raw, grh + IbvGlobalRoute.DGID_OFFSET) : null,
-            raw.get(U32, grh + IbvGlobalRoute.FLOW_LABEL_OFFSET),
-            raw.get(U8, grh + IbvGlobalRoute.SGID_INDEX_OFFSET) & 0xff,
-            raw.get(U8, grh + IbvGlobalRoute.HOP_LIMIT_OFFSET) & 0xff,
-            raw.get(U8, grh + IbvGlobalRoute.TRAFFIC_CLASS_OFFSET) & 0xff);
+        return AddressVector.read(raw, ah);
     }
 
     public CmEventType type()

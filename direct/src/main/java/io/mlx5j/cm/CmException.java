@@ -27,7 +27,8 @@ public class CmException extends RuntimeException
     /** The error an unexpected or failure event stands for, as the most specific subclass. */
     static CmException of(final String step, final CmEvent event)
     {
-        final String message = step + ": " + event.type().cName() + ", " + CmStatus.describe(event.type(), event.status());
+        final String message = step + ": " + event.type().cName() + ", "
+            + CmStatus.describe(event.type(), event.status());
         return switch (event.type())
         {
             case ADDR_ERROR -> new CmAddressException(step, event.status(), message);

@@ -139,7 +139,8 @@ public final class CmId implements AutoCloseable
         {
             return null;
         }
-        final MemorySegment device = verbs.reinterpret(IbvContext.LAYOUT.byteSize()).get(C_POINTER, IbvContext.DEVICE_OFFSET);
+        final MemorySegment device =
+            verbs.reinterpret(IbvContext.LAYOUT.byteSize()).get(C_POINTER, IbvContext.DEVICE_OFFSET);
         return Verbs.ibv_get_device_name(device).reinterpret(Long.MAX_VALUE).getString(0);
     }
 
@@ -199,7 +200,8 @@ public final class CmId implements AutoCloseable
      *
      * @param source local address to bind to first, or null
      */
-    public void resolveAddress(final InetSocketAddress source, final InetSocketAddress destination, final Duration timeout)
+    public void resolveAddress(final InetSocketAddress source, final InetSocketAddress destination,
+        final Duration timeout)
     {
         try (Arena tmp = Arena.ofConfined())
         {
@@ -686,7 +688,8 @@ public final class CmId implements AutoCloseable
         final byte[] data = options.privateData();
         if (data.length > 0)
         {
-            p.set(C_POINTER, RdmaConnParam.PRIVATE_DATA_OFFSET, tmp.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, data));
+            p.set(C_POINTER, RdmaConnParam.PRIVATE_DATA_OFFSET,
+                tmp.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, data));
         }
         p.set(U8, RdmaConnParam.PRIVATE_DATA_LEN_OFFSET, (byte) data.length);
         p.set(U8, RdmaConnParam.RESPONDER_RESOURCES_OFFSET, (byte) options.responderResources());

@@ -19,7 +19,9 @@ public final class CmListener implements AutoCloseable
         this.ownedChannel = ownedChannel;
     }
 
-    /** Listens on {@code address} (port 0: any free port, see {@link #port()}) for RC connections, on its own channel. */
+    /**
+     * Listens on {@code address} (port 0: any free port, see {@link #port()}) for RC connections, on its own channel.
+     */
     public static CmListener bind(final InetSocketAddress address, final int backlog)
     {
         final EventChannel channel = EventChannel.create();

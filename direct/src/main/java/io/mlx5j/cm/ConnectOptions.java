@@ -42,7 +42,8 @@ public record ConnectOptions(
         privateData = Objects.requireNonNull(privateData, "privateData").clone();
         if (privateData.length > 255)
         {
-            throw new IllegalArgumentException("private data is at most 255 bytes (uint8_t length), got " + privateData.length);
+            throw new IllegalArgumentException(
+                "private data is at most 255 bytes (uint8_t length), got " + privateData.length);
         }
         check("responderResources", responderResources, 255);
         check("initiatorDepth", initiatorDepth, 255);

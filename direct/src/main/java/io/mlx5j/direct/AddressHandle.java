@@ -77,7 +77,8 @@ public final class AddressHandle extends NativeResource
                     {
                         throw new VerbsException("mlx5dv_init_obj", rc, this + " (is it an mlx5 device?)");
                     }
-                    av = Rings.view(out.get(C_POINTER, Mlx5dvAh.AV_OFFSET), Mlx5WqeAv.LAYOUT.byteSize(), arena, "ah.av");
+                    av = Rings.view(out.get(C_POINTER, Mlx5dvAh.AV_OFFSET), Mlx5WqeAv.LAYOUT.byteSize(), arena,
+                        "ah.av");
                 }
             }
             return av;

@@ -83,6 +83,25 @@ public record AddressVector(
         return new AddressVector(port, 0, 0, 0, 0, true, dgid, 0, sgidIndex, hopLimit, trafficClass);
     }
 
+    /** Reads a {@code struct ibv_ah_attr} at {@code offset} (as libibverbs filled it: an event's, a QP's). */
+    public static AddressVector read(final MemorySegment segment, final long offset)
+    {
+        final boolean global = segment.get(U8, offset + IbvAhAttr.IS_GLOBAL_OFFSET) != 0;
+        final long grh = offset + IbvAhAttr.GRH_OFFSET;
+        return new AddressVector(
+            segment.get(U8, offset + IbvAhAttr.PORT_NUM_OFFSET) & 0xff,
+            segment.get(U16, offset + IbvAhAttr.DLID_OFFSET) & 0xffff,
+            segment.get(U8, offset + IbvAhAttr.SL_OFFSET) & 0xff,
+            segment.get(U8, offset + IbvAhAttr.SRC_PATH_BITS_OFFSET) & 0xff,
+            segment.get(U8, offset + IbvAhAttr.STATIC_RATE_OFFSET) & 0xff,
+            global,
+            global ? Gid.read(segment, grh + IbvGlobalRoute.DGID_OFFSET) : null,
+            segment.get(U32, grh + IbvGlobalRoute.FLOW_LABEL_OFFSET),
+            segment.get(U8, grh + IbvGlobalRoute.SGID_INDEX_OFFSET) & 0xff,
+            segment.get(U8, grh + IbvGlobalRoute.HOP_LIMIT_OFFSET) & 0xff,
+            segment.get(U8, grh + IbvGlobalRoute.TRAFFIC_CLASS_OFFSET) & 0xff);
+    }
+
     /** Writes this as a {@code struct ibv_ah_attr} at {@code offset} (the segment must be zeroed). */
     void write(final MemorySegment segment, final long offset)
     {

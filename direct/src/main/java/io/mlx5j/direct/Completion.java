@@ -280,9 +280,9 @@ public final class Completion
     @Override
     public String toString()
     {
-        return "Completion(wr_id 0x" + Long.toHexString(wrId) + ", " + status() + ", opcode " + opcode + ", byte_len " +
-            byteLen + ", qpn 0x" + Integer.toHexString(qpn) + ", src_qp 0x" + Integer.toHexString(srcQp) + ", flags 0x" +
-            Integer.toHexString(wcFlags) + ", imm/inv 0x" + Integer.toHexString(immOrInv) + ", vendor_err 0x" +
-            Integer.toHexString(vendorErr) + ")";
+        return "Completion(wr_id 0x" + Long.toHexString(wrId) + ", " + status() + ", opcode " + opcode +
+            ", byte_len " + byteLen + ", qpn 0x" + Integer.toHexString(qpn) +
+            ", src_qp 0x" + Integer.toHexString(srcQp) + ", flags 0x" + Integer.toHexString(wcFlags) +
+            ", imm/inv 0x" + Integer.toHexString(immOrInv) + ", vendor_err 0x" + Integer.toHexString(vendorErr) + ")";
     }
 }

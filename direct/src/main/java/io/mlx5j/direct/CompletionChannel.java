@@ -33,7 +33,8 @@ public final class CompletionChannel extends NativeResource
             {
                 throw new VerbsException("ibv_create_comp_channel", CallState.errno(state), context.deviceName());
             }
-            return new CompletionChannel(context, arena, raw.reinterpret(IbvCompChannel.LAYOUT.byteSize(), arena, null));
+            return new CompletionChannel(context, arena,
+                raw.reinterpret(IbvCompChannel.LAYOUT.byteSize(), arena, null));
         }
         catch (final RuntimeException ex)
         {

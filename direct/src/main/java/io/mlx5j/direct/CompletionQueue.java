@@ -97,7 +97,8 @@ public final class CompletionQueue extends NativeResource
             }
             if (raw.address() == 0)
             {
-                throw new VerbsException(call, CallState.errno(state), "depth " + depth + ", " + cqeSize + "-byte CQEs");
+                throw new VerbsException(call, CallState.errno(state),
+                    "depth " + depth + ", " + cqeSize + "-byte CQEs");
             }
             return new CompletionQueue(context, arena, raw.reinterpret(IbvCq.LAYOUT.byteSize(), arena, null), cqeSize,
                 channel);
@@ -230,7 +231,8 @@ public final class CompletionQueue extends NativeResource
             final int rc = Mlx5dv.mlx5dv_init_obj(obj, Mlx5dvObj.MLX5DV_OBJ_CQ);
             if (rc != 0)
             {
-                throw new VerbsException("mlx5dv_init_obj", rc, "CQ of " + owner.deviceName() + " (is it an mlx5 device?)");
+                throw new VerbsException("mlx5dv_init_obj", rc,
+                    "CQ of " + owner.deviceName() + " (is it an mlx5 device?)");
             }
             final int cqeCnt = out.get(U32, Mlx5dvCq.CQE_CNT_OFFSET);
             final int size = out.get(U32, Mlx5dvCq.CQE_SIZE_OFFSET);

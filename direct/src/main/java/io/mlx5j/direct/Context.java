@@ -73,7 +73,8 @@ public final class Context extends NativeResource
         {
             if (list.size() == 0)
             {
-                throw new IllegalStateException("no RDMA device found (run under emulator/mlx5emu for the emulated one)");
+                throw new IllegalStateException(
+                    "no RDMA device found (run under emulator/mlx5emu for the emulated one)");
             }
             return list.devices().get(0).open();
         }

@@ -39,7 +39,8 @@ public final class MemoryRegion extends NativeResource
     {
         if (!memory.isNative())
         {
-            throw new IllegalArgumentException("only native memory can be registered (the device DMAs to it): " + memory);
+            throw new IllegalArgumentException(
+                "only native memory can be registered (the device DMAs to it): " + memory);
         }
         if (memory.byteSize() == 0)
         {

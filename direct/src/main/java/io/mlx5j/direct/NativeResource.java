@@ -126,7 +126,8 @@ public abstract class NativeResource implements AutoCloseable
             final int rc = destroy(MemorySegment.ofAddress(address));
             if (rc != 0)
             {
-                throw new VerbsException(destroyCall(), rc, this + " is closed on the Java side but the library kept it");
+                throw new VerbsException(destroyCall(), rc,
+                    this + " is closed on the Java side but the library kept it");
             }
         }
     }

@@ -171,7 +171,9 @@ public final class NicClock implements AutoCloseable
         {
         }
 
-        /** dlsym(RTLD_DEFAULT, name): the definition the dynamic linker gives every library (glibc RTLD_DEFAULT = 0). */
+        /**
+         * dlsym(RTLD_DEFAULT, name): the definition the dynamic linker gives every library (glibc RTLD_DEFAULT = 0).
+         */
         private static MemorySegment global(final String name)
         {
             try (Arena a = Arena.ofConfined())

@@ -93,10 +93,10 @@ final class Ownership
         {
             group = List.copyOf(r.members);
         }
-        throw new IllegalStateException(user + " was used from thread '" + me.getName() + "', but it belongs to thread '"
-            + owner.getName() + "' (first used there by " + r.firstUser + ") together with " + group + ": a queue "
-            + "and the DirectCq that retires it are used from one thread; hand them over with claim() "
-            + "(mlx5j.debug owner check)");
+        throw new IllegalStateException(user + " was used from thread '" + me.getName()
+            + "', but it belongs to thread '" + owner.getName() + "' (first used there by " + r.firstUser
+            + ") together with " + group + ": a queue and the DirectCq that retires it are used from one thread;"
+            + " hand them over with claim() (mlx5j.debug owner check)");
     }
 
     /**

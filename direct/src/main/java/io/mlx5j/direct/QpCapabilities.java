@@ -6,7 +6,10 @@ import java.lang.foreign.MemorySegment;
 
 import static io.mlx5j.bindings.CTypes.U32;
 
-/** Queue sizes ({@code struct ibv_qp_cap}): requested in a {@link QpConfig}, granted ones in {@link QueuePair#capabilities()}. */
+/**
+ * Queue sizes ({@code struct ibv_qp_cap}): requested in a {@link QpConfig}, granted ones in
+ * {@link QueuePair#capabilities()}.
+ */
 public record QpCapabilities(int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInlineData)
 {
     void write(final MemorySegment segment, final long offset)

@@ -128,7 +128,8 @@ public record QpConfig(
         public QpConfig build()
         {
             return new QpConfig(type, sendCq, recvCq, srq,
-                new QpCapabilities(maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData), sqSigAll, sendOpsFlags);
+                new QpCapabilities(maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData), sqSigAll,
+                sendOpsFlags);
         }
     }
 }

@@ -219,7 +219,8 @@ public final class QueuePair extends NativeResource
                 qpEx = qpEx.reinterpret(io.mlx5j.bindings.IbvQpEx.LAYOUT.byteSize(), arena, null);
             }
             final QpCapabilities granted = QpCapabilities.read(attr, IbvQpInitAttr.CAP_OFFSET);
-            return new QueuePair(pd, arena, raw.reinterpret(IbvQp.LAYOUT.byteSize(), arena, null), config, granted, qpEx);
+            return new QueuePair(pd, arena, raw.reinterpret(IbvQp.LAYOUT.byteSize(), arena, null), config, granted,
+                qpEx);
         }
         catch (final RuntimeException ex)
         {
@@ -325,6 +326,26 @@ public final class QueuePair extends NativeResource
                 throw new VerbsException("ibv_query_qp", rc, toString());
             }
             return QpState.of(attr.get(C_INT, QP_STATE_OFFSET));
+        }
+    }
+
+    /**
+     * The address vector the QP sends with, asked from the library ({@code ibv_query_qp} with IBV_QP_AV): what the
+     * move to RTR set (GRH traffic class, SL, ...). Only for a connected QP past RTR (a QP without a path has port 0).
+     */
+    public AddressVector addressVector()
+    {
+        ensureOpen();
+        try (Arena tmp = Arena.ofConfined())
+        {
+            final MemorySegment attr = tmp.allocate(IbvQpAttr.LAYOUT);
+            final MemorySegment init = tmp.allocate(IbvQpInitAttr.LAYOUT);
+            final int rc = Verbs.ibv_query_qp(handle, attr, IBV_QP_AV, init);
+            if (rc != 0)
+            {
+                throw new VerbsException("ibv_query_qp", rc, toString());
+            }
+            return AddressVector.read(attr, AH_ATTR_OFFSET);
         }
     }
 
@@ -482,7 +503,8 @@ public final class QueuePair extends NativeResource
         final int rc = Verbs.ibv_modify_qp(handle, attr, mask);
         if (rc != 0)
         {
-            throw new VerbsException("ibv_modify_qp", rc, this + " " + what + " (mask 0x" + Integer.toHexString(mask) + ")");
+            throw new VerbsException("ibv_modify_qp", rc,
+                this + " " + what + " (mask 0x" + Integer.toHexString(mask) + ")");
         }
     }
 
@@ -551,6 +573,7 @@ public final class QueuePair extends NativeResource
     @Override
     public String toString()
     {
-        return type + (rssTable != null ? " RSS" : "") + " QueuePair(qpn 0x" + Integer.toHexString(qpn) + (isClosed() ? ", closed)" : ")");
+        return type + (rssTable != null ? " RSS" : "") + " QueuePair(qpn 0x" + Integer.toHexString(qpn) +
+            (isClosed() ? ", closed)" : ")");
     }
 }

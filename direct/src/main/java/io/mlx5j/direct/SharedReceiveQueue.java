@@ -24,8 +24,8 @@ public final class SharedReceiveQueue extends NativeResource
     private final int maxSge;
     private SrqRing ring;
 
-    private SharedReceiveQueue(final ProtectionDomain pd, final Arena arena, final MemorySegment handle, final int maxWr,
-        final int maxSge)
+    private SharedReceiveQueue(final ProtectionDomain pd, final Arena arena, final MemorySegment handle,
+        final int maxWr, final int maxSge)
     {
         super(pd.owner, arena, handle, List.of(pd));
         this.maxWr = maxWr;
@@ -50,7 +50,8 @@ public final class SharedReceiveQueue extends NativeResource
             final MemorySegment raw = Verbs.ibv_create_srq(state, pd.handle, attr);
             if (raw.address() == 0)
             {
-                throw new VerbsException("ibv_create_srq", CallState.errno(state), "max_wr " + maxWr + ", max_sge " + maxSge);
+                throw new VerbsException("ibv_create_srq", CallState.errno(state),
+                    "max_wr " + maxWr + ", max_sge " + maxSge);
             }
             return new SharedReceiveQueue(pd, arena, raw.reinterpret(IbvSrq.LAYOUT.byteSize(), arena, null),
                 attr.get(U32, a + IbvSrqAttr.MAX_WR_OFFSET), attr.get(U32, a + IbvSrqAttr.MAX_SGE_OFFSET));

@@ -22,7 +22,8 @@ public final class VerbsException extends RuntimeException
 
     public VerbsException(final String call, final int errno, final String detail)
     {
-        super(call + " failed: errno " + errno + " (" + Errno.name(errno) + ")" + (detail == null ? "" : ": " + detail));
+        super(call + " failed: errno " + errno + " (" + Errno.name(errno) + ")"
+            + (detail == null ? "" : ": " + detail));
         this.call = call;
         this.errno = errno;
     }

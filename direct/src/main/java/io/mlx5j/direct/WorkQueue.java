@@ -125,7 +125,8 @@ public final class WorkQueue extends NativeResource
         b.cq.ensureOpen();
         if (b.maxWr < 1 || b.maxSge < 1)
         {
-            throw new IllegalArgumentException("a WQ needs maxWr >= 1 and maxSge >= 1, got " + b.maxWr + ", " + b.maxSge);
+            throw new IllegalArgumentException(
+                "a WQ needs maxWr >= 1 and maxSge >= 1, got " + b.maxWr + ", " + b.maxSge);
         }
         final Arena arena = Arena.ofShared();
         try
@@ -159,7 +160,8 @@ public final class WorkQueue extends NativeResource
                     + b.maxSge + (b.logStrideBytes >= 0 ? ", striding 2^" + b.logNumStrides + " x 2^" +
                     b.logStrideBytes + " bytes" : ""));
             }
-            return new WorkQueue(pd, arena, raw.reinterpret(IbvWq.LAYOUT.byteSize(), arena, null), b, b.maxWr, b.maxSge);
+            return new WorkQueue(pd, arena, raw.reinterpret(IbvWq.LAYOUT.byteSize(), arena, null), b, b.maxWr,
+                b.maxSge);
         }
         catch (final RuntimeException ex)
         {

@@ -130,7 +130,8 @@ class CmConnectionTest
             final Completion wc = new Completion();
             final byte[] text = "sent over a connection rdma_cm made".getBytes(StandardCharsets.US_ASCII);
             MemorySegment.copy(text, 0, client.buf, ValueLayout.JAVA_BYTE, 0, text.length);
-            assertTrue(sq.send(1, client.buf.address(), client.mr.lkey(), text.length, SendFlags.SIGNALED | SendFlags.RING));
+            assertTrue(sq.send(1, client.buf.address(), client.mr.lkey(), text.length,
+                SendFlags.SIGNALED | SendFlags.RING));
             await(ccq, wc, 1);
             await(scq, wc, 7);
             assertEquals(text.length, wc.byteLen());

@@ -59,7 +59,8 @@ class CmDatagramTest
             });
             try (EventChannel clientChannel = EventChannel.create();
                  CmConnection c = CmConnection.connect(clientChannel, PortSpace.UDP, address,
-                     ConnectOptions.builder().privateData(hello).timeout(T).build(), id -> client.create(id, QpType.UD));
+                     ConnectOptions.builder().privateData(hello).timeout(T).build(),
+                     id -> client.create(id, QpType.UD));
                  CmConnection s = accepted.get(20, TimeUnit.SECONDS))
             {
                 assertEquals(QpState.RTS, c.qp().state());

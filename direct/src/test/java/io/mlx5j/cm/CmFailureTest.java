@@ -59,8 +59,8 @@ class CmFailureTest
             leaks.assertNoQpLeft();
             assertEquals(CmEventType.REJECTED, ex.event());
             assertEquals(CmRejectedException.REASON_NO_LISTENER, ex.reason());
-            assertEquals("connect to " + nobody + ": RDMA_CM_EVENT_REJECTED, status 8 (INVALID_SERVICE_ID (no listener))",
-                ex.getMessage());
+            assertEquals("connect to " + nobody
+                + ": RDMA_CM_EVENT_REJECTED, status 8 (INVALID_SERVICE_ID (no listener))", ex.getMessage());
             assertEquals(1, client.factoryCalls, "the QP was made (after the route) and must be gone again");
         }
         leaks.assertNone();
@@ -103,7 +103,8 @@ class CmFailureTest
             rejecter.get(20, TimeUnit.SECONDS);
             assertEquals(CmRejectedException.REASON_CONSUMER, ex.reason());
             assertArrayEquals(why, Arrays.copyOf(ex.privateData(), why.length));
-            assertTrue(ex.getMessage().contains("RDMA_CM_EVENT_REJECTED, status 28 (CONSUMER_DEFINED"), ex.getMessage());
+            assertTrue(ex.getMessage().contains("RDMA_CM_EVENT_REJECTED, status 28 (CONSUMER_DEFINED"),
+                ex.getMessage());
             leaks.assertNoQpLeft();
         }
         leaks.assertNone();
@@ -127,7 +128,8 @@ class CmFailureTest
             assertEquals(CmEventType.UNREACHABLE, ex.event());
             assertEquals(-110, ex.status());
             leaks.assertNoQpLeft();
-            assertTrue(ex.getMessage().endsWith(": RDMA_CM_EVENT_UNREACHABLE, status -110 (-ETIMEDOUT)"), ex.getMessage());
+            assertTrue(ex.getMessage().endsWith(": RDMA_CM_EVENT_UNREACHABLE, status -110 (-ETIMEDOUT)"),
+                ex.getMessage());
         }
         finally
         {
@@ -206,7 +208,8 @@ class CmFailureTest
             final CmTimeoutException ex = assertThrows(CmTimeoutException.class,
                 () -> listener.awaitRequest(Duration.ofMillis(300)));
             final long took = System.nanoTime() - t0;
-            assertTrue(took >= TimeUnit.MILLISECONDS.toNanos(300) && took < TimeUnit.SECONDS.toNanos(2), "took " + took);
+            assertTrue(took >= TimeUnit.MILLISECONDS.toNanos(300) && took < TimeUnit.SECONDS.toNanos(2),
+                "took " + took);
             assertTrue(ex.getMessage().endsWith("no RDMA_CM_EVENT_CONNECT_REQUEST within 300 ms"), ex.getMessage());
         }
         leaks.assertNone();
@@ -268,7 +271,8 @@ class CmFailureTest
         {
             if (!p.isAlive())
             {
-                fail("rping -s exited with " + p.exitValue() + " before it listened; see target/interop/rping-silent-*");
+                fail("rping -s exited with " + p.exitValue()
+                    + " before it listened; see target/interop/rping-silent-*");
             }
             assertTrue(System.nanoTime() < deadline, "rping -s never listened");
             Thread.sleep(50);

@@ -1,6 +1,7 @@
 package io.mlx5j.cm;
 
 import io.mlx5j.direct.AddressHandle;
+import io.mlx5j.direct.AddressVector;
 import io.mlx5j.direct.Completion;
 import io.mlx5j.direct.DirectCq;
 import io.mlx5j.direct.DirectRecvQueue;
@@ -16,6 +17,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +27,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -44,6 +48,9 @@ class CmMulticastTest
     private static final Duration T = Duration.ofSeconds(10);
     private static final int GRH = 40;
     private static final int MULTICAST_QPN = 0xffffff;
+    /** Receive slots per member and their size (GRH included): 8 x 256 bytes, the upper half of the buffer. */
+    private static final int RECEIVES = 8;
+    private static final int SLOT = 256;
 
     /** One member: a datagram id bound to 127.0.0.1, its UD QP, receives posted, joined to {@code group}. */
     private static final class Member implements AutoCloseable
@@ -55,6 +62,8 @@ class CmMulticastTest
         final DirectRecvQueue rq;
         final DirectCq cq;
         CmEvent joined;
+        /** The 40 bytes in front of the last received datagram (the GRH slot of a UD receive). */
+        byte[] lastGrh;
 
         Member(final EventChannel channel, final InetAddress local)
         {
@@ -65,17 +74,18 @@ class CmMulticastTest
             sq = DirectSendQueue.of(qp, DoorbellMode.AUTO);
             rq = DirectRecvQueue.of(qp);
             cq = DirectCq.of(resources.cq).attach(sq).attach(rq);
-            // receives of GRH + 256 bytes, one per 512-byte slot of the 4 KiB buffer's upper half
-            for (int i = 0; i < 4; i++)
+            // RECEIVES receives of SLOT bytes (GRH included) in the 4 KiB buffer's upper half: UD drops a datagram
+            // that finds no receive posted, and a sender in another process may send all its datagrams at once
+            for (int i = 0; i < RECEIVES; i++)
             {
-                assertTrue(rq.post(100 + i, slot(i), resources.mr.lkey(), GRH + 256));
+                assertTrue(rq.post(100 + i, slot(i), resources.mr.lkey(), SLOT));
             }
             rq.ring();
         }
 
         long slot(final int i)
         {
-            return resources.buf.address() + 2048 + 512L * i;
+            return resources.buf.address() + 2048 + (long) SLOT * i;
         }
 
         void join(final InetAddress group)
@@ -99,16 +109,17 @@ class CmMulticastTest
                 Thread.yield();
             }
             assertTrue(wc.isSuccess(), wc.toString());
-            assertTrue(wc.wrId() >= 100 && wc.wrId() < 104, wc.toString());
+            assertTrue(wc.wrId() >= 100 && wc.wrId() < 100 + RECEIVES, wc.toString());
             assertEquals(GRH + expectLength, wc.byteLen(), wc.toString());
             if (expectSourceQp >= 0)
             {
                 assertEquals(expectSourceQp, wc.srcQp(), wc.toString());
             }
             final int i = (int) wc.wrId() - 100;
+            lastGrh = MemorySegment.ofAddress(slot(i)).reinterpret(GRH).toArray(ValueLayout.JAVA_BYTE);
             final byte[] data = MemorySegment.ofAddress(slot(i) + GRH).reinterpret(expectLength)
                 .toArray(ValueLayout.JAVA_BYTE);
-            assertTrue(rq.post(wc.wrId(), slot(i), resources.mr.lkey(), GRH + 256));
+            assertTrue(rq.post(wc.wrId(), slot(i), resources.mr.lkey(), SLOT));
             rq.ring();
             return data;
         }
@@ -131,7 +142,7 @@ class CmMulticastTest
                 assertTrue(wc.isSuccess(), wc.toString());
                 if (wc.opcode() == WcOpcode.RECV)
                 {
-                    assertTrue(rq.post(wc.wrId(), slot((int) wc.wrId() - 100), resources.mr.lkey(), GRH + 256));
+                    assertTrue(rq.post(wc.wrId(), slot((int) wc.wrId() - 100), resources.mr.lkey(), SLOT));
                     rq.ring();
                     continue;
                 }
@@ -213,6 +224,129 @@ class CmMulticastTest
     }
 
     /**
+     * The unmodified mckey (rdma-core) sends {@code -C} datagrams of {@code -S} bytes to the group from another
+     * process ({@code -s}: it joins, posts every send at once, unsignaled, and exits); a Java member that joined
+     * before it started receives every one. mckey's send (rdma-core v44 librdmacm/examples/mckey.c post_sends) is
+     * SEND_WITH_IMM of its buffer (filled with 'a' here, see below), with its own QPN as immediate data, to QPN
+     * 0xffffff with the Q_Key of its MULTICAST_JOIN. What the member's completion must say, as a ConnectX does:
+     * success, RECV, GRH + size bytes, the sender's QPN as source, flags GRH | WITH_IMM (a multicast datagram
+     * carries a GRH: IBA 8.3.1 / the MGID is its destination), and the 40 bytes in front of the data: on IB the GRH
+     * (destination the group's MGID), on RoCE v2 the IPv4 header in the last 20 bytes.
+     */
+    @Test
+    void mckeyInAnotherProcessSendsToAJavaMember() throws Exception
+    {
+        final Leaks leaks = new Leaks();
+        final InetAddress group = group();
+        final int count = RECEIVES;
+        final int size = SLOT - GRH;
+        final Path dir = Path.of("target", "interop");
+        Files.createDirectories(dir);
+        final String name = "mckey-sender-" + group.getHostAddress();
+        final Path err = dir.resolve(name + ".err");
+        try (EventChannel channel = EventChannel.create();
+             Member member = new Member(channel, InetAddress.getByName("127.0.0.1")))
+        {
+            member.join(group);
+            final ProcessBuilder pb = new ProcessBuilder(List.of("stdbuf", "-oL", "mckey", "-m",
+                group.getHostAddress(), "-b", "127.0.0.1", "-C", "" + count, "-S", "" + size, "-s"));
+            pb.environment().put("MLX5EMU_LOG", "1");   // its "modify qpn" line names the sending QP
+            // mckey sends from a malloc'ed buffer it never writes (mckey.c init_node): glibc's perturb tunable fills
+            // every allocation with ~0x9e = 'a', and tcache off so that no allocation bypasses it (glibc 2.36
+            // malloc.c: the tcache fast path of __libc_malloc skips alloc_perturb)
+            pb.environment().put("GLIBC_TUNABLES", "glibc.malloc.tcache_count=0:glibc.malloc.perturb=" + 0x9e);
+            final Process mckey = pb.redirectOutput(dir.resolve(name + ".out").toFile())
+                .redirectError(err.toFile()).start();
+            try
+            {
+                assertTrue(mckey.waitFor(30, TimeUnit.SECONDS), "mckey did not finish");
+                final String out = Files.readString(dir.resolve(name + ".out"));
+                assertEquals(0, mckey.exitValue(), out);
+                assertTrue(out.contains("data transfers complete"), out);
+                final Matcher qp = Pattern.compile("modify qpn 0x([0-9a-f]+)")
+                    .matcher(Files.readString(err));
+                assertTrue(qp.find(), "mckey's QPN in its log");
+                final int senderQpn = Integer.parseInt(qp.group(1), 16);
+                final byte[] expect = new byte[size];
+                Arrays.fill(expect, (byte) 'a');
+                final Completion wc = new Completion();
+                final boolean roce = member.resources.context.queryPort(1).isEthernet();
+                final byte[] grh = roce ? expectedIpv4Header(member, InetAddress.getByName("127.0.0.1"), group, size)
+                    : expectedGrh(member, size);
+                for (int m = 0; m < count; m++)
+                {
+                    assertArrayEquals(expect, member.receive(wc, size, senderQpn), "datagram " + m);
+                    assertEquals(WcOpcode.RECV, wc.opcode(), wc.toString());
+                    assertEquals(WcOpcode.WC_GRH | WcOpcode.WC_WITH_IMM, wc.wcFlags(), wc.toString());
+                    assertEquals(senderQpn, wc.imm(), wc.toString());
+                    assertEquals(member.qp.qpn(), wc.qpn(), wc.toString());
+                    // IB: the group's SL 0; RoCE: the CQE's SL bits hold the network header type there, IPv4 = 2
+                    // (MLX5_CQE_L3_HDR_TYPE_IPV4), which libmlx5 (and DirectCq) report as the SL
+                    assertEquals(roce ? 2 : 0, wc.sl(), wc.toString());
+                    assertArrayEquals(grh, member.lastGrh, "the 40-byte GRH area of datagram " + m);
+                }
+                Thread.sleep(200);
+                assertEquals(0, member.cq.poll(wc), "more than " + count + " datagrams: " + wc);
+            }
+            finally
+            {
+                mckey.destroy();
+            }
+        }
+        leaks.assertNone();
+    }
+
+    /**
+     * The GRH of a datagram of {@code size} bytes from a member of {@code member}'s group on the same (IB) device
+     * (IBA 8.3.1: IPVer 6, TClass and FlowLabel of the group's address vector, PayLen = BTH 12 + DETH 8 + ImmDt 4
+     * + payload (a multiple of 4 here, no pad) + ICRC 4 for mckey's SEND_WITH_IMM, NxtHdr 0x1b (BTH), HopLmt of the
+     * group's address vector, SGID the port's GID at the address vector's index, DGID the MGID).
+     */
+    private static byte[] expectedGrh(final Member member, final int size)
+    {
+        final AddressVector av = member.joined.addressVector();
+        final ByteBuffer b = ByteBuffer.allocate(GRH);
+        b.putInt(6 << 28 | av.trafficClass() << 20 | av.flowLabel());
+        b.putShort((short) (12 + 8 + 4 + size + 4));
+        b.put((byte) 0x1b);
+        b.put((byte) av.hopLimit());
+        b.put(member.resources.context.queryGid(1, av.sgidIndex()).toBytes());
+        b.put(av.dgid().toBytes());
+        return b.array();
+    }
+
+    /**
+     * The 40-byte GRH area of a RoCE v2 datagram between IPv4 addresses: a ConnectX scatters the IPv4 header into its
+     * last 20 bytes (where rdma-core v44 libibverbs/verbs.c get_grh_header_version and the kernel's
+     * ib_get_rdma_header_version look for it; the first 20 are undefined, zero on the emulator). RFC 791 header:
+     * version 4, IHL 5, TOS = the group address vector's traffic class, total length = IPv4 20 + UDP 8 + BTH 12 +
+     * DETH 8 + ImmDt 4 + payload + ICRC 4, DF, TTL = the address vector's hop limit, protocol UDP, checksum, source,
+     * destination = the group.
+     */
+    private static byte[] expectedIpv4Header(final Member member, final InetAddress source, final InetAddress group,
+        final int size)
+    {
+        final AddressVector av = member.joined.addressVector();
+        final byte[] area = new byte[GRH];
+        final ByteBuffer b = ByteBuffer.wrap(area, 20, 20);
+        b.put((byte) 0x45).put((byte) av.trafficClass()).putShort((short) (20 + 8 + 12 + 8 + 4 + size + 4));
+        b.putShort((short) 0).putShort((short) 0x4000).put((byte) av.hopLimit()).put((byte) 17).putShort((short) 0);
+        b.put(source.getAddress()).put(group.getAddress());
+        int sum = 0;
+        for (int i = 20; i < 40; i += 2)
+        {
+            sum += (area[i] & 0xff) << 8 | area[i + 1] & 0xff;
+        }
+        while (sum >> 16 != 0)
+        {
+            sum = (sum & 0xffff) + (sum >> 16);
+        }
+        area[30] = (byte) (~sum >> 8);
+        area[31] = (byte) ~sum;
+        return area;
+    }
+
+    /**
      * A Java member sends to the group; the unmodified mckey (rdma-core) receives in another process, counts
      * {@code -C} datagrams of {@code -S} bytes and exits 0.
      */
@@ -230,7 +364,8 @@ class CmMulticastTest
             "-b", "127.0.0.1", "-C", "" + count, "-S", "" + size));
         pb.environment().put("MLX5EMU_LOG", "1");   // its ATTACH_MCAST line says it is a member
         final Path err = dir.resolve(name + ".err");
-        final Process mckey = pb.redirectOutput(dir.resolve(name + ".out").toFile()).redirectError(err.toFile()).start();
+        final Process mckey = pb.redirectOutput(dir.resolve(name + ".out").toFile())
+            .redirectError(err.toFile()).start();
         try (EventChannel channel = EventChannel.create();
              Member member = new Member(channel, InetAddress.getByName("127.0.0.1")))
         {

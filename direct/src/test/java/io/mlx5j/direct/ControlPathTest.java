@@ -130,7 +130,8 @@ class ControlPathTest
             .maxRecvSge(3).build());
         final QueuePair b = pd.createQp(QpConfig.builder(QpType.RC, cq).build());
         assertNotEquals(a.qpn(), b.qpn());
-        assertTrue(a.capabilities().maxSendWr() >= 100 && a.capabilities().maxRecvSge() >= 3, a.capabilities().toString());
+        assertTrue(a.capabilities().maxSendWr() >= 100 && a.capabilities().maxRecvSge() >= 3,
+            a.capabilities().toString());
         assertEquals(QpState.RESET, a.state());
 
         final PortAttributes port = context.queryPort(1);
@@ -171,9 +172,11 @@ class ControlPathTest
         final QpRings rings = qp.rings();
         assertEquals(qp.qpn(), rings.qpn());
         assertEquals(64, rings.sqStride());
-        assertTrue(Integer.bitCount(rings.sqWqeCnt()) == 1 && rings.sqWqeCnt() >= 100, "sq wqe_cnt " + rings.sqWqeCnt());
+        assertTrue(Integer.bitCount(rings.sqWqeCnt()) == 1 && rings.sqWqeCnt() >= 100,
+            "sq wqe_cnt " + rings.sqWqeCnt());
         assertEquals((long) rings.sqWqeCnt() * 64, rings.sq().byteSize());
-        assertTrue(Integer.bitCount(rings.rqWqeCnt()) == 1 && rings.rqWqeCnt() >= 50, "rq wqe_cnt " + rings.rqWqeCnt());
+        assertTrue(Integer.bitCount(rings.rqWqeCnt()) == 1 && rings.rqWqeCnt() >= 50,
+            "rq wqe_cnt " + rings.rqWqeCnt());
         // 3 SGEs of 16 bytes round up to a 64-byte receive stride (libmlx5 rounds to a power of two)
         assertEquals(64, rings.rqStride());
         assertEquals((long) rings.rqWqeCnt() * rings.rqStride(), rings.rq().byteSize());

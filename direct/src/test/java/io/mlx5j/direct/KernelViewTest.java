@@ -83,7 +83,8 @@ class KernelViewTest
         final long rtsMasks = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS | IBV_QP_AV
             | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER
             | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
-        assertEquals(rtsMasks, k.get("attr_mask_seen"), "attribute masks, hex " + Long.toHexString(k.get("attr_mask_seen")));
+        assertEquals(rtsMasks, k.get("attr_mask_seen"),
+            "attribute masks, hex " + Long.toHexString(k.get("attr_mask_seen")));
         assertEquals(IBV_QPS_RESET, EmulatorDebug.qp(b.qpn()).get("state"));
         assertTrue(gid.interfaceId() != 0);
     }

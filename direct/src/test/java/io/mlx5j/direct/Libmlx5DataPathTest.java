@@ -153,7 +153,8 @@ class Libmlx5DataPathTest
                 final MemorySegment e = wc.asSlice(i * IbvWc.LAYOUT.byteSize(), IbvWc.LAYOUT.byteSize());
                 assertEquals(IBV_WC_SUCCESS, e.get(C_INT, IbvWc.STATUS_OFFSET), "wc status");
                 rows[have++] = new long[] {e.get(U64, IbvWc.WR_ID_OFFSET), e.get(C_INT, IbvWc.STATUS_OFFSET),
-                    e.get(C_INT, IbvWc.OPCODE_OFFSET), e.get(U32, IbvWc.QP_NUM_OFFSET), e.get(U32, IbvWc.BYTE_LEN_OFFSET)};
+                    e.get(C_INT, IbvWc.OPCODE_OFFSET), e.get(U32, IbvWc.QP_NUM_OFFSET),
+                    e.get(U32, IbvWc.BYTE_LEN_OFFSET)};
             }
             assertTrue(System.nanoTime() < deadline, "only " + have + " of " + n + " completions in 10 s");
             Thread.onSpinWait();
@@ -161,7 +162,8 @@ class Libmlx5DataPathTest
         return rows;
     }
 
-    private static boolean contains(final long[][] rows, final long wrId, final int opcode, final int qpn, final int len)
+    private static boolean contains(final long[][] rows, final long wrId, final int opcode, final int qpn,
+        final int len)
     {
         for (final long[] r : rows)
         {

@@ -46,7 +46,7 @@ class ReadmeExampleTest
             CompletionQueue cq = ctx.createCq(256);
             QueuePair qp = pd.createQp(QpConfig.builder(QpType.RC, cq).build());
             // INIT/RTR/RTS. Here the QP is its own peer on an IB port; between hosts, exchange PeerInfo over TCP
-            // (io.mlx5j.direct.oob, ibv_rc_pingpong's wire format) and write to the peer's buffer instead
+            // (toPingpongMessage, ibv_rc_pingpong's text; see the tool's io.mlx5j.tool.oob) and write to the peer's buffer instead
             PortAttributes port = ctx.queryPort(1);
             PeerInfo peer = PeerInfo.of(port.lid(), qp.qpn(), 0, ctx.queryGid(1, 0));
             qp.connect(1, mr.access(), 0, port.activeMtu(), peer, AddressVector.ib(1, port.lid(), 0), 0);

@@ -6,7 +6,9 @@ import static io.mlx5j.bindings.CTypes.*;
 import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
 
-/** {@code struct ibv_ah_attr} (verbs.h, rdma-core 44): destination for ibv_create_ah and the RTR path in ibv_qp_attr. */
+/**
+ * {@code struct ibv_ah_attr} (verbs.h, rdma-core 44): destination for ibv_create_ah and the RTR path in ibv_qp_attr.
+ */
 public final class IbvAhAttr
 {
     public static final GroupLayout LAYOUT = structLayout(

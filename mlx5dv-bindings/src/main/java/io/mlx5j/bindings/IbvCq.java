@@ -6,7 +6,9 @@ import static io.mlx5j.bindings.CTypes.*;
 import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
 
-/** {@code struct ibv_cq} (verbs.h, rdma-core 44). {@code cqe} is the depth actually granted (may exceed the request). */
+/**
+ * {@code struct ibv_cq} (verbs.h, rdma-core 44). {@code cqe} is the depth actually granted (may exceed the request).
+ */
 public final class IbvCq
 {
     public static final GroupLayout LAYOUT = structLayout(

@@ -6,7 +6,9 @@ import static io.mlx5j.bindings.CTypes.*;
 import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
 
-/** {@code struct ibv_global_route} (verbs.h, rdma-core 44): the GRH part of an address (RoCE always, IB when global). */
+/**
+ * {@code struct ibv_global_route} (verbs.h, rdma-core 44): the GRH part of an address (RoCE always, IB when global).
+ */
 public final class IbvGlobalRoute
 {
     public static final GroupLayout LAYOUT = structLayout(

@@ -6,7 +6,9 @@ import static io.mlx5j.bindings.CTypes.*;
 import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
 
-/** {@code struct ibv_srq_init_attr} (verbs.h, rdma-core 44): input of ibv_create_srq; granted sizes are written back. */
+/**
+ * {@code struct ibv_srq_init_attr} (verbs.h, rdma-core 44): input of ibv_create_srq; granted sizes are written back.
+ */
 public final class IbvSrqInitAttr
 {
     public static final GroupLayout LAYOUT = structLayout(

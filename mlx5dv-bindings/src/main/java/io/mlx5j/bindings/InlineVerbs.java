@@ -464,7 +464,8 @@ public final class InlineVerbs
     public static MemorySegment ibv_create_cq_ex(final MemorySegment callState, final MemorySegment context,
         final MemorySegment cqInitAttrEx)
     {
-        return callCreateEx(callState, verbsContextOp(context, VerbsContext.CREATE_CQ_EX_OFFSET), context, cqInitAttrEx);
+        return callCreateEx(callState, verbsContextOp(context, VerbsContext.CREATE_CQ_EX_OFFSET), context,
+            cqInitAttrEx);
     }
 
     private static MemorySegment callCreateEx(final MemorySegment callState, final MemorySegment fn,
@@ -638,7 +639,7 @@ public final class InlineVerbs
         }
     }
 
-    // ---------------------------------------------------------------- ibv_cq_ex polling (ibv_start_poll, ibv_wc_read_*)
+    // ---------------------------------------------------------------- ibv_cq_ex polling: ibv_start_poll, ibv_wc_read_*
 
     /** An {@code ibv_cq_ex} member function pointer, e.g. {@code cqFn(cq, IbvCqEx.READ_COMPLETION_TS_OFFSET)}. */
     public static MemorySegment cqFn(final MemorySegment cqEx, final long memberOffset)
@@ -837,7 +838,8 @@ public final class InlineVerbs
     {
         try
         {
-            WrILLLFn.HANDLE.invokeExact(wrFn(qpx, IbvQpEx.WR_ATOMIC_CMP_SWP_OFFSET), qpx, rkey, remoteAddr, compare, swap);
+            WrILLLFn.HANDLE.invokeExact(wrFn(qpx, IbvQpEx.WR_ATOMIC_CMP_SWP_OFFSET), qpx, rkey, remoteAddr, compare,
+                swap);
         }
         catch (final Error | RuntimeException ex)
         {
@@ -1013,8 +1015,12 @@ public final class InlineVerbs
         }
     }
 
-    /** Calls a resolved {@code void (*)(struct ibv_qp_ex *, uint32_t, uint64_t, uint32_t)} (wr_set_sge, wr_rdma_write_imm). */
-    public static void callWrILI(final MemorySegment fn, final MemorySegment qpx, final int a, final long b, final int c)
+    /**
+     * Calls a resolved {@code void (*)(struct ibv_qp_ex *, uint32_t, uint64_t, uint32_t)}
+     * (wr_set_sge, wr_rdma_write_imm).
+     */
+    public static void callWrILI(final MemorySegment fn, final MemorySegment qpx, final int a, final long b,
+        final int c)
     {
         try
         {
@@ -1048,7 +1054,8 @@ public final class InlineVerbs
         }
     }
 
-    private static void callWrLP(final MemorySegment fn, final MemorySegment qpx, final long num, final MemorySegment list)
+    private static void callWrLP(final MemorySegment fn, final MemorySegment qpx, final long num,
+        final MemorySegment list)
     {
         try
         {

@@ -29,7 +29,8 @@ public final class Layouts
         final PathElement[] path = resolve(layout, cPath, 0);
         if (path == null)
         {
-            throw new IllegalArgumentException("no member " + String.join(".", cPath) + " in " + layout.name().orElse("?"));
+            throw new IllegalArgumentException(
+                "no member " + String.join(".", cPath) + " in " + layout.name().orElse("?"));
         }
         return layout.byteOffset(path);
     }
@@ -40,7 +41,8 @@ public final class Layouts
         final PathElement[] path = resolve(layout, cPath, 0);
         if (path == null)
         {
-            throw new IllegalArgumentException("no member " + String.join(".", cPath) + " in " + layout.name().orElse("?"));
+            throw new IllegalArgumentException(
+                "no member " + String.join(".", cPath) + " in " + layout.name().orElse("?"));
         }
         return layout.select(path);
     }

@@ -28,7 +28,10 @@ public final class Mlx5dv
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.mlx5("mlx5dv_init_obj"), DESC, NONE);
     }
 
-    /** int mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type): fills the out structs from the provider's own objects; 0 or errno (EOPNOTSUPP for a non-mlx5 object). */
+    /**
+     * int mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type): fills the out structs from the provider's own
+     * objects; 0 or errno (EOPNOTSUPP for a non-mlx5 object).
+     */
     public static int mlx5dv_init_obj(final MemorySegment obj, final long obj_type)
     {
         try
@@ -51,8 +54,13 @@ public final class Mlx5dv
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.mlx5("mlx5dv_create_cq"), DESC, CAPTURE);
     }
 
-    /** struct ibv_cq_ex *mlx5dv_create_cq(struct ibv_context *, struct ibv_cq_init_attr_ex *, struct mlx5dv_cq_init_attr *): the way to ask for 128-byte CQEs. NULL + errno on failure. {@code callState}: see {@link CallState}. */
-    public static MemorySegment mlx5dv_create_cq(final MemorySegment callState, final MemorySegment context, final MemorySegment cq_attr, final MemorySegment mlx5_cq_attr)
+    /**
+     * struct ibv_cq_ex *mlx5dv_create_cq(struct ibv_context *, struct ibv_cq_init_attr_ex *,
+     * struct mlx5dv_cq_init_attr *): the way to ask for 128-byte CQEs. NULL + errno on failure.
+     * {@code callState}: see {@link CallState}.
+     */
+    public static MemorySegment mlx5dv_create_cq(final MemorySegment callState, final MemorySegment context,
+        final MemorySegment cq_attr, final MemorySegment mlx5_cq_attr)
     {
         try
         {
@@ -79,7 +87,8 @@ public final class Mlx5dv
      * a receive WQ, striding with MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ (NULL attributes: a plain WQ, what
      * ibv_create_wq makes). NULL + errno on failure. {@code callState}: see {@link CallState}.
      */
-    public static MemorySegment mlx5dv_create_wq(final MemorySegment callState, final MemorySegment context, final MemorySegment wq_init_attr, final MemorySegment mlx5_wq_attr)
+    public static MemorySegment mlx5dv_create_wq(final MemorySegment callState, final MemorySegment context,
+        final MemorySegment wq_init_attr, final MemorySegment mlx5_wq_attr)
     {
         try
         {
@@ -101,7 +110,9 @@ public final class Mlx5dv
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.mlx5("mlx5dv_is_supported"), DESC, CRITICAL);
     }
 
-    /** bool mlx5dv_is_supported(struct ibv_device *device): pure user-space check that the device is driven by libmlx5. */
+    /**
+     * bool mlx5dv_is_supported(struct ibv_device *device): pure user-space check that the device is driven by libmlx5.
+     */
     public static boolean mlx5dv_is_supported(final MemorySegment device)
     {
         try

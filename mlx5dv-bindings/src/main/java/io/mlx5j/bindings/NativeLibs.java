@@ -46,23 +46,27 @@ public final class NativeLibs
     /** Address of an exported librdmacm function; fails with the symbol name when it is absent. */
     public static MemorySegment rdmacm(final String name)
     {
-        return RdmacmLib.LOOKUP.find(name).orElseThrow(() -> new UnsatisfiedLinkError(name + " not found in " + LIBRDMACM));
+        return RdmacmLib.LOOKUP.find(name)
+            .orElseThrow(() -> new UnsatisfiedLinkError(name + " not found in " + LIBRDMACM));
     }
 
     /** Address of an exported libibverbs function; fails with the symbol name when it is absent. */
     public static MemorySegment ibverbs(final String name)
     {
-        return Ibverbs.LOOKUP.find(name).orElseThrow(() -> new UnsatisfiedLinkError(name + " not found in " + LIBIBVERBS));
+        return Ibverbs.LOOKUP.find(name)
+            .orElseThrow(() -> new UnsatisfiedLinkError(name + " not found in " + LIBIBVERBS));
     }
 
     /** Address of an exported libmlx5 function; fails with the symbol name when it is absent. */
     public static MemorySegment mlx5(final String name)
     {
-        return Mlx5.LOOKUP.find(name).orElseThrow(() -> new UnsatisfiedLinkError(name + " not found in " + LIBMLX5));
+        return Mlx5.LOOKUP.find(name)
+            .orElseThrow(() -> new UnsatisfiedLinkError(name + " not found in " + LIBMLX5));
     }
 
     /** Downcall to a fixed address (an exported symbol). */
-    public static MethodHandle downcall(final MemorySegment address, final FunctionDescriptor fd, final Linker.Option... options)
+    public static MethodHandle downcall(final MemorySegment address, final FunctionDescriptor fd,
+        final Linker.Option... options)
     {
         return LINKER.downcallHandle(address, fd, options);
     }

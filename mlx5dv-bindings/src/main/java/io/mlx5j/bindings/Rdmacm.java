@@ -31,10 +31,14 @@ public final class Rdmacm
     private static final class rdma_create_event_channel$
     {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER);
-        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_create_event_channel"), DESC, CAPTURE);
+        static final MethodHandle HANDLE = NativeLibs.downcall(
+            NativeLibs.rdmacm("rdma_create_event_channel"), DESC, CAPTURE);
     }
 
-    /** struct rdma_event_channel *rdma_create_event_channel(void): NULL + errno on failure. {@code callState}: see {@link CallState}. */
+    /**
+     * struct rdma_event_channel *rdma_create_event_channel(void): NULL + errno on failure.
+     * {@code callState}: see {@link CallState}.
+     */
     public static MemorySegment rdma_create_event_channel(final MemorySegment callState)
     {
         try
@@ -54,7 +58,8 @@ public final class Rdmacm
     private static final class rdma_destroy_event_channel$
     {
         static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(C_POINTER);
-        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_destroy_event_channel"), DESC, NONE);
+        static final MethodHandle HANDLE = NativeLibs.downcall(
+            NativeLibs.rdmacm("rdma_destroy_event_channel"), DESC, NONE);
     }
 
     /** void rdma_destroy_event_channel(struct rdma_event_channel *channel): every id on it must be destroyed first. */
@@ -80,8 +85,12 @@ public final class Rdmacm
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_create_id"), DESC, CAPTURE);
     }
 
-    /** int rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id, void *context, enum rdma_port_space ps): 0, or -1 + errno. {@code callState}: see {@link CallState}. */
-    public static int rdma_create_id(final MemorySegment callState, final MemorySegment channel, final MemorySegment id, final MemorySegment context, final int ps)
+    /**
+     * int rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id, void *context,
+     * enum rdma_port_space ps): 0, or -1 + errno. {@code callState}: see {@link CallState}.
+     */
+    public static int rdma_create_id(final MemorySegment callState, final MemorySegment channel, final MemorySegment id,
+        final MemorySegment context, final int ps)
     {
         try
         {
@@ -103,7 +112,10 @@ public final class Rdmacm
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_destroy_id"), DESC, CAPTURE);
     }
 
-    /** int rdma_destroy_id(struct rdma_cm_id *id): waits until every event of the id is acknowledged; 0, or -1 + errno. {@code callState}: see {@link CallState}. */
+    /**
+     * int rdma_destroy_id(struct rdma_cm_id *id): waits until every event of the id is acknowledged; 0, or -1 + errno.
+     * {@code callState}: see {@link CallState}.
+     */
     public static int rdma_destroy_id(final MemorySegment callState, final MemorySegment id)
     {
         try
@@ -126,7 +138,10 @@ public final class Rdmacm
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_bind_addr"), DESC, CAPTURE);
     }
 
-    /** int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr): 0, or -1 + errno. {@code callState}: see {@link CallState}. */
+    /**
+     * int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr): 0, or -1 + errno.
+     * {@code callState}: see {@link CallState}.
+     */
     public static int rdma_bind_addr(final MemorySegment callState, final MemorySegment id, final MemorySegment addr)
     {
         try
@@ -149,8 +164,13 @@ public final class Rdmacm
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_resolve_addr"), DESC, CAPTURE);
     }
 
-    /** int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct sockaddr *dst_addr, int timeout_ms): starts resolution; ADDR_RESOLVED or ADDR_ERROR follows. 0, or -1 + errno. {@code callState}: see {@link CallState}. */
-    public static int rdma_resolve_addr(final MemorySegment callState, final MemorySegment id, final MemorySegment src_addr, final MemorySegment dst_addr, final int timeout_ms)
+    /**
+     * int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct sockaddr *dst_addr,
+     * int timeout_ms): starts resolution; ADDR_RESOLVED or ADDR_ERROR follows. 0, or -1 + errno.
+     * {@code callState}: see {@link CallState}.
+     */
+    public static int rdma_resolve_addr(final MemorySegment callState, final MemorySegment id,
+        final MemorySegment src_addr, final MemorySegment dst_addr, final int timeout_ms)
     {
         try
         {
@@ -172,7 +192,10 @@ public final class Rdmacm
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_resolve_route"), DESC, CAPTURE);
     }
 
-    /** int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms): ROUTE_RESOLVED or ROUTE_ERROR follows. 0, or -1 + errno. {@code callState}: see {@link CallState}. */
+    /**
+     * int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms): ROUTE_RESOLVED or ROUTE_ERROR follows.
+     * 0, or -1 + errno. {@code callState}: see {@link CallState}.
+     */
     public static int rdma_resolve_route(final MemorySegment callState, final MemorySegment id, final int timeout_ms)
     {
         try
@@ -195,8 +218,12 @@ public final class Rdmacm
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_connect"), DESC, CAPTURE);
     }
 
-    /** int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param): 0, or -1 + errno. {@code callState}: see {@link CallState}. */
-    public static int rdma_connect(final MemorySegment callState, final MemorySegment id, final MemorySegment conn_param)
+    /**
+     * int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param): 0, or -1 + errno.
+     * {@code callState}: see {@link CallState}.
+     */
+    public static int rdma_connect(final MemorySegment callState, final MemorySegment id,
+        final MemorySegment conn_param)
     {
         try
         {
@@ -218,7 +245,10 @@ public final class Rdmacm
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_establish"), DESC, CAPTURE);
     }
 
-    /** int rdma_establish(struct rdma_cm_id *id): completes an active connect whose QP the application moved itself (no QP on the id). 0, or -1 + errno. {@code callState}: see {@link CallState}. */
+    /**
+     * int rdma_establish(struct rdma_cm_id *id): completes an active connect whose QP the application moved itself
+     * (no QP on the id). 0, or -1 + errno. {@code callState}: see {@link CallState}.
+     */
     public static int rdma_establish(final MemorySegment callState, final MemorySegment id)
     {
         try
@@ -241,7 +271,9 @@ public final class Rdmacm
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_listen"), DESC, CAPTURE);
     }
 
-    /** int rdma_listen(struct rdma_cm_id *id, int backlog): 0, or -1 + errno. {@code callState}: see {@link CallState}. */
+    /**
+     * int rdma_listen(struct rdma_cm_id *id, int backlog): 0, or -1 + errno. {@code callState}: see {@link CallState}.
+     */
     public static int rdma_listen(final MemorySegment callState, final MemorySegment id, final int backlog)
     {
         try
@@ -264,7 +296,10 @@ public final class Rdmacm
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_accept"), DESC, CAPTURE);
     }
 
-    /** int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param): 0, or -1 + errno. {@code callState}: see {@link CallState}. */
+    /**
+     * int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param): 0, or -1 + errno.
+     * {@code callState}: see {@link CallState}.
+     */
     public static int rdma_accept(final MemorySegment callState, final MemorySegment id, final MemorySegment conn_param)
     {
         try
@@ -287,8 +322,12 @@ public final class Rdmacm
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_reject"), DESC, CAPTURE);
     }
 
-    /** int rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_data_len): 0, or -1 + errno. {@code callState}: see {@link CallState}. */
-    public static int rdma_reject(final MemorySegment callState, final MemorySegment id, final MemorySegment private_data, final byte private_data_len)
+    /**
+     * int rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_data_len): 0, or -1 + errno.
+     * {@code callState}: see {@link CallState}.
+     */
+    public static int rdma_reject(final MemorySegment callState, final MemorySegment id,
+        final MemorySegment private_data, final byte private_data_len)
     {
         try
         {
@@ -333,8 +372,12 @@ public final class Rdmacm
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_join_multicast"), DESC, CAPTURE);
     }
 
-    /** int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr, void *context): MULTICAST_JOIN or MULTICAST_ERROR follows. 0, or -1 + errno. {@code callState}: see {@link CallState}. */
-    public static int rdma_join_multicast(final MemorySegment callState, final MemorySegment id, final MemorySegment addr, final MemorySegment context)
+    /**
+     * int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr, void *context): MULTICAST_JOIN or
+     * MULTICAST_ERROR follows. 0, or -1 + errno. {@code callState}: see {@link CallState}.
+     */
+    public static int rdma_join_multicast(final MemorySegment callState, final MemorySegment id,
+        final MemorySegment addr, final MemorySegment context)
     {
         try
         {
@@ -353,11 +396,16 @@ public final class Rdmacm
     private static final class rdma_leave_multicast$
     {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER);
-        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_leave_multicast"), DESC, CAPTURE);
+        static final MethodHandle HANDLE = NativeLibs.downcall(
+            NativeLibs.rdmacm("rdma_leave_multicast"), DESC, CAPTURE);
     }
 
-    /** int rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr): 0, or -1 + errno. {@code callState}: see {@link CallState}. */
-    public static int rdma_leave_multicast(final MemorySegment callState, final MemorySegment id, final MemorySegment addr)
+    /**
+     * int rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr): 0, or -1 + errno.
+     * {@code callState}: see {@link CallState}.
+     */
+    public static int rdma_leave_multicast(final MemorySegment callState, final MemorySegment id,
+        final MemorySegment addr)
     {
         try
         {
@@ -379,8 +427,12 @@ public final class Rdmacm
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_get_cm_event"), DESC, CAPTURE);
     }
 
-    /** int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **event): blocks in read(2) unless the fd is non-blocking (then -1 + EAGAIN). 0, or -1 + errno. {@code callState}: see {@link CallState}. */
-    public static int rdma_get_cm_event(final MemorySegment callState, final MemorySegment channel, final MemorySegment event)
+    /**
+     * int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **event): blocks in read(2) unless
+     * the fd is non-blocking (then -1 + EAGAIN). 0, or -1 + errno. {@code callState}: see {@link CallState}.
+     */
+    public static int rdma_get_cm_event(final MemorySegment callState, final MemorySegment channel,
+        final MemorySegment event)
     {
         try
         {
@@ -402,7 +454,10 @@ public final class Rdmacm
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_ack_cm_event"), DESC, CAPTURE);
     }
 
-    /** int rdma_ack_cm_event(struct rdma_cm_event *event): frees the event and its private data. 0, or -1 + errno. {@code callState}: see {@link CallState}. */
+    /**
+     * int rdma_ack_cm_event(struct rdma_cm_event *event): frees the event and its private data. 0, or -1 + errno.
+     * {@code callState}: see {@link CallState}.
+     */
     public static int rdma_ack_cm_event(final MemorySegment callState, final MemorySegment event)
     {
         try
@@ -494,8 +549,12 @@ public final class Rdmacm
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_set_option"), DESC, CAPTURE);
     }
 
-    /** int rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval, size_t optlen): 0, or -1 + errno. {@code callState}: see {@link CallState}. */
-    public static int rdma_set_option(final MemorySegment callState, final MemorySegment id, final int level, final int optname, final MemorySegment optval, final long optlen)
+    /**
+     * int rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval, size_t optlen):
+     * 0, or -1 + errno. {@code callState}: see {@link CallState}.
+     */
+    public static int rdma_set_option(final MemorySegment callState, final MemorySegment id, final int level,
+        final int optname, final MemorySegment optval, final long optlen)
     {
         try
         {
@@ -517,8 +576,12 @@ public final class Rdmacm
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_migrate_id"), DESC, CAPTURE);
     }
 
-    /** int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel): moves the id's future events to another channel. 0, or -1 + errno. {@code callState}: see {@link CallState}. */
-    public static int rdma_migrate_id(final MemorySegment callState, final MemorySegment id, final MemorySegment channel)
+    /**
+     * int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel): moves the id's future events to
+     * another channel. 0, or -1 + errno. {@code callState}: see {@link CallState}.
+     */
+    public static int rdma_migrate_id(final MemorySegment callState, final MemorySegment id,
+        final MemorySegment channel)
     {
         try
         {
@@ -540,8 +603,13 @@ public final class Rdmacm
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_init_qp_attr"), DESC, CAPTURE);
     }
 
-    /** int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_attr_mask): the attributes for the transition to qp_attr->qp_state (set by the caller). 0, or -1 + errno. {@code callState}: see {@link CallState}. */
-    public static int rdma_init_qp_attr(final MemorySegment callState, final MemorySegment id, final MemorySegment qp_attr, final MemorySegment qp_attr_mask)
+    /**
+     * int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_attr_mask): the attributes for
+     * the transition to qp_attr->qp_state (set by the caller). 0, or -1 + errno.
+     * {@code callState}: see {@link CallState}.
+     */
+    public static int rdma_init_qp_attr(final MemorySegment callState, final MemorySegment id,
+        final MemorySegment qp_attr, final MemorySegment qp_attr_mask)
     {
         try
         {
@@ -563,7 +631,10 @@ public final class Rdmacm
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.rdmacm("rdma_notify"), DESC, CAPTURE);
     }
 
-    /** int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event): 0, or -1 + errno. {@code callState}: see {@link CallState}. */
+    /**
+     * int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event): 0, or -1 + errno.
+     * {@code callState}: see {@link CallState}.
+     */
     public static int rdma_notify(final MemorySegment callState, final MemorySegment id, final int event)
     {
         try

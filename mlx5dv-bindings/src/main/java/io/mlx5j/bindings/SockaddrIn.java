@@ -7,8 +7,8 @@ import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
 
 /**
- * {@code struct sockaddr_in} (glibc netinet/in.h): port and address in network order, as {@code htons}/{@code inet_pton}
- * produce them.
+ * {@code struct sockaddr_in} (glibc netinet/in.h): port and address in network order, as {@code htons} and
+ * {@code inet_pton} produce them.
  */
 public final class SockaddrIn
 {

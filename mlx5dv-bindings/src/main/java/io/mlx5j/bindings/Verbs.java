@@ -34,10 +34,14 @@ public final class Verbs
     private static final class ibv_get_device_list$
     {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER);
-        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_get_device_list"), DESC, CAPTURE);
+        static final MethodHandle HANDLE = NativeLibs.downcall(
+            NativeLibs.ibverbs("ibv_get_device_list"), DESC, CAPTURE);
     }
 
-    /** struct ibv_device **ibv_get_device_list(int *num_devices): NULL-terminated array, NULL + errno on failure. {@code callState}: see {@link CallState}. */
+    /**
+     * struct ibv_device **ibv_get_device_list(int *num_devices): NULL-terminated array, NULL + errno on failure.
+     * {@code callState}: see {@link CallState}.
+     */
     public static MemorySegment ibv_get_device_list(final MemorySegment callState, final MemorySegment num_devices)
     {
         try
@@ -80,7 +84,8 @@ public final class Verbs
     private static final class ibv_get_device_name$
     {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER);
-        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_get_device_name"), DESC, CRITICAL);
+        static final MethodHandle HANDLE = NativeLibs.downcall(
+            NativeLibs.ibverbs("ibv_get_device_name"), DESC, CRITICAL);
     }
 
     /** const char *ibv_get_device_name(struct ibv_device *device): pure user-space read. */
@@ -129,7 +134,10 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_open_device"), DESC, CAPTURE);
     }
 
-    /** struct ibv_context *ibv_open_device(struct ibv_device *device): NULL + errno on failure. {@code callState}: see {@link CallState}. */
+    /**
+     * struct ibv_context *ibv_open_device(struct ibv_device *device): NULL + errno on failure.
+     * {@code callState}: see {@link CallState}.
+     */
     public static MemorySegment ibv_open_device(final MemorySegment callState, final MemorySegment device)
     {
         try
@@ -198,7 +206,11 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_query_port"), DESC, NONE);
     }
 
-    /** int ibv_query_port(struct ibv_context *, uint8_t port_num, struct _compat_ibv_port_attr *): the exported symbol behind the verbs.h macro; fills only the compat prefix of ibv_port_attr. Prefer InlineVerbs.ibv_query_port, which does what the macro does. */
+    /**
+     * int ibv_query_port(struct ibv_context *, uint8_t port_num, struct _compat_ibv_port_attr *): the exported symbol
+     * behind the verbs.h macro; fills only the compat prefix of ibv_port_attr. Prefer InlineVerbs.ibv_query_port, which
+     * does what the macro does.
+     */
     public static int ibv_query_port(final MemorySegment context, final byte port_num, final MemorySegment port_attr)
     {
         try
@@ -221,8 +233,12 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_query_gid"), DESC, CAPTURE);
     }
 
-    /** int ibv_query_gid(struct ibv_context *, uint8_t port_num, int index, union ibv_gid *gid): 0, or -1 (errno may say why). {@code callState}: see {@link CallState}. */
-    public static int ibv_query_gid(final MemorySegment callState, final MemorySegment context, final byte port_num, final int index, final MemorySegment gid)
+    /**
+     * int ibv_query_gid(struct ibv_context *, uint8_t port_num, int index, union ibv_gid *gid):
+     * 0, or -1 (errno may say why). {@code callState}: see {@link CallState}.
+     */
+    public static int ibv_query_gid(final MemorySegment callState, final MemorySegment context, final byte port_num,
+        final int index, final MemorySegment gid)
     {
         try
         {
@@ -244,7 +260,10 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_alloc_pd"), DESC, CAPTURE);
     }
 
-    /** struct ibv_pd *ibv_alloc_pd(struct ibv_context *context): NULL + errno on failure. {@code callState}: see {@link CallState}. */
+    /**
+     * struct ibv_pd *ibv_alloc_pd(struct ibv_context *context): NULL + errno on failure.
+     * {@code callState}: see {@link CallState}.
+     */
     public static MemorySegment ibv_alloc_pd(final MemorySegment callState, final MemorySegment context)
     {
         try
@@ -290,8 +309,13 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_reg_mr"), DESC, CAPTURE);
     }
 
-    /** struct ibv_mr *ibv_reg_mr(struct ibv_pd *, void *addr, size_t length, int access): the exported symbol that the verbs.h macro calls for constant access flags without IBV_ACCESS_OPTIONAL_RANGE; iova = addr. NULL + errno on failure. {@code callState}: see {@link CallState}. */
-    public static MemorySegment ibv_reg_mr(final MemorySegment callState, final MemorySegment pd, final MemorySegment addr, final long length, final int access)
+    /**
+     * struct ibv_mr *ibv_reg_mr(struct ibv_pd *, void *addr, size_t length, int access): the exported symbol that the
+     * verbs.h macro calls for constant access flags without IBV_ACCESS_OPTIONAL_RANGE; iova = addr.
+     * NULL + errno on failure. {@code callState}: see {@link CallState}.
+     */
+    public static MemorySegment ibv_reg_mr(final MemorySegment callState, final MemorySegment pd,
+        final MemorySegment addr, final long length, final int access)
     {
         try
         {
@@ -313,8 +337,13 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_reg_mr_iova2"), DESC, CAPTURE);
     }
 
-    /** struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *, void *addr, size_t length, uint64_t iova, unsigned int access): what the verbs.h ibv_reg_mr macro calls otherwise. NULL + errno on failure. {@code callState}: see {@link CallState}. */
-    public static MemorySegment ibv_reg_mr_iova2(final MemorySegment callState, final MemorySegment pd, final MemorySegment addr, final long length, final long iova, final int access)
+    /**
+     * struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *, void *addr, size_t length, uint64_t iova, unsigned int access):
+     * what the verbs.h ibv_reg_mr macro calls otherwise. NULL + errno on failure.
+     * {@code callState}: see {@link CallState}.
+     */
+    public static MemorySegment ibv_reg_mr_iova2(final MemorySegment callState, final MemorySegment pd,
+        final MemorySegment addr, final long length, final long iova, final int access)
     {
         try
         {
@@ -356,10 +385,14 @@ public final class Verbs
     private static final class ibv_create_comp_channel$
     {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER);
-        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_create_comp_channel"), DESC, CAPTURE);
+        static final MethodHandle HANDLE = NativeLibs.downcall(
+            NativeLibs.ibverbs("ibv_create_comp_channel"), DESC, CAPTURE);
     }
 
-    /** struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context): NULL + errno on failure. {@code callState}: see {@link CallState}. */
+    /**
+     * struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context): NULL + errno on failure.
+     * {@code callState}: see {@link CallState}.
+     */
     public static MemorySegment ibv_create_comp_channel(final MemorySegment callState, final MemorySegment context)
     {
         try
@@ -379,7 +412,8 @@ public final class Verbs
     private static final class ibv_destroy_comp_channel$
     {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER);
-        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_destroy_comp_channel"), DESC, NONE);
+        static final MethodHandle HANDLE = NativeLibs.downcall(
+            NativeLibs.ibverbs("ibv_destroy_comp_channel"), DESC, NONE);
     }
 
     /** int ibv_destroy_comp_channel(struct ibv_comp_channel *channel): 0 or errno (EBUSY while a CQ uses it). */
@@ -401,16 +435,22 @@ public final class Verbs
 
     private static final class ibv_create_cq$
     {
-        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER, C_INT, C_POINTER, C_POINTER, C_INT);
+        static final FunctionDescriptor DESC =
+            FunctionDescriptor.of(C_POINTER, C_POINTER, C_INT, C_POINTER, C_POINTER, C_INT);
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_create_cq"), DESC, CAPTURE);
     }
 
-    /** struct ibv_cq *ibv_create_cq(struct ibv_context *, int cqe, void *cq_context, struct ibv_comp_channel *, int comp_vector): NULL + errno on failure. {@code callState}: see {@link CallState}. */
-    public static MemorySegment ibv_create_cq(final MemorySegment callState, final MemorySegment context, final int cqe, final MemorySegment cq_context, final MemorySegment channel, final int comp_vector)
+    /**
+     * struct ibv_cq *ibv_create_cq(struct ibv_context *, int cqe, void *cq_context, struct ibv_comp_channel *,
+     * int comp_vector): NULL + errno on failure. {@code callState}: see {@link CallState}.
+     */
+    public static MemorySegment ibv_create_cq(final MemorySegment callState, final MemorySegment context, final int cqe,
+        final MemorySegment cq_context, final MemorySegment channel, final int comp_vector)
     {
         try
         {
-            return (MemorySegment) ibv_create_cq$.HANDLE.invokeExact(callState, context, cqe, cq_context, channel, comp_vector);
+            return (MemorySegment) ibv_create_cq$.HANDLE.invokeExact(callState, context, cqe, cq_context, channel,
+                comp_vector);
         }
         catch (final Error | RuntimeException ex)
         {
@@ -451,8 +491,12 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_get_cq_event"), DESC, CAPTURE);
     }
 
-    /** int ibv_get_cq_event(struct ibv_comp_channel *, struct ibv_cq **cq, void **cq_context): blocks on the channel fd unless it is non-blocking; 0, or -1 + errno. {@code callState}: see {@link CallState}. */
-    public static int ibv_get_cq_event(final MemorySegment callState, final MemorySegment channel, final MemorySegment cq, final MemorySegment cq_context)
+    /**
+     * int ibv_get_cq_event(struct ibv_comp_channel *, struct ibv_cq **cq, void **cq_context): blocks on the channel fd
+     * unless it is non-blocking; 0, or -1 + errno. {@code callState}: see {@link CallState}.
+     */
+    public static int ibv_get_cq_event(final MemorySegment callState, final MemorySegment channel,
+        final MemorySegment cq, final MemorySegment cq_context)
     {
         try
         {
@@ -474,7 +518,10 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_ack_cq_events"), DESC, NONE);
     }
 
-    /** void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents): must balance ibv_get_cq_event before ibv_destroy_cq. */
+    /**
+     * void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents): must balance ibv_get_cq_event before
+     * ibv_destroy_cq.
+     */
     public static void ibv_ack_cq_events(final MemorySegment cq, final int nevents)
     {
         try
@@ -497,8 +544,12 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_create_qp"), DESC, CAPTURE);
     }
 
-    /** struct ibv_qp *ibv_create_qp(struct ibv_pd *, struct ibv_qp_init_attr *): granted caps are written back into the attr. NULL + errno on failure. {@code callState}: see {@link CallState}. */
-    public static MemorySegment ibv_create_qp(final MemorySegment callState, final MemorySegment pd, final MemorySegment qp_init_attr)
+    /**
+     * struct ibv_qp *ibv_create_qp(struct ibv_pd *, struct ibv_qp_init_attr *): granted caps are written back into the
+     * attr. NULL + errno on failure. {@code callState}: see {@link CallState}.
+     */
+    public static MemorySegment ibv_create_qp(final MemorySegment callState, final MemorySegment pd,
+        final MemorySegment qp_init_attr)
     {
         try
         {
@@ -543,8 +594,11 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_query_qp"), DESC, NONE);
     }
 
-    /** int ibv_query_qp(struct ibv_qp *, struct ibv_qp_attr *, int attr_mask, struct ibv_qp_init_attr *): 0 or errno. */
-    public static int ibv_query_qp(final MemorySegment qp, final MemorySegment attr, final int attr_mask, final MemorySegment init_attr)
+    /**
+     * int ibv_query_qp(struct ibv_qp *, struct ibv_qp_attr *, int attr_mask, struct ibv_qp_init_attr *): 0 or errno.
+     */
+    public static int ibv_query_qp(final MemorySegment qp, final MemorySegment attr, final int attr_mask,
+        final MemorySegment init_attr)
     {
         try
         {
@@ -586,10 +640,14 @@ public final class Verbs
     private static final class ibv_qp_to_qp_ex$
     {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER);
-        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_qp_to_qp_ex"), DESC, CAPTURE_CRITICAL);
+        static final MethodHandle HANDLE = NativeLibs.downcall(
+            NativeLibs.ibverbs("ibv_qp_to_qp_ex"), DESC, CAPTURE_CRITICAL);
     }
 
-    /** struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp): pure user-space; NULL unless the QP was created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS. {@code callState}: see {@link CallState}. */
+    /**
+     * struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp): pure user-space; NULL unless the QP was created with
+     * IBV_QP_INIT_ATTR_SEND_OPS_FLAGS. {@code callState}: see {@link CallState}.
+     */
     public static MemorySegment ibv_qp_to_qp_ex(final MemorySegment callState, final MemorySegment qp)
     {
         try
@@ -612,8 +670,12 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_create_srq"), DESC, CAPTURE);
     }
 
-    /** struct ibv_srq *ibv_create_srq(struct ibv_pd *, struct ibv_srq_init_attr *): NULL + errno on failure. {@code callState}: see {@link CallState}. */
-    public static MemorySegment ibv_create_srq(final MemorySegment callState, final MemorySegment pd, final MemorySegment srq_init_attr)
+    /**
+     * struct ibv_srq *ibv_create_srq(struct ibv_pd *, struct ibv_srq_init_attr *): NULL + errno on failure.
+     * {@code callState}: see {@link CallState}.
+     */
+    public static MemorySegment ibv_create_srq(final MemorySegment callState, final MemorySegment pd,
+        final MemorySegment srq_init_attr)
     {
         try
         {
@@ -658,8 +720,12 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_create_ah"), DESC, CAPTURE);
     }
 
-    /** struct ibv_ah *ibv_create_ah(struct ibv_pd *, struct ibv_ah_attr *): NULL + errno on failure. {@code callState}: see {@link CallState}. */
-    public static MemorySegment ibv_create_ah(final MemorySegment callState, final MemorySegment pd, final MemorySegment attr)
+    /**
+     * struct ibv_ah *ibv_create_ah(struct ibv_pd *, struct ibv_ah_attr *): NULL + errno on failure.
+     * {@code callState}: see {@link CallState}.
+     */
+    public static MemorySegment ibv_create_ah(final MemorySegment callState, final MemorySegment pd,
+        final MemorySegment attr)
     {
         try
         {

@@ -69,7 +69,10 @@ public final class VerbsContext
     public static final long CREATE_RWQ_IND_TABLE_OFFSET = offset(LAYOUT, "create_rwq_ind_table");
     public static final long DESTROY_RWQ_IND_TABLE_OFFSET = offset(LAYOUT, "destroy_rwq_ind_table");
     public static final long SZ_OFFSET = offset(LAYOUT, "sz");
-    /** Members ibv_create_flow / ibv_destroy_flow (the constant names drop the ibv_ prefix, which would read as a verbs enum). */
+    /**
+     * Members ibv_create_flow / ibv_destroy_flow (the constant names drop the ibv_ prefix, which would read as a
+     * verbs enum).
+     */
     public static final long CREATE_FLOW_OFFSET = offset(LAYOUT, "ibv_create_flow");
     public static final long DESTROY_FLOW_OFFSET = offset(LAYOUT, "ibv_destroy_flow");
     public static final long CONTEXT_OFFSET = offset(LAYOUT, "context");

@@ -14,7 +14,8 @@ import java.util.regex.Pattern;
  */
 final class DwarfStructs
 {
-    private static final Pattern DIE = Pattern.compile("^\\s*<(\\d+)><([0-9a-f]+)>: Abbrev Number: (\\d+)(?: \\((\\w+)\\))?");
+    private static final Pattern DIE = Pattern.compile(
+        "^\\s*<(\\d+)><([0-9a-f]+)>: Abbrev Number: (\\d+)(?: \\((\\w+)\\))?");
     private static final Pattern ATTR = Pattern.compile("^\\s*<[0-9a-f]+>\\s+(DW_AT_\\w+)\\s*: (.*)$");
 
     /** One debugging information entry: tag, the attributes mlx5j needs, children in declaration order. */
@@ -75,7 +76,8 @@ final class DwarfStructs
             final String value = attr.group(2).trim();
             switch (attr.group(1))
             {
-                case "DW_AT_name" -> current.name = value.startsWith("(") ? value.substring(value.lastIndexOf("): ") + 3) : value;
+                case "DW_AT_name" -> current.name =
+                    value.startsWith("(") ? value.substring(value.lastIndexOf("): ") + 3) : value;
                 case "DW_AT_type" -> current.typeRef = Long.parseLong(value.replaceAll("[<>]|0x", ""), 16);
                 case "DW_AT_data_member_location" -> current.memberLocation = Long.parseLong(value.split("\\s")[0]);
                 case "DW_AT_declaration" -> current.declaration = true;

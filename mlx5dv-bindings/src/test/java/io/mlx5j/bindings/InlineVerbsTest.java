@@ -81,7 +81,8 @@ class InlineVerbsTest
 
     static void wrSetSge(final MemorySegment qpx, final int lkey, final long addr, final int length)
     {
-        CALLS.add("wr_set_sge " + qpx.address() + " " + Integer.toHexString(lkey) + " " + Long.toHexString(addr) + " " + length);
+        CALLS.add("wr_set_sge " + qpx.address() + " " + Integer.toHexString(lkey) + " " + Long.toHexString(addr)
+            + " " + length);
     }
 
     private MemorySegment stub(final String name, final FunctionDescriptor fd) throws ReflectiveOperationException
@@ -99,7 +100,8 @@ class InlineVerbsTest
         vctx = arena.allocate(VerbsContext.LAYOUT);
         context = vctx.asSlice(VerbsContext.CONTEXT_OFFSET, IbvContext.LAYOUT);
         vctx.set(C_LONG, VerbsContext.SZ_OFFSET, VerbsContext.LAYOUT.byteSize());
-        context.set(C_POINTER, IbvContext.ABI_COMPAT_OFFSET, MemorySegment.ofAddress(InlineVerbs.VERBS_ABI_IS_EXTENDED));
+        context.set(C_POINTER, IbvContext.ABI_COMPAT_OFFSET,
+            MemorySegment.ofAddress(InlineVerbs.VERBS_ABI_IS_EXTENDED));
         final FunctionDescriptor post = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_POINTER);
         final long ops = IbvContext.OPS_OFFSET;
         context.set(C_POINTER, ops + IbvContextOps.POST_SEND_OFFSET, stub("postSend", post));
@@ -165,7 +167,8 @@ class InlineVerbsTest
         context.set(C_POINTER, IbvContext.ABI_COMPAT_OFFSET, MemorySegment.NULL);
         assertEquals(0, InlineVerbs.verbsContextOp(context, op).address());
         // and create_cq_ex is NULL here: EOPNOTSUPP without a call
-        context.set(C_POINTER, IbvContext.ABI_COMPAT_OFFSET, MemorySegment.ofAddress(InlineVerbs.VERBS_ABI_IS_EXTENDED));
+        context.set(C_POINTER, IbvContext.ABI_COMPAT_OFFSET,
+            MemorySegment.ofAddress(InlineVerbs.VERBS_ABI_IS_EXTENDED));
         final MemorySegment state = CallState.allocate(arena);
         assertEquals(0, InlineVerbs.ibv_create_cq_ex(state, context, arena.allocate(IbvCqInitAttrEx.LAYOUT)).address());
         assertEquals(CallState.EOPNOTSUPP, CallState.errno(state));

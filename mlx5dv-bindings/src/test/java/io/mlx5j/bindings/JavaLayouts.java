@@ -63,7 +63,8 @@ final class JavaLayouts
         final Map<String, String> out = new TreeMap<>();
         for (final GroupLayout layout : layouts)
         {
-            final String struct = layout.name().orElseThrow(() -> new IllegalStateException("unnamed LAYOUT " + layout));
+            final String struct = layout.name()
+                .orElseThrow(() -> new IllegalStateException("unnamed LAYOUT " + layout));
             out.put("S " + struct, layout.byteSize() + " " + layout.byteAlignment());
             members(struct, "", layout, 0, out);
         }

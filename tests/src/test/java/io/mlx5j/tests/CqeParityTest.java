@@ -241,7 +241,8 @@ class CqeParityTest
             {
                 case IbvSendWr.IBV_WR_RDMA_WRITE, IbvSendWr.IBV_WR_RDMA_WRITE_WITH_IMM, IbvSendWr.IBV_WR_RDMA_READ ->
                     sqA.remote(raddr, rkey);
-                case IbvSendWr.IBV_WR_ATOMIC_CMP_AND_SWP -> sqA.remote(raddr, rkey).compareSwapOperands(compareAdd, swap);
+                case IbvSendWr.IBV_WR_ATOMIC_CMP_AND_SWP ->
+                    sqA.remote(raddr, rkey).compareSwapOperands(compareAdd, swap);
                 case IbvSendWr.IBV_WR_ATOMIC_FETCH_AND_ADD -> sqA.remote(raddr, rkey).fetchAddOperand(compareAdd);
                 default ->
                 {

@@ -129,8 +129,8 @@ class CrossProcessTest
                 assertEquals(WcOpcode.SEND, c.opcode());
             }
             final String me = Integer.toHexString(qp.qpn());
-            assertEquals("5000:SUCCESS:128:3000:0:" + me + " 5001:SUCCESS:128:48:600dcafe:" + me + ":imm 5002:SUCCESS:128:0:0:"
-                + me, peer.ask("RECV 3", "GOT"));
+            assertEquals("5000:SUCCESS:128:3000:0:" + me + " 5001:SUCCESS:128:48:600dcafe:" + me + ":imm"
+                + " 5002:SUCCESS:128:0:0:" + me, peer.ask("RECV 3", "GOT"));
             assertEquals(RemotePeer.sha256(buf.asSlice(0, 3000)), peer.ask("HASH 0 3000", "HASH"));
             assertEquals(RemotePeer.sha256(buf.asSlice(3000, 48)), peer.ask("HASH 4096 48", "HASH"));
 
@@ -139,8 +139,8 @@ class CrossProcessTest
                 SendFlags.SIGNALED | SendFlags.RING));
             await(cq, c);
             assertEquals(WcStatus.SUCCESS, c.status(), c::toString);
-            assertEquals(RemotePeer.sha256(buf.asSlice(100, 5000)), peer.ask("HASH " + RemotePeer.WRITE_OFFSET + " 5000",
-                "HASH"));
+            assertEquals(RemotePeer.sha256(buf.asSlice(100, 5000)),
+                peer.ask("HASH " + RemotePeer.WRITE_OFFSET + " 5000", "HASH"));
             assertTrue(sq.rdmaWriteImm(5, l + 7000, mr.lkey(), 700, raddr + RemotePeer.WRITE_OFFSET + 8192, rkey, 42,
                 SendFlags.SIGNALED | SendFlags.RING));
             await(cq, c);

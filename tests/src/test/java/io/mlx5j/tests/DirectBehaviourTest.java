@@ -217,7 +217,8 @@ class DirectBehaviourTest
         // a verbs flag this QP type cannot honour is refused by name, not ignored
         final IllegalArgumentException csum = assertThrows(IllegalArgumentException.class,
             () -> p.sqA.send(4, l, 0, 8, SendFlags.IP_CSUM | SendFlags.SIGNALED));
-        assertTrue(csum.getMessage().contains("IP_CSUM") && csum.getMessage().contains("raw packet"), csum.getMessage());
+        assertTrue(csum.getMessage().contains("IP_CSUM") && csum.getMessage().contains("raw packet"),
+            csum.getMessage());
         assertThrows(IllegalStateException.class, () -> p.sqA.post(), "post without begin");
         assertEquals(0, p.sqA.outstanding(), "nothing was written by the failed calls");
         // a closed QP: its ring segments are scoped to it

@@ -284,7 +284,8 @@ class DirectEndToEndTest
         final long l = p.mrA.address();
         final long r = p.mrB.address();
         Rig.fill(p.mrA.memory(), 0, 8192, 5);
-        assertTrue(p.sqA.rdmaWrite(1, l, p.mrA.lkey(), 4000, r + 100, p.mrB.rkey(), SendFlags.SIGNALED | SendFlags.RING));
+        assertTrue(p.sqA.rdmaWrite(1, l, p.mrA.lkey(), 4000, r + 100, p.mrB.rkey(),
+            SendFlags.SIGNALED | SendFlags.RING));
         expect(p.dcqA, 1, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, 0, p.a.qpn());
         assertArrayEquals(bytes(p.mrA.memory(), 0, 4000), bytes(p.mrB.memory(), 100, 4000));
         assertTrue(p.rqB.post(9, r + 8192, p.mrB.lkey(), 1024));

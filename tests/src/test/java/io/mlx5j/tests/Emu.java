@@ -18,7 +18,8 @@ final class Emu
     private static final MethodHandle VIOLATIONS = LINKER.downcallHandle(
         find("mlx5emu_strict_violations"), FunctionDescriptor.of(ValueLayout.JAVA_LONG));
     private static final MethodHandle DEBUG_QP = LINKER.downcallHandle(
-        find("mlx5emu_debug_qp"), FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+        find("mlx5emu_debug_qp"),
+        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
     /** struct mlx5emu_debug_qp: qpn, type, state, uidx are its first four uint32 members. */
     private static final long DEBUG_QP_UIDX_OFFSET = 12;
     private static final long DEBUG_QP_BYTES = 512;

@@ -34,7 +34,8 @@ class EmulatedDeviceListTest
             "--", java, "--enable-native-access=ALL-UNNAMED", "--illegal-native-access=deny",
             "-cp", System.getProperty("java.class.path"), ListDevices.class.getName()));
         final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-        pb.environment().keySet().removeIf(k -> k.equals("LD_PRELOAD") || k.equals("SYSFS_PATH") || k.startsWith("MLX5EMU_"));
+        pb.environment().keySet()
+            .removeIf(k -> k.equals("LD_PRELOAD") || k.equals("SYSFS_PATH") || k.startsWith("MLX5EMU_"));
         final Process process = pb.start();
         final String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), "child JVM hung: " + out);

@@ -112,7 +112,8 @@ class HeaderConstantsTest
         for (final Field f : Access.class.getFields())
         {
             checks.add(check("Access." + f.getName(), f.getName().equals("ALL_REMOTE")
-                ? "(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)"
+                ? "(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE"
+                    + " | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)"
                 : "IBV_ACCESS_" + f.getName(), f));
         }
         for (final Field f : WcOpcode.class.getFields())

@@ -10,7 +10,8 @@ import java.lang.invoke.MethodHandle;
 final class Libc
 {
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final MethodHandle SETENV = LINKER.downcallHandle(LINKER.defaultLookup().find("setenv").orElseThrow(),
+    private static final MethodHandle SETENV = LINKER.downcallHandle(
+        LINKER.defaultLookup().find("setenv").orElseThrow(),
         FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
 
     private Libc()

@@ -36,7 +36,8 @@ public final class ListDevices
             for (int i = 0; i < n; i++)
             {
                 final MemorySegment device = devices.getAtIndex(CTypes.C_POINTER, i);
-                final String name = Verbs.ibv_get_device_name(device).reinterpret(IbvDevice.IBV_SYSFS_NAME_MAX).getString(0);
+                final String name =
+                    Verbs.ibv_get_device_name(device).reinterpret(IbvDevice.IBV_SYSFS_NAME_MAX).getString(0);
                 System.out.printf("device=%s guid=%016x%n", name, Long.reverseBytes(Verbs.ibv_get_device_guid(device)));
             }
             Verbs.ibv_free_device_list(list);

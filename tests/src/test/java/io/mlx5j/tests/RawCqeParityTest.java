@@ -48,10 +48,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  * timestamp, byte count), then libmlx5 reads it, every other CQE with the legacy ibv_poll_cq (every ibv_wc field),
  * the others with ibv_start_poll and ibv_wc_read_opcode / _byte_len / _wc_flags (IBV_WC_IP_CSUM_OK) / _qp_num /
  * _flow_tag / _cvlan / _completion_ts / _completion_wallclock_ns, and DirectCq must report the same. (CQEs the
- * engine itself writes, for raw QPs, plain WQs and striding WQs: {@link EngineRawCqeParityTest}.) The timestamp conversion is judged twice: {@link NicClock#toNanos(long, long, long, int,
- * int, long, long)} against the header's mlx5dv_ts_to_ns compiled in C for thousands of random clock infos and
- * timestamps (newer and older than last_cycles, masks of every width), and NicClock reading the live clock-info page
- * against mlx5dv_get_clock_info + mlx5dv_ts_to_ns.
+ * engine itself writes, for raw QPs, plain WQs and striding WQs: {@link EngineRawCqeParityTest}.) The timestamp
+ * conversion is judged twice: {@link NicClock#toNanos(long, long, long, int, int, long, long)} against the header's
+ * mlx5dv_ts_to_ns compiled in C for thousands of random clock infos and timestamps (newer and older than last_cycles,
+ * masks of every width), and NicClock reading the live clock-info page against mlx5dv_get_clock_info +
+ * mlx5dv_ts_to_ns.
  */
 @Tag("parity")
 class RawCqeParityTest

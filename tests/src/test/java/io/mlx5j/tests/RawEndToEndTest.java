@@ -274,7 +274,8 @@ class RawEndToEndTest
         try (FlowRule take = FlowRule.builder(rx.qp, 1).multicast(GROUP).udpDst(PORT).create();
              FlowRule sniffer = FlowRule.builder(sniff.qp, 1).sniffer().create();
              FlowRule tcp = FlowRule.builder(rx.qp, 1).ipv4Dst(SRC_IP).tcp(80, 0xffff, 0, 0).create();
-             FlowRule ipv6 = FlowRule.builder(rx.qp, 1).eth(0x333300000001L, 0xffff_ffff_ffffL, 0, 0, 0x86dd, 0xffff, 0, 0)
+             FlowRule ipv6 = FlowRule.builder(rx.qp, 1)
+                 .eth(0x333300000001L, 0xffff_ffff_ffffL, 0, 0, 0x86dd, 0xffff, 0, 0)
                  .ipv6(null, null, v6, all, 0, 0, 17, 0xff).udpDst(PORT).create())
         {
             final MemorySegment tmpl = tx.mr.memory().asSlice(512 * 1024, 64);

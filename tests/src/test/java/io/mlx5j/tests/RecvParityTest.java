@@ -157,8 +157,8 @@ class RecvParityTest
             }
             assertEquals(batch, t.rqJ.ring());
             final String what = "receive batch " + round + " of " + batch;
-            assertArrayEquals(t.ringsL.rq().toArray(ValueLayout.JAVA_BYTE), t.ringsJ.rq().toArray(ValueLayout.JAVA_BYTE),
-                "receive ring after " + what);
+            assertArrayEquals(t.ringsL.rq().toArray(ValueLayout.JAVA_BYTE),
+                t.ringsJ.rq().toArray(ValueLayout.JAVA_BYTE), "receive ring after " + what);
             assertArrayEquals(t.ringsL.dbrec().toArray(ValueLayout.JAVA_BYTE),
                 t.ringsJ.dbrec().toArray(ValueLayout.JAVA_BYTE), "doorbell record after " + what);
             for (int w = 0; w < batch; w++)
@@ -224,8 +224,8 @@ class RecvParityTest
                 }
                 assertTrue(dsrq.post());
                 assertEquals(1, dsrq.ring());
-                assertArrayEquals(ringL.buf().toArray(ValueLayout.JAVA_BYTE), ringJ.buf().toArray(ValueLayout.JAVA_BYTE),
-                    "SRQ buffer after WR " + id + " (round " + round + ")");
+                assertArrayEquals(ringL.buf().toArray(ValueLayout.JAVA_BYTE),
+                    ringJ.buf().toArray(ValueLayout.JAVA_BYTE), "SRQ buffer after WR " + id + " (round " + round + ")");
                 assertArrayEquals(ringL.dbrec().asSlice(0, 4).toArray(ValueLayout.JAVA_BYTE),
                     ringJ.dbrec().asSlice(0, 4).toArray(ValueLayout.JAVA_BYTE), "SRQ doorbell record after WR " + id);
                 // the WQE just posted is the only one whose scatter part is no longer poison
@@ -260,8 +260,8 @@ class RecvParityTest
                 assertEquals(1, InlineVerbs.ibv_poll_cq(cqL.pointer(), 1, wc));
                 assertEquals(1, dcqJ.poll(c));
                 WcFields.assertSame(wc, c, qpL.qpn(), qpJ.qpn(), "SRQ completion of WQE " + slot);
-                assertArrayEquals(ringL.buf().toArray(ValueLayout.JAVA_BYTE), ringJ.buf().toArray(ValueLayout.JAVA_BYTE),
-                    "SRQ free list after completing WQE " + slot);
+                assertArrayEquals(ringL.buf().toArray(ValueLayout.JAVA_BYTE),
+                    ringJ.buf().toArray(ValueLayout.JAVA_BYTE), "SRQ free list after completing WQE " + slot);
             }
             assertEquals(0, dsrq.outstanding());
         }

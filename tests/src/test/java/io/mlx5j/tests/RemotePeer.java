@@ -99,7 +99,8 @@ public final class RemotePeer
                     }
                     case "HASH" -> out.println("HASH " + sha256(buf.asSlice(Long.parseLong(w[1]),
                         Integer.parseInt(w[2]))));
-                    case "WORD" -> out.println("WORD " + buf.get(ValueLayout.JAVA_LONG_UNALIGNED, Long.parseLong(w[1])));
+                    case "WORD" ->
+                        out.println("WORD " + buf.get(ValueLayout.JAVA_LONG_UNALIGNED, Long.parseLong(w[1])));
                     case "SEND" ->
                     {
                         if (!sq.send(0x6000, mr.address() + Long.parseLong(w[1]), mr.lkey(), Integer.parseInt(w[2]),

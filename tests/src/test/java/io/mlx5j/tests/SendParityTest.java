@@ -304,7 +304,8 @@ class SendParityTest
         }
         if (pending > 0)
         {
-            t.retireSend(t.type == QpType.UD ? Mlx5Opcode.MLX5_OPCODE_SEND : Mlx5Opcode.MLX5_OPCODE_RDMA_WRITE, last, 0);
+            t.retireSend(t.type == QpType.UD ? Mlx5Opcode.MLX5_OPCODE_SEND : Mlx5Opcode.MLX5_OPCODE_RDMA_WRITE,
+                last, 0);
         }
         assertEquals(0, t.sqJ.outstanding());
     }

@@ -10,6 +10,7 @@ import io.mlx5j.direct.MemoryRegion;
 import io.mlx5j.direct.QueuePair;
 import io.mlx5j.direct.RxHash;
 import io.mlx5j.direct.StridingRecvQueue;
+import io.mlx5j.direct.VerbsException;
 import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.direct.WorkQueue;
 import io.mlx5j.wqe.UdpHeaderTemplate;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -29,6 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -196,29 +199,27 @@ class StridingRssEndToEndTest
         final QueuePair rss = rig.pd.createRssQp(table, RxHash.IPV4_UDP, RxHash.defaultKey());
         final FlowRule rule = FlowRule.builder(rss, 1).multicast(GROUP).udpDst(PORT).create();
         final StridingRecvQueue q = StridingRecvQueue.of(wq, true);
-        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, rss::rings, "an RSS QP has no rings");
+        assertThrows(IllegalStateException.class, rss::rings, "an RSS QP has no rings");
         cq.close();     // the kernel would refuse (EBUSY) while the WQ uses it: the WQ, table, QP and rule go first
         assertTrue(rule.isClosed() && rss.isClosed() && table.isClosed() && wq.isClosed());
-        final IllegalStateException closed = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
-            () -> q.post(0, 0, 0));
+        final IllegalStateException closed = assertThrows(IllegalStateException.class, () -> q.post(0, 0, 0));
         assertTrue(closed.getMessage().contains("closed") || closed.getMessage().contains("Already closed"),
             closed.getMessage());
         // strides of 2^5 bytes are below the device's minimum (2^6): libmlx5 refuses with EINVAL
         final CompletionQueue cq2 = rig.cq(64);
-        final io.mlx5j.direct.VerbsException e = org.junit.jupiter.api.Assertions.assertThrows(
-            io.mlx5j.direct.VerbsException.class,
+        final VerbsException e = assertThrows(VerbsException.class,
             () -> rig.pd.createWq(WorkQueue.builder(cq2).maxWr(8).striding(5, LOG_STRIDES, false)));
         assertTrue(e.getMessage().contains("mlx5dv_create_wq") && e.getMessage().contains("2^5"), e.getMessage());
-        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        assertThrows(IllegalArgumentException.class,
             () -> rig.context.createIndirectionTable(List.of()), "a table of 0 entries");
         final WorkQueue plain = rig.pd.createWq(WorkQueue.builder(cq2).maxWr(8));
-        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        assertThrows(IllegalArgumentException.class,
             () -> StridingRecvQueue.of(plain, false), "a plain WQ is not striding");
         final DirectRecvQueue prq = DirectRecvQueue.of(plain.ready());
         final WorkQueue other = rig.pd.createWq(WorkQueue.builder(cq2).maxWr(8).striding(LOG_STRIDE, LOG_STRIDES,
             false));
         final DirectCq dcq = DirectCq.of(cq2).attach(prq);
-        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        assertThrows(IllegalArgumentException.class,
             () -> dcq.attach(StridingRecvQueue.of(other, false)), "one receive queue per CQ of a WQ");
     }
 
@@ -301,7 +302,7 @@ class StridingRssEndToEndTest
                     {
                         Rig.await(dcq, c);
                         final int seq = MemorySegment.ofAddress(c.frameAddress() + UdpHeaderTemplate.LENGTH)
-                            .reinterpret(4).get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 0);
+                            .reinterpret(4).get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 0);
                         if (seq < 0 || seq >= frames || expectWq[seq] != w || expectHash[seq] != c.rssHash()
                             || c.byteLen() != UdpHeaderTemplate.LENGTH + payload)
                         {

@@ -15,7 +15,9 @@ import static io.mlx5j.bindings.CTypes.U64;
 import static io.mlx5j.bindings.CTypes.U8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** Field-by-field comparison of a libmlx5 {@code struct ibv_wc} (zeroed before ibv_poll_cq) with a {@link Completion}. */
+/**
+ * Field-by-field comparison of a libmlx5 {@code struct ibv_wc} (zeroed before ibv_poll_cq) with a {@link Completion}.
+ */
 final class WcFields
 {
     private static final ValueLayout.OfInt BE32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -59,11 +61,12 @@ final class WcFields
 
     static String describe(final MemorySegment wc)
     {
-        return String.format("wc(wr_id 0x%x status %d opcode %d vendor_err 0x%x byte_len %d imm 0x%x qp 0x%x src_qp 0x%x"
-                + " flags 0x%x pkey %d slid %d sl %d path %d)", wc.get(U64, IbvWc.WR_ID_OFFSET),
-            wc.get(C_INT, IbvWc.STATUS_OFFSET), wc.get(C_INT, IbvWc.OPCODE_OFFSET), wc.get(U32, IbvWc.VENDOR_ERR_OFFSET),
-            wc.get(U32, IbvWc.BYTE_LEN_OFFSET), wc.get(U32, IbvWc.IMM_DATA_OFFSET), wc.get(U32, IbvWc.QP_NUM_OFFSET),
-            wc.get(U32, IbvWc.SRC_QP_OFFSET), wc.get(C_INT, IbvWc.WC_FLAGS_OFFSET), wc.get(U16, IbvWc.PKEY_INDEX_OFFSET),
-            wc.get(U16, IbvWc.SLID_OFFSET), wc.get(U8, IbvWc.SL_OFFSET), wc.get(U8, IbvWc.DLID_PATH_BITS_OFFSET));
+        return String.format("wc(wr_id 0x%x status %d opcode %d vendor_err 0x%x byte_len %d imm 0x%x qp 0x%x"
+                + " src_qp 0x%x flags 0x%x pkey %d slid %d sl %d path %d)",
+            wc.get(U64, IbvWc.WR_ID_OFFSET), wc.get(C_INT, IbvWc.STATUS_OFFSET), wc.get(C_INT, IbvWc.OPCODE_OFFSET),
+            wc.get(U32, IbvWc.VENDOR_ERR_OFFSET), wc.get(U32, IbvWc.BYTE_LEN_OFFSET),
+            wc.get(U32, IbvWc.IMM_DATA_OFFSET), wc.get(U32, IbvWc.QP_NUM_OFFSET), wc.get(U32, IbvWc.SRC_QP_OFFSET),
+            wc.get(C_INT, IbvWc.WC_FLAGS_OFFSET), wc.get(U16, IbvWc.PKEY_INDEX_OFFSET), wc.get(U16, IbvWc.SLID_OFFSET),
+            wc.get(U8, IbvWc.SL_OFFSET), wc.get(U8, IbvWc.DLID_PATH_BITS_OFFSET));
     }
 }

@@ -118,10 +118,11 @@ class WqRecvParityTest
                     assertEquals(batch, rq.ring());
                     final String what = "max_sge " + maxSge + ", " + posted + " WQEs posted";
                     final long bytes = rl.buf().byteSize();
-                    assertArrayEquals(rl.buf().asSlice(0, bytes).toArray(ValueLayout.JAVA_BYTE),
-                        rj.buf().asSlice(0, bytes).toArray(ValueLayout.JAVA_BYTE), () -> "ring " + what + "\nlibmlx5 " +
-                        HexFormat.of().formatHex(rl.buf().asSlice(0, bytes).toArray(ValueLayout.JAVA_BYTE)) + "\nmlx5j   " +
-                        HexFormat.of().formatHex(rj.buf().asSlice(0, bytes).toArray(ValueLayout.JAVA_BYTE)));
+                    final byte[] ringL = rl.buf().asSlice(0, bytes).toArray(ValueLayout.JAVA_BYTE);
+                    final byte[] ringJ = rj.buf().asSlice(0, bytes).toArray(ValueLayout.JAVA_BYTE);
+                    assertArrayEquals(ringL, ringJ, () -> "ring " + what +
+                        "\nlibmlx5 " + HexFormat.of().formatHex(ringL) +
+                        "\nmlx5j   " + HexFormat.of().formatHex(ringJ));
                     assertArrayEquals(rl.dbrec().toArray(ValueLayout.JAVA_BYTE),
                         rj.dbrec().toArray(ValueLayout.JAVA_BYTE), "doorbell record " + what);
                 }

@@ -1,0 +1,1 @@
+#include "t_rdmacm_tos.c"

@@ -1,0 +1,158 @@
+package io.mlx5j.tool;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Runs a command on the emulated ConnectX when there is no RDMA device (or {@code --emulated} asks for it): the
+ * dispatcher starts this JVM's own command line again under {@code emulator/mlx5emu}, which writes the emulated
+ * sysfs tree and preloads {@code libmlx5emu.so} (it has to be loaded before libibverbs, hence a new process). The
+ * {@code ./mlx5j} launcher only says where the emulator is ({@code -Dmlx5j.emulator}); which commands need a device,
+ * and which need an Ethernet link, is decided here, with the command line that decides it.
+ */
+final class EmulatorLaunch
+{
+    /** System property the launcher sets: the path of {@code emulator/mlx5emu}. */
+    static final String EMULATOR_PROPERTY = "mlx5j.emulator";
+    /** Extra mlx5emu options, e.g. {@code "--log"} or {@code "--link eth"} (whitespace-separated). */
+    static final String OPTIONS_ENV = "MLX5J_EMU_OPTS";
+    /** Set in the child's environment: a child that still finds no emulator must not start another one. */
+    static final String CHILD_ENV = "MLX5J_EMULATED_CHILD";
+    private static final Path SYSFS_DEVICES = Path.of("/sys/class/infiniband");
+
+    private EmulatorLaunch()
+    {
+    }
+
+    /** The commands that open a device (selfcheck and help do not). */
+    static boolean needsDevice(final String command)
+    {
+        return switch (command)
+        {
+            case "devices", "perf", "pingpong", "rping", "feed" -> true;
+            default -> false;
+        };
+    }
+
+    /** Raw Ethernet needs an Ethernet port: the feed and the raw perf tests get one on the emulated device. */
+    static boolean needsEthernet(final String command, final String[] rest)
+    {
+        return command.equals("feed") || command.equals("perf") && RawPerfOptions.isRaw(rest);
+    }
+
+    /** The emulator to run {@code args} on, or null to run here: a device command, not yet emulated, no device. */
+    static String reason(final String[] args, final boolean realDevice)
+    {
+        if (args.length == 0 || !needsDevice(args[0]) || Mlx5jTool.isEmulated())
+        {
+            return null;
+        }
+        if (Arrays.asList(args).contains("--emulated"))
+        {
+            return "--emulated: using the emulated ConnectX (emulator/mlx5emu)";
+        }
+        return realDevice ? null : "no RDMA device found; using the emulated ConnectX (emulator/mlx5emu)";
+    }
+
+    /** A device exists when the kernel lists one under /sys/class/infiniband (as libibverbs finds them). */
+    static boolean realDevice()
+    {
+        if (!Files.isDirectory(SYSFS_DEVICES))
+        {
+            return false;
+        }
+        try (Stream<Path> entries = Files.list(SYSFS_DEVICES))
+        {
+            return entries.findAny().isPresent();
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+    }
+
+    /**
+     * The mlx5emu command line that runs {@code args} again: mlx5emu, its options (from {@link #OPTIONS_ENV}, plus
+     * {@code --link eth} for raw Ethernet unless the options name a link), then this JVM's java, its options and
+     * class path, the dispatcher and the arguments unchanged.
+     */
+    static List<String> command(final String emulator, final String options, final List<String> jvm,
+        final String classPath, final String[] args)
+    {
+        final List<String> cmd = new ArrayList<>();
+        cmd.add(emulator);
+        final List<String> opts = options == null || options.isBlank() ? List.of()
+            : Arrays.asList(options.trim().split("\\s+"));
+        cmd.addAll(opts);
+        final boolean linkGiven = opts.stream().anyMatch(o -> o.equals("--link") || o.startsWith("--link="));
+        if (!linkGiven && needsEthernet(args[0], Arrays.copyOfRange(args, 1, args.length)))
+        {
+            cmd.add("--link");
+            cmd.add("eth");
+        }
+        cmd.add("--");
+        cmd.addAll(jvm);
+        cmd.add("-cp");
+        cmd.add(classPath);
+        cmd.add(Mlx5jTool.class.getName());
+        cmd.addAll(Arrays.asList(args));
+        return cmd;
+    }
+
+    /** Runs {@code args} in a child on the emulator, its output on this process's streams; returns its exit status. */
+    static int run(final String[] args, final String why, final PrintStream err)
+    {
+        if (System.getenv(CHILD_ENV) != null)
+        {
+            err.println("mlx5j: " + args[0] + " failed: started under emulator/mlx5emu, but libmlx5emu.so is not in "
+                + "LD_PRELOAD");
+            return 1;
+        }
+        final String emulator = System.getProperty(EMULATOR_PROPERTY);
+        if (emulator == null || !Files.isExecutable(Path.of(emulator)))
+        {
+            err.println("mlx5j: no RDMA device found and no emulator to run on (" + EMULATOR_PROPERTY + "="
+                + emulator + "); start the tool through ./mlx5j");
+            return 1;
+        }
+        err.println("mlx5j: " + why);
+        final List<String> jvm = new ArrayList<>();
+        jvm.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        jvm.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        final ProcessBuilder pb = new ProcessBuilder(command(emulator, System.getenv(OPTIONS_ENV), jvm,
+            System.getProperty("java.class.path"), args)).inheritIO();
+        final Map<String, String> env = pb.environment();
+        env.put(CHILD_ENV, "1");
+        final Process child;
+        try
+        {
+            child = pb.start();
+        }
+        catch (final IOException ex)
+        {
+            err.println("mlx5j: " + args[0] + " failed: cannot start " + emulator + ": " + ex.getMessage());
+            return 1;
+        }
+        // a TERM or an INT to this process ends the child too (it has the terminal's INT as well)
+        final Thread reaper = new Thread(child::destroy, "mlx5j-emulated-child");
+        Runtime.getRuntime().addShutdownHook(reaper);
+        try
+        {
+            return child.waitFor();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            child.destroy();
+            return 1;
+        }
+    }
+}

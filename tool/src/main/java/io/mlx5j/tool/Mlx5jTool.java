@@ -1,0 +1,163 @@
+package io.mlx5j.tool;
+
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.util.Arrays;
+
+/**
+ * The {@code mlx5j} command line: the one dispatcher of its commands ({@code ./mlx5j} at the repository root finds a
+ * JDK 25 and the emulator and runs this class; {@code mlx5j --help} lists the commands, {@code mlx5j COMMAND --help}
+ * each command's options). A command that needs a device, run where there is none (or with {@code --emulated}),
+ * starts itself again on the emulated ConnectX ({@link EmulatorLaunch}).
+ * Exit status: 0 success, 1 failure at run time (the message says what failed), 2 bad command line (unknown command
+ * or option; the message names it).
+ */
+public final class Mlx5jTool
+{
+    static final String USAGE = String.join("\n",
+        "usage: mlx5j COMMAND [options]      (mlx5j COMMAND --help: the command's options)",
+        "  devices [-d NAME]                list RDMA devices: GUID, port state, link layer, LID, GIDs",
+        "  perf TEST [options]              perftest-style benchmark on the Java direct path (mlx5j perf --help)",
+        "  pingpong [--ud] [options] [HOST] the ibv_rc_pingpong / ibv_ud_pingpong protocol (mlx5j pingpong --help)",
+        "  rping -s|-c [options]            rping's protocol over rdma_cm (mlx5j rping --help)",
+        "  feed publish|subscribe [options] multicast market data over raw Ethernet (mlx5j feed --help)",
+        "  selfcheck                        print the encoded WQEs of a few work requests (pure Java, no device)",
+        "  help, --help, -h                 this list",
+        "Commands that open a device run on the emulated ConnectX (emulator/mlx5emu) when there is no RDMA device, or",
+        "with --emulated; MLX5J_EMU_OPTS adds emulator options (e.g. --log).");
+
+    static final String SELFCHECK_USAGE = "usage: mlx5j selfcheck   (prints the encoded bytes of 7 send WQEs and "
+        + "1 receive WQE, no device needed)";
+
+    private Mlx5jTool()
+    {
+    }
+
+    public static void main(final String[] args)
+    {
+        final String emulated = EmulatorLaunch.reason(args, EmulatorLaunch.realDevice());
+        final int status = emulated != null ? EmulatorLaunch.run(args, emulated, System.err)
+            : run(args, System.out, System.err);
+        System.out.flush();
+        System.exit(status);
+    }
+
+    /** Runs one command; returns the exit status. Tests call this in-process. */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        if (args.length == 0)
+        {
+            out.println(USAGE);
+            return 0;
+        }
+        final String command = args[0];
+        final String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        final boolean help = Arrays.asList(rest).contains("--help") || Arrays.asList(rest).contains("-h");
+        try
+        {
+            switch (command)
+            {
+                case "devices":
+                    if (help)
+                    {
+                        out.println(DevicesCommand.USAGE);
+                        return 0;
+                    }
+                    return DevicesCommand.run(rest, out);
+                case "perf":
+                    if (RawPerfOptions.isRaw(rest))
+                    {
+                        // raw Ethernet tests: options of perftest's raw_ethernet_* tools, no TCP exchange
+                        if (help)
+                        {
+                            out.println(RawPerfOptions.USAGE);
+                            return 0;
+                        }
+                        return RawPerfCommand.run(RawPerfOptions.parse(rest), out, err);
+                    }
+                    if (help)
+                    {
+                        out.println(PerfOptions.USAGE);
+                        return 0;
+                    }
+                    return PerfCommand.run(PerfOptions.parse(rest), out, err);
+                case "pingpong":
+                    if (help)
+                    {
+                        out.println(PingpongOptions.USAGE);
+                        return 0;
+                    }
+                    return PingpongCommand.run(PingpongOptions.parse(rest), out, err);
+                case "rping":
+                    if (Arrays.asList(rest).contains("--help"))
+                    {
+                        out.println(RpingOptions.USAGE);
+                        return 0;
+                    }
+                    return RpingCommand.run(RpingOptions.parse(rest), out, err);
+                case "feed":
+                    if (help)
+                    {
+                        out.println(FeedCommand.USAGE);
+                        return 0;
+                    }
+                    return FeedCommand.run(FeedCommand.parse(rest), out, err);
+                case "selfcheck":
+                    if (rest.length > 0)
+                    {
+                        if (help)
+                        {
+                            out.println(SELFCHECK_USAGE);
+                            return 0;
+                        }
+                        throw new UsageException("selfcheck takes no options ('" + rest[0] + "')");
+                    }
+                    SelfCheck.run(out);
+                    return 0;
+                case "help", "-h", "--help":
+                    out.println(USAGE);
+                    return 0;
+                default:
+                    throw new UsageException("unknown command '" + command + "'");
+            }
+        }
+        catch (final UsageException ex)
+        {
+            err.println("mlx5j: " + ex.getMessage());
+            err.println(switch (command)
+            {
+                case "perf" -> RawPerfOptions.isRaw(rest) ? RawPerfOptions.USAGE : PerfOptions.USAGE;
+                case "pingpong" -> PingpongOptions.USAGE;
+                case "rping" -> RpingOptions.USAGE;
+                case "devices" -> DevicesCommand.USAGE;
+                case "feed" -> FeedCommand.USAGE;
+                case "selfcheck" -> SELFCHECK_USAGE;
+                default -> USAGE;
+            });
+            return 2;
+        }
+        catch (final UncheckedIOException | IllegalStateException | IllegalArgumentException ex)
+        {
+            err.println("mlx5j: " + command + " failed: " + ex.getMessage());
+            return 1;
+        }
+        catch (final RuntimeException ex)
+        {
+            err.println("mlx5j: " + command + " failed: " + ex);
+            return 1;
+        }
+    }
+
+    /** " (emulated ConnectX: emulator/mlx5emu)" when this process runs on the emulated device, else "". */
+    static String platform()
+    {
+        return isEmulated() ? " (emulated ConnectX-5 through emulator/mlx5emu; no RDMA hardware in use)" : "";
+    }
+
+    /** The emulator is LD_PRELOADed into this process (emulator/mlx5emu or surefire's environment). */
+    static boolean isEmulated()
+    {
+        final String preload = System.getenv("LD_PRELOAD");
+        return preload != null && preload.contains("libmlx5emu");
+    }
+}

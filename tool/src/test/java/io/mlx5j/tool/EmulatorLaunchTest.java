@@ -1,0 +1,141 @@
+package io.mlx5j.tool;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Which commands start again on the emulator, with which mlx5emu options (decided in Java, not in the shell
+ * launcher), and the whole path in a child JVM that has no emulator preloaded.
+ */
+class EmulatorLaunchTest
+{
+    private static final AtomicInteger RUNS = new AtomicInteger();
+    private static final List<String> JVM = List.of("/jdk/bin/java", "--enable-native-access=ALL-UNNAMED");
+
+    @Test
+    void onlyDeviceCommandsNeedTheEmulator()
+    {
+        // this JVM already runs on the emulator (surefire preloads it): nothing starts again
+        assertTrue(Mlx5jTool.isEmulated());
+        assertNull(EmulatorLaunch.reason(new String[] {"devices"}, false));
+        for (final String c : List.of("devices", "perf", "pingpong", "rping", "feed"))
+        {
+            assertTrue(EmulatorLaunch.needsDevice(c), c);
+        }
+        for (final String c : List.of("selfcheck", "help", "--help", "-h", "frobnicate"))
+        {
+            assertFalse(EmulatorLaunch.needsDevice(c), c);
+        }
+    }
+
+    @Test
+    void rawEthernetCommandsGetAnEthernetLink()
+    {
+        assertEquals(List.of("/emu/mlx5emu", "--link", "eth", "--", "/jdk/bin/java",
+            "--enable-native-access=ALL-UNNAMED", "-cp", "a.jar:b.jar", "io.mlx5j.tool.Mlx5jTool", "feed", "publish",
+            "-n", "10"), EmulatorLaunch.command("/emu/mlx5emu", null, JVM, "a.jar:b.jar",
+            new String[] {"feed", "publish", "-n", "10"}));
+        assertEquals(List.of("/emu/mlx5emu", "--log", "--link", "eth", "--"),
+            EmulatorLaunch.command("/emu/mlx5emu", " --log ", JVM, "cp", new String[] {"perf", "raw_bw", "--server"})
+                .subList(0, 5));
+        // the user's own link wins, in either spelling
+        assertEquals(List.of("/emu/mlx5emu", "--link", "ib", "--"),
+            EmulatorLaunch.command("/emu/mlx5emu", "--link ib", JVM, "cp", new String[] {"feed", "subscribe"})
+                .subList(0, 4));
+        assertEquals(List.of("/emu/mlx5emu", "--link=ib", "--"),
+            EmulatorLaunch.command("/emu/mlx5emu", "--link=ib", JVM, "cp", new String[] {"perf", "raw_lat"})
+                .subList(0, 3));
+        // RDMA tests run on the emulator's default link (InfiniBand, or MLX5EMU_LINK)
+        assertEquals(List.of("/emu/mlx5emu", "--", "/jdk/bin/java"),
+            EmulatorLaunch.command("/emu/mlx5emu", "", JVM, "cp", new String[] {"perf", "write_lat", "-n", "5"})
+                .subList(0, 3));
+    }
+
+    /**
+     * The launch itself: a JVM without the emulator (no LD_PRELOAD, no SYSFS_PATH), asked for {@code --emulated}
+     * runs, starts itself again under emulator/mlx5emu and reports the emulated device, with its exit status.
+     */
+    @Test
+    void aJvmWithoutTheEmulatorStartsItselfOnIt() throws Exception
+    {
+        final Run devices = runUnemulated("devices", "--emulated");
+        assertEquals(0, devices.exit, devices.out + devices.err);
+        assertEquals("mlx5j: --emulated: using the emulated ConnectX (emulator/mlx5emu)\n", devices.err);
+        assertTrue(devices.out.startsWith("mlx5j: 1 device (emulated ConnectX-5 through emulator/mlx5emu; no RDMA "
+            + "hardware in use)\nmlx5_0\n"), devices.out);
+        assertTrue(devices.out.contains("    port 1         ACTIVE, InfiniBand, LID 0x0001, MTU 4096"), devices.out);
+
+        // raw Ethernet: the dispatcher asks mlx5emu for an Ethernet port (on InfiniBand raw_lat could not run)
+        final Run raw = runUnemulated("perf", "raw_lat", "-n", "50", "--no-progress", "--emulated");
+        assertEquals(0, raw.exit, raw.out + raw.err);
+        assertTrue(raw.out.contains("Raw Ethernet"), raw.out);
+
+        // the child's exit status is the tool's: a usage error is 2
+        final Run bad = runUnemulated("devices", "--emulated", "--frobnicate");
+        assertEquals(2, bad.exit, bad.out + bad.err);
+        assertTrue(bad.err.contains("mlx5j: unknown option '--frobnicate'"), bad.err);
+
+        // selfcheck needs no device: no emulator, nothing on stderr
+        final Run self = runUnemulated("selfcheck");
+        assertEquals(0, self.exit, self.err);
+        assertEquals("", self.err);
+    }
+
+    /** Started by hand without the launcher's -Dmlx5j.emulator: a message that says how to start it, exit 1. */
+    @Test
+    void noEmulatorToRunOnIsARunTimeFailure() throws Exception
+    {
+        final Run run = run(Path.of("target", "no-such-mlx5emu").toAbsolutePath().toString(), "devices", "--emulated");
+        assertEquals(1, run.exit, run.out + run.err);
+        assertEquals("", run.out);
+        assertTrue(run.err.startsWith("mlx5j: no RDMA device found and no emulator to run on (mlx5j.emulator="),
+            run.err);
+        assertTrue(run.err.endsWith("); start the tool through ./mlx5j\n"), run.err);
+    }
+
+    private record Run(int exit, String out, String err)
+    {
+    }
+
+    private static Run runUnemulated(final String... args) throws Exception
+    {
+        return run(Path.of(System.getProperty("mlx5emu.launcher")).toAbsolutePath().toString(), args);
+    }
+
+    /** This JVM's class path in a child without the emulator's environment, {@code emulator} as the launcher's. */
+    private static Run run(final String emulator, final String... args) throws Exception
+    {
+        final Path dir = Files.createDirectories(Path.of("target", "launch"));
+        final String name = RUNS.incrementAndGet() + "-" + String.join("-", args).replaceAll("[^A-Za-z0-9_-]", "");
+        final Path out = dir.resolve(name + ".out");
+        final Path err = dir.resolve(name + ".err");
+        final List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+            "--enable-native-access=ALL-UNNAMED", "-D" + EmulatorLaunch.EMULATOR_PROPERTY + "=" + emulator, "-cp",
+            System.getProperty("java.class.path"), Mlx5jTool.class.getName()));
+        cmd.addAll(List.of(args));
+        final ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
+        final Map<String, String> env = pb.environment();
+        env.keySet().removeIf(k -> k.equals("LD_PRELOAD") || k.equals("SYSFS_PATH") || k.startsWith("MLX5EMU_"));
+        env.remove(EmulatorLaunch.OPTIONS_ENV);
+        env.put("MLX5EMU_FABRIC", "mlx5j-tool-launch-" + ProcessHandle.current().pid());
+        final Process p = pb.start();
+        if (!p.waitFor(120, TimeUnit.SECONDS))
+        {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new AssertionError(cmd + " did not finish within 120 s");
+        }
+        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+}

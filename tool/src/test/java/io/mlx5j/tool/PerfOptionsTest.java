@@ -1,0 +1,151 @@
+package io.mlx5j.tool;
+
+import io.mlx5j.doorbell.DoorbellMode;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PerfOptionsTest
+{
+    @Test
+    void perftestDefaults()
+    {
+        final PerfOptions lat = PerfOptions.parse("write_lat");
+        assertEquals(PerfTest.WRITE_LAT, lat.test());
+        assertEquals(2, lat.size());
+        assertEquals(1000, lat.iterations());
+        assertEquals(220, lat.inlineSize());
+        assertTrue(lat.inline());
+        assertEquals(PerfOptions.Role.LOOPBACK, lat.role());
+        assertEquals(DoorbellMode.AUTO, lat.mode());
+        assertEquals(18515, lat.tcpPort());
+        assertEquals(1, lat.ibPort());
+        assertEquals(-1, lat.gidIndex());
+        assertNull(lat.device());
+        assertEquals(Duration.ofSeconds(60), lat.timeout());
+
+        final PerfOptions bw = PerfOptions.parse("write_bw");
+        assertEquals(65536, bw.size());
+        assertEquals(5000, bw.iterations());
+        assertEquals(128, bw.txDepth());
+        assertEquals(100, bw.cqMod());
+        assertEquals(0, bw.inlineSize());
+        assertFalse(bw.inline());
+
+        assertEquals(236, PerfOptions.parse("send_lat").inlineSize());
+        assertEquals(512, PerfOptions.parse("send_bw").rxDepth());
+        final PerfOptions atomic = PerfOptions.parse("atomic_lat");
+        assertEquals(8, atomic.size());
+        assertFalse(atomic.inline());
+        assertEquals(0, PerfOptions.parse("read_lat", "-I", "64").inlineSize(), "READ has no inline payload");
+    }
+
+    @Test
+    void everySpellingOfAnOption()
+    {
+        final PerfOptions o = PerfOptions.parse("send_bw", "-s", "4096", "--iters", "77", "--device=mlx5_1", "-i",
+            "2", "-x", "3", "-I", "0x40", "--doorbell", "blueflame", "-t", "16", "--cq-mod=32", "-r", "64", "-m",
+            "1024", "--client", "peer.example", "-p", "20000", "--timeout", "5", "--no-progress", "--emulated");
+        assertEquals(4096, o.size());
+        assertEquals(77, o.iterations());
+        assertEquals("mlx5_1", o.device());
+        assertEquals(2, o.ibPort());
+        assertEquals(3, o.gidIndex());
+        assertEquals(64, o.inlineSize());
+        assertFalse(o.inline());
+        assertEquals(DoorbellMode.BLUEFLAME, o.mode());
+        assertEquals(16, o.txDepth());
+        assertEquals(16, o.cqMod(), "the signal interval never exceeds the window");
+        assertEquals(64, o.rxDepth());
+        assertEquals(1024, o.mtu());
+        assertEquals(PerfOptions.Role.CLIENT, o.role());
+        assertEquals("peer.example", o.host());
+        assertEquals(20000, o.tcpPort());
+        assertEquals(Duration.ofSeconds(5), o.timeout());
+        assertFalse(o.progress());
+        assertEquals(PerfOptions.Role.SERVER, PerfOptions.parse("--server", "read_bw").role());
+        assertEquals(DoorbellMode.DOORBELL, PerfOptions.parse("read_bw", "--doorbell", "doorbell").mode());
+    }
+
+    /** perftest's command line: the positional server, -x GID index, the options accepted and ignored. */
+    @Test
+    void perftestsCommandLine()
+    {
+        final PerfOptions c = PerfOptions.parse("write_bw", "-x", "1", "-F", "--report_gbits", "-s", "8",
+            "server.example", "-N", "--use_old_post_send", "-c", "RC", "-q", "1", "-o", "4");
+        assertEquals(PerfOptions.Role.CLIENT, c.role());
+        assertEquals("server.example", c.host());
+        assertEquals(1, c.gidIndex());
+        assertTrue(c.reportGbits());
+        assertEquals(4, c.outReads());
+        assertTrue(c.noPeak());
+        assertEquals(2, c.notes().size(), c.notes().toString());
+        assertTrue(c.notes().get(1).contains("--use_old_post_send ignored"), c.notes().toString());
+        assertEquals(PerfTest.ATOMIC_BW, PerfOptions.parse("atomic_bw", "-A", "FETCH_AND_ADD").test());
+        assertEquals(8, PerfOptions.parse("atomic_bw").size());
+        assertMessage("multicast", () -> PerfOptions.parse("send_lat", "-g", "0"));
+        assertMessage("-R connects to a peer through rdma_cm", () -> PerfOptions.parse("send_lat", "-R"));
+        assertTrue(PerfOptions.parse("send_lat", "-R", "127.0.0.1").rdmaCm());
+        assertMessage("-c UD: mlx5j perf runs RC QPs only", () -> PerfOptions.parse("send_lat", "-c", "UD"));
+        assertMessage("-A CMP_AND_SWAP", () -> PerfOptions.parse("atomic_lat", "-A", "CMP_AND_SWAP"));
+        assertMessage("-a: message size cannot be changed for atomic tests",
+            () -> PerfOptions.parse("atomic_bw", "-a"));
+        assertMessage("-D: duration mode does not run all sizes", () -> PerfOptions.parse("write_bw", "-a", "-D", "5"));
+        assertMessage("longer than twice the margin", () -> PerfOptions.parse("write_bw", "-D", "4", "--margin", "2"));
+        assertMessage("extra argument 'h2'", () -> PerfOptions.parse("write_bw", "h1", "h2"));
+    }
+
+    /** -a: perftest's sweep 2 .. 2^23; -D: margin a quarter of the duration, no peak; the peak's 20000 limit. */
+    @Test
+    void sweepsDurationsAndPeak()
+    {
+        final PerfOptions a = PerfOptions.parse("write_lat", "-a");
+        assertEquals(23, a.sizes().length);
+        assertEquals(2, a.sizes()[0]);
+        assertEquals(1 << 23, a.sizes()[22]);
+        assertEquals(1 << 23, a.maxSize());
+        assertEquals(4096, a.withSize(4096).size());
+        assertEquals(1, PerfOptions.parse("write_lat").sizes().length);
+        final PerfOptions d = PerfOptions.parse("write_bw", "-D", "10");
+        assertEquals(10, d.duration());
+        assertEquals(2, d.margin());
+        assertTrue(d.noPeak());
+        assertEquals(0, PerfOptions.parse("send_lat", "-D", "3").margin());
+        assertFalse(PerfOptions.parse("write_bw", "-n", "20000").noPeak());
+        assertTrue(PerfOptions.parse("write_bw", "-n", "20001").noPeak());
+        assertFalse(PerfOptions.parse("write_lat", "-n", "20001").noPeak());
+    }
+
+    @Test
+    void badCommandLinesSayWhatIsWrong()
+    {
+        assertMessage("which test", () -> PerfOptions.parse());
+        assertMessage("unknown test 'write_latency'", () -> PerfOptions.parse("write_latency"));
+        assertMessage("option -s needs a value", () -> PerfOptions.parse("write_lat", "-s"));
+        assertMessage("option -s needs a number, got 'big'", () -> PerfOptions.parse("write_lat", "-s", "big"));
+        assertMessage("must be in 1..1073741824, got 0", () -> PerfOptions.parse("write_lat", "-s", "0"));
+        assertMessage("atomic_lat moves 8 bytes", () -> PerfOptions.parse("atomic_lat", "-s", "16"));
+        assertMessage("--doorbell is blueflame, doorbell or auto",
+            () -> PerfOptions.parse("write_lat", "--doorbell", "fast"));
+        assertMessage("needs a number", () -> PerfOptions.parse("write_lat", "-x", "blueflame"));
+        assertMessage("choose one of", () -> PerfOptions.parse("write_lat", "--server", "--client", "h"));
+        assertMessage("--mtu is 256", () -> PerfOptions.parse("write_lat", "-m", "1000"));
+        assertMessage("takes no value", () -> PerfOptions.parse("write_lat", "--server=yes"));
+        assertEquals("read_lat", PerfOptions.parse("write_lat", "read_lat").host(), "a second word is the server");
+        assertMessage("unknown option", () -> PerfOptions.parse("write_lat", "--fast"));
+        assertMessage("at most 10000000 iterations", () -> PerfOptions.parse("read_lat", "-n", "10000001"));
+        assertEquals(10_000_001L, PerfOptions.parse("read_bw", "-n", "10000001").iterations());
+    }
+
+    private static void assertMessage(final String expected, final org.junit.jupiter.api.function.Executable call)
+    {
+        final UsageException ex = assertThrows(UsageException.class, call);
+        assertTrue(ex.getMessage().contains(expected), ex.getMessage());
+    }
+}

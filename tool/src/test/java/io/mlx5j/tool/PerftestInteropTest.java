@@ -1,0 +1,92 @@
+package io.mlx5j.tool;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.List;
+
+/**
+ * {@code mlx5j perf} against the unmodified perftest 4.5 programs over InfiniBand, every test in both roles, with
+ * sizes that do and do not go inline, one that makes a perftest bw client walk the target (a message of at most
+ * half a page), and perftest options mlx5j accepts and ignores.
+ */
+class PerftestInteropTest
+{
+    @ParameterizedTest(name = "{0} {1}, mlx5j server {2}")
+    @CsvSource({
+        "write_lat, -s 2 -n 200, true",
+        "write_lat, -s 2 -n 200, false",
+        "write_lat, -s 1024 -n 100 -I 0, true",
+        "write_lat, -s 1024 -n 100 -I 0, false",
+        "send_lat,  -s 64 -n 300, true",
+        "send_lat,  -s 64 -n 300, false",
+        "send_lat,  -s 4096 -n 100, true",
+        "send_lat,  -s 4096 -n 100 -F, false",
+        "read_lat,  -s 32 -n 300, true",
+        "read_lat,  -s 32 -n 300, false",
+        "atomic_lat, -n 300, true",
+        "atomic_lat, -n 300, false",
+        "write_bw,  -s 65536 -n 300, true",
+        "write_bw,  -s 65536 -n 300 --report_gbits, false",
+        "write_bw,  -s 64 -n 500 -N, true",
+        "write_bw,  -s 64 -n 500, false",
+        "send_bw,   -s 4096 -n 300, true",
+        "send_bw,   -s 4096 -n 300 --use_old_post_send, false",
+        "read_bw,   -s 8 -n 500, true",
+        "read_bw,   -s 16384 -n 300, false",
+        "atomic_bw, -n 500, true",
+        "atomic_bw, -n 500, false",
+    })
+    void againstPerftest(final String test, final String args, final boolean javaServer) throws Exception
+    {
+        PerftestInterop.run(test, javaServer, List.of(args.trim().split(" +")));
+    }
+
+    /**
+     * perftest's -a (all sizes 2 .. 2^23, with each test's exchanges between sizes), -D (duration: warm-up, sample,
+     * cool-down) and the BW peak column, against the perftest binaries in both roles (5 iterations, perftest's least:
+     * 23 sizes).
+     */
+    @ParameterizedTest(name = "{0} {1}, mlx5j server {2}")
+    @CsvSource({
+        "write_lat, -a -n 5, true",
+        "send_lat,  -a -n 5, false",
+        "send_bw,   -a -n 5, true",
+        "read_bw,   -a -n 5, false",
+        "write_lat, -D 3, false",
+        "send_bw,   -D 3, true",
+        "write_bw,  -D 3, false",
+        "read_lat,  -D 3, true",
+    })
+    void sweepsAndDurations(final String test, final String args, final boolean javaServer) throws Exception
+    {
+        PerftestInterop.run(test, javaServer, List.of(args.trim().split(" +")));
+    }
+
+    /** The same over RoCE (the surefire execution with an Ethernet link): both sides use GID index 1 (RoCE v2). */
+    @Tag("roce")
+    @ParameterizedTest(name = "RoCE {0} {1}, mlx5j server {2}")
+    @CsvSource({
+        "write_lat, -x 1 -s 2 -n 100, true",
+        "write_lat, -x 1 -s 2 -n 100, false",
+        "send_lat,  -x 1 -s 128 -n 200, true",
+        "send_lat,  -x 1 -s 128 -n 200, false",
+        "read_lat,  -x 1 -s 64 -n 200, true",
+        "read_lat,  -x 1 -s 64 -n 200, false",
+        "atomic_lat, -x 1 -n 200, true",
+        "atomic_lat, -x 1 -n 200, false",
+        "write_bw,  -x 1 -s 8192 -n 300, true",
+        "write_bw,  -x 1 -s 8192 -n 300, false",
+        "send_bw,   -x 1 -s 1024 -n 300, true",
+        "send_bw,   -x 1 -s 1024 -n 300, false",
+        "read_bw,   -x 1 -s 2048 -n 300, true",
+        "read_bw,   -x 1 -s 2048 -n 300, false",
+        "atomic_bw, -x 1 -n 300, true",
+        "atomic_bw, -x 1 -n 300, false",
+    })
+    void againstPerftestOverRoce(final String test, final String args, final boolean javaServer) throws Exception
+    {
+        PerftestInterop.run(test, javaServer, List.of(args.trim().split(" +")));
+    }
+}

@@ -1,0 +1,73 @@
+package io.mlx5j.tool;
+
+import io.mlx5j.direct.Context;
+import io.mlx5j.direct.ProtectionDomain;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The raw measuring loops allocate nothing per frame: after a warm-up run, a second loopback run allocates (on this
+ * thread) no more than its sample array plus a small one-off slack. Any object allocated per frame (16 bytes at
+ * least) would exceed the slack: raw_bw sends and receives 5000 frames, raw_lat 300 round trips (each a send and a
+ * receive on both QPs, with every frame checked), and raw_bw -D 1 runs for a second.
+ */
+@Tag("roce")
+class RawPerfLoopsAllocationTest
+{
+    private static final long SLACK = 4096;
+
+    @Test
+    void rawLoopsAllocateNothingPerFrame()
+    {
+        final com.sun.management.ThreadMXBean mx =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        final long thread = Thread.currentThread().threadId();
+        final Progress quiet = new Progress(new PrintStream(OutputStream.nullOutputStream()), "raw", 1, false);
+        for (final String[] args : new String[][] {
+            {"raw_bw", "-n", "5000", "-s", "256", "-J", "10.1.0.2", "-j", "10.1.0.1", "-K", "7001", "-k", "7002",
+                "--doorbell", "doorbell", "-N"},
+            {"raw_lat", "-n", "300", "-s", "128", "--doorbell", "doorbell"},
+            {"raw_bw", "-D", "1", "-s", "256", "--doorbell", "doorbell"}})
+        {
+            final RawPerfOptions o = RawPerfOptions.parse(args);
+            for (int round = 0; round < 2; round++)
+            {
+                try (Context context = Context.open("mlx5_0");
+                     ProtectionDomain pd = context.allocPd();
+                     RawEndpoint server = new RawEndpoint(context, pd, o, true);
+                     RawEndpoint client = new RawEndpoint(context, pd, o, false))
+                {
+                    server.start(server.bfRegister() == client.bfRegister());
+                    client.start(server.bfRegister() == client.bfRegister());
+                    final long stall = 60_000_000_000L;
+                    final long before = mx.getThreadAllocatedBytes(thread);
+                    if (o.duration() > 0)
+                    {
+                        RawDurationLoops.bwClient(client, server, stall);
+                    }
+                    else if (o.latency())
+                    {
+                        RawPerfLoops.latClient(client, server, quiet, stall);
+                    }
+                    else
+                    {
+                        RawPerfLoops.bwClient(client, server, quiet, stall);
+                    }
+                    final long allocated = mx.getThreadAllocatedBytes(thread) - before;
+                    final long samples = o.latency() ? 16L + 8L * o.iterations() : 0;
+                    // round 0 warms up (JIT, lazily built state); round 1 is measured
+                    assertTrue(round == 0 || allocated <= samples + SLACK, String.join(" ", args) + ": " + allocated
+                        + " bytes allocated (sample array " + samples + ")");
+                    assertTrue(o.duration() > 0 || server.received == o.iterations(), String.join(" ", args)
+                        + ": the server received " + server.received);
+                }
+            }
+        }
+    }
+}
