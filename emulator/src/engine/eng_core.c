@@ -1,10 +1,6 @@
 /*
- * eng_core.c - the engine thread, the hooks K calls, doorbell watching, CQ writes and events.
- *
- * Doorbells: like a ConnectX, the engine reacts to writes to the UAR page, not to the doorbell record. It watches
- * every BlueFlame half (0x800 + k*0x100 of each mapped UAR page) and the CQ arm doorbell (0x20) through K's alias
- * mapping of the same memfd pages, and takes each doorbell with an atomic exchange to 0 (a register write is
- * consumed once). QPNs are never 0, so 0 means "no doorbell".
+ * eng_core.c - the engine thread, the passes that application threads lend it, the doorbell fault handler, and
+ * the hooks K calls (layer 5 of src/engine/LAYERS, the top: it may call every other engine file).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -32,34 +28,6 @@
 #include "engine/eng_internal.h"
 #include "engine/eng_pcap.h"
 
-struct eng_global G = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-uint64_t eng_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Number of driver-rule violations seen by this process (strict mode prints each one). */
-__attribute__((visibility("default"))) unsigned long mlx5emu_strict_violations(void)
-{
-	return atomic_load(&G.violations);
-}
-
-void eng_strict(uint32_t qpn, uint32_t wqe, const char *fmt, ...)
-{
-	atomic_fetch_add(&G.violations, 1);
-	if (!G.strict)
-		return;
-	char msg[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "mlx5emu[%d] STRICT: QP 0x%06x WQE %u: %s\n", (int)getpid(), qpn, wqe, msg);
-}
-
 static void lock_engine(void)
 {
 	atomic_fetch_add(&G.hook_wait, 1);
@@ -68,451 +36,6 @@ static void lock_engine(void)
 }
 
 static void unlock_engine(void) { pthread_mutex_unlock(&G.lock); }
-
-/* ---------------- lookups ---------------- */
-
-struct eng_qp *eng_find_qp(uint32_t qpn)
-{
-	struct eng_qp *qp = G.qp_by_slot[qpn & (EMU_REG_QP_SLOTS - 1)];
-	return qp && qp->qpn == qpn ? qp : NULL;
-}
-
-static struct eng_cq *find_cq(uint32_t cqn)
-{
-	for (struct eng_cq *c = G.cqs; c; c = c->next)
-		if (c->c->cqn == cqn)
-			return c;
-	return NULL;
-}
-
-static unsigned mr_bucket(uint32_t key) { return (key >> 8) & 4095; }
-
-struct eng_mr *eng_mr_check(uint32_t key, struct emu_pd *pd, uint64_t addr, uint64_t len, uint32_t access)
-{
-	for (struct eng_mr *m = G.mr_hash[mr_bucket(key)]; m; m = m->next) {
-		if (m->key != key)
-			continue;
-		if (pd && m->pd != pd)
-			return NULL;
-		if ((m->access & access) != access)
-			return NULL;
-		if (addr < m->addr || len > m->len || addr - m->addr > m->len - len)
-			return NULL;
-		return m;
-	}
-	return NULL;
-}
-
-/* Is process pid alive? (Signal 0 checks existence only; EPERM still means it exists.) */
-int eng_pid_alive(int pid)
-{
-	return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
-}
-
-int eng_pid_running(int pid)
-{
-	if (!eng_pid_alive(pid))
-		return 0;
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/%d/stat", pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return 1; /* no procfs: alive is all we know */
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')'); /* "pid (comm) S ...": comm may contain spaces and parentheses */
-	if (!p || p[1] != ' ')
-		return 1;
-	char st = p[2];
-	return st != 'T' && st != 't' && st != 'Z' && st != 'X';
-}
-
-/* Consistent copy of the registry entry of qpn (seqlock protocol of emu_objects.h); only the fields the engine
- * needs. Returns 0 if the entry holds qpn. */
-static int reg_qp_read(uint32_t qpn, struct emu_reg_qp *out)
-{
-	struct emu_registry *r = emu_registry();
-	if (!r)
-		return -1;
-	struct emu_reg_qp *e = &r->qps[qpn & (EMU_REG_QP_SLOTS - 1)];
-	for (int spins = 0; spins < 1000000; spins++) {
-		uint32_t s1 = atomic_load(&e->seq);
-		if (s1 & 1)
-			continue;
-		out->qpn = e->qpn;
-		out->pid = e->pid;
-		out->lid = e->lid;
-		atomic_thread_fence(memory_order_acquire);
-		if (atomic_load(&e->seq) == s1)
-			return out->qpn == qpn && qpn ? 0 : -1;
-	}
-	return -1;
-}
-
-struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid)
-{
-	struct emu_reg_qp e;
-	if (reg_qp_read(qpn, &e) != 0 || (e.pid != G.pid && !eng_pid_alive(e.pid))) {
-		if (emu_log_enabled)
-			emu_log("engine: QP 0x%06x is not in the fabric registry (or its process is gone)", qpn);
-		return NULL;
-	}
-	if (pid)
-		*pid = e.pid;
-	if (lid)
-		*lid = e.lid;
-	if (e.pid == G.pid)
-		return G.inbox;
-	int freeslot = -1;
-	for (int i = 0; i < ENG_MAX_PEERS; i++) {
-		if (G.peers[i].pid == e.pid && G.peers[i].ib)
-			return G.peers[i].ib;
-		if (!G.peers[i].ib && freeslot < 0)
-			freeslot = i;
-	}
-	struct eng_inbox *ib = eng_inbox_open(G.fabric, e.pid);
-	if (!ib) {
-		if (emu_log_enabled)
-			emu_log("engine: no inbox of process %d (owner of QP 0x%06x): %s", e.pid, qpn, strerror(errno));
-		return NULL;
-	}
-	if (freeslot < 0) { /* evict one */
-		freeslot = (int)(eng_now_ns() % ENG_MAX_PEERS);
-		eng_inbox_unmap(G.peers[freeslot].ib);
-		for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
-			if (qp->peer == G.peers[freeslot].ib)
-				qp->peer = NULL;
-	}
-	G.peers[freeslot].pid = e.pid;
-	G.peers[freeslot].ib = ib;
-	return ib;
-}
-
-/* Drop cached mappings of processes that are gone, so a vanished peer looks like a silent link. */
-static void reap_peers(void)
-{
-	for (int i = 0; i < ENG_MAX_PEERS; i++) {
-		if (!G.peers[i].ib || eng_pid_alive(G.peers[i].pid))
-			continue;
-		for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
-			if (qp->peer == G.peers[i].ib)
-				qp->peer = NULL;
-		eng_inbox_unmap(G.peers[i].ib);
-		G.peers[i].ib = NULL;
-		G.peers[i].pid = 0;
-	}
-}
-
-/* ---------------- events and CQEs ---------------- */
-
-void eng_async_event(struct emu_ctx *ctx, uint64_t element, uint32_t type)
-{
-	struct ib_uverbs_async_event_desc d = { .element = element, .event_type = type };
-	if (ctx && ctx->async_write_fd >= 0 && write(ctx->async_write_fd, &d, sizeof d) != (ssize_t)sizeof d)
-		emu_log("engine: async event %u lost (pipe full)", type);
-}
-
-static void fire_comp_event(struct eng_cq *cq)
-{
-	cq->armed = 0;
-	struct ib_uverbs_comp_event_desc d = { .cq_handle = cq->c->user_handle };
-	if (cq->c->comp_fd >= 0) {
-		if (write(cq->c->comp_fd, &d, sizeof d) == (ssize_t)sizeof d) {
-			emu_lock();
-			cq->c->comp_events++;
-			emu_unlock();
-		}
-	}
-}
-
-void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited)
-{
-	if (!cq || cq->overrun)
-		return;
-	uint32_t cons = __atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE);
-	cons = __builtin_bswap32(cons) & 0xffffff;
-	if (((cq->pi - cons) & 0xffffff) >= cq->cnt) {
-		cq->overrun = 1;
-		eng_strict(ci->qpn, ci->wqe_counter, "CQ 0x%06x overrun: consumer index %u not advanced (%u CQEs)",
-			   cq->c->cqn, cons, cq->cnt);
-		emu_lock();
-		cq->c->async_events++;
-		emu_unlock();
-		eng_async_event(cq->c->ctx, cq->c->user_handle, IBV_EVENT_CQ_ERR);
-		return;
-	}
-	uint8_t *entry = cq->buf + (size_t)(cq->pi & (cq->cnt - 1)) * cq->size;
-	uint8_t owner = (cq->pi & cq->cnt) ? 1 : 0;
-	/* The completion is stamped when the engine writes it, and the timer page shows at least that value from now
-	 * on (so a clock read after polling the CQE is never earlier than the CQE). */
-	struct eng_cqe_info stamped = *ci;
-	uint64_t now_ts = emu_clock_publish(emu_clock_now());
-	stamped.timestamp = ci->timestamp && ci->timestamp < now_ts ? ci->timestamp : now_ts; /* preset: a send's departure */
-	if (stamped.timestamp < cq->last_ts)
-		stamped.timestamp = cq->last_ts;
-	cq->last_ts = stamped.timestamp;
-	uint8_t op_own = eng_cqe_build(entry, cq->size, &stamped, owner);
-	__atomic_store_n(eng_cqe_op_own(entry, cq->size), op_own, __ATOMIC_RELEASE);
-	cq->pi = (cq->pi + 1) & 0xffffff;
-	int is_err = ci->opcode == MLX5_CQE_REQ_ERR || ci->opcode == MLX5_CQE_RESP_ERR;
-	if (solicited || is_err)
-		cq->sol_pi = cq->pi;
-	if (cq->armed && (!cq->arm_sol || solicited || is_err))
-		fire_comp_event(cq);
-}
-
-static void cq_arm_doorbell(const uint8_t *db)
-{
-	uint32_t hi = eng_be32(db), cqn = eng_be32(db + 4) & 0xffffff;
-	struct eng_cq *cq = find_cq(cqn);
-	if (!cq) {
-		eng_strict(0, 0, "CQ arm doorbell for unknown CQ 0x%06x", cqn);
-		return;
-	}
-	uint32_t ci = hi & 0xffffff;
-	cq->armed = 1;
-	cq->arm_sol = (hi & MLX5_CQ_DB_REQ_NOT_SOL) != 0;
-	/* CQEs already written at or after the armed consumer index trigger at once, as on hardware. */
-	uint32_t pend = (cq->pi - ci) & 0xffffff, solpend = (cq->sol_pi - ci) & 0xffffff;
-	if (pend && pend <= cq->cnt && (!cq->arm_sol || (solpend && solpend <= cq->cnt)))
-		fire_comp_event(cq);
-}
-
-/* ---------------- send doorbells ---------------- */
-
-/* Whether a BlueFlame half holds bytes 8..ds*16 of the WQE at idx (the doorbell word is compared elsewhere). */
-static int bf_matches_ring(struct eng_qp *qp, volatile const uint8_t *h, uint32_t idx, uint32_t ds)
-{
-	size_t len = (size_t)ds * 16;
-	if (len > ENG_BF_HALF_SIZE)
-		len = ENG_BF_HALF_SIZE;
-	size_t ring = (size_t)qp->sq_cnt * ENG_WQE_BB;
-	size_t start = (size_t)(idx & (qp->sq_cnt - 1)) * ENG_WQE_BB;
-	for (size_t o = 8; o < len; o++)
-		if (h[o] != qp->sq[(start + o) & (ring - 1)])
-			return 0;
-	return 1;
-}
-
-static void check_blueflame(struct eng_qp *qp, uint8_t *half, uint8_t *seen, uint32_t idx, uint32_t ds)
-{
-	volatile uint8_t *h = half;
-	volatile uint64_t *w = (volatile uint64_t *)(void *)half;
-	size_t len = (size_t)ds * 16;
-	if (len > ENG_BF_HALF_SIZE)
-		len = ENG_BF_HALF_SIZE;
-	size_t ring = (size_t)qp->sq_cnt * ENG_WQE_BB;
-	size_t start = (size_t)(idx & (qp->sq_cnt - 1)) * ENG_WQE_BB;
-	/* The driver stores the doorbell word first and the rest of the block after it, so a writer that the
-	 * scheduler preempts mid-copy (common on a loaded 2-core machine, and a JVM safepoint does the same) leaves
-	 * the block half written for milliseconds. Hardware receives a write-combined block at once and never sees
-	 * that. So a mismatch counts only if it persists for BF_SETTLE_NS of wall time, not for a number of yields. */
-	enum { BF_SETTLE_NS = 500 * 1000 * 1000 };
-	int same = 0, unchanged = 1;
-	size_t diff = 0;
-	uint64_t deadline = 0;
-	/* A driver storing the doorbell word first may not have stored the rest yet: give it a moment before taking
-	 * this for a plain 8-byte doorbell. If its copy lands even later, the next doorbell here would see that copy,
-	 * so seen[0..7] (unused as a snapshot: the word is taken by exchange) remembers the doorbell taken as plain:
-	 * seen[0] flag, seen[1..3] QPN, seen[4..5] WQE index, seen[6] ds. */
-	uint64_t settle = 0;
-	for (;;) {
-		unchanged = 1;
-		for (size_t o = 8; o < len && unchanged; o++)
-			unchanged = h[o] == seen[o];
-		if (!unchanged || w[0])
-			break;
-		uint64_t now = eng_now_ns();
-		if (!settle)
-			settle = now + 50 * 1000;
-		else if (now >= settle)
-			break;
-		__builtin_ia32_pause();
-	}
-	if (unchanged) {
-		seen[0] = 1;
-		seen[1] = (uint8_t)(qp->qpn >> 16), seen[2] = (uint8_t)(qp->qpn >> 8), seen[3] = (uint8_t)qp->qpn;
-		seen[4] = (uint8_t)(idx >> 8), seen[5] = (uint8_t)idx, seen[6] = (uint8_t)ds;
-		return;
-	}
-	if (seen[0]) {
-		seen[0] = 0;
-		struct eng_qp *prev = eng_find_qp((uint32_t)seen[1] << 16 | (uint32_t)seen[2] << 8 | seen[3]);
-		if (prev && bf_matches_ring(prev, h, (uint32_t)seen[4] << 8 | seen[5], seen[6])) {
-			for (size_t o = 8; o < ENG_BF_HALF_SIZE; o++)
-				seen[o] = h[o];
-			return; /* the previous doorbell's copy landed late; this doorbell was a plain one */
-		}
-	}
-	for (;;) {
-		/* The driver alternates the two halves and never waits for the device, so two posts later it may
-		 * already be writing the next WQE here (its doorbell word lands first). The copy under check is then
-		 * gone, not wrong; the next doorbell's own check covers the half. */
-		if (w[0])
-			break;
-		same = 1;
-		for (size_t o = 8; o < len && same; o++) {
-			same = h[o] == qp->sq[(start + o) & (ring - 1)];
-			diff = o;
-		}
-		if (same)
-			break;
-		uint64_t now = eng_now_ns();
-		if (!deadline)
-			deadline = now + BF_SETTLE_NS;
-		else if (now >= deadline) {
-			eng_strict(qp->qpn, idx, "BlueFlame copy differs from the WQE in the send ring (ds %u, first difference "
-				   "at byte %zu: copy 0x%02x, ring 0x%02x, last check's copy 0x%02x)", ds, diff, h[diff],
-				   qp->sq[(start + diff) & (ring - 1)], seen[diff]);
-			break;
-		}
-		sched_yield(); /* the copy may still be landing */
-	}
-	for (size_t o = 8; o < ENG_BF_HALF_SIZE; o++)
-		seen[o] = h[o];
-}
-
-/* What a doorbell executes: the send queue up to its doorbell record (rec, rec_ahead WQEBBs past the device). */
-static void sq_take_record(struct eng_qp *qp, uint32_t idx, uint32_t rec, uint32_t rec_ahead)
-{
-	uint32_t qpn = qp->qpn;
-	if (rec_ahead > qp->sq_cnt) {
-		eng_strict(qpn, idx, "doorbell record %u is %u WQEBBs ahead of the device (ring has %u)", rec,
-			   rec_ahead, qp->sq_cnt);
-		rec_ahead = 0;
-	}
-	uint32_t new_pi = qp->sq_pi + rec_ahead;
-	/* Only when this doorbell moved the producer: two doorbells taken in one scan report once. */
-	if (rec_ahead && new_pi - qp->sq_cqe_seen > qp->sq_cnt)
-		eng_strict(qpn, idx, "WQE slot reused before its completion could have been seen (%u WQEBBs past the "
-			   "last CQE, ring has %u)", new_pi - qp->sq_cqe_seen, qp->sq_cnt);
-	qp->sq_pi = new_pi;
-	qp->rec_stall_since = 0;
-}
-
-static void sq_doorbell(const uint8_t *db, uint8_t *half, uint8_t *seen)
-{
-	uint32_t o = eng_be32(db), qd = eng_be32(db + 4);
-	uint32_t qpn = qd >> 8, idx = (o >> 8) & 0xffff, ds = qd & 0xff;
-	struct eng_qp *qp = eng_find_qp(qpn);
-	if (!qp) {
-		eng_strict(qpn, idx, "doorbell for a QP this process does not own");
-		return;
-	}
-	uint32_t rec = __builtin_bswap32(__atomic_load_n(&qp->dbrec[1], __ATOMIC_ACQUIRE)) & 0xffff;
-	uint32_t cur = qp->sq_pi & 0xffff;
-	uint32_t rec_ahead = (rec - cur) & 0xffff;
-	uint32_t db_ahead = ((idx + eng_wqe_bbs(ds ? ds : 1)) - cur) & 0xffff;
-	if (db_ahead > rec_ahead && db_ahead < 0x8000)
-		eng_strict(qpn, idx, "doorbell beyond what was written: doorbell ends at %u, doorbell record says %u",
-			   (idx + eng_wqe_bbs(ds ? ds : 1)) & 0xffff, rec);
-	sq_take_record(qp, idx, rec, rec_ahead);
-	if (seen)
-		check_blueflame(qp, half, seen, idx, ds ? ds : 1);
-}
-
-/* A page opened by a fault whose store has not shown up for this long is protected again anyway (the storing
- * thread may have been descheduled; if its store is still to come, it simply faults once more). */
-#define ENG_DB_OPEN_MAX_NS 1000000ull
-
-static int scan_page(int i)
-{
-	int work = 0;
-	{
-		uint8_t *page = G.uars[i].page;
-		for (uint32_t off = EMU_BF_OFFSET; off < EMU_UAR_PAGE_SIZE; off += EMU_BF_REG_SIZE / 2) {
-			_Atomic uint64_t *db = (_Atomic uint64_t *)(void *)(page + off);
-			if (!atomic_load_explicit(db, memory_order_relaxed))
-				continue;
-			uint64_t v = atomic_exchange(db, 0);
-			sq_doorbell((const uint8_t *)&v, page + off,
-				    G.uars[i].bf_seen ? G.uars[i].bf_seen[(off - EMU_BF_OFFSET) / ENG_BF_HALF_SIZE] : NULL);
-			work = 1;
-		}
-		_Atomic uint64_t *arm = (_Atomic uint64_t *)(void *)(page + EMU_CQ_ARM_DB_OFFSET);
-		if (atomic_load_explicit(arm, memory_order_relaxed)) {
-			uint64_t v = atomic_exchange(arm, 0);
-			cq_arm_doorbell((const uint8_t *)&v);
-			work = 1;
-		}
-	}
-	return work;
-}
-
-static int scan_doorbells(void)
-{
-	int work = 0;
-	for (int i = 0; i < G.nuars; i++) {
-		struct eng_uar *u = &G.uars[i];
-		int found = scan_page(i);
-		u->landed |= found && u->open;
-		/* A store that did not fault on a protected page came through another mapping of it, which the
-		 * library never saw (a raw mmap system call, as UCX makes): poll that page from now on. */
-		u->aliased |= found && u->watched && !u->open;
-		work |= found;
-	}
-	return work;
-}
-
-/*
- * Before the engine thread sleeps: write-protect again the pages opened by faults whose stores have landed (or
- * are long overdue), so that the next doorbell faults, then look once more for a store that landed before the
- * protection took effect. Pages stay open while the engine is awake: it sees their doorbells by scanning, and a
- * streaming sender then does not pay a fault per doorbell. Returns whether that last look found work.
- */
-static int protect_open_pages(void)
-{
-	int work = 0;
-	uint64_t now = eng_now_ns();
-	for (int i = 0; i < G.nuars; i++) {
-		struct eng_uar *u = &G.uars[i];
-		if (!u->open || (!u->landed && now - u->open_since <= ENG_DB_OPEN_MAX_NS))
-			continue;
-		u->open = u->landed = 0;
-		eng_dbfault_protect(u->user_va);
-		work |= scan_page(i);
-	}
-	return work;
-}
-
-/* Whether doorbells can be missed while the engine thread sleeps: 2 when a page is not watched through write
- * faults (it is only seen by polling), 1 when a watched page is open for a fault's store, 0 when every doorbell
- * will fault. */
-static int doorbells_polled(void)
-{
-	int polled = G.dbfault ? 0 : 2;
-	for (int i = 0; i < G.nuars && polled < 2; i++)
-		polled = !G.uars[i].watched || G.uars[i].aliased ? 2 : G.uars[i].open ? 1 : polled;
-	return polled;
-}
-
-/* A doorbell rung just before destroy reached the device while the object existed, so take it now: it must
- * neither be lost nor show up later as a doorbell for an unknown object (a false strict report). */
-static void take_pending_doorbells_locked(void)
-{
-	if (G.inbox)
-		scan_doorbells();
-}
-
-/* A record that moved with no doorbell for a second: the driver forgot to ring (hardware would hang too). */
-static void check_unrung(uint64_t now)
-{
-	for (struct eng_qp *qp = G.qps; qp; qp = qp->next) {
-		uint32_t rec = __builtin_bswap32(__atomic_load_n(&qp->dbrec[1], __ATOMIC_ACQUIRE)) & 0xffff;
-		if (rec == (qp->sq_pi & 0xffff) || qp->state == EMU_QPS_RESET) {
-			qp->rec_stall_since = 0;
-			continue;
-		}
-		if (!qp->rec_stall_since)
-			qp->rec_stall_since = now;
-		else if (!qp->rec_stall_reported && now - qp->rec_stall_since > 1000000000ull) {
-			qp->rec_stall_reported = 1;
-			eng_strict(qp->qpn, qp->sq_pi & 0xffff, "doorbell record advanced to %u but the doorbell was never "
-				   "rung (the WQEs will not execute)", rec);
-		}
-	}
-}
 
 /* ---------------- the engine thread ---------------- */
 
@@ -547,14 +70,14 @@ static int engine_iteration(void)
 		return 0;
 	uint64_t now = eng_now_ns();
 	emu_clock_publish(emu_clock_ticks(now)); /* the timer page advances with every pass (emu_clock.h) */
-	work |= scan_doorbells();
+	work |= eng_scan_doorbells();
 	work |= drain_inbox();
 	for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
 		work |= eng_qp_progress(qp, now);
 	if (now - last_slow > 100000000ull) {
 		last_slow = now;
-		check_unrung(now);
-		reap_peers();
+		eng_check_unrung(now);
+		eng_reap_peers();
 		emu_clock_maintain();
 	}
 	return work;
@@ -612,44 +135,20 @@ void eng_doorbell_fault(void *user_va)
 			uint32_t rec = __builtin_bswap32(__atomic_load_n(&qp->dbrec[1], __ATOMIC_ACQUIRE)) & 0xffff;
 			uint32_t rec_ahead = (rec - qp->sq_pi) & 0xffff;
 			if (rec_ahead)
-				sq_take_record(qp, qp->sq_pi & 0xffff, rec, rec_ahead);
+				eng_sq_take_record(qp, qp->sq_pi & 0xffff, rec, rec_ahead);
 		}
 	}
 	/* A few passes: a loopback packet lands in this process's own inbox in the first and is delivered in the
 	 * second, before the storing thread resumes. */
 	for (int n = 0; n < 4 && engine_iteration(); n++)
 		;
-	/* Under G.lock: protect_open_pages must not protect the page again between the open above and this write
+	/* Under G.lock: eng_protect_open_pages must not protect the page again between the open above and this write
 	 * enable (the store would then land on a page marked protected, and pass for a store through a mapping the
 	 * library never saw). If the engine protects it later but before the store lands, the store faults again. */
 	eng_dbfault_resolve(user_va);
 	unlock_engine();
 }
 
-/*
- * Scheduling of the device threads (the engine thread and the doorbell fault thread). On Linux 6.6+ (EEVDF) a
- * SCHED_OTHER thread may ask for a short time slice (sched_attr.sched_runtime, honoured since 6.12): a woken
- * thread with a shorter slice than the running one preempts it (PREEMPT_SHORT), and it is placed on the waker's
- * CPU when the waker is about to sleep. Measured here with both cores spinning: a futex ping-pong between two
- * such threads takes 5.5 us per round trip (p99 11 us), against 6 us but p99 0.5 ms with the default slice and
- * 40 us with SCHED_FIFO, which the kernel places on the task's previous CPU and wakes by inter-processor
- * interrupt (about 20 us in this virtual machine). Not real time: the threads still share the CPU fairly, and a
- * kernel that refuses the attribute just leaves the default.
- */
-struct eng_sched_attr { /* struct sched_attr, include/uapi/linux/sched/types.h (SCHED_ATTR_SIZE_VER0 = 48) */
-	uint32_t size, sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime, sched_deadline, sched_period;
-};
-
-void eng_thread_sched_setup(void)
-{
-	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* short sleeps must stay short */
-	struct eng_sched_attr a = { .size = sizeof a, .sched_policy = SCHED_OTHER, .sched_runtime = 100000 };
-	(void)syscall(SYS_sched_setattr, 0, &a, 0);
-}
 
 /*
  * Whether a core is free for this thread to spin on: the number of runnable threads on the machine (the fourth
@@ -718,8 +217,8 @@ static void *engine_main(void *arg)
 			continue;
 		}
 		pthread_mutex_lock(&G.lock);
-		int again = protect_open_pages(); /* about to sleep */
-		int polled = doorbells_polled();
+		int again = eng_protect_open_pages(); /* about to sleep */
+		int polled = eng_doorbells_polled();
 		pthread_mutex_unlock(&G.lock);
 		if (again) {
 			idle = 0;
@@ -846,7 +345,7 @@ static void engine_start_locked(void)
 		G.running = 1;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (G.running && !G.dbfault) {
-		G.dbfault = eng_dbfault_start() == 0;
+		G.dbfault = eng_dbfault_start(eng_doorbell_fault) == 0;
 		for (int i = 0; i < G.nuars && G.dbfault; i++)
 			watch_uar(&G.uars[i]);
 	}
@@ -869,7 +368,7 @@ void emu_engine_ctx_closing(struct emu_ctx *ctx)
 	lock_engine();
 	for (int i = 0; i < G.nuars;)
 		if (G.uars[i].ctx == ctx) {
-			free(G.uars[i].bf_seen);
+			free(G.uars[i].bf_check);
 			G.uars[i] = G.uars[--G.nuars];
 		}
 		else
@@ -894,7 +393,7 @@ void emu_engine_uar_mapped(struct emu_ctx *ctx, int page_index, void *user_va)
 		u->ctx = ctx;
 		u->page = page;
 		u->index = page_index;
-		u->bf_seen = calloc(ENG_BF_HALVES, ENG_BF_HALF_SIZE);
+		u->bf_check = calloc(ENG_BF_HALVES, sizeof *u->bf_check);
 	}
 	/* The application's own mapping (the first one, if it maps the page twice): its doorbell stores fault. */
 	if (u && user_va && !u->user_va) {
@@ -1005,7 +504,7 @@ void emu_engine_cq_destroying(struct emu_cq *c)
 {
 	reclaim_unread_events(c);
 	lock_engine();
-	take_pending_doorbells_locked();
+	eng_take_pending_doorbells_locked();
 	struct eng_cq *e = c->engine;
 	for (struct eng_cq **pp = &G.cqs; *pp; pp = &(*pp)->next)
 		if (*pp == e) {
@@ -1076,8 +575,8 @@ void emu_engine_mr_registered(struct emu_mr *m)
 	e->pd = m->pd;
 	lock_engine();
 	m->engine = e;
-	e->next = G.mr_hash[mr_bucket(e->key)];
-	G.mr_hash[mr_bucket(e->key)] = e;
+	e->next = G.mr_hash[eng_mr_bucket(e->key)];
+	G.mr_hash[eng_mr_bucket(e->key)] = e;
 	unlock_engine();
 }
 
@@ -1086,7 +585,7 @@ void emu_engine_mr_deregistering(struct emu_mr *m)
 	lock_engine();
 	struct eng_mr *e = m->engine;
 	if (e) {
-		for (struct eng_mr **pp = &G.mr_hash[mr_bucket(e->key)]; *pp; pp = &(*pp)->next)
+		for (struct eng_mr **pp = &G.mr_hash[eng_mr_bucket(e->key)]; *pp; pp = &(*pp)->next)
 			if (*pp == e) {
 				*pp = e->next;
 				break;
@@ -1117,7 +616,10 @@ void emu_engine_qp_created(struct emu_qp *q)
 	qp->rq_shift = q->rq_wqe_shift;
 	qp->dbrec = (volatile uint32_t *)(uintptr_t)q->dbrec;
 	qp->infl = calloc(qp->sq_cnt ? qp->sq_cnt : 1, sizeof *qp->infl);
-	if (!qp->infl) {
+	qp->sq_shadow = qp->sq_cnt ? malloc((size_t)qp->sq_cnt * ENG_WQE_BB) : NULL;
+	if (!qp->infl || (qp->sq_cnt && !qp->sq_shadow)) {
+		free(qp->infl);
+		free(qp->sq_shadow);
 		free(qp);
 		return;
 	}
@@ -1190,7 +692,7 @@ void emu_engine_qp_modified(struct emu_qp *q, int old_state, int attr_mask)
 void emu_engine_qp_destroying(struct emu_qp *q)
 {
 	lock_engine();
-	take_pending_doorbells_locked();
+	eng_take_pending_doorbells_locked();
 	struct eng_qp *qp = q->engine;
 	if (qp && qp->type == EMU_QPT_UD)
 		/* UD sends whose doorbell rang are on the wire within microseconds on hardware, before any destroy can
@@ -1216,18 +718,7 @@ void emu_engine_qp_destroying(struct emu_qp *q)
 	unlock_engine();
 	if (qp) {
 		free(qp->infl);
+		free(qp->sq_shadow);
 		free(qp);
 	}
-}
-
-void eng_qp_set_error(struct eng_qp *qp)
-{
-	if (qp->state == EMU_QPS_ERR)
-		return;
-	qp->state = EMU_QPS_ERR;
-	qp->flushing = 1;
-	emu_lock();
-	if (qp->q)
-		qp->q->state = EMU_QPS_ERR; /* so that ibv_query_qp reports what the device did */
-	emu_unlock();
 }

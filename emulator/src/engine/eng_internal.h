@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "emu_objects.h"
+#include "engine/eng_bf.h"
 #include "engine/eng_cqe.h"
 #include "engine/eng_wire.h"
 #include "engine/eng_wqe.h"
@@ -130,6 +131,7 @@ struct eng_qp {
 	/* rings */
 	uint8_t *sq;
 	uint32_t sq_cnt;
+	uint8_t *sq_shadow;         /* the ring as taken, the BlueFlame check's reference (eng_bf.c) */
 	uint8_t *rq;
 	uint32_t rq_cnt, rq_shift;
 	volatile uint32_t *dbrec;
@@ -172,17 +174,12 @@ struct eng_qp {
 	uint16_t peer_lid;
 };
 
-/* BlueFlame halves in one UAR page: 256-byte halves from EMU_BF_OFFSET to the end of the page. */
-#define ENG_BF_HALF_SIZE (EMU_BF_REG_SIZE / 2)
-#define ENG_BF_HALVES    ((EMU_UAR_PAGE_SIZE - EMU_BF_OFFSET) / ENG_BF_HALF_SIZE)
-
 struct eng_uar {
 	struct emu_ctx *ctx;
 	uint8_t *page;
-	/* What each BlueFlame half held when its last doorbell was checked (strict mode): a half whose bytes did
-	 * not change since then carried a plain 8-byte doorbell. The engine never writes the halves' data bytes,
+	/* The check of each BlueFlame half's last copy (eng_bf.c). The engine never writes the halves' data bytes,
 	 * because the driver may be writing its next copy there at the same moment. */
-	uint8_t (*bf_seen)[ENG_BF_HALF_SIZE];
+	struct eng_bf_check *bf_check;
 	/* Doorbells through write faults (eng_dbfault.c): the application's mapping, NULL until mapped. A page is
 	 * open (write-enabled) from a fault until the engine, about to sleep, has taken the store that faulted
 	 * (landed); then it is protected again. */
@@ -225,27 +222,46 @@ struct eng_global {
 };
 extern struct eng_global G;
 
-/* eng_core.c */
+/* eng_base.c (layer 0 of src/engine/LAYERS) */
 uint64_t eng_now_ns(void);
 void eng_strict(uint32_t qpn, uint32_t wqe, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The scheduling every device thread asks for. */
+void eng_thread_sched_setup(void);
+
+/* eng_objects.c (layer 1) */
 struct eng_qp *eng_find_qp(uint32_t qpn);
+struct eng_cq *eng_find_cq(uint32_t cqn);
+static inline unsigned eng_mr_bucket(uint32_t key) { return (key >> 8) & 4095; }
 struct eng_mr *eng_mr_check(uint32_t key, struct emu_pd *pd, uint64_t addr, uint64_t len, uint32_t access);
 struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid);
 int eng_pid_alive(int pid);
 int eng_pid_running(int pid); /* alive and not stopped (SIGSTOP, tracing) nor a zombie */
-void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited);
-void eng_async_event(struct emu_ctx *ctx, uint64_t element, uint32_t type);
+void eng_reap_peers(void);
 void eng_qp_set_error(struct eng_qp *qp);
 
-/* The scheduling every device thread asks for (eng_core.c). */
-void eng_thread_sched_setup(void);
+/* eng_cq.c (layer 2) */
+void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited);
+void eng_async_event(struct emu_ctx *ctx, uint64_t element, uint32_t type);
+void eng_cq_arm_doorbell(const uint8_t *db);
+
+/* eng_doorbell.c (layer 4); all under G.lock */
+/* What a doorbell executes: the send queue up to its doorbell record (rec, rec_ahead WQEBBs past the device). */
+void eng_sq_take_record(struct eng_qp *qp, uint32_t idx, uint32_t rec, uint32_t rec_ahead);
+int eng_scan_doorbells(void);
+int eng_protect_open_pages(void);
+int eng_doorbells_polled(void);
+void eng_take_pending_doorbells_locked(void);
+void eng_check_unrung(uint64_t now);
+
+/* eng_core.c (layer 5) */
 /* A doorbell store faulted on the application's UAR page at user_va (called by the fault thread, without G.lock):
  * execute what the records of that page's QPs say, as the doorbell will once it lands, and let the store land
  * (eng_dbfault_resolve, under G.lock, so that the page cannot be protected again between the two). */
 void eng_doorbell_fault(void *user_va);
 
 /* eng_dbfault.c: doorbells through userfaultfd write protection of the UAR pages */
-int eng_dbfault_start(void);              /* 0: active */
+/* 0: active; handler(page) runs on the fault thread for each faulting store and must resolve the fault */
+int eng_dbfault_start(void (*handler)(void *page));
 void eng_dbfault_stop(void);
 void eng_dbfault_forget(void);            /* in a fork child */
 int eng_dbfault_watch(void *user_va);     /* register and write-protect one UAR page: 0 = watched */
@@ -278,6 +294,6 @@ void eng_qp_reset_state(struct eng_qp *qp);
  * tok for packet p of len bytes, sent by qp. */
 void eng_xmit(struct eng_qp *qp, struct eng_inbox *ib, struct eng_ring *r, uint64_t tok, struct pkt *p, size_t len);
 /* Release delayed and reordered packets that are due; 1 if any went out. Called once per engine pass. */
-int eng_fault_pump(uint64_t now);
+int eng_fault_pump(void);
 
 #endif

@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 		}
 		int st;
 		CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, "polling run failed");
-		setenv("MLX5EMU_DOORBELL_FAULT", "1", 1); /* opt-in (eng_dbfault.c); read when the engine starts */
+		setenv("MLX5EMU_DOORBELL_FAULT", "1", 1); /* the default, whatever the caller's environment says */
 	}
 	t_open();
 	struct pair main_pair;

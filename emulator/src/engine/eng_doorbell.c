@@ -1,0 +1,160 @@
+/*
+ * eng_doorbell.c - the doorbell watcher: send doorbells and their records, the scan of the UAR pages, the pages
+ * opened by write faults (layer 4 of src/engine/LAYERS).
+ *
+ * Doorbells: like a ConnectX, the engine reacts to writes to the UAR page, not to the doorbell record. It watches
+ * every BlueFlame half (0x800 + k*0x100 of each mapped UAR page) and the CQ arm doorbell (0x20) through K's alias
+ * mapping of the same memfd pages, and takes each doorbell with an atomic exchange to 0 (a register write is
+ * consumed once). QPNs are never 0, so 0 means "no doorbell".
+ */
+#include "engine/eng_internal.h"
+
+/* ---------------- send doorbells ---------------- */
+
+void eng_sq_take_record(struct eng_qp *qp, uint32_t idx, uint32_t rec, uint32_t rec_ahead)
+{
+	uint32_t qpn = qp->qpn;
+	if (rec_ahead > qp->sq_cnt) {
+		eng_strict(qpn, idx, "doorbell record %u is %u WQEBBs ahead of the device (ring has %u)", rec,
+			   rec_ahead, qp->sq_cnt);
+		rec_ahead = 0;
+	}
+	uint32_t new_pi = qp->sq_pi + rec_ahead;
+	/* Only when this doorbell moved the producer: two doorbells taken in one scan report once. */
+	if (rec_ahead && new_pi - qp->sq_cqe_seen > qp->sq_cnt)
+		eng_strict(qpn, idx, "WQE slot reused before its completion could have been seen (%u WQEBBs past the "
+			   "last CQE, ring has %u)", new_pi - qp->sq_cqe_seen, qp->sq_cnt);
+	eng_bf_shadow(qp, qp->sq_pi, new_pi);
+	qp->sq_pi = new_pi;
+	qp->rec_stall_since = 0;
+}
+
+static void sq_doorbell(const uint8_t *db, volatile const uint8_t *half, struct eng_bf_check *check)
+{
+	uint32_t o = eng_be32(db), qd = eng_be32(db + 4);
+	uint32_t qpn = qd >> 8, idx = (o >> 8) & 0xffff, ds = qd & 0xff;
+	struct eng_qp *qp = eng_find_qp(qpn);
+	if (!qp) {
+		eng_strict(qpn, idx, "doorbell for a QP this process does not own");
+		return;
+	}
+	uint32_t rec = __builtin_bswap32(__atomic_load_n(&qp->dbrec[1], __ATOMIC_ACQUIRE)) & 0xffff;
+	uint32_t cur = qp->sq_pi & 0xffff;
+	uint32_t rec_ahead = (rec - cur) & 0xffff;
+	uint32_t db_ahead = ((idx + eng_wqe_bbs(ds ? ds : 1)) - cur) & 0xffff;
+	if (db_ahead > rec_ahead && db_ahead < 0x8000)
+		eng_strict(qpn, idx, "doorbell beyond what was written: doorbell ends at %u, doorbell record says %u",
+			   (idx + eng_wqe_bbs(ds ? ds : 1)) & 0xffff, rec);
+	eng_sq_take_record(qp, idx, rec, rec_ahead);
+	if (check)
+		eng_bf_check_start(check, qp, half, idx, ds ? ds : 1);
+}
+
+/* A page opened by a fault whose store has not shown up for this long is protected again anyway (the storing
+ * thread may have been descheduled; if its store is still to come, it simply faults once more). */
+#define ENG_DB_OPEN_MAX_NS 1000000ull
+
+static int scan_page(int i)
+{
+	int work = 0;
+	{
+		uint8_t *page = G.uars[i].page;
+		struct eng_bf_check *checks = G.uars[i].bf_check;
+		for (uint32_t off = EMU_BF_OFFSET; off < EMU_UAR_PAGE_SIZE; off += ENG_BF_HALF_SIZE) {
+			_Atomic uint64_t *db = (_Atomic uint64_t *)(void *)(page + off);
+			struct eng_bf_check *check = checks ? &checks[(off - EMU_BF_OFFSET) / ENG_BF_HALF_SIZE] : NULL;
+			/* (pending checks only: this runs in every pass, also in the pollers' lent passes) */
+			if (!atomic_load_explicit(db, memory_order_relaxed)) {
+				if (check && check->deadline)
+					eng_bf_check_poll(check, page + off, 0);
+				continue;
+			}
+			if (check && check->deadline)
+				eng_bf_check_poll(check, page + off, 1);
+			uint64_t v = atomic_exchange(db, 0);
+			sq_doorbell((const uint8_t *)&v, page + off, check);
+			work = 1;
+		}
+		_Atomic uint64_t *arm = (_Atomic uint64_t *)(void *)(page + EMU_CQ_ARM_DB_OFFSET);
+		if (atomic_load_explicit(arm, memory_order_relaxed)) {
+			uint64_t v = atomic_exchange(arm, 0);
+			eng_cq_arm_doorbell((const uint8_t *)&v);
+			work = 1;
+		}
+	}
+	return work;
+}
+
+int eng_scan_doorbells(void)
+{
+	int work = 0;
+	for (int i = 0; i < G.nuars; i++) {
+		struct eng_uar *u = &G.uars[i];
+		int found = scan_page(i);
+		u->landed |= found && u->open;
+		/* A store that did not fault on a protected page came through another mapping of it, which the
+		 * library never saw (a raw mmap system call, as UCX makes): poll that page from now on. */
+		u->aliased |= found && u->watched && !u->open;
+		work |= found;
+	}
+	return work;
+}
+
+/*
+ * Before the engine thread sleeps: write-protect again the pages opened by faults whose stores have landed (or
+ * are long overdue), so that the next doorbell faults, then look once more for a store that landed before the
+ * protection took effect. Pages stay open while the engine is awake: it sees their doorbells by scanning, and a
+ * streaming sender then does not pay a fault per doorbell. Returns whether that last look found work.
+ */
+int eng_protect_open_pages(void)
+{
+	int work = 0;
+	uint64_t now = eng_now_ns();
+	for (int i = 0; i < G.nuars; i++) {
+		struct eng_uar *u = &G.uars[i];
+		if (!u->open || (!u->landed && now - u->open_since <= ENG_DB_OPEN_MAX_NS))
+			continue;
+		u->open = u->landed = 0;
+		eng_dbfault_protect(u->user_va);
+		work |= scan_page(i);
+	}
+	return work;
+}
+
+/* Whether doorbells can be missed while the engine thread sleeps: 2 when a page is not watched through write
+ * faults (it is only seen by polling), 1 when a watched page is open for a fault's store, 0 when every doorbell
+ * will fault. */
+int eng_doorbells_polled(void)
+{
+	int polled = G.dbfault ? 0 : 2;
+	for (int i = 0; i < G.nuars && polled < 2; i++)
+		polled = !G.uars[i].watched || G.uars[i].aliased ? 2 : G.uars[i].open ? 1 : polled;
+	return polled;
+}
+
+/* A doorbell rung just before destroy reached the device while the object existed, so take it now: it must
+ * neither be lost nor show up later as a doorbell for an unknown object (a false strict report). */
+void eng_take_pending_doorbells_locked(void)
+{
+	if (G.inbox)
+		eng_scan_doorbells();
+}
+
+/* A record that moved with no doorbell for a second: the driver forgot to ring (hardware would hang too). */
+void eng_check_unrung(uint64_t now)
+{
+	for (struct eng_qp *qp = G.qps; qp; qp = qp->next) {
+		uint32_t rec = __builtin_bswap32(__atomic_load_n(&qp->dbrec[1], __ATOMIC_ACQUIRE)) & 0xffff;
+		if (rec == (qp->sq_pi & 0xffff) || qp->state == EMU_QPS_RESET) {
+			qp->rec_stall_since = 0;
+			continue;
+		}
+		if (!qp->rec_stall_since)
+			qp->rec_stall_since = now;
+		else if (!qp->rec_stall_reported && now - qp->rec_stall_since > 1000000000ull) {
+			qp->rec_stall_reported = 1;
+			eng_strict(qp->qpn, qp->sq_pi & 0xffff, "doorbell record advanced to %u but the doorbell was never "
+				   "rung (the WQEs will not execute)", rec);
+		}
+	}
+}

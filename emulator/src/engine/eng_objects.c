@@ -1,0 +1,156 @@
+/*
+ * eng_objects.c - the engine's object tables: QP, CQ and MR lookups, processes and their inboxes on the fabric
+ * (layer 1 of src/engine/LAYERS).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/eng_internal.h"
+
+/* ---------------- lookups ---------------- */
+
+struct eng_qp *eng_find_qp(uint32_t qpn)
+{
+	struct eng_qp *qp = G.qp_by_slot[qpn & (EMU_REG_QP_SLOTS - 1)];
+	return qp && qp->qpn == qpn ? qp : NULL;
+}
+
+struct eng_cq *eng_find_cq(uint32_t cqn)
+{
+	for (struct eng_cq *c = G.cqs; c; c = c->next)
+		if (c->c->cqn == cqn)
+			return c;
+	return NULL;
+}
+
+
+struct eng_mr *eng_mr_check(uint32_t key, struct emu_pd *pd, uint64_t addr, uint64_t len, uint32_t access)
+{
+	for (struct eng_mr *m = G.mr_hash[eng_mr_bucket(key)]; m; m = m->next) {
+		if (m->key != key)
+			continue;
+		if (pd && m->pd != pd)
+			return NULL;
+		if ((m->access & access) != access)
+			return NULL;
+		if (addr < m->addr || len > m->len || addr - m->addr > m->len - len)
+			return NULL;
+		return m;
+	}
+	return NULL;
+}
+
+/* Is process pid alive? (Signal 0 checks existence only; EPERM still means it exists.) */
+int eng_pid_alive(int pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
+}
+
+int eng_pid_running(int pid)
+{
+	if (!eng_pid_alive(pid))
+		return 0;
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 1; /* no procfs: alive is all we know */
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')'); /* "pid (comm) S ...": comm may contain spaces and parentheses */
+	if (!p || p[1] != ' ')
+		return 1;
+	char st = p[2];
+	return st != 'T' && st != 't' && st != 'Z' && st != 'X';
+}
+
+/* Consistent copy of the registry entry of qpn (seqlock protocol of emu_objects.h); only the fields the engine
+ * needs. Returns 0 if the entry holds qpn. */
+static int reg_qp_read(uint32_t qpn, struct emu_reg_qp *out)
+{
+	struct emu_registry *r = emu_registry();
+	if (!r)
+		return -1;
+	struct emu_reg_qp *e = &r->qps[qpn & (EMU_REG_QP_SLOTS - 1)];
+	for (int spins = 0; spins < 1000000; spins++) {
+		uint32_t s1 = atomic_load(&e->seq);
+		if (s1 & 1)
+			continue;
+		out->qpn = e->qpn;
+		out->pid = e->pid;
+		out->lid = e->lid;
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load(&e->seq) == s1)
+			return out->qpn == qpn && qpn ? 0 : -1;
+	}
+	return -1;
+}
+
+struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid)
+{
+	struct emu_reg_qp e;
+	if (reg_qp_read(qpn, &e) != 0 || (e.pid != G.pid && !eng_pid_alive(e.pid))) {
+		if (emu_log_enabled)
+			emu_log("engine: QP 0x%06x is not in the fabric registry (or its process is gone)", qpn);
+		return NULL;
+	}
+	if (pid)
+		*pid = e.pid;
+	if (lid)
+		*lid = e.lid;
+	if (e.pid == G.pid)
+		return G.inbox;
+	int freeslot = -1;
+	for (int i = 0; i < ENG_MAX_PEERS; i++) {
+		if (G.peers[i].pid == e.pid && G.peers[i].ib)
+			return G.peers[i].ib;
+		if (!G.peers[i].ib && freeslot < 0)
+			freeslot = i;
+	}
+	struct eng_inbox *ib = eng_inbox_open(G.fabric, e.pid);
+	if (!ib) {
+		if (emu_log_enabled)
+			emu_log("engine: no inbox of process %d (owner of QP 0x%06x): %s", e.pid, qpn, strerror(errno));
+		return NULL;
+	}
+	if (freeslot < 0) { /* evict one */
+		freeslot = (int)(eng_now_ns() % ENG_MAX_PEERS);
+		eng_inbox_unmap(G.peers[freeslot].ib);
+		for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
+			if (qp->peer == G.peers[freeslot].ib)
+				qp->peer = NULL;
+	}
+	G.peers[freeslot].pid = e.pid;
+	G.peers[freeslot].ib = ib;
+	return ib;
+}
+
+/* Drop cached mappings of processes that are gone, so a vanished peer looks like a silent link. */
+void eng_reap_peers(void)
+{
+	for (int i = 0; i < ENG_MAX_PEERS; i++) {
+		if (!G.peers[i].ib || eng_pid_alive(G.peers[i].pid))
+			continue;
+		for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
+			if (qp->peer == G.peers[i].ib)
+				qp->peer = NULL;
+		eng_inbox_unmap(G.peers[i].ib);
+		G.peers[i].ib = NULL;
+		G.peers[i].pid = 0;
+	}
+}
+
+void eng_qp_set_error(struct eng_qp *qp)
+{
+	if (qp->state == EMU_QPS_ERR)
+		return;
+	qp->state = EMU_QPS_ERR;
+	qp->flushing = 1;
+	emu_lock();
+	if (qp->q)
+		qp->q->state = EMU_QPS_ERR; /* so that ibv_query_qp reports what the device did */
+	emu_unlock();
+}
