@@ -7,7 +7,7 @@
  * - A mailbox per process, /dev/shm/<fabric>-cm-<pid>: a ring of struct cm_msg under a robust process-shared
  *   mutex plus a futex word the owner's CM thread sleeps on. A message to a process that is gone, or whose ring
  *   is full, is lost, as a MAD can be: the sender's timers decide what happens then, as on a fabric.
- * Callers serialize: everything here runs under the ucma lock (ucma.c). */
+ * Callers serialize: everything here runs under the ucma lock (emu_ucma_lock, ucma_state.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>

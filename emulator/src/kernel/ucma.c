@@ -3,8 +3,11 @@
  *
  * Semantics follow Linux drivers/infiniband/core/ucma.c (command checks, errnos, event queue, events_reported),
  * cma.c (id states, which event each CM message gives, private data sizes, reject reasons) and cm.c (what a
- * destroyed or dying id sends to its peer). The IB CM's messages travel between processes through cm_wire.c;
- * this file is the state machine on both ends.
+ * destroyed or dying id sends to its peer). The IB CM's messages travel between processes through cm_wire.c.
+ *
+ * This file (layer 3 of LAYERS) is the device file: open, close, fork, and the write() decoder with its dispatch
+ * table. The handlers are ucma_cmd_*.c (ucma_cmd.h), the state machine's CM thread ucma_cm.c, both at layer 2;
+ * the ids, event queues and path facts they share are ucma_id.c and ucma_path.c (ucma_state.h, layer 1).
  *
  * The channel fd is an eventfd: readable (poll, epoll) exactly while events are queued, so GET_EVENT waits on it
  * and honours O_NONBLOCK set with fcntl, as the kernel's ucma_get_event does with its wait queue. A CM thread per
@@ -24,10 +27,10 @@
 #include <rdma/rdma_user_cm.h>
 
 #include "ucma.h"
-#include "uverbs.h"
+#include "ucma_cmd.h"
 
 static pthread_t g_thread;
-static int g_thread_running, g_thread_stop, g_join_pending;
+static int g_thread_running, g_join_pending;
 
 #define FD_MAP 65536
 static _Atomic unsigned char g_is_ucma[FD_MAP];
@@ -41,21 +44,21 @@ int emu_ucma_is_fd(int fd)
 
 /* fork: the child gets no CM thread and no mailbox of ours; its inherited channels are forgotten (inert, as the
  * emulator's inherited uverbs fds are), and it may open rdma_cm itself. */
-static void atfork_prepare(void) { pthread_mutex_lock(&g_lock); }
-static void atfork_parent(void) { pthread_mutex_unlock(&g_lock); }
+static void atfork_prepare(void) { pthread_mutex_lock(&emu_ucma_lock); }
+static void atfork_parent(void) { pthread_mutex_unlock(&emu_ucma_lock); }
 static void atfork_child(void)
 {
-	pthread_mutex_init(&g_lock, NULL);
+	pthread_mutex_init(&emu_ucma_lock, NULL);
 	for (int fd = 0; fd < FD_MAP; fd++)
 		atomic_store(&g_is_ucma[fd], 0);
-	g_files = NULL; /* the parent's objects stay allocated in the child's copy, unreachable */
-	g_ids = NULL;
-	g_ids_cap = 0;
-	g_mcs = NULL;
-	g_mcs_cap = 0;
-	g_nfiles = 0;
+	emu_ucma_files = NULL; /* the parent's objects stay allocated in the child's copy, unreachable */
+	emu_ucma_ids = NULL;
+	emu_ucma_ids_cap = 0;
+	emu_ucma_mcs = NULL;
+	emu_ucma_mcs_cap = 0;
+	emu_ucma_nfiles = 0;
 	g_thread_running = 0;
-	g_thread_stop = 0;
+	emu_ucma_thread_stop = 0;
 	g_join_pending = 0;
 }
 
@@ -86,27 +89,27 @@ int emu_ucma_open(int flags)
 	f->fd = fd;
 	f->refs = 1;
 	pthread_cond_init(&f->cond, NULL);
-	pthread_mutex_lock(&g_lock);
+	pthread_mutex_lock(&emu_ucma_lock);
 	int err = cm_wire_init();
 	if (!err && !g_thread_running) {
-		g_thread_stop = 0;
-		err = pthread_create(&g_thread, NULL, cm_thread, NULL);
+		emu_ucma_thread_stop = 0;
+		err = pthread_create(&g_thread, NULL, emu_ucma_cm_thread, NULL);
 		if (!err)
 			g_thread_running = 1;
 	}
 	if (err) {
-		pthread_mutex_unlock(&g_lock);
+		pthread_mutex_unlock(&emu_ucma_lock);
 		pthread_cond_destroy(&f->cond);
 		free(f);
 		emu_real_close(fd);
 		errno = err;
 		return -1;
 	}
-	f->next = g_files;
-	g_files = f;
-	g_nfiles++;
+	f->next = emu_ucma_files;
+	emu_ucma_files = f;
+	emu_ucma_nfiles++;
 	atomic_store(&g_is_ucma[fd], 1);
-	pthread_mutex_unlock(&g_lock);
+	pthread_mutex_unlock(&emu_ucma_lock);
 	if (emu_log_enabled)
 		emu_log("open %s -> fd %d", EMU_UCMA_PATH, fd);
 	return fd;
@@ -115,7 +118,7 @@ int emu_ucma_open(int flags)
 static struct ucma_file *file_get(int fd)
 {
 	struct ucma_file *f;
-	for (f = g_files; f; f = f->next)
+	for (f = emu_ucma_files; f; f = f->next)
 		if (f->fd == fd && !f->closed)
 			break;
 	if (f)
@@ -123,32 +126,30 @@ static struct ucma_file *file_get(int fd)
 	return f;
 }
 
-static uint32_t id_destroy(struct ucma_id *id);
-
 /* The last reference of a closed file: ucma_close destroys every id of the file (listeners first, so their
  * queued requests go with them). A GET_EVENT blocked in another thread holds a reference, as the kernel's
  * write() holds the file, so the ids live until it returns. */
 static void file_release(struct ucma_file *f)
 {
-	for (uint32_t h = 0; h < g_ids_cap; h++)
-		if (g_ids[h] && g_ids[h]->file == f && g_ids[h]->state == S_LISTEN)
-			id_destroy(g_ids[h]);
-	for (uint32_t h = 0; h < g_ids_cap; h++)
-		if (g_ids[h] && g_ids[h]->file == f)
-			id_destroy(g_ids[h]);
+	for (uint32_t h = 0; h < emu_ucma_ids_cap; h++)
+		if (emu_ucma_ids[h] && emu_ucma_ids[h]->file == f && emu_ucma_ids[h]->state == S_LISTEN)
+			emu_ucma_id_destroy(emu_ucma_ids[h]);
+	for (uint32_t h = 0; h < emu_ucma_ids_cap; h++)
+		if (emu_ucma_ids[h] && emu_ucma_ids[h]->file == f)
+			emu_ucma_id_destroy(emu_ucma_ids[h]);
 	for (struct ucma_event *e = f->head, *n; e; e = n) {
 		n = e->next;
 		free(e);
 	}
-	for (struct ucma_file **pp = &g_files; *pp; pp = &(*pp)->next)
+	for (struct ucma_file **pp = &emu_ucma_files; *pp; pp = &(*pp)->next)
 		if (*pp == f) {
 			*pp = f->next;
 			break;
 		}
 	pthread_cond_destroy(&f->cond);
 	free(f);
-	if (--g_nfiles == 0 && g_thread_running) {
-		g_thread_stop = 1;
+	if (--emu_ucma_nfiles == 0 && g_thread_running) {
+		emu_ucma_thread_stop = 1;
 		g_thread_running = 0;
 		g_join_pending = 1;
 	}
@@ -160,14 +161,14 @@ static void file_put(struct ucma_file *f)
 		file_release(f);
 }
 
-/* After dropping g_lock: the CM thread stops with the last file. */
+/* After dropping emu_ucma_lock: the CM thread stops with the last file. */
 static void maybe_join(void)
 {
-	pthread_mutex_lock(&g_lock);
+	pthread_mutex_lock(&emu_ucma_lock);
 	int join = g_join_pending && !g_thread_running;
 	pthread_t t = g_thread;
 	g_join_pending = 0;
-	pthread_mutex_unlock(&g_lock);
+	pthread_mutex_unlock(&emu_ucma_lock);
 	if (join) {
 		cm_wake_self();
 		pthread_join(t, NULL);
@@ -176,7 +177,7 @@ static void maybe_join(void)
 
 void emu_ucma_close(int fd)
 {
-	pthread_mutex_lock(&g_lock);
+	pthread_mutex_lock(&emu_ucma_lock);
 	struct ucma_file *f = file_get(fd);
 	if (f) {
 		f->closed = 1;
@@ -184,7 +185,7 @@ void emu_ucma_close(int fd)
 		f->refs--;       /* the open reference */
 		file_put(f);     /* ours */
 	}
-	pthread_mutex_unlock(&g_lock);
+	pthread_mutex_unlock(&emu_ucma_lock);
 	maybe_join();
 }
 
@@ -197,29 +198,29 @@ static const struct {
 	const char *name;
 	int (*fn)(struct ucmd *);
 } g_cmds[] = {
-	[RDMA_USER_CM_CMD_CREATE_ID] = { "CREATE_ID", c_create_id },
-	[RDMA_USER_CM_CMD_DESTROY_ID] = { "DESTROY_ID", c_destroy_id },
-	[RDMA_USER_CM_CMD_BIND_IP] = { "BIND_IP", c_bind_ip },
-	[RDMA_USER_CM_CMD_RESOLVE_IP] = { "RESOLVE_IP", c_resolve_ip },
-	[RDMA_USER_CM_CMD_RESOLVE_ROUTE] = { "RESOLVE_ROUTE", c_resolve_route },
-	[RDMA_USER_CM_CMD_QUERY_ROUTE] = { "QUERY_ROUTE", c_query_route },
-	[RDMA_USER_CM_CMD_CONNECT] = { "CONNECT", c_connect },
-	[RDMA_USER_CM_CMD_LISTEN] = { "LISTEN", c_listen },
-	[RDMA_USER_CM_CMD_ACCEPT] = { "ACCEPT", c_accept },
-	[RDMA_USER_CM_CMD_REJECT] = { "REJECT", c_reject },
-	[RDMA_USER_CM_CMD_DISCONNECT] = { "DISCONNECT", c_disconnect },
-	[RDMA_USER_CM_CMD_INIT_QP_ATTR] = { "INIT_QP_ATTR", c_init_qp_attr },
-	[RDMA_USER_CM_CMD_GET_EVENT] = { "GET_EVENT", c_get_event },
+	[RDMA_USER_CM_CMD_CREATE_ID] = { "CREATE_ID", emu_ucma_cmd_create_id },
+	[RDMA_USER_CM_CMD_DESTROY_ID] = { "DESTROY_ID", emu_ucma_cmd_destroy_id },
+	[RDMA_USER_CM_CMD_BIND_IP] = { "BIND_IP", emu_ucma_cmd_bind_ip },
+	[RDMA_USER_CM_CMD_RESOLVE_IP] = { "RESOLVE_IP", emu_ucma_cmd_resolve_ip },
+	[RDMA_USER_CM_CMD_RESOLVE_ROUTE] = { "RESOLVE_ROUTE", emu_ucma_cmd_resolve_route },
+	[RDMA_USER_CM_CMD_QUERY_ROUTE] = { "QUERY_ROUTE", emu_ucma_cmd_query_route },
+	[RDMA_USER_CM_CMD_CONNECT] = { "CONNECT", emu_ucma_cmd_connect },
+	[RDMA_USER_CM_CMD_LISTEN] = { "LISTEN", emu_ucma_cmd_listen },
+	[RDMA_USER_CM_CMD_ACCEPT] = { "ACCEPT", emu_ucma_cmd_accept },
+	[RDMA_USER_CM_CMD_REJECT] = { "REJECT", emu_ucma_cmd_reject },
+	[RDMA_USER_CM_CMD_DISCONNECT] = { "DISCONNECT", emu_ucma_cmd_disconnect },
+	[RDMA_USER_CM_CMD_INIT_QP_ATTR] = { "INIT_QP_ATTR", emu_ucma_cmd_init_qp_attr },
+	[RDMA_USER_CM_CMD_GET_EVENT] = { "GET_EVENT", emu_ucma_cmd_get_event },
 	[RDMA_USER_CM_CMD_GET_OPTION] = { "GET_OPTION", NULL },
-	[RDMA_USER_CM_CMD_SET_OPTION] = { "SET_OPTION", c_set_option },
-	[RDMA_USER_CM_CMD_NOTIFY] = { "NOTIFY", c_notify },
-	[RDMA_USER_CM_CMD_JOIN_IP_MCAST] = { "JOIN_IP_MCAST", c_join_ip },
-	[RDMA_USER_CM_CMD_LEAVE_MCAST] = { "LEAVE_MCAST", c_leave },
-	[RDMA_USER_CM_CMD_MIGRATE_ID] = { "MIGRATE_ID", c_migrate_id },
-	[RDMA_USER_CM_CMD_QUERY] = { "QUERY", c_query },
-	[RDMA_USER_CM_CMD_BIND] = { "BIND", c_bind },
-	[RDMA_USER_CM_CMD_RESOLVE_ADDR] = { "RESOLVE_ADDR", c_resolve_addr },
-	[RDMA_USER_CM_CMD_JOIN_MCAST] = { "JOIN_MCAST", c_join },
+	[RDMA_USER_CM_CMD_SET_OPTION] = { "SET_OPTION", emu_ucma_cmd_set_option },
+	[RDMA_USER_CM_CMD_NOTIFY] = { "NOTIFY", emu_ucma_cmd_notify },
+	[RDMA_USER_CM_CMD_JOIN_IP_MCAST] = { "JOIN_IP_MCAST", emu_ucma_cmd_join_ip },
+	[RDMA_USER_CM_CMD_LEAVE_MCAST] = { "LEAVE_MCAST", emu_ucma_cmd_leave },
+	[RDMA_USER_CM_CMD_MIGRATE_ID] = { "MIGRATE_ID", emu_ucma_cmd_migrate_id },
+	[RDMA_USER_CM_CMD_QUERY] = { "QUERY", emu_ucma_cmd_query },
+	[RDMA_USER_CM_CMD_BIND] = { "BIND", emu_ucma_cmd_bind },
+	[RDMA_USER_CM_CMD_RESOLVE_ADDR] = { "RESOLVE_ADDR", emu_ucma_cmd_resolve_addr },
+	[RDMA_USER_CM_CMD_JOIN_MCAST] = { "JOIN_MCAST", emu_ucma_cmd_join },
 };
 
 /* ucma_write(): header checks, then the handler; a request shorter than the command's struct reads as zeros
@@ -252,17 +253,17 @@ ssize_t emu_ucma_write(int fd, const void *buf, size_t len)
 		errno = EFAULT;
 		return -1;
 	}
-	pthread_mutex_lock(&g_lock);
+	pthread_mutex_lock(&emu_ucma_lock);
 	struct ucma_file *f = file_get(fd);
 	if (!f) {
-		pthread_mutex_unlock(&g_lock);
+		pthread_mutex_unlock(&emu_ucma_lock);
 		errno = EBADF;
 		return -1;
 	}
 	struct ucmd c = { f, in, in_len, hdr.out };
 	err = g_cmds[hdr.cmd].fn(&c);
 	file_put(f);
-	pthread_mutex_unlock(&g_lock);
+	pthread_mutex_unlock(&emu_ucma_lock);
 	maybe_join();
 	if (emu_log_enabled)
 		emu_log("rdma_cm fd=%d %s in=%u out=%u -> %s", fd, g_cmds[hdr.cmd].name, hdr.in, hdr.out,

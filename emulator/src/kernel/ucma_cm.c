@@ -1,3 +1,15 @@
+/* The CM thread: one per process while an rdma_cm channel is open. It takes CM mail (cm_wire.c), fires the ids'
+ * timers and watches connected peers; this is the connection state machine of cma.c and cm.c on both ends. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ucma_cmd.h"
+
+int emu_ucma_thread_stop; /* set under emu_ucma_lock by ucma.c when the last channel closes */
+
 static void copy_conn_param(struct rdma_ucm_conn_param *c, const struct cm_msg *m, uint32_t pd_size)
 {
 	memset(c, 0, sizeof(*c));
@@ -9,9 +21,9 @@ static void copy_conn_param(struct rdma_ucm_conn_param *c, const struct cm_msg *
 
 static struct ucma_id *lookup_msg_id(const struct cm_msg *m)
 {
-	if (m->dst_id >= g_ids_cap || !g_ids[m->dst_id] || g_ids[m->dst_id]->cookie != m->dst_cookie)
+	if (m->dst_id >= emu_ucma_ids_cap || !emu_ucma_ids[m->dst_id] || emu_ucma_ids[m->dst_id]->cookie != m->dst_cookie)
 		return NULL;
-	return g_ids[m->dst_id];
+	return emu_ucma_ids[m->dst_id];
 }
 
 static void reply_to(const struct cm_msg *in, uint32_t type, uint8_t reason)
@@ -50,7 +62,7 @@ static void on_req(const struct cm_msg *m)
 	}
 	if (!l->backlog)
 		return; /* ucma_event_handler: -ENOMEM, the CM drops the REQ so the sender may retry */
-	struct ucma_id *c = id_alloc(l->file, l->ps, m->qp_type);
+	struct ucma_id *c = emu_ucma_id_alloc(l->file, l->ps, m->qp_type);
 	if (!c)
 		return;
 	c->state = S_REQ_RCVD;
@@ -70,12 +82,12 @@ static void on_req(const struct cm_msg *m)
 	c->rnr_retry = m->rnr_retry;
 	c->flow_control = m->flow_control;
 	c->srq = 0;
-	c->psn = (uint32_t)(now_ns() * 2654435761u) & 0xffffff;
+	c->psn = (uint32_t)(emu_ucma_now_ns() * 2654435761u) & 0xffffff;
 	c->listener = l;
 	l->backlog--;
-	struct ucma_event *e = queue_event(l, EV_CONNECT_REQUEST, 0);
+	struct ucma_event *e = emu_ucma_queue_event(l, EV_CONNECT_REQUEST, 0);
 	if (!e) {
-		id_free(c);
+		emu_ucma_id_free(c);
 		l->backlog++;
 		return;
 	}
@@ -124,7 +136,7 @@ static void on_msg(const struct cm_msg *m)
 		id->rnr_retry = m->rnr_retry;
 		id->state = S_REP_RCVD;
 		id->timer = T_NONE;
-		e = queue_event(id, EV_CONNECT_RESPONSE, 0);
+		e = emu_ucma_queue_event(id, EV_CONNECT_RESPONSE, 0);
 		if (e) {
 			struct rdma_ucm_conn_param *p = &e->resp.param.conn;
 			copy_conn_param(p, m, PD_REP);
@@ -142,16 +154,16 @@ static void on_msg(const struct cm_msg *m)
 		id->timer = T_NONE;
 		if (m->reason != SIDR_SUCCESS) {
 			id->state = S_DONE;
-			queue_event(id, EV_UNREACHABLE, m->reason);
+			emu_ucma_queue_event(id, EV_UNREACHABLE, m->reason);
 			break;
 		}
 		peer_from_msg(id, m);
 		id->qkey = m->qkey;
 		id->state = S_DONE;
-		e = queue_event(id, EV_ESTABLISHED, 0);
+		e = emu_ucma_queue_event(id, EV_ESTABLISHED, 0);
 		if (e) {
 			struct rdma_ucm_ud_param *u = &e->resp.param.ud;
-			ud_ah_to_user(id, &u->ah_attr);
+			emu_ucma_ah_to_user(id, &u->ah_attr);
 			u->qp_num = m->qpn;
 			u->qkey = m->qkey;
 			memcpy(u->private_data, m->pdata, PD_SIDR_REP);
@@ -163,7 +175,7 @@ static void on_msg(const struct cm_msg *m)
 			return;
 		id->state = S_ESTABLISHED;
 		id->timer = T_NONE;
-		queue_event(id, EV_ESTABLISHED, 0);
+		emu_ucma_queue_event(id, EV_ESTABLISHED, 0);
 		break;
 	case CM_REJ:
 		if (id->state != S_REQ_SENT && id->state != S_REP_SENT && id->state != S_REP_RCVD &&
@@ -171,7 +183,7 @@ static void on_msg(const struct cm_msg *m)
 			return;
 		id->state = S_DONE;
 		id->timer = T_NONE;
-		e = queue_event(id, EV_REJECTED, m->reason);
+		e = emu_ucma_queue_event(id, EV_REJECTED, m->reason);
 		if (e)
 			copy_conn_param(&e->resp.param.conn, m, PD_REJ);
 		break;
@@ -179,19 +191,19 @@ static void on_msg(const struct cm_msg *m)
 		if (id->state == S_ESTABLISHED || id->state == S_REP_SENT) {
 			id->state = S_DREQ_RCVD;
 			id->timer = T_NONE;
-			queue_event(id, EV_DISCONNECTED, 0);
+			emu_ucma_queue_event(id, EV_DISCONNECTED, 0);
 		} else if (id->state == S_DREQ_SENT) {
 			/* both sides disconnected at once: cm.c answers a DREQ in DREQ_SENT with a DREP */
-			send_msg(id, CM_DREP, 0, NULL, 0);
+			emu_ucma_send_msg(id, CM_DREP, 0, NULL, 0);
 		} else if (id->state == S_TIMEWAIT || id->state == S_DONE) {
-			send_msg(id, CM_DREP, 0, NULL, 0);
+			emu_ucma_send_msg(id, CM_DREP, 0, NULL, 0);
 		}
 		break;
 	case CM_DREP:
 		if (id->state != S_DREQ_SENT)
 			return;
-		enter_timewait(id);
-		queue_event(id, EV_DISCONNECTED, 0);
+		emu_ucma_enter_timewait(id);
+		emu_ucma_queue_event(id, EV_DISCONNECTED, 0);
 		break;
 	default:
 		break;
@@ -206,31 +218,31 @@ static void on_timer(struct ucma_id *id)
 	case T_ADDR:
 		/* addr.c: resolution that never completes ends with -ETIMEDOUT */
 		id->state = S_ADDR_BOUND;
-		queue_event(id, EV_ADDR_ERROR, -ETIMEDOUT);
+		emu_ucma_queue_event(id, EV_ADDR_ERROR, -ETIMEDOUT);
 		break;
 	case T_REQ:
 	case T_REP:
 		/* IB_CM_REQ_ERROR / IB_CM_REP_ERROR / IB_CM_SIDR_REQ_ERROR -> UNREACHABLE, -ETIMEDOUT */
 		id->state = S_DONE;
-		queue_event(id, EV_UNREACHABLE, -ETIMEDOUT);
+		emu_ucma_queue_event(id, EV_UNREACHABLE, -ETIMEDOUT);
 		break;
 	case T_DREQ:
 		/* IB_CM_DREQ_ERROR -> DISCONNECTED, -ETIMEDOUT */
-		enter_timewait(id);
-		queue_event(id, EV_DISCONNECTED, -ETIMEDOUT);
+		emu_ucma_enter_timewait(id);
+		emu_ucma_queue_event(id, EV_DISCONNECTED, -ETIMEDOUT);
 		break;
 	case T_TIMEWAIT:
 		id->state = S_DONE;
-		queue_event(id, EV_TIMEWAIT_EXIT, 0);
+		emu_ucma_queue_event(id, EV_TIMEWAIT_EXIT, 0);
 		break;
 	case T_ADDR_DONE:
 		id->state = S_ADDR_RESOLVED;
-		queue_event(id, EV_ADDR_RESOLVED, 0);
+		emu_ucma_queue_event(id, EV_ADDR_RESOLVED, 0);
 		break;
 	case T_ROUTE_DONE:
 		id->route = 1;
 		id->state = S_ROUTE_RESOLVED;
-		queue_event(id, EV_ROUTE_RESOLVED, 0);
+		emu_ucma_queue_event(id, EV_ROUTE_RESOLVED, 0);
 		break;
 	default:
 		break;
@@ -243,24 +255,24 @@ static void on_peer_dead(struct ucma_id *id)
 	struct ucma_event *e;
 	switch (id->state) {
 	case S_REQ_SENT:
-		if (is_ud(id))
+		if (emu_ucma_is_ud(id))
 			return; /* a SIDR REQ nobody answers times out */
 		/* fallthrough */
 	case S_REP_SENT:
 	case S_REP_RCVD:
 		id->state = S_DONE;
 		id->timer = T_NONE;
-		e = queue_event(id, EV_REJECTED, REJ_CONSUMER_DEFINED);
+		e = emu_ucma_queue_event(id, EV_REJECTED, REJ_CONSUMER_DEFINED);
 		if (e)
 			e->resp.param.conn.private_data_len = PD_REJ;
 		break;
 	case S_ESTABLISHED:
 		id->state = S_DREQ_RCVD;
-		queue_event(id, EV_DISCONNECTED, 0);
+		emu_ucma_queue_event(id, EV_DISCONNECTED, 0);
 		break;
 	case S_DREQ_SENT:
-		enter_timewait(id);
-		queue_event(id, EV_DISCONNECTED, 0);
+		emu_ucma_enter_timewait(id);
+		emu_ucma_queue_event(id, EV_DISCONNECTED, 0);
 		break;
 	default:
 		break;
@@ -268,7 +280,7 @@ static void on_peer_dead(struct ucma_id *id)
 	id->peer_pid = 0; /* nothing more goes to it */
 }
 
-static void *cm_thread(void *arg)
+void *emu_ucma_cm_thread(void *arg)
 {
 	(void)arg;
 	uint64_t last_check = 0;
@@ -276,11 +288,11 @@ static void *cm_thread(void *arg)
 
 	for (;;) {
 		int wait_ms = 50;
-		pthread_mutex_lock(&g_lock);
-		int stop = g_thread_stop;
-		uint64_t now = now_ns();
-		for (uint32_t h = 0; h < g_ids_cap && !stop; h++) {
-			struct ucma_id *id = g_ids[h];
+		pthread_mutex_lock(&emu_ucma_lock);
+		int stop = emu_ucma_thread_stop;
+		uint64_t now = emu_ucma_now_ns();
+		for (uint32_t h = 0; h < emu_ucma_ids_cap && !stop; h++) {
+			struct ucma_id *id = emu_ucma_ids[h];
 			if (!id || id->timer == T_NONE)
 				continue;
 			if (id->deadline <= now)
@@ -290,22 +302,22 @@ static void *cm_thread(void *arg)
 		}
 		if (!stop && now - last_check > 100000000ull) {
 			last_check = now;
-			for (uint32_t h = 0; h < g_ids_cap; h++) {
-				struct ucma_id *id = g_ids[h];
+			for (uint32_t h = 0; h < emu_ucma_ids_cap; h++) {
+				struct ucma_id *id = emu_ucma_ids[h];
 				if (id && id->peer_pid && id->state != S_DONE && id->state != S_TIMEWAIT &&
 				    id->state != S_DREQ_RCVD && cm_pid_dead(id->peer_pid))
 					on_peer_dead(id);
 			}
 		}
-		pthread_mutex_unlock(&g_lock);
+		pthread_mutex_unlock(&emu_ucma_lock);
 		if (stop)
 			break;
 		if (cm_recv(&m, wait_ms)) {
-			pthread_mutex_lock(&g_lock);
+			pthread_mutex_lock(&emu_ucma_lock);
 			on_msg(&m);
 			while (cm_recv(&m, 0))
 				on_msg(&m);
-			pthread_mutex_unlock(&g_lock);
+			pthread_mutex_unlock(&emu_ucma_lock);
 		}
 	}
 	return NULL;

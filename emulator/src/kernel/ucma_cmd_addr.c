@@ -1,6 +1,17 @@
+/* rdma_cm commands on addresses: BIND_IP, BIND, RESOLVE_IP, RESOLVE_ADDR, RESOLVE_ROUTE, QUERY_ROUTE,
+ * QUERY, and the address helpers the other handlers share. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ucma_cmd.h"
+
 /* ---- command helpers ---- */
 
-static size_t addr_size(const struct sockaddr *sa)
+size_t emu_ucma_addr_size(const struct sockaddr *sa)
 {
 	switch (sa->sa_family) {
 	case AF_INET: return sizeof(struct sockaddr_in);
@@ -20,7 +31,7 @@ static void to_storage(struct sockaddr_in6 *dst, const void *src)
 		memcpy(dst, src, sizeof(struct sockaddr_in6));
 }
 
-static const char *addr_str(const struct sockaddr_in6 *a, char *buf, size_t len)
+const char *emu_ucma_addr_str(const struct sockaddr_in6 *a, char *buf, size_t len)
 {
 	char ip[INET6_ADDRSTRLEN] = "?";
 	if (a->sin6_family == AF_INET)
@@ -35,7 +46,7 @@ static const char *addr_str(const struct sockaddr_in6 *a, char *buf, size_t len)
 /* rdma_bind_addr(): state IDLE only; an address must belong to a port (EADDRNOTAVAIL when no interface has
  * it; ENODEV when it is a loopback address, which the host has, but no RDMA port owns); AF_IB is not
  * emulated (EAFNOSUPPORT), so librdmacm keeps to the IP commands (ucma_set_af_ib_support). */
-static int do_bind(struct ucma_id *id, const struct sockaddr *addr)
+int emu_ucma_bind(struct ucma_id *id, const struct sockaddr *addr)
 {
 	if (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)
 		return EAFNOSUPPORT;
@@ -60,13 +71,14 @@ static int do_bind(struct ucma_id *id, const struct sockaddr *addr)
 	id->state = S_ADDR_BOUND;
 	if (emu_log_enabled) {
 		char b[80];
-		emu_log("rdma_cm: t=%llu id %u bound to %s (ps 0x%x, device %d)", (unsigned long long)(now_ns() / 1000), id->handle, addr_str(&a, b, sizeof(b)),
+		emu_log("rdma_cm: t=%llu id %u bound to %s (ps 0x%x, device %d)",
+			(unsigned long long)(emu_ucma_now_ns() / 1000), id->handle, emu_ucma_addr_str(&a, b, sizeof(b)),
 			id->ps, dev);
 	}
 	return 0;
 }
 
-static int is_mcast_addr(const struct sockaddr *sa)
+int emu_ucma_is_mcast_addr(const struct sockaddr *sa)
 {
 	if (sa->sa_family == AF_INET)
 		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 28) == 0xe;
@@ -85,7 +97,7 @@ static int do_resolve_addr(struct ucma_id *id, const struct sockaddr *src, const
 		struct sockaddr_in6 any;
 		memset(&any, 0, sizeof(any));
 		any.sin6_family = dst->sa_family;
-		int err = do_bind(id, src && src->sa_family ? src : (struct sockaddr *)&any);
+		int err = emu_ucma_bind(id, src && src->sa_family ? src : (struct sockaddr *)&any);
 		if (err)
 			return err;
 	}
@@ -104,7 +116,7 @@ static int do_resolve_addr(struct ucma_id *id, const struct sockaddr *src, const
 		emu_cm_addr_set_port((struct sockaddr *)&d, emu_cm_addr_port((struct sockaddr *)&id->dst));
 	}
 	int dst_dev = emu_cm_addr_device((struct sockaddr *)&d);
-	int mcast = is_mcast_addr((struct sockaddr *)&d);
+	int mcast = emu_ucma_is_mcast_addr((struct sockaddr *)&d);
 	if (mcast) {
 		/* a multicast destination resolves on the source's port (the group MAC needs no neighbour) */
 		dst_dev = id->dev >= 0 ? id->dev : 0;
@@ -124,7 +136,7 @@ static int do_resolve_addr(struct ucma_id *id, const struct sockaddr *src, const
 	id->state = S_ADDR_QUERY;
 	if (dst_dev < 0) {
 		/* no port answers for the address: the neighbour never resolves */
-		set_timer(id, T_ADDR, (uint64_t)timeout_ms * 1000000ull);
+		emu_ucma_set_timer(id, T_ADDR, (uint64_t)timeout_ms * 1000000ull);
 		return 0;
 	}
 	if (id->dev < 0) {
@@ -136,88 +148,88 @@ static int do_resolve_addr(struct ucma_id *id, const struct sockaddr *src, const
 	}
 	if (mcast) {
 		id->dst = d;
-		set_timer(id, T_ADDR_DONE, resolve_ns());
+		emu_ucma_set_timer(id, T_ADDR_DONE, emu_ucma_resolve_ns());
 		cm_wake_self();
 		return 0;
 	}
 	id->peer_lid = emu_port_info(dst_dev)->lid;
-	if (eth(id))
+	if (emu_ucma_eth(id))
 		emu_cm_addr_gid((struct sockaddr *)&d, id->peer_gid);
 	else
 		memcpy(id->peer_gid, emu_port_info(dst_dev)->gid[0].raw, 16);
-	id->peer_mtu = port_mtu(id);
+	id->peer_mtu = emu_ucma_port_mtu(id);
 	id->dst = d;
-	set_timer(id, T_ADDR_DONE, resolve_ns());
+	emu_ucma_set_timer(id, T_ADDR_DONE, emu_ucma_resolve_ns());
 	cm_wake_self();
 	return 0;
 }
 
-static int c_bind_ip(struct ucmd *c)
+int emu_ucma_cmd_bind_ip(struct ucmd *c)
 {
 	IN(struct rdma_ucm_bind_ip, cmd);
 	int err;
-	if (!addr_size((struct sockaddr *)&cmd.addr) || cmd.addr.sin6_family == 27)
+	if (!emu_ucma_addr_size((struct sockaddr *)&cmd.addr) || cmd.addr.sin6_family == 27)
 		return EINVAL; /* rdma_addr_size_in6 */
-	struct ucma_id *id = id_get(c->f, cmd.id, &err);
-	return id ? do_bind(id, (struct sockaddr *)&cmd.addr) : err;
+	struct ucma_id *id = emu_ucma_id_get(c->f, cmd.id, &err);
+	return id ? emu_ucma_bind(id, (struct sockaddr *)&cmd.addr) : err;
 }
 
-static int c_bind(struct ucmd *c)
+int emu_ucma_cmd_bind(struct ucmd *c)
 {
 	IN(struct rdma_ucm_bind, cmd);
 	int err;
-	if (cmd.reserved || !cmd.addr_size || cmd.addr_size != addr_size((struct sockaddr *)&cmd.addr))
+	if (cmd.reserved || !cmd.addr_size || cmd.addr_size != emu_ucma_addr_size((struct sockaddr *)&cmd.addr))
 		return EINVAL;
-	struct ucma_id *id = id_get(c->f, cmd.id, &err);
-	return id ? do_bind(id, (struct sockaddr *)&cmd.addr) : err;
+	struct ucma_id *id = emu_ucma_id_get(c->f, cmd.id, &err);
+	return id ? emu_ucma_bind(id, (struct sockaddr *)&cmd.addr) : err;
 }
 
-static int c_resolve_ip(struct ucmd *c)
+int emu_ucma_cmd_resolve_ip(struct ucmd *c)
 {
 	IN(struct rdma_ucm_resolve_ip, cmd);
 	int err;
-	if ((cmd.src_addr.sin6_family && !addr_size((struct sockaddr *)&cmd.src_addr)) ||
-	    !addr_size((struct sockaddr *)&cmd.dst_addr))
+	if ((cmd.src_addr.sin6_family && !emu_ucma_addr_size((struct sockaddr *)&cmd.src_addr)) ||
+	    !emu_ucma_addr_size((struct sockaddr *)&cmd.dst_addr))
 		return EINVAL;
-	struct ucma_id *id = id_get(c->f, cmd.id, &err);
+	struct ucma_id *id = emu_ucma_id_get(c->f, cmd.id, &err);
 	if (!id)
 		return err;
 	return do_resolve_addr(id, (struct sockaddr *)&cmd.src_addr, (struct sockaddr *)&cmd.dst_addr, cmd.timeout_ms);
 }
 
-static int c_resolve_addr(struct ucmd *c)
+int emu_ucma_cmd_resolve_addr(struct ucmd *c)
 {
 	IN(struct rdma_ucm_resolve_addr, cmd);
 	int err;
-	if (cmd.reserved || (cmd.src_size && cmd.src_size != addr_size((struct sockaddr *)&cmd.src_addr)) ||
-	    !cmd.dst_size || cmd.dst_size != addr_size((struct sockaddr *)&cmd.dst_addr))
+	if (cmd.reserved || (cmd.src_size && cmd.src_size != emu_ucma_addr_size((struct sockaddr *)&cmd.src_addr)) ||
+	    !cmd.dst_size || cmd.dst_size != emu_ucma_addr_size((struct sockaddr *)&cmd.dst_addr))
 		return EINVAL;
-	struct ucma_id *id = id_get(c->f, cmd.id, &err);
+	struct ucma_id *id = emu_ucma_id_get(c->f, cmd.id, &err);
 	if (!id)
 		return err;
 	return do_resolve_addr(id, cmd.src_size ? (struct sockaddr *)&cmd.src_addr : NULL,
 			       (struct sockaddr *)&cmd.dst_addr, cmd.timeout_ms);
 }
 
-static int c_resolve_route(struct ucmd *c)
+int emu_ucma_cmd_resolve_route(struct ucmd *c)
 {
 	IN(struct rdma_ucm_resolve_route, cmd);
 	int err;
-	struct ucma_id *id = id_get(c->f, cmd.id, &err);
+	struct ucma_id *id = emu_ucma_id_get(c->f, cmd.id, &err);
 	if (!id)
 		return err;
 	if (id->state != S_ADDR_RESOLVED)
 		return EINVAL;
 	/* the emulated SM (IB) or the IP route (RoCE) always answers */
-	id->route_tclass = path_tclass(id);
+	id->route_tclass = emu_ucma_path_tclass(id);
 	id->route_tclass_set = 1;
 	id->state = S_ROUTE_QUERY;
-	set_timer(id, T_ROUTE_DONE, resolve_ns());
+	emu_ucma_set_timer(id, T_ROUTE_DONE, emu_ucma_resolve_ns());
 	cm_wake_self();
 	return 0;
 }
 
-static int c_query_route(struct ucmd *c)
+int emu_ucma_cmd_query_route(struct ucmd *c)
 {
 	IN(struct rdma_ucm_query, cmd);
 	struct rdma_ucm_query_route_resp resp;
@@ -225,23 +237,23 @@ static int c_query_route(struct ucmd *c)
 
 	if (c->out_len < sizeof(resp))
 		return ENOSPC;
-	struct ucma_id *id = id_get(c->f, cmd.id, &err);
+	struct ucma_id *id = emu_ucma_id_get(c->f, cmd.id, &err);
 	if (!id)
 		return err;
 	memset(&resp, 0, sizeof(resp));
 	memcpy(&resp.src_addr, &id->src, sizeof(resp.src_addr));
 	memcpy(&resp.dst_addr, &id->dst, sizeof(resp.dst_addr));
 	if (id->dev >= 0) {
-		const struct emu_port_info *p = id_port(id);
+		const struct emu_port_info *p = emu_ucma_id_port(id);
 		resp.node_guid = htobe64(p->node_guid);
 		resp.ibdev_index = (uint32_t)id->dev;
 		resp.port_num = 1;
 		if (id->route) {
 			resp.num_paths = 1;
-			fill_path(id, &resp.ib_route[0]);
+			emu_ucma_fill_path(id, &resp.ib_route[0]);
 		} else {
 			/* ucma_copy_ib_route / ucma_copy_iboe_route without a path: the GIDs and the P_Key */
-			local_gid(id, resp.ib_route[0].sgid);
+			emu_ucma_local_gid(id, resp.ib_route[0].sgid);
 			if (id->state == S_ADDR_RESOLVED)
 				memcpy(resp.ib_route[0].dgid, id->peer_gid, 16);
 			resp.ib_route[0].pkey = htons(0xffff);
@@ -269,11 +281,11 @@ static void pack_path(const struct ib_user_path_rec *p, uint8_t out[64])
 	out[56] = (uint8_t)(p->packet_life_time_selector << 6 | p->packet_life_time);
 }
 
-static int c_query(struct ucmd *c)
+int emu_ucma_cmd_query(struct ucmd *c)
 {
 	IN(struct rdma_ucm_query, cmd);
 	int err;
-	struct ucma_id *id = id_get(c->f, cmd.id, &err);
+	struct ucma_id *id = emu_ucma_id_get(c->f, cmd.id, &err);
 	if (!id)
 		return err;
 	switch (cmd.option) {
@@ -282,12 +294,12 @@ static int c_query(struct ucmd *c)
 		if (c->out_len < sizeof(resp))
 			return ENOSPC;
 		memset(&resp, 0, sizeof(resp));
-		resp.src_size = (uint16_t)addr_size((struct sockaddr *)&id->src);
+		resp.src_size = (uint16_t)emu_ucma_addr_size((struct sockaddr *)&id->src);
 		memcpy(&resp.src_addr, &id->src, resp.src_size);
-		resp.dst_size = (uint16_t)addr_size((struct sockaddr *)&id->dst);
+		resp.dst_size = (uint16_t)emu_ucma_addr_size((struct sockaddr *)&id->dst);
 		memcpy(&resp.dst_addr, &id->dst, resp.dst_size);
 		if (id->dev >= 0) {
-			resp.node_guid = htobe64(id_port(id)->node_guid);
+			resp.node_guid = htobe64(emu_ucma_id_port(id)->node_guid);
 			resp.ibdev_index = (uint32_t)id->dev;
 			resp.port_num = 1;
 			resp.pkey = htons(0xffff);
@@ -303,7 +315,7 @@ static int c_query(struct ucmd *c)
 		size_t len = sizeof(*resp);
 		if (id->route && c->out_len >= sizeof(buf)) {
 			struct ib_user_path_rec p;
-			fill_path(id, &p);
+			emu_ucma_fill_path(id, &p);
 			resp->num_paths = 1;
 			resp->path_data[0].flags = 1 | 2 | 8 | 32; /* GMP | PRIMARY | BIDIRECTIONAL (ib_user_sa.h) */
 			pack_path(&p, (uint8_t *)resp->path_data[0].path_rec);
@@ -321,9 +333,9 @@ static int c_query(struct ucmd *c)
 			resp.src_size = resp.dst_size = 48;
 			((uint16_t *)&resp.src_addr)[0] = 27;
 			((uint16_t *)&resp.dst_addr)[0] = 27;
-			local_gid(id, (uint8_t *)&resp.src_addr + 8);
+			emu_ucma_local_gid(id, (uint8_t *)&resp.src_addr + 8);
 			memcpy((uint8_t *)&resp.dst_addr + 8, id->peer_gid, 16);
-			resp.node_guid = htobe64(id_port(id)->node_guid);
+			resp.node_guid = htobe64(emu_ucma_id_port(id)->node_guid);
 			resp.port_num = 1;
 		}
 		return respond(cmd.response, &resp, sizeof(resp));

@@ -1,15 +1,25 @@
-static int c_listen(struct ucmd *c)
+/* rdma_cm commands of a connection: LISTEN, CONNECT, ACCEPT, REJECT, DISCONNECT, INIT_QP_ATTR, NOTIFY. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ucma_cmd.h"
+
+int emu_ucma_cmd_listen(struct ucmd *c)
 {
 	IN(struct rdma_ucm_listen, cmd);
 	int err;
-	struct ucma_id *id = id_get(c->f, cmd.id, &err);
+	struct ucma_id *id = emu_ucma_id_get(c->f, cmd.id, &err);
 	if (!id)
 		return err;
 	if (id->state == S_IDLE) {
 		struct sockaddr_in any;
 		memset(&any, 0, sizeof(any));
 		any.sin_family = AF_INET;
-		err = do_bind(id, (struct sockaddr *)&any);
+		err = emu_ucma_bind(id, (struct sockaddr *)&any);
 		if (err)
 			return err;
 	}
@@ -23,18 +33,18 @@ static int c_listen(struct ucmd *c)
 	return 0;
 }
 
-static int c_connect(struct ucmd *c)
+int emu_ucma_cmd_connect(struct ucmd *c)
 {
 	IN(struct rdma_ucm_connect, cmd);
 	int err;
-	struct ucma_id *id = id_get(c->f, cmd.id, &err);
+	struct ucma_id *id = emu_ucma_id_get(c->f, cmd.id, &err);
 	if (!id)
 		return err;
 	if (!cmd.conn_param.valid)
 		return EINVAL;
 	if (id->state != S_ROUTE_RESOLVED)
 		return EINVAL;
-	uint32_t max = (is_ud(id) ? PD_SIDR_REQ : PD_REQ) - CMA_HDR;
+	uint32_t max = (emu_ucma_is_ud(id) ? PD_SIDR_REQ : PD_REQ) - CMA_HDR;
 	if (cmd.conn_param.private_data_len > max)
 		return EINVAL;
 	id->qpn = cmd.conn_param.qp_num & 0xffffff;
@@ -44,22 +54,23 @@ static int c_connect(struct ucmd *c)
 	id->flow_control = cmd.conn_param.flow_control;
 	id->retry = cmd.conn_param.retry_count > 7 ? 7 : cmd.conn_param.retry_count;
 	id->rnr_retry = cmd.conn_param.rnr_retry_count > 7 ? 7 : cmd.conn_param.rnr_retry_count;
-	id->psn = (uint32_t)(now_ns() * 2246822519u) & 0xffffff;
+	id->psn = (uint32_t)(emu_ucma_now_ns() * 2246822519u) & 0xffffff;
 	id->state = S_REQ_SENT;
-	set_timer(id, T_REQ, cm_timeout_ns());
+	emu_ucma_set_timer(id, T_REQ, emu_ucma_cm_timeout_ns());
 
 	struct cm_dir_hit hit;
 	char b[80];
 	if (emu_log_enabled)
-		emu_log("rdma_cm: t=%llu id %u connects to %s (ps 0x%x)", (unsigned long long)(now_ns() / 1000), id->handle, addr_str(&id->dst, b, sizeof(b)), id->ps);
+		emu_log("rdma_cm: t=%llu id %u connects to %s (ps 0x%x)", (unsigned long long)(emu_ucma_now_ns() / 1000),
+			id->handle, emu_ucma_addr_str(&id->dst, b, sizeof(b)), id->ps);
 	if (cm_dir_find_listener(id->ps, (struct sockaddr *)&id->dst, &hit) != 0) {
 		/* the destination's CM has no listener for the service ID */
 		id->timer = T_NONE;
 		id->state = S_DONE;
-		if (is_ud(id)) {
-			queue_event(id, EV_UNREACHABLE, SIDR_UNSUPPORTED);
+		if (emu_ucma_is_ud(id)) {
+			emu_ucma_queue_event(id, EV_UNREACHABLE, SIDR_UNSUPPORTED);
 		} else {
-			struct ucma_event *e = queue_event(id, EV_REJECTED, REJ_INVALID_SERVICE_ID);
+			struct ucma_event *e = emu_ucma_queue_event(id, EV_REJECTED, REJ_INVALID_SERVICE_ID);
 			if (e)
 				e->resp.param.conn.private_data_len = PD_REJ;
 		}
@@ -68,34 +79,34 @@ static int c_connect(struct ucmd *c)
 	id->peer_pid = hit.pid;
 	id->peer_id = hit.id;
 	id->peer_cookie = hit.cookie;
-	send_msg(id, is_ud(id) ? CM_SIDR_REQ : CM_REQ, 0, cmd.conn_param.private_data,
+	emu_ucma_send_msg(id, emu_ucma_is_ud(id) ? CM_SIDR_REQ : CM_REQ, 0, cmd.conn_param.private_data,
 		 cmd.conn_param.private_data_len);
 	return 0;
 }
 
-static int c_accept(struct ucmd *c)
+int emu_ucma_cmd_accept(struct ucmd *c)
 {
 	IN(struct rdma_ucm_accept, cmd);
 	int err;
-	struct ucma_id *id = id_get(c->f, cmd.id, &err);
+	struct ucma_id *id = emu_ucma_id_get(c->f, cmd.id, &err);
 	if (!id)
 		return err;
 	if (!cmd.conn_param.valid) {
 		/* cma_rep_recv(): the active side confirms the REP with an RTU */
 		if (id->state != S_REP_RCVD)
 			return EINVAL;
-		send_msg(id, CM_RTU, 0, NULL, 0);
+		emu_ucma_send_msg(id, CM_RTU, 0, NULL, 0);
 		id->state = S_ESTABLISHED;
 		return 0;
 	}
 	if (id->state != S_REQ_RCVD || id->listener)
 		return EINVAL;
-	if (is_ud(id)) {
+	if (emu_ucma_is_ud(id)) {
 		if (cmd.conn_param.private_data_len > PD_SIDR_REP)
 			return EINVAL;
 		id->qpn = cmd.conn_param.qp_num & 0xffffff;
 		id->uid = cmd.uid;
-		send_msg(id, CM_SIDR_REP, SIDR_SUCCESS, cmd.conn_param.private_data, cmd.conn_param.private_data_len);
+		emu_ucma_send_msg(id, CM_SIDR_REP, SIDR_SUCCESS, cmd.conn_param.private_data, cmd.conn_param.private_data_len);
 		id->state = S_DONE;
 		return 0;
 	}
@@ -109,16 +120,16 @@ static int c_accept(struct ucmd *c)
 	id->rnr_retry = cmd.conn_param.rnr_retry_count > 7 ? 7 : cmd.conn_param.rnr_retry_count;
 	id->uid = cmd.uid;
 	id->state = S_REP_SENT;
-	set_timer(id, T_REP, cm_timeout_ns());
-	send_msg(id, CM_REP, 0, cmd.conn_param.private_data, cmd.conn_param.private_data_len);
+	emu_ucma_set_timer(id, T_REP, emu_ucma_cm_timeout_ns());
+	emu_ucma_send_msg(id, CM_REP, 0, cmd.conn_param.private_data, cmd.conn_param.private_data_len);
 	return 0;
 }
 
-static int c_reject(struct ucmd *c)
+int emu_ucma_cmd_reject(struct ucmd *c)
 {
 	IN(struct rdma_ucm_reject, cmd);
 	int err;
-	struct ucma_id *id = id_get(c->f, cmd.id, &err);
+	struct ucma_id *id = emu_ucma_id_get(c->f, cmd.id, &err);
 	if (!id)
 		return err;
 	if (!cmd.reason)
@@ -129,19 +140,19 @@ static int c_reject(struct ucmd *c)
 		return EINVAL;
 	if (id->state != S_REQ_RCVD && id->state != S_REP_RCVD)
 		return EINVAL;
-	if (is_ud(id))
-		send_msg(id, CM_SIDR_REP, SIDR_REJECT, cmd.private_data, cmd.private_data_len);
+	if (emu_ucma_is_ud(id))
+		emu_ucma_send_msg(id, CM_SIDR_REP, SIDR_REJECT, cmd.private_data, cmd.private_data_len);
 	else
-		send_msg(id, CM_REJ, cmd.reason, cmd.private_data, cmd.private_data_len);
+		emu_ucma_send_msg(id, CM_REJ, cmd.reason, cmd.private_data, cmd.private_data_len);
 	id->state = S_DONE;
 	return 0;
 }
 
-static int c_disconnect(struct ucmd *c)
+int emu_ucma_cmd_disconnect(struct ucmd *c)
 {
 	IN(struct rdma_ucm_disconnect, cmd);
 	int err;
-	struct ucma_id *id = id_get(c->f, cmd.id, &err);
+	struct ucma_id *id = emu_ucma_id_get(c->f, cmd.id, &err);
 	if (!id)
 		return err;
 	/* rdma_disconnect: ids that never had a CM id are EINVAL; otherwise a DREQ if established, else a DREP
@@ -149,17 +160,17 @@ static int c_disconnect(struct ucmd *c)
 	if (!id->peer_pid && id->state != S_DREQ_RCVD && id->state != S_TIMEWAIT && id->state != S_DONE)
 		return EINVAL;
 	if (id->state == S_ESTABLISHED) {
-		send_msg(id, CM_DREQ, 0, NULL, 0);
+		emu_ucma_send_msg(id, CM_DREQ, 0, NULL, 0);
 		id->state = S_DREQ_SENT;
-		set_timer(id, T_DREQ, cm_timeout_ns());
+		emu_ucma_set_timer(id, T_DREQ, emu_ucma_cm_timeout_ns());
 	} else if (id->state == S_DREQ_RCVD) {
-		send_msg(id, CM_DREP, 0, NULL, 0);
-		enter_timewait(id);
+		emu_ucma_send_msg(id, CM_DREP, 0, NULL, 0);
+		emu_ucma_enter_timewait(id);
 	}
 	return 0;
 }
 
-static int c_init_qp_attr(struct ucmd *c)
+int emu_ucma_cmd_init_qp_attr(struct ucmd *c)
 {
 	IN(struct rdma_ucm_init_qp_attr, cmd);
 	struct ib_uverbs_qp_attr r;
@@ -169,7 +180,7 @@ static int c_init_qp_attr(struct ucmd *c)
 		return ENOSPC;
 	if (cmd.qp_state > 6)
 		return EINVAL;
-	struct ucma_id *id = id_get(c->f, cmd.id, &err);
+	struct ucma_id *id = emu_ucma_id_get(c->f, cmd.id, &err);
 	if (!id)
 		return err;
 	if (id->dev < 0)
@@ -180,7 +191,7 @@ static int c_init_qp_attr(struct ucmd *c)
 	r.pkey_index = 0;
 	int connected = id->state == S_REQ_RCVD || id->state == S_REP_SENT || id->state == S_REP_RCVD ||
 			id->state == S_ESTABLISHED;
-	if (is_ud(id)) {
+	if (emu_ucma_is_ud(id)) {
 		/* cma_ib_init_qp_attr for UD, whatever the state asked */
 		r.qkey = id->qkey;
 		r.qp_attr_mask = QPA_STATE | QPA_PKEY_INDEX | QPA_PORT | QPA_QKEY;
@@ -191,8 +202,8 @@ static int c_init_qp_attr(struct ucmd *c)
 	} else if (cmd.qp_state == 2 /* RTR */ && connected) {
 		r.qp_attr_mask = QPA_STATE | QPA_AV | QPA_PATH_MTU | QPA_DEST_QPN | QPA_RQ_PSN |
 				 QPA_MAX_DEST_RD_ATOMIC | QPA_MIN_RNR_TIMER;
-		ah_to_user(id, &r.ah_attr);
-		r.path_mtu = path_mtu(id);
+		emu_ucma_ah_to_user(id, &r.ah_attr);
+		r.path_mtu = emu_ucma_path_mtu(id);
 		r.dest_qp_num = id->peer_qpn;
 		r.rq_psn = id->peer_psn;
 		r.max_dest_rd_atomic = id->resp_res;
@@ -201,7 +212,7 @@ static int c_init_qp_attr(struct ucmd *c)
 		r.qp_attr_mask = QPA_STATE | QPA_SQ_PSN | QPA_TIMEOUT | QPA_RETRY_CNT | QPA_RNR_RETRY |
 				 QPA_MAX_QP_RD_ATOMIC;
 		r.sq_psn = id->psn;
-		r.timeout = ack_timeout(id);
+		r.timeout = emu_ucma_ack_timeout(id);
 		r.retry_cnt = id->retry;
 		r.rnr_retry = id->rnr_retry;
 		r.max_rd_atomic = id->init_depth;
@@ -211,11 +222,11 @@ static int c_init_qp_attr(struct ucmd *c)
 	return respond(cmd.response, &r, sizeof(r));
 }
 
-static int c_notify(struct ucmd *c)
+int emu_ucma_cmd_notify(struct ucmd *c)
 {
 	IN(struct rdma_ucm_notify, cmd);
 	int err;
-	struct ucma_id *id = id_get(c->f, cmd.id, &err);
+	struct ucma_id *id = emu_ucma_id_get(c->f, cmd.id, &err);
 	if (!id)
 		return err;
 	if (!id->peer_pid && id->state != S_ESTABLISHED)
@@ -229,6 +240,6 @@ static int c_notify(struct ucmd *c)
 		return EINVAL;
 	id->state = S_ESTABLISHED;
 	id->timer = T_NONE;
-	queue_event(id, EV_ESTABLISHED, 0);
+	emu_ucma_queue_event(id, EV_ESTABLISHED, 0);
 	return 0;
 }

@@ -1,4 +1,14 @@
-static int c_get_event(struct ucmd *c)
+/* rdma_cm GET_EVENT: the read side of a channel's event queue. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ucma_cmd.h"
+
+int emu_ucma_cmd_get_event(struct ucmd *c)
 {
 	IN(struct rdma_ucm_get_event, cmd);
 	struct ucma_file *f = c->f;
@@ -9,7 +19,7 @@ static int c_get_event(struct ucmd *c)
 	while (!f->head) {
 		if (!f->closed && (fcntl(f->fd, F_GETFL) & O_NONBLOCK))
 			return EAGAIN;
-		pthread_cond_wait(&f->cond, &g_lock);
+		pthread_cond_wait(&f->cond, &emu_ucma_lock);
 	}
 	struct ucma_event *ev = f->head;
 	if (emu_copy_to_user(cmd.response, &ev->resp, sizeof(ev->resp)))
@@ -25,6 +35,6 @@ static int c_get_event(struct ucmd *c)
 		ev->id->backlog++;
 	}
 	free(ev);
-	file_signal(f);
+	emu_ucma_file_signal(f);
 	return 0;
 }

@@ -1,3 +1,13 @@
+/* rdma_cm multicast: JOIN_IP_MCAST, JOIN_MCAST, LEAVE_MCAST. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ucma_cmd.h"
+
 /* cma_set_mgid / cma_iboe_set_mgid: the group's MGID from the address. IB: the IPoIB mapping (ip_ib_mc_map,
  * ipv6_ib_mc_map) with the broadcast group's scope 2 and P_Key 0xffff, byte 3 = 0x01 for RDMA_PS_UDP (the
  * RDMA CM signature). RoCE: the port's default GID type for rdma_cm is RoCE v2 (cma_add_one prefers
@@ -7,7 +17,7 @@
 static void mc_mgid(const struct ucma_id *id, const struct sockaddr *sa, uint8_t mgid[16])
 {
 	memset(mgid, 0, 16);
-	if (eth(id)) {
+	if (emu_ucma_eth(id)) {
 		mgid[10] = mgid[11] = 0xff;
 		memcpy(mgid + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
 		return;
@@ -37,28 +47,28 @@ static int do_join(struct ucmd *c, uint32_t handle, uint64_t uid, uint64_t respo
 		return ENOSPC;
 	if (join_flags != RDMA_MC_JOIN_FLAG_FULLMEMBER && join_flags != RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER)
 		return EINVAL;
-	struct ucma_id *id = id_get(c->f, handle, &err);
+	struct ucma_id *id = emu_ucma_id_get(c->f, handle, &err);
 	if (!id)
 		return err;
 	if (id->dev < 0 || (id->state != S_ADDR_BOUND && id->state != S_ADDR_RESOLVED))
 		return EINVAL;
-	if (!is_mcast_addr(addr))
+	if (!emu_ucma_is_mcast_addr(addr))
 		return EINVAL;
-	if (eth(id) && addr->sa_family == AF_INET6)
+	if (emu_ucma_eth(id) && addr->sa_family == AF_INET6)
 		return KERNEL_ENOTSUPP; /* cma_iboe_join_multicast: an IPv6 group with the RoCE v2 GID type */
 	uint32_t h = 0;
-	while (h < g_mcs_cap && g_mcs[h])
+	while (h < emu_ucma_mcs_cap && emu_ucma_mcs[h])
 		h++;
-	if (h == g_mcs_cap) {
-		uint32_t cap = g_mcs_cap ? g_mcs_cap * 2 : 16;
+	if (h == emu_ucma_mcs_cap) {
+		uint32_t cap = emu_ucma_mcs_cap ? emu_ucma_mcs_cap * 2 : 16;
 		if (cap > 1u << 16)
 			return ENOMEM;
-		struct ucma_mc **n = realloc(g_mcs, cap * sizeof(*n));
+		struct ucma_mc **n = realloc(emu_ucma_mcs, cap * sizeof(*n));
 		if (!n)
 			return ENOMEM;
-		memset(n + g_mcs_cap, 0, (cap - g_mcs_cap) * sizeof(*n));
-		g_mcs = n;
-		g_mcs_cap = cap;
+		memset(n + emu_ucma_mcs_cap, 0, (cap - emu_ucma_mcs_cap) * sizeof(*n));
+		emu_ucma_mcs = n;
+		emu_ucma_mcs_cap = cap;
 	}
 	struct ucma_mc *mc = calloc(1, sizeof(*mc));
 	if (!mc)
@@ -67,14 +77,14 @@ static int do_join(struct ucmd *c, uint32_t handle, uint64_t uid, uint64_t respo
 	mc->handle = h;
 	mc->uid = uid;
 	mc_mgid(id, addr, mc->mgid);
-	mc->mlid = eth(id) ? 0 : (uint16_t)(0xc000 | ((mc->mgid[14] << 8 | mc->mgid[15]) & 0x3fff));
+	mc->mlid = emu_ucma_eth(id) ? 0 : (uint16_t)(0xc000 | ((mc->mgid[14] << 8 | mc->mgid[15]) & 0x3fff));
 	resp.id = h;
 	if (respond(response, &resp, sizeof(resp))) {
 		free(mc);
 		return EFAULT;
 	}
-	g_mcs[h] = mc;
-	struct ucma_event *e = queue_event(id, EV_MULTICAST_JOIN, 0);
+	emu_ucma_mcs[h] = mc;
+	struct ucma_event *e = emu_ucma_queue_event(id, EV_MULTICAST_JOIN, 0);
 	if (e) {
 		e->mc = mc;
 		e->resp.uid = mc->uid;
@@ -87,10 +97,10 @@ static int do_join(struct ucmd *c, uint32_t handle, uint64_t uid, uint64_t respo
 		ah->port_num = 1;
 		ah->static_rate = PATH_RATE;
 		memcpy(ah->grh.dgid, mc->mgid, 16);
-		if (eth(id)) {
+		if (emu_ucma_eth(id)) {
 			uint8_t sgid[16];
-			local_gid(id, sgid);
-			int idx = emu_cm_gid_index(id_port(id), sgid, 1);
+			emu_ucma_local_gid(id, sgid);
+			int idx = emu_cm_gid_index(emu_ucma_id_port(id), sgid, 1);
 			ah->grh.sgid_index = (uint8_t)(idx < 0 ? 1 : idx);
 			ah->grh.hop_limit = 64;
 		}
@@ -104,18 +114,18 @@ static int do_join(struct ucmd *c, uint32_t handle, uint64_t uid, uint64_t respo
 	return 0;
 }
 
-static int c_join_ip(struct ucmd *c)
+int emu_ucma_cmd_join_ip(struct ucmd *c)
 {
 	IN(struct rdma_ucm_join_ip_mcast, cmd);
-	if (!addr_size((struct sockaddr *)&cmd.addr) || cmd.addr.sin6_family == 27)
+	if (!emu_ucma_addr_size((struct sockaddr *)&cmd.addr) || cmd.addr.sin6_family == 27)
 		return EINVAL;
 	return do_join(c, cmd.id, cmd.uid, cmd.response, (struct sockaddr *)&cmd.addr, RDMA_MC_JOIN_FLAG_FULLMEMBER);
 }
 
-static int c_join(struct ucmd *c)
+int emu_ucma_cmd_join(struct ucmd *c)
 {
 	IN(struct rdma_ucm_join_mcast, cmd);
-	if (cmd.addr_size != addr_size((struct sockaddr *)&cmd.addr))
+	if (cmd.addr_size != emu_ucma_addr_size((struct sockaddr *)&cmd.addr))
 		return EINVAL;
 	if (cmd.addr.ss_family == 27)
 		return EAFNOSUPPORT;
@@ -123,16 +133,16 @@ static int c_join(struct ucmd *c)
 }
 
 /* ucma_leave_multicast: the membership goes with its unreported events; returns its events_reported */
-static int c_leave(struct ucmd *c)
+int emu_ucma_cmd_leave(struct ucmd *c)
 {
 	IN(struct rdma_ucm_destroy_id, cmd);
 	struct rdma_ucm_destroy_id_resp resp;
 
 	if (c->out_len < sizeof(resp))
 		return ENOSPC;
-	if (cmd.id >= g_mcs_cap || !g_mcs[cmd.id])
+	if (cmd.id >= emu_ucma_mcs_cap || !emu_ucma_mcs[cmd.id])
 		return ENOENT;
-	struct ucma_mc *mc = g_mcs[cmd.id];
+	struct ucma_mc *mc = emu_ucma_mcs[cmd.id];
 	if (mc->id->file != c->f)
 		return EINVAL;
 	struct ucma_file *f = mc->id->file;
@@ -149,9 +159,9 @@ static int c_leave(struct ucmd *c)
 		prev = e;
 		pp = &e->next;
 	}
-	file_signal(f);
+	emu_ucma_file_signal(f);
 	resp.events_reported = mc->events_reported;
-	g_mcs[cmd.id] = NULL;
+	emu_ucma_mcs[cmd.id] = NULL;
 	free(mc);
 	return respond(cmd.response, &resp, sizeof(resp));
 }

@@ -1,8 +1,18 @@
-static int c_set_option(struct ucmd *c)
+/* rdma_cm SET_OPTION (GET_OPTION is ENOSYS, as in the kernel). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ucma_cmd.h"
+
+int emu_ucma_cmd_set_option(struct ucmd *c)
 {
 	IN(struct rdma_ucm_set_option, cmd);
 	int err;
-	struct ucma_id *id = id_get(c->f, cmd.id, &err);
+	struct ucma_id *id = emu_ucma_id_get(c->f, cmd.id, &err);
 	if (!id)
 		return err;
 	if (cmd.optlen > 4096)
@@ -57,7 +67,7 @@ static int c_set_option(struct ucmd *c)
 		if (id->state != S_ADDR_RESOLVED)
 			return EINVAL;
 		id->state = S_ROUTE_QUERY;
-		set_timer(id, T_ROUTE_DONE, resolve_ns());
+		emu_ucma_set_timer(id, T_ROUTE_DONE, emu_ucma_resolve_ns());
 		cm_wake_self();
 		return 0;
 	}

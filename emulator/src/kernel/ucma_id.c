@@ -1,13 +1,24 @@
-static struct ucma_mc **g_mcs;
-static uint32_t g_mcs_cap;
+/* The rdma_cm "kernel"'s state (ucma_state.h): ids and their handles, the channel files' event queues, the CM
+ * messages and timers of an id, and what an id that goes away sends to its peer (cm.c cm_destroy_id). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ucma_file *g_files;
-static struct ucma_id **g_ids;
-static uint32_t g_ids_cap;
+#include "ucma_state.h"
+
+struct ucma_mc **emu_ucma_mcs;
+uint32_t emu_ucma_mcs_cap;
+
+pthread_mutex_t emu_ucma_lock = PTHREAD_MUTEX_INITIALIZER;
+struct ucma_file *emu_ucma_files;
+struct ucma_id **emu_ucma_ids;
+uint32_t emu_ucma_ids_cap;
 static uint64_t g_serial;
-static int g_nfiles;
-static uint64_t now_ns(void)
+int emu_ucma_nfiles;
+uint64_t emu_ucma_now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -17,7 +28,7 @@ static uint64_t now_ns(void)
 /* How long a REQ, REP or DREQ waits for its answer before the id gets UNREACHABLE / DISCONNECTED. The kernel
  * waits cma.c's CMA_CM_RESPONSE_TIMEOUT (20: 4.096 us << 20 = 4.3 s) for each of CMA_MAX_CM_RETRIES + 1 (16)
  * sends; MLX5EMU_CM_TIMEOUT_MS shortens it for tests. */
-static uint64_t cm_timeout_ns(void)
+uint64_t emu_ucma_cm_timeout_ns(void)
 {
 	const char *e = getenv("MLX5EMU_CM_TIMEOUT_MS");
 	uint64_t ms = e && *e ? strtoull(e, NULL, 10) : 16ull * 4295;
@@ -26,7 +37,7 @@ static uint64_t cm_timeout_ns(void)
 
 /* How long address and route resolution take: 0 by default (loopback neighbours, an SM next door);
  * MLX5EMU_CM_RESOLVE_MS models a slower fabric (an SA path query, ARP) for each of the two steps. */
-static uint64_t resolve_ns(void)
+uint64_t emu_ucma_resolve_ns(void)
 {
 	const char *e = getenv("MLX5EMU_CM_RESOLVE_MS");
 	return e && *e ? strtoull(e, NULL, 10) * 1000000ull : 0;
@@ -34,21 +45,21 @@ static uint64_t resolve_ns(void)
 
 /* ---- files, ids, events ---- */
 
-static struct ucma_id *id_alloc(struct ucma_file *f, uint16_t ps, uint8_t qp_type)
+struct ucma_id *emu_ucma_id_alloc(struct ucma_file *f, uint16_t ps, uint8_t qp_type)
 {
 	uint32_t h = 0;
-	while (h < g_ids_cap && g_ids[h])
+	while (h < emu_ucma_ids_cap && emu_ucma_ids[h])
 		h++;
-	if (h == g_ids_cap) {
-		uint32_t cap = g_ids_cap ? g_ids_cap * 2 : 64;
+	if (h == emu_ucma_ids_cap) {
+		uint32_t cap = emu_ucma_ids_cap ? emu_ucma_ids_cap * 2 : 64;
 		if (cap > 1u << 20)
 			return NULL;
-		struct ucma_id **n = realloc(g_ids, cap * sizeof(*n));
+		struct ucma_id **n = realloc(emu_ucma_ids, cap * sizeof(*n));
 		if (!n)
 			return NULL;
-		memset(n + g_ids_cap, 0, (cap - g_ids_cap) * sizeof(*n));
-		g_ids = n;
-		g_ids_cap = cap;
+		memset(n + emu_ucma_ids_cap, 0, (cap - emu_ucma_ids_cap) * sizeof(*n));
+		emu_ucma_ids = n;
+		emu_ucma_ids_cap = cap;
 	}
 	struct ucma_id *id = calloc(1, sizeof(*id));
 	if (!id)
@@ -61,25 +72,25 @@ static struct ucma_id *id_alloc(struct ucma_file *f, uint16_t ps, uint8_t qp_typ
 	id->dev = -1;
 	id->dir_slot = -1;
 	id->qkey = RDMA_UDP_QKEY;
-	g_ids[h] = id;
+	emu_ucma_ids[h] = id;
 	return id;
 }
 
-static struct ucma_id *id_get(struct ucma_file *f, uint32_t handle, int *err)
+struct ucma_id *emu_ucma_id_get(struct ucma_file *f, uint32_t handle, int *err)
 {
 	/* ucma.c _ucma_find_context: unknown id ENOENT, another file's id EINVAL */
-	if (handle >= g_ids_cap || !g_ids[handle]) {
+	if (handle >= emu_ucma_ids_cap || !emu_ucma_ids[handle]) {
 		*err = ENOENT;
 		return NULL;
 	}
-	if (g_ids[handle]->file != f) {
+	if (emu_ucma_ids[handle]->file != f) {
 		*err = EINVAL;
 		return NULL;
 	}
-	return g_ids[handle];
+	return emu_ucma_ids[handle];
 }
 
-static void file_signal(struct ucma_file *f)
+void emu_ucma_file_signal(struct ucma_file *f)
 {
 	if (f->head)
 		pthread_cond_broadcast(&f->cond);
@@ -101,7 +112,7 @@ static void file_signal(struct ucma_file *f)
 
 /* Queue an event for id (ucma_event_handler): events of a passive id the user has not accepted yet are dropped,
  * except the CONNECT_REQUEST that introduces it. */
-static struct ucma_event *queue_event(struct ucma_id *id, uint32_t event, int32_t status)
+struct ucma_event *emu_ucma_queue_event(struct ucma_id *id, uint32_t event, int32_t status)
 {
 	if (!id->uid && event != EV_CONNECT_REQUEST)
 		return NULL;
@@ -119,15 +130,14 @@ static struct ucma_event *queue_event(struct ucma_id *id, uint32_t event, int32_
 	else
 		f->head = e;
 	f->tail = e;
-	file_signal(f);
+	emu_ucma_file_signal(f);
 	if (emu_log_enabled)
-		emu_log("rdma_cm: t=%llu id %u event %u status %d", (unsigned long long)(now_ns() / 1000), id->handle, event, status);
+		emu_log("rdma_cm: t=%llu id %u event %u status %d", (unsigned long long)(emu_ucma_now_ns() / 1000),
+			id->handle, event, status);
 	return e;
 }
 
-static void ud_ah_to_user(const struct ucma_id *id, struct ib_uverbs_ah_attr *ah);
-
-static void send_msg(struct ucma_id *id, uint32_t type, uint8_t reason, const void *pdata, uint32_t len)
+void emu_ucma_send_msg(struct ucma_id *id, uint32_t type, uint8_t reason, const void *pdata, uint32_t len)
 {
 	struct cm_msg m;
 	memset(&m, 0, sizeof(m));
@@ -151,11 +161,11 @@ static void send_msg(struct ucma_id *id, uint32_t type, uint8_t reason, const vo
 	m.rnr_retry = id->rnr_retry;
 	m.srq = id->srq;
 	m.flow_control = id->flow_control;
-	m.mtu = port_mtu(id);
-	m.tclass = path_tclass(id);
+	m.mtu = emu_ucma_port_mtu(id);
+	m.tclass = emu_ucma_path_tclass(id);
 	m.dev = (uint16_t)(id->dev >= 0 ? id->dev : 0);
-	m.lid = id_port(id)->lid;
-	local_gid(id, m.gid);
+	m.lid = emu_ucma_id_port(id)->lid;
+	emu_ucma_local_gid(id, m.gid);
 	if (len > CM_PDATA_MAX)
 		len = CM_PDATA_MAX;
 	if (pdata && len)
@@ -165,18 +175,18 @@ static void send_msg(struct ucma_id *id, uint32_t type, uint8_t reason, const vo
 		emu_log("rdma_cm: id %u: message %u to pid %d lost", id->handle, type, (int)id->peer_pid);
 }
 
-static void set_timer(struct ucma_id *id, int kind, uint64_t after_ns)
+void emu_ucma_set_timer(struct ucma_id *id, int kind, uint64_t after_ns)
 {
 	id->timer = kind;
-	id->deadline = now_ns() + after_ns;
+	id->deadline = emu_ucma_now_ns() + after_ns;
 }
 
 /* cm.c cm_enter_timewait: the id stays in timewait for the ack timeout (4.096 us << timeout, in ms 1 << (t-8)) */
-static void enter_timewait(struct ucma_id *id)
+void emu_ucma_enter_timewait(struct ucma_id *id)
 {
 	id->state = S_TIMEWAIT;
-	int t = ack_timeout(id);
-	set_timer(id, T_TIMEWAIT, (1ull << (t > 8 ? t - 8 : 0)) * 1000000ull);
+	int t = emu_ucma_ack_timeout(id);
+	emu_ucma_set_timer(id, T_TIMEWAIT, (1ull << (t > 8 ? t - 8 : 0)) * 1000000ull);
 }
 
 /* What the kernel sends for an id that goes away (rdma_destroy_id -> ib_destroy_cm_id -> cm_destroy_id). */
@@ -184,32 +194,30 @@ static void farewell(struct ucma_id *id)
 {
 	switch (id->state) {
 	case S_REQ_SENT:
-		if (!is_ud(id))
-			send_msg(id, CM_REJ, REJ_TIMEOUT, NULL, 0);
+		if (!emu_ucma_is_ud(id))
+			emu_ucma_send_msg(id, CM_REJ, REJ_TIMEOUT, NULL, 0);
 		break;
 	case S_REQ_RCVD:
-		if (is_ud(id))
-			send_msg(id, CM_SIDR_REP, SIDR_REJECT, NULL, 0);
+		if (emu_ucma_is_ud(id))
+			emu_ucma_send_msg(id, CM_SIDR_REP, SIDR_REJECT, NULL, 0);
 		else
-			send_msg(id, CM_REJ, REJ_CONSUMER_DEFINED, NULL, 0);
+			emu_ucma_send_msg(id, CM_REJ, REJ_CONSUMER_DEFINED, NULL, 0);
 		break;
 	case S_REP_SENT:
 	case S_REP_RCVD:
-		send_msg(id, CM_REJ, REJ_CONSUMER_DEFINED, NULL, 0);
+		emu_ucma_send_msg(id, CM_REJ, REJ_CONSUMER_DEFINED, NULL, 0);
 		break;
 	case S_ESTABLISHED:
-		send_msg(id, CM_DREQ, 0, NULL, 0);
+		emu_ucma_send_msg(id, CM_DREQ, 0, NULL, 0);
 		break;
 	case S_DREQ_RCVD:
-		send_msg(id, CM_DREP, 0, NULL, 0);
+		emu_ucma_send_msg(id, CM_DREP, 0, NULL, 0);
 		break;
 	default:
 		break;
 	}
 	id->state = S_DONE;
 }
-
-static void id_free(struct ucma_id *id);
 
 /* Drops id's unreported events; a queued CONNECT_REQUEST takes its new id with it (ucma_free_ctx). */
 static void drop_events(struct ucma_id *id)
@@ -225,7 +233,7 @@ static void drop_events(struct ucma_id *id)
 			if (e->id == id && e->conn) {
 				e->conn->listener = NULL;
 				farewell(e->conn);
-				id_free(e->conn);
+				emu_ucma_id_free(e->conn);
 			}
 			free(e);
 			continue;
@@ -233,28 +241,28 @@ static void drop_events(struct ucma_id *id)
 		prev = e;
 		pp = &e->next;
 	}
-	file_signal(f);
+	emu_ucma_file_signal(f);
 }
 
-static void id_free(struct ucma_id *id)
+void emu_ucma_id_free(struct ucma_id *id)
 {
-	for (uint32_t h = 0; h < g_mcs_cap; h++)
-		if (g_mcs[h] && g_mcs[h]->id == id) {
-			free(g_mcs[h]);
-			g_mcs[h] = NULL;
+	for (uint32_t h = 0; h < emu_ucma_mcs_cap; h++)
+		if (emu_ucma_mcs[h] && emu_ucma_mcs[h]->id == id) {
+			free(emu_ucma_mcs[h]);
+			emu_ucma_mcs[h] = NULL;
 		}
 	cm_dir_release(id->dir_slot);
-	if (id->handle < g_ids_cap && g_ids[id->handle] == id)
-		g_ids[id->handle] = NULL;
+	if (id->handle < emu_ucma_ids_cap && emu_ucma_ids[id->handle] == id)
+		emu_ucma_ids[id->handle] = NULL;
 	free(id);
 }
 
 /* rdma_destroy_id + ucma_free_ctx: returns events_reported */
-static uint32_t id_destroy(struct ucma_id *id)
+uint32_t emu_ucma_id_destroy(struct ucma_id *id)
 {
 	uint32_t reported = id->events_reported;
 	farewell(id);
 	drop_events(id);
-	id_free(id);
+	emu_ucma_id_free(id);
 	return reported;
 }

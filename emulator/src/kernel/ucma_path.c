@@ -1,36 +1,43 @@
-static int is_ud(const struct ucma_id *id) { return id->qp_type == 4; /* IB_QPT_UD */ }
+/* An rdma_cm id's port, path record and address vector: what route resolution and the CM messages report
+ * (cma.c, cm.c), for IB and RoCE ports. */
+#include <arpa/inet.h>
+#include <string.h>
 
-static const struct emu_port_info *id_port(const struct ucma_id *id)
+#include "ucma_state.h"
+
+int emu_ucma_is_ud(const struct ucma_id *id) { return id->qp_type == 4; /* IB_QPT_UD */ }
+
+const struct emu_port_info *emu_ucma_id_port(const struct ucma_id *id)
 {
 	return emu_port_info(id->dev >= 0 ? id->dev : 0);
 }
 
-static int eth(const struct ucma_id *id) { return id_port(id)->link_layer == EMU_LINK_ETH; }
+int emu_ucma_eth(const struct ucma_id *id) { return emu_ucma_id_port(id)->link_layer == EMU_LINK_ETH; }
 
-static uint8_t pkt_lifetime(const struct ucma_id *id) { return eth(id) ? ROCE_PKT_LIFETIME : IB_PKT_LIFETIME; }
+static uint8_t pkt_lifetime(const struct ucma_id *id) { return emu_ucma_eth(id) ? ROCE_PKT_LIFETIME : IB_PKT_LIFETIME; }
 
 /* cm.c cm_ack_timeout(ca_ack_delay 16, packet life time) is packet life time + 1 for these values;
  * rdma_set_ack_timeout() overrides it */
-static uint8_t ack_timeout(const struct ucma_id *id)
+uint8_t emu_ucma_ack_timeout(const struct ucma_id *id)
 {
 	return id->ack_timeout_set ? id->ack_timeout : (uint8_t)(pkt_lifetime(id) + 1);
 }
 
-static uint8_t port_mtu(const struct ucma_id *id) { return eth(id) ? 3 /* 1024 */ : 5 /* 4096 */; }
+uint8_t emu_ucma_port_mtu(const struct ucma_id *id) { return emu_ucma_eth(id) ? 3 /* 1024 */ : 5 /* 4096 */; }
 
-static uint8_t path_mtu(const struct ucma_id *id)
+uint8_t emu_ucma_path_mtu(const struct ucma_id *id)
 {
-	uint8_t m = port_mtu(id);
+	uint8_t m = emu_ucma_port_mtu(id);
 	return id->peer_mtu && id->peer_mtu < m ? id->peer_mtu : m;
 }
 
 /* The GID this id's packets carry: the port GID on IB, its address's RoCE GID on Ethernet. */
-static void local_gid(const struct ucma_id *id, uint8_t gid[16])
+void emu_ucma_local_gid(const struct ucma_id *id, uint8_t gid[16])
 {
-	if (eth(id))
+	if (emu_ucma_eth(id))
 		emu_cm_addr_gid((const struct sockaddr *)&id->src, gid);
 	else
-		memcpy(gid, id_port(id)->gid[0].raw, 16);
+		memcpy(gid, emu_ucma_id_port(id)->gid[0].raw, 16);
 }
 
 /* The traffic class of the id's path record, where RDMA_OPTION_ID_TOS ends up (Linux drivers/infiniband/core/cma.c):
@@ -44,11 +51,11 @@ static void local_gid(const struct ucma_id *id, uint8_t gid[16])
  *    a QoS policy (the emulated one, as OpenSM with QoS off) answers traffic class 0 whatever the class. For
  *    AF_INET6 the query asks for the traffic class in the source address' sin6_flowinfo (bits 27..20), which the
  *    emulated SM grants. */
-static uint8_t path_tclass(const struct ucma_id *id)
+uint8_t emu_ucma_path_tclass(const struct ucma_id *id)
 {
 	if (id->route_tclass_set)
 		return id->route_tclass; /* the route's path record keeps what it got: a later TOS changes nothing */
-	if (eth(id))
+	if (emu_ucma_eth(id))
 		return id->tos_set ? id->tos : 0;
 	if (id->src.sin6_family == AF_INET6)
 		return (uint8_t)(ntohl(id->src.sin6_flowinfo) >> 20);
@@ -65,18 +72,18 @@ static uint8_t path_sl(const struct ucma_id *id)
 	return 0;
 }
 
-static void fill_path(const struct ucma_id *id, struct ib_user_path_rec *p)
+void emu_ucma_fill_path(const struct ucma_id *id, struct ib_user_path_rec *p)
 {
 	memset(p, 0, sizeof(*p));
-	local_gid(id, p->sgid);
+	emu_ucma_local_gid(id, p->sgid);
 	memcpy(p->dgid, id->peer_gid, 16);
-	p->slid = htons(id_port(id)->lid);
+	p->slid = htons(emu_ucma_id_port(id)->lid);
 	p->dlid = htons(id->peer_lid);
 	p->reversible = 1;
-	p->mtu = path_mtu(id);
+	p->mtu = emu_ucma_path_mtu(id);
 	p->pkey = htons(0xffff);
-	p->hop_limit = eth(id) ? 64 : 0;
-	p->traffic_class = path_tclass(id);
+	p->hop_limit = emu_ucma_eth(id) ? 64 : 0;
+	p->traffic_class = emu_ucma_path_tclass(id);
 	p->sl = path_sl(id);
 	p->numb_path = 1;
 	p->mtu_selector = 2;
@@ -87,25 +94,23 @@ static void fill_path(const struct ucma_id *id, struct ib_user_path_rec *p)
 }
 
 /* The address vector to the peer: no GRH inside the IB subnet, the RoCE v2 GID of our address on Ethernet. */
-static void ah_to_user(const struct ucma_id *id, struct ib_uverbs_ah_attr *ah)
+void emu_ucma_ah_to_user(const struct ucma_id *id, struct ib_uverbs_ah_attr *ah)
 {
 	memset(ah, 0, sizeof(*ah));
 	ah->dlid = id->peer_lid;
 	ah->static_rate = PATH_RATE;
 	ah->port_num = 1;
-	if (eth(id)) {
+	if (emu_ucma_eth(id)) {
 		uint8_t sgid[16];
-		local_gid(id, sgid);
-		int idx = emu_cm_gid_index(id_port(id), sgid, 1);
+		emu_ucma_local_gid(id, sgid);
+		int idx = emu_cm_gid_index(emu_ucma_id_port(id), sgid, 1);
 		ah->is_global = 1;
 		ah->dlid = 0;
 		memcpy(ah->grh.dgid, id->peer_gid, 16);
 		ah->grh.sgid_index = (uint8_t)(idx < 0 ? 1 : idx);
 		ah->grh.hop_limit = 64;
 		/* ib_init_ah_attr_from_path: the GRH's traffic class is the path's */
-		ah->grh.traffic_class = path_tclass(id);
+		ah->grh.traffic_class = emu_ucma_path_tclass(id);
 	}
 	ah->sl = path_sl(id);
 }
-
-static void ud_ah_to_user(const struct ucma_id *id, struct ib_uverbs_ah_attr *ah) { ah_to_user(id, ah); }

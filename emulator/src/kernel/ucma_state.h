@@ -1,3 +1,17 @@
+/* The rdma_cm "kernel"'s shared state (layer 1 of LAYERS): ids, channel files and their event queues, multicast
+ * memberships, the ucma lock that guards all of it, and the id facts every part needs (path record, address
+ * vector, CM messages and timers). ucma.c (the device file) and the ucma_cmd_*.c handlers and the CM thread
+ * (ucma_cm.c) build on it. Everything here runs under emu_ucma_lock. */
+#ifndef MLX5EMU_UCMA_STATE_H
+#define MLX5EMU_UCMA_STATE_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_cm.h>
+
+#include "ucma.h"
+
 /* enum rdma_cm_event_type (librdmacm rdma_cma.h, kernel include/rdma/rdma_cm.h) */
 enum {
 	EV_ADDR_RESOLVED = 0, EV_ADDR_ERROR, EV_ROUTE_RESOLVED, EV_ROUTE_ERROR, EV_CONNECT_REQUEST,
@@ -131,3 +145,39 @@ struct ucma_mc {
 	uint8_t  mgid[16];
 	uint16_t mlid;
 };
+
+/* ucma_id.c: the state and the ids */
+extern pthread_mutex_t emu_ucma_lock;        /* guards everything below, the CM thread's work and cm_wire.c */
+extern struct ucma_file *emu_ucma_files;      /* open channels */
+extern int emu_ucma_nfiles;
+extern struct ucma_id **emu_ucma_ids;         /* by handle */
+extern uint32_t emu_ucma_ids_cap;
+extern struct ucma_mc **emu_ucma_mcs;         /* by multicast handle */
+extern uint32_t emu_ucma_mcs_cap;
+
+uint64_t emu_ucma_now_ns(void);
+uint64_t emu_ucma_cm_timeout_ns(void);
+uint64_t emu_ucma_resolve_ns(void);
+struct ucma_id *emu_ucma_id_alloc(struct ucma_file *f, uint16_t ps, uint8_t qp_type); /* NULL when out of memory */
+struct ucma_id *emu_ucma_id_get(struct ucma_file *f, uint32_t handle, int *err);     /* NULL with *err set */
+void emu_ucma_file_signal(struct ucma_file *f);   /* the eventfd and GET_EVENT waiters follow the queue */
+struct ucma_event *emu_ucma_queue_event(struct ucma_id *id, uint32_t event, int32_t status);
+void emu_ucma_send_msg(struct ucma_id *id, uint32_t type, uint8_t reason, const void *pdata, uint32_t len);
+void emu_ucma_set_timer(struct ucma_id *id, int kind, uint64_t after_ns);
+void emu_ucma_enter_timewait(struct ucma_id *id);
+void emu_ucma_id_free(struct ucma_id *id);
+uint32_t emu_ucma_id_destroy(struct ucma_id *id); /* returns events_reported */
+
+/* ucma_path.c: the id's port, path record and address vector */
+int emu_ucma_is_ud(const struct ucma_id *id);
+const struct emu_port_info *emu_ucma_id_port(const struct ucma_id *id);
+int emu_ucma_eth(const struct ucma_id *id);
+uint8_t emu_ucma_ack_timeout(const struct ucma_id *id);
+uint8_t emu_ucma_port_mtu(const struct ucma_id *id);
+uint8_t emu_ucma_path_mtu(const struct ucma_id *id);
+void emu_ucma_local_gid(const struct ucma_id *id, uint8_t gid[16]);
+uint8_t emu_ucma_path_tclass(const struct ucma_id *id);
+void emu_ucma_fill_path(const struct ucma_id *id, struct ib_user_path_rec *p);
+void emu_ucma_ah_to_user(const struct ucma_id *id, struct ib_uverbs_ah_attr *ah);
+
+#endif
