@@ -45,6 +45,12 @@ RAW_RECV_WORKLOADS = [
     ("1 frame per poll, timestamp in ns (NicClock); read_completion_wallclock_ns", "recv1Ts", "IbvRawCqExBench",
      "recv1Wallclock"),
 ]
+# Striding RQ receive (issue 11): (label, mlx5j class, method, libmlx5 class, method). libmlx5 v44 has no striding
+# receive path; its row does the same work with what libmlx5 offers (see striding_table).
+STRIDING_WORKLOADS = [
+    ("1 frame per poll (1..4 strides, fillers), WQE recycled; ibv_start_poll/next_poll + read_byte_len, "
+     "read_completion_ts", "StridingRecvBench", "recv1", "IbvStridingRecvBench", "recv1"),
+]
 TARGET = 0.5
 MAX_ERROR = 0.05
 
@@ -205,6 +211,7 @@ def main():
     w("")
     poll_table(w, res, ffm, c, POLL_UNEVEN_WORKLOADS, "mlx5j DirectCq (+ NOP post)", "ibv_poll_cq (poll only)")
     raw_tables(w, res, ffm, c)
+    striding_table(w, res, ffm, c)
     w("Where the time goes (ns per op, native memory; stand-in doorbell pages, no device):")
     w("")
     w("| benchmark | what one op is | ns/op | B/op |")
@@ -281,6 +288,32 @@ def raw_tables(w, res, ffm, c):
     for label, method, cls, lib in RAW_RECV_WORKLOADS:
         m = get(res, "jmh", "Mlx5jRawRecvBench", method)
         f, cc = ffm(cls, lib), c(cls, lib)
+        w(f"| {label} | {fmt(m)} | {fmt(f)} | {fmt(cc)} | {fmt_ratio(ratio(m, f))} | {fmt_ratio(ratio(m, cc))} "
+          f"| {fmt_best(m, f)} | {fmt_best(m, cc)} | {alloc(m)} |")
+    w("")
+
+
+def striding_table(w, res, ffm, c):
+    """The striding RQ receive row: mlx5j StridingRecvQueue + DirectCq against libmlx5 on the same striding WQ."""
+    w("Striding RQ receive: ns per frame. A striding WQ (16 WQEs of 32 strides of 64 bytes, two-byte shift) on a "
+      "1023-entry CQ; per op one frame of 1..4 strides, with a filler CQE where it does not fit, the same injected "
+      "CQEs for both stacks; a WQE whose strides are consumed is posted again (doorbell record); the result is the "
+      "frame's address and timestamp. mlx5j: DirectCq.poll decodes the CQE (stride index read and checked, filler "
+      "consumed inside the call), StridingRecvQueue recycles. libmlx5 v44 has no striding receive path: "
+      "ibv_post_wq_recv cannot build a striding WQE and ibv_start_poll has no striding decoder (wr_id meaningless, "
+      "byte_len the raw length | strides << 16 | filler << 31 word, the filler an ordinary completion, no reader "
+      "for the stride index), so its row is what a libmlx5 program has to do: ibv_start_poll (+ ibv_next_poll "
+      "after a filler), read_byte_len, read_completion_ts, ibv_end_poll, stride cursor and WQE index kept by the "
+      "program (not checked against the CQE), WQEs written as struct mlx5_mprq_wqe and recycled through the "
+      "doorbell record by the program. Same work, except that mlx5j reads and checks the stride index and "
+      "libmlx5 cannot.")
+    w("")
+    w("| workload | mlx5j | libmlx5 FFM | libmlx5 C | ÷ FFM | ÷ C | ÷ FFM, fastest iterations "
+      "| ÷ C, fastest iterations | mlx5j B/op |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, mcls, method, lcls, lib in STRIDING_WORKLOADS:
+        m = get(res, "jmh", mcls, method)
+        f, cc = ffm(lcls, lib), c(lcls, lib)
         w(f"| {label} | {fmt(m)} | {fmt(f)} | {fmt(cc)} | {fmt_ratio(ratio(m, f))} | {fmt_ratio(ratio(m, cc))} "
           f"| {fmt_best(m, f)} | {fmt_best(m, cc)} | {alloc(m)} |")
     w("")

@@ -255,6 +255,7 @@ struct bench {
 	uint64_t raddr;
 	struct ibv_wc wc[16];
 	struct raw_bench *raw; /* the raw packet QPs (libmlx5_raw.h), on an Ethernet port only */
+	struct striding *str;  /* the striding WQ (libmlx5_striding.h), on an Ethernet port only */
 };
 
 static void fill_wr(struct ibv_send_wr *wr, enum ibv_wr_opcode op, struct ibv_sge *sge, unsigned flags,
@@ -449,6 +450,7 @@ static void post_poll1(struct bench *b) { post_poll_cycle(b, 1); }
 static void post_poll16(struct bench *b) { post_poll_cycle(b, 16); }
 
 #include "libmlx5_raw.h"
+#include "libmlx5_striding.h"
 
 /* ------------------------------------------------------------------ timing and JSON */
 
@@ -473,7 +475,7 @@ static const struct variant VARIANTS[] = {
 	{ "c.IbvPollCqBench.postPoll16", post_poll16, 16 },
 };
 
-/* On an Ethernet port only (libmlx5_raw.h). */
+/* On an Ethernet port only (libmlx5_raw.h, libmlx5_striding.h). */
 static const struct variant RAW_VARIANTS[] = {
 	{ "c.IbvRawPostSendBench.udpSge", raw_ps_sge, BATCH },
 	{ "c.IbvRawPostSendBench.udpInline", raw_ps_inline, BATCH },
@@ -484,6 +486,7 @@ static const struct variant RAW_VARIANTS[] = {
 	{ "c.IbvRawCqExBench.recv1Ts", raw_ex1, 1 },
 	{ "c.IbvRawCqExBench.recv16Ts", raw_ex16, 16 },
 	{ "c.IbvRawCqExBench.recv1Wallclock", raw_ex1_wall, 1 },
+	{ "c.IbvStridingRecvBench.recv1", str_recv1, 1 }, /* libmlx5_striding.h */
 };
 
 static double now_ns(void)
@@ -569,6 +572,10 @@ int main(int argc, char **argv)
 		if (!b.raw)
 			die("calloc", ENOMEM);
 		raw_open(b.raw, &e);
+		b.str = calloc(1, sizeof *b.str);
+		if (!b.str)
+			die("calloc", ENOMEM);
+		str_open(b.str, &e);
 	} else {
 		printf("libmlx5_loop: port 1 is InfiniBand: the raw packet rows are skipped (mlx5emu --link eth runs them)\n");
 	}
@@ -590,6 +597,8 @@ int main(int argc, char **argv)
 	if (b.raw) {
 		raw_close(b.raw);
 		free(b.raw);
+		str_close(b.str);
+		free(b.str);
 	}
 	env_close(&e);
 	return 0;
