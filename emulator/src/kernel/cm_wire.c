@@ -7,7 +7,8 @@
  * - A mailbox per process, /dev/shm/<fabric>-cm-<pid>: a ring of struct cm_msg under a robust process-shared
  *   mutex plus a futex word the owner's CM thread sleeps on. A message to a process that is gone, or whose ring
  *   is full, is lost, as a MAD can be: the sender's timers decide what happens then, as on a fabric.
- * Callers serialize: everything here runs under the ucma lock (ucma.c). */
+ * Callers serialize: everything here runs under the ucma lock (emu_ucma_lock, ucma_state.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -172,6 +173,34 @@ static int map_dir(void)
 	}
 }
 
+/* A process killed by a signal never reaches cm_wire_fini, so its mailbox stays in /dev/shm. Each process that
+ * creates its mailbox first removes this fabric's mailboxes whose process is gone (cm_pid_dead: kill(pid, 0) says
+ * ESRCH; EPERM means alive), as each new engine does with the engine inboxes (eng_wire.c reap_stale_inboxes). */
+static void reap_dead_mboxes(void)
+{
+	char prefix[256];
+	fabric(prefix, sizeof(prefix), "-cm-");
+	const char *base = prefix + 1; /* without the shm name's leading '/', as /dev/shm lists it */
+	size_t plen = strlen(base);
+	DIR *d = opendir("/dev/shm");
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (strncmp(e->d_name, base, plen) != 0)
+			continue;
+		char *end;
+		long pid = strtol(e->d_name + plen, &end, 10);
+		if (end == e->d_name + plen || *end || pid <= 0 || pid > INT32_MAX || pid == (long)getpid())
+			continue;
+		if (cm_pid_dead((int32_t)pid)) {
+			char name[300];
+			snprintf(name, sizeof(name), "/%s", e->d_name);
+			shm_unlink(name);
+		}
+	}
+	closedir(d);
+}
+
 static int create_mbox(void)
 {
 	char suffix[32];
@@ -205,8 +234,10 @@ int cm_wire_init(void)
 	g_self = NULL; /* after fork: the parent's mailbox is not ours */
 	memset(g_peers, 0, sizeof(g_peers));
 	int err = cm_dir_ready();
-	if (!err)
+	if (!err) {
+		reap_dead_mboxes();
 		err = create_mbox();
+	}
 	return err;
 }
 

@@ -1,4 +1,4 @@
-/* libFuzzer target for the rdma_cm "kernel" (src/kernel/ucma.c): arbitrary ucma write() commands on one channel,
+/* libFuzzer target for the rdma_cm "kernel" (src/kernel/ucma*.c): arbitrary ucma write() commands on one channel,
  * built without the LD_PRELOAD interposers. Response pointers (and SET_OPTION's optval) of the commands that
  * carry one are redirected into scratch memory, so handlers run to the end instead of stopping at EFAULT, and a
  * random value can never make the handler write into the fuzzer's own memory. The channel is non-blocking, so

@@ -1,5 +1,5 @@
 /* rdma_set_option(RDMA_OPTION_ID_TOS) through the unmodified librdmacm 44: where the type of service ends up, as
- * Linux drivers/infiniband/core/cma.c puts it (see path_tclass/path_sl in src/kernel/ucma.c):
+ * Linux drivers/infiniband/core/cma.c puts it (see path_tclass/path_sl in src/kernel/ucma_path.c):
  *
  *  - RoCE: the route's path record carries the TOS as its traffic class (cma_resolve_iboe_route), SL 0
  *    (iboe_tos_to_sl of a netdev with no VLAN and no traffic classes); without the option, the port's default
