@@ -689,15 +689,41 @@ void emu_engine_qp_modified(struct emu_qp *q, int old_state, int attr_mask)
 	unlock_engine();
 }
 
+/*
+ * Sends that need no answer and whose doorbell rang are on the wire within microseconds on hardware, long before a
+ * destroy command can follow, so the QP's owner may destroy it right after posting: mckey's sender posts
+ * unsignaled sends and exits, and raw_ethernet_burst_lat's server posts its last pongs and destroys the QP without
+ * waiting for their completions (its client then waited forever, about one run in eight). Transmit them now. A
+ * frame may have to wait for room in the peer's inbox (the peer holds frames for a QP without receives), so keep
+ * going, with the lock given up between tries, for at most ENG_DESTROY_DRAIN_NS.
+ */
+#define ENG_DESTROY_DRAIN_NS (2000ull * 1000 * 1000)
+
+static void drain_unanswered_sends(struct eng_qp *qp)
+{
+	uint64_t start = eng_now_ns();
+	for (;;) {
+		eng_qp_progress(qp, eng_now_ns());
+		if (qp->sq_next == qp->sq_pi || qp->state != EMU_QPS_RTS || eng_now_ns() - start > ENG_DESTROY_DRAIN_NS)
+			return;
+		unlock_engine();
+		struct timespec pause = { 0, 50 * 1000 };
+		nanosleep(&pause, NULL);
+		lock_engine();
+	}
+}
+
 void emu_engine_qp_destroying(struct emu_qp *q)
 {
 	lock_engine();
 	eng_take_pending_doorbells_locked();
 	struct eng_qp *qp = q->engine;
-	if (qp && qp->type == EMU_QPT_UD)
-		/* UD sends whose doorbell rang are on the wire within microseconds on hardware, before any destroy can
-		 * follow (mckey's sender posts unsignaled sends and exits): transmit them now */
-		eng_qp_progress(qp, eng_now_ns());
+	if (qp && (qp->type == EMU_QPT_UD || qp->type == EMU_QPT_UC || qp->type == EMU_QPT_RAW))
+		drain_unanswered_sends(qp);
+	if (qp && emu_log_enabled)
+		emu_log("engine: QP 0x%06x destroyed: doorbell record %u, taken %u, executed %u", qp->qpn,
+			__builtin_bswap32(__atomic_load_n(&qp->dbrec[1], __ATOMIC_ACQUIRE)) & 0xffff, qp->sq_pi & 0xffff,
+			qp->sq_next & 0xffff);
 	if (qp) {
 		/* The application may have seen the data of the last message already (RDMA WRITE lands in memory
 		 * before the coalesced ACK leaves); hardware would have acknowledged it, so do that now. */
