@@ -11,9 +11,9 @@ import java.lang.management.ManagementFactory;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The measuring loops allocate nothing per iteration: after a warm-up run, a second run of 10000 iterations
- * allocates (on this thread) no more than its sample array plus a small one-off slack; 1 byte per iteration would be
- * more than twice the slack. The 8-byte doorbell, for the reason given in Mlx5jToolTest.
+ * The measuring loops allocate nothing per iteration: after a warm-up run, the least of three runs of 10000
+ * iterations allocates (on this thread) no more than its sample array plus a small one-off slack; 1 byte per
+ * iteration would be more than twice the slack. The 8-byte doorbell, for the reason given in Mlx5jToolTest.
  */
 class PerfLoopsAllocationTest
 {
@@ -47,9 +47,15 @@ class PerfLoopsAllocationTest
                 PerfCommand.prepare(b, options);
                 final Progress quiet = new Progress(new PrintStream(OutputStream.nullOutputStream()), test, N, false);
                 run(a, b, options, quiet); // warm-up: JIT, lazily built state
-                final long before = mx.getThreadAllocatedBytes(thread);
-                run(a, b, options, quiet);
-                final long allocated = mx.getThreadAllocatedBytes(thread) - before;
+                // The least of three runs: a per-iteration allocation shows in every run (at least N bytes), a
+                // one-off does not (CI once saw 5728 bytes in a single write_bw run: a late recompilation's state)
+                long allocated = Long.MAX_VALUE;
+                for (int r = 0; r < 3; r++)
+                {
+                    final long before = mx.getThreadAllocatedBytes(thread);
+                    run(a, b, options, quiet);
+                    allocated = Math.min(allocated, mx.getThreadAllocatedBytes(thread) - before);
+                }
                 final long samples = options.test().isLatency() ? 16L + 8L * N : 0;
                 assertTrue(allocated <= samples + SLACK, test + ": " + allocated + " bytes allocated for " + N
                     + " iterations (sample array " + samples + ")");
