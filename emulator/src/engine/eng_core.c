@@ -70,6 +70,8 @@ static int engine_iteration(void)
 		return 0;
 	uint64_t now = eng_now_ns();
 	emu_clock_publish(emu_clock_ticks(now)); /* the timer page advances with every pass (emu_clock.h) */
+	if (eng_inbox_deferred_pending())
+		eng_inbox_kick_deferred(now, 0);
 	work |= eng_scan_doorbells();
 	work |= drain_inbox();
 	for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
@@ -98,9 +100,12 @@ int pthread_spin_lock(pthread_spinlock_t *l)
 	if (G.running && !in_assist) {
 		/* Announce the poller even when the engine is busy: the engine thread then stays off G.lock, so it
 		 * cannot be preempted while holding it and stall this poller for a whole time slice. */
-		atomic_store_explicit(&G.last_assist, eng_now_ns(), memory_order_relaxed);
+		uint64_t now = eng_now_ns();
+		atomic_store_explicit(&G.last_assist, now, memory_order_relaxed);
 		if (!atomic_load_explicit(&G.hook_wait, memory_order_relaxed) && pthread_mutex_trylock(&G.lock) == 0) {
 			in_assist = 1;
+			if (G.inbox) /* tells producers that this process polls: they defer their wake-ups (eng_wire.c) */
+				atomic_store_explicit(&G.inbox->poll_ns, now, memory_order_relaxed);
 			engine_iteration();
 			in_assist = 0;
 			pthread_mutex_unlock(&G.lock);
@@ -142,6 +147,7 @@ void eng_doorbell_fault(void *user_va)
 	 * second, before the storing thread resumes. */
 	for (int n = 0; n < 4 && engine_iteration(); n++)
 		;
+	eng_inbox_kick_deferred(eng_now_ns(), 1); /* the storing thread may spin on memory next, not poll */
 	/* Under G.lock: eng_protect_open_pages must not protect the page again between the open above and this write
 	 * enable (the store would then land on a page marked protected, and pass for a store through a mapping the
 	 * library never saw). If the engine protects it later but before the store lands, the store faults again. */
@@ -186,12 +192,20 @@ static void *engine_main(void *arg)
 	while (!atomic_load(&G.stop)) {
 		/* While application threads are lending cycles, stay out of their way: if this thread were preempted
 		 * while holding G.lock, every poller's trylock would fail for a whole time slice. (Not 1 us steps: each
-		 * timer wake-up costs about 20 us of CPU in a virtual machine.) */
+		 * timer wake-up costs about 20 us of CPU in a virtual machine.) But a packet still wakes us at once:
+		 * the poller may have gone back to spinning on memory (ib_write_lat polls its send CQ, then spins on
+		 * its buffer), and its packet would otherwise wait for the end of this sleep (measured: ib_write_lat -s
+		 * 8 typical 60 us with a plain 100 us sleep here, 22 us with the wake). */
 		uint64_t since = eng_now_ns() - atomic_load_explicit(&G.last_assist, memory_order_relaxed);
 		if (since < 100000ull) { /* a poller called in the last 100 us: sleep until that is no longer so */
-			struct timespec ts = { 0, (long)(100000ull - since > 20000ull ? 100000ull - since : 20000ull) };
-			nanosleep(&ts, NULL);
-			continue;
+			long ns = (long)(100000ull - since > 20000ull ? 100000ull - since : 20000ull);
+			if (eng_inbox_deferred_pending()) {
+				pthread_mutex_lock(&G.lock);
+				eng_inbox_kick_deferred(eng_now_ns(), 1);
+				pthread_mutex_unlock(&G.lock);
+			}
+			if (!eng_inbox_wait(G.inbox, ns))
+				continue;
 		}
 		pthread_mutex_lock(&G.lock);
 		int work = engine_iteration();
@@ -218,6 +232,7 @@ static void *engine_main(void *arg)
 		}
 		pthread_mutex_lock(&G.lock);
 		int again = eng_protect_open_pages(); /* about to sleep */
+		eng_inbox_kick_deferred(now, 1);
 		int polled = eng_doorbells_polled();
 		pthread_mutex_unlock(&G.lock);
 		if (again) {
@@ -288,6 +303,7 @@ static void atfork_child(void)
 	G.running = 0;
 	G.dbfault = 0;
 	eng_dbfault_forget();
+	eng_inbox_forget_deferred();
 	G.inbox = NULL;
 	G.qps = NULL;
 	G.cqs = NULL;

@@ -96,14 +96,32 @@ void eng_ring_pop(struct eng_ring *r)
 	atomic_store_explicit(&r->head, h + rec, memory_order_release);
 }
 
-void eng_inbox_kick(struct eng_inbox *ib)
+/*
+ * Kicks held back from owners that poll. With a high-priority engine thread (eng_base.c), a futex wake preempts
+ * whatever runs on the woken CPU, often the very poller that would have taken the packet itself in its next
+ * pass, a microsecond later: ib_send_lat went from 3 us to 18 us typical. So a producer whose target's owner ran
+ * a pass in the last ENG_POLL_FRESH_NS leaves the wake-up here; the producer's next passes deliver it after
+ * ENG_KICK_DEFER_NS if the packet is still there, and a thread about to stop running passes delivers all.
+ * Only touched under G.lock (every producer runs inside an engine pass).
+ */
+#define ENG_POLL_FRESH_NS 3000ull
+#define ENG_KICK_DEFER_NS 3000ull
+#define ENG_DEFER_MAX 16
+static struct {
+	struct eng_inbox *ib;
+	uint64_t due;
+} deferred[ENG_DEFER_MAX];
+static _Atomic int ndeferred; /* read without G.lock by eng_inbox_deferred_pending only */
+
+static uint64_t wire_now_ns(void)
 {
-	/* Dekker with eng_inbox_wait: the commit (release store) and this load are ordered by the fence, as are the
-	 * sleeper's store of sleeping and its look at the rings; one of the two sides sees the other. */
-	atomic_thread_fence(memory_order_seq_cst);
-	if (!atomic_load_explicit(&ib->sleeping, memory_order_relaxed))
-		return;
-	atomic_fetch_add_explicit(&ib->wake_seq, 1, memory_order_release);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void wake(struct eng_inbox *ib)
+{	atomic_fetch_add_explicit(&ib->wake_seq, 1, memory_order_release);
 	/* not FUTEX_PRIVATE_FLAG: the word lives in a file mapped by several processes */
 	syscall(SYS_futex, &ib->wake_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
@@ -113,7 +131,63 @@ static int ring_busy(struct eng_ring *r)
 	return atomic_load_explicit(&r->head, memory_order_acquire) != atomic_load_explicit(&r->tail, memory_order_acquire);
 }
 
-void eng_inbox_wait(struct eng_inbox *ib, long ns)
+void eng_inbox_kick(struct eng_inbox *ib)
+{
+	/* Dekker with eng_inbox_wait: the commit (release store) and this load are ordered by the fence, as are the
+	 * sleeper's store of sleeping and its look at the rings; one of the two sides sees the other. */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (!atomic_load_explicit(&ib->sleeping, memory_order_relaxed))
+		return;
+	uint64_t now = wire_now_ns();
+	if (now - atomic_load_explicit(&ib->poll_ns, memory_order_relaxed) < ENG_POLL_FRESH_NS) {
+		for (int i = 0; i < ndeferred; i++)
+			if (deferred[i].ib == ib)
+				return; /* already held back: keep its first due time */
+		if (ndeferred < ENG_DEFER_MAX) {
+			deferred[ndeferred].ib = ib;
+			deferred[ndeferred++].due = now + ENG_KICK_DEFER_NS;
+			return;
+		}
+	}
+	wake(ib);
+}
+
+void eng_inbox_kick_deferred(uint64_t now, int all)
+{
+	for (int i = 0; i < ndeferred;) {
+		struct eng_inbox *ib = deferred[i].ib;
+		int busy = ring_busy(&ib->req) || ring_busy(&ib->resp);
+		if (busy && !all && now < deferred[i].due) {
+			i++;
+			continue;
+		}
+		if (busy && atomic_load_explicit(&ib->sleeping, memory_order_relaxed))
+			wake(ib);
+		deferred[i] = deferred[--ndeferred];
+	}
+}
+
+int eng_inbox_deferred_pending(void)
+{
+	return atomic_load_explicit(&ndeferred, memory_order_relaxed) != 0;
+}
+
+void eng_inbox_forget_deferred(void)
+{
+	ndeferred = 0;
+}
+
+/* An inbox about to be unmapped must not stay in the deferred list. */
+static void forget_deferred_inbox(struct eng_inbox *ib)
+{
+	for (int i = 0; i < ndeferred;)
+		if (deferred[i].ib == ib)
+			deferred[i] = deferred[--ndeferred];
+		else
+			i++;
+}
+
+int eng_inbox_wait(struct eng_inbox *ib, long ns)
 {
 	uint32_t seq = atomic_load_explicit(&ib->wake_seq, memory_order_acquire);
 	atomic_store_explicit(&ib->sleeping, 1, memory_order_relaxed);
@@ -123,6 +197,7 @@ void eng_inbox_wait(struct eng_inbox *ib, long ns)
 		syscall(SYS_futex, &ib->wake_seq, FUTEX_WAIT, seq, &ts, NULL, 0);
 	}
 	atomic_store_explicit(&ib->sleeping, 0, memory_order_relaxed);
+	return ring_busy(&ib->req) || ring_busy(&ib->resp);
 }
 
 static void inbox_name(char *buf, size_t n, const char *fabric, int pid)
@@ -189,8 +264,10 @@ void eng_inbox_destroy(struct eng_inbox *ib, const char *fabric, int pid)
 	char name[300];
 	inbox_name(name, sizeof name, fabric, pid);
 	shm_unlink(name);
-	if (ib)
+	if (ib) {
+		forget_deferred_inbox(ib);
 		munmap(ib, sizeof(struct eng_inbox));
+	}
 }
 
 struct eng_inbox *eng_inbox_open(const char *fabric, int pid)
@@ -219,6 +296,8 @@ struct eng_inbox *eng_inbox_open(const char *fabric, int pid)
 
 void eng_inbox_unmap(struct eng_inbox *ib)
 {
-	if (ib)
+	if (ib) {
+		forget_deferred_inbox(ib);
 		munmap(ib, sizeof(struct eng_inbox));
+	}
 }

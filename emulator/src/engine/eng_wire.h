@@ -20,7 +20,7 @@
 #include <stdatomic.h>
 
 #define ENG_RING_BYTES   (8u << 20)
-#define ENG_WIRE_MAGIC   0x45524957364c4d45ULL /* "EML6WIRE": v6 adds the wake futex */
+#define ENG_WIRE_MAGIC   0x45524957374c4d45ULL /* "EML7WIRE": v6 added the wake futex, v7 the poll time */
 
 struct eng_ring {
 	_Atomic uint64_t tail;
@@ -38,7 +38,10 @@ struct eng_inbox {
 	 * polled) after announcing it in sleeping; a producer that committed a packet bumps wake_seq and wakes it. */
 	_Atomic uint32_t wake_seq;
 	_Atomic uint32_t sleeping;
-	uint8_t  pad[40];
+	/* When one of the owner's application threads last ran an engine pass (CLOCK_MONOTONIC ns): a producer
+	 * holds its wake-up back while that is fresh (eng_inbox_kick). */
+	_Atomic uint64_t poll_ns;
+	uint8_t  pad[32];
 	struct eng_ring req;
 	struct eng_ring resp;
 };
@@ -54,10 +57,19 @@ void *eng_ring_peek(struct eng_ring *r, size_t *len);
 /* Consume the record returned by the last peek. */
 void eng_ring_pop(struct eng_ring *r);
 
-/* After committing packets into ib's rings: wake its owner's engine thread if it sleeps. */
+/* After committing packets into ib's rings (under G.lock): wake its owner's engine thread if it sleeps, unless
+ * the owner's poller ran a pass in the last ENG_POLL_FRESH_NS; that kick is deferred. */
 void eng_inbox_kick(struct eng_inbox *ib);
-/* The owner's engine thread: sleep up to ns, or until a packet is in the inbox (returns at once if one is). */
-void eng_inbox_wait(struct eng_inbox *ib, long ns);
+/* Deliver the deferred kicks (under G.lock): drop those whose inbox was drained meanwhile, wake the owners of the
+ * others once they are due, or all of them now when this thread is about to stop running passes. */
+void eng_inbox_kick_deferred(uint64_t now, int all);
+/* Whether kicks are deferred (a hint, read without G.lock). */
+int eng_inbox_deferred_pending(void);
+/* Forget every deferred kick (a fork child: the inboxes are not its own). */
+void eng_inbox_forget_deferred(void);
+/* The owner's engine thread: sleep up to ns, or until a packet is in the inbox (returns at once if one is).
+ * Returns whether a packet is waiting. */
+int eng_inbox_wait(struct eng_inbox *ib, long ns);
 
 /* Create (and map) this process's inbox; unlink it with eng_inbox_destroy. */
 struct eng_inbox *eng_inbox_create(const char *fabric, int pid);
