@@ -3,6 +3,7 @@ package io.mlx5j.bench;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
 
 import io.mlx5j.doorbell.BlueFlameRegister;
@@ -37,11 +38,14 @@ public class DoorbellBench
 {
     private static final int SQ_BYTES = 64 * 64;
     private static final int BF_SIZE = 256;
+    private static final ValueLayout.OfLong BE_LONG =
+        ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     @Param({"heap", "native"})
     public String memory;
 
     private Arena arena;
+    private MemorySegment sq;
     private DoorbellRecord record;
     private SendDoorbell blueFlame;
     private SendDoorbell doorbell;
@@ -51,7 +55,6 @@ public class DoorbellBench
     public void setup()
     {
         System.out.println("BlueFlame copy: " + (BlueFlameRegister.wideCopy() ? "512-bit" : "8 x 8-byte"));
-        final MemorySegment sq;
         final MemorySegment dbrec;
         final MemorySegment uar;
         if ("native".equals(memory))
@@ -99,6 +102,26 @@ public class DoorbellBench
     {
         final int pi = ++curPost;
         doorbell.ring((pi & 63) << 6, 4, pi);
+    }
+
+    /**
+     * The floor of one BlueFlame RDMA WRITE (issue 15): what any post must do at least, measured alone. The six
+     * big-endian 8-byte stores of its ctrl, raddr and data segments, then {@link #ringBlueFlame64}'s ring (record
+     * with its release fence, wcStart, the 64-byte copy, wcFlush, toggle). No checks, no bookkeeping, no wr_id.
+     */
+    @Benchmark
+    public void blueFlameWriteFloor()
+    {
+        final int pi = ++curPost;
+        final long at = (long)(pi & 63) << 6;
+        final long v = pi;
+        sq.set(BE_LONG, at, v << 8 | 0x08);          // ctrl: opmod_idx_opcode (RDMA WRITE)
+        sq.set(BE_LONG, at + 8, 0x0000_0103_0800_0000L | v << 40); // ctrl: qpn_ds, fm_ce_se
+        sq.set(BE_LONG, at + 16, 0x7f00_0000_0000L + v); // raddr
+        sq.set(BE_LONG, at + 24, 0x1234_0000_0000L);  // rkey, reserved
+        sq.set(BE_LONG, at + 32, 0x0000_0008_0000_5678L); // byte_count, lkey
+        sq.set(BE_LONG, at + 40, 0x7e00_0000_0000L + v); // addr
+        blueFlame.ring(at, 4, pi);
     }
 
     /** Record, wcStart, BlueFlame copy of one 64-byte WQEBB (eight ascending 8-byte stores), wcFlush, toggle. */
