@@ -194,17 +194,26 @@ static int mode_arg(int flags, va_list ap)
 	return 0;
 }
 
+/* Opens of the character devices this library serves: sets *served and returns the descriptor (or -1 with errno)
+ * for /dev/infiniband/uverbsN and rdma_cm; leaves *served at 0 for every other path. */
+static int open_served(const char *path, int flags, int *served)
+{
+	int idx = cdev_index(path);
+	*served = idx >= 0 || is_ucma_path(path);
+	if (idx >= 0)
+		return open_cdev(idx, flags);
+	return *served ? emu_ucma_open(flags) : -1;
+}
+
 int open(const char *path, int flags, ...)
 {
 	va_list ap;
 	va_start(ap, flags);
 	int mode = mode_arg(flags, ap);
 	va_end(ap);
-	int idx = cdev_index(path);
-	if (idx >= 0)
-		return open_cdev(idx, flags);
-	if (is_ucma_path(path))
-		return emu_ucma_open(flags);
+	int served, fd = open_served(path, flags, &served);
+	if (served)
+		return fd;
 	char buf[PATH_MAX];
 	return REAL(open)(sysfs_path(path, buf), flags, mode);
 }
@@ -215,11 +224,9 @@ int open64(const char *path, int flags, ...)
 	va_start(ap, flags);
 	int mode = mode_arg(flags, ap);
 	va_end(ap);
-	int idx = cdev_index(path);
-	if (idx >= 0)
-		return open_cdev(idx, flags);
-	if (is_ucma_path(path))
-		return emu_ucma_open(flags);
+	int served, fd = open_served(path, flags, &served);
+	if (served)
+		return fd;
 	char buf[PATH_MAX];
 	return REAL(open64)(sysfs_path(path, buf), flags, mode);
 }
@@ -233,11 +240,9 @@ int openat(int dirfd, const char *path, int flags, ...)
 	va_start(ap, flags);
 	int mode = mode_arg(flags, ap);
 	va_end(ap);
-	int idx = cdev_index(path);
-	if (idx >= 0)
-		return open_cdev(idx, flags);
-	if (is_ucma_path(path))
-		return emu_ucma_open(flags);
+	int served, fd = open_served(path, flags, &served);
+	if (served)
+		return fd;
 	char buf[PATH_MAX];
 	return REAL(openat)(dirfd, sysfs_path(path, buf), flags, mode);
 }
@@ -248,11 +253,9 @@ int openat64(int dirfd, const char *path, int flags, ...)
 	va_start(ap, flags);
 	int mode = mode_arg(flags, ap);
 	va_end(ap);
-	int idx = cdev_index(path);
-	if (idx >= 0)
-		return open_cdev(idx, flags);
-	if (is_ucma_path(path))
-		return emu_ucma_open(flags);
+	int served, fd = open_served(path, flags, &served);
+	if (served)
+		return fd;
 	char buf[PATH_MAX];
 	return REAL(openat64)(dirfd, sysfs_path(path, buf), flags, mode);
 }

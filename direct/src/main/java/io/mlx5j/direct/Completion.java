@@ -40,9 +40,17 @@ public final class Completion
     int strideCount;
     int releasedWqes;
 
+    /**
+     * False while only the fields a successful requester completion sets (wr_id, status, opcode, byte_len, wc_flags,
+     * qp_num) can be non-zero: the requester decode then writes those six and skips the {@link #clear()} of the
+     * other twenty. Every other decode clears and sets it.
+     */
+    boolean wide = true;
+
     /** Resets every field, as libmlx5's poll would see a zeroed ibv_wc. */
     void clear()
     {
+        wide = false;
         wrId = 0;
         status = 0;
         opcode = 0;

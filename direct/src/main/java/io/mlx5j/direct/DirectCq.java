@@ -450,7 +450,8 @@ public final class DirectCq
     private void requester(final Completion c)
     {
         final CqeView v = view;
-        final int sopDropQpn = v.sopDropQpn();
+        final long tail = v.sopDropQpnWqeCounter();
+        final int sopDropQpn = (int)(tail >>> 32);
         final int qpn = sopDropQpn & 0xffffff;
         final int wqeOpcode = sopDropQpn >>> 24;
         final DirectSendQueue sq = sendQueue(qpn);
@@ -458,10 +459,20 @@ public final class DirectCq
         {
             throw unexpected(qpn, "a send CQE");
         }
-        c.clear();
+        if (c.wide)
+        {
+            c.clear();
+        }
+        else
+        {
+            // only these (and wr_id, written below) can hold a previous completion's values
+            c.status = 0;
+            c.byteLen = 0;
+            c.wcFlags = 0;
+        }
         c.qpn = qpn;
         requesterOpcode(c, wqeOpcode);
-        final int wqeCounter = v.wqeCounter();
+        final int wqeCounter = ((int)tail >>> 16) & 0xffff;
         if (wqeOpcode == Mlx5Opcode.MLX5_OPCODE_RDMA_READ)
         {
             c.byteLen = v.byteCnt();
@@ -488,6 +499,7 @@ public final class DirectCq
         final CqeView v = view;
         final int qpn = v.qpn();
         c.clear();
+        c.wide = true;
         c.qpn = qpn;
         switch (op)
         {

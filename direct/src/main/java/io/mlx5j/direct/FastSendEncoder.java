@@ -1,5 +1,6 @@
 package io.mlx5j.direct;
 
+import io.mlx5j.wqe.Be;
 import io.mlx5j.wqe.CtrlSeg;
 import io.mlx5j.wqe.DataSeg;
 import io.mlx5j.wqe.InlineSeg;
@@ -28,8 +29,9 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_NOP;
 final class FastSendEncoder
 {
     private final MemorySegment ring;
+    private final long ringMask;
     private final SendQueue sq;
-    private final WqeWriter writer;
+    private final int maxDs;
     private final int maxInline;
     /** Bit n set: mlx5 opcode n may take the fast path with a gather entry, resp. inline. */
     private final long fastGather;
@@ -41,8 +43,9 @@ final class FastSendEncoder
         final int maxSge, final int maxInline)
     {
         this.ring = ring;
+        this.ringMask = ring.byteSize() - 1;
         this.sq = sq;
-        this.writer = writer;
+        this.maxDs = writer.maxDs();
         this.maxInline = maxInline;
         this.fastGather = SendOpcodeRules.fastOpcodes(type, false, maxSge);
         this.fastInline = SendOpcodeRules.fastOpcodes(type, true, maxSge);
@@ -103,7 +106,7 @@ final class FastSendEncoder
         }
         final boolean payload = len != 0 && opcode != MLX5_OPCODE_NOP;
         final int ds = 1 + (remote ? 1 : 0) + (payload ? InlineSeg.ds(len) : 0);
-        if (ds > writer.maxDs())
+        if (ds > maxDs)
         {
             return 0;
         }
@@ -112,16 +115,38 @@ final class FastSendEncoder
         {
             return 0;
         }
-        final WqeWriter w = writer.wrap(ring, ctrl);
+        long at = ctrl + CtrlSeg.LENGTH;
         if (remote)
         {
-            w.raddr(raddr, rkey);
+            RaddrSeg.set(ring, at, raddr, rkey);
+            at += RaddrSeg.LENGTH;
         }
         if (payload)
         {
-            w.inline(Wire.ALL, laddr, len);
+            inlineSeg(at, laddr, len);
         }
         this.ctrl = ctrl;
         return ds;
+    }
+
+    /**
+     * The inline segment at ring offset {@code at} (16-aligned, inside the WQE's first WQEBB, so only its last unit
+     * and payload can reach the ring end and continue at offset 0), the same bytes as {@link WqeWriter}'s inline:
+     * the last unit zeroed first (padding), then the header, then the payload. Written here rather than through the
+     * writer, whose wrap, reserve and cursor bookkeeping the fast path has already settled (claim and maxDs).
+     */
+    private void inlineSeg(final long at, final long laddr, final int len)
+    {
+        final long last = (at + ((long)(InlineSeg.ds(len) - 1) << 4)) & ringMask;
+        Be.BE64.set(ring, last, 0L);
+        Be.BE64.set(ring, last + 8, 0L);
+        Be.BE32.set(ring, at + InlineSeg.BYTE_COUNT_OFFSET, len | InlineSeg.MLX5_INLINE_SEG);
+        final long data = at + InlineSeg.DATA_OFFSET;
+        final long first = Math.min(len, ringMask + 1 - data);
+        MemorySegment.copy(Wire.ALL, laddr, ring, data, first);
+        if (first < len)
+        {
+            MemorySegment.copy(Wire.ALL, laddr + first, ring, 0, len - first);
+        }
     }
 }

@@ -257,6 +257,36 @@ class CqeParityTest
         }
     }
 
+    /** A signaled UD SEND of {@code len} bytes from B to {@code remoteQpn}: its CQE lands on B's CQ. */
+    private static void udSendFromB(final Side s, final long wrId, final long offset, final int len,
+        final AddressHandle ah, final int remoteQpn)
+    {
+        if (!s.lib)
+        {
+            assertTrue(s.sqB.udSend(wrId, ah, remoteQpn, Rig.QKEY, s.addr(offset), s.mr.lkey(), len,
+                SendFlags.SIGNALED));
+            s.sqB.ring();
+            return;
+        }
+        try (Arena t = Arena.ofConfined())
+        {
+            final MemorySegment sge = t.allocate(IbvSge.LAYOUT);
+            sge.set(U64, IbvSge.ADDR_OFFSET, s.addr(offset));
+            sge.set(U32, IbvSge.LENGTH_OFFSET, len);
+            sge.set(U32, IbvSge.LKEY_OFFSET, s.mr.lkey());
+            final MemorySegment wr = t.allocate(IbvSendWr.LAYOUT);
+            wr.set(U64, IbvSendWr.WR_ID_OFFSET, wrId);
+            wr.set(C_POINTER, IbvSendWr.SG_LIST_OFFSET, sge);
+            wr.set(C_INT, IbvSendWr.NUM_SGE_OFFSET, 1);
+            wr.set(C_INT, IbvSendWr.OPCODE_OFFSET, IbvSendWr.IBV_WR_SEND);
+            wr.set(C_INT, IbvSendWr.SEND_FLAGS_OFFSET, IbvSendWr.IBV_SEND_SIGNALED);
+            wr.set(C_POINTER, IbvSendWr.UD_AH_OFFSET, ah.pointer());
+            wr.set(U32, IbvSendWr.UD_REMOTE_QPN_OFFSET, remoteQpn);
+            wr.set(U32, IbvSendWr.UD_REMOTE_QKEY_OFFSET, Rig.QKEY);
+            assertEquals(0, InlineVerbs.ibv_post_send(s.b.pointer(), wr, t.allocate(C_POINTER)));
+        }
+    }
+
     /** CQEs software owns from index 0 on (the test never polls before counting). */
     private static int ready(final CompletionQueue cq)
     {
@@ -485,6 +515,44 @@ class CqeParityTest
         final int[][] m = {{l.a.qpn(), j.a.qpn()}, {l.b.qpn(), j.b.qpn()}};
         compareAll(l.cqA, j.dcqA, 3, m, "UD requester");
         compareAll(l.cqB, j.dcqB, 3, m, "UD responder");
+    }
+
+    /**
+     * One Completion decodes responder CQEs (address fields, immediate data, byte_len) and then requester CQEs of the
+     * same CQ: every field a requester completion does not set must read 0 again, as in libmlx5's zeroed ibv_wc
+     * (DirectCq skips the full reset of a Completion that last held a requester completion).
+     */
+    @ParameterizedTest(name = "{0}-byte CQEs")
+    @ValueSource(ints = {64, 128})
+    void udRequesterAfterResponderOnOneCompletion(final int cqeSize)
+    {
+        final Side l = new Side(true, QpType.UD, cqeSize, null);
+        final Side j = new Side(false, QpType.UD, cqeSize, null);
+        final AddressHandle ah = rig.pd.createAh(rig.path());
+        for (final Side s : List.of(l, j))
+        {
+            s.recv(0xd100, 0x8000, 0x800);
+            s.recv(0xd101, 0x8800, 0x800);
+            s.send(0xe11, IbvSendWr.IBV_WR_SEND_WITH_IMM, 0x200, 700, 0, 0, 0xbeef, 0, 0, ah, s.b.qpn());
+        }
+        awaitCqes(l.cqB, 1, "L responder");
+        awaitCqes(j.cqB, 1, "J responder");
+        for (final Side s : List.of(l, j))
+        {
+            udSendFromB(s, 0xf01, 0x300, 30, ah, s.a.qpn());
+            udSendFromB(s, 0xf02, 0x400, 0, ah, s.a.qpn());
+        }
+        awaitCqes(l.cqB, 3, "L B's sends");
+        awaitCqes(j.cqB, 3, "J B's sends");
+        for (final Side s : List.of(l, j))
+        {
+            s.send(0xe12, IbvSendWr.IBV_WR_SEND, 0x100, 20, 0, 0, 0, 0, 0, ah, s.b.qpn());
+        }
+        awaitCqes(l.cqB, 4, "L B's CQ");
+        awaitCqes(j.cqB, 4, "J B's CQ");
+        final int[][] m = {{l.a.qpn(), j.a.qpn()}, {l.b.qpn(), j.b.qpn()}};
+        // B's CQ: a receive, B's two sends, a receive (each step awaited, so the order is the same for both stacks)
+        compareAll(l.cqB, j.dcqB, 4, m, "UD responder, then requester");
     }
 
     private static byte[] slice(final MemorySegment s, final long off, final int len)

@@ -12,10 +12,11 @@ import java.lang.management.ManagementFactory;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The raw measuring loops allocate nothing per frame: after a warm-up run, a second loopback run allocates (on this
- * thread) no more than its sample array plus a small one-off slack. Any object allocated per frame (16 bytes at
- * least) would exceed the slack: raw_bw sends and receives 5000 frames, raw_lat 300 round trips (each a send and a
- * receive on both QPs, with every frame checked), and raw_bw -D 1 runs for a second.
+ * The raw measuring loops allocate nothing per frame: after a warm-up run, the least of three loopback runs
+ * allocates (on this thread) no more than its sample array plus a small one-off slack. Any object allocated per
+ * frame (16 bytes at least) would exceed the slack in every run: raw_bw sends and receives 5000 frames, raw_lat 300
+ * round trips (each a send and a receive on both QPs, with every frame checked), and raw_bw -D 1 runs for a second.
+ * A one-off (a late recompilation's state, seen once in PerfLoopsAllocationTest on CI) shows in one run only.
  */
 @Tag("roce")
 class RawPerfLoopsAllocationTest
@@ -36,7 +37,9 @@ class RawPerfLoopsAllocationTest
             {"raw_bw", "-D", "1", "-s", "256", "--doorbell", "doorbell"}})
         {
             final RawPerfOptions o = RawPerfOptions.parse(args);
-            for (int round = 0; round < 2; round++)
+            final long samples = o.latency() ? 16L + 8L * o.iterations() : 0;
+            long least = Long.MAX_VALUE;
+            for (int round = 0; round < 4; round++)
             {
                 try (Context context = Context.open("mlx5_0");
                      ProtectionDomain pd = context.allocPd();
@@ -60,14 +63,16 @@ class RawPerfLoopsAllocationTest
                         RawPerfLoops.bwClient(client, server, quiet, stall);
                     }
                     final long allocated = mx.getThreadAllocatedBytes(thread) - before;
-                    final long samples = o.latency() ? 16L + 8L * o.iterations() : 0;
-                    // round 0 warms up (JIT, lazily built state); round 1 is measured
-                    assertTrue(round == 0 || allocated <= samples + SLACK, String.join(" ", args) + ": " + allocated
-                        + " bytes allocated (sample array " + samples + ")");
+                    if (round > 0) // round 0 warms up (JIT, lazily built state)
+                    {
+                        least = Math.min(least, allocated);
+                    }
                     assertTrue(o.duration() > 0 || server.received == o.iterations(), String.join(" ", args)
                         + ": the server received " + server.received);
                 }
             }
+            assertTrue(least <= samples + SLACK, String.join(" ", args) + ": " + least
+                + " bytes allocated in the least of three runs (sample array " + samples + ")");
         }
     }
 }

@@ -166,6 +166,17 @@ public final class CqeView
         return (int)BE32.get(cq, cqe64 + Cqe64.SOP_DROP_QPN_OFFSET);
     }
 
+    /**
+     * The CQE's last 8 bytes in one read, big-endian: sop_drop_qpn in bits 63..32, wqe_counter in bits 31..16,
+     * signature in bits 15..8, op_own in bits 7..0 (mlx5_cqe64 offsets 0x38..0x3f). A requester CQE needs only
+     * these, so its decode pays one segment access (bounds, alignment and liveness checks) instead of two. Read it
+     * after {@link #tryAcquire}, whose acquiring read of op_own orders it, as the separate reads are.
+     */
+    public long sopDropQpnWqeCounter()
+    {
+        return (long)BE64.get(cq, cqe64 + Cqe64.SOP_DROP_QPN_OFFSET);
+    }
+
     /** Low 24 bits of sop_drop_qpn. */
     public int qpn()
     {
