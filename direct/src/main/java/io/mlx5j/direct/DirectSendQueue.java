@@ -116,10 +116,8 @@ public final class DirectSendQueue
     private final SendStaging staging;
     private final FastSendEncoder fast;
 
-    // posted but not rung
+    // posted but not rung (the last of them is the send queue's lastCtrlOffset/lastDs)
     private int pending;
-    private long pendingCtrl;
-    private int pendingDs;
 
     private int signalEvery;
     private int unsignaled;
@@ -350,8 +348,6 @@ public final class DirectSendQueue
             fmCeSe(flags), imm);
         sq.commit(ds, wrId);
         pending++;
-        pendingCtrl = ctrl;
-        pendingDs = ds;
         if ((flags & SendFlags.RING) != 0)
         {
             ring();
@@ -480,8 +476,6 @@ public final class DirectSendQueue
         w.ctrl(opmod, st.opcode, sq.wqeIndex(), qpn, fmCeSe(st.flags), st.imm);
         sq.commit(w.ds(), st.wrId);
         pending++;
-        pendingCtrl = ctrl;
-        pendingDs = w.ds();
         if ((st.flags & SendFlags.RING) != 0)
         {
             ring();
@@ -506,7 +500,7 @@ public final class DirectSendQueue
         {
             return 0;
         }
-        doorbell.ring(n, pendingCtrl, pendingDs, sq.producerCounter());
+        doorbell.ring(n, sq.lastCtrlOffset(), sq.lastDs(), sq.producerCounter()); // the last WQE posted
         pending = 0;
         return n;
     }
