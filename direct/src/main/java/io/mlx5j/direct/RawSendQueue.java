@@ -66,6 +66,7 @@ public final class RawSendQueue
     private final MemorySegment ring;
     private final SendQueue sq;
     private final WqeWriter writer;
+    private final EthFrameEncoder frame;
     private final int minInline;
     private final int maxInline;
     private final boolean csumOffload;
@@ -90,6 +91,7 @@ public final class RawSendQueue
         this.ring = queue.rawRing();
         this.sq = queue.rawSlots();
         this.writer = queue.rawWriter();
+        this.frame = new EthFrameEncoder(ring);
         this.minInline = EthMinInline.of(qp);
         this.inlineHeader = minInline;
         this.maxInline = qp.capabilities().maxInlineData();
@@ -235,37 +237,29 @@ public final class RawSendQueue
             return false;
         }
         staged = false;     // a one-call post replaces whatever was staged, as begin() does
-        final WqeWriter w = writer.wrap(ring, ctrl);
-        w.eth((flags & SendFlags.IP_CSUM) != 0 ? EthSeg.MLX5_ETH_WQE_L3_CSUM | EthSeg.MLX5_ETH_WQE_L4_CSUM : 0, 0, h,
-            0, hdr);
+        final EthFrameEncoder e = frame;
+        long at = e.eth(ctrl, (flags & SendFlags.IP_CSUM) != 0 ?
+            EthSeg.MLX5_ETH_WQE_L3_CSUM | EthSeg.MLX5_ETH_WQE_L4_CSUM : 0, h, hdr);
         if (inline)
         {
-            // the pieces post() would pick: both when both have bytes left, else the one that has
-            if (hRest > 0 && pLen > 0)
+            // both pieces in one inline segment (an empty piece adds no bytes: the same as post()'s choice)
+            if (rest > 0)
             {
-                w.inline(h, hdr, hRest, Wire.ALL, payload, pLen);
-            }
-            else if (pLen > 0)
-            {
-                w.inline(Wire.ALL, payload, pLen);
-            }
-            else if (hRest > 0)
-            {
-                w.inline(h, hdr, hRest);
+                e.inline(at, h, hdr, hRest, payload, pLen);
             }
         }
         else
         {
             if (hRest > 0)
             {
-                w.data(hRest, hLkey, h.address() + hdr);
+                at = e.data(at, hRest, hLkey, h.address() + hdr);
             }
             if (pLen > 0)
             {
-                w.data(pLen, pLkey, payload);
+                e.data(at, pLen, pLkey, payload);
             }
         }
-        queue.commitRaw(ctrl, w.ds(), Mlx5Opcode.MLX5_OPCODE_SEND, wrId, flags);
+        queue.commitRaw(ctrl, ds, Mlx5Opcode.MLX5_OPCODE_SEND, wrId, flags);
         return true;
     }
 

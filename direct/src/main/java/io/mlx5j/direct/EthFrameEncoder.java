@@ -1,0 +1,128 @@
+package io.mlx5j.direct;
+
+import io.mlx5j.wqe.Be;
+import io.mlx5j.wqe.CtrlSeg;
+import io.mlx5j.wqe.DataSeg;
+import io.mlx5j.wqe.EthSeg;
+import io.mlx5j.wqe.InlineSeg;
+import io.mlx5j.wqe.WqeWriter;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+/**
+ * The template send's WQE body ({@link RawSendQueue}'s one-call send of a header template and a payload), written
+ * straight into the ring: the Ethernet segment with the inline header, then the rest of the template and the payload
+ * as gather entries or as one inline segment. The same bytes as {@link WqeWriter}'s {@code eth}, {@code data} and
+ * two-piece {@code inline} (RawSendParityTest posts template frames at every ring position and compares them with
+ * libmlx5's; RawTemplateSendTest compares them with the staging path's for inline headers libmlx5 does not write).
+ * Why not through the writer: the template send has already settled what the writer's wrap, reserve and cursor
+ * checks and field writes track (the claim, the ds limit), the same reason as {@link FastSendEncoder}.
+ * <p>
+ * Offsets passed in and returned are ring offsets that may run past the ring end by less than one ring; each store
+ * masks them. Only the first WQEBB of a WQE is known to lie before the ring end. Confined to the queue's thread.
+ */
+final class EthFrameEncoder
+{
+    /** The template's first two bytes (a template may start at any address). */
+    private static final ValueLayout.OfShort BE16_UNALIGNED =
+        ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private final MemorySegment ring;
+    private final long ringMask;
+
+    EthFrameEncoder(final MemorySegment ring)
+    {
+        this.ring = ring;
+        this.ringMask = ring.byteSize() - 1;
+    }
+
+    /**
+     * The Ethernet segment after the ctrl segment at {@code ctrl}: checksum flags, no LSO, the first {@code hdr}
+     * bytes of {@code h} inline (bytes 0 and 1 in inline_hdr_start, the rest from inline_hdr on), the padding of its
+     * last unit zero.
+     *
+     * @return the offset after the segment (not masked)
+     */
+    long eth(final long ctrl, final int csFlags, final MemorySegment h, final int hdr)
+    {
+        final long at = ctrl + CtrlSeg.LENGTH;  // inside the first WQEBB: never past the ring end
+        final int units = EthSeg.ds(hdr);
+        zeroUnit(at + ((long)(units - 1) << 4));
+        final int start = hdr > 1 ? Short.toUnsignedInt(h.get(BE16_UNALIGNED, 0)) :
+            hdr == 1 ? (h.get(JAVA_BYTE, 0) & 0xff) << 8 : 0;
+        Be.BE64.set(ring, at + EthSeg.RSVD0_OFFSET, (csFlags & 0xffL) << 24);
+        Be.BE64.set(ring, at + EthSeg.RSVD2_OFFSET, ((long)hdr << 16 | start) & 0xffffffffL);
+        if (hdr > 2)
+        {
+            // from the second unit on, the header may reach the ring end and continue at offset 0
+            final int n = hdr - 2;
+            final long to = at + EthSeg.INLINE_HDR_OFFSET;
+            final long first = Math.min(n, ringMask + 1 - to);
+            MemorySegment.copy(h, 2, ring, to, first);
+            if (first < n)
+            {
+                MemorySegment.copy(h, 2 + first, ring, 0, n - first);
+            }
+        }
+        return at + ((long)units << 4);
+    }
+
+    /** One gather entry at {@code at}; returns the offset after it (not masked). */
+    long data(final long at, final int byteCount, final int lkey, final long addr)
+    {
+        DataSeg.set(ring, at & ringMask, byteCount, lkey, addr);
+        return at + DataSeg.LENGTH;
+    }
+
+    /**
+     * One inline segment at {@code at} holding {@code hLen} bytes of {@code h} from {@code hOffset}, then the
+     * {@code pLen} payload bytes at address {@code payload}: header, bytes, zero padding to 16 bytes.
+     *
+     * @return the offset after it (not masked)
+     */
+    long inline(final long at, final MemorySegment h, final int hOffset, final int hLen, final long payload,
+        final int pLen)
+    {
+        final int byteCount = hLen + pLen;
+        final int units = InlineSeg.ds(byteCount);
+        zeroUnit(at + ((long)(units - 1) << 4));
+        final long seg = at & ringMask;
+        Be.BE32.set(ring, seg + InlineSeg.BYTE_COUNT_OFFSET, byteCount | InlineSeg.MLX5_INLINE_SEG);
+        final long data = seg + InlineSeg.DATA_OFFSET;  // seg is 16-aligned: data is before the ring end
+        final long ringSize = ringMask + 1;
+        if (hLen > 0)
+        {
+            final long first = Math.min(hLen, ringSize - data);
+            MemorySegment.copy(h, hOffset, ring, data, first);
+            if (first < hLen)
+            {
+                MemorySegment.copy(h, hOffset + first, ring, 0, hLen - first);
+            }
+        }
+        if (pLen > 0)
+        {
+            // each copy is written out where it is used: as one shared helper C2 compiled it on its own and
+            // called it (21 % of the samples of the inline row, perfasm)
+            final long to = (data + hLen) & ringMask;
+            final long first = Math.min(pLen, ringSize - to);
+            MemorySegment.copy(Wire.ALL, payload, ring, to, first);
+            if (first < pLen)
+            {
+                MemorySegment.copy(Wire.ALL, payload + first, ring, 0, pLen - first);
+            }
+        }
+        return at + ((long)units << 4);
+    }
+
+    /** Zeroes the 16-byte unit at {@code at} (not masked). */
+    private void zeroUnit(final long at)
+    {
+        final long u = at & ringMask;
+        Be.BE64.set(ring, u, 0L);
+        Be.BE64.set(ring, u + 8, 0L);
+    }
+}
