@@ -87,6 +87,16 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  * BlueFlame registers are shared by several threads must be created with {@link #of(QueuePair, DoorbellMode,
  * boolean)} (locked as libmlx5 does for a shared bfreg); the default assumes a dedicated register and refuses a
  * second queue on the same register.
+ * <p>
+ * <b>Close rule.</b> Close the QP (or anything whose close closes it: its CQs, its PD, the Context) from the thread
+ * that posts to it, or after that thread has stopped posting, with a happens-before edge between them (as for
+ * {@link #claim()}). Why: a one-call post checks once that the QP is open and then writes the WQE through the
+ * process-wide segment, without the ring segment's per-store checks (issue 15). A close from the posting thread is
+ * always safe: the next post throws {@link IllegalStateException}. A close from another thread in the middle of a
+ * post would free the ring under it. With {@code -Dmlx5j.debug=true}, closing the QP from a thread other than the
+ * queue's (while that thread is alive and has not handed the queue over with {@link #claim()}) throws and leaves
+ * the QP open. The staging form, the doorbell and the poller still access the rings through their QP-scoped
+ * segments.
  *
  * <h2>Parts</h2>
  * This class holds the ring state (slots, pending doorbell, signaling) and the public API; the rest is one concept
@@ -107,6 +117,9 @@ public final class DirectSendQueue
     private final int qpn;
     private final MemorySegment ring;
     private final long ringMask;
+    /** The ring's address for the one-call posts' unchecked stores ({@link #liveRing()}) and its arena's scope. */
+    private final long ringBase;
+    private final MemorySegment.Scope ringScope;
     private final SendQueue sq;
     private final WqeWriter writer;
     private final SendDoorbell doorbell;
@@ -136,6 +149,8 @@ public final class DirectSendQueue
         }
         this.ring = rings.sq();
         this.ringMask = ring.byteSize() - 1;
+        this.ringBase = ring.address();
+        this.ringScope = ring.scope();
         this.sq = new SendQueue(rings.sqWqeCnt());
         this.writer = new WqeWriter(Math.min(rings.sqWqeCnt(), 16));
         final BlueFlameRegister bf = BlueFlameRegisters.acquire(qp, rings, sharedRegister);
@@ -146,6 +161,7 @@ public final class DirectSendQueue
         this.sqSignalBits = queriedSqSigAll(qp) ? CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE : 0;
         this.staging = new SendStaging(qp, maxSge, maxInline);
         this.fast = new FastSendEncoder(ring, sq, writer, type, maxSge, maxInline);
+        qp.addPoster(this);
     }
 
     /** A send queue over {@code qp}'s ring with a dedicated BlueFlame register. One per QP. */
@@ -328,23 +344,42 @@ public final class DirectSendQueue
         {
             ownership.check(this);
         }
+        final long base = liveRing();
         final int ds = (flags & SendFlags.INLINE) != 0
-            ? fast.inline(opcode, remote, raddr, rkey, laddr, len, flags)
-            : fast.gather(opcode, remote, raddr, rkey, laddr, lkey, len, flags);
+            ? fast.inline(base, opcode, remote, raddr, rkey, laddr, len, flags)
+            : fast.gather(base, opcode, remote, raddr, rkey, laddr, lkey, len, flags);
         if (ds == 0)
         {
             return false;
         }
-        finish(fast.ctrl(), ds, opcode, imm, wrId, flags);
+        finish(base, fast.ctrl(), ds, opcode, imm, wrId, flags);
         return true;
     }
 
+    /**
+     * The ring's address, for one post's stores through {@link Wire#ALL}, after the one liveness check of that post:
+     * throws if the QP is closed (its arena, which scopes the ring, is closed first). Why not the ring segment's own
+     * checks: each store through it pays bounds, alignment and session checks, six to eight times per WQE, and the
+     * compiled post then stays too large for C2 to inline into the caller's loop (issue 15: rdmaWriteBatch8 fastest
+     * fork iterations 16.1-24.1 ns/WQE through the segment, 13.6-21.5 through this, median of 12 forks each 16.6
+     * and 14.4; rdmaWrite 22.7-31.5 and 19.8-22.7 ns). What keeps it safe is the close rule in the class comment:
+     * a close from another thread cannot run between this check and the stores.
+     */
+    private long liveRing()
+    {
+        if (!ringScope.isAlive())
+        {
+            throw new IllegalStateException(this + ": the QP is closed");
+        }
+        return ringBase;
+    }
+
     /** A post's last steps: the ctrl segment (written last, when ds is known), the ring slot, the doorbell. */
-    private void finish(final long ctrl, final int ds, final int opcode, final int imm, final long wrId,
-        final int flags)
+    private void finish(final long base, final long ctrl, final int ds, final int opcode, final int imm,
+        final long wrId, final int flags)
     {
         staging.staged = false;     // a one-call post replaces whatever was staged, as begin() does
-        CtrlSeg.set(ring, ctrl, CtrlSeg.opmodIdxOpcode(0, sq.wqeIndex(), opcode), CtrlSeg.qpnDs(qpn, ds),
+        CtrlSeg.set(Wire.ALL, base + ctrl, CtrlSeg.opmodIdxOpcode(0, sq.wqeIndex(), opcode), CtrlSeg.qpnDs(qpn, ds),
             fmCeSe(flags), imm);
         sq.commit(ds, wrId);
         pending++;
@@ -605,7 +640,7 @@ public final class DirectSendQueue
      */
     void commitRaw(final long ctrl, final int ds, final int opcode, final long wrId, final int flags)
     {
-        finish(ctrl, ds, opcode, 0, wrId, flags);
+        finish(liveRing(), ctrl, ds, opcode, 0, wrId, flags);
     }
 
     /**

@@ -24,6 +24,11 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_NOP;
  * DirectSendQueue}'s finish). Each encoder stays under C2's inlining limit (FreqInlineSize, 325 bytecodes): as one
  * 424-bytecode method the fast path was "hot method too big" (-XX:+PrintInlining) and every post paid a call; split,
  * each one-call method compiles as one unit with its constant arguments (opcode, remote) folded.
+ * <p>
+ * The stores go through {@link Wire#ALL} at {@code base + offset}, where {@code base} is the ring's address that
+ * {@link DirectSendQueue}'s liveness check of this post returned and every offset lies in the claimed WQEBBs (masked
+ * where it can pass the ring end): the ring segment's bounds and session checks on each store are what the post
+ * saves (DirectSendQueue's close rule keeps it safe). The payload copy still targets the ring segment.
  * Confined to the queue's thread.
  */
 final class FastSendEncoder
@@ -60,10 +65,11 @@ final class FastSendEncoder
     /**
      * Claims one WQEBB and writes raddr (if {@code remote}) and one data segment (if {@code len != 0}).
      *
+     * @param base the ring's address, from this post's liveness check
      * @return the WQE's ds, or 0 if declined (nothing claimed or written)
      */
-    int gather(final int opcode, final boolean remote, final long raddr, final int rkey, final long laddr,
-        final int lkey, final int len, final int flags)
+    int gather(final long base, final int opcode, final boolean remote, final long raddr, final int rkey,
+        final long laddr, final int lkey, final int len, final int flags)
     {
         if ((flags & ~SendFlags.ALL) != 0 || ((fastGather >>> opcode) & 1) == 0)
         {
@@ -77,12 +83,12 @@ final class FastSendEncoder
         long at = ctrl + CtrlSeg.LENGTH;
         if (remote)
         {
-            RaddrSeg.set(ring, at, raddr, rkey);
+            RaddrSeg.set(Wire.ALL, base + at, raddr, rkey);
             at += RaddrSeg.LENGTH;
         }
         if (len != 0 && opcode != MLX5_OPCODE_NOP)
         {
-            DataSeg.set(ring, at, len, lkey, laddr);
+            DataSeg.set(Wire.ALL, base + at, len, lkey, laddr);
             at += DataSeg.LENGTH;
         }
         this.ctrl = ctrl;
@@ -93,10 +99,11 @@ final class FastSendEncoder
      * {@link #gather} with {@link SendFlags#INLINE}: raddr (if {@code remote}) and one inline segment holding the
      * {@code len} bytes at {@code laddr}, read now.
      *
+     * @param base the ring's address, from this post's liveness check
      * @return the WQE's ds, or 0 if declined (nothing claimed or written)
      */
-    int inline(final int opcode, final boolean remote, final long raddr, final int rkey, final long laddr,
-        final int len, final int flags)
+    int inline(final long base, final int opcode, final boolean remote, final long raddr, final int rkey,
+        final long laddr, final int len, final int flags)
     {
         // INLINE reads the payload now, from this process's memory: the null page is refused (by the staging path)
         if ((flags & ~SendFlags.ALL) != 0 || ((fastInline >>> opcode) & 1) == 0 || len < 0 || len > maxInline ||
@@ -118,12 +125,12 @@ final class FastSendEncoder
         long at = ctrl + CtrlSeg.LENGTH;
         if (remote)
         {
-            RaddrSeg.set(ring, at, raddr, rkey);
+            RaddrSeg.set(Wire.ALL, base + at, raddr, rkey);
             at += RaddrSeg.LENGTH;
         }
         if (payload)
         {
-            inlineSeg(at, laddr, len);
+            inlineSeg(base, at, laddr, len);
         }
         this.ctrl = ctrl;
         return ds;
@@ -135,12 +142,12 @@ final class FastSendEncoder
      * the last unit zeroed first (padding), then the header, then the payload. Written here rather than through the
      * writer, whose wrap, reserve and cursor bookkeeping the fast path has already settled (claim and maxDs).
      */
-    private void inlineSeg(final long at, final long laddr, final int len)
+    private void inlineSeg(final long base, final long at, final long laddr, final int len)
     {
         final long last = (at + ((long)(InlineSeg.ds(len) - 1) << 4)) & ringMask;
-        Be.BE64.set(ring, last, 0L);
-        Be.BE64.set(ring, last + 8, 0L);
-        Be.BE32.set(ring, at + InlineSeg.BYTE_COUNT_OFFSET, len | InlineSeg.MLX5_INLINE_SEG);
+        Be.BE64.set(Wire.ALL, base + last, 0L);
+        Be.BE64.set(Wire.ALL, base + last + 8, 0L);
+        Be.BE32.set(Wire.ALL, base + at + InlineSeg.BYTE_COUNT_OFFSET, len | InlineSeg.MLX5_INLINE_SEG);
         final long data = at + InlineSeg.DATA_OFFSET;
         final long first = Math.min(len, ringMask + 1 - data);
         MemorySegment.copy(Wire.ALL, laddr, ring, data, first);

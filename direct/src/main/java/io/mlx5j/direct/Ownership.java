@@ -116,6 +116,26 @@ final class Ownership
         }
     }
 
+    /**
+     * The debug check of the close rule: the object {@code closing} (a QP) may be closed by the group's thread, or
+     * when the group has none yet, or when that thread has ended; from any other thread the close throws (claim()
+     * the group first, after its thread has stopped posting).
+     */
+    void checkClose(final Object closing)
+    {
+        final Ownership r = root();
+        final Thread owner = r.thread;
+        final Thread me = Thread.currentThread();
+        if (owner == null || owner == me || !owner.isAlive())
+        {
+            return;
+        }
+        throw new IllegalStateException(closing + " was closed from thread '" + me.getName() + "', but its send "
+            + "queue belongs to thread '" + owner.getName() + "', which is still running: close a QP from the thread "
+            + "that posts to it, or claim() the queue first (a one-call post checks the QP once and then writes the "
+            + "ring unchecked; mlx5j.debug close check)");
+    }
+
     /** The calling thread becomes the owner of the whole group. */
     void claim()
     {

@@ -53,6 +53,8 @@ public final class QueuePair extends NativeResource
     /** The indirection table of an RSS QP, or null. */
     private final IndirectionTable rssTable;
     private QpRings rings;
+    /** The DirectSendQueues over this QP's send ring, for the debug check of the close rule. */
+    private final List<DirectSendQueue> posters = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private QueuePair(final ProtectionDomain pd, final Arena arena, final MemorySegment handle, final QpConfig config,
         final QpCapabilities granted, final MemorySegment qpEx)
@@ -555,6 +557,29 @@ public final class QueuePair extends NativeResource
                 Rings.view(out.get(C_POINTER, Mlx5dvQp.DBREC_OFFSET), Rings.DBREC_BYTES, arena, "dbrec"),
                 Rings.view(out.get(C_POINTER, Mlx5dvQp.BF_REG_OFFSET), Math.max(8L, 2L * bfSize), arena, "bf.reg"),
                 bfSize);
+        }
+    }
+
+    /** A send queue posts to this QP's ring (DirectSendQueue's constructor). */
+    void addPoster(final DirectSendQueue queue)
+    {
+        posters.add(queue);
+    }
+
+    /**
+     * {@code -Dmlx5j.debug=true}: the close rule of {@link DirectSendQueue} (one-call posts check the QP once and then
+     * write the ring unchecked, so the QP must not be closed by another thread while its queue's thread may post).
+     * Throwing here leaves the QP open (NativeResource.close).
+     */
+    @Override
+    void beforeDestroy()
+    {
+        if (Wire.DEBUG)
+        {
+            for (final DirectSendQueue queue : posters)
+            {
+                queue.ownership.checkClose(this);
+            }
         }
     }
 

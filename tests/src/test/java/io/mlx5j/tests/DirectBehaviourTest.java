@@ -21,6 +21,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -346,6 +347,53 @@ class DirectBehaviourTest
                     {
                         throw new AssertionError(expected);
                     }
+                }
+                // the close rule: a QP whose queue belongs to a running thread cannot be closed from another one
+                // (the one-call posts write its ring unchecked after one liveness check); it stays open
+                final CountDownLatch posted = new CountDownLatch(1);
+                final CountDownLatch release = new CountDownLatch(1);
+                final Thread holder = new Thread(() ->
+                {
+                    p.sqA.claim();
+                    p.sqA.nop(6, SendFlags.SIGNALED | SendFlags.RING);
+                    posted.countDown();
+                    try
+                    {
+                        release.await();
+                    }
+                    catch (final InterruptedException e)
+                    {
+                        Thread.currentThread().interrupt();
+                    }
+                }, "holder");
+                holder.setDaemon(true);     // a failed check below must not keep this JVM alive
+                holder.start();
+                if (!posted.await(30, TimeUnit.SECONDS))
+                {
+                    throw new AssertionError("the holder thread did not post");
+                }
+                try
+                {
+                    p.a.close();
+                    throw new AssertionError("closed a QP whose queue's thread is still running");
+                }
+                catch (final IllegalStateException expected)
+                {
+                    if (!expected.getMessage().contains("'holder'") || p.a.isClosed())
+                    {
+                        throw new AssertionError("close rule: " + expected.getMessage() + ", closed " +
+                            p.a.isClosed(), expected);
+                    }
+                }
+                finally
+                {
+                    release.countDown();
+                }
+                holder.join();
+                p.a.close();    // the queue's thread has ended: allowed
+                if (!p.a.isClosed())
+                {
+                    throw new AssertionError("QP still open after its queue's thread ended");
                 }
                 System.out.println("OWNER-CHECK-OK " + seen[0].getMessage());
             }
