@@ -365,7 +365,7 @@ public final class DirectSendQueue
      * and 14.4; rdmaWrite 22.7-31.5 and 19.8-22.7 ns). What keeps it safe is the close rule in the class comment:
      * a close from another thread cannot run between this check and the stores.
      */
-    private long liveRing()
+    long liveRing()
     {
         if (!ringScope.isAlive())
         {
@@ -641,6 +641,12 @@ public final class DirectSendQueue
     void commitRaw(final long ctrl, final int ds, final int opcode, final long wrId, final int flags)
     {
         finish(liveRing(), ctrl, ds, opcode, 0, wrId, flags);
+    }
+
+    /** {@link #commitRaw(long, int, int, long, int)} for a post that has {@code base} from {@link #liveRing()}. */
+    void commitRaw(final long base, final long ctrl, final int ds, final int opcode, final long wrId, final int flags)
+    {
+        finish(base, ctrl, ds, opcode, 0, wrId, flags);
     }
 
     /**

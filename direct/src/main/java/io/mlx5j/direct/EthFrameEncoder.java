@@ -23,7 +23,10 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * checks and field writes track (the claim, the ds limit), the same reason as {@link FastSendEncoder}.
  * <p>
  * Offsets passed in and returned are ring offsets that may run past the ring end by less than one ring; each store
- * masks them. Only the first WQEBB of a WQE is known to lie before the ring end. Confined to the queue's thread.
+ * masks them. Only the first WQEBB of a WQE is known to lie before the ring end. The 8- and 4-byte stores go through
+ * {@link Wire#ALL} at {@code base + offset}, {@code base} being the ring address from DirectSendQueue's liveness
+ * check of this post (its close rule keeps that safe, as for {@link FastSendEncoder}); the byte copies target the
+ * ring segment. Confined to the queue's thread.
  */
 final class EthFrameEncoder
 {
@@ -47,15 +50,15 @@ final class EthFrameEncoder
      *
      * @return the offset after the segment (not masked)
      */
-    long eth(final long ctrl, final int csFlags, final MemorySegment h, final int hdr)
+    long eth(final long base, final long ctrl, final int csFlags, final MemorySegment h, final int hdr)
     {
         final long at = ctrl + CtrlSeg.LENGTH;  // inside the first WQEBB: never past the ring end
         final int units = EthSeg.ds(hdr);
-        zeroUnit(at + ((long)(units - 1) << 4));
+        zeroUnit(base, at + ((long)(units - 1) << 4));
         final int start = hdr > 1 ? Short.toUnsignedInt(h.get(BE16_UNALIGNED, 0)) :
             hdr == 1 ? (h.get(JAVA_BYTE, 0) & 0xff) << 8 : 0;
-        Be.BE64.set(ring, at + EthSeg.RSVD0_OFFSET, (csFlags & 0xffL) << 24);
-        Be.BE64.set(ring, at + EthSeg.RSVD2_OFFSET, ((long)hdr << 16 | start) & 0xffffffffL);
+        Be.BE64.set(Wire.ALL, base + at + EthSeg.RSVD0_OFFSET, (csFlags & 0xffL) << 24);
+        Be.BE64.set(Wire.ALL, base + at + EthSeg.RSVD2_OFFSET, ((long)hdr << 16 | start) & 0xffffffffL);
         if (hdr > 2)
         {
             // from the second unit on, the header may reach the ring end and continue at offset 0
@@ -72,9 +75,9 @@ final class EthFrameEncoder
     }
 
     /** One gather entry at {@code at}; returns the offset after it (not masked). */
-    long data(final long at, final int byteCount, final int lkey, final long addr)
+    long data(final long base, final long at, final int byteCount, final int lkey, final long addr)
     {
-        DataSeg.set(ring, at & ringMask, byteCount, lkey, addr);
+        DataSeg.set(Wire.ALL, base + (at & ringMask), byteCount, lkey, addr);
         return at + DataSeg.LENGTH;
     }
 
@@ -84,14 +87,14 @@ final class EthFrameEncoder
      *
      * @return the offset after it (not masked)
      */
-    long inline(final long at, final MemorySegment h, final int hOffset, final int hLen, final long payload,
-        final int pLen)
+    long inline(final long base, final long at, final MemorySegment h, final int hOffset, final int hLen,
+        final long payload, final int pLen)
     {
         final int byteCount = hLen + pLen;
         final int units = InlineSeg.ds(byteCount);
-        zeroUnit(at + ((long)(units - 1) << 4));
+        zeroUnit(base, at + ((long)(units - 1) << 4));
         final long seg = at & ringMask;
-        Be.BE32.set(ring, seg + InlineSeg.BYTE_COUNT_OFFSET, byteCount | InlineSeg.MLX5_INLINE_SEG);
+        Be.BE32.set(Wire.ALL, base + seg + InlineSeg.BYTE_COUNT_OFFSET, byteCount | InlineSeg.MLX5_INLINE_SEG);
         final long data = seg + InlineSeg.DATA_OFFSET;  // seg is 16-aligned: data is before the ring end
         final long ringSize = ringMask + 1;
         if (hLen > 0)
@@ -119,10 +122,10 @@ final class EthFrameEncoder
     }
 
     /** Zeroes the 16-byte unit at {@code at} (not masked). */
-    private void zeroUnit(final long at)
+    private void zeroUnit(final long base, final long at)
     {
-        final long u = at & ringMask;
-        Be.BE64.set(ring, u, 0L);
-        Be.BE64.set(ring, u + 8, 0L);
+        final long u = base + (at & ringMask);
+        Be.BE64.set(Wire.ALL, u, 0L);
+        Be.BE64.set(Wire.ALL, u + 8, 0L);
     }
 }

@@ -231,6 +231,7 @@ public final class RawSendQueue
         {
             return false;
         }
+        final long base = queue.liveRing();     // this post's one liveness check (DirectSendQueue's close rule)
         final long ctrl = sq.claim(SendQueue.numWqebb(ds));
         if (ctrl == SendQueue.NO_SPACE)
         {
@@ -238,28 +239,28 @@ public final class RawSendQueue
         }
         staged = false;     // a one-call post replaces whatever was staged, as begin() does
         final EthFrameEncoder e = frame;
-        long at = e.eth(ctrl, (flags & SendFlags.IP_CSUM) != 0 ?
+        long at = e.eth(base, ctrl, (flags & SendFlags.IP_CSUM) != 0 ?
             EthSeg.MLX5_ETH_WQE_L3_CSUM | EthSeg.MLX5_ETH_WQE_L4_CSUM : 0, h, hdr);
         if (inline)
         {
             // both pieces in one inline segment (an empty piece adds no bytes: the same as post()'s choice)
             if (rest > 0)
             {
-                e.inline(at, h, hdr, hRest, payload, pLen);
+                e.inline(base, at, h, hdr, hRest, payload, pLen);
             }
         }
         else
         {
             if (hRest > 0)
             {
-                at = e.data(at, hRest, hLkey, h.address() + hdr);
+                at = e.data(base, at, hRest, hLkey, h.address() + hdr);
             }
             if (pLen > 0)
             {
-                e.data(at, pLen, pLkey, payload);
+                e.data(base, at, pLen, pLkey, payload);
             }
         }
-        queue.commitRaw(ctrl, ds, Mlx5Opcode.MLX5_OPCODE_SEND, wrId, flags);
+        queue.commitRaw(base, ctrl, ds, Mlx5Opcode.MLX5_OPCODE_SEND, wrId, flags);
         return true;
     }
 
