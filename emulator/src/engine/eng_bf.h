@@ -18,7 +18,6 @@ struct eng_qp;
 /* BlueFlame halves in one UAR page: 256-byte halves from EMU_BF_OFFSET to the end of the page. */
 #define ENG_BF_HALF_SIZE (EMU_BF_REG_SIZE / 2)
 #define ENG_BF_HALVES    ((EMU_UAR_PAGE_SIZE - EMU_BF_OFFSET) / ENG_BF_HALF_SIZE)
-_Static_assert(ENG_BF_HALVES <= 8, "struct eng_uar keeps the live halves in 8 bits");
 
 /* One BlueFlame half's check of the copy of its last doorbell. */
 struct eng_bf_check {

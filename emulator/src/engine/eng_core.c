@@ -61,10 +61,6 @@ static int drain_inbox(void)
 	return work;
 }
 
-/* How often a pass also does the housekeeping: records moved without a doorbell, dead peers, the clock, and the
- * scan of every UAR word (eng_doorbell.c). */
-#define ENG_SLOW_NS 100000000ull
-
 /* One pass over everything the device does; caller holds G.lock. */
 static int engine_iteration(void)
 {
@@ -76,12 +72,11 @@ static int engine_iteration(void)
 	emu_clock_publish(emu_clock_ticks(now)); /* the timer page advances with every pass (emu_clock.h) */
 	if (eng_inbox_deferred_pending())
 		eng_inbox_kick_deferred(now, 0);
-	int slow = now - last_slow > ENG_SLOW_NS;
-	work |= eng_scan_doorbells(slow);
+	work |= eng_scan_doorbells();
 	work |= drain_inbox();
 	for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
 		work |= eng_qp_progress(qp, now);
-	if (slow) {
+	if (now - last_slow > 100000000ull) {
 		last_slow = now;
 		eng_check_unrung(now);
 		eng_reap_peers();
@@ -398,7 +393,6 @@ void emu_engine_ctx_closing(struct emu_ctx *ctx)
 		}
 		else
 			i++;
-	eng_uar_live_rebuild();
 	int last = --G.nctx <= 0;
 	unlock_engine();
 	if (last)
@@ -420,7 +414,6 @@ void emu_engine_uar_mapped(struct emu_ctx *ctx, int page_index, void *user_va)
 		u->page = page;
 		u->index = page_index;
 		u->bf_check = calloc(ENG_BF_HALVES, sizeof *u->bf_check);
-		eng_uar_live_rebuild();
 	}
 	/* The application's own mapping (the first one, if it maps the page twice): its doorbell stores fault. */
 	if (u && user_va && !u->user_va) {
@@ -667,7 +660,6 @@ void emu_engine_qp_created(struct emu_qp *q)
 	G.qp_by_slot[qp->qpn & (EMU_REG_QP_SLOTS - 1)] = qp;
 	if (qp->type == EMU_QPT_RAW)
 		eng_eth_qp_count(1);
-	eng_uar_live_rebuild();
 	engine_start_locked();
 	unlock_engine();
 }
@@ -767,7 +759,6 @@ void emu_engine_qp_destroying(struct emu_qp *q)
 			eng_eth_qp_destroying(qp);
 			eng_eth_qp_count(-1);
 		}
-		eng_uar_live_rebuild();
 	}
 	q->engine = NULL;
 	unlock_engine();

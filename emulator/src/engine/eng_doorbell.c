@@ -54,43 +54,28 @@ static void sq_doorbell(const uint8_t *db, volatile const uint8_t *half, struct 
  * thread may have been descheduled; if its store is still to come, it simply faults once more). */
 #define ENG_DB_OPEN_MAX_NS 1000000ull
 
-/* One BlueFlame half: take its doorbell, if one was stored, and run its copy check. */
-static int scan_half(struct eng_uar *u, unsigned k)
-{
-	uint32_t off = EMU_BF_OFFSET + k * ENG_BF_HALF_SIZE;
-	_Atomic uint64_t *db = (_Atomic uint64_t *)(void *)(u->page + off);
-	struct eng_bf_check *check = u->bf_check ? &u->bf_check[k] : NULL;
-	/* (pending checks only: this runs in every pass, also in the pollers' lent passes) */
-	if (!atomic_load_explicit(db, memory_order_relaxed)) {
-		if (check && check->deadline)
-			eng_bf_check_poll(check, u->page + off, 0);
-		return 0;
-	}
-	if (check && check->deadline)
-		eng_bf_check_poll(check, u->page + off, 1);
-	uint64_t v = atomic_exchange(db, 0);
-	sq_doorbell((const uint8_t *)&v, u->page + off, check);
-	return 1;
-}
-
-/*
- * A pass looks only at the halves this process's QPs ring through and at the CQ arm doorbell of page 0 (libmlx5
- * arms through uar[0]; cmd_cq.c); every other word is only looked at by the housekeeping scan (all), where a
- * store the driver should not have made (a doorbell for a QP this process does not own, an arm through another
- * page) is still taken and reported, up to 100 ms late (ENG_SLOW_NS in eng_core.c). Why: on a 2-core machine ib_write_bw spent 20 % of
- * its CPU time in the scan of all eight halves of all eight UAR pages, in every pass (perf, stop 14).
- */
-static int scan_page(struct eng_uar *u, int all)
+static int scan_page(int i)
 {
 	int work = 0;
-	unsigned halves = all ? (1u << ENG_BF_HALVES) - 1 : u->live;
-	while (halves) {
-		unsigned k = (unsigned)__builtin_ctz(halves);
-		halves &= halves - 1;
-		work |= scan_half(u, k);
-	}
-	if (all || u->index == 0) {
-		_Atomic uint64_t *arm = (_Atomic uint64_t *)(void *)(u->page + EMU_CQ_ARM_DB_OFFSET);
+	{
+		uint8_t *page = G.uars[i].page;
+		struct eng_bf_check *checks = G.uars[i].bf_check;
+		for (uint32_t off = EMU_BF_OFFSET; off < EMU_UAR_PAGE_SIZE; off += ENG_BF_HALF_SIZE) {
+			_Atomic uint64_t *db = (_Atomic uint64_t *)(void *)(page + off);
+			struct eng_bf_check *check = checks ? &checks[(off - EMU_BF_OFFSET) / ENG_BF_HALF_SIZE] : NULL;
+			/* (pending checks only: this runs in every pass, also in the pollers' lent passes) */
+			if (!atomic_load_explicit(db, memory_order_relaxed)) {
+				if (check && check->deadline)
+					eng_bf_check_poll(check, page + off, 0);
+				continue;
+			}
+			if (check && check->deadline)
+				eng_bf_check_poll(check, page + off, 1);
+			uint64_t v = atomic_exchange(db, 0);
+			sq_doorbell((const uint8_t *)&v, page + off, check);
+			work = 1;
+		}
+		_Atomic uint64_t *arm = (_Atomic uint64_t *)(void *)(page + EMU_CQ_ARM_DB_OFFSET);
 		if (atomic_load_explicit(arm, memory_order_relaxed)) {
 			uint64_t v = atomic_exchange(arm, 0);
 			eng_cq_arm_doorbell((const uint8_t *)&v);
@@ -100,14 +85,12 @@ static int scan_page(struct eng_uar *u, int all)
 	return work;
 }
 
-int eng_scan_doorbells(int all)
+int eng_scan_doorbells(void)
 {
 	int work = 0;
 	for (int i = 0; i < G.nuars; i++) {
 		struct eng_uar *u = &G.uars[i];
-		if (!all && !u->live && u->index != 0)
-			continue;
-		int found = scan_page(u, all);
+		int found = scan_page(i);
 		u->landed |= found && u->open;
 		/* A store that did not fault on a protected page came through another mapping of it, which the
 		 * library never saw (a raw mmap system call, as UCX makes): poll that page from now on. */
@@ -115,24 +98,6 @@ int eng_scan_doorbells(int all)
 		work |= found;
 	}
 	return work;
-}
-
-/* Which halves each UAR page's QPs ring through: both halves of the QP's BlueFlame register (libmlx5 alternates
- * between them, bf->offset ^= buf_size). Called whenever a QP or a mapped page comes or goes. */
-void eng_uar_live_rebuild(void)
-{
-	for (int i = 0; i < G.nuars; i++)
-		G.uars[i].live = 0;
-	for (struct eng_qp *qp = G.qps; qp; qp = qp->next) {
-		if (!qp->q || qp->q->bf_offset < EMU_BF_OFFSET || qp->q->bf_offset >= EMU_UAR_PAGE_SIZE)
-			continue;
-		unsigned k = (qp->q->bf_offset - EMU_BF_OFFSET) / ENG_BF_HALF_SIZE;
-		for (int i = 0; i < G.nuars; i++) {
-			struct eng_uar *u = &G.uars[i];
-			if (u->ctx == qp->q->ctx && u->index == (int)qp->q->uar_page)
-				u->live |= (uint8_t)(3u << k);
-		}
-	}
 }
 
 /*
@@ -151,7 +116,7 @@ int eng_protect_open_pages(void)
 			continue;
 		u->open = u->landed = 0;
 		eng_dbfault_protect(u->user_va);
-		work |= scan_page(u, 1);
+		work |= scan_page(i);
 	}
 	return work;
 }
@@ -172,7 +137,7 @@ int eng_doorbells_polled(void)
 void eng_take_pending_doorbells_locked(void)
 {
 	if (G.inbox)
-		eng_scan_doorbells(1);
+		eng_scan_doorbells();
 }
 
 /* A record that moved with no doorbell for a second: the driver forgot to ring (hardware would hang too). */

@@ -188,9 +188,6 @@ struct eng_uar {
 	int watched, open, landed;
 	int aliased;        /* also written through a mapping the library did not see: polled */
 	uint64_t open_since;
-	/* The BlueFlame halves a QP of this process rings through (bit k: the half at EMU_BF_OFFSET + k * 256): the
-	 * only ones a pass looks at; the housekeeping scan looks at every half (eng_doorbell.c). */
-	uint8_t live;
 };
 
 struct eng_peer {
@@ -250,8 +247,7 @@ void eng_cq_arm_doorbell(const uint8_t *db);
 /* eng_doorbell.c (layer 4); all under G.lock */
 /* What a doorbell executes: the send queue up to its doorbell record (rec, rec_ahead WQEBBs past the device). */
 void eng_sq_take_record(struct eng_qp *qp, uint32_t idx, uint32_t rec, uint32_t rec_ahead);
-int eng_scan_doorbells(int all);
-void eng_uar_live_rebuild(void);
+int eng_scan_doorbells(void);
 int eng_protect_open_pages(void);
 int eng_doorbells_polled(void);
 void eng_take_pending_doorbells_locked(void);
