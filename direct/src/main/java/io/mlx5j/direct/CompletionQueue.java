@@ -33,6 +33,7 @@ public final class CompletionQueue extends NativeResource
     private final CompletionChannel channel;
     private final AtomicInteger unackedEvents = new AtomicInteger();
     private volatile int eventsReceived;
+    private final java.util.List<DirectCq> pollers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private CqRing ring;
 
     private CompletionQueue(final Context context, final Arena arena, final MemorySegment handle, final int cqeSize,
@@ -246,9 +247,27 @@ public final class CompletionQueue extends NativeResource
         }
     }
 
+    /** A DirectCq polls this CQ's ring (DirectCq's constructor). */
+    void addPoller(final DirectCq poller)
+    {
+        pollers.add(poller);
+    }
+
+    /**
+     * {@code -Dmlx5j.debug=true}: the close rule of {@link DirectCq} (a poll call checks the CQ once and then reads the
+     * ring unchecked, so the CQ must not be closed by another thread while its poller's thread may poll). Throwing
+     * here leaves the CQ open (NativeResource.close).
+     */
     @Override
     void beforeDestroy()
     {
+        if (Wire.DEBUG)
+        {
+            for (final DirectCq poller : pollers)
+            {
+                poller.ownership.checkClose(this);
+            }
+        }
         // ibv_destroy_cq waits until every event it delivered has been acknowledged
         ackEvents();
     }

@@ -1,6 +1,7 @@
 package io.mlx5j.direct;
 
 import io.mlx5j.doorbell.CqDoorbell;
+import io.mlx5j.wqe.Be;
 import io.mlx5j.wqe.Cqe64;
 import io.mlx5j.wqe.CqeView;
 import io.mlx5j.wqe.Mlx5Opcode;
@@ -38,6 +39,15 @@ import java.util.Arrays;
  * <b>Threads:</b> a DirectCq and the queues attached to it are one group, used from one thread (the counters they
  * share have no locks). {@code -Dmlx5j.debug=true} checks it on every poll and post: the first use records the
  * group's thread, a use from another names both threads. {@link #claim()} hands the group over explicitly.
+ * <p>
+ * <b>Close rule</b> (as for {@link DirectSendQueue}): close the CQ (or what closes it: its Context) from the thread
+ * that polls it, or after that thread has stopped polling, with a happens-before edge between them. Why: a poll call
+ * checks once that the CQ is open ({@link #liveBuf()}) and then reads each CQE's ownership byte and its last eight
+ * bytes at the ring's address through {@link Wire#ALL}, without the ring segment's per-read checks (issue 15). A
+ * close from the polling thread is always safe: the next poll throws {@link IllegalStateException}. With
+ * {@code -Dmlx5j.debug=true}, closing the CQ from another thread while the group's thread is alive throws and
+ * leaves the CQ open. The rarer CQEs (responder, error, scatter-to-CQE) are decoded through {@link CqeView} over the
+ * CQ-scoped segment.
  */
 public final class DirectCq
 {
@@ -45,6 +55,11 @@ public final class DirectCq
     private final CqRing ring;
     private final MemorySegment buf;
     private final int cqeSize;
+    /** The ring's address for the polls' unchecked reads ({@link #liveBuf()}) and its arena's scope. */
+    private final long bufBase;
+    private final MemorySegment.Scope bufScope;
+    private final int cqeMask;
+    private final int logCqeCnt;
     private final CqeView view = new CqeView();
     private final CqDoorbell doorbell;
     private int ci;
@@ -79,8 +94,13 @@ public final class DirectCq
         this.buf = ring.buf();
         this.cqeSize = ring.cqeSize();
         view.wrap(buf, cqeSize, ring.cqeCnt());
+        this.bufBase = buf.address();
+        this.bufScope = buf.scope();
+        this.cqeMask = ring.cqeCnt() - 1;
+        this.logCqeCnt = Integer.numberOfTrailingZeros(ring.cqeCnt());
         this.doorbell = new CqDoorbell(ring.dbrec(), ring.cqUar(), ring.cqn());
         this.eventsSeen = cq.eventsReceived();
+        cq.addPoller(this);
     }
 
     public static DirectCq of(final CompletionQueue cq)
@@ -360,13 +380,15 @@ public final class DirectCq
         {
             ownership.check(this);
         }
+        final long base = liveBuf();
         final int start = ci;
         try
         {
-            while (view.tryAcquire(ci))
+            int opOwn;
+            while ((opOwn = ownedOpOwn(base, ci)) >= 0)
             {
                 ci++;
-                if (decode(c))
+                if (decode(c, base, opOwn))
                 {
                     return 1;
                 }
@@ -395,17 +417,19 @@ public final class DirectCq
             ownership.check(this);
         }
         final int limit = Math.min(max, batch.capacity());
+        final long base = liveBuf();
         final int start = ci;
         int n = 0;
         try
         {
-            while (n < limit && view.tryAcquire(ci))
+            int opOwn;
+            while (n < limit && (opOwn = ownedOpOwn(base, ci)) >= 0)
             {
                 ci++;
                 final boolean wc;
                 try
                 {
-                    wc = decode(batch.get(n));
+                    wc = decode(batch.get(n), base, opOwn);
                 }
                 catch (final UnexpectedCqeException e)
                 {
@@ -432,25 +456,60 @@ public final class DirectCq
     }
 
     /**
-     * Decode the acquired CQE; false if it is not a work completion (e.g. RESIZE_CQ) and was skipped. Requester CQEs,
-     * the common case, take a method of their own, small enough to inline into the poll loop.
+     * The ring's address, for one poll call's reads through {@link Wire#ALL}, after that call's one liveness check:
+     * throws if the CQ is closed (its arena, which scopes the ring, is closed first). What keeps the unchecked reads
+     * safe is the close rule in the class comment.
      */
-    private boolean decode(final Completion c)
+    private long liveBuf()
     {
-        final int op = view.opcode();
-        if (op == Cqe64.MLX5_CQE_REQ)
+        if (!bufScope.isAlive())
         {
-            requester(c);
-            return true;
+            throw new IllegalStateException(this + ": the CQ is closed");
         }
-        return decodeOther(c, op);
+        return bufBase;
     }
 
-    /** A successful requester CQE (handle_good_req): the WQE it names and every earlier unsignaled one retire. */
-    private void requester(final Completion c)
+    /**
+     * The op_own byte of CQE {@code ci} if software owns it (as {@link CqeView#tryAcquire}: its opcode is not INVALID
+     * and its owner bit matches the pass over the ring), else -1. The read acquires: the CQE body read after it cannot
+     * be satisfied earlier (libmlx5 issues udma_from_device_barrier after the ownership check for the same reason).
+     */
+    private int ownedOpOwn(final long base, final int ci)
     {
-        final CqeView v = view;
-        final long tail = v.sopDropQpnWqeCounter();
+        final long opOwnAt = base + (long)(ci & cqeMask) * cqeSize + cqeSize - Cqe64.LENGTH + Cqe64.OP_OWN_OFFSET;
+        final int opOwn = (byte)Be.U8.getAcquire(Wire.ALL, opOwnAt) & 0xff;
+        if ((opOwn >>> 4) == Cqe64.MLX5_CQE_INVALID || (opOwn & Cqe64.MLX5_CQE_OWNER_MASK) != ((ci >>> logCqeCnt) & 1))
+        {
+            return -1;
+        }
+        return opOwn;
+    }
+
+    /**
+     * Decode CQE {@code ci - 1}, whose op_own {@link #ownedOpOwn} returned; false if it is not a work completion
+     * (e.g. RESIZE_CQ) and was skipped. Requester CQEs, the common case, take a method of their own that reads the
+     * ring unchecked and is small enough to inline into the poll loop; the others point the view at the CQE.
+     */
+    private boolean decode(final Completion c, final long base, final int opOwn)
+    {
+        final long at = (long)((ci - 1) & cqeMask) * cqeSize;
+        if ((opOwn >>> 4) == Cqe64.MLX5_CQE_REQ)
+        {
+            requester(c, base + at + cqeSize - Cqe64.LENGTH, opOwn);
+            return true;
+        }
+        view.at(at);
+        return decodeOther(c, opOwn >>> 4);
+    }
+
+    /**
+     * A successful requester CQE (handle_good_req), whose mlx5_cqe64 part is at address {@code cqe64}: the WQE it
+     * names and every earlier unsignaled one retire.
+     */
+    private void requester(final Completion c, final long cqe64, final int opOwn)
+    {
+        // sop_drop_qpn, wqe_counter, signature and op_own in one read (mlx5_cqe64 0x38..0x3f)
+        final long tail = (long)Be.BE64.get(Wire.ALL, cqe64 + Cqe64.SOP_DROP_QPN_OFFSET);
         final int sopDropQpn = (int)(tail >>> 32);
         final int qpn = sopDropQpn & 0xffffff;
         final int wqeOpcode = sopDropQpn >>> 24;
@@ -475,7 +534,7 @@ public final class DirectCq
         final int wqeCounter = ((int)tail >>> 16) & 0xffff;
         if (wqeOpcode == Mlx5Opcode.MLX5_OPCODE_RDMA_READ)
         {
-            c.byteLen = v.byteCnt();
+            c.byteLen = (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.BYTE_CNT_OFFSET);
         }
         else if (wqeOpcode == Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_CS ||
             wqeOpcode == Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_FA)
@@ -486,9 +545,13 @@ public final class DirectCq
         // MLX5_CQE_REQ) copies SCATTER_32 data from the entry start, not from the mlx5_cqe64 part as its responder
         // path does; with 64-byte CQEs the two are the same address. (For SCATTER_64 libmlx5 v44 passes "cqe - 1" on
         // a void pointer, one byte before the entry: a bug not copied here.)
-        if ((v.opOwn() & (Cqe64.MLX5_INLINE_SCATTER_32 | Cqe64.MLX5_INLINE_SCATTER_64)) != 0 && scatterOffset(v) >= 0)
+        if ((opOwn & (Cqe64.MLX5_INLINE_SCATTER_32 | Cqe64.MLX5_INLINE_SCATTER_64)) != 0)
         {
-            c.status = sq.copyToSendWqe(wqeCounter, buf, v.cqeOffset(), c.byteLen).code();
+            final CqeView v = view.at(cqe64 - bufBase - cqeSize + Cqe64.LENGTH);
+            if (scatterOffset(v) >= 0)
+            {
+                c.status = sq.copyToSendWqe(wqeCounter, buf, v.cqeOffset(), c.byteLen).code();
+            }
         }
         c.wrId = sq.complete(wqeCounter);
     }
@@ -810,7 +873,7 @@ public final class DirectCq
     private UnexpectedCqeException unexpected(final int qpn, final String what)
     {
         ci--;
-        final CqeView v = view;
+        final CqeView v = view.at((long)(ci & cqeMask) * cqeSize);
         final byte[] copy = buf.asSlice(v.cqeOffset(), cqeSize).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
         return new UnexpectedCqeException("CQE " + ci + " of " + cq + " is " + what + " for QP 0x" +
             Integer.toHexString(qpn) + " (wqe_counter " + v.wqeCounter() + "), and no live queue of that QP is "

@@ -117,9 +117,9 @@ final class Ownership
     }
 
     /**
-     * The debug check of the close rule: the object {@code closing} (a QP) may be closed by the group's thread, or
-     * when the group has none yet, or when that thread has ended; from any other thread the close throws (claim()
-     * the group first, after its thread has stopped posting).
+     * The debug check of the close rule: the object {@code closing} (a QP, or a CQ) may be closed by the group's
+     * thread, or when the group has none yet, or when that thread has ended; from any other thread the close throws
+     * (claim() the group first, after its thread has stopped posting and polling).
      */
     void checkClose(final Object closing)
     {
@@ -130,10 +130,15 @@ final class Ownership
         {
             return;
         }
-        throw new IllegalStateException(closing + " was closed from thread '" + me.getName() + "', but its send "
-            + "queue belongs to thread '" + owner.getName() + "', which is still running: close a QP from the thread "
-            + "that posts to it, or claim() the queue first (a one-call post checks the QP once and then writes the "
-            + "ring unchecked; mlx5j.debug close check)");
+        final List<Object> group;
+        synchronized (Ownership.class)
+        {
+            group = List.copyOf(r.members);
+        }
+        throw new IllegalStateException(closing + " was closed from thread '" + me.getName() + "', but "
+            + group + " belong to thread '" + owner.getName() + "', which is still running: close a QP or CQ "
+            + "from the thread that posts to or polls it, or claim() the group first (a one-call post and a poll call "
+            + "check the ring once and then access it unchecked; mlx5j.debug close check)");
     }
 
     /** The calling thread becomes the owner of the whole group. */

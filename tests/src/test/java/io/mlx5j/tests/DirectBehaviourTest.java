@@ -395,6 +395,66 @@ class DirectBehaviourTest
                 {
                     throw new AssertionError("QP still open after its queue's thread ended");
                 }
+                // the same rule for a CQ (a poll call reads its ring unchecked after one liveness check): A's CQ,
+                // whose DirectCq a running thread polls, cannot be closed from this one, and stays open
+                final CountDownLatch polled = new CountDownLatch(1);
+                final CountDownLatch releasePoller = new CountDownLatch(1);
+                final Thread cqHolder = new Thread(() ->
+                {
+                    p.dcqA.claim();
+                    // the holder's NOP 6 completed for QP a, now destroyed: a CQE no live queue takes
+                    while (p.dcqA.skip())
+                    {
+                        Thread.onSpinWait();
+                    }
+                    polled.countDown();
+                    try
+                    {
+                        releasePoller.await();
+                    }
+                    catch (final InterruptedException e)
+                    {
+                        Thread.currentThread().interrupt();
+                    }
+                }, "cq-holder");
+                cqHolder.setDaemon(true);
+                cqHolder.start();
+                if (!polled.await(30, TimeUnit.SECONDS))
+                {
+                    throw new AssertionError("the cq-holder thread did not poll");
+                }
+                try
+                {
+                    p.cqA.close();
+                    throw new AssertionError("closed a CQ whose DirectCq's thread is still running");
+                }
+                catch (final IllegalStateException expected)
+                {
+                    if (!expected.getMessage().contains("'cq-holder'") || p.cqA.isClosed())
+                    {
+                        throw new AssertionError("CQ close rule: " + expected.getMessage() + ", closed " +
+                            p.cqA.isClosed(), expected);
+                    }
+                }
+                finally
+                {
+                    releasePoller.countDown();
+                }
+                cqHolder.join();
+                p.cqA.close();
+                p.dcqA.claim();
+                try
+                {
+                    p.dcqA.poll(c);
+                    throw new AssertionError("polled a closed CQ");
+                }
+                catch (final IllegalStateException expected)
+                {
+                    if (!expected.getMessage().contains("the CQ is closed"))
+                    {
+                        throw new AssertionError(expected);
+                    }
+                }
                 System.out.println("OWNER-CHECK-OK " + seen[0].getMessage());
             }
         }
