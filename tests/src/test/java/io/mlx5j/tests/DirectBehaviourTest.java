@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -350,56 +351,13 @@ class DirectBehaviourTest
                 }
                 // the close rule: a QP whose queue belongs to a running thread cannot be closed from another one
                 // (the one-call posts write its ring unchecked after one liveness check); it stays open
-                final CountDownLatch posted = new CountDownLatch(1);
-                final CountDownLatch release = new CountDownLatch(1);
-                final Thread holder = new Thread(() ->
+                closeRefusedWhileOwnerRuns("holder", () ->
                 {
                     p.sqA.claim();
                     p.sqA.nop(6, SendFlags.SIGNALED | SendFlags.RING);
-                    posted.countDown();
-                    try
-                    {
-                        release.await();
-                    }
-                    catch (final InterruptedException e)
-                    {
-                        Thread.currentThread().interrupt();
-                    }
-                }, "holder");
-                holder.setDaemon(true);     // a failed check below must not keep this JVM alive
-                holder.start();
-                if (!posted.await(30, TimeUnit.SECONDS))
-                {
-                    throw new AssertionError("the holder thread did not post");
-                }
-                try
-                {
-                    p.a.close();
-                    throw new AssertionError("closed a QP whose queue's thread is still running");
-                }
-                catch (final IllegalStateException expected)
-                {
-                    if (!expected.getMessage().contains("'holder'") || p.a.isClosed())
-                    {
-                        throw new AssertionError("close rule: " + expected.getMessage() + ", closed " +
-                            p.a.isClosed(), expected);
-                    }
-                }
-                finally
-                {
-                    release.countDown();
-                }
-                holder.join();
-                p.a.close();    // the queue's thread has ended: allowed
-                if (!p.a.isClosed())
-                {
-                    throw new AssertionError("QP still open after its queue's thread ended");
-                }
-                // the same rule for a CQ (a poll call reads its ring unchecked after one liveness check): A's CQ,
-                // whose DirectCq a running thread polls, cannot be closed from this one, and stays open
-                final CountDownLatch polled = new CountDownLatch(1);
-                final CountDownLatch releasePoller = new CountDownLatch(1);
-                final Thread cqHolder = new Thread(() ->
+                }, p.a, p.a::isClosed);
+                // the same rule for a CQ (a poll call reads its ring unchecked after one liveness check)
+                closeRefusedWhileOwnerRuns("cq-holder", () ->
                 {
                     p.dcqA.claim();
                     // the holder's NOP 6 completed for QP a, now destroyed: a CQE no live queue takes
@@ -407,41 +365,7 @@ class DirectBehaviourTest
                     {
                         Thread.onSpinWait();
                     }
-                    polled.countDown();
-                    try
-                    {
-                        releasePoller.await();
-                    }
-                    catch (final InterruptedException e)
-                    {
-                        Thread.currentThread().interrupt();
-                    }
-                }, "cq-holder");
-                cqHolder.setDaemon(true);
-                cqHolder.start();
-                if (!polled.await(30, TimeUnit.SECONDS))
-                {
-                    throw new AssertionError("the cq-holder thread did not poll");
-                }
-                try
-                {
-                    p.cqA.close();
-                    throw new AssertionError("closed a CQ whose DirectCq's thread is still running");
-                }
-                catch (final IllegalStateException expected)
-                {
-                    if (!expected.getMessage().contains("'cq-holder'") || p.cqA.isClosed())
-                    {
-                        throw new AssertionError("CQ close rule: " + expected.getMessage() + ", closed " +
-                            p.cqA.isClosed(), expected);
-                    }
-                }
-                finally
-                {
-                    releasePoller.countDown();
-                }
-                cqHolder.join();
-                p.cqA.close();
+                }, p.cqA, p.cqA::isClosed);
                 p.dcqA.claim();
                 try
                 {
@@ -456,6 +380,60 @@ class DirectBehaviourTest
                     }
                 }
                 System.out.println("OWNER-CHECK-OK " + seen[0].getMessage());
+            }
+        }
+
+        /**
+         * The close rule, debug-checked: {@code use} runs in a thread named {@code name}, which then stays alive;
+         * closing {@code resource} from this thread must throw, naming that thread, and leave it open. Once that
+         * thread has ended, the close is allowed.
+         */
+        private static void closeRefusedWhileOwnerRuns(final String name, final Runnable use,
+            final AutoCloseable resource, final BooleanSupplier closed) throws Exception
+        {
+            final CountDownLatch used = new CountDownLatch(1);
+            final CountDownLatch release = new CountDownLatch(1);
+            final Thread owner = new Thread(() ->
+            {
+                use.run();
+                used.countDown();
+                try
+                {
+                    release.await();
+                }
+                catch (final InterruptedException e)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            }, name);
+            owner.setDaemon(true);     // a failed check below must not keep this JVM alive
+            owner.start();
+            if (!used.await(30, TimeUnit.SECONDS))
+            {
+                throw new AssertionError("thread '" + name + "' did not get to use " + resource);
+            }
+            try
+            {
+                resource.close();
+                throw new AssertionError("closed " + resource + " while its owner thread '" + name + "' runs");
+            }
+            catch (final IllegalStateException expected)
+            {
+                if (!expected.getMessage().contains("'" + name + "'") || closed.getAsBoolean())
+                {
+                    throw new AssertionError("close rule: " + expected.getMessage() + ", closed " +
+                        closed.getAsBoolean(), expected);
+                }
+            }
+            finally
+            {
+                release.countDown();
+            }
+            owner.join();
+            resource.close();   // the owner thread has ended: allowed
+            if (!closed.getAsBoolean())
+            {
+                throw new AssertionError(resource + " still open after its owner thread ended");
             }
         }
     }
