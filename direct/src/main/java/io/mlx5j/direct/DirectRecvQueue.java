@@ -17,6 +17,14 @@ import java.lang.foreign.MemorySegment;
  * <p>
  * Confined to one thread, which also polls the CQ this queue is attached to ({@code -Dmlx5j.debug=true} checks).
  * A full ring returns false; too many SGEs throw IllegalArgumentException.
+ * <p>
+ * <b>Close rule</b> (as for {@link DirectSendQueue}): close the QP or WQ (or what closes it) from the thread that
+ * posts to this queue, or after that thread has stopped posting, with a happens-before edge between them. Why: the
+ * one-buffer {@link #post(long, long, int, int)} checks once that the queue is open and then writes the WQE at the
+ * ring's address through {@link Wire#ALL}. A close from the posting thread is always safe: the next post throws
+ * {@link IllegalStateException}. With {@code -Dmlx5j.debug=true}, a close from another thread while the queue's
+ * thread is alive throws and leaves the QP or WQ open. The staging form and {@link #ring()} access the ring and the
+ * doorbell record through their scoped segments.
  */
 public final class DirectRecvQueue
 {
@@ -26,12 +34,20 @@ public final class DirectRecvQueue
     private final WorkQueue wq;
     private final int qpn;
     private final MemorySegment ring;
+    /** The ring's address for the one-buffer posts' unchecked stores ({@link #liveRing()}) and its arena's scope. */
+    private final long ringBase;
+    private final MemorySegment.Scope ringScope;
     private final long ringMask;
     private final int stride;
     private final int maxSge;
     private final RecvQueue rq;
     private final RecvWqeWriter writer = new RecvWqeWriter();
     private final DoorbellRecord dbrec;
+    /**
+     * Per slot, the address in the WQE's first data segment, recorded when it is posted: where a raw receive's frame
+     * starts ({@link #frameAddress}), known without reading the ring back.
+     */
+    private final long[] firstAddr;
     private int published;
     Ownership ownership = new Ownership(this);
 
@@ -52,12 +68,16 @@ public final class DirectRecvQueue
         this.wq = null;
         this.qpn = rings.qpn();
         this.ring = rings.rq();
+        this.ringBase = ring.address();
+        this.ringScope = ring.scope();
         this.ringMask = ring.byteSize() - 1;
         this.stride = rings.rqStride();
         this.maxSge = stride / DataSeg.LENGTH;
         this.rq = new RecvQueue(rings.rqWqeCnt(), stride);
         this.dbrec = new DoorbellRecord(rings.dbrec());
         this.sgl = new ScatterList(maxSge);
+        this.firstAddr = new long[rq.wqeCount()];
+        qp.addReceiver(this);
     }
 
     private DirectRecvQueue(final WorkQueue wq)
@@ -71,12 +91,16 @@ public final class DirectRecvQueue
         this.wq = wq;
         this.qpn = rings.wqn();
         this.ring = rings.buf();
+        this.ringBase = ring.address();
+        this.ringScope = ring.scope();
         this.ringMask = ring.byteSize() - 1;
         this.stride = rings.stride();
         this.maxSge = stride / DataSeg.LENGTH;
         this.rq = new RecvQueue(rings.wqeCnt(), stride);
         this.dbrec = new DoorbellRecord(rings.dbrec());
         this.sgl = new ScatterList(maxSge);
+        this.firstAddr = new long[rq.wqeCount()];
+        wq.addReceiver(this);
     }
 
     public static DirectRecvQueue of(final QueuePair qp)
@@ -93,10 +117,55 @@ public final class DirectRecvQueue
         return new DirectRecvQueue(wq);
     }
 
-    /** One receive buffer. Not published until {@link #ring()}. */
+    /**
+     * One receive buffer. Not published until {@link #ring()}. Writes the bytes the staging form writes for one
+     * entry (its data segment, then the terminator when the stride has room for one), each segment as two 8-byte
+     * stores at the ring's address after one liveness check (see the close rule), without staging: the receive loop
+     * of a raw QP reposts a buffer per frame (issue 15). A zero-length buffer, which libmlx5 drops, and a full ring
+     * (the WR stays staged, as documented for {@link #post()}) take the staging form.
+     *
+     * @throws IllegalStateException if the QP or WQ is closed
+     */
     public boolean post(final long wrId, final long addr, final int lkey, final int len)
     {
-        return begin(wrId).sge(addr, lkey, len).post();
+        if (Wire.DEBUG)
+        {
+            ownership.check(this);
+        }
+        final long base = liveRing();
+        final long at = rq.claim();
+        if (len == 0 || maxSge == 0 || at == RecvQueue.NO_SPACE)
+        {
+            return begin(wrId).sge(addr, lkey, len).post();
+        }
+        final long wqe = base + at;
+        // mlx5_wqe_data_seg: byte_count and lkey in the first 8 bytes, addr in the second (the 4-byte fields'
+        // big-endian bytes in one big-endian 8-byte store)
+        Be.BE64.set(Wire.ALL, wqe, (long)len << 32 | (lkey & 0xffffffffL));
+        Be.BE64.set(Wire.ALL, wqe + DataSeg.ADDR_OFFSET, addr);
+        if (stride > DataSeg.LENGTH)
+        {
+            Be.BE64.set(Wire.ALL, wqe + DataSeg.LENGTH, (long)DataSeg.MLX5_INVALID_LKEY & 0xffffffffL);
+            Be.BE64.set(Wire.ALL, wqe + DataSeg.LENGTH + DataSeg.ADDR_OFFSET, 0L);
+        }
+        firstAddr[rq.headCounter() & (firstAddr.length - 1)] = addr;
+        rq.commit(wrId);
+        staged = false;
+        return true;
+    }
+
+    /**
+     * The ring's address, for one post's stores through {@link Wire#ALL}, after that post's one liveness check:
+     * throws if the QP or WQ is closed (its arena, which scopes the ring, is closed first). What keeps the stores
+     * safe is the close rule in the class comment.
+     */
+    private long liveRing()
+    {
+        if (!ringScope.isAlive())
+        {
+            throw new IllegalStateException(this + ": the " + (qp != null ? "QP" : "WQ") + " is closed");
+        }
+        return ringBase;
     }
 
     /** Stage a receive WQE with several scatter entries: begin, sge..., post. */
@@ -119,7 +188,10 @@ public final class DirectRecvQueue
         return this;
     }
 
-    /** @return false if the ring is full (nothing written; the WR stays staged) */
+    /**
+     * @return false if the ring is full (nothing written; the WR stays staged)
+     * @throws IllegalStateException if the QP or WQ is closed
+     */
     public boolean post()
     {
         if (Wire.DEBUG)
@@ -130,19 +202,26 @@ public final class DirectRecvQueue
         {
             throw new IllegalStateException("post() without begin() on " + this);
         }
+        liveRing();     // a closed queue throws even when its ring is full
         final long at = rq.claim();
         if (at == RecvQueue.NO_SPACE)
         {
             return false;
         }
         final RecvWqeWriter w = writer.wrap(ring, at, stride);
+        long first = 0;   // no entry: the terminator comes first, and its address is 0
         for (int i = 0; i < sgl.count; i++)
         {
             if (sgl.len[i] != 0)
             {
+                if (w.sges() == 0)
+                {
+                    first = sgl.addr[i];
+                }
                 w.data(sgl.len[i], sgl.lkey[i], sgl.addr[i]);
             }
         }
+        firstAddr[rq.headCounter() & (firstAddr.length - 1)] = first;
         w.finish();
         rq.commit(stWrId);
         staged = false;
@@ -215,9 +294,9 @@ public final class DirectRecvQueue
     }
 
     /** Address in the first data segment of the receive WQE in {@code slot}: where a received frame starts. */
-    long bufferAddress(final int slot)
+    long frameAddress(final int slot)
     {
-        return Be.be64(ring, (long) slot * stride + DataSeg.ADDR_OFFSET);
+        return firstAddr[slot];
     }
 
     long complete()

@@ -55,6 +55,8 @@ public final class QueuePair extends NativeResource
     private QpRings rings;
     /** The DirectSendQueues over this QP's send ring, for the debug check of the close rule. */
     private final List<DirectSendQueue> posters = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The DirectRecvQueues over its receive ring, for the same check. */
+    private final List<DirectRecvQueue> receivers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private QueuePair(final ProtectionDomain pd, final Arena arena, final MemorySegment handle, final QpConfig config,
         final QpCapabilities granted, final MemorySegment qpEx)
@@ -566,10 +568,16 @@ public final class QueuePair extends NativeResource
         posters.add(queue);
     }
 
+    /** A receive queue posts to this QP's receive ring (DirectRecvQueue's constructor). */
+    void addReceiver(final DirectRecvQueue queue)
+    {
+        receivers.add(queue);
+    }
+
     /**
-     * {@code -Dmlx5j.debug=true}: the close rule of {@link DirectSendQueue} (one-call posts check the QP once and then
-     * write the ring unchecked, so the QP must not be closed by another thread while its queue's thread may post).
-     * Throwing here leaves the QP open (NativeResource.close).
+     * {@code -Dmlx5j.debug=true}: the close rule of {@link DirectSendQueue} and {@link DirectRecvQueue} (one-call
+     * posts check the QP once and then write the ring unchecked, so the QP must not be closed by another thread while
+     * its queues' thread may post). Throwing here leaves the QP open (NativeResource.close).
      */
     @Override
     void beforeDestroy()
@@ -577,6 +585,10 @@ public final class QueuePair extends NativeResource
         if (Wire.DEBUG)
         {
             for (final DirectSendQueue queue : posters)
+            {
+                queue.ownership.checkClose(this);
+            }
+            for (final DirectRecvQueue queue : receivers)
             {
                 queue.ownership.checkClose(this);
             }

@@ -42,6 +42,8 @@ public final class WorkQueue extends NativeResource
     private final int logNumStrides;
     private final boolean twoByteShift;
     private final boolean cvlanStripping;
+    /** The DirectRecvQueues over this WQ's ring, for the debug check of the close rule. */
+    private final java.util.List<DirectRecvQueue> receivers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private WqRings rings;
 
     private WorkQueue(final ProtectionDomain pd, final Arena arena, final MemorySegment handle, final Builder b,
@@ -281,6 +283,25 @@ public final class WorkQueue extends NativeResource
                 }
             }
             return rings;
+        }
+    }
+
+    /** A receive queue posts to this WQ's ring (DirectRecvQueue's constructor). */
+    void addReceiver(final DirectRecvQueue queue)
+    {
+        receivers.add(queue);
+    }
+
+    /** {@code -Dmlx5j.debug=true}: the close rule of {@link DirectRecvQueue}, as {@link QueuePair} checks it. */
+    @Override
+    void beforeDestroy()
+    {
+        if (Wire.DEBUG)
+        {
+            for (final DirectRecvQueue queue : receivers)
+            {
+                queue.ownership.checkClose(this);
+            }
         }
     }
 

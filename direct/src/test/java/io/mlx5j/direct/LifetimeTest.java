@@ -138,6 +138,30 @@ class LifetimeTest
         }
     }
 
+    /** The same for a receive queue: its one-buffer post writes the ring unchecked after one liveness check. */
+    @Test
+    void receivingOnAClosedQueueThrows()
+    {
+        try (Context context = Context.open("mlx5_0"))
+        {
+            final ProtectionDomain pd = context.allocPd();
+            final CompletionQueue cq = context.createCq(16);
+            final QueuePair qp = pd.createQp(QpConfig.builder(QpType.RC, cq).maxRecvWr(1).build());
+            final DirectRecvQueue rq = DirectRecvQueue.of(qp);
+            final int slots = qp.rings().rqWqeCnt();
+            for (int i = 0; i < slots; i++)
+            {
+                assertTrue(rq.post(i, 0x10000, 1, 64), "open queue with room: posted");
+            }
+            qp.close();
+            // a full ring, a zero-length buffer (the staging form) and the staging form itself: all throw
+            final IllegalStateException e = assertThrows(IllegalStateException.class, () -> rq.post(9, 0x10000, 1, 64));
+            assertTrue(e.getMessage().contains("the QP is closed"), e.getMessage());
+            assertThrows(IllegalStateException.class, () -> rq.post(10, 0x10000, 1, 0));
+            assertThrows(IllegalStateException.class, () -> rq.begin(11).sge(0x10000, 1, 64).post());
+        }
+    }
+
     /**
      * A thread still reading a ring while another thread closes the QP: the shared arena's close handshake makes the
      * reader fail with IllegalStateException at its next access, never read the unmapped queue.

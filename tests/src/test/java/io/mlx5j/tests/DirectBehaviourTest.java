@@ -366,6 +366,17 @@ class DirectBehaviourTest
                         Thread.onSpinWait();
                     }
                 }, p.cqA, p.cqA::isClosed);
+                // and for a QP whose only direct queue is a receive queue (its one-buffer post writes unchecked too)
+                final QueuePair receiver = rig.pd.createQp(QpConfig.builder(QpType.RC, p.cqB).build());
+                final DirectRecvQueue rq = DirectRecvQueue.of(receiver);
+                closeRefusedWhileOwnerRuns("rq-holder", () ->
+                {
+                    rq.claim();
+                    if (!rq.post(7, p.mrB.address(), p.mrB.lkey(), 64))
+                    {
+                        throw new AssertionError("receive post failed");
+                    }
+                }, receiver, receiver::isClosed);
                 p.dcqA.claim();
                 try
                 {

@@ -120,7 +120,11 @@ class RawCqeParityTest
                 cqe.set(BE16, 0x1e, (short) (strip ? rnd.nextInt(65536) : 0));                  // vlan_info
                 cqe.set(BE32, 0x0c, rnd.nextInt());                                               // rss hash
                 cqe.set(ValueLayout.JAVA_BYTE, 0x10, (byte) rnd.nextInt(256));                   // rss hash type
-                cqe.set(BE32, 0x18, rnd.nextInt(1 << 24));                                        // flags_rqpn
+                cqe.set(BE32, 0x18, rnd.nextInt());                      // flags_rqpn: GRH bits, sl, src_qp
+                cqe.set(ValueLayout.JAVA_BYTE, 0x11, (byte) rnd.nextInt(256));                   // ml_path
+                cqe.set(BE16, 0x14, (short) rnd.nextInt(65536));                                  // check_sum
+                cqe.set(BE16, 0x16, (short) rnd.nextInt(65536));                                  // slid
+                cqe.set(BE32, 0x24, rnd.nextInt());                                               // imm_inval_pkey
                 cqe.set(BE32, 0x2c, 60 + rnd.nextInt(1455));                                      // byte_cnt
                 cqe.set(BE64, 0x30, rnd.nextLong() >>> 1);                                        // timestamp
                 final int tag = rnd.nextInt(3) == 0 ? 0 : rnd.nextInt(1 << 24);
@@ -134,6 +138,7 @@ class RawCqeParityTest
                     assertEquals(1, InlineVerbs.ibv_poll_cq(cqx, 1, wc), "libmlx5 ibv_poll_cq sees CQE " + i);
                     assertEquals(1, dcq.poll(c), "mlx5j sees CQE " + i);
                     WcFields.assertSame(wc, c, tag, tag, "CQE " + i + " through ibv_poll_cq");
+                    assertMlx5jOnly(c, cqe, buf, "CQE " + i);
                     legacyCsumOk += (c.wcFlags() & 4) != 0 ? 1 : 0;
                     continue;
                 }
@@ -169,6 +174,7 @@ class RawCqeParityTest
                 // libmlx5 converts with the clock info it read at start_poll; the page rarely changes in between
                 final long mine = clock.toNanos(c.timestamp());
                 assertTrue(Math.abs(mine - wall) <= 1, "wallclock ns: libmlx5 " + wall + ", mlx5j " + mine);
+                assertMlx5jOnly(c, cqe, buf, what);
                 csumOk += (wcFlags & 4) != 0 ? 1 : 0;
                 vlans += cvlan != 0 ? 1 : 0;
             }
@@ -176,6 +182,22 @@ class RawCqeParityTest
         assertTrue(csumOk > 10 && csumOk < 290, "IBV_WC_IP_CSUM_OK both ways: " + csumOk + " of 300");
         assertTrue(legacyCsumOk > 10 && legacyCsumOk < 290, "IBV_WC_IP_CSUM_OK through ibv_poll_cq: " + legacyCsumOk);
         assertTrue(vlans > 20, "stripped VLANs: " + vlans);
+    }
+
+    /**
+     * The fields libmlx5 has no reader for on these paths, against the CQE bytes (the PRM's mlx5_cqe64 offsets) and
+     * the receive buffer the frame landed in (the WQE's first data segment).
+     */
+    private static void assertMlx5jOnly(final Completion c, final MemorySegment cqe, final long buf, final String what)
+    {
+        assertEquals(buf, c.frameAddress(), "frame address " + what);
+        assertEquals(cqe.get(BE32, 0x0c), c.rssHash(), "rss hash " + what);
+        assertEquals(cqe.get(ValueLayout.JAVA_BYTE, 0x10) & 0xff, c.rssHashType(), "rss hash type " + what);
+        assertEquals(cqe.get(ValueLayout.JAVA_BYTE, 0x1c) & 0xff, c.hdsIpExt(), "hds_ip_ext " + what);
+        final int l4HdrTypeEtc = cqe.get(ValueLayout.JAVA_BYTE, 0x1d) & 0xff;
+        assertEquals((l4HdrTypeEtc >>> 4) & 7, c.l4Type(), "L4 type " + what);
+        assertEquals((l4HdrTypeEtc >>> 2) & 3, c.l3Type(), "L3 type " + what);
+        assertEquals((l4HdrTypeEtc & 1) != 0, c.vlanStripped(), "VLAN stripped " + what);
     }
 
     private static QpConfig config(final CompletionQueue cq)

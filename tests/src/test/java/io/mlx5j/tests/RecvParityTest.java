@@ -170,6 +170,61 @@ class RecvParityTest
         assertTrue(compared > wqeCnt, "every slot used: " + compared);
     }
 
+    /**
+     * The one-buffer post ({@code post(wrId, addr, lkey, len)}), which writes its data segment and terminator
+     * without staging, against ibv_post_recv of the same one-SGE WR, with a terminator (4 SGEs per WQE) and without
+     * one (1 SGE: a 16-byte stride), zero-length buffers included (libmlx5 drops them, leaving only the terminator).
+     * The ring fills up on the way: the post that finds no room returns false and writes nothing.
+     */
+    @Test
+    void oneBufferPostsWriteWhatLibmlx5Writes()
+    {
+        for (final int maxSge : new int[] {1, 4})
+        {
+            final Twin t = new Twin(rig, QpType.RC, false, 16, maxSge, 0);
+            final int wqeCnt = t.ringsJ.rqWqeCnt();
+            assertEquals(maxSge * 16, t.ringsJ.rqStride(), "receive stride for " + maxSge + " SGEs");
+            int k = 0;
+            for (int round = 0; round < 3; round++)
+            {
+                poison(t.ringsL.rq(), 0, t.ringsL.rq().byteSize(), 9 + round);
+                poison(t.ringsJ.rq(), 0, t.ringsJ.rq().byteSize(), 9 + round);
+                final int batch = round == 1 ? wqeCnt : 1 + round * 5;
+                for (int w = 0; w < batch; w++)
+                {
+                    final long id = nextWrId++;
+                    final int[] len = {LENGTHS[k % LENGTHS.length]};
+                    final long[] addr = addresses(t.mr.address(), len, k);
+                    k++;
+                    try (Arena a = Arena.ofConfined())
+                    {
+                        assertEquals(0, InlineVerbs.ibv_post_recv(t.qpL.pointer(),
+                            recvWrs(a, new long[] {id}, new long[][] {addr}, new int[][] {len}, t.mr.lkey()),
+                            a.allocate(C_POINTER)));
+                    }
+                    assertTrue(t.rqJ.post(id, addr[0], t.mr.lkey(), len[0]), "post " + w + " of round " + round);
+                }
+                if (round == 1)
+                {
+                    final byte[] full = t.ringsJ.rq().toArray(ValueLayout.JAVA_BYTE);
+                    assertTrue(!t.rqJ.post(nextWrId, t.mr.address(), t.mr.lkey(), 64), "a full ring refuses");
+                    assertArrayEquals(full, t.ringsJ.rq().toArray(ValueLayout.JAVA_BYTE), "a refused post writes");
+                    t.rqJ.begin(nextWrId);  // drop the WR the refused post left staged
+                }
+                assertEquals(batch, t.rqJ.ring());
+                final String what = maxSge + "-SGE receive WQEs, round " + round;
+                assertArrayEquals(t.ringsL.rq().toArray(ValueLayout.JAVA_BYTE),
+                    t.ringsJ.rq().toArray(ValueLayout.JAVA_BYTE), "receive ring after " + what);
+                assertArrayEquals(t.ringsL.dbrec().toArray(ValueLayout.JAVA_BYTE),
+                    t.ringsJ.dbrec().toArray(ValueLayout.JAVA_BYTE), "doorbell record after " + what);
+                for (int w = 0; w < batch; w++)
+                {
+                    t.retireRecv(0, 100 + w);
+                }
+            }
+        }
+    }
+
     @Test
     void sharedReceiveQueueWqesFreeListAndDoorbellRecord()
     {

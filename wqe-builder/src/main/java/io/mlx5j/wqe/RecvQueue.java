@@ -89,6 +89,12 @@ public final class RecvQueue
         return head - tail;
     }
 
+    /** Slots in the ring (a power of two). */
+    public int wqeCount()
+    {
+        return wqeCnt;
+    }
+
     public int stride()
     {
         return stride;
