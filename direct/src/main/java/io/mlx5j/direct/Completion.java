@@ -78,6 +78,43 @@ public final class Completion
         releasedWqes = 0;
     }
 
+    /**
+     * A raw receive (DirectCq's fast path for a RESP_SEND CQE of a raw QP or WQ): every field handle_responder and
+     * the Ethernet readers fill, from mlx5_cqe64's big-endian words at 0x10 (rss_hash_type, ml_path, reserved,
+     * check_sum, slid) and 0x18 (flags_rqpn, hds_ip_ext, l4_hdr_type_etc, vlan_info) and its 4- and 8-byte fields;
+     * the rest zeroed, as {@link #clear()} would. wr_id is the caller's.
+     */
+    void rawFrame(final long w10, final long w18, final int csumFlag, final int immInvalPkey, final int byteCnt,
+        final long ts, final int sopDropQpn, final int rssHashResult, final long frame)
+    {
+        final int flagsRqpn = (int)(w18 >>> 32);
+        wide = true;
+        status = 0;
+        opcode = WcOpcode.RECV;
+        vendorErr = 0;
+        syndrome = 0;
+        byteLen = byteCnt;
+        immOrInv = 0;
+        qpn = sopDropQpn & 0xffffff;
+        srcQp = flagsRqpn & 0xffffff;
+        wcFlags = ((flagsRqpn >>> 28) & 3) != 0 ? csumFlag | WcOpcode.WC_GRH : csumFlag;
+        pkeyIndex = immInvalPkey & 0xffff;
+        slid = (int)w10 & 0xffff;
+        sl = (flagsRqpn >>> 24) & 0xf;
+        dlidPathBits = (int)(w10 >>> 48) & 0x7f;
+        timestamp = ts;
+        flowTag = sopDropQpn & io.mlx5j.wqe.Cqe64.MLX5_FLOW_TAG_MASK;
+        cvlan = (int)w18 & 0xffff;
+        l4HdrTypeEtc = (int)(w18 >>> 16) & 0xff;
+        hdsIpExt = (int)(w18 >>> 24) & 0xff;
+        rssHash = rssHashResult;
+        rssHashType = (int)(w10 >>> 56) & 0xff;
+        frameAddress = frame;
+        strideIndex = 0;
+        strideCount = 0;
+        releasedWqes = 0;
+    }
+
     /** The wr_id given when the WQE was posted. */
     public long wrId()
     {

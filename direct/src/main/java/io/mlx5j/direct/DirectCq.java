@@ -578,48 +578,22 @@ public final class DirectCq
         final long w10 = (long)Be.BE64.get(Wire.ALL, cqe64 + Cqe64.RSS_HASH_TYPE_OFFSET);
         // 0x18..0x1f: flags_rqpn, hds_ip_ext, l4_hdr_type_etc, vlan_info
         final long w18 = (long)Be.BE64.get(Wire.ALL, cqe64 + Cqe64.FLAGS_RQPN_OFFSET);
-        final int flagsRqpn = (int)(w18 >>> 32);
         final int hdsIpExt = (int)(w18 >>> 24) & 0xff;
-        final int l4HdrTypeEtc = (int)(w18 >>> 16) & 0xff;
-        final int pkey = (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.IMM_INVAL_PKEY_OFFSET) & 0xffff;
-        final int sopDropQpn = (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.SOP_DROP_QPN_OFFSET);
-        final int slot = rq.tailSlot();
         int wcFlags = 0;
         if (rawCsumValid && (hdsIpExt & (Cqe64.MLX5_CQE_L3_OK | Cqe64.MLX5_CQE_L4_OK)) ==
             (Cqe64.MLX5_CQE_L3_OK | Cqe64.MLX5_CQE_L4_OK) &&
-            ((l4HdrTypeEtc >>> 2) & 3) == Cqe64.MLX5_CQE_L3_HDR_TYPE_IPV4)
+            ((w18 >>> 18) & 3) == Cqe64.MLX5_CQE_L3_HDR_TYPE_IPV4)
         {
             wcFlags = WcOpcode.WC_IP_CSUM_OK;
         }
-        if (((flagsRqpn >>> 28) & 3) != 0)
-        {
-            wcFlags |= WcOpcode.WC_GRH;
-        }
-        c.wide = true;
-        c.status = 0;
-        c.opcode = WcOpcode.RECV;
-        c.vendorErr = 0;
-        c.syndrome = 0;
-        c.byteLen = (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.BYTE_CNT_OFFSET);
-        c.immOrInv = 0;
-        c.qpn = sopDropQpn & 0xffffff;
-        c.srcQp = flagsRqpn & 0xffffff;
-        c.wcFlags = wcFlags;
-        c.pkeyIndex = pkey;
-        c.slid = (int)w10 & 0xffff;
-        c.sl = (flagsRqpn >>> 24) & 0xf;
-        c.dlidPathBits = (int)(w10 >>> 48) & 0x7f;
-        c.timestamp = (long)Be.BE64.get(Wire.ALL, cqe64 + Cqe64.TIMESTAMP_OFFSET);
-        c.flowTag = sopDropQpn & Cqe64.MLX5_FLOW_TAG_MASK;
-        c.cvlan = (int)w18 & 0xffff;
-        c.l4HdrTypeEtc = l4HdrTypeEtc;
-        c.hdsIpExt = hdsIpExt;
-        c.rssHash = (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.RSS_HASH_RESULT_OFFSET);
-        c.rssHashType = (int)(w10 >>> 56) & 0xff;
-        c.frameAddress = rq.frameAddress(slot);
-        c.strideIndex = 0;
-        c.strideCount = 0;
-        c.releasedWqes = 0;
+        // two methods, not one: together they are too big for C2 to inline into a poll loop (FreqInlineSize)
+        c.rawFrame(w10, w18, wcFlags,
+            (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.IMM_INVAL_PKEY_OFFSET),
+            (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.BYTE_CNT_OFFSET),
+            (long)Be.BE64.get(Wire.ALL, cqe64 + Cqe64.TIMESTAMP_OFFSET),
+            (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.SOP_DROP_QPN_OFFSET),
+            (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.RSS_HASH_RESULT_OFFSET),
+            rq.frameAddress(rq.tailSlot()));
         c.wrId = rq.complete();
     }
 
