@@ -499,12 +499,20 @@ public final class DirectCq
             requester(c, base + at + cqeSize - Cqe64.LENGTH, opOwn);
             return true;
         }
-        final DirectRecvQueue raw = rawRq;
-        if (op == Cqe64.MLX5_CQE_RESP_SEND && raw != null &&
-            (opOwn & (Cqe64.MLX5_INLINE_SCATTER_32 | Cqe64.MLX5_INLINE_SCATTER_64)) == 0 && !raw.dead())
+        if (op == Cqe64.MLX5_CQE_RESP_SEND &&
+            (opOwn & (Cqe64.MLX5_INLINE_SCATTER_32 | Cqe64.MLX5_INLINE_SCATTER_64)) == 0)
         {
-            rawReceive(c, base + at + cqeSize - Cqe64.LENGTH, raw);
-            return true;
+            final DirectRecvQueue raw = rawRq;
+            if (raw != null && !raw.dead())
+            {
+                rawReceive(c, base + at + cqeSize - Cqe64.LENGTH, raw);
+                return true;
+            }
+            final StridingRecvQueue m = mprq;
+            if (m != null && !m.dead())
+            {
+                return stridingReceive(c, base + at + cqeSize - Cqe64.LENGTH, m);
+            }
         }
         view.at(at);
         return decodeOther(c, opOwn >>> 4);
@@ -595,6 +603,38 @@ public final class DirectCq
             (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.RSS_HASH_RESULT_OFFSET),
             rq.frameAddress(rq.tailSlot()));
         c.wrId = rq.complete();
+    }
+
+    /**
+     * A CQE of the striding WQ this CQ serves (RESP_SEND, no scatter), read at its address as {@link #rawReceive}
+     * reads a raw one; the same fields and rules as {@link #striding}, which decodes it through the view.
+     */
+    private boolean stridingReceive(final Completion c, final long cqe64, final StridingRecvQueue m)
+    {
+        final int byteCnt = (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.BYTE_CNT_OFFSET);
+        final int strides = (byteCnt & Cqe64.MPRQ_STRIDE_NUM_MASK) >>> Cqe64.MPRQ_STRIDE_NUM_SHIFT;
+        final long tail = (long)Be.BE64.get(Wire.ALL, cqe64 + Cqe64.SOP_DROP_QPN_OFFSET);
+        final int strideIndex = ((int)tail >>> 16) & 0xffff;
+        if ((byteCnt & Cqe64.MPRQ_FILLER_MASK) != 0)
+        {
+            fillerReleased += m.consume(strideIndex, strides);
+            return false;
+        }
+        // no checksum flag: libmlx5 sets MLX5_RX_CSUM_VALID for raw packet QPs only, and a WQ is not one
+        c.rawFrame((long)Be.BE64.get(Wire.ALL, cqe64 + Cqe64.RSS_HASH_TYPE_OFFSET),
+            (long)Be.BE64.get(Wire.ALL, cqe64 + Cqe64.FLAGS_RQPN_OFFSET), 0,
+            (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.IMM_INVAL_PKEY_OFFSET),
+            byteCnt & Cqe64.MPRQ_LEN_MASK,
+            (long)Be.BE64.get(Wire.ALL, cqe64 + Cqe64.TIMESTAMP_OFFSET),
+            (int)(tail >>> 32),
+            (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.RSS_HASH_RESULT_OFFSET),
+            m.frameAddress(strideIndex));
+        c.wrId = m.tailWrId();
+        c.strideIndex = strideIndex;
+        c.strideCount = strides;
+        c.releasedWqes = m.consume(strideIndex, strides) + fillerReleased;
+        fillerReleased = 0;
+        return true;
     }
 
     /** Every CQE but a successful requester one. */
