@@ -1,6 +1,7 @@
 package io.mlx5j.direct;
 
 import io.mlx5j.doorbell.CqDoorbell;
+import io.mlx5j.doorbell.DbrecDescriptor;
 import io.mlx5j.wqe.Be;
 import io.mlx5j.wqe.Cqe64;
 import io.mlx5j.wqe.CqeView;
@@ -62,6 +63,11 @@ public final class DirectCq
     private final int logCqeCnt;
     private final CqeView view = new CqeView();
     private final CqDoorbell doorbell;
+    /**
+     * Address of the doorbell record's consumer-index word, written by the polls through {@link Wire#ALL}: the record
+     * lives in the CQ's arena, so {@link #liveBuf()} covers it.
+     */
+    private final long setCiAddr;
     private int ci;
     private int eventsSeen;
     final Ownership ownership = new Ownership(this);
@@ -99,6 +105,11 @@ public final class DirectCq
         this.cqeMask = ring.cqeCnt() - 1;
         this.logCqeCnt = Integer.numberOfTrailingZeros(ring.cqeCnt());
         this.doorbell = new CqDoorbell(ring.dbrec(), ring.cqUar(), ring.cqn());
+        if (!ring.dbrec().scope().equals(bufScope))
+        {
+            throw new IllegalStateException(cq + ": the doorbell record and the CQ buffer must share a scope");
+        }
+        this.setCiAddr = ring.dbrec().address() + DbrecDescriptor.MLX5_CQ_SET_CI_OFFSET;
         this.eventsSeen = cq.eventsReceived();
         cq.addPoller(this);
     }
@@ -399,7 +410,7 @@ public final class DirectCq
         {
             if (ci != start)
             {
-                doorbell.consumerIndex(ci);
+                consumerIndex(ci);
             }
         }
     }
@@ -450,9 +461,19 @@ public final class DirectCq
         {
             if (ci != start)
             {
-                doorbell.consumerIndex(ci);
+                consumerIndex(ci);
             }
         }
+    }
+
+    /**
+     * Tells the NIC how far the CQ is consumed, as {@link CqDoorbell#consumerIndex} does (a release store of
+     * {@code ci & 0xffffff}, big-endian), at the record's address: the poll call checked the CQ's scope once
+     * ({@link #liveBuf()}), and a checked store here would repeat that and the bounds and alignment checks per call.
+     */
+    private void consumerIndex(final int ci)
+    {
+        Be.BE32.setRelease(Wire.ALL, setCiAddr, ci & DbrecDescriptor.CQ_CI_MASK);
     }
 
     /**

@@ -136,6 +136,8 @@ final class Twin
         WcFields.assertSame(wc, completion, qpL.qpn(), qpJ.qpn(), what);
         assertEquals(0, InlineVerbs.ibv_poll_cq(cqL.pointer(), 1, wc));
         assertEquals(0, dcqJ.poll(completion));
+        // the consumer index each stack tells the NIC: dbrec[MLX5_CQ_SET_CI], big-endian, libmlx5's update_cons_index
+        assertEquals(cqL.ring().dbrec().get(U32, 0), cqJ.ring().dbrec().get(U32, 0), "CQ consumer index after " + what);
     }
 
     /** Current libmlx5 view of the SQ producer: the send doorbell record (big-endian low 16 bits of cur_post). */
