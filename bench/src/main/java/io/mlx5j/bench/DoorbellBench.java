@@ -7,6 +7,7 @@ import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
 
 import io.mlx5j.doorbell.BlueFlameRegister;
+import io.mlx5j.doorbell.Dma;
 import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.doorbell.DoorbellRecord;
 import io.mlx5j.doorbell.SendDoorbell;
@@ -33,7 +34,7 @@ import org.openjdk.jmh.annotations.TearDown;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector"})
+@Fork(jvmArgsAppend = {ForkArgs.NATIVE, ForkArgs.SFENCE, ForkArgs.VECTOR})
 public class DoorbellBench
 {
     private static final int SQ_BYTES = 64 * 64;
@@ -54,7 +55,8 @@ public class DoorbellBench
     @Setup(Level.Trial)
     public void setup()
     {
-        System.out.println("BlueFlame copy: " + (BlueFlameRegister.wideCopy() ? "512-bit" : "8 x 8-byte"));
+        System.out.println("BlueFlame copy: " + (BlueFlameRegister.wideCopy() ? "512-bit" : "8 x 8-byte")
+            + ", WC fences: " + Dma.wcFence());
         final MemorySegment dbrec;
         final MemorySegment uar;
         if ("native".equals(memory))
@@ -107,7 +109,7 @@ public class DoorbellBench
     /**
      * The floor of one BlueFlame RDMA WRITE (issue 15): what any post must do at least, measured alone. The six
      * big-endian 8-byte stores of its ctrl, raddr and data segments, then {@link #ringBlueFlame64}'s ring (record
-     * with its release fence, wcStart, the 64-byte copy, wcFlush, toggle). No checks, no bookkeeping, no wr_id.
+     * with its release fence, wcStart, the 64-byte copy, toggle). No checks, no bookkeeping, no wr_id.
      */
     @Benchmark
     public void blueFlameWriteFloor()
@@ -124,7 +126,7 @@ public class DoorbellBench
         blueFlame.ring(at, 4, pi);
     }
 
-    /** Record, wcStart, BlueFlame copy of one 64-byte WQEBB (eight ascending 8-byte stores), wcFlush, toggle. */
+    /** Record, wcStart, BlueFlame copy of one 64-byte WQEBB (one 512-bit or eight 8-byte stores), toggle. */
     @Benchmark
     public void ringBlueFlame64()
     {

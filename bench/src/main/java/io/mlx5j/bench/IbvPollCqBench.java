@@ -38,7 +38,7 @@ import org.openjdk.jmh.annotations.TearDown;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
+@Fork(jvmArgsAppend = {ForkArgs.NATIVE, ForkArgs.SFENCE})
 public class IbvPollCqBench
 {
     /** WQEs posted once; a power of two (the CQE's wqe_counter cycles through them). */

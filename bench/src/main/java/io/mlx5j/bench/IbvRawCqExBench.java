@@ -36,7 +36,7 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
+@Fork(jvmArgsAppend = {ForkArgs.NATIVE, ForkArgs.SFENCE})
 public class IbvRawCqExBench
 {
     private static final long TS = IbvCqInitAttrEx.IBV_WC_STANDARD_FLAGS |

@@ -29,7 +29,7 @@ import org.openjdk.jmh.annotations.TearDown;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
+@Fork(jvmArgsAppend = {ForkArgs.NATIVE, ForkArgs.SFENCE})
 public class IbvRawPollCqBench
 {
     /** IBV_WC_IP_CSUM_OK (verbs.h: 1 << IBV_WC_IP_CSUM_OK_SHIFT, shift 2). */

@@ -34,7 +34,7 @@ import static io.mlx5j.bench.Workload.BATCH;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @OperationsPerInvocation(BATCH)
-@Fork(jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
+@Fork(jvmArgsAppend = {ForkArgs.NATIVE, ForkArgs.SFENCE})
 public class IbvRawPostSendBench
 {
     private EmulatedRawQp env;

@@ -58,7 +58,7 @@ import org.openjdk.jmh.annotations.TearDown;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
+@Fork(jvmArgsAppend = {ForkArgs.NATIVE, ForkArgs.SFENCE})
 public class IbvStridingRecvBench
 {
     private static final int WQES = 16;

@@ -32,7 +32,7 @@ import static io.mlx5j.bench.Workload.BATCH;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @OperationsPerInvocation(BATCH)
-@Fork(jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
+@Fork(jvmArgsAppend = {ForkArgs.NATIVE, ForkArgs.SFENCE})
 public class IbvWrBench
 {
     private static final int IBV_SEND_SIGNALED = 1 << 1;

@@ -35,7 +35,7 @@ import static io.mlx5j.bench.Workload.BATCH;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @OperationsPerInvocation(BATCH)
-@Fork(jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector"})
+@Fork(jvmArgsAppend = {ForkArgs.NATIVE, ForkArgs.SFENCE, ForkArgs.VECTOR})
 public class Mlx5jRawSendBench
 {
     private static final int FLAGS = SendFlags.IP_CSUM | SendFlags.RING;
