@@ -12,7 +12,8 @@ import static io.mlx5j.wqe.CtrlSeg.MAX_DS;
  * flush, then the BlueFlame half toggle (rdma-core v44 providers/mlx5/qp.c post_send_db). The flush is left out
  * after a BlueFlame copy to a dedicated register: whole 64-byte lines leave the WC buffer by themselves, and the
  * next post's {@link Dma#wcStart()} fences anyway (UCX v1.x uct_ib_mlx5_txwq_ring_doorbell, BF_POST mode). This
- * saves one of the two locked instructions per post, the largest single cost here. This is the only class
+ * saves one of the two fences per post (an sfence, or a locked instruction where {@link StoreFence} cannot reach
+ * sfence: then the largest single cost of a post). This is the only class
  * that looks at the {@link DoorbellMode}; it does so once, in the constructor, turning the mode into the range of
  * {@code ds} values that go through BlueFlame.
  *
@@ -160,7 +161,7 @@ public final class SendDoorbell
             // A BlueFlame copy fills whole 64-byte WC lines, and a full WC buffer is written out by the CPU at once:
             // no flush is needed for the copy to leave. A dedicated register's next post starts with wcStart(),
             // which keeps it from combining with this one. This is UCX's BF_POST mode (uct_ib_mlx5_txwq_ring_doorbell:
-            // ucs_memory_bus_cacheline_wc_flush() is empty on x86-64) and saves one locked instruction per post.
+            // ucs_memory_bus_cacheline_wc_flush() is empty on x86-64) and saves one fence per post.
             // A shared register still flushes inside the lock: see BlueFlameRegister for the cross-CPU race.
             if (locked)
             {
