@@ -1,7 +1,6 @@
 package io.mlx5j.direct;
 
 import io.mlx5j.doorbell.DoorbellRecord;
-import io.mlx5j.wqe.Be;
 import io.mlx5j.wqe.DataSeg;
 import io.mlx5j.wqe.RecvQueue;
 import io.mlx5j.wqe.RecvWqeWriter;
@@ -141,12 +140,12 @@ public final class DirectRecvQueue
         final long wqe = base + at;
         // mlx5_wqe_data_seg: byte_count and lkey in the first 8 bytes, addr in the second (the 4-byte fields'
         // big-endian bytes in one big-endian 8-byte store)
-        Be.BE64.set(Wire.ALL, wqe, (long)len << 32 | (lkey & 0xffffffffL));
-        Be.BE64.set(Wire.ALL, wqe + DataSeg.ADDR_OFFSET, addr);
+        RingStores.putLongBE(wqe, (long)len << 32 | (lkey & 0xffffffffL));
+        RingStores.putLongBE(wqe + DataSeg.ADDR_OFFSET, addr);
         if (stride > DataSeg.LENGTH)
         {
-            Be.BE64.set(Wire.ALL, wqe + DataSeg.LENGTH, (long)DataSeg.MLX5_INVALID_LKEY & 0xffffffffL);
-            Be.BE64.set(Wire.ALL, wqe + DataSeg.LENGTH + DataSeg.ADDR_OFFSET, 0L);
+            RingStores.putLongBE(wqe + DataSeg.LENGTH, (long)DataSeg.MLX5_INVALID_LKEY & 0xffffffffL);
+            RingStores.putLongBE(wqe + DataSeg.LENGTH + DataSeg.ADDR_OFFSET, 0L);
         }
         firstAddr[rq.headCounter() & (firstAddr.length - 1)] = addr;
         rq.commit(wrId);

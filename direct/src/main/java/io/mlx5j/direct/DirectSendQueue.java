@@ -379,8 +379,11 @@ public final class DirectSendQueue
         final long wrId, final int flags)
     {
         staging.staged = false;     // a one-call post replaces whatever was staged, as begin() does
-        CtrlSeg.set(Wire.ALL, base + ctrl, CtrlSeg.opmodIdxOpcode(0, sq.wqeIndex(), opcode), CtrlSeg.qpnDs(qpn, ds),
-            fmCeSe(flags), imm);
+        // CtrlSeg.set's two words, through RingStores
+        RingStores.putLongBE(base + ctrl + CtrlSeg.OPMOD_IDX_OPCODE_OFFSET,
+            ((long)CtrlSeg.opmodIdxOpcode(0, sq.wqeIndex(), opcode) << 32) | (CtrlSeg.qpnDs(qpn, ds) & 0xffffffffL));
+        RingStores.putLongBE(base + ctrl + CtrlSeg.SIGNATURE_OFFSET,
+            ((long)(fmCeSe(flags) & 0xff) << 32) | (imm & 0xffffffffL));
         sq.commit(ds, wrId);
         pending++;
         if ((flags & SendFlags.RING) != 0)

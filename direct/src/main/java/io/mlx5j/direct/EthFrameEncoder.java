@@ -1,6 +1,5 @@
 package io.mlx5j.direct;
 
-import io.mlx5j.wqe.Be;
 import io.mlx5j.wqe.CtrlSeg;
 import io.mlx5j.wqe.DataSeg;
 import io.mlx5j.wqe.EthSeg;
@@ -57,8 +56,8 @@ final class EthFrameEncoder
         zeroUnit(base, at + ((long)(units - 1) << 4));
         final int start = hdr > 1 ? Short.toUnsignedInt(h.get(BE16_UNALIGNED, 0)) :
             hdr == 1 ? (h.get(JAVA_BYTE, 0) & 0xff) << 8 : 0;
-        Be.BE64.set(Wire.ALL, base + at + EthSeg.RSVD0_OFFSET, (csFlags & 0xffL) << 24);
-        Be.BE64.set(Wire.ALL, base + at + EthSeg.RSVD2_OFFSET, ((long)hdr << 16 | start) & 0xffffffffL);
+        RingStores.putLongBE(base + at + EthSeg.RSVD0_OFFSET, (csFlags & 0xffL) << 24);
+        RingStores.putLongBE(base + at + EthSeg.RSVD2_OFFSET, ((long)hdr << 16 | start) & 0xffffffffL);
         if (hdr > 2)
         {
             // from the second unit on, the header may reach the ring end and continue at offset 0
@@ -77,7 +76,10 @@ final class EthFrameEncoder
     /** One gather entry at {@code at}; returns the offset after it (not masked). */
     long data(final long base, final long at, final int byteCount, final int lkey, final long addr)
     {
-        DataSeg.set(Wire.ALL, base + (at & ringMask), byteCount, lkey, addr);
+        // DataSeg.set's two words, through RingStores
+        final long seg = base + (at & ringMask);
+        RingStores.putLongBE(seg + DataSeg.BYTE_COUNT_OFFSET, ((long)byteCount << 32) | (lkey & 0xffffffffL));
+        RingStores.putLongBE(seg + DataSeg.ADDR_OFFSET, addr);
         return at + DataSeg.LENGTH;
     }
 
@@ -94,7 +96,7 @@ final class EthFrameEncoder
         final int units = InlineSeg.ds(byteCount);
         zeroUnit(base, at + ((long)(units - 1) << 4));
         final long seg = at & ringMask;
-        Be.BE32.set(Wire.ALL, base + seg + InlineSeg.BYTE_COUNT_OFFSET, byteCount | InlineSeg.MLX5_INLINE_SEG);
+        RingStores.putIntBE(base + seg + InlineSeg.BYTE_COUNT_OFFSET, byteCount | InlineSeg.MLX5_INLINE_SEG);
         final long data = seg + InlineSeg.DATA_OFFSET;  // seg is 16-aligned: data is before the ring end
         final long ringSize = ringMask + 1;
         if (hLen > 0)
@@ -125,7 +127,7 @@ final class EthFrameEncoder
     private void zeroUnit(final long base, final long at)
     {
         final long u = base + (at & ringMask);
-        Be.BE64.set(Wire.ALL, u, 0L);
-        Be.BE64.set(Wire.ALL, u + 8, 0L);
+        RingStores.putLongBE(u, 0L);
+        RingStores.putLongBE(u + 8, 0L);
     }
 }

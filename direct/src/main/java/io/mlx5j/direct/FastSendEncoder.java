@@ -1,6 +1,5 @@
 package io.mlx5j.direct;
 
-import io.mlx5j.wqe.Be;
 import io.mlx5j.wqe.CtrlSeg;
 import io.mlx5j.wqe.DataSeg;
 import io.mlx5j.wqe.InlineSeg;
@@ -83,12 +82,14 @@ final class FastSendEncoder
         long at = ctrl + CtrlSeg.LENGTH;
         if (remote)
         {
-            RaddrSeg.set(Wire.ALL, base + at, raddr, rkey);
+            raddr(base + at, raddr, rkey);
             at += RaddrSeg.LENGTH;
         }
         if (len != 0 && opcode != MLX5_OPCODE_NOP)
         {
-            DataSeg.set(Wire.ALL, base + at, len, lkey, laddr);
+            // DataSeg.set's two words, through RingStores
+            RingStores.putLongBE(base + at + DataSeg.BYTE_COUNT_OFFSET, ((long)len << 32) | (lkey & 0xffffffffL));
+            RingStores.putLongBE(base + at + DataSeg.ADDR_OFFSET, laddr);
             at += DataSeg.LENGTH;
         }
         this.ctrl = ctrl;
@@ -125,7 +126,7 @@ final class FastSendEncoder
         long at = ctrl + CtrlSeg.LENGTH;
         if (remote)
         {
-            RaddrSeg.set(Wire.ALL, base + at, raddr, rkey);
+            raddr(base + at, raddr, rkey);
             at += RaddrSeg.LENGTH;
         }
         if (payload)
@@ -145,9 +146,9 @@ final class FastSendEncoder
     private void inlineSeg(final long base, final long at, final long laddr, final int len)
     {
         final long last = (at + ((long)(InlineSeg.ds(len) - 1) << 4)) & ringMask;
-        Be.BE64.set(Wire.ALL, base + last, 0L);
-        Be.BE64.set(Wire.ALL, base + last + 8, 0L);
-        Be.BE32.set(Wire.ALL, base + at + InlineSeg.BYTE_COUNT_OFFSET, len | InlineSeg.MLX5_INLINE_SEG);
+        RingStores.putLongBE(base + last, 0L);
+        RingStores.putLongBE(base + last + 8, 0L);
+        RingStores.putIntBE(base + at + InlineSeg.BYTE_COUNT_OFFSET, len | InlineSeg.MLX5_INLINE_SEG);
         final long data = at + InlineSeg.DATA_OFFSET;
         final long first = Math.min(len, ringMask + 1 - data);
         MemorySegment.copy(Wire.ALL, laddr, ring, data, first);
@@ -155,5 +156,12 @@ final class FastSendEncoder
         {
             MemorySegment.copy(Wire.ALL, laddr + first, ring, 0, len - first);
         }
+    }
+
+    /** RaddrSeg.set's two words at address {@code at}, through {@link RingStores}. */
+    private static void raddr(final long at, final long raddr, final int rkey)
+    {
+        RingStores.putLongBE(at + RaddrSeg.RADDR_OFFSET, raddr);
+        RingStores.putLongBE(at + RaddrSeg.RKEY_OFFSET, (long)rkey << 32);
     }
 }

@@ -1,0 +1,135 @@
+package io.mlx5j.direct;
+
+import io.mlx5j.wqe.Be;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.nio.ByteOrder;
+
+/**
+ * The one-call posts' big-endian stores at ring addresses (WQE segments, receive entries), after the post's one
+ * liveness check ({@link DirectSendQueue}'s close rule makes that safe, as for {@link Wire#ALL}).
+ *
+ * <p>Two ways, chosen once at start-up. With {@code --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED} (the
+ * start-up the README recommends, which also gives the doorbells their sfence) each store is
+ * {@code jdk.internal.misc.Unsafe.putLong/putInt(address, value)} through a constant {@link MethodHandle}: one
+ * {@code mov}, byte-swapped. Without it, the store goes through {@link Wire#ALL}, whose access still checks the offset
+ * against the segment's bounds and the address's alignment and keeps a deoptimisation exit for each. Neither check can
+ * fail for an address a post computed from the live ring's base, but each costs instructions and compiled size: issue
+ * 15's doorbell batch ({@code Mlx5jPostBench.rdmaWriteBatch8}) measured 11.3–12.2 ns per WQE through
+ * {@link Wire#ALL} and 6.3–6.6 ns with the same stores through Unsafe (per-fork fastest iterations, 2 × 2 forks,
+ * jars alternated). Both write the same bytes (RingStoresTest; the send and receive parity tests run once each way).
+ * {@code -Dmlx5j.ring.unsafe=false} forces the checked way.
+ *
+ * <p>Only addresses inside a live ring, computed by the posting thread, may be passed: nothing here checks them.
+ */
+public final class RingStores
+{
+    /** Whether stores go through {@code jdk.internal.misc.Unsafe}. */
+    static final boolean UNSAFE;
+    private static final MethodHandle PUT_LONG;
+    private static final MethodHandle PUT_INT;
+    private static final boolean SWAP = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+
+    static
+    {
+        final MethodHandle[] handles = probe();
+        UNSAFE = handles != null;
+        PUT_LONG = handles != null ? handles[0] : null;
+        PUT_INT = handles != null ? handles[1] : null;
+    }
+
+    private RingStores()
+    {
+    }
+
+    /** {@code "Unsafe"} or {@code "Wire.ALL"}: how this JVM writes WQE segments (benchmarks print it). */
+    public static String mode()
+    {
+        return UNSAFE ? "Unsafe" : "Wire.ALL";
+    }
+
+    /** 8 bytes, big-endian, at {@code address} (8-aligned). */
+    static void putLongBE(final long address, final long value)
+    {
+        if (UNSAFE)
+        {
+            try
+            {
+                PUT_LONG.invokeExact(address, SWAP ? Long.reverseBytes(value) : value);
+            }
+            catch (final Throwable ex)
+            {
+                throw unreachable(ex);
+            }
+        }
+        else
+        {
+            checkedLongBE(address, value);
+        }
+    }
+
+    /** 4 bytes, big-endian, at {@code address} (4-aligned). */
+    static void putIntBE(final long address, final int value)
+    {
+        if (UNSAFE)
+        {
+            try
+            {
+                PUT_INT.invokeExact(address, SWAP ? Integer.reverseBytes(value) : value);
+            }
+            catch (final Throwable ex)
+            {
+                throw unreachable(ex);
+            }
+        }
+        else
+        {
+            checkedIntBE(address, value);
+        }
+    }
+
+    /** The checked way, also called directly by RingStoresTest. */
+    static void checkedLongBE(final long address, final long value)
+    {
+        Be.BE64.set(Wire.ALL, address, value);
+    }
+
+    /** The checked way, also called directly by RingStoresTest. */
+    static void checkedIntBE(final long address, final int value)
+    {
+        Be.BE32.set(Wire.ALL, address, value);
+    }
+
+    private static IllegalStateException unreachable(final Throwable ex)
+    {
+        // Unsafe.putLong/putInt on an address throw nothing; a Throwable here is a JVM error passing through.
+        return new IllegalStateException("ring store through jdk.internal.misc.Unsafe failed", ex);
+    }
+
+    private static MethodHandle[] probe()
+    {
+        if ("false".equalsIgnoreCase(System.getProperty("mlx5j.ring.unsafe", "true"))
+            || !Object.class.getModule().isExported("jdk.internal.misc", RingStores.class.getModule()))
+        {
+            return null;
+        }
+        try
+        {
+            final Class<?> unsafeClass = Class.forName("jdk.internal.misc.Unsafe");
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            final Object unsafe = lookup.findStatic(unsafeClass, "getUnsafe", MethodType.methodType(unsafeClass))
+                .invoke();
+            return new MethodHandle[] {
+                lookup.findVirtual(unsafeClass, "putLong", MethodType.methodType(void.class, long.class, long.class))
+                    .bindTo(unsafe),
+                lookup.findVirtual(unsafeClass, "putInt", MethodType.methodType(void.class, long.class, int.class))
+                    .bindTo(unsafe)};
+        }
+        catch (final Throwable ex)
+        {
+            return null; // a JDK without these methods: the checked way
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package io.mlx5j.direct;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.SplittableRandom;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * RingStores' two ways write the same big-endian bytes, and this JVM (started with the export, as every test JVM of
+ * this module is) takes the Unsafe way. The tests module's parity-ib run takes the checked way (no export) and its
+ * parity-roce run the Unsafe way, each against libmlx5's bytes.
+ */
+class RingStoresTest
+{
+    @Test
+    void bothWaysWriteTheSameBigEndianBytes()
+    {
+        final SplittableRandom random = new SplittableRandom(0x5eed);
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment a = arena.allocate(256, 64);
+            final MemorySegment b = arena.allocate(256, 64);
+            for (int round = 0; round < 1000; round++)
+            {
+                final long at = random.nextInt(256 / 8) * 8L;
+                final long v = random.nextLong();
+                RingStores.putLongBE(a.address() + at, v);
+                RingStores.checkedLongBE(b.address() + at, v);
+                final long at4 = random.nextInt(256 / 4) * 4L;
+                final int w = random.nextInt();
+                RingStores.putIntBE(a.address() + at4, w);
+                RingStores.checkedIntBE(b.address() + at4, w);
+            }
+            assertArrayEquals(b.toArray(ValueLayout.JAVA_BYTE), a.toArray(ValueLayout.JAVA_BYTE));
+            // and the bytes are big-endian: most significant byte first
+            RingStores.putLongBE(a.address(), 0x0102030405060708L);
+            assertEquals(0x01, a.get(ValueLayout.JAVA_BYTE, 0));
+            assertEquals(0x08, a.get(ValueLayout.JAVA_BYTE, 7));
+            RingStores.putIntBE(a.address() + 8, 0x0a0b0c0d);
+            assertEquals(0x0a, a.get(ValueLayout.JAVA_BYTE, 8));
+            assertEquals(0x0d, a.get(ValueLayout.JAVA_BYTE, 11));
+        }
+    }
+
+    @Test
+    void thisJvmTakesTheWayItsStartUpAllows()
+    {
+        final boolean exported = Object.class.getModule().isExported("jdk.internal.misc", RingStores.class.getModule());
+        assertEquals(exported && !"false".equals(System.getProperty("mlx5j.ring.unsafe")), RingStores.UNSAFE);
+        assertEquals(RingStores.UNSAFE ? "Unsafe" : "Wire.ALL", RingStores.mode());
+    }
+}
