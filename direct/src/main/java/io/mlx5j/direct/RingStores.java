@@ -1,9 +1,9 @@
 package io.mlx5j.direct;
 
+import io.mlx5j.doorbell.InternalUnsafe;
 import io.mlx5j.wqe.Be;
 
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.nio.ByteOrder;
 
@@ -110,26 +110,14 @@ public final class RingStores
 
     private static MethodHandle[] probe()
     {
-        if ("false".equalsIgnoreCase(System.getProperty("mlx5j.ring.unsafe", "true"))
-            || !Object.class.getModule().isExported("jdk.internal.misc", RingStores.class.getModule()))
+        if ("false".equalsIgnoreCase(System.getProperty("mlx5j.ring.unsafe", "true")))
         {
             return null;
         }
-        try
-        {
-            final Class<?> unsafeClass = Class.forName("jdk.internal.misc.Unsafe");
-            final MethodHandles.Lookup lookup = MethodHandles.lookup();
-            final Object unsafe = lookup.findStatic(unsafeClass, "getUnsafe", MethodType.methodType(unsafeClass))
-                .invoke();
-            return new MethodHandle[] {
-                lookup.findVirtual(unsafeClass, "putLong", MethodType.methodType(void.class, long.class, long.class))
-                    .bindTo(unsafe),
-                lookup.findVirtual(unsafeClass, "putInt", MethodType.methodType(void.class, long.class, int.class))
-                    .bindTo(unsafe)};
-        }
-        catch (final Throwable ex)
-        {
-            return null; // a JDK without these methods: the checked way
-        }
+        final MethodHandle putLong =
+            InternalUnsafe.bound("putLong", MethodType.methodType(void.class, long.class, long.class));
+        final MethodHandle putInt =
+            InternalUnsafe.bound("putInt", MethodType.methodType(void.class, long.class, int.class));
+        return putLong == null || putInt == null ? null : new MethodHandle[] {putLong, putInt};
     }
 }

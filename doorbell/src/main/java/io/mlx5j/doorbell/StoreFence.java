@@ -30,7 +30,7 @@ import java.nio.file.Path;
  *   <li>the JVM was started with {@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED};</li>
  *   <li>{@code os.arch} is {@code amd64} and {@code /proc/cpuinfo} lists {@code clflushopt} or {@code clwb} (the
  *       condition under which HotSpot emits the sfence: without it the call would be no fence at all);</li>
- *   <li>the JVM reports write-back as enabled ({@code Unsafe.isWritebackEnabled()});</li>
+ *   <li>the JVM has write-back enabled (a first call of the zero-length write-back succeeds);</li>
  *   <li>the system property {@code mlx5j.doorbell.sfence} is not {@code false}.</li>
  * </ul>
  */
@@ -74,33 +74,26 @@ final class StoreFence
     {
         if ("false".equalsIgnoreCase(System.getProperty("mlx5j.doorbell.sfence", "true"))
             || !"amd64".equals(System.getProperty("os.arch"))
-            || !Object.class.getModule().isExported("jdk.internal.misc", StoreFence.class.getModule())
             || !cpuFlushesWithSfence())
         {
             return null;
         }
+        final MethodHandle writeback =
+            InternalUnsafe.bound("writebackMemory", MethodType.methodType(void.class, long.class, long.class));
+        if (writeback == null)
+        {
+            return null;    // not exported to mlx5j
+        }
+        // Address 64, length 0: no cache line is written back (the loop runs zero times), only the post-sync.
+        final MethodHandle nothing = MethodHandles.insertArguments(writeback, 0, 64L, 0L);
         try
         {
-            final Class<?> unsafeClass = Class.forName("jdk.internal.misc.Unsafe");
-            final MethodHandles.Lookup lookup = MethodHandles.lookup();
-            final Object unsafe = lookup.findStatic(unsafeClass, "getUnsafe", MethodType.methodType(unsafeClass))
-                .invoke();
-            final boolean writebackEnabled = (boolean)lookup.findStatic(unsafeClass, "isWritebackEnabled",
-                MethodType.methodType(boolean.class)).invoke();
-            if (!writebackEnabled)
-            {
-                return null;
-            }
-            final MethodHandle writeback = lookup.findVirtual(unsafeClass, "writebackMemory",
-                MethodType.methodType(void.class, long.class, long.class)).bindTo(unsafe);
-            // Address 64, length 0: no cache line is written back (the loop runs zero times), only the post-sync.
-            final MethodHandle nothing = MethodHandles.insertArguments(writeback, 0, 64L, 0L);
-            nothing.invokeExact();
+            nothing.invokeExact();  // throws "writebackMemory not enabled!" where the JVM has no write-back
             return nothing;
         }
         catch (final Throwable ex)
         {
-            return null; // a JDK without the method, or one that refuses it: stay on the locked instruction
+            return null;
         }
     }
 
