@@ -22,10 +22,12 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * checks and field writes track (the claim, the ds limit), the same reason as {@link FastSendEncoder}.
  * <p>
  * Offsets passed in and returned are ring offsets that may run past the ring end by less than one ring; each store
- * masks them. Only the first WQEBB of a WQE is known to lie before the ring end. The 8- and 4-byte stores go through
- * {@link Wire#ALL} at {@code base + offset}, {@code base} being the ring address from DirectSendQueue's liveness
- * check of this post (its close rule keeps that safe, as for {@link FastSendEncoder}); the byte copies target the
- * ring segment. Confined to the queue's thread.
+ * masks them. Only the first WQEBB of a WQE is known to lie before the ring end. The 8- and 4-byte stores and the
+ * payload copy go through {@link RingStores} at {@code base + offset}, {@code base} being the ring address from
+ * DirectSendQueue's liveness check of this post (its close rule keeps that safe, as for {@link FastSendEncoder}).
+ * The template's bytes are copied from its segment into the ring segment with {@code MemorySegment.copy}, which
+ * checks that the template's memory is still alive (a template may live in any arena, or on the heap). Confined to
+ * the queue's thread.
  */
 final class EthFrameEncoder
 {
@@ -114,10 +116,10 @@ final class EthFrameEncoder
             // called it (21 % of the samples of the inline row, perfasm)
             final long to = (data + hLen) & ringMask;
             final long first = Math.min(pLen, ringSize - to);
-            MemorySegment.copy(Wire.ALL, payload, ring, to, first);
+            RingStores.copy(payload, base + to, first);
             if (first < pLen)
             {
-                MemorySegment.copy(Wire.ALL, payload + first, ring, 0, pLen - first);
+                RingStores.copy(payload + first, base, pLen - first);
             }
         }
         return at + ((long)units << 4);

@@ -24,15 +24,14 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_NOP;
  * 424-bytecode method the fast path was "hot method too big" (-XX:+PrintInlining) and every post paid a call; split,
  * each one-call method compiles as one unit with its constant arguments (opcode, remote) folded.
  * <p>
- * The stores go through {@link Wire#ALL} at {@code base + offset}, where {@code base} is the ring's address that
- * {@link DirectSendQueue}'s liveness check of this post returned and every offset lies in the claimed WQEBBs (masked
- * where it can pass the ring end): the ring segment's bounds and session checks on each store are what the post
- * saves (DirectSendQueue's close rule keeps it safe). The payload copy still targets the ring segment.
+ * The stores and the inline payload copy go through {@link RingStores} at {@code base + offset}, where {@code base}
+ * is the ring's address that {@link DirectSendQueue}'s liveness check of this post returned and every offset lies in
+ * the claimed WQEBBs (masked where it can pass the ring end): the ring segment's bounds and session checks on each
+ * store are what the post saves (DirectSendQueue's close rule keeps it safe).
  * Confined to the queue's thread.
  */
 final class FastSendEncoder
 {
-    private final MemorySegment ring;
     private final long ringMask;
     private final SendQueue sq;
     private final int maxDs;
@@ -46,7 +45,6 @@ final class FastSendEncoder
     FastSendEncoder(final MemorySegment ring, final SendQueue sq, final WqeWriter writer, final QpType type,
         final int maxSge, final int maxInline)
     {
-        this.ring = ring;
         this.ringMask = ring.byteSize() - 1;
         this.sq = sq;
         this.maxDs = writer.maxDs();
@@ -151,10 +149,10 @@ final class FastSendEncoder
         RingStores.putIntBE(base + at + InlineSeg.BYTE_COUNT_OFFSET, len | InlineSeg.MLX5_INLINE_SEG);
         final long data = at + InlineSeg.DATA_OFFSET;
         final long first = Math.min(len, ringMask + 1 - data);
-        MemorySegment.copy(Wire.ALL, laddr, ring, data, first);
+        RingStores.copy(laddr, base + data, first);
         if (first < len)
         {
-            MemorySegment.copy(Wire.ALL, laddr + first, ring, 0, len - first);
+            RingStores.copy(laddr + first, base, len - first);
         }
     }
 

@@ -3,6 +3,7 @@ package io.mlx5j.direct;
 import io.mlx5j.doorbell.InternalUnsafe;
 import io.mlx5j.wqe.Be;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
 import java.nio.ByteOrder;
@@ -30,6 +31,9 @@ public final class RingStores
     static final boolean UNSAFE;
     private static final MethodHandle PUT_LONG;
     private static final MethodHandle PUT_INT;
+    private static final MethodHandle GET_LONG;
+    private static final MethodHandle GET_BYTE;
+    private static final MethodHandle PUT_BYTE;
     private static final boolean SWAP = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     static
@@ -38,6 +42,9 @@ public final class RingStores
         UNSAFE = handles != null;
         PUT_LONG = handles != null ? handles[0] : null;
         PUT_INT = handles != null ? handles[1] : null;
+        GET_LONG = handles != null ? handles[2] : null;
+        GET_BYTE = handles != null ? handles[3] : null;
+        PUT_BYTE = handles != null ? handles[4] : null;
     }
 
     private RingStores()
@@ -90,6 +97,46 @@ public final class RingStores
         }
     }
 
+    /**
+     * Copies {@code bytes} bytes from address {@code from} (an inline payload the caller validated as it validates
+     * a gather entry's address) to the ring address {@code to}; either may be unaligned. Unsafe: eight bytes per
+     * load and store, then the last up to seven one by one. An inline payload is 16 to a few hundred bytes, where
+     * {@code MemorySegment.copy} (and {@code Unsafe.copyMemory} under it) pays a call into the JVM's copy stub plus
+     * the segment checks for a few words of work. Checked way: {@code MemorySegment.copy} through {@link Wire#ALL}.
+     */
+    static void copy(final long from, final long to, final long bytes)
+    {
+        if (UNSAFE)
+        {
+            try
+            {
+                long i = 0;
+                for (; i + Long.BYTES <= bytes; i += Long.BYTES)
+                {
+                    PUT_LONG.invokeExact(to + i, (long)GET_LONG.invokeExact(from + i));
+                }
+                for (; i < bytes; i++)
+                {
+                    PUT_BYTE.invokeExact(to + i, (byte)GET_BYTE.invokeExact(from + i));
+                }
+            }
+            catch (final Throwable ex)
+            {
+                throw unreachable(ex);
+            }
+        }
+        else
+        {
+            checkedCopy(from, to, bytes);
+        }
+    }
+
+    /** The checked way, also called directly by RingStoresTest. */
+    static void checkedCopy(final long from, final long to, final long bytes)
+    {
+        MemorySegment.copy(Wire.ALL, from, Wire.ALL, to, bytes);
+    }
+
     /** The checked way, also called directly by RingStoresTest. */
     static void checkedLongBE(final long address, final long value)
     {
@@ -118,6 +165,13 @@ public final class RingStores
             InternalUnsafe.bound("putLong", MethodType.methodType(void.class, long.class, long.class));
         final MethodHandle putInt =
             InternalUnsafe.bound("putInt", MethodType.methodType(void.class, long.class, int.class));
-        return putLong == null || putInt == null ? null : new MethodHandle[] {putLong, putInt};
+        final MethodHandle getLong =
+            InternalUnsafe.bound("getLong", MethodType.methodType(long.class, long.class));
+        final MethodHandle getByte =
+            InternalUnsafe.bound("getByte", MethodType.methodType(byte.class, long.class));
+        final MethodHandle putByte =
+            InternalUnsafe.bound("putByte", MethodType.methodType(void.class, long.class, byte.class));
+        return putLong == null || putInt == null || getLong == null || getByte == null || putByte == null ? null :
+            new MethodHandle[] {putLong, putInt, getLong, getByte, putByte};
     }
 }
