@@ -146,19 +146,68 @@ public final class BlueFlameRegister
      */
     void copy(final MemorySegment sq, final long sqMask, final long src, final int blocks)
     {
+        // two bodies, not one: C2 refuses to inline a callee whose own compiled code is large ("already compiled
+        // into a big method"), and the scalar loop made this method that large, so every post paid a call here
+        if (WideCopy.ENABLED)
+        {
+            copyWide(sq, sqMask, src, blocks);
+        }
+        else
+        {
+            copyScalar(sq, sqMask, src, blocks);
+        }
+    }
+
+    private void copyWide(final MemorySegment sq, final long sqMask, final long src, final int blocks)
+    {
+        // written out for the four blocks a 256-byte half holds, not as a loop: C2 unrolls a loop of vector copies
+        // into code too big to inline ("already compiled into a big method"), and a call per post cost more than
+        // the copy
+        final MemorySegment reg = this.reg;
+        final long to = offset;
+        long from = src;
+        Vector512.copy64(sq, from, reg, to); // one 64-byte store per block; see WideCopy for when and why
+        if (blocks > 1)
+        {
+            from = (from + BLUEFLAME_BLOCK) & sqMask;   // a WQE may run past the end of the ring; it continues at 0
+            Vector512.copy64(sq, from, reg, to + BLUEFLAME_BLOCK);
+            if (blocks > 2)
+            {
+                from = (from + BLUEFLAME_BLOCK) & sqMask;
+                Vector512.copy64(sq, from, reg, to + 2 * BLUEFLAME_BLOCK);
+                if (blocks > 3)
+                {
+                    from = (from + BLUEFLAME_BLOCK) & sqMask;
+                    Vector512.copy64(sq, from, reg, to + 3 * BLUEFLAME_BLOCK);
+                    if (blocks > 4)
+                    {
+                        copyWideRest(sq, sqMask, (from + BLUEFLAME_BLOCK) & sqMask, reg, to + 4 * BLUEFLAME_BLOCK,
+                            blocks - 4);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Blocks past the fourth (a BlueFlame half larger than 256 bytes). */
+    private static void copyWideRest(final MemorySegment sq, final long sqMask, final long src,
+        final MemorySegment reg, final long dst, final int blocks)
+    {
+        long from = src;
+        long to = dst;
+        for (int b = 0; b < blocks; b++)
+        {
+            Vector512.copy64(sq, from, reg, to);
+            to += BLUEFLAME_BLOCK;
+            from = (from + BLUEFLAME_BLOCK) & sqMask;
+        }
+    }
+
+    private void copyScalar(final MemorySegment sq, final long sqMask, final long src, final int blocks)
+    {
         final MemorySegment reg = this.reg;
         long from = src;
         long to = offset;
-        if (WideCopy.ENABLED)
-        {
-            for (int b = 0; b < blocks; b++)
-            {
-                Vector512.copy64(sq, from, reg, to); // one 64-byte store per block; see WideCopy for when and why
-                to += BLUEFLAME_BLOCK;
-                from = (from + BLUEFLAME_BLOCK) & sqMask;
-            }
-            return;
-        }
         for (int b = 0; b < blocks; b++)
         {
             Be.RAW64.setOpaque(reg, to, (long) Be.RAW64.get(sq, from));
