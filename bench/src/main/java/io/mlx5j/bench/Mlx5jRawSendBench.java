@@ -16,6 +16,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -26,8 +27,8 @@ import static io.mlx5j.bench.Workload.BATCH;
 /**
  * mlx5j's raw send path ({@link RawSendQueue}, completions through {@link DirectCq}) on {@link EmulatedRawQp}: the
  * {@link RawWorkload} frame, a 42-byte UDP header and a 64-byte payload with IPv4/UDP checksum offload, the whole
- * header inline in the Ethernet segment ({@code inlineHeaders(42)}), the payload by gather entry or inline, BlueFlame
- * for every frame (libmlx5's default for a single WQE). One op = one frame. Counterparts: {@link
+ * header inline in the Ethernet segment ({@code inlineHeaders(42)}), the payload by gather entry or inline, in
+ * either doorbell mode. One op = one frame. Counterparts: {@link
  * IbvRawPostSendBench}, {@link IbvRawWrBench} and the C loop's {@code c.IbvRawPostSendBench} /
  * {@code c.IbvRawWrBench}.
  */
@@ -39,6 +40,14 @@ import static io.mlx5j.bench.Workload.BATCH;
 public class Mlx5jRawSendBench
 {
     private static final int FLAGS = SendFlags.IP_CSUM | SendFlags.RING;
+
+    /**
+     * BLUEFLAME against libmlx5's default for the inline frame (libmlx5 copies a single WQE to BlueFlame only when
+     * it is inline); DOORBELL, the 8-byte doorbell, against libmlx5's default for the SGE frame and against
+     * MLX5_SHUT_UP_BF=1.
+     */
+    @Param({"BLUEFLAME", "DOORBELL"})
+    public DoorbellMode doorbell;
 
     private EmulatedRawQp env;
     private RawSendQueue sq;
@@ -53,7 +62,7 @@ public class Mlx5jRawSendBench
     public void setup()
     {
         env = EmulatedRawQp.open(0);
-        sq = RawSendQueue.of(env.qp, DoorbellMode.BLUEFLAME).inlineHeaders(UdpHeaderTemplate.LENGTH);
+        sq = RawSendQueue.of(env.qp, doorbell).inlineHeaders(UdpHeaderTemplate.LENGTH);
         cq = DirectCq.of(env.sendCq).attach(sq.queue());
         completer = new SyntheticCompleter(env.sendCq.ring(), env.qp.qpn(), env.uidx);
         header = env.header;
