@@ -287,6 +287,7 @@ static void engine_stop(void)
 	}
 	pthread_mutex_lock(&G.lock);
 	if (G.inbox) {
+		eng_direct_withdraw_all(); /* peers that still map the inbox must not write into this process any more */
 		eng_inbox_destroy(G.inbox, G.fabric, G.pid);
 		G.inbox = NULL;
 	}
@@ -357,6 +358,13 @@ static void engine_start_locked(void)
 		int slot = emu_reg_self_slot();
 		if (r && slot >= 0)
 			atomic_store(&r->procs[slot].inbox, 1);
+		/* MRs registered before the first QP, and QPs already connected, become reachable for direct
+		 * placement now that there is an inbox to publish them in */
+		for (unsigned b = 0; b < sizeof G.mr_hash / sizeof G.mr_hash[0]; b++)
+			for (struct eng_mr *m = G.mr_hash[b]; m; m = m->next)
+				eng_direct_publish_mr(m);
+		for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
+			eng_direct_publish_qp(qp);
 	}
 	sigset_t all, old;
 	sigfillset(&all);
@@ -597,6 +605,7 @@ void emu_engine_mr_registered(struct emu_mr *m)
 	m->engine = e;
 	e->next = G.mr_hash[eng_mr_bucket(e->key)];
 	G.mr_hash[eng_mr_bucket(e->key)] = e;
+	eng_direct_publish_mr(e);
 	unlock_engine();
 }
 
@@ -605,6 +614,7 @@ void emu_engine_mr_deregistering(struct emu_mr *m)
 	lock_engine();
 	struct eng_mr *e = m->engine;
 	if (e) {
+		eng_direct_withdraw_mr(e); /* returns once no peer is placing through it */
 		for (struct eng_mr **pp = &G.mr_hash[eng_mr_bucket(e->key)]; *pp; pp = &(*pp)->next)
 			if (*pp == e) {
 				*pp = e->next;
@@ -706,6 +716,7 @@ void emu_engine_qp_modified(struct emu_qp *q, int old_state, int attr_mask)
 		qp->last_progress = eng_now_ns();
 	}
 	qp->state = st;
+	eng_direct_publish_qp(qp);
 	unlock_engine();
 }
 
@@ -748,6 +759,7 @@ void emu_engine_qp_destroying(struct emu_qp *q)
 		/* The application may have seen the data of the last message already (RDMA WRITE lands in memory
 		 * before the coalesced ACK leaves); hardware would have acknowledged it, so do that now. */
 		eng_qp_flush_ack(qp);
+		eng_direct_withdraw_qp(qp);
 		for (struct eng_qp **pp = &G.qps; *pp; pp = &(*pp)->next)
 			if (*pp == qp) {
 				*pp = qp->next;

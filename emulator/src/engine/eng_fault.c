@@ -206,5 +206,14 @@ void eng_xmit(struct eng_qp *qp, struct eng_inbox *ib, struct eng_ring *r, uint6
 		eng_ring_commit(r, tok2);
 	if (held_head)
 		pump(0, ib, resp); /* a packet held for reordering goes right after this one */
-	eng_inbox_kick(ib);
+	/* A packet whose data the requester placed itself (eng_direct.c) has nothing urgent for the responder's
+	 * engine, which takes it whenever it runs next: waking it is exactly the cost placement avoids. Unless its
+	 * ring fills up. */
+	if (!(p->flags & PF_PLACED) || eng_ring_used(r) > ENG_RING_BYTES / 4)
+		eng_inbox_kick(ib);
+}
+
+int eng_fault_on(void)
+{
+	return F.active;
 }

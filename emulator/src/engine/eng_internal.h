@@ -29,7 +29,8 @@
 /* ---- wire packets ---- */
 enum { PKT_SEND = 1, PKT_WRITE, PKT_READ_REQ, PKT_ATOMIC_REQ, PKT_READ_RESP, PKT_ATOMIC_RESP, PKT_ACK,
        PKT_ETH /* an Ethernet frame on the fabric (eng_eth.c): data = the frame, len = its length */ };
-enum { PF_FIRST = 1, PF_LAST = 2, PF_IMM = 4, PF_INV = 8, PF_SOLICITED = 16, PF_GRH = 32 };
+enum { PF_FIRST = 1, PF_LAST = 2, PF_IMM = 4, PF_INV = 8, PF_SOLICITED = 16, PF_GRH = 32,
+       PF_PLACED = 64 /* an RDMA WRITE whose requester placed the data already (eng_direct.c) */ };
 enum { ACK_OK = 0, NAK_RNR, NAK_REM_ACCESS, NAK_REM_INV_REQ, NAK_REM_OP,
        NAK_PSN_SEQ /* PSN sequence error: psn = the PSN the responder expects */ };
 
@@ -168,6 +169,7 @@ struct eng_qp {
 	struct eng_atomic_hist { uint32_t psn; uint64_t raw; } atomic_hist[ENG_ATOMIC_HIST];
 	uint32_t atomic_hist_n;
 	struct eng_rx rx;
+	int direct_off;            /* direct placement into the peer refused by the system: not tried again */
 	/* peer (RC/UC) */
 	struct eng_inbox *peer;
 	int peer_pid;
@@ -295,5 +297,18 @@ void eng_qp_reset_state(struct eng_qp *qp);
 void eng_xmit(struct eng_qp *qp, struct eng_inbox *ib, struct eng_ring *r, uint64_t tok, struct pkt *p, size_t len);
 /* Release delayed and reordered packets that are due; 1 if any went out. Called once per engine pass. */
 int eng_fault_pump(void);
+/* Whether fault injection is on in this process. */
+int eng_fault_on(void);
+
+/* eng_direct.c (layer 3): direct placement of RDMA WRITEs into a peer process's memory. The owner publishes its
+ * QPs and MRs (under G.lock, from the hooks); a requester asks eng_direct_wanted before it builds the packets of
+ * a WRITE, then eng_direct_place for the packet (1: the data is in the responder's memory). */
+void eng_direct_publish_qp(struct eng_qp *qp);
+void eng_direct_withdraw_qp(struct eng_qp *qp);
+void eng_direct_publish_mr(const struct eng_mr *m);
+void eng_direct_withdraw_mr(const struct eng_mr *m);
+void eng_direct_withdraw_all(void);
+int eng_direct_wanted(struct eng_qp *qp, struct eng_inbox *peer, const struct eng_wqe *w);
+int eng_direct_place(struct eng_qp *qp, struct eng_inbox *peer, const struct pkt *p);
 
 #endif

@@ -78,8 +78,9 @@ static void fill_common(struct eng_qp *qp, struct pkt *p, uint8_t type, uint32_t
 	p->sl = qp->path.sl;
 }
 
-/* Transmit the SEND/WRITE message of the current WQE from tx_off on; 0 if the wire is full. */
-static int tx_message(struct eng_qp *qp, struct eng_inbox *peer, uint32_t dst_qpn, uint8_t type)
+/* Transmit the SEND/WRITE message of the current WQE from tx_off on; 0 if the wire is full. With placed, try
+ * direct placement (eng_direct.c) and say in *placed whether the data is in the responder's memory already. */
+static int tx_message(struct eng_qp *qp, struct eng_inbox *peer, uint32_t dst_qpn, uint8_t type, int *placed)
 {
 	const struct eng_wqe *w = &qp->cur;
 	uint64_t total = w->total_len;
@@ -128,6 +129,10 @@ static int tx_message(struct eng_qp *qp, struct eng_inbox *peer, uint32_t dst_qp
 			}
 			eng_gather(qp, w, qp->tx_off, p->data, chunk);
 			eng_tap_tx(qp, p, qp->type == EMU_QPT_UD ? &w->av : NULL);
+			if (placed && eng_direct_place(qp, peer, p)) {
+				p->flags |= PF_PLACED;
+				*placed = 1;
+			}
 			eng_xmit(qp, peer, &peer->req, tok, p, sizeof *p + chunk);
 		}
 		qp->tx_off += (uint32_t)chunk;
@@ -213,13 +218,13 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 			for (int i = 0; i < n; i++) {
 				qp->tx_off = 0;
 				qp->tx_psn = qp->next_psn;
-				tx_message(qp, eng_peer_inbox(members[i], NULL, NULL), members[i], PKT_SEND);
+				tx_message(qp, eng_peer_inbox(members[i], NULL, NULL), members[i], PKT_SEND, NULL);
 			}
 			qp->tx_off = (uint32_t)w->total_len;
 			qp->tx_psn = (qp->next_psn + 1) & ENG_PSN_MASK; /* the message takes one PSN */
 		} else {
 			struct eng_inbox *peer = eng_peer_inbox(w->av.dqpn, NULL, NULL);
-			if (!tx_message(qp, peer, w->av.dqpn, PKT_SEND))
+			if (!tx_message(qp, peer, w->av.dqpn, PKT_SEND, NULL))
 				return 0;
 		}
 		qp->next_psn = qp->tx_psn; /* UD packets carry consecutive PSNs too (IBA 9.7.1) */
@@ -243,7 +248,8 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 		uint32_t psn_first = qp->next_psn;
 		uint8_t type = (w->opcode == MLX5_OPCODE_RDMA_WRITE || w->opcode == MLX5_OPCODE_RDMA_WRITE_IMM)
 				       ? PKT_WRITE : PKT_SEND;
-		if (!tx_message(qp, peer, qp->dest_qpn, type))
+		int placed = 0;
+		if (!tx_message(qp, peer, qp->dest_qpn, type, eng_direct_wanted(qp, peer, w) ? &placed : NULL))
 			return 0;
 		e = push_infl(qp, now);
 		e->psn_first = psn_first;
@@ -251,6 +257,16 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 		e->byte_cnt = (uint32_t)w->total_len;
 		qp->next_psn = qp->tx_psn;
 		e->done = qp->type == EMU_QPT_UC;
+		if (placed) {
+			/* Placed in the responder's memory by this pass (eng_direct.c): acknowledged, as the completer
+			 * would do with the responder's ACK (eng_comp.c made_progress). */
+			e->done = 1;
+			qp->last_progress = now;
+			qp->peer_stall_since = 0;
+			qp->retries_left = qp->retry_cnt;
+			qp->rnr_left = qp->rnr_retry;
+			qp->nak_rewound = 0;
+		}
 		advance(qp);
 		return 1;
 	}

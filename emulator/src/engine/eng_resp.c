@@ -251,7 +251,7 @@ static int write_recv(struct eng_qp *qp, struct pkt *p)
 				return 0;
 			return -1;
 		}
-		if (p->msg_len && (!(qp->access & IBV_ACCESS_REMOTE_WRITE) ||
+		if (p->msg_len && !(p->flags & PF_PLACED) && (!(qp->access & IBV_ACCESS_REMOTE_WRITE) ||
 				   !eng_mr_check(p->rkey, qp->pd, p->raddr, p->msg_len, IBV_ACCESS_REMOTE_WRITE))) {
 			if (qp->type == EMU_QPT_UC) {
 				rx->active = rx->drop = 1;
@@ -268,7 +268,7 @@ static int write_recv(struct eng_qp *qp, struct pkt *p)
 	}
 	if (rx->drop)
 		goto done;
-	if (p->len)
+	if (p->len && !(p->flags & PF_PLACED)) /* placed: the requester checked the key and wrote it (eng_direct.c) */
 		memcpy((uint8_t *)(uintptr_t)(rx->waddr + p->offset), p->data, p->len);
 	if ((p->flags & PF_LAST) && (p->flags & PF_IMM)) {
 		if (!eng_rq_avail(qp)) { /* receive vanished between first and last packet: drop for UC */
@@ -509,8 +509,10 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 		return 0;
 	if (r > 0) {
 		qp->epsn = (qp->epsn + 1) & ENG_PSN_MASK;
-		qp->ack_pending = 1;
-		qp->ack_psn = p->psn;
+		if (!(p->flags & PF_PLACED)) { /* a placed WRITE's requester took the placement as its ACK */
+			qp->ack_pending = 1;
+			qp->ack_psn = p->psn;
+		}
 		qp->nak_sent = 0;
 	} else {
 		qp->nak_sent = 1; /* RNR NAK (or a fatal NAK): the packets behind this one are dropped silently */

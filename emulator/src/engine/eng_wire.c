@@ -121,9 +121,15 @@ static uint64_t wire_now_ns(void)
 }
 
 static void wake(struct eng_inbox *ib)
-{	atomic_fetch_add_explicit(&ib->wake_seq, 1, memory_order_release);
+{
+	atomic_fetch_add_explicit(&ib->wake_seq, 1, memory_order_release);
 	/* not FUTEX_PRIVATE_FLAG: the word lives in a file mapped by several processes */
 	syscall(SYS_futex, &ib->wake_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+uint64_t eng_ring_used(struct eng_ring *r)
+{
+	return atomic_load_explicit(&r->tail, memory_order_relaxed) - atomic_load_explicit(&r->head, memory_order_relaxed);
 }
 
 static int ring_busy(struct eng_ring *r)

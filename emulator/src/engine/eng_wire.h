@@ -20,7 +20,8 @@
 #include <stdatomic.h>
 
 #define ENG_RING_BYTES   (8u << 20)
-#define ENG_WIRE_MAGIC   0x45524957374c4d45ULL /* "EML7WIRE": v6 added the wake futex, v7 the poll time */
+#define ENG_WIRE_MAGIC   0x45524957384c4d45ULL /* "EML8WIRE": v6 added the wake futex, v7 the poll time, v8 the
+                                                 * direct placement tables */
 
 struct eng_ring {
 	_Atomic uint64_t tail;
@@ -28,6 +29,29 @@ struct eng_ring {
 	_Atomic uint64_t head;
 	uint8_t pad1[56];
 	uint8_t data[ENG_RING_BYTES];
+};
+
+/*
+ * The owner's RC QPs that accept RDMA WRITEs and its MRs, published for direct placement (eng_direct.c). A slot is
+ * valid while its tag holds ENG_DIRECT_VALID | the QPN or key; the owner writes the other fields first, then the
+ * tag (release), and withdraws a slot by clearing the tag. A producer that places through an MR counts itself in
+ * users around the placement, and the owner waits for users to drop to 0 after clearing the tag, so no write lands
+ * once ibv_dereg_mr returned.
+ */
+#define ENG_DIRECT_SLOTS 1024
+#define ENG_DIRECT_VALID (1ull << 32)
+struct eng_direct_qp {
+	_Atomic uint64_t tag;
+	uint32_t pdn;
+	uint32_t reserved;
+};
+struct eng_direct_mr {
+	_Atomic uint64_t tag;
+	_Atomic uint32_t users;
+	uint32_t access;
+	uint64_t addr, len;
+	uint32_t pdn;
+	uint32_t reserved;
 };
 
 struct eng_inbox {
@@ -42,6 +66,9 @@ struct eng_inbox {
 	 * holds its wake-up back while that is fresh (eng_inbox_kick). */
 	_Atomic uint64_t poll_ns;
 	uint8_t  pad[32];
+	/* What a peer needs to place an RDMA WRITE in the owner's memory itself (eng_direct.c). */
+	struct eng_direct_qp direct_qp[ENG_DIRECT_SLOTS];
+	struct eng_direct_mr direct_mr[ENG_DIRECT_SLOTS];
 	struct eng_ring req;
 	struct eng_ring resp;
 };
@@ -50,6 +77,8 @@ struct eng_inbox {
  * *tok receives what eng_ring_commit needs. */
 void *eng_ring_reserve(struct eng_ring *r, size_t len, uint64_t *tok);
 void eng_ring_commit(struct eng_ring *r, uint64_t tok);
+/* Bytes reserved and not yet consumed (a hint: producers may be adding). */
+uint64_t eng_ring_used(struct eng_ring *r);
 /* Give a reservation back without a packet (the consumer skips it). */
 void eng_ring_cancel(struct eng_ring *r, uint64_t tok);
 /* Next committed packet at head, or NULL; *len receives the record's packet capacity. */

@@ -168,6 +168,7 @@ int eng_complete_sq(struct eng_qp *qp)
 int eng_flush_qp(struct eng_qp *qp)
 {
 	int work = 0;
+	eng_direct_withdraw_qp(qp); /* a QP in error accepts no WRITE, placed or not */
 	uint32_t mask = qp->sq_cnt - 1;
 	for (; qp->infl_tail != qp->infl_head; qp->infl_tail++) {
 		struct eng_infl *e = &qp->infl[qp->infl_tail & mask];
