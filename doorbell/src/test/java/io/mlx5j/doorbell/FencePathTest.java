@@ -68,18 +68,31 @@ class FencePathTest
         assertTrue(noExport.contains("FENCE=lock add"), noExport);
     }
 
+    /**
+     * The child JVM's compiler log, then its "FENCE=..." line. The child writes that line to a file, not to its
+     * output: the compiler thread prints the log at the same time, and a line printed by the program could land in
+     * the middle of the intrinsic's line (seen in CI: "writebackPostSync0 (0 bytes)FENCE=sfence" then "(intrinsic)").
+     */
     private static String child(final List<String> extraArgs) throws IOException, InterruptedException
     {
-        final List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(extraArgs);
-        cmd.addAll(List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:+PrintIntrinsics", "-cp",
-            System.getProperty("java.class.path"), FenceLoopMain.class.getName()));
-        final Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        final String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(child.waitFor(60, TimeUnit.SECONDS), out);
-        assertEquals(0, child.exitValue(), out);
-        return out;
+        final Path fenceFile = Files.createTempFile("mlx5j-fence", ".txt");
+        try
+        {
+            final List<String> cmd = new ArrayList<>();
+            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            cmd.addAll(extraArgs);
+            cmd.addAll(List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:+PrintIntrinsics", "-cp",
+                System.getProperty("java.class.path"), FenceLoopMain.class.getName(), fenceFile.toString()));
+            final Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            final String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(child.waitFor(60, TimeUnit.SECONDS), out);
+            assertEquals(0, child.exitValue(), out);
+            return out + "\n" + Files.readString(fenceFile, StandardCharsets.UTF_8);
+        }
+        finally
+        {
+            Files.deleteIfExists(fenceFile);
+        }
     }
 
     private static boolean cpuHasClflushoptOrClwb() throws IOException
@@ -89,17 +102,17 @@ class FencePathTest
             && (cpuinfo.contains(" clflushopt") || cpuinfo.contains(" clwb"));
     }
 
-    /** Runs the fences until C2 compiles them, then says which instruction they are. */
+    /** Runs the fences until C2 compiles them, then writes which instruction they are to the file args[0]. */
     public static final class FenceLoopMain
     {
-        public static void main(final String[] args)
+        public static void main(final String[] args) throws IOException
         {
             for (int i = 0; i < 200_000; i++)
             {
                 Dma.wcStart();
                 Dma.wcFlush();
             }
-            System.out.println("FENCE=" + Dma.wcFence());
+            Files.writeString(Path.of(args[0]), "FENCE=" + Dma.wcFence() + "\n", StandardCharsets.UTF_8);
         }
     }
 }
