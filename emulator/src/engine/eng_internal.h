@@ -220,6 +220,7 @@ struct eng_global {
 	struct eng_peer peers[ENG_MAX_PEERS];
 	int strict, scatter, disabled;
 	int dbfault;                  /* doorbells arrive through write faults (eng_dbfault.c) */
+	int poller_first;             /* a kicked engine leaves packets to a recent poller (MLX5EMU_POLLER_FIRST) */
 	_Atomic unsigned long violations;
 };
 extern struct eng_global G;
