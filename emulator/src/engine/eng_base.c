@@ -2,6 +2,7 @@
  * eng_base.c - what every layer of the engine uses: the global state G, the clock, strict-mode reports, the
  * scheduling of the device threads (layer 0 of src/engine/LAYERS).
  */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,56 @@ uint64_t eng_now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int eng_runnable_threads(void)
+{
+	static _Atomic int fd = -2;
+	int f = atomic_load(&fd);
+	if (f == -2) {
+		int mine = open("/proc/loadavg", O_RDONLY | O_CLOEXEC), expected = -2;
+		if (atomic_compare_exchange_strong(&fd, &expected, mine)) {
+			f = mine;
+		} else {
+			if (mine >= 0)
+				close(mine);
+			f = expected;
+		}
+	}
+	char buf[128];
+	ssize_t n = f >= 0 ? pread(f, buf, sizeof buf - 1, 0) : -1;
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	unsigned running = 0;
+	if (sscanf(buf, "%*s %*s %*s %u/", &running) != 1)
+		return -1;
+	return (int)running;
+}
+
+long eng_cpus(void)
+{
+	static _Atomic long n;
+	long v = atomic_load_explicit(&n, memory_order_relaxed);
+	if (!v) {
+		v = sysconf(_SC_NPROCESSORS_ONLN);
+		if (v < 1)
+			v = 1;
+		atomic_store_explicit(&n, v, memory_order_relaxed);
+	}
+	return v;
+}
+
+int eng_core_spare(uint64_t now)
+{
+	static _Atomic uint64_t checked;
+	static _Atomic int spare;
+	if (now - atomic_load_explicit(&checked, memory_order_relaxed) > 200000ull) {
+		atomic_store_explicit(&checked, now, memory_order_relaxed);
+		int running = eng_runnable_threads();
+		atomic_store_explicit(&spare, running >= 0 && running < eng_cpus(), memory_order_relaxed);
+	}
+	return atomic_load_explicit(&spare, memory_order_relaxed);
 }
 
 /* Number of driver-rule violations seen by this process (strict mode prints each one). */

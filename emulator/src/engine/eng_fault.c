@@ -208,8 +208,10 @@ void eng_xmit(struct eng_qp *qp, struct eng_inbox *ib, struct eng_ring *r, uint6
 		pump(0, ib, resp); /* a packet held for reordering goes right after this one */
 	/* A packet whose data the requester placed itself (eng_direct.c) has nothing urgent for the responder's
 	 * engine, which takes it whenever it runs next: waking it is exactly the cost placement avoids. Unless its
-	 * ring fills up. */
-	if (!(p->flags & PF_PLACED) || eng_ring_used(r) > ENG_RING_BYTES / 4)
+	 * ring fills up, or a CPU is idle: woken there, that engine stays awake while packets keep coming (it spins
+	 * while a core is free), and the next WRITEs take the wire without a system call each (ib_write_bw). */
+	if (!(p->flags & PF_PLACED) || eng_ring_used(r) > ENG_RING_BYTES / 4 ||
+	    (!eng_direct_always() && eng_core_spare(eng_now_ns())))
 		eng_inbox_kick(ib);
 }
 

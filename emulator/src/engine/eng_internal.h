@@ -24,6 +24,8 @@
 /* How long a running peer may consume nothing of what is queued for it before its requesters' timeouts count
  * as retries (a stopped or dead peer counts at once): a starved or wedged engine must not hang its peers. */
 #define ENG_STALL_GRACE_NS 2000000000ull
+/* How long after a thread last lent the engine a pass its open doorbell pages stay open (eng_core.c). */
+#define ENG_LEND_OPEN_NS 1000000ull
 #define ENG_ATOMIC_HIST 16          /* saved atomic results per responder QP (max_dest_rd_atomic) */
 
 /* ---- wire packets ---- */
@@ -227,6 +229,13 @@ extern struct eng_global G;
 
 /* eng_base.c (layer 0 of src/engine/LAYERS) */
 uint64_t eng_now_ns(void);
+/* Threads runnable on the machine now, the caller included (the fourth field of /proc/loadavg), or -1 if unknown;
+ * a pread, about 2.5 us on the VM of stop 26. And the number of online CPUs. */
+int eng_runnable_threads(void);
+long eng_cpus(void);
+/* Whether a CPU is idle for a thread woken now (runnable threads, the caller included, fewer than the CPUs);
+ * re-read at most every 200 us, so callable per packet. */
+int eng_core_spare(uint64_t now);
 void eng_strict(uint32_t qpn, uint32_t wqe, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The scheduling every device thread asks for. */
 void eng_thread_sched_setup(void);
@@ -310,6 +319,10 @@ void eng_direct_publish_mr(const struct eng_mr *m);
 void eng_direct_withdraw_mr(const struct eng_mr *m);
 void eng_direct_withdraw_all(void);
 int eng_direct_wanted(struct eng_qp *qp, struct eng_inbox *peer, const struct eng_wqe *w);
+/* MLX5EMU_DIRECT=always: place whatever the checks allow, never hand a placed stream back to the wire. */
+int eng_direct_always(void);
+/* A responder engine that ran a pass this recently (eng_inbox.awake_ns) counts as awake. */
+#define ENG_AWAKE_FRESH_NS 20000ull
 int eng_direct_place(struct eng_qp *qp, struct eng_inbox *peer, const struct pkt *p);
 
 #endif

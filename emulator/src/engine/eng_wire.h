@@ -20,8 +20,8 @@
 #include <stdatomic.h>
 
 #define ENG_RING_BYTES   (8u << 20)
-#define ENG_WIRE_MAGIC   0x45524957384c4d45ULL /* "EML8WIRE": v6 added the wake futex, v7 the poll time, v8 the
-                                                 * direct placement tables */
+#define ENG_WIRE_MAGIC   0x45524957394c4d45ULL /* "EML9WIRE": v6 added the wake futex, v7 the poll time, v8 the
+                                                 * direct placement tables, v9 the awake time */
 
 struct eng_ring {
 	_Atomic uint64_t tail;
@@ -65,7 +65,12 @@ struct eng_inbox {
 	/* When one of the owner's application threads last ran an engine pass (CLOCK_MONOTONIC ns): a producer
 	 * holds its wake-up back while that is fresh (eng_inbox_kick). */
 	_Atomic uint64_t poll_ns;
-	uint8_t  pad[32];
+	/* When the owner's engine thread last ran a pass while running them back to back (0 once it goes to sleep):
+	 * while that is fresh, a packet put into the rings is taken within microseconds, so a peer sends its RDMA
+	 * WRITEs there instead of placing them (eng_direct.c). A time, not a flag, so that a process stopped while its
+	 * engine was awake soon counts as asleep. */
+	_Atomic uint64_t awake_ns;
+	uint8_t  pad[24];
 	/* What a peer needs to place an RDMA WRITE in the owner's memory itself (eng_direct.c). */
 	struct eng_direct_qp direct_qp[ENG_DIRECT_SLOTS];
 	struct eng_direct_mr direct_mr[ENG_DIRECT_SLOTS];
