@@ -383,6 +383,9 @@ public final class DirectCq
     /**
      * Poll one completion into {@code c}.
      *
+     * On the emulated device an empty poll lends the emulator a few engine passes ({@link EmulatorLend}), as
+     * libmlx5's {@code ibv_poll_cq} does there; on a real ConnectX it does nothing more than read the CQE.
+     *
      * @return 1 if {@code c} now holds a completion, 0 if the CQ is empty
      */
     public int poll(final Completion c)
@@ -404,6 +407,10 @@ public final class DirectCq
                     return 1;
                 }
             }
+            if (EmulatorLend.ENABLED)
+            {
+                EmulatorLend.lend();
+            }
             return 0;
         }
         finally
@@ -417,7 +424,8 @@ public final class DirectCq
 
     /**
      * Poll up to {@code max} completions (at most the batch capacity) into {@code batch.get(0..n-1)}; one
-     * consumer-index update for all of them.
+     * consumer-index update for all of them. An empty poll lends the emulated device cycles, as
+     * {@link #poll(Completion)} does.
      *
      * @return n, the number of completions
      */
@@ -454,6 +462,10 @@ public final class DirectCq
                 {
                     n++;
                 }
+            }
+            if (EmulatorLend.ENABLED && n == 0)
+            {
+                EmulatorLend.lend();
             }
             return n;
         }

@@ -11,7 +11,6 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -156,9 +155,6 @@ public final class NicClock implements AutoCloseable
         private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
         private static final long ERRNO_OFFSET = Linker.Option.captureStateLayout()
             .byteOffset(java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
-        private static final MethodHandle DLSYM = LINKER.downcallHandle(
-            LINKER.defaultLookup().find("dlsym").orElseThrow(),
-            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
         private static final MethodHandle MMAP = LINKER.downcallHandle(global("mmap"),
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG), ERRNO);
         private static final MethodHandle MUNMAP = LINKER.downcallHandle(global("munmap"),
@@ -171,28 +167,9 @@ public final class NicClock implements AutoCloseable
         {
         }
 
-        /**
-         * dlsym(RTLD_DEFAULT, name): the definition the dynamic linker gives every library (glibc RTLD_DEFAULT = 0).
-         */
         private static MemorySegment global(final String name)
         {
-            try (Arena a = Arena.ofConfined())
-            {
-                final MemorySegment sym = (MemorySegment) DLSYM.invokeExact(MemorySegment.NULL, a.allocateFrom(name));
-                if (sym.address() == 0)
-                {
-                    throw new IllegalStateException("dlsym(RTLD_DEFAULT, " + name + ") found nothing");
-                }
-                return sym;
-            }
-            catch (final RuntimeException | Error e)
-            {
-                throw e;
-            }
-            catch (final Throwable t)
-            {
-                throw new AssertionError(t);
-            }
+            return GlobalSymbols.require(name);
         }
 
         static long pageSize()
