@@ -11,7 +11,8 @@ import io.mlx5j.direct.SendFlags;
  * <p>
  * No allocation and no exceptions inside the loops except on failure: an error completion, or a stall (nothing
  * arrives within {@code stallNanos}; checked every 4096 spins), which names the iteration so a lost peer is never a
- * silent hang. Work request ids are iteration numbers.
+ * silent hang. Work request ids are iteration numbers, offset where a loop waits for its own completions (so they keep
+ * rising across the runs of a sweep).
  */
 final class PerfLoops
 {
@@ -44,18 +45,21 @@ final class PerfLoops
     // ----------------------------------------------------------------------------------------------- latency
 
     /**
-     * write_lat initiator: write the message with marker {@code (byte) (i + 1)} in its last byte, then spin until the
-     * peer's write puts the same marker into the last byte of our receive area. Sample = that round trip.
+     * write_lat initiator: write the message with marker {@code (byte) (i + 1)} in its last byte, wait for that WRITE's
+     * completion, then spin until the peer's write puts the same marker into the last byte of our receive area
+     * (perftest's order in run_iter_lat_write). Sample = that round trip.
      */
     static Latency writeLat(final Endpoint me, final Endpoint peer, final PerfOptions o, final Progress progress,
         final long stallNanos)
     {
         final int size = o.size();
         final int last = size - 1;
-        final int flags = (o.inline() ? SendFlags.INLINE : 0) | SendFlags.RING;
+        final int flags = (o.inline() ? SendFlags.INLINE : 0) | SendFlags.SIGNALED | SendFlags.RING;
         final RunWindow window = RunWindow.of(o);
         final long iterations = window == null ? o.iterations() : Long.MAX_VALUE;
         final long[] samples = window == null ? new long[(int) iterations] : null;
+        final long wrBase = me.lastSendWrId + 1;   // wr_ids keep rising across the runs of a sweep
+        final long peerWrBase = peer == null ? 0 : peer.lastSendWrId + 1;
         long counted = 0;
         for (long i = 0; i < iterations; i++)
         {
@@ -63,7 +67,11 @@ final class PerfLoops
             me.setSendByte(last, marker);
             final long t0 = System.nanoTime();
             final long deadline = t0 + stallNanos;
-            postWrite(me, i, size, flags, deadline);
+            postWrite(me, wrBase + i, size, flags, deadline);
+            if (!awaitSend(me, wrBase + i, deadline, i, window))
+            {
+                break;
+            }
             if (peer != null)
             {
                 if (!awaitByte(peer, last, marker, deadline, i, window))
@@ -71,7 +79,11 @@ final class PerfLoops
                     break;
                 }
                 peer.setSendByte(last, marker);
-                postWrite(peer, i, size, flags, deadline);
+                postWrite(peer, peerWrBase + i, size, flags, deadline);
+                if (!awaitSend(peer, peerWrBase + i, deadline, i, window))
+                {
+                    break;
+                }
             }
             if (!awaitByte(me, last, marker, deadline, i, window))
             {
@@ -85,11 +97,6 @@ final class PerfLoops
             else if (window.sampling(now))
             {
                 counted++;
-            }
-            drainSends(me);
-            if (peer != null)
-            {
-                drainSends(peer);
             }
             progress.tick(i + 1);
         }
@@ -105,10 +112,11 @@ final class PerfLoops
     {
         final int size = o.size();
         final int last = size - 1;
-        final int flags = (o.inline() ? SendFlags.INLINE : 0) | SendFlags.RING;
+        final int flags = (o.inline() ? SendFlags.INLINE : 0) | SendFlags.SIGNALED | SendFlags.RING;
         final RunWindow window = RunWindow.of(o);
         final long iterations = window == null ? o.iterations() : Long.MAX_VALUE;
         final long[] samples = window == null ? new long[(int) Math.max(1, iterations - 1)] : null;
+        final long wrBase = me.lastSendWrId + 1;
         long counted = 0;
         long previous = 0;
         for (long i = 0; i < iterations; i++)
@@ -132,8 +140,11 @@ final class PerfLoops
                 counted++;
             }
             previous = now;
-            postWrite(me, i, size, flags, now + stallNanos);
-            drainSends(me);
+            postWrite(me, wrBase + i, size, flags, now + stallNanos);
+            if (!awaitSend(me, wrBase + i, now + stallNanos, i, window))
+            {
+                break;
+            }
             progress.tick(i + 1);
         }
         return result(samples, counted, window);
@@ -492,13 +503,33 @@ final class PerfLoops
         return true;
     }
 
-    /** Retires signaled writes so the ring never fills (write_lat polls no receives). */
-    private static void drainSends(final Endpoint e)
+    /**
+     * Polls until the WQE {@code wrId} has completed: write_lat waits for each WRITE's completion before it spins on
+     * its buffer, as perftest's run_iter_lat_write does (every WRITE signaled, {@code ibv_poll_cq} until it returns
+     * one). False when a duration run ended meanwhile.
+     */
+    private static boolean awaitSend(final Endpoint e, final long wrId, final long deadline, final long iteration,
+        final RunWindow window)
     {
-        while (e.pollOnce() != 0)
+        long spins = 0;
+        while (e.lastSendWrId != wrId)
         {
-            // each call handles one completion
+            if (e.pollOnce() == 0)
+            {
+                if (window != null)
+                {
+                    if ((++spins & SPIN_CHECK_MASK) == 0 && window.over(System.nanoTime()))
+                    {
+                        return false;
+                    }
+                }
+                else
+                {
+                    spins = checkStall(spins, deadline, "the RDMA WRITE's completion", iteration);
+                }
+            }
         }
+        return true;
     }
 
     private static long checkStall(final long spins, final long deadline, final String waitingFor,
