@@ -485,19 +485,9 @@ final class PerfLoops
         long spins = 0;
         while (e.recvDone < count)
         {
-            if (e.pollOnce() == 0)
+            if (e.pollOnce() == 0 && (spins = emptyPoll(spins, deadline, window, "the peer's SEND", iteration)) < 0)
             {
-                if (window != null)
-                {
-                    if ((++spins & SPIN_CHECK_MASK) == 0 && window.over(System.nanoTime()))
-                    {
-                        return false;
-                    }
-                }
-                else
-                {
-                    spins = checkStall(spins, deadline, "the peer's SEND", iteration);
-                }
+                return false;
             }
         }
         return true;
@@ -514,22 +504,28 @@ final class PerfLoops
         long spins = 0;
         while (e.lastSendWrId != wrId)
         {
-            if (e.pollOnce() == 0)
+            if (e.pollOnce() == 0
+                && (spins = emptyPoll(spins, deadline, window, "the RDMA WRITE's completion", iteration)) < 0)
             {
-                if (window != null)
-                {
-                    if ((++spins & SPIN_CHECK_MASK) == 0 && window.over(System.nanoTime()))
-                    {
-                        return false;
-                    }
-                }
-                else
-                {
-                    spins = checkStall(spins, deadline, "the RDMA WRITE's completion", iteration);
-                }
+                return false;
             }
         }
         return true;
+    }
+
+    /**
+     * After an empty poll in a wait: the new spin count, or -1 when a duration run's window ended (checked every
+     * 4096 spins); an iteration run throws once {@code deadline} passed ({@link #checkStall}).
+     */
+    private static long emptyPoll(final long spins, final long deadline, final RunWindow window,
+        final String waitingFor, final long iteration)
+    {
+        if (window == null)
+        {
+            return checkStall(spins, deadline, waitingFor, iteration);
+        }
+        final long next = spins + 1;
+        return (next & SPIN_CHECK_MASK) == 0 && window.over(System.nanoTime()) ? -1 : next;
     }
 
     private static long checkStall(final long spins, final long deadline, final String waitingFor,
