@@ -133,7 +133,7 @@ int pthread_spin_lock(pthread_spinlock_t *l)
  */
 __attribute__((visibility("default"))) void mlx5emu_lend(void)
 {
-	if (G.running && !in_assist)
+	if (G.running && !in_assist && !G.lend_off)
 		lend(4);
 }
 
@@ -141,8 +141,7 @@ __attribute__((visibility("default"))) void mlx5emu_lend(void)
  * call out of their measured polls) or MLX5EMU_LEND=0 (a driver's loans turned off, to test the other paths). */
 __attribute__((visibility("default"))) int mlx5emu_lend_enabled(void)
 {
-	const char *s = getenv("MLX5EMU_LEND");
-	return !G.disabled && !(s && s[0] == '0');
+	return !G.disabled && !G.lend_off;
 }
 
 /* A doorbell store to the application's mapping of the UAR page user_va faulted (eng_dbfault.c). The driver
@@ -389,6 +388,8 @@ __attribute__((constructor)) static void engine_init(void)
 	G.disabled = s && (strcmp(s, "off") == 0 || strcmp(s, "0") == 0);
 	s = getenv("MLX5EMU_POLLER_FIRST");
 	G.poller_first = !(s && s[0] == '0');
+	s = getenv("MLX5EMU_LEND");
+	G.lend_off = s && s[0] == '0';
 	pthread_atfork(NULL, NULL, atfork_child);
 }
 

@@ -223,6 +223,7 @@ struct eng_global {
 	int strict, scatter, disabled;
 	int dbfault;                  /* doorbells arrive through write faults (eng_dbfault.c) */
 	int poller_first;             /* a kicked engine leaves packets to a recent poller (MLX5EMU_POLLER_FIRST) */
+	int lend_off;                 /* MLX5EMU_LEND=0: mlx5emu_lend does nothing */
 	_Atomic unsigned long violations;
 };
 extern struct eng_global G;
