@@ -133,6 +133,15 @@ static inline void t_connect(struct ibv_qp *qp, uint32_t remote_qpn, const struc
 	CHECK(ibv_modify_qp(qp, &a, mask) == 0, "rts");
 }
 
+/* Two RC QPs of this process connected to each other (a on cqa, b on cqb), every WQE signaled, up to RTS. */
+static inline void t_rc_loop(struct ibv_cq *cqa, struct ibv_cq *cqb, struct ibv_qp **a, struct ibv_qp **b)
+{
+	*a = t_qp(IBV_QPT_RC, cqa, cqa, NULL, 1);
+	*b = t_qp(IBV_QPT_RC, cqb, cqb, NULL, 1);
+	t_connect(*a, (*b)->qp_num, &t_default_conn, 1);
+	t_connect(*b, (*a)->qp_num, &t_default_conn, 1);
+}
+
 static inline void t_ud_up(struct ibv_qp *qp, uint32_t qkey)
 {
 	struct ibv_qp_attr a;

@@ -13,10 +13,8 @@ int main(void)
 	struct ibv_cq *cq = ibv_create_cq(t_ctx, 7, NULL, NULL, 0); /* 8 entries, cqe 7 */
 	struct ibv_cq *pcq = ibv_create_cq(t_ctx, 16, NULL, NULL, 0);
 	CHECK(cq && pcq && cq->cqe == 7, "cq");
-	struct ibv_qp *a = t_qp(IBV_QPT_RC, cq, cq, NULL, 1);
-	struct ibv_qp *b = t_qp(IBV_QPT_RC, pcq, pcq, NULL, 1);
-	t_connect(a, b->qp_num, &t_default_conn, 1);
-	t_connect(b, a->qp_num, &t_default_conn, 1);
+	struct ibv_qp *a, *b;
+	t_rc_loop(cq, pcq, &a, &b);
 	uint8_t *buf;
 	struct ibv_mr *mr = t_mr(4096, T_ALL_ACCESS, (void **)&buf);
 	struct t_rawcq raw;

@@ -54,10 +54,8 @@ int main(int argc, char **argv)
 	t_open();
 	struct ibv_cq *cq = ibv_create_cq(t_ctx, 256, NULL, NULL, 0);
 	CHECK(cq, "cq");
-	struct ibv_qp *a = t_qp(IBV_QPT_RC, cq, cq, NULL, 1);
-	struct ibv_qp *b = t_qp(IBV_QPT_RC, cq, cq, NULL, 1);
-	t_connect(a, b->qp_num, &t_default_conn, 1);
-	t_connect(b, a->qp_num, &t_default_conn, 1);
+	struct ibv_qp *a, *b;
+	t_rc_loop(cq, cq, &a, &b);
 	uint8_t *dst;
 	struct ibv_mr *mr = t_mr(4096, T_ALL_ACCESS, (void **)&dst);
 	volatile uint64_t *landed = (volatile uint64_t *)dst;
