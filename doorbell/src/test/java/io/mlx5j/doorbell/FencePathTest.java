@@ -69,8 +69,9 @@ class FencePathTest
     }
 
     /**
-     * The child JVM's compiler log, then its "FENCE=..." line. The child writes that line to a file, not to its
-     * output: the compiler thread prints the log at the same time, and a line printed by the program could land in
+     * The child JVM's compiler log (complete: compiled with -Xbatch), then its "FENCE=..." line. The child writes
+     * that line to a file, not to its output: the compiler thread prints the log at the same time, and a line printed
+     * by the program could land in
      * the middle of the intrinsic's line (seen in CI: "writebackPostSync0 (0 bytes)FENCE=sfence" then "(intrinsic)").
      */
     private static String child(final List<String> extraArgs) throws IOException, InterruptedException
@@ -81,7 +82,10 @@ class FencePathTest
             final List<String> cmd = new ArrayList<>();
             cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             cmd.addAll(extraArgs);
-            cmd.addAll(List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:+PrintIntrinsics", "-cp",
+            // -Xbatch: the program waits for each compilation it triggers, so it cannot exit while the compiler
+            // thread is still printing the log (seen in CI: the log cut off inside the inlining tree, before the
+            // intrinsic's line)
+            cmd.addAll(List.of("-Xbatch", "-XX:+UnlockDiagnosticVMOptions", "-XX:+PrintIntrinsics", "-cp",
                 System.getProperty("java.class.path"), FenceLoopMain.class.getName(), fenceFile.toString()));
             final Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             final String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
