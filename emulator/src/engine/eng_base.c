@@ -22,6 +22,11 @@ uint64_t eng_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t eng_pass_ns(void)
+{
+	return G.pass_ns;
+}
+
 int eng_runnable_threads(void)
 {
 	static _Atomic int fd = -2;

@@ -106,7 +106,7 @@ void eng_handle_resp(struct pkt *p)
 				p->dst_qpn, qp ? qp->state : -1);
 		return;
 	}
-	uint64_t now = eng_now_ns();
+	uint64_t now = eng_pass_ns();
 	uint32_t slot;
 	struct eng_infl *e;
 	switch (p->type) {

@@ -61,18 +61,29 @@ static int drain_inbox(void)
 	return work;
 }
 
-/* One pass over everything the device does; caller holds G.lock. */
-static int engine_iteration(void)
+/* The timer page advances with the passes (emu_clock.h), at most once a microsecond: a pass that finds nothing to
+ * do is a few hundred nanoseconds, and the tick conversion and the compare-and-swap on a page every process of the
+ * fabric writes were a tenth of it. A CQE still publishes its own stamp first (eng_cq.c). */
+#define ENG_CLOCK_SHOW_NS 1000ull
+
+/* One pass over everything the device does, started at now; caller holds G.lock. */
+static int engine_iteration(uint64_t now)
 {
-	static uint64_t last_slow;
+	static uint64_t last_slow, last_full_scan;
 	int work = 0;
 	if (!G.inbox)
 		return 0;
-	uint64_t now = eng_now_ns();
-	emu_clock_publish(emu_clock_ticks(now)); /* the timer page advances with every pass (emu_clock.h) */
+	G.pass_ns = now;
+	if (now - G.clock_shown_ns >= ENG_CLOCK_SHOW_NS) {
+		G.clock_shown_ns = now;
+		emu_clock_publish(emu_clock_ticks(now));
+	}
 	if (eng_inbox_deferred_pending())
 		eng_inbox_kick_deferred(now, 0);
-	work |= eng_scan_doorbells();
+	int full = now - last_full_scan >= ENG_FULL_SCAN_NS;
+	if (full)
+		last_full_scan = now;
+	work |= eng_scan_doorbells(full);
 	work |= drain_inbox();
 	for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
 		work |= eng_qp_progress(qp, now);
@@ -83,6 +94,21 @@ static int engine_iteration(void)
 		emu_clock_maintain();
 	}
 	return work;
+}
+
+/* The inbox's first cache line (wake_seq, sleeping, poll_ns, awake_ns) is read by every producer with every packet
+ * (eng_inbox_kick, eng_direct_wanted): written with every pass of a spinning engine, or every pass lent by a
+ * poller, it moved between the cores with every packet (stop 28: the loads of it were a tenth of ib_write_bw's
+ * client thread). So both times are stored only when they moved by ENG_INBOX_TIME_STEP_NS, well below the
+ * windows in which they are read (ENG_AWAKE_FRESH_NS, ENG_POLL_FRESH_NS); a change to or from 0 always. */
+#define ENG_INBOX_TIME_STEP_NS 1000ull
+
+static void publish_time(_Atomic uint64_t *at, uint64_t *shown, uint64_t now)
+{
+	if (now && *shown && now - *shown < ENG_INBOX_TIME_STEP_NS && now >= *shown)
+		return;
+	*shown = now;
+	atomic_store_explicit(at, now, memory_order_relaxed);
 }
 
 /*
@@ -105,9 +131,11 @@ static void lend(int passes)
 	atomic_store_explicit(&G.last_assist, now, memory_order_relaxed);
 	if (!atomic_load_explicit(&G.hook_wait, memory_order_relaxed) && pthread_mutex_trylock(&G.lock) == 0) {
 		in_assist = 1;
-		if (G.inbox) /* tells producers that this process polls: they defer their wake-ups (eng_wire.c) */
-			atomic_store_explicit(&G.inbox->poll_ns, now, memory_order_relaxed);
-		for (int n = 0; n < passes && engine_iteration(); n++)
+		if (G.inbox) { /* tells producers that this process polls: they defer their wake-ups (eng_wire.c) */
+			static uint64_t shown; /* under G.lock */
+			publish_time(&G.inbox->poll_ns, &shown, now);
+		}
+		for (int n = 0; n < passes && engine_iteration(n ? eng_now_ns() : now); n++)
 			;
 		in_assist = 0;
 		pthread_mutex_unlock(&G.lock);
@@ -172,7 +200,7 @@ void eng_doorbell_fault(void *user_va)
 	}
 	/* A few passes: a loopback packet lands in this process's own inbox in the first and is delivered in the
 	 * second, before the storing thread resumes. */
-	for (int n = 0; n < 4 && engine_iteration(); n++)
+	for (int n = 0; n < 4 && engine_iteration(eng_now_ns()); n++)
 		;
 	eng_inbox_kick_deferred(eng_now_ns(), 1); /* the storing thread may spin on memory next, not poll */
 	/* Under G.lock: eng_protect_open_pages must not protect the page again between the open above and this write
@@ -195,12 +223,20 @@ static int core_free(void)
 	return running < 0 || running <= eng_cpus(); /* cannot tell: behave as before */
 }
 
+/* How long before now an application thread last lent a pass (0 if it did so after now was read). */
+static uint64_t lent_before(uint64_t now)
+{
+	uint64_t then = atomic_load_explicit(&G.last_assist, memory_order_relaxed);
+	return then > now ? 0 : now - then;
+}
+
 /* Publish in the inbox that this thread is running passes back to back (on: now) or going to sleep (0); peers
  * place their RDMA WRITEs directly only while it is not (eng_wire.h, eng_direct.c). */
-static void publish_awake(int on)
+static void publish_awake(uint64_t now)
 {
+	static uint64_t shown; /* only the engine thread publishes it */
 	if (G.inbox)
-		atomic_store_explicit(&G.inbox->awake_ns, on ? eng_now_ns() : 0, memory_order_relaxed);
+		publish_time(&G.inbox->awake_ns, &shown, now);
 }
 
 static void *engine_main(void *arg)
@@ -210,7 +246,7 @@ static void *engine_main(void *arg)
 	eng_thread_sched_setup();
 	in_assist = 1;
 	uint64_t idle = 0, last_work = 0, spin_checked = 0;
-	int spin_ok = 0;
+	int spin_ok = 0, poller_naps = 0;
 	while (!atomic_load(&G.stop)) {
 		/* While application threads are lending cycles, stay out of their way: if this thread were preempted
 		 * while holding G.lock, every poller's trylock would fail for a whole time slice. (Not 1 us steps: each
@@ -218,9 +254,21 @@ static void *engine_main(void *arg)
 		 * the poller may have gone back to spinning on memory (ib_write_lat polls its send CQ, then spins on
 		 * its buffer), and its packet would otherwise wait for the end of this sleep (measured: ib_write_lat -s
 		 * 8 typical 60 us with a plain 100 us sleep here, 22 us with the wake). */
-		uint64_t since = eng_now_ns() - atomic_load_explicit(&G.last_assist, memory_order_relaxed);
+		uint64_t top = eng_now_ns();
+		uint64_t since = lent_before(top);
+		if (since >= 100000ull)
+			poller_naps = 0;
 		if (since < 100000ull) { /* a poller called in the last 100 us: sleep until that is no longer so */
 			long ns = (long)(100000ull - since > 20000ull ? 100000ull - since : 20000ull);
+			/* Each time-out that finds the poller still at it doubles the next nap, up to ENG_LEND_OPEN_NS: every
+			 * wake-up costs this VM about 20 us of CPU and adds a runnable thread, which made the peer's
+			 * spinning engine sleep (core_free) and the poller pay a futex wake for every packet after
+			 * (ib_write_bw -s 8, stop 28: 10 000 wake-ups a second of the client's engine at 100 us). */
+			ns <<= poller_naps;
+			if (ns > (long)ENG_LEND_OPEN_NS)
+				ns = (long)ENG_LEND_OPEN_NS;
+			else
+				poller_naps++;
 			if (eng_inbox_deferred_pending()) {
 				pthread_mutex_lock(&G.lock);
 				eng_inbox_kick_deferred(eng_now_ns(), 1);
@@ -243,15 +291,16 @@ static void *engine_main(void *arg)
 				continue;
 			}
 		}
-		publish_awake(1);
+		publish_awake(top);
 		pthread_mutex_lock(&G.lock);
-		int work = engine_iteration();
+		uint64_t now = eng_now_ns(); /* not top: the lock may have been held by a lending thread for a while */
+		int work = engine_iteration(now);
 		pthread_mutex_unlock(&G.lock);
 		if (atomic_load(&G.hook_wait))
 			sched_yield();
 		if (work) {
 			idle = 0;
-			last_work = eng_now_ns();
+			last_work = now;
 			continue;
 		}
 		idle++;
@@ -262,7 +311,6 @@ static void *engine_main(void *arg)
 		 * core from a program for the 64 passes (50 to 100 us, perf sched), and two JVMs that poll their CQs
 		 * in memory lose that on every round trip (stop 13: two-JVM write_lat typical 20.6 -> 18.0 us, median
 		 * of 6 alternated pairs, all 6 in favour; ib_send_lat, ib_write_lat and the loopback unchanged). */
-		uint64_t now = eng_now_ns();
 		if (now - last_work < 200000ull && now - spin_checked > 20000ull) {
 			spin_checked = now;
 			spin_ok = core_free();
@@ -275,7 +323,7 @@ static void *engine_main(void *arg)
 		 * costs a TLB shootdown, and the next doorbell a write fault: 80 to 190 us on the VM of stop 26) until
 		 * it has not lent for ENG_LEND_OPEN_NS, and sleep until then. A doorbell it leaves behind is still seen,
 		 * by the pass after that sleep. */
-		uint64_t lent_ago = now - atomic_load_explicit(&G.last_assist, memory_order_relaxed);
+		uint64_t lent_ago = lent_before(now);
 		if (lent_ago < ENG_LEND_OPEN_NS) {
 			if (eng_inbox_deferred_pending()) {
 				pthread_mutex_lock(&G.lock);

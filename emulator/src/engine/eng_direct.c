@@ -191,12 +191,14 @@ int eng_direct_wanted(struct eng_qp *qp, struct eng_inbox *peer, const struct en
 	    w->total_len > ENG_CHUNK || !peer || peer->pid == G.pid || qp->direct_off)
 		return 0;
 	int mode = direct_mode();
+	if (!mode)
+		return 0;
 	/* An awake responder engine takes the packet within microseconds without a system call; placing costs one
 	 * (process_vm_writev, 1.8 us on the VM of stop 26): ib_write_bw -s 8 gave 0.21 to 0.27 M msg/s placed and
 	 * 0.54 to 0.77 through the rings. Placement is for a responder whose engine would first have to be woken. */
-	if (!mode || (mode == 1 && eng_now_ns() - atomic_load_explicit(&peer->awake_ns, memory_order_relaxed) <
-					ENG_AWAKE_FRESH_NS))
-		return 0;
+	uint64_t now = eng_pass_ns(), awake = atomic_load_explicit(&peer->awake_ns, memory_order_relaxed);
+	if (mode == 1 && awake && (awake > now || now - awake < ENG_AWAKE_FRESH_NS))
+		return 0; /* (later than the start of this pass: it is awake now) */
 	for (uint32_t i = qp->infl_tail; i != qp->infl_head; i++)
 		if (!qp->infl[i & (qp->sq_cnt - 1)].done)
 			return 0;

@@ -26,6 +26,8 @@
 #define ENG_STALL_GRACE_NS 2000000000ull
 /* How long after a thread last lent the engine a pass its open doorbell pages stay open (eng_core.c). */
 #define ENG_LEND_OPEN_NS 1000000ull
+/* How often a pass scans every UAR page, the write-protected ones included (eng_doorbell.c). */
+#define ENG_FULL_SCAN_NS 50000ull
 #define ENG_ATOMIC_HIST 16          /* saved atomic results per responder QP (max_dest_rd_atomic) */
 
 /* ---- wire packets ---- */
@@ -224,12 +226,18 @@ struct eng_global {
 	int dbfault;                  /* doorbells arrive through write faults (eng_dbfault.c) */
 	int poller_first;             /* a kicked engine leaves packets to a recent poller (MLX5EMU_POLLER_FIRST) */
 	int lend_off;                 /* MLX5EMU_LEND=0: mlx5emu_lend does nothing */
+	uint64_t pass_ns;             /* start of the running (or last) engine pass: eng_pass_ns */
+	uint64_t clock_shown_ns;      /* when the pass last advanced the timer page */
 	_Atomic unsigned long violations;
 };
 extern struct eng_global G;
 
 /* eng_base.c (layer 0 of src/engine/LAYERS) */
 uint64_t eng_now_ns(void);
+/* The time the running engine pass started (caller holds G.lock, inside a pass): per-packet bookkeeping (ACK
+ * timers, the responder's awake time) needs no fresher clock than that, and each clock read costs 28 ns on the VM
+ * of stop 28, several per packet when every one read it. */
+uint64_t eng_pass_ns(void);
 /* Threads runnable on the machine now, the caller included (the fourth field of /proc/loadavg), or -1 if unknown;
  * a pread, about 2.5 us on the VM of stop 26. And the number of online CPUs. */
 int eng_runnable_threads(void);
@@ -260,7 +268,8 @@ void eng_cq_arm_doorbell(const uint8_t *db);
 /* eng_doorbell.c (layer 4); all under G.lock */
 /* What a doorbell executes: the send queue up to its doorbell record (rec, rec_ahead WQEBBs past the device). */
 void eng_sq_take_record(struct eng_qp *qp, uint32_t idx, uint32_t rec, uint32_t rec_ahead);
-int eng_scan_doorbells(void);
+/* Take the doorbells of every UAR page that can hold one unseen (full: of every page). Returns whether any. */
+int eng_scan_doorbells(int full);
 int eng_protect_open_pages(void);
 int eng_doorbells_polled(void);
 void eng_take_pending_doorbells_locked(void);

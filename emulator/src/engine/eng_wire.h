@@ -59,7 +59,8 @@ struct eng_inbox {
 	int32_t  pid;
 	uint32_t reserved;
 	/* A process-shared futex: the owner's engine thread sleeps on wake_seq (with a timeout, since doorbells are
-	 * polled) after announcing it in sleeping; a producer that committed a packet bumps wake_seq and wakes it. */
+	 * polled) after announcing it in sleeping; the first producer to commit a packet after that takes the announcement
+	 * down (exchange to 0), bumps wake_seq and wakes it; later producers see it awake. */
 	_Atomic uint32_t wake_seq;
 	_Atomic uint32_t sleeping;
 	/* When one of the owner's application threads last ran an engine pass (CLOCK_MONOTONIC ns): a producer
