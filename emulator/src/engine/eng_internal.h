@@ -174,6 +174,10 @@ struct eng_qp {
 	uint32_t atomic_hist_n;
 	struct eng_rx rx;
 	int direct_off;            /* direct placement into the peer refused by the system: not tried again */
+	/* A WRITE was placed and no request has come back from the peer since, neither through the rings nor placed
+	 * (the peer's placements into this QP numbered placed_into_seen then): eng_direct_wanted. */
+	int placed_unanswered;
+	uint32_t placed_into_seen;
 	/* peer (RC/UC) */
 	struct eng_inbox *peer;
 	int peer_pid;
@@ -334,5 +338,7 @@ int eng_direct_always(void);
 /* A responder engine that ran a pass this recently (eng_inbox.awake_ns) counts as awake. */
 #define ENG_AWAKE_FRESH_NS 20000ull
 int eng_direct_place(struct eng_qp *qp, struct eng_inbox *peer, const struct pkt *p);
+/* A WRITE of qp was placed: the next is placed only once the peer answers (eng_direct_wanted). */
+void eng_direct_placed(struct eng_qp *qp);
 
 #endif

@@ -132,6 +132,7 @@ static int tx_message(struct eng_qp *qp, struct eng_inbox *peer, uint32_t dst_qp
 			if (placed && eng_direct_place(qp, peer, p)) {
 				p->flags |= PF_PLACED;
 				*placed = 1;
+				eng_direct_placed(qp);
 			}
 			eng_xmit(qp, peer, &peer->req, tok, p, sizeof *p + chunk);
 		}

@@ -577,6 +577,7 @@ int eng_handle_req(struct pkt *p)
 	case EMU_QPT_UC:
 		return uc_recv(qp, p);
 	default:
+		qp->placed_unanswered = 0; /* the peer answers: its next placement is wanted again (eng_direct.c) */
 		return rc_recv(qp, p);
 	}
 }

@@ -43,7 +43,9 @@ struct eng_ring {
 struct eng_direct_qp {
 	_Atomic uint64_t tag;
 	uint32_t pdn;
-	uint32_t reserved;
+	/* WRITEs peers placed into this QP's process for it, counted before each placement: the owner sees its peer
+	 * answer before (or as) the data shows, while the packet itself comes to the rings only after (eng_direct.c). */
+	_Atomic uint32_t placed;
 };
 struct eng_direct_mr {
 	_Atomic uint64_t tag;

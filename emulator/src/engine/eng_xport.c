@@ -39,6 +39,7 @@ void eng_qp_reset_state(struct eng_qp *qp)
 	qp->rnr_until = 0;
 	qp->rec_stall_since = 0;
 	qp->rec_stall_reported = 0;
+	qp->placed_unanswered = 0;
 	memset(&qp->rx, 0, sizeof qp->rx);
 	qp->peer = NULL;
 }
