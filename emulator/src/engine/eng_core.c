@@ -264,9 +264,9 @@ static void *engine_main(void *arg)
 			 * wake-up costs this VM about 20 us of CPU and adds a runnable thread, which made the peer's
 			 * spinning engine sleep (core_free) and the poller pay a futex wake for every packet after
 			 * (ib_write_bw -s 8, stop 28: 10 000 wake-ups a second of the client's engine at 100 us). */
-			ns <<= poller_naps;
-			if (ns > (long)ENG_LEND_OPEN_NS)
-				ns = (long)ENG_LEND_OPEN_NS;
+			long nap = ns << poller_naps;
+			if (nap > (long)ENG_LEND_OPEN_NS)
+				nap = (long)ENG_LEND_OPEN_NS;
 			else
 				poller_naps++;
 			if (eng_inbox_deferred_pending()) {
@@ -275,8 +275,9 @@ static void *engine_main(void *arg)
 				pthread_mutex_unlock(&G.lock);
 			}
 			publish_awake(0);
-			if (!eng_inbox_wait(G.inbox, ns))
+			if (!eng_inbox_wait(G.inbox, nap))
 				continue;
+			poller_naps = 0; /* a packet: back to the short steps, the poller may have gone to spin on memory */
 			/* A packet is waiting, but an application thread is polling and will take it in the pass it lends
 			 * at its next ibv_poll_cq. Woken, this thread would preempt that very poller (nice -19), and on the
 			 * VM of stop 26 a wake-up and switch cost 50 to 150 us: ib_send_lat -s 8 then stays for whole runs
