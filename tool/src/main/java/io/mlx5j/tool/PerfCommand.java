@@ -174,7 +174,7 @@ final class PerfCommand
         try (Endpoint e = endpoint(context, pd, o, area(o)))
         {
             e.directPath(o.mode(), false);
-            return PerftestSession.run(context, e, o, rdAtomic, out, err);
+            return PerftestSession.run(context, pd, e, o, rdAtomic, out, err);
         }
     }
 
@@ -393,7 +393,7 @@ final class PerfCommand
         return wanted;
     }
 
-    private static long stallNanos(final PerfOptions o)
+    static long stallNanos(final PerfOptions o)
     {
         return o.timeout().toNanos();
     }

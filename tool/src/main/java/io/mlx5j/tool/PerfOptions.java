@@ -42,7 +42,8 @@ public record PerfOptions(
     boolean noPeak,
     boolean allSizes,
     int duration,
-    int margin)
+    int margin,
+    long warmup)
 {
     /** perftest's -a sweep: 2^1 .. 2^23 bytes (MAX_SIZE 8388608; the loops run i = 1 .. 23). */
     public static final int ALL_SIZES_MAX = 1 << 23;
@@ -63,6 +64,8 @@ public record PerfOptions(
     public static final int DEFAULT_TCP_PORT = 18515;
     /** Latency samples are kept in a long[] (80 MB at this count). */
     public static final long MAX_LATENCY_ITERATIONS = 10_000_000L;
+    /** Warm-up iterations of a two-process latency run (JitWarmup) unless --warmup says otherwise. */
+    public static final long DEFAULT_WARMUP = 20_000;
     /** The largest message: one MR of this size is registered per side. */
     public static final int MAX_SIZE = 1 << 30;
 
@@ -105,6 +108,10 @@ public record PerfOptions(
         "      --timeout SECONDS    limit for the TCP exchange, the server's wait for a client, and any stall",
         "                           of a run (nothing arrives from the peer) (default 60)",
         "      --no-progress        no progress lines on stderr",
+        "      --warmup N           mlx5j only, latency tests: before the exchange, run N iterations of the same",
+        "                           loops on a private QP pair in this process and wait for the JIT compiler to",
+        "                           finish (default " + DEFAULT_WARMUP + " with --server or SERVER_HOST over TCP,",
+        "                           0 otherwise); the peer sees nothing of it",
         "      --emulated           (launcher) use the emulated ConnectX even if a real device exists");
 
     /** Parses {@code mlx5j perf} arguments (the word "perf" already removed). */
@@ -135,6 +142,7 @@ public record PerfOptions(
         boolean allSizes = false;
         int duration = 0;
         int margin = -1;
+        long warmup = -1;
         final List<String> notes = new ArrayList<>();
         while (a.hasNext())
         {
@@ -187,6 +195,7 @@ public record PerfOptions(
                 }
                 case "-D", "--duration" -> duration = a.intValue(o, 1, 86_400);
                 case "--margin" -> margin = a.intValue(o, 0, 86_400);
+                case "--warmup" -> warmup = a.longValue(o, 0, MAX_LATENCY_ITERATIONS);
                 case "-b", "--bidirectional" -> throw new UsageException(o + ": bidirectional runs are not supported "
                     + "by mlx5j perf");
                 case "-t", "--tx-depth" -> txDepth = a.intValue(o, 1, 1 << 15);
@@ -305,10 +314,23 @@ public record PerfOptions(
         {
             throw new UsageException("-R connects to a peer through rdma_cm: give --server or the server's address");
         }
+        if (warmup > 0 && !test.isLatency())
+        {
+            throw new UsageException("--warmup applies to the latency tests only");
+        }
+        if (warmup > 0 && rdmaCm)
+        {
+            throw new UsageException("--warmup runs before a TCP exchange; with -R there is none");
+        }
+        if (warmup == -1)
+        {
+            warmup = test.isLatency() && !rdmaCm && role != null && role != Role.LOOPBACK ? DEFAULT_WARMUP : 0;
+        }
         return new PerfOptions(test, size, iterations, device, ibPort, gidIndex, inlineSize, mode, txDepth, cqMod,
             rxDepth, mtu, role == null ? Role.LOOPBACK : role, host, tcpPort, Duration.ofSeconds(timeoutSeconds),
             progress, reportGbits, List.copyOf(notes), outReads, rdmaCm,
-            noPeak || (!test.isLatency() && iterations > PEAK_MAX_ITERATIONS), allSizes, duration, Math.max(0, margin));
+            noPeak || (!test.isLatency() && iterations > PEAK_MAX_ITERATIONS), allSizes, duration, Math.max(0, margin),
+            warmup);
     }
 
     /** The message sizes of the run: -a's sweep, or the one size. */
@@ -337,7 +359,16 @@ public record PerfOptions(
     {
         return new PerfOptions(test, newSize, iterations, device, ibPort, gidIndex, inlineSize, mode, txDepth, cqMod,
             rxDepth, mtu, role, host, tcpPort, timeout, progress, reportGbits, notes, outReads, rdmaCm, noPeak,
-            allSizes, duration, margin);
+            allSizes, duration, margin, warmup);
+    }
+
+    /** The warm-up run of {@link JitWarmup}: this test at the first size of the run, warmup iterations, both QPs
+     * in this process, no duration window, no progress lines. */
+    public PerfOptions forWarmup()
+    {
+        return new PerfOptions(test, sizes()[0], warmup, device, ibPort, gidIndex, inlineSize, mode, txDepth,
+            cqMod, rxDepth, mtu, Role.LOOPBACK, null, tcpPort, timeout, false, reportGbits, notes, outReads, false,
+            noPeak, false, 0, 0, 0);
     }
 
     /** True when this run's payloads go inline (the whole message fits the inline size). */

@@ -54,8 +54,8 @@ final class PerftestSession
     }
 
     /** A TCP run (perftest's default): the endpoint's QP is connected by hand with the exchanged destinations. */
-    static int run(final Context context, final Endpoint e, final PerfOptions o, final int rdAtomic,
-        final PrintStream out, final PrintStream err)
+    static int run(final Context context, final ProtectionDomain pd, final Endpoint e, final PerfOptions o,
+        final int rdAtomic, final PrintStream out, final PrintStream err)
     {
         final boolean server = o.role() == PerfOptions.Role.SERVER;
         try (ServerSocket listener = server ? listen(o.tcpPort()) : null)
@@ -65,6 +65,8 @@ final class PerftestSession
                 out.println("mlx5j: waiting for a client (perftest or mlx5j) on TCP port " + listener.getLocalPort());
                 out.flush();
             }
+            // listening already: a client that connects during the warm-up waits in the backlog
+            JitWarmup.run(context, pd, o, rdAtomic, err);
             try (PerftestWire w = server ? PerftestWire.accept(listener, o.timeout())
                 : PerftestWire.connect(o.host(), o.tcpPort(), o.timeout()))
             {

@@ -101,6 +101,27 @@ class PerfOptionsTest
         assertMessage("extra argument 'h2'", () -> PerfOptions.parse("write_bw", "h1", "h2"));
     }
 
+    /** --warmup: on by default for two-process latency runs over TCP only; its run is a loopback at the first size. */
+    @Test
+    void warmsUpTwoProcessLatencyRuns()
+    {
+        assertEquals(20_000, PerfOptions.parse("write_lat", "--server").warmup());
+        assertEquals(20_000, PerfOptions.parse("read_lat", "host1").warmup());
+        assertEquals(0, PerfOptions.parse("write_lat").warmup());                  // loopback: nothing to wait for
+        assertEquals(0, PerfOptions.parse("write_bw", "--server").warmup());
+        assertEquals(0, PerfOptions.parse("send_lat", "-R", "--server").warmup()); // no TCP exchange to precede
+        assertEquals(0, PerfOptions.parse("write_lat", "--server", "--warmup", "0").warmup());
+        final PerfOptions w = PerfOptions.parse("send_lat", "-a", "-n", "7", "--warmup", "300", "h").forWarmup();
+        assertEquals(300, w.iterations());
+        assertEquals(2, w.size());
+        assertEquals(PerfOptions.Role.LOOPBACK, w.role());
+        assertEquals(0, w.duration());
+        assertFalse(w.progress());
+        assertMessage("latency tests only", () -> PerfOptions.parse("write_bw", "--warmup", "5", "--server"));
+        assertMessage("with -R there is none", () -> PerfOptions.parse("write_lat", "-R", "--warmup", "5", "h"));
+        assertMessage("--warmup", () -> PerfOptions.parse("write_lat", "--warmup", "-1"));
+    }
+
     /** -a: perftest's sweep 2 .. 2^23; -D: margin a quarter of the duration, no peak; the peak's 20000 limit. */
     @Test
     void sweepsDurationsAndPeak()
