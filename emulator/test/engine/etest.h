@@ -165,6 +165,18 @@ static inline uint64_t t_ms(void)
 }
 
 /* Poll until n completions arrived or ms elapsed; returns how many. */
+/* The pipes between a test and the process it forked: a short read or write ends the test. */
+static inline void t_xwrite(int fd, const void *p, size_t n) { CHECK(write(fd, p, n) == (ssize_t)n, "pipe write"); }
+static inline void t_xread(int fd, void *p, size_t n) { CHECK(read(fd, p, n) == (ssize_t)n, "pipe read"); }
+
+/* WRITEs this process's engine placed directly into a peer (eng_direct.c), through the emulator's export. */
+static inline unsigned long t_direct_placements(void)
+{
+	unsigned long (*f)(void) = (unsigned long (*)(void))dlsym(RTLD_DEFAULT, "mlx5emu_direct_placements");
+	CHECK(f, "mlx5emu_direct_placements not found");
+	return f();
+}
+
 static inline int t_poll(struct ibv_cq *cq, struct ibv_wc *wc, int n, int ms)
 {
 	int got = 0;

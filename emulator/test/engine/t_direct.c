@@ -29,15 +29,6 @@ struct info {
 
 static int to_child[2], to_parent[2];
 
-static void xwrite(int fd, const void *p, size_t n) { CHECK(write(fd, p, n) == (ssize_t)n, "pipe write"); }
-static void xread(int fd, void *p, size_t n) { CHECK(read(fd, p, n) == (ssize_t)n, "pipe read"); }
-
-static unsigned long placements(void)
-{
-	unsigned long (*f)(void) = (unsigned long (*)(void))dlsym(RTLD_DEFAULT, "mlx5emu_direct_placements");
-	CHECK(f, "mlx5emu_direct_placements not found");
-	return f();
-}
 
 static uint8_t pattern(uint32_t i, uint32_t j) { return (uint8_t)(i * 31 + j * 7 + 1); }
 
@@ -61,16 +52,16 @@ static void child(void)
 		qp[i] = t_qp(IBV_QPT_RC, cq, cq, NULL, 0);
 		me.qpn[i] = qp[i]->qp_num;
 	}
-	xwrite(to_parent[1], &me, sizeof me);
+	t_xwrite(to_parent[1], &me, sizeof me);
 	struct info peer;
-	xread(to_child[0], &peer, sizeof peer);
+	t_xread(to_child[0], &peer, sizeof peer);
 	for (int i = 0; i < NQP; i++)
 		t_connect(qp[i], peer.qpn[i], &t_default_conn, 1);
 	t_post_recv(qp[0], 77, ro, 64, mr_ro->lkey);
-	xwrite(to_parent[1], "r", 1);
+	t_xwrite(to_parent[1], "r", 1);
 	char c;
 	/* "v": check the WRITEs (the program never calls the library meanwhile: placement needs none of its threads) */
-	xread(to_child[0], &c, 1);
+	t_xread(to_child[0], &c, 1);
 	CHECK(c == 'v', "step v");
 	for (uint32_t i = 0; i < NW; i++)
 		for (uint32_t j = 0; j < w_len(i); j++)
@@ -84,17 +75,17 @@ static void child(void)
 	struct ibv_wc wc;
 	CHECK(t_poll(cq, &wc, 1, 5000) == 1 && wc.wr_id == 77 && wc.status == IBV_WC_SUCCESS && wc.byte_len == 16,
 	      "SEND after the placed WRITEs: status %d byte_len %u", wc.status, wc.byte_len);
-	xwrite(to_parent[1], "v", 1);
+	t_xwrite(to_parent[1], "v", 1);
 	/* "d": deregister the MR, then the parent writes to its old key */
-	xread(to_child[0], &c, 1);
+	t_xread(to_child[0], &c, 1);
 	CHECK(c == 'd', "step d");
 	for (uint32_t j = 0; j < 8; j++)
 		CHECK(rw[BUF - 64 + j] == 0x5a, "the WRITE to the stopped process: byte %u is 0x%02x", j, rw[BUF - 64 + j]);
 	uint8_t before[64];
 	memcpy(before, rw, 64);
 	CHECK(ibv_dereg_mr(mr_rw) == 0, "dereg");
-	xwrite(to_parent[1], "d", 1);
-	xread(to_child[0], &c, 1);
+	t_xwrite(to_parent[1], "d", 1);
+	t_xread(to_child[0], &c, 1);
 	CHECK(memcmp(before, rw, 64) == 0, "a WRITE through a deregistered MR landed");
 	_exit(0);
 }
@@ -138,7 +129,7 @@ int main(void)
 	/* only the other side holds the write ends: a side that dies ends the other's read instead of hanging it */
 	close(to_child[0]);
 	close(to_parent[1]);
-	xread(to_parent[0], &peer, sizeof peer);
+	t_xread(to_parent[0], &peer, sizeof peer);
 	t_open();
 	cq = ibv_create_cq(t_ctx, 64, NULL, NULL, 0);
 	CHECK(cq, "cq");
@@ -150,24 +141,24 @@ int main(void)
 	}
 	for (int i = 0; i < NQP; i++)
 		t_connect(qp[i], peer.qpn[i], &t_default_conn, 1);
-	xwrite(to_child[1], &me, sizeof me);
+	t_xwrite(to_child[1], &me, sizeof me);
 	char r;
-	xread(to_parent[0], &r, 1);
+	t_xread(to_parent[0], &r, 1);
 
 	/* single-packet WRITEs, one at a time: each placed */
-	unsigned long p0 = placements();
+	unsigned long p0 = t_direct_placements();
 	for (uint32_t i = 0; i < NW; i++) {
 		for (uint32_t j = 0; j < w_len(i); j++)
 			buf[j] = pattern(i, j);
 		write_one(0, i, 0, w_len(i), peer.rkey_rw, peer.addr_rw + w_off(i), IBV_WC_SUCCESS);
 	}
-	CHECK(placements() - p0 == NW, "%lu WRITEs placed, expected %u", placements() - p0, NW);
+	CHECK(t_direct_placements() - p0 == NW, "%lu WRITEs placed, expected %u", t_direct_placements() - p0, NW);
 
 	/* more than one packet (ENG_CHUNK is 64 KiB): the wire */
 	for (uint32_t j = 0; j < 100000; j++)
 		buf[j] = (uint8_t)(j * 3);
 	write_one(0, 500, 0, 100000, peer.rkey_rw, peer.addr_rw + NW * 4096 + 8192, IBV_WC_SUCCESS);
-	CHECK(placements() - p0 == NW, "the 100000-byte WRITE was placed");
+	CHECK(t_direct_placements() - p0 == NW, "the 100000-byte WRITE was placed");
 
 	/* 32 pipelined WRITEs of 8 bytes to one address: all placed, in order */
 	for (uint64_t i = 0; i < 32; i++)
@@ -186,7 +177,7 @@ int main(void)
 		      "pipelined WRITE %llu: wr_id %llu status %d", (unsigned long long)i, (unsigned long long)wc.wr_id,
 		      wc.status);
 	}
-	CHECK(placements() - p0 == NW + 32, "%lu placed, expected %u", placements() - p0, NW + 32);
+	CHECK(t_direct_placements() - p0 == NW + 32, "%lu placed, expected %u", t_direct_placements() - p0, NW + 32);
 
 	/* a SEND behind them takes the wire and is received: the responder's PSN moved past the placed packets */
 	{
@@ -197,14 +188,14 @@ int main(void)
 		CHECK(t_poll(cq, &wc, 1, 5000) == 1 && wc.wr_id == 700 && wc.status == IBV_WC_SUCCESS,
 		      "SEND after placed WRITEs: status %d", wc.status);
 	}
-	xwrite(to_child[1], "v", 1);
-	xread(to_parent[0], &r, 1);
+	t_xwrite(to_child[1], "v", 1);
+	t_xread(to_parent[0], &r, 1);
 
 	/* refused by the responder's checks: never placed, REM_ACCESS_ERR as on the wire */
-	unsigned long p1 = placements();
+	unsigned long p1 = t_direct_placements();
 	write_one(1, 800, 0, 64, peer.rkey_ro, peer.addr_ro, IBV_WC_REM_ACCESS_ERR);
 	write_one(2, 801, 0, 64, peer.rkey_rw, peer.addr_rw + BUF - 32, IBV_WC_REM_ACCESS_ERR);
-	CHECK(placements() == p1, "a refused WRITE was placed");
+	CHECK(t_direct_placements() == p1, "a refused WRITE was placed");
 
 	/* into a stopped responder: placed, and complete */
 	{
@@ -213,21 +204,21 @@ int main(void)
 		CHECK(waitpid(pid, &st, WUNTRACED) == pid && WIFSTOPPED(st), "child stopped");
 		memset(buf, 0x5a, 8);
 		write_one(0, 803, 0, 8, peer.rkey_rw, peer.addr_rw + BUF - 64, IBV_WC_SUCCESS);
-		CHECK(placements() == p1 + 1, "the WRITE to a stopped process was not placed");
+		CHECK(t_direct_placements() == p1 + 1, "the WRITE to a stopped process was not placed");
 		CHECK(kill(pid, SIGCONT) == 0, "SIGCONT");
 		p1++;
 	}
 
 	/* through an MR the responder deregistered */
 	memset(buf, 0xee, 64);
-	xwrite(to_child[1], "d", 1);
-	xread(to_parent[0], &r, 1);
+	t_xwrite(to_child[1], "d", 1);
+	t_xread(to_parent[0], &r, 1);
 	write_one(3, 802, 0, 64, peer.rkey_rw, peer.addr_rw, IBV_WC_REM_ACCESS_ERR);
-	CHECK(placements() == p1, "a WRITE through a deregistered MR was placed");
-	xwrite(to_child[1], "q", 1);
+	CHECK(t_direct_placements() == p1, "a WRITE through a deregistered MR was placed");
+	t_xwrite(to_child[1], "q", 1);
 
 	int st;
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, "child: status 0x%x", st);
-	printf("t_direct: ok (%lu WRITEs placed)\n", placements() - p0);
+	printf("t_direct: ok (%lu WRITEs placed)\n", t_direct_placements() - p0);
 	return 0;
 }

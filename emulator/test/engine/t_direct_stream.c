@@ -25,15 +25,6 @@ struct info {
 
 static int to_child[2], to_parent[2];
 
-static void xwrite(int fd, const void *p, size_t n) { CHECK(write(fd, p, n) == (ssize_t)n, "pipe write"); }
-static void xread(int fd, void *p, size_t n) { CHECK(read(fd, p, n) == (ssize_t)n, "pipe read"); }
-
-static unsigned long placements(void)
-{
-	unsigned long (*f)(void) = (unsigned long (*)(void))dlsym(RTLD_DEFAULT, "mlx5emu_direct_placements");
-	CHECK(f, "mlx5emu_direct_placements not found");
-	return f();
-}
 
 static void child(void)
 {
@@ -44,12 +35,12 @@ static void child(void)
 	struct ibv_mr *mr = t_mr(4096, T_ALL_ACCESS, (void **)&mem);
 	struct ibv_qp *qp = t_qp(IBV_QPT_RC, cq, cq, NULL, 0);
 	struct info me = { qp->qp_num, mr->rkey, (uintptr_t)mem }, peer;
-	xwrite(to_parent[1], &me, sizeof me);
-	xread(to_child[0], &peer, sizeof peer);
+	t_xwrite(to_parent[1], &me, sizeof me);
+	t_xread(to_child[0], &peer, sizeof peer);
 	t_connect(qp, peer.qpn, &conn, 1);
-	xwrite(to_parent[1], "r", 1);
+	t_xwrite(to_parent[1], "r", 1);
 	char c;
-	xread(to_child[0], &c, 1);
+	t_xread(to_child[0], &c, 1);
 	CHECK(c == 'v', "step v");
 	for (uint64_t i = 0; i < NW; i++)
 		CHECK(mem[i] == 1000 + i, "WRITE %llu: 0x%llx, expected %llu", (unsigned long long)i,
@@ -62,8 +53,8 @@ static void child(void)
 	struct ibv_wc wc;
 	CHECK(t_poll(cq, &wc, 1, 5000) == 1 && wc.wr_id == 9 && wc.status == IBV_WC_SUCCESS, "answer: status %d",
 	      wc.status);
-	xwrite(to_parent[1], "a", 1);
-	xread(to_child[0], &c, 1);
+	t_xwrite(to_parent[1], "a", 1);
+	t_xread(to_child[0], &c, 1);
 	CHECK(c == 'w', "step w");
 	CHECK(mem[NW] == 2000, "the WRITE after the answer: 0x%llx", (unsigned long long)mem[NW]);
 	_exit(0);
@@ -91,7 +82,7 @@ int main(void)
 	close(to_child[0]);
 	close(to_parent[1]);
 	struct info peer;
-	xread(to_parent[0], &peer, sizeof peer);
+	t_xread(to_parent[0], &peer, sizeof peer);
 	t_open();
 	struct ibv_cq *cq = ibv_create_cq(t_ctx, 64, NULL, NULL, 0);
 	CHECK(cq, "cq");
@@ -100,12 +91,12 @@ int main(void)
 	struct ibv_qp *qp = t_qp(IBV_QPT_RC, cq, cq, NULL, 0);
 	t_connect(qp, peer.qpn, &conn, 1);
 	struct info me = { qp->qp_num, mr->rkey, (uintptr_t)buf };
-	xwrite(to_child[1], &me, sizeof me);
+	t_xwrite(to_child[1], &me, sizeof me);
 	char r;
-	xread(to_parent[0], &r, 1);
+	t_xread(to_parent[0], &r, 1);
 
 	stop(pid);
-	unsigned long p0 = placements();
+	unsigned long p0 = t_direct_placements();
 	for (uint64_t i = 0; i < NW; i++) {
 		buf[i] = 1000 + i;
 		struct ibv_sge s = { (uintptr_t)&buf[i], 8, mr->lkey };
@@ -120,22 +111,22 @@ int main(void)
 	CHECK(got == 1 && wc[0].wr_id == 0 && wc[0].status == IBV_WC_SUCCESS,
 	      "stopped responder: %d completions in 100 ms (first wr_id %llu status %d), expected only the placed WRITE 0",
 	      got, got ? (unsigned long long)wc[0].wr_id : 0ull, got ? (int)wc[0].status : -1);
-	CHECK(placements() - p0 == 1, "%lu of a stream of %d WRITEs placed, expected the first only", placements() - p0,
+	CHECK(t_direct_placements() - p0 == 1, "%lu of a stream of %d WRITEs placed, expected the first only", t_direct_placements() - p0,
 	      NW);
 	CHECK(kill(pid, SIGCONT) == 0, "SIGCONT");
 	for (int i = 1; i < NW; i++)
 		CHECK(t_poll(cq, wc, 1, 5000) == 1 && wc[0].wr_id == (uint64_t)i && wc[0].status == IBV_WC_SUCCESS,
 		      "after SIGCONT, WRITE %d: wr_id %llu status %d", i, (unsigned long long)wc[0].wr_id, wc[0].status);
-	CHECK(placements() - p0 == 1, "a WRITE behind the placed one was placed");
+	CHECK(t_direct_placements() - p0 == 1, "a WRITE behind the placed one was placed");
 	/* the responder answers (its SEND needs a receive here), then stops: placement is wanted again */
 	t_post_recv(qp, 50, buf + 64, 64, mr->lkey);
-	xwrite(to_child[1], "v", 1);
-	xread(to_parent[0], &r, 1);
+	t_xwrite(to_child[1], "v", 1);
+	t_xread(to_parent[0], &r, 1);
 	CHECK(r == 'a', "step a");
 	CHECK(t_poll(cq, wc, 1, 5000) == 1 && wc[0].wr_id == 50 && wc[0].status == IBV_WC_SUCCESS, "the answer: status %d",
 	      wc[0].status);
 	stop(pid);
-	unsigned long p1 = placements();
+	unsigned long p1 = t_direct_placements();
 	buf[NW] = 2000;
 	struct ibv_sge s = { (uintptr_t)&buf[NW], 8, mr->lkey };
 	struct ibv_send_wr wr = { .wr_id = 60, .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
@@ -145,9 +136,9 @@ int main(void)
 	t_post_send(qp, &wr);
 	CHECK(t_poll(cq, wc, 1, 100) == 1 && wc[0].wr_id == 60 && wc[0].status == IBV_WC_SUCCESS,
 	      "the WRITE after the answer, to the stopped responder: no completion in 100 ms");
-	CHECK(placements() - p1 == 1, "the WRITE after the answer was not placed");
+	CHECK(t_direct_placements() - p1 == 1, "the WRITE after the answer was not placed");
 	CHECK(kill(pid, SIGCONT) == 0, "SIGCONT");
-	xwrite(to_child[1], "w", 1);
+	t_xwrite(to_child[1], "w", 1);
 	int st;
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, "child: status 0x%x", st);
 	printf("t_direct_stream: ok\n");

@@ -59,8 +59,6 @@ struct report {
 static int to_b[2], to_a[2];
 static const char *mode;
 
-static void xwrite(int fd, const void *p, size_t n) { CHECK(write(fd, p, n) == (ssize_t)n, "pipe write"); }
-static void xread(int fd, void *p, size_t n) { CHECK(read(fd, p, n) == (ssize_t)n, "pipe read"); }
 
 static uint8_t pat(uint32_t seed, uint32_t i) { return (uint8_t)(seed * 131 + i * 7 + (i >> 9)); }
 static void fill(uint8_t *p, uint32_t len, uint32_t seed)
@@ -148,8 +146,8 @@ static void run_b(void)
 		      *uc = mkqp(IBV_QPT_UC, cq, uccq, N_UC), *ud = mkqp(IBV_QPT_UD, cq, udcq, 2 * N_UD);
 	t_ud_up(ud, 0x11111111);
 	struct info me = { rc->qp_num, rc2->qp_num, uc->qp_num, ud->qp_num, mr->rkey, (uintptr_t)buf }, peer;
-	xwrite(to_a[1], &me, sizeof me);
-	xread(to_b[0], &peer, sizeof peer);
+	t_xwrite(to_a[1], &me, sizeof me);
+	t_xread(to_b[0], &peer, sizeof peer);
 	connect_qp(rc, peer.rc_qpn, 16, 7, 8);
 	connect_qp(rc2, peer.rc2_qpn, 16, 7, 8);
 	connect_qp(uc, peer.uc_qpn, 0, 0, 0);
@@ -159,9 +157,9 @@ static void run_b(void)
 		t_post_recv(uc, i, buf + B_UC + i * 150000ul, 150000, mr->lkey);
 	for (uint32_t i = 0; i < 2 * N_UD; i++)
 		t_post_recv(ud, i, buf + B_UD + i * 1088ul, 1088, mr->lkey);
-	xwrite(to_a[1], "r", 1);
+	t_xwrite(to_a[1], "r", 1);
 	struct report r;
-	xread(to_b[0], &r, sizeof r); /* our engine thread answers A meanwhile */
+	t_xread(to_b[0], &r, sizeof r); /* our engine thread answers A meanwhile */
 
 	/* RC SENDs: once each, in order, intact (the failed one may have landed) */
 	struct ibv_wc wc[64];
@@ -257,7 +255,7 @@ static void run_b(void)
 		CHECK(ucgot == r.uc_sent, "duplicates alone lose no UC message (%u of %u)", ucgot, r.uc_sent);
 		CHECK(udgot >= r.ud_sent, "duplicates alone lose no UD message");
 	}
-	xwrite(to_a[1], "d", 1);
+	t_xwrite(to_a[1], "d", 1);
 	ibv_destroy_qp(rc);
 	ibv_destroy_qp(rc2);
 	ibv_destroy_qp(uc);
@@ -501,7 +499,7 @@ static void nak(void)
 static int run_a(pid_t b)
 {
 	struct info me;
-	xread(to_a[0], &peer, sizeof peer);
+	t_xread(to_a[0], &peer, sizeof peer);
 	t_open();
 	cq = ibv_create_cq(t_ctx, 256, NULL, NULL, 0);
 	CHECK(cq, "cq");
@@ -518,9 +516,9 @@ static int run_a(pid_t b)
 	connect_qp(rc, peer.rc_qpn, win ? 1 : 16, retry ? 2 : 7, win ? 14 : isnak ? 18 : 8);
 	connect_qp(rc2, peer.rc2_qpn, win ? 4 : 16, 7, win ? 14 : 8);
 	connect_qp(uc, peer.uc_qpn, 0, 0, 0);
-	xwrite(to_b[1], &me, sizeof me);
+	t_xwrite(to_b[1], &me, sizeof me);
 	char c;
-	xread(to_a[0], &c, 1);
+	t_xread(to_a[0], &c, 1);
 	struct report rep;
 	memset(&rep, 0, sizeof rep);
 	rep.failed_op = rep.failed_kind = -1;
@@ -553,8 +551,8 @@ static int run_a(pid_t b)
 		       rep.failed_op < 0 ? "all succeeded" : "retries ran out (RETRY_EXC_ERR, rest flushed)");
 		uc_ud(&rep);
 	}
-	xwrite(to_b[1], &rep, sizeof rep);
-	xread(to_a[0], &c, 1);
+	t_xwrite(to_b[1], &rep, sizeof rep);
+	t_xread(to_a[0], &c, 1);
 	uint64_t st[5];
 	fault_stats(st);
 	printf("  A's faults: %lu matched, %lu dropped, %lu dup, %lu reordered, %lu delayed\n", (unsigned long)st[0],

@@ -27,8 +27,6 @@ struct info {
 
 static int to_child[2], to_parent[2];
 
-static void xwrite(int fd, const void *p, size_t n) { CHECK(write(fd, p, n) == (ssize_t)n, "pipe write"); }
-static void xread(int fd, void *p, size_t n) { CHECK(read(fd, p, n) == (ssize_t)n, "pipe read"); }
 
 static void child(void)
 {
@@ -43,17 +41,17 @@ static void child(void)
 		qp[i] = t_qp(IBV_QPT_RC, cq, cq, NULL, 0);
 		me.qpn[i] = qp[i]->qp_num;
 	}
-	xwrite(to_parent[1], &me, sizeof me);
+	t_xwrite(to_parent[1], &me, sizeof me);
 	struct info peer;
-	xread(to_child[0], &peer, sizeof peer);
+	t_xread(to_child[0], &peer, sizeof peer);
 	for (int i = 0; i < NPAIRS; i++) {
 		t_connect(qp[i], peer.qpn[i], &t_default_conn, 1);
 		for (int j = 0; j < 4; j++)
 			t_post_recv(qp[i], (uint64_t)j, buf + 64 * (4 * i + j), 64, mr->lkey);
 	}
-	xwrite(to_parent[1], "r", 1);
+	t_xwrite(to_parent[1], "r", 1);
 	char c;
-	xread(to_child[0], &c, 1); /* the parent says when to go; our engine thread answers meanwhile */
+	t_xread(to_child[0], &c, 1); /* the parent says when to go; our engine thread answers meanwhile */
 	_exit(0);
 }
 
@@ -76,7 +74,7 @@ int main(void)
 	if (pid == 0)
 		child();
 	struct info peer;
-	xread(to_parent[0], &peer, sizeof peer);
+	t_xread(to_parent[0], &peer, sizeof peer);
 	t_open();
 	struct ibv_cq *cq = ibv_create_cq(t_ctx, 64, NULL, NULL, 0);
 	CHECK(cq, "cq");
@@ -98,9 +96,9 @@ int main(void)
 	t_connect(qp[0], peer.qpn[0], &c0, 1);
 	t_connect(qp[1], peer.qpn[1], &c1, 1);
 	t_connect(qp[2], peer.qpn[2], &c2, 1);
-	xwrite(to_child[1], &me, sizeof me);
+	t_xwrite(to_child[1], &me, sizeof me);
 	char r;
-	xread(to_parent[0], &r, 1);
+	t_xread(to_parent[0], &r, 1);
 
 	struct ibv_sge s = { (uintptr_t)buf, 64, mr->lkey };
 	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
@@ -177,7 +175,7 @@ int main(void)
 		ibv_destroy_cq(rcq);
 	}
 
-	xwrite(to_child[1], "q", 1);
+	t_xwrite(to_child[1], "q", 1);
 	int st;
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, "child exit");
 	for (int i = 0; i < NPAIRS; i++)
