@@ -169,6 +169,25 @@ static inline uint64_t t_ms(void)
 static inline void t_xwrite(int fd, const void *p, size_t n) { CHECK(write(fd, p, n) == (ssize_t)n, "pipe write"); }
 static inline void t_xread(int fd, void *p, size_t n) { CHECK(read(fd, p, n) == (ssize_t)n, "pipe read"); }
 
+/* Fork the peer process of a two-process test, before either opens the device (each then has its own engine):
+ * child runs in it and must _exit; each side closes the pipe ends it does not use, so a side that dies ends the
+ * other's read instead of hanging it. Returns the child's pid. */
+static inline pid_t t_fork_peer(int to_child[2], int to_parent[2], void (*child)(void))
+{
+	CHECK(pipe(to_child) == 0 && pipe(to_parent) == 0, "pipes");
+	pid_t pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		close(to_child[1]);
+		close(to_parent[0]);
+		child();
+		_exit(0);
+	}
+	close(to_child[0]);
+	close(to_parent[1]);
+	return pid;
+}
+
 /* WRITEs this process's engine placed directly into a peer (eng_direct.c), through the emulator's export. */
 static inline unsigned long t_direct_placements(void)
 {

@@ -29,7 +29,6 @@ struct info {
 
 static int to_child[2], to_parent[2];
 
-
 static uint8_t pattern(uint32_t i, uint32_t j) { return (uint8_t)(i * 31 + j * 7 + 1); }
 
 /* WRITE i: length and offset in the responder's buffer (no two overlap) */
@@ -118,17 +117,7 @@ int main(void)
 	 * engine is awake, and a placed one wakes that engine when a CPU is idle, which depends on the machine's load
 	 * (eng_direct.c). The checks that decide whether a WRITE may be placed at all are the same in both modes. */
 	setenv("MLX5EMU_DIRECT", "always", 1);
-	CHECK(pipe(to_child) == 0 && pipe(to_parent) == 0, "pipes");
-	pid_t pid = fork();
-	CHECK(pid >= 0, "fork");
-	if (pid == 0) {
-		close(to_child[1]);
-		close(to_parent[0]);
-		child();
-	}
-	/* only the other side holds the write ends: a side that dies ends the other's read instead of hanging it */
-	close(to_child[0]);
-	close(to_parent[1]);
+	pid_t pid = t_fork_peer(to_child, to_parent, child);
 	t_xread(to_parent[0], &peer, sizeof peer);
 	t_open();
 	cq = ibv_create_cq(t_ctx, 64, NULL, NULL, 0);

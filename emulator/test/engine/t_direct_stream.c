@@ -25,7 +25,6 @@ struct info {
 
 static int to_child[2], to_parent[2];
 
-
 static void child(void)
 {
 	t_open();
@@ -71,16 +70,7 @@ static void stop(pid_t pid)
 int main(void)
 {
 	unsetenv("MLX5EMU_DIRECT");
-	CHECK(pipe(to_child) == 0 && pipe(to_parent) == 0, "pipes");
-	pid_t pid = fork();
-	CHECK(pid >= 0, "fork");
-	if (pid == 0) {
-		close(to_child[1]);
-		close(to_parent[0]);
-		child();
-	}
-	close(to_child[0]);
-	close(to_parent[1]);
+	pid_t pid = t_fork_peer(to_child, to_parent, child);
 	struct info peer;
 	t_xread(to_parent[0], &peer, sizeof peer);
 	t_open();

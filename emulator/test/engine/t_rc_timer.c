@@ -27,7 +27,6 @@ struct info {
 
 static int to_child[2], to_parent[2];
 
-
 static void child(void)
 {
 	t_open();
@@ -68,11 +67,7 @@ static void stop_child(pid_t pid)
 
 int main(void)
 {
-	CHECK(pipe(to_child) == 0 && pipe(to_parent) == 0, "pipes");
-	pid_t pid = fork();
-	CHECK(pid >= 0, "fork");
-	if (pid == 0)
-		child();
+	pid_t pid = t_fork_peer(to_child, to_parent, child);
 	struct info peer;
 	t_xread(to_parent[0], &peer, sizeof peer);
 	t_open();
