@@ -3,6 +3,7 @@ package io.mlx5j.tool;
 import io.mlx5j.direct.Context;
 import io.mlx5j.direct.ProtectionDomain;
 
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
@@ -29,6 +30,9 @@ final class JitWarmup
     private static final long POLL_MILLIS = 20;
     /** The wait for quiet compilers ends here in any case (a JIT that never settles must not stall the run). */
     private static final long MAX_SETTLE_MILLIS = 3_000;
+    /** How often the warm-up's progress report is due (the run's: every second). */
+    private static final long REPORT_NANOS = 1_000_000;
+    private static final PrintStream DISCARD = new PrintStream(OutputStream.nullOutputStream());
 
     private JitWarmup()
     {
@@ -66,10 +70,21 @@ final class JitWarmup
         err.flush();
     }
 
+    /**
+     * A progress report like the run's (enabled as there), printing nowhere, due every {@link #REPORT_NANOS}: the
+     * loops' report branch is then taken during the warm-up as in the run. With progress off in the warm-up and on
+     * in the run, C2 compiled the branch the run takes as never taken (an uncommon trap), and the run's first
+     * iteration threw the compiled loop away; the first report, a second after the start, did the same.
+     */
+    private static Progress quiet(final PerfOptions w)
+    {
+        return new Progress(DISCARD, "warm-up", w.iterations(), w.progress(), 0, REPORT_NANOS);
+    }
+
     /** The initiating loop here, the answering one (if the test has one) on a second thread that owns {@code b}. */
     private static void loops(final Endpoint a, final Endpoint b, final PerfOptions w, final long stall)
     {
-        final Progress quiet = new Progress(System.err, "warm-up", w.iterations(), false);
+        final Progress quiet = quiet(w);
         final PerfTest t = w.test();
         if (t != PerfTest.WRITE_LAT && t != PerfTest.SEND_LAT)
         {
@@ -84,13 +99,11 @@ final class JitWarmup
                 b.rq.claim();   // b's queues and CQ are this thread's from here on
                 if (t == PerfTest.WRITE_LAT)
                 {
-                    PerfLoops.writeLatResponder(b, w, new Progress(System.err, "warm-up", w.iterations(), false),
-                        stall);
+                    PerfLoops.writeLatResponder(b, w, quiet(w), stall);
                 }
                 else
                 {
-                    PerfLoops.sendLatResponder(b, w, new Progress(System.err, "warm-up", w.iterations(), false),
-                        stall);
+                    PerfLoops.sendLatResponder(b, w, quiet(w), stall);
                 }
                 b.quiesce(stall);
             }

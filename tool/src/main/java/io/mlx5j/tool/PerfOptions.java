@@ -363,12 +363,12 @@ public record PerfOptions(
     }
 
     /** The warm-up run of {@link JitWarmup}: this test at the first size of the run, warmup iterations, both QPs
-     * in this process, no duration window, no progress lines. */
+     * in this process, no duration window; progress as in the run (JitWarmup sends its lines nowhere). */
     public PerfOptions forWarmup()
     {
         return new PerfOptions(test, sizes()[0], warmup, device, ibPort, gidIndex, inlineSize, mode, txDepth,
-            cqMod, rxDepth, mtu, Role.LOOPBACK, null, tcpPort, timeout, false, reportGbits, notes, outReads, false,
-            noPeak, false, 0, 0, 0);
+            cqMod, rxDepth, mtu, Role.LOOPBACK, null, tcpPort, timeout, progress && duration == 0, reportGbits,
+            notes, outReads, false, noPeak, false, 0, 0, 0);
     }
 
     /** True when this run's payloads go inline (the whole message fits the inline size). */

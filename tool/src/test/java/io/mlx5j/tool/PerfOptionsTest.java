@@ -116,7 +116,9 @@ class PerfOptionsTest
         assertEquals(2, w.size());
         assertEquals(PerfOptions.Role.LOOPBACK, w.role());
         assertEquals(0, w.duration());
-        assertFalse(w.progress());
+        assertTrue(w.progress());
+        assertFalse(PerfOptions.parse("send_lat", "--no-progress", "h").forWarmup().progress());
+        assertFalse(PerfOptions.parse("send_lat", "-D", "3", "h").forWarmup().progress());
         assertMessage("latency tests only", () -> PerfOptions.parse("write_bw", "--warmup", "5", "--server"));
         assertMessage("with -R there is none", () -> PerfOptions.parse("write_lat", "-R", "--warmup", "5", "h"));
         assertMessage("--warmup", () -> PerfOptions.parse("write_lat", "--warmup", "-1"));
