@@ -57,7 +57,7 @@ static int drain_inbox(void)
 		eng_ring_pop(&G.inbox->req);
 		work = 1;
 	}
-	work |= eng_flush_acks();
+	work |= eng_flush_acks(0);
 	return work;
 }
 
@@ -137,6 +137,7 @@ static void lend(int passes)
 		}
 		for (int n = 0; n < passes && engine_iteration(n ? eng_now_ns() : now); n++)
 			;
+		eng_flush_acks(1); /* the lender may not come back soon: nothing held back after its loan */
 		in_assist = 0;
 		pthread_mutex_unlock(&G.lock);
 	}
@@ -202,6 +203,7 @@ void eng_doorbell_fault(void *user_va)
 	 * second, before the storing thread resumes. */
 	for (int n = 0; n < 4 && engine_iteration(eng_now_ns()); n++)
 		;
+	eng_flush_acks(1);
 	eng_inbox_kick_deferred(eng_now_ns(), 1); /* the storing thread may spin on memory next, not poll */
 	/* Under G.lock: eng_protect_open_pages must not protect the page again between the open above and this write
 	 * enable (the store would then land on a page marked protected, and pass for a store through a mapping the
@@ -239,6 +241,16 @@ static void publish_awake(uint64_t now)
 		publish_time(&G.inbox->awake_ns, &shown, now);
 }
 
+/* What the engine thread must not leave behind when it sleeps: held ACKs, then held kicks (the ACKs may add some). */
+static void before_sleep(void)
+{
+	pthread_mutex_lock(&G.lock);
+	G.pass_ns = eng_now_ns();
+	eng_flush_acks(1);
+	eng_inbox_kick_deferred(G.pass_ns, 1);
+	pthread_mutex_unlock(&G.lock);
+}
+
 static void *engine_main(void *arg)
 {
 	(void)arg;
@@ -269,11 +281,8 @@ static void *engine_main(void *arg)
 				nap = (long)ENG_LEND_OPEN_NS;
 			else
 				poller_naps++;
-			if (eng_inbox_deferred_pending()) {
-				pthread_mutex_lock(&G.lock);
-				eng_inbox_kick_deferred(eng_now_ns(), 1);
-				pthread_mutex_unlock(&G.lock);
-			}
+			if (eng_inbox_deferred_pending() || eng_acks_held())
+				before_sleep();
 			publish_awake(0);
 			if (!eng_inbox_wait(G.inbox, nap))
 				continue;
@@ -326,11 +335,8 @@ static void *engine_main(void *arg)
 		 * by the pass after that sleep. */
 		uint64_t lent_ago = lent_before(now);
 		if (lent_ago < ENG_LEND_OPEN_NS) {
-			if (eng_inbox_deferred_pending()) {
-				pthread_mutex_lock(&G.lock);
-				eng_inbox_kick_deferred(eng_now_ns(), 1);
-				pthread_mutex_unlock(&G.lock);
-			}
+			if (eng_inbox_deferred_pending() || eng_acks_held())
+				before_sleep();
 			long ns = (long)(ENG_LEND_OPEN_NS - lent_ago > 20000ull ? ENG_LEND_OPEN_NS - lent_ago : 20000ull);
 			publish_awake(0);
 			eng_inbox_wait(G.inbox, ns);
@@ -338,6 +344,7 @@ static void *engine_main(void *arg)
 		}
 		pthread_mutex_lock(&G.lock);
 		int again = eng_protect_open_pages(); /* about to sleep */
+		eng_flush_acks(1);
 		eng_inbox_kick_deferred(now, 1);
 		int polled = eng_doorbells_polled();
 		pthread_mutex_unlock(&G.lock);

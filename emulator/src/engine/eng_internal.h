@@ -34,7 +34,8 @@
 enum { PKT_SEND = 1, PKT_WRITE, PKT_READ_REQ, PKT_ATOMIC_REQ, PKT_READ_RESP, PKT_ATOMIC_RESP, PKT_ACK,
        PKT_ETH /* an Ethernet frame on the fabric (eng_eth.c): data = the frame, len = its length */ };
 enum { PF_FIRST = 1, PF_LAST = 2, PF_IMM = 4, PF_INV = 8, PF_SOLICITED = 16, PF_GRH = 32,
-       PF_PLACED = 64 /* an RDMA WRITE whose requester placed the data already (eng_direct.c) */ };
+       PF_PLACED = 64, /* an RDMA WRITE whose requester placed the data already (eng_direct.c) */
+       PF_ACKREQ = 128 /* the requester waits on this packet's ACK (a signaled WQE's last packet, or a full window) */ };
 enum { ACK_OK = 0, NAK_RNR, NAK_REM_ACCESS, NAK_REM_INV_REQ, NAK_REM_OP,
        NAK_PSN_SEQ /* PSN sequence error: psn = the PSN the responder expects */ };
 
@@ -164,6 +165,11 @@ struct eng_qp {
 	uint32_t epsn;
 	uint32_t ack_psn;
 	int ack_pending;
+	/* ACK coalescing (eng_resp.c): packets acknowledged by the pending ACK, when the first came, and whether one
+	 * of them asked for it now (PF_ACKREQ) */
+	uint32_t ack_count;
+	int ack_now;
+	uint64_t ack_since;
 	int nak_sent;              /* a NAK (sequence error or RNR) went out for epsn: drop silently until it arrives */
 	int uc_drop;               /* UC: a packet of the current message was lost, drop up to the next FIRST */
 	uint32_t read_off;         /* READ response resume offset */
@@ -310,7 +316,10 @@ void eng_rq_take(struct eng_qp *qp, struct eng_rx *rx);
 int eng_qp_progress(struct eng_qp *qp, uint64_t now);
 int eng_handle_req(struct pkt *p);   /* 1 consumed, 0 blocked (leave it in the ring) */
 void eng_handle_resp(struct pkt *p);
-int eng_flush_acks(void);
+/* Send the pending ACKs that are due (force: all of them; before the engine thread sleeps, at the end of a loan). */
+int eng_flush_acks(int force);
+/* Whether an ACK is held back (read without G.lock: a hint for the engine thread about to sleep). */
+int eng_acks_held(void);
 /* Send a coalesced ACK still pending on qp (the QP is about to be destroyed or leave RTR/RTS). */
 void eng_qp_flush_ack(struct eng_qp *qp);
 void eng_qp_reset_state(struct eng_qp *qp);

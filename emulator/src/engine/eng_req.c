@@ -107,6 +107,11 @@ static int tx_message(struct eng_qp *qp, struct eng_inbox *peer, uint32_t dst_qp
 				p->flags |= PF_INV;
 			if (w->fm_ce_se & MLX5_WQE_CTRL_SOLICITED)
 				p->flags |= PF_SOLICITED;
+			/* the ACK of a signaled WQE's last packet completes it; past half the window the requester
+			 * needs its slots back: either way the responder answers at once (eng_resp.c, coalescing) */
+			if (qp->type == EMU_QPT_RC && (p->flags & PF_LAST) &&
+			    ((w->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE) || qp->infl_head - qp->infl_tail >= qp->sq_cnt / 2))
+				p->flags |= PF_ACKREQ;
 			p->psn = qp->tx_psn;
 			p->imm = w->imm;
 			p->rkey = w->rkey;

@@ -50,7 +50,39 @@ static int flush_ack(struct eng_qp *qp)
 	if (!send_ack(qp, ACK_OK, qp->ack_psn))
 		return 0;
 	qp->ack_pending = 0;
+	qp->ack_count = 0;
+	qp->ack_now = 0;
+	qp->ack_since = 0;
 	return 1;
+}
+
+/*
+ * ACK coalescing. An ACK for PSN n acknowledges every packet up to n, so a responder may answer a run of packets
+ * with one (the IB spec lets it; ConnectX does). A pending ACK goes out at the end of the engine pass when a packet
+ * asked for it (PF_ACKREQ: the requester waits on it for a completion, or its window is filling), when it covers
+ * ENG_ACK_COALESCE packets, when it is ENG_ACK_DELAY_NS old, before a NAK or a response (flush_ack), and always
+ * before the engine thread sleeps or a lent pass returns (force). Why: a spinning responder engine took each
+ * packet of ib_write_bw -s 8 in its own pass and answered each with a ring record that the requester's thread had
+ * to take, one cross-core transfer each way per message (perf, stop 28).
+ */
+#define ENG_ACK_COALESCE 16u
+#define ENG_ACK_DELAY_NS 5000ull
+
+static _Atomic int acks_held;
+
+int eng_acks_held(void)
+{
+	return atomic_load_explicit(&acks_held, memory_order_relaxed);
+}
+
+static void ack_pending_for(struct eng_qp *qp, uint32_t psn, int now)
+{
+	if (!qp->ack_pending)
+		qp->ack_since = eng_pass_ns();
+	qp->ack_pending = 1;
+	qp->ack_psn = psn;
+	qp->ack_count++;
+	qp->ack_now |= now;
 }
 
 void eng_qp_flush_ack(struct eng_qp *qp)
@@ -59,12 +91,23 @@ void eng_qp_flush_ack(struct eng_qp *qp)
 		flush_ack(qp);
 }
 
-int eng_flush_acks(void)
+int eng_flush_acks(int force)
 {
-	int work = 0;
-	for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
-		if (qp->ack_pending && flush_ack(qp))
+	int work = 0, held = 0;
+	uint64_t now = eng_pass_ns();
+	for (struct eng_qp *qp = G.qps; qp; qp = qp->next) {
+		if (!qp->ack_pending)
+			continue;
+		if (!force && !qp->ack_now && qp->ack_count < ENG_ACK_COALESCE && now - qp->ack_since < ENG_ACK_DELAY_NS) {
+			held = 1;
+			continue;
+		}
+		if (flush_ack(qp))
 			work = 1;
+		else
+			held = 1;
+	}
+	atomic_store_explicit(&acks_held, held, memory_order_relaxed);
 	/* The end of every engine pass's inbox drain is also where packets held back by fault injection (delayed,
 	 * reordered) go out when due. */
 	work |= eng_fault_pump();
@@ -465,8 +508,7 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 					qp->qpn, p->psn, (unsigned)keep);
 			return 1;
 		}
-		qp->ack_pending = 1;
-		qp->ack_psn = (qp->epsn - 1) & ENG_PSN_MASK;
+		ack_pending_for(qp, (qp->epsn - 1) & ENG_PSN_MASK, 1); /* a duplicate: its requester is retrying */
 		return 1;
 	}
 	int r;
@@ -509,10 +551,8 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 		return 0;
 	if (r > 0) {
 		qp->epsn = (qp->epsn + 1) & ENG_PSN_MASK;
-		if (!(p->flags & PF_PLACED)) { /* a placed WRITE's requester took the placement as its ACK */
-			qp->ack_pending = 1;
-			qp->ack_psn = p->psn;
-		}
+		if (!(p->flags & PF_PLACED)) /* a placed WRITE's requester took the placement as its ACK */
+			ack_pending_for(qp, p->psn, (p->flags & PF_ACKREQ) != 0);
 		qp->nak_sent = 0;
 	} else {
 		qp->nak_sent = 1; /* RNR NAK (or a fatal NAK): the packets behind this one are dropped silently */

@@ -32,6 +32,9 @@ void eng_qp_reset_state(struct eng_qp *qp)
 	qp->infl_head = qp->infl_tail = 0;
 	qp->rq_ci = 0;
 	qp->ack_pending = 0;
+	qp->ack_count = 0;
+	qp->ack_now = 0;
+	qp->ack_since = 0;
 	qp->read_off = 0;
 	qp->atomic_hist_n = 0;
 	qp->flushing = 0;
