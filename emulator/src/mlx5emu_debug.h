@@ -57,5 +57,9 @@ int mlx5emu_debug_live(struct mlx5emu_debug_live *out);
  * binding anything: a test can wait for another program to listen without racing its bind. -1 if the fabric's
  * directory cannot be mapped. */
 int mlx5emu_debug_cm_listeners(uint16_t port_space, uint16_t port);
+/* What a peer killed in the middle of sending leaves behind: reserve a record of len bytes in the request ring (resp:
+ * the response ring) of process pid's engine on this fabric and never commit it. The caller is expected to die
+ * next. 0, or -1 if that inbox cannot be opened or the ring is full. */
+int mlx5emu_debug_abandon_reservation(int pid, int resp, uint32_t len);
 
 #endif

@@ -89,6 +89,10 @@ static int engine_iteration(uint64_t now)
 		work |= eng_qp_progress(qp, now);
 	if (now - last_slow > 100000000ull) {
 		last_slow = now;
+		/* a peer killed in the middle of a packet: its record must not hold up everything behind it */
+		if (eng_ring_skip_abandoned(&G.inbox->req, eng_pid_gone) |
+		    eng_ring_skip_abandoned(&G.inbox->resp, eng_pid_gone))
+			work = 1;
 		eng_check_unrung(now);
 		eng_reap_peers();
 		emu_clock_maintain();
@@ -368,7 +372,7 @@ static void *engine_main(void *arg)
 	return NULL;
 }
 
-static void fabric_name(void)
+void eng_fabric_name(void)
 {
 	const char *n = getenv("MLX5EMU_FABRIC");
 	if (n && *n && !strchr(n, '/'))
@@ -421,6 +425,7 @@ static void atfork_child(void)
 	G.dbfault = 0;
 	eng_dbfault_forget();
 	eng_inbox_forget_deferred();
+	eng_wire_pid = 0; /* the parent's: a reservation of this process must not name it */
 	G.inbox = NULL;
 	G.qps = NULL;
 	G.cqs = NULL;
@@ -462,8 +467,9 @@ static void engine_start_locked(void)
 	if (G.running || G.disabled)
 		return;
 	G.pid = (int)getpid();
+	eng_wire_pid = G.pid;
 	if (!G.inbox) {
-		fabric_name();
+		eng_fabric_name();
 		G.inbox = eng_inbox_create(G.fabric, G.pid);
 		if (!G.inbox) {
 			fprintf(stderr, "mlx5emu[%d]: engine cannot create its inbox in /dev/shm: %s\n", G.pid,

@@ -48,23 +48,35 @@ int eng_pid_alive(int pid)
 	return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
 }
 
-int eng_pid_running(int pid)
+/* The state letter of /proc/<pid>/stat ("R", "S", "T", "Z", ...), or 0 when it cannot be read. */
+static char pid_state(int pid)
 {
-	if (!eng_pid_alive(pid))
-		return 0;
 	char path[64], buf[512];
 	snprintf(path, sizeof path, "/proc/%d/stat", pid);
 	FILE *f = fopen(path, "re");
 	if (!f)
-		return 1; /* no procfs: alive is all we know */
+		return 0;
 	size_t n = fread(buf, 1, sizeof buf - 1, f);
 	fclose(f);
 	buf[n] = 0;
 	const char *p = strrchr(buf, ')'); /* "pid (comm) S ...": comm may contain spaces and parentheses */
-	if (!p || p[1] != ' ')
-		return 1;
-	char st = p[2];
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+int eng_pid_running(int pid)
+{
+	if (!eng_pid_alive(pid))
+		return 0;
+	char st = pid_state(pid); /* 0: no procfs, alive is all we know */
 	return st != 'T' && st != 't' && st != 'Z' && st != 'X';
+}
+
+int eng_pid_gone(int pid)
+{
+	if (!eng_pid_alive(pid))
+		return 1;
+	char st = pid_state(pid);
+	return st == 'Z' || st == 'X';
 }
 
 /* Consistent copy of the registry entry of qpn (seqlock protocol of emu_objects.h); only the fields the engine

@@ -20,7 +20,10 @@
 
 #define HDR_COMMIT 1ull
 #define HDR_PAD    2ull
+#define HDR_RESV   4ull /* reserved, not committed: the producer's pid is in bits 32-62 (eng_ring_skip_abandoned) */
 #define REC_ALIGN  64u
+
+int eng_wire_pid;
 
 static inline _Atomic uint64_t *hdr_at(struct eng_ring *r, uint64_t pos)
 {
@@ -46,6 +49,9 @@ void *eng_ring_reserve(struct eng_ring *r, size_t len, uint64_t *tok)
 			atomic_store_explicit(hdr_at(r, t), pad | HDR_PAD | HDR_COMMIT, memory_order_release);
 			t += pad;
 		}
+		/* who holds the record until it is committed: a producer killed before that must not block the ring */
+		atomic_store_explicit(hdr_at(r, t), (uint64_t)(uint32_t)eng_wire_pid << 32 | need | HDR_RESV,
+				      memory_order_relaxed);
 		*tok = (t & (ENG_RING_BYTES - 1)) | (need << 32);
 		return r->data + (t & (ENG_RING_BYTES - 1)) + 8;
 	}
@@ -62,6 +68,24 @@ void eng_ring_cancel(struct eng_ring *r, uint64_t tok)
 	/* a reservation given back: committed as padding, which the consumer skips */
 	uint64_t pos = tok & 0xffffffffu, need = tok >> 32;
 	atomic_store_explicit(hdr_at(r, pos), need | HDR_PAD | HDR_COMMIT, memory_order_release);
+}
+
+int eng_ring_skip_abandoned(struct eng_ring *r, int (*gone)(int pid))
+{
+	uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+	if (h == atomic_load_explicit(&r->tail, memory_order_acquire))
+		return 0;
+	uint64_t w = atomic_load_explicit(hdr_at(r, h), memory_order_acquire);
+	if ((w & (HDR_COMMIT | HDR_RESV)) != HDR_RESV)
+		return 0;
+	int pid = (int)(w >> 32);
+	if (pid <= 0 || pid == eng_wire_pid || !gone(pid))
+		return 0;
+	/* As eng_ring_cancel would have: padding the consumer skips. A compare-and-swap, not a store, although a
+	 * producer that is gone cannot commit any more. */
+	uint64_t need = w & 0xffffffffull & ~(uint64_t)(REC_ALIGN - 1);
+	return atomic_compare_exchange_strong_explicit(hdr_at(r, h), &w, need | HDR_PAD | HDR_COMMIT,
+						       memory_order_release, memory_order_relaxed);
 }
 
 void *eng_ring_peek(struct eng_ring *r, size_t *len)

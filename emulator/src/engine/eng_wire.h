@@ -8,8 +8,12 @@
  * blocked on a full RESP ring of its peer only waits for that peer to drain it.
  *
  * Record = 8-byte header word (length in bytes, a multiple of 64, with bit 0 = committed and bit 1 = padding)
- * followed by the packet. A producer reserves space with a CAS on tail, writes the packet, then publishes the
- * header with a release store. The consumer clears every 64-byte-aligned header slot of what it consumed before
+ * followed by the packet. A producer reserves space with a CAS on tail, marks the header reserved with its pid
+ * (bit 2, pid in bits 32-62), writes the packet, then publishes the header with a release store. A producer
+ * process that dies between the reservation and the commit would block the consumer at that record for good (every
+ * later packet behind it, of every QP): the owner skips such a record once its producer is gone
+ * (eng_ring_skip_abandoned). Not covered: a death between the CAS and the mark, two stores apart, and a producer
+ * that is stopped (SIGSTOP) holding a record, which may still commit it and is waited for. The consumer clears every 64-byte-aligned header slot of what it consumed before
  * it advances head (release), so a stale word inside an old payload can never look like a committed header.
  */
 #ifndef MLX5EMU_ENG_WIRE_H
@@ -89,6 +93,11 @@ void eng_ring_commit(struct eng_ring *r, uint64_t tok);
 uint64_t eng_ring_used(struct eng_ring *r);
 /* Give a reservation back without a packet (the consumer skips it). */
 void eng_ring_cancel(struct eng_ring *r, uint64_t tok);
+/* The pid the producers of this process put in their reservations (the engine sets it when it starts). */
+extern int eng_wire_pid;
+/* If the record at head is reserved by a producer process that is gone (gone(pid): dead or a zombie, never to
+ * commit), turn it into padding; returns whether it did. Consumer only. */
+int eng_ring_skip_abandoned(struct eng_ring *r, int (*gone)(int pid));
 /* Next committed packet at head, or NULL; *len receives the record's packet capacity. */
 void *eng_ring_peek(struct eng_ring *r, size_t *len);
 /* Consume the record returned by the last peek. */

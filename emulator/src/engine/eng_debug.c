@@ -1,0 +1,24 @@
+/*
+ * eng_debug.c - the engine's part of the test introspection (mlx5emu_debug.h): states that tests cannot bring
+ * about through the verbs, such as a peer that died halfway through putting a packet into our rings.
+ */
+#include <unistd.h>
+
+#include "engine/eng_internal.h"
+#include "mlx5emu_debug.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT int mlx5emu_debug_abandon_reservation(int pid, int resp, uint32_t len)
+{
+	if (!G.fabric[0])
+		eng_fabric_name();
+	struct eng_inbox *ib = eng_inbox_open(G.fabric, pid);
+	if (!ib)
+		return -1;
+	eng_wire_pid = (int)getpid(); /* as the engine of this process would have set it */
+	uint64_t tok;
+	void *p = eng_ring_reserve(resp ? &ib->resp : &ib->req, len, &tok);
+	/* left mapped and uncommitted on purpose: this process is about to die holding the record */
+	return p ? 0 : -1;
+}
