@@ -17,11 +17,13 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -119,6 +121,56 @@ class RawTemplateSendTest
                 assertEquals(after, s.producerCounter());
             }
             assertTrue(wrapped > 0, "no frame reached the ring end");
+        }
+    }
+
+    /**
+     * A template is read into the WQE through its own segment (EthFrameEncoder copies it with MemorySegment.copy,
+     * not through a raw address): once its arena is closed, the send throws instead of reading freed memory, and
+     * leaves the ring as it was (a claim is only a room check: the producer counter stays, and the next frame posts
+     * in that place and completes). Whole header inline, part of it, and the device's minimum (0 bytes on
+     * this port unless MLX5EMU_ETH_MIN_INLINE=l2: the header then goes into the inline data segment).
+     */
+    @ParameterizedTest(name = "inline header {0}")
+    @ValueSource(ints = {-1, 30, UdpHeaderTemplate.LENGTH})
+    void closedTemplateThrowsAndClaimsNothing(final int inlineHeader)
+    {
+        try (Rig rig = new Rig())
+        {
+            Assumptions.assumeTrue(rig.roce, "raw packet QPs need an Ethernet port");
+            final CompletionQueue cq = rig.cq(64);
+            final QueuePair qp = rig.pd.createQp(config(cq));
+            qp.activate(1);
+            final RawSendQueue t = RawSendQueue.of(qp, DoorbellMode.AUTO);
+            if (inlineHeader >= 0)
+            {
+                t.inlineHeaders(inlineHeader);
+            }
+            final DirectCq dcq = DirectCq.of(cq).attach(t.queue());
+            final CqeInjector inj = new CqeInjector(cq);
+            final MemoryRegion mr = rig.memory(1 << 16);
+            final long payload = mr.address() + 2048;
+            final UdpHeaderTemplate gone;
+            try (Arena arena = Arena.ofConfined())
+            {
+                gone = new UdpHeaderTemplate(arena.allocate(UdpHeaderTemplate.LENGTH)).srcMac(0x020000000001L)
+                    .srcIp(0x0a000001).srcPort(7).multicast(0xef000001, 5000);
+                gone.prepare(PAYLOAD, 1);
+            }
+            final int pi = t.producerCounter();
+            final int flags = SendFlags.SIGNALED | SendFlags.INLINE;
+            assertThrows(IllegalStateException.class,
+                () -> t.send(1, gone, mr.lkey(), payload, mr.lkey(), PAYLOAD, RawSendQueue.NO_VLAN, flags));
+            assertEquals(pi, t.producerCounter(), "the failed send claimed ring space");
+            final UdpHeaderTemplate live = new UdpHeaderTemplate(mr.memory().asSlice(0, UdpHeaderTemplate.LENGTH))
+                .srcMac(0x020000000001L).srcIp(0x0a000001).srcPort(7).multicast(0xef000001, 5000);
+            live.prepare(PAYLOAD, 2);
+            assertTrue(t.send(2, live, mr.lkey(), payload, mr.lkey(), PAYLOAD, RawSendQueue.NO_VLAN, flags));
+            assertEquals(1, t.ring());
+            inj.req(qp.qpn(), Emu.uidx(qp.qpn()), Mlx5Opcode.MLX5_OPCODE_SEND, pi, 0);
+            final Completion c = new Completion();
+            assertEquals(1, dcq.poll(c));
+            assertEquals(2, c.wrId());
         }
     }
 
