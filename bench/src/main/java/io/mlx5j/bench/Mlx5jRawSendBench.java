@@ -26,9 +26,9 @@ import static io.mlx5j.bench.Workload.BATCH;
 
 /**
  * mlx5j's raw send path ({@link RawSendQueue}, completions through {@link DirectCq}) on {@link EmulatedRawQp}: the
- * {@link RawWorkload} frame, a 42-byte UDP header and a 64-byte payload with IPv4/UDP checksum offload, the whole
- * header inline in the Ethernet segment ({@code inlineHeaders(42)}), the payload by gather entry or inline, in
- * either doorbell mode. One op = one frame. Counterparts: {@link
+ * {@link RawWorkload} frame, a 42-byte UDP header and a 64-byte payload with IPv4/UDP checksum offload, the payload by
+ * gather entry or inline, in either doorbell mode, and the header either as libmlx5 lays it out or wholly inline.
+ * One op = one frame. Counterparts: {@link
  * IbvRawPostSendBench}, {@link IbvRawWrBench} and the C loop's {@code c.IbvRawPostSendBench} /
  * {@code c.IbvRawWrBench}.
  */
@@ -49,12 +49,22 @@ public class Mlx5jRawSendBench
     @Param({"BLUEFLAME", "DOORBELL"})
     public DoorbellMode doorbell;
 
+    /**
+     * MIN_INLINE: the device's minimum of the header inline in the Ethernet segment, the rest of the frame by gather
+     * entries or inline data, the WQE libmlx5 writes for the same work request (RawSendParityTest): the like-for-like
+     * row. INLINE_42: the whole 42-byte header inline ({@code inlineHeaders(42)}), what a NIC that parses the
+     * headers from the WQE gets from mlx5j; libmlx5's ibv_post_send cannot write it, so its rows are the reference
+     * for the same frame, not the same bytes.
+     */
+    @Param({"MIN_INLINE", "INLINE_42"})
+    public String header;
+
     private EmulatedRawQp env;
     private RawSendQueue sq;
     private DirectCq cq;
     private final Completion completion = new Completion();
     private SyntheticCompleter completer;
-    private UdpHeaderTemplate header;
+    private UdpHeaderTemplate template;
     private int lkey;
     private long payload;
 
@@ -62,10 +72,14 @@ public class Mlx5jRawSendBench
     public void setup()
     {
         env = EmulatedRawQp.open(0);
-        sq = RawSendQueue.of(env.qp, doorbell).inlineHeaders(UdpHeaderTemplate.LENGTH);
+        sq = RawSendQueue.of(env.qp, doorbell);
+        if ("INLINE_42".equals(header))
+        {
+            sq.inlineHeaders(UdpHeaderTemplate.LENGTH);
+        }
         cq = DirectCq.of(env.sendCq).attach(sq.queue());
         completer = new SyntheticCompleter(env.sendCq.ring(), env.qp.qpn(), env.uidx);
-        header = env.header;
+        template = env.header;
         lkey = env.mr.lkey();
         payload = env.payload();
     }
@@ -76,14 +90,14 @@ public class Mlx5jRawSendBench
         env.close();
     }
 
-    /** Header inline in the Ethernet segment, payload by one gather entry. */
+    /** Payload by one gather entry. */
     @Benchmark
     public int udpSge()
     {
         return cycle(0);
     }
 
-    /** Header inline in the Ethernet segment, payload inline. */
+    /** Payload inline. */
     @Benchmark
     public int udpInline()
     {
@@ -98,7 +112,7 @@ public class Mlx5jRawSendBench
         {
             final boolean signaled = i == BATCH;
             last = sq.producerCounter();
-            if (!sq.send(signaled ? Workload.SIGNALED_WR_ID : Workload.UNSIGNALED_WR_ID, header, lkey, payload, lkey,
+            if (!sq.send(signaled ? Workload.SIGNALED_WR_ID : Workload.UNSIGNALED_WR_ID, template, lkey, payload, lkey,
                 RawWorkload.PAYLOAD, RawSendQueue.NO_VLAN, FLAGS | inline | (signaled ? SendFlags.SIGNALED : 0)))
             {
                 throw new IllegalStateException("send queue full: the completer and the ring are out of step");
