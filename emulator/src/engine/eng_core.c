@@ -262,7 +262,7 @@ static void *engine_main(void *arg)
 	eng_thread_sched_setup();
 	in_assist = 1;
 	uint64_t idle = 0, last_work = 0, spin_checked = 0;
-	int spin_ok = 0, poller_naps = 0;
+	int spin_ok = 0, poller_naps = 0, demoted = 0;
 	while (!atomic_load(&G.stop)) {
 		/* While application threads are lending cycles, stay out of their way: if this thread were preempted
 		 * while holding G.lock, every poller's trylock would fail for a whole time slice. (Not 1 us steps: each
@@ -309,7 +309,12 @@ static void *engine_main(void *arg)
 		pthread_mutex_lock(&G.lock);
 		uint64_t now = eng_now_ns(); /* not top: the lock may have been held by a lending thread for a while */
 		int work = engine_iteration(now);
+		int polled_doorbell = G.polled_doorbell;
 		pthread_mutex_unlock(&G.lock);
+		if (polled_doorbell && !demoted) {
+			eng_thread_sched_polling();
+			demoted = 1;
+		}
 		if (atomic_load(&G.hook_wait))
 			sched_yield();
 		if (work) {
@@ -426,6 +431,7 @@ static void atfork_child(void)
 	eng_dbfault_forget();
 	eng_inbox_forget_deferred();
 	eng_wire_pid = 0; /* the parent's: a reservation of this process must not name it */
+	G.polled_doorbell = 0;
 	G.inbox = NULL;
 	G.qps = NULL;
 	G.cqs = NULL;

@@ -105,6 +105,7 @@ int eng_scan_doorbells(int full)
 		/* A store that did not fault on a protected page came through another mapping of it, which the
 		 * library never saw (a raw mmap system call, as UCX makes): poll that page from now on. */
 		u->aliased |= found && u->watched && !u->open;
+		G.polled_doorbell |= found && (!u->watched || u->aliased);
 		work |= found;
 	}
 	return work;

@@ -236,6 +236,7 @@ struct eng_global {
 	int dbfault;                  /* doorbells arrive through write faults (eng_dbfault.c) */
 	int poller_first;             /* a kicked engine leaves packets to a recent poller (MLX5EMU_POLLER_FIRST) */
 	int lend_off;                 /* MLX5EMU_LEND=0: mlx5emu_lend does nothing */
+	int polled_doorbell;          /* a doorbell came on a page only polling sees (eng_scan_doorbells) */
 	uint64_t pass_ns;             /* start of the running (or last) engine pass: eng_pass_ns */
 	uint64_t clock_shown_ns;      /* when the pass last advanced the timer page */
 	_Atomic unsigned long violations;
@@ -258,6 +259,7 @@ int eng_core_spare(uint64_t now);
 void eng_strict(uint32_t qpn, uint32_t wqe, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The scheduling every device thread asks for. */
 void eng_thread_sched_setup(void);
+void eng_thread_sched_polling(void); /* back to nice 0: doorbells arrive on polled pages (eng_base.c) */
 
 /* eng_objects.c (layer 1) */
 struct eng_qp *eng_find_qp(uint32_t qpn);

@@ -4,7 +4,12 @@
  * send ring through mlx5dv and its doorbell rung only through a second mapping of the same UAR page made with
  * syscall(SYS_mmap), the way UCX rings doorbells through its own mapping; it must complete. The same test checks
  * what UCX asks of the device node first: access(R_OK | W_OK), and fstat of the command fd as a character device.
+ * And the engine thread's priority: it starts at nice -19 where allowed, keeps it while doorbells come through the
+ * library's write-protected mapping (an RDMA WRITE posted with ibv_post_send), and goes back to nice 0 once a
+ * doorbell came through a mapping it can only poll (eng_base.c eng_thread_sched_polling: at nice -19 its polling
+ * starved UCX's rc_mlx5, 142 ms per am_lat round trip).
  */
+#include <dirent.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -14,6 +19,45 @@
 
 #include "etest.h"
 #include "mlx5emu_debug.h"
+
+/* The nice value of this process's engine thread ("mlx5emu-engine"), from /proc/self/task/<tid>/stat. */
+static int engine_nice(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	CHECK(d, "opendir /proc/self/task");
+	int nice = 100;
+	struct dirent *e;
+	while (nice == 100 && (e = readdir(d))) {
+		char path[300], buf[512];
+		snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		int match = fgets(buf, sizeof buf, f) && strcmp(buf, "mlx5emu-engine\n") == 0;
+		fclose(f);
+		if (!match)
+			continue;
+		snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+		f = fopen(path, "re");
+		CHECK(f, "%s", path);
+		size_t n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[n] = 0;
+		/* after "pid (comm) ": state, then fields 4..19; nice is field 19 */
+		const char *p = strrchr(buf, ')');
+		CHECK(p, "stat format");
+		p += 2;
+		for (int field = 3; field < 19; field++) {
+			p = strchr(p, ' ');
+			CHECK(p, "stat field %d", field);
+			p++;
+		}
+		nice = atoi(p);
+	}
+	closedir(d);
+	CHECK(nice != 100, "no mlx5emu-engine thread in this process");
+	return nice;
+}
 
 int main(void)
 {
@@ -41,6 +85,21 @@ int main(void)
 	CHECK(dbg_qp, "mlx5emu_debug_qp");
 	struct mlx5emu_debug_qp d;
 	CHECK(dbg_qp(qp->qp_num, &d) == 0, "debug qp");
+
+	/* a doorbell through the library's own (watched) mapping keeps the engine's priority */
+	int nice0 = engine_nice();
+	void *buf;
+	struct ibv_mr *mr = t_mr(4096, T_ALL_ACCESS, &buf);
+	struct ibv_sge sge = { (uintptr_t)buf, 8, mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 9, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_SIGNALED };
+	wr.wr.rdma.remote_addr = (uintptr_t)buf + 64;
+	wr.wr.rdma.rkey = mr->rkey;
+	t_post_send(peer, &wr); /* the peer's ring: qp's stays empty for the NOPs below */
+	struct ibv_wc wc0;
+	CHECK(t_poll(pcq, &wc0, 1, 5000) == 1 && wc0.status == IBV_WC_SUCCESS, "RDMA WRITE through libmlx5");
+	usleep(200 * 1000); /* the engine thread runs its own passes once the poller is quiet */
+	CHECK(engine_nice() == nice0, "the engine left nice %d after a doorbell through the watched mapping", nice0);
 
 	/* the raw system call, as UCX's hooked mmap does it: libmlx5's offset for UAR page i is i pages */
 	long ps = sysconf(_SC_PAGESIZE);
@@ -73,6 +132,16 @@ int main(void)
 		CHECK(wc.status == IBV_WC_SUCCESS, "NOP %u status %d", i, wc.status);
 	}
 	syscall(SYS_munmap, raw, (size_t)ps);
+	if (nice0 < 0) { /* allowed to raise its priority (root, CAP_SYS_NICE): it gives that up now */
+		uint64_t end = t_ms() + 2000;
+		while (engine_nice() != 0 && t_ms() < end)
+			usleep(1000);
+		CHECK(engine_nice() == 0, "the engine kept nice %d after doorbells it could only poll", engine_nice());
+	} else {
+		printf("t_raw_uar: engine at nice %d from the start (not allowed to raise it): priority not checked\n", nice0);
+	}
+	ibv_dereg_mr(mr);
+	free(buf);
 
 	ibv_destroy_qp(qp);
 	ibv_destroy_qp(peer);
