@@ -269,8 +269,8 @@ struct eng_mr *eng_mr_check(uint32_t key, struct emu_pd *pd, uint64_t addr, uint
 struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid);
 int eng_pid_alive(int pid);
 int eng_pid_running(int pid); /* alive and not stopped (SIGSTOP, tracing) nor a zombie */
-int eng_pid_gone(int pid);
-void eng_fabric_name(void);   /* G.fabric from MLX5EMU_FABRIC, or the per-user default */    /* dead or a zombie: it will never run again */
+int eng_pid_gone(int pid);    /* dead or a zombie: it will never run again */
+void eng_fabric_name(void);   /* G.fabric from MLX5EMU_FABRIC, or the per-user default */
 void eng_reap_peers(void);
 void eng_qp_set_error(struct eng_qp *qp);
 

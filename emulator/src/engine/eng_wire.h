@@ -13,8 +13,9 @@
  * process that dies between the reservation and the commit would block the consumer at that record for good (every
  * later packet behind it, of every QP): the owner skips such a record once its producer is gone
  * (eng_ring_skip_abandoned). Not covered: a death between the CAS and the mark, two stores apart, and a producer
- * that is stopped (SIGSTOP) holding a record, which may still commit it and is waited for. The consumer clears every 64-byte-aligned header slot of what it consumed before
- * it advances head (release), so a stale word inside an old payload can never look like a committed header.
+ * that is stopped (SIGSTOP) holding a record, which may still commit it and is waited for. The consumer clears
+ * every 64-byte-aligned header slot of what it consumed before it advances head (release), so a stale word inside
+ * an old payload can never look like a committed header.
  */
 #ifndef MLX5EMU_ENG_WIRE_H
 #define MLX5EMU_ENG_WIRE_H
