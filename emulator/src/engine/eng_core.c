@@ -94,6 +94,8 @@ static int engine_iteration(uint64_t now)
 		    eng_ring_skip_abandoned(&G.inbox->resp, eng_pid_gone))
 			work = 1;
 		eng_check_unrung(now);
+		if (eng_doorbells_polled() == 2)
+			eng_adopt_mappings(now, 1000000000ull); /* pages mapped where the library did not see it */
 		eng_reap_peers();
 		emu_clock_maintain();
 	}
@@ -189,7 +191,7 @@ void eng_doorbell_fault(void *user_va)
 	lock_engine();
 	for (int i = 0; i < G.nuars; i++) {
 		struct eng_uar *u = &G.uars[i];
-		if (u->user_va != user_va || !u->watched)
+		if ((u->user_va != user_va && u->alias_va != user_va) || !u->watched)
 			continue;
 		u->open = 1;
 		u->landed = 0;

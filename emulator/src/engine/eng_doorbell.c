@@ -53,6 +53,8 @@ static void sq_doorbell(const uint8_t *db, volatile const uint8_t *half, struct 
 /* A page opened by a fault whose store has not shown up for this long is protected again anyway (the storing
  * thread may have been descheduled; if its store is still to come, it simply faults once more). */
 #define ENG_DB_OPEN_MAX_NS 1000000ull
+/* The least time between two reads of /proc/self/maps when doorbells come through a mapping nobody watches. */
+#define ENG_ADOPT_FOUND_NS 10000000ull
 
 static int scan_page(int i)
 {
@@ -103,12 +105,79 @@ int eng_scan_doorbells(int full)
 		int found = scan_page(i);
 		u->landed |= found && u->open;
 		/* A store that did not fault on a protected page came through another mapping of it, which the
-		 * library never saw (a raw mmap system call, as UCX makes): poll that page from now on. */
+		 * library never saw (a raw mmap system call, as UCX makes): watch that mapping too, or failing that,
+		 * poll the page from now on. */
 		u->aliased |= found && u->watched && !u->open;
-		G.polled_doorbell |= found && (!u->watched || u->aliased);
+		if (found && (!u->watched || u->aliased)) {
+			eng_adopt_mappings(eng_pass_ns(), ENG_ADOPT_FOUND_NS);
+			G.polled_doorbell |= !u->watched || u->aliased;
+		}
 		work |= found;
 	}
 	return work;
+}
+
+/*
+ * Doorbells through mappings the library never saw. UCX's memory hooks turn libmlx5's mmap of the command fd into
+ * the system call, so this library learns no address to watch (every page then only polling sees: 4 ms per UCX
+ * rc_mlx5 round trip here, the engine waiting for a CPU); a program may also map a page a second time itself
+ * (t_raw_uar). The kernel knows the mappings (eng_maps.c): for each page that polling alone sees, watch the
+ * program's mappings of it, up to two (the library's, user_va, and one more, alias_va). A page mapped more often
+ * stays polled. Reading /proc/self/maps costs tens of microseconds, so at most once per every_ns: right away
+ * (ENG_ADOPT_FOUND_NS) when a doorbell came through such a mapping, and slowly in the housekeeping of the passes
+ * for pages no doorbell has reached yet (so that the first one faults too).
+ */
+#define ENG_MAX_FILE_MAPS 64
+
+static int adopt_page(struct eng_uar *u, const struct eng_map *maps, int n)
+{
+	uintptr_t lo = (uintptr_t)u->ctx->uar_alias;
+	uintptr_t hi = lo + (size_t)(u->ctx->num_uar_pages + EMU_DYN_UAR_PAGES) * EMU_UAR_PAGE_SIZE;
+	uint64_t off = (uint64_t)u->index * EMU_UAR_PAGE_SIZE;
+	for (int i = 0; i < n; i++) {
+		const struct eng_map *m = &maps[i];
+		if (off < m->offset || off - m->offset >= m->len)
+			continue;
+		void *va = (void *)(m->start + (off - m->offset));
+		if ((uintptr_t)va >= lo && (uintptr_t)va < hi)
+			continue; /* K's alias: the engine's own view of the pages */
+		if ((va == u->user_va && u->watched) || va == u->alias_va)
+			continue;
+		if (!u->user_va || va == u->user_va) {
+			u->user_va = va;
+			u->watched = eng_dbfault_watch(va) == 0;
+			if (!u->watched)
+				return 0;
+		} else if (!u->alias_va && eng_dbfault_watch(va) == 0) {
+			u->alias_va = va;
+		} else {
+			return 0;
+		}
+		if (emu_log_enabled)
+			emu_log("engine: UAR page %d: watching the mapping at %p the library did not see", u->index, va);
+	}
+	return u->watched;
+}
+
+void eng_adopt_mappings(uint64_t now, uint64_t every_ns)
+{
+	if (!G.dbfault || (G.adopt_ns && now - G.adopt_ns < every_ns))
+		return;
+	G.adopt_ns = now;
+	struct eng_map maps[ENG_MAX_FILE_MAPS];
+	struct emu_ctx *ctx = NULL;
+	int n = -1;
+	for (int i = 0; i < G.nuars; i++) {
+		struct eng_uar *u = &G.uars[i];
+		if (u->watched && !u->aliased)
+			continue;
+		if (u->ctx != ctx) { /* one read per context (its pages are one memfd, registered one after another) */
+			ctx = u->ctx;
+			n = ctx->uar_memfd >= 0 && ctx->uar_alias ? eng_maps_of(ctx->uar_memfd, maps, ENG_MAX_FILE_MAPS) : -1;
+		}
+		if (n >= 0 && n <= ENG_MAX_FILE_MAPS && adopt_page(u, maps, n))
+			u->aliased = 0;
+	}
 }
 
 /*
@@ -127,6 +196,8 @@ int eng_protect_open_pages(void)
 			continue;
 		u->open = u->landed = 0;
 		eng_dbfault_protect(u->user_va);
+		if (u->alias_va)
+			eng_dbfault_protect(u->alias_va);
 		work |= scan_page(i);
 	}
 	return work;

@@ -200,9 +200,12 @@ struct eng_uar {
 	 * open (write-enabled) from a fault until the engine, about to sleep, has taken the store that faulted
 	 * (landed); then it is protected again. */
 	void *user_va;
+	/* A second mapping of the page the library never saw (a raw mmap system call, as UCX's memory hooks make),
+	 * found in /proc/self/maps and watched too (eng_doorbell.c adopt_mappings); NULL if none. */
+	void *alias_va;
 	int index;
 	int watched, open, landed;
-	int aliased;        /* also written through a mapping the library did not see: polled */
+	int aliased;        /* also written through a mapping that is not watched: polled */
 	uint64_t open_since;
 };
 
@@ -237,6 +240,7 @@ struct eng_global {
 	int poller_first;             /* a kicked engine leaves packets to a recent poller (MLX5EMU_POLLER_FIRST) */
 	int lend_off;                 /* MLX5EMU_LEND=0: mlx5emu_lend does nothing */
 	int polled_doorbell;          /* a doorbell came on a page only polling sees (eng_scan_doorbells) */
+	uint64_t adopt_ns;            /* when /proc/self/maps was last read for unwatched mappings (eng_doorbell.c) */
 	uint64_t pass_ns;             /* start of the running (or last) engine pass: eng_pass_ns */
 	uint64_t clock_shown_ns;      /* when the pass last advanced the timer page */
 	_Atomic unsigned long violations;
@@ -284,6 +288,7 @@ void eng_cq_arm_doorbell(const uint8_t *db);
 void eng_sq_take_record(struct eng_qp *qp, uint32_t idx, uint32_t rec, uint32_t rec_ahead);
 /* Take the doorbells of every UAR page that can hold one unseen (full: of every page). Returns whether any. */
 int eng_scan_doorbells(int full);
+void eng_adopt_mappings(uint64_t now, uint64_t every_ns);
 int eng_protect_open_pages(void);
 int eng_doorbells_polled(void);
 void eng_take_pending_doorbells_locked(void);
@@ -294,6 +299,15 @@ void eng_check_unrung(uint64_t now);
  * execute what the records of that page's QPs say, as the doorbell will once it lands, and let the store land
  * (eng_dbfault_resolve, under G.lock, so that the page cannot be protected again between the two). */
 void eng_doorbell_fault(void *user_va);
+
+/* eng_maps.c: where this process maps a file, from /proc/self/maps (no allocation) */
+struct eng_map {
+	uintptr_t start;
+	size_t len;
+	uint64_t offset;   /* of the file, at start */
+};
+int eng_maps_of(int fd, struct eng_map *out, int max); /* mappings of fd's file (all of them: more than max
+							  * are counted, not stored), or -1 */
 
 /* eng_dbfault.c: doorbells through userfaultfd write protection of the UAR pages */
 /* 0: active; handler(page) runs on the fault thread for each faulting store and must resolve the fault */

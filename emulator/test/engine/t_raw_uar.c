@@ -4,10 +4,13 @@
  * send ring through mlx5dv and its doorbell rung only through a second mapping of the same UAR page made with
  * syscall(SYS_mmap), the way UCX rings doorbells through its own mapping; it must complete. The same test checks
  * what UCX asks of the device node first: access(R_OK | W_OK), and fstat of the command fd as a character device.
- * And the engine thread's priority: it starts at nice -19 where allowed, keeps it while doorbells come through the
- * library's write-protected mapping (an RDMA WRITE posted with ibv_post_send), and goes back to nice 0 once a
- * doorbell came through a mapping it can only poll (eng_base.c eng_thread_sched_polling: at nice -19 its polling
- * starved UCX's rc_mlx5, 142 ms per am_lat round trip).
+ * And the doorbells of such a mapping: the engine finds it in /proc/self/maps once a doorbell came through it and
+ * write-protects it too, so that the next doorbell faults like one through the library's own mapping (eng_doorbell.c
+ * eng_adopt_mappings: UCX's rc_mlx5 took 4 ms per round trip while the engine had to poll). A page mapped a third
+ * time stays polled, and the engine thread then gives up its priority: it starts at nice -19 where allowed, keeps
+ * it while every doorbell faults, and goes back to nice 0 once a doorbell came through a mapping it can only poll
+ * (eng_base.c eng_thread_sched_polling: at nice -19 its polling starved UCX's rc_mlx5, 142 ms per am_lat round
+ * trip).
  */
 #include <dirent.h>
 #include <sys/mman.h>
@@ -20,8 +23,9 @@
 #include "etest.h"
 #include "mlx5emu_debug.h"
 
-/* The nice value of this process's engine thread ("mlx5emu-engine"), from /proc/self/task/<tid>/stat. */
-static int engine_nice(void)
+/* The nice value of this process's engine thread ("mlx5emu-engine"), from /proc/self/task/<tid>/stat; -100 while
+ * there is none (the thread names itself when it starts, which may be after the context was opened). */
+static int engine_nice_once(void)
 {
 	DIR *d = opendir("/proc/self/task");
 	CHECK(d, "opendir /proc/self/task");
@@ -55,7 +59,16 @@ static int engine_nice(void)
 		nice = atoi(p);
 	}
 	closedir(d);
-	CHECK(nice != 100, "no mlx5emu-engine thread in this process");
+	return nice == 100 ? -100 : nice;
+}
+
+static int engine_nice(void)
+{
+	uint64_t end = t_ms() + 2000;
+	int nice;
+	while ((nice = engine_nice_once()) == -100 && t_ms() < end)
+		usleep(1000);
+	CHECK(nice != -100, "no mlx5emu-engine thread in this process");
 	return nice;
 }
 
@@ -104,8 +117,6 @@ int main(void)
 	usleep(200 * 1000); /* the engine thread runs its own passes once the poller is quiet */
 	if (faults() > faults0) /* the doorbell faulted: no userfaultfd (or MLX5EMU_DOORBELL_FAULT=0) means polling */
 		CHECK(engine_nice() == nice0, "the engine left nice %d after a doorbell through the watched mapping", nice0);
-	else
-		printf("t_raw_uar: doorbells do not fault here: the watched-mapping priority check is skipped\n");
 
 	/* the raw system call, as UCX's hooked mmap does it: libmlx5's offset for UAR page i is i pages */
 	long ps = sysconf(_SC_PAGESIZE);
@@ -121,23 +132,46 @@ int main(void)
 	CHECK(mlx5dv_init_obj(&o, MLX5DV_OBJ_QP) == 0, "init_obj");
 	CHECK(((uintptr_t)dv.bf.reg & (uintptr_t)(ps - 1)) == d.bf_offset, "bf offset");
 
-	/* two NOPs, each rung through the raw mapping only (alternating BlueFlame halves, as libmlx5 does) */
+	/* NOPs, each rung through one raw mapping only (alternating BlueFlame halves, as libmlx5 does) */
 	uint8_t *sq = dv.sq.buf;
-	for (uint32_t i = 0; i < 2; i++) {
-		uint8_t *w = sq + (size_t)i * 64;
-		memset(w, 0, 64);
-		*(uint32_t *)(void *)w = htobe32(i << 8 | MLX5_OPCODE_NOP);
-		*(uint32_t *)(void *)(w + 4) = htobe32(qp->qp_num << 8 | 1);
-		w[11] = MLX5_WQE_CTRL_CQ_UPDATE;
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		dv.dbrec[MLX5_SND_DBR] = htobe32(i + 1);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		*(volatile uint64_t *)(void *)(raw + d.bf_offset + (i & 1) * dv.bf.size) = *(uint64_t *)(void *)w;
-		struct ibv_wc wc;
-		CHECK(t_poll(cq, &wc, 1, 5000) == 1, "NOP %u rung through the raw mapping never completed", i);
-		CHECK(wc.status == IBV_WC_SUCCESS, "NOP %u status %d", i, wc.status);
+	uint32_t nops = 0;
+#define RING_NOPS(map, count) \
+	for (uint32_t k = 0; k < (count); k++, nops++) { \
+		uint8_t *w = sq + (size_t)nops * 64; \
+		memset(w, 0, 64); \
+		*(uint32_t *)(void *)w = htobe32(nops << 8 | MLX5_OPCODE_NOP); \
+		*(uint32_t *)(void *)(w + 4) = htobe32(qp->qp_num << 8 | 1); \
+		w[11] = MLX5_WQE_CTRL_CQ_UPDATE; \
+		__atomic_thread_fence(__ATOMIC_SEQ_CST); \
+		dv.dbrec[MLX5_SND_DBR] = htobe32(nops + 1); \
+		__atomic_thread_fence(__ATOMIC_SEQ_CST); \
+		*(volatile uint64_t *)(void *)((map) + d.bf_offset + (nops & 1) * dv.bf.size) = *(uint64_t *)(void *)w; \
+		struct ibv_wc wc; \
+		CHECK(t_poll(cq, &wc, 1, 5000) == 1, "NOP %u rung through a raw mapping never completed", nops); \
+		CHECK(wc.status == IBV_WC_SUCCESS, "NOP %u status %d", nops, wc.status); \
 	}
+	/* the first is found by the engine's scan; the mapping is then watched, and the second faults */
+	RING_NOPS(raw, 1);
+	unsigned long faults1 = faults();
+	RING_NOPS(raw, 3);
+	int faulting = faults() > faults0;
+	if (faulting) {
+		CHECK(faults() > faults1, "a doorbell through the raw mapping did not fault after the engine saw it");
+		CHECK(engine_nice() == nice0, "the engine left nice %d for doorbells that fault", nice0);
+	}
+
+	/* a third mapping of the page: more than the engine watches, so it polls the page from now on (once the engine
+	 * has protected the page again: while a poller lends passes, a page opened by a fault stays open, and a store
+	 * to an open page proves nothing about its mappings) */
+	usleep(200 * 1000);
+	uint8_t *raw2 = (uint8_t *)syscall(SYS_mmap, NULL, (size_t)ps, PROT_READ | PROT_WRITE, MAP_SHARED,
+					   t_ctx->cmd_fd, (off_t)d.uar_page * ps);
+	CHECK(raw2 != MAP_FAILED, "second raw mmap of the command fd: %s", strerror(errno));
+	RING_NOPS(raw2, 2);
+	RING_NOPS(raw, 2);
+#undef RING_NOPS
 	syscall(SYS_munmap, raw, (size_t)ps);
+	syscall(SYS_munmap, raw2, (size_t)ps);
 	if (nice0 < 0) { /* allowed to raise its priority (root, CAP_SYS_NICE): it gives that up now */
 		uint64_t end = t_ms() + 2000;
 		while (engine_nice() != 0 && t_ms() < end)
@@ -146,6 +180,8 @@ int main(void)
 	} else {
 		printf("t_raw_uar: engine at nice %d from the start (not allowed to raise it): priority not checked\n", nice0);
 	}
+	if (!faulting)
+		printf("t_raw_uar: doorbells do not fault here: the watched-mapping checks are skipped\n");
 	ibv_dereg_mr(mr);
 	free(buf);
 

@@ -2,8 +2,9 @@
 # UCX (Debian ucx-utils 1.13), unmodified and with default settings, on the emulated device: a second writer of the
 # mlx5 wire format besides libmlx5 (its rc_mlx5/ud_mlx5 transports build WQEs and ring doorbells themselves, through
 # a UAR mapping made with a raw mmap system call). ucx_info must list the four IB transports; ucx_perftest runs
-# puts, gets, active messages and atomics between two processes. Iteration counts are small: every rc_mlx5 round
-# trip waits for an engine thread (see "Performance" in the README).
+# puts, gets, active messages and atomics between two processes. The raw mapping is one the library never sees:
+# the engine must find it (/proc/self/maps) and watch it through write faults like libmlx5's own, or every doorbell
+# waits for a polling engine thread to get a CPU (4 ms per rc_mlx5 round trip on 2 cores); the log must say so.
 set -u
 PORT_BASE=43000
 PASS_REGEX='^ *[0-9][0-9]* *[0-9]'
@@ -30,4 +31,20 @@ u rc_verbs -t fadd    -n 30
 u rc_verbs -t cswap   -n 30
 u ud_mlx5  -t am_lat  -n 30
 u ud_verbs -t am_lat  -n 30
+log=$(mktemp)
+port=$((port + 1))
+MLX5EMU_LOG=1 timeout 45 "$E" --link ib -- ucx_perftest -d mlx5_0:1 -x rc_mlx5 -f -w 2 -t am_lat -n 30 -p $port \
+	> "$log" 2>&1 &
+spid=$!
+wait_listen $port $spid
+timeout 45 "$E" --link ib -- ucx_perftest -d mlx5_0:1 -x rc_mlx5 -f -w 2 -t am_lat -n 30 -p $port 127.0.0.1 \
+	> /dev/null 2>&1
+wait $spid
+if grep -q "watching the mapping at .* the library did not see" "$log"; then
+	echo "PASS rc_mlx5 doorbells: the engine watches UCX's raw UAR mapping ($(grep -c 'watching the mapping' "$log") pages)"
+else
+	echo "FAIL rc_mlx5 doorbells: the engine never watched UCX's raw UAR mapping"; grep -i 'engine' "$log" | tail -5
+	fail=1
+fi
+rm -f "$log"
 exit $fail
