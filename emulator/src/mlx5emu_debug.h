@@ -62,4 +62,9 @@ int mlx5emu_debug_cm_listeners(uint16_t port_space, uint16_t port);
  * next. 0, or -1 if that inbox cannot be opened or the ring is full. */
 int mlx5emu_debug_abandon_reservation(int pid, int resp, uint32_t len);
 
+/* Hold this process's engine thread (hold 1: it runs no pass and protects no page until released with 0), so that
+ * a test can check what the doorbell fault thread does alone. Returns once the thread is held: a pass it was
+ * running has finished. */
+void mlx5emu_debug_hold_engine(int hold);
+
 #endif

@@ -219,6 +219,52 @@ void eng_doorbell_fault(void *user_va)
 }
 
 
+/* How long before now an application thread last lent a pass (0 if it did so after now was read). */
+static uint64_t lent_before(uint64_t now)
+{
+	uint64_t then = atomic_load_explicit(&G.last_assist, memory_order_relaxed);
+	return then > now ? 0 : now - then;
+}
+
+/*
+ * The fault thread between faults. A fault leaves its page open (write-enabled) so that the faulting store can land;
+ * the page is protected again once that store was taken. While a program lends passes, that is left to the lender
+ * and the engine thread (each protect costs a TLB shootdown, and a lender takes the doorbells of open pages itself).
+ * A program that never calls the library (UCX rc_mlx5, ib_write_lat between its polls) would otherwise ring its next
+ * doorbell on a page that is still open, seen only when the engine thread next woke: up to its 500 us idle step,
+ * and UCX put_lat then took 140 to 200 us per iteration, with nothing else to wake the engine (the requester places
+ * its WRITEs itself, eng_direct.c). So the fault thread itself looks again a few microseconds after the fault (the
+ * storing thread runs in between, on the CPU the fault thread leaves), takes the landed store and protects the page.
+ * Returns the next wait: 10 us while the store is fresh, 100 us after that (ENG_DB_OPEN_MAX_NS then protects the page
+ * anyway), -1 (no timeout) when no page is open or a lender looks after them.
+ */
+static long doorbell_fault_idle(void)
+{
+	uint64_t now = eng_now_ns();
+	if (lent_before(now) < ENG_LEND_OPEN_NS)
+		return -1;
+	long next = -1;
+	lock_engine();
+	int open = 0;
+	for (int i = 0; i < G.nuars && !open; i++)
+		open = G.uars[i].open;
+	if (open) {
+		for (int n = 0; n < 4 && engine_iteration(now); n++) /* the scan marks the landed stores */
+			now = eng_now_ns();
+		if (eng_protect_open_pages())
+			for (int n = 0; n < 4 && engine_iteration(eng_now_ns()); n++)
+				;
+		eng_flush_acks(1);
+		eng_inbox_kick_deferred(eng_now_ns(), 1);
+		now = eng_now_ns();
+		for (int i = 0; i < G.nuars && next < 0; i++)
+			if (G.uars[i].open)
+				next = now - G.uars[i].open_since < 100000ull ? 30000 : 100000;
+	}
+	unlock_engine();
+	return next;
+}
+
 /*
  * Whether a core is free for this thread to spin on: the number of runnable threads on the machine (the fourth
  * field of /proc/loadavg, this thread included) does not exceed the number of CPUs. Spinning then costs nobody
@@ -229,13 +275,6 @@ static int core_free(void)
 {
 	int running = eng_runnable_threads();
 	return running < 0 || running <= eng_cpus(); /* cannot tell: behave as before */
-}
-
-/* How long before now an application thread last lent a pass (0 if it did so after now was read). */
-static uint64_t lent_before(uint64_t now)
-{
-	uint64_t then = atomic_load_explicit(&G.last_assist, memory_order_relaxed);
-	return then > now ? 0 : now - then;
 }
 
 /* Publish in the inbox that this thread is running passes back to back (on: now) or going to sleep (0); peers
@@ -309,6 +348,12 @@ static void *engine_main(void *arg)
 		}
 		publish_awake(top);
 		pthread_mutex_lock(&G.lock);
+		if (atomic_load_explicit(&G.debug_hold, memory_order_relaxed)) { /* tests: mlx5emu_debug_hold_engine */
+			pthread_mutex_unlock(&G.lock);
+			publish_awake(0);
+			eng_inbox_wait(G.inbox, 1000000);
+			continue;
+		}
 		uint64_t now = eng_now_ns(); /* not top: the lock may have been held by a lending thread for a while */
 		int work = engine_iteration(now);
 		int polled_doorbell = G.polled_doorbell;
@@ -503,7 +548,7 @@ static void engine_start_locked(void)
 		G.running = 1;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (G.running && !G.dbfault) {
-		G.dbfault = eng_dbfault_start(eng_doorbell_fault) == 0;
+		G.dbfault = eng_dbfault_start(eng_doorbell_fault, doorbell_fault_idle) == 0;
 		for (int i = 0; i < G.nuars && G.dbfault; i++)
 			watch_uar(&G.uars[i]);
 	}

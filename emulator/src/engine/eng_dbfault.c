@@ -38,6 +38,7 @@
 static int uffd = -1, stop_fd = -1;
 static pthread_t fault_thr;
 static void (*on_fault)(void *page); /* the engine's handler (eng_doorbell_fault): this file is below it */
+static long (*on_idle)(void);        /* between faults (eng_doorbell_fault_idle): ns to wait, -1 for a fault */
 static _Atomic unsigned long faults;
 
 /* Number of doorbell stores of this process that were noticed through a write fault (tests, diagnostics). */
@@ -89,8 +90,10 @@ static void *fault_main(void *arg)
 	pthread_setname_np(pthread_self(), "mlx5emu-dbell");
 	eng_thread_sched_setup();
 	struct pollfd pf[2] = { { .fd = uffd, .events = POLLIN }, { .fd = stop_fd, .events = POLLIN } };
+	long wait_ns = -1;
 	for (;;) {
-		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+		struct timespec ts = { wait_ns / 1000000000L, wait_ns % 1000000000L };
+		if (ppoll(pf, 2, wait_ns < 0 ? NULL : &ts, NULL) < 0 && errno != EINTR)
 			break;
 		if (pf[1].revents)
 			break;
@@ -105,11 +108,12 @@ static void *fault_main(void *arg)
 				on_fault((void *)page); /* resolves the fault too */
 			}
 		}
+		wait_ns = on_idle();
 	}
 	return NULL;
 }
 
-int eng_dbfault_start(void (*handler)(void *page))
+int eng_dbfault_start(void (*handler)(void *page), long (*idle)(void))
 {
 	/* On unless MLX5EMU_DOORBELL_FAULT=0. (It was opt-in while the BlueFlame check raced with the fault path:
 	 * the check waited under G.lock for copy stores that could only land through a fault; eng_bf.c.) */
@@ -131,6 +135,7 @@ int eng_dbfault_start(void (*handler)(void *page))
 	}
 	uffd = fd;
 	on_fault = handler;
+	on_idle = idle;
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old); /* signals stay with the application's threads */

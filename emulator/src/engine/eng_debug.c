@@ -22,3 +22,10 @@ EXPORT int mlx5emu_debug_abandon_reservation(int pid, int resp, uint32_t len)
 	/* left mapped and uncommitted on purpose: this process is about to die holding the record */
 	return p ? 0 : -1;
 }
+
+EXPORT void mlx5emu_debug_hold_engine(int hold)
+{
+	pthread_mutex_lock(&G.lock); /* the engine thread holds it for every pass: after this, it is in none */
+	atomic_store(&G.debug_hold, hold);
+	pthread_mutex_unlock(&G.lock);
+}

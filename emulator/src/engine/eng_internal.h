@@ -241,6 +241,7 @@ struct eng_global {
 	int lend_off;                 /* MLX5EMU_LEND=0: mlx5emu_lend does nothing */
 	int polled_doorbell;          /* a doorbell came on a page only polling sees (eng_scan_doorbells) */
 	uint64_t adopt_ns;            /* when /proc/self/maps was last read for unwatched mappings (eng_doorbell.c) */
+	_Atomic int debug_hold;       /* mlx5emu_debug_hold_engine: the engine thread runs no pass */
 	uint64_t pass_ns;             /* start of the running (or last) engine pass: eng_pass_ns */
 	uint64_t clock_shown_ns;      /* when the pass last advanced the timer page */
 	_Atomic unsigned long violations;
@@ -311,7 +312,9 @@ int eng_maps_of(int fd, struct eng_map *out, int max); /* mappings of fd's file 
 
 /* eng_dbfault.c: doorbells through userfaultfd write protection of the UAR pages */
 /* 0: active; handler(page) runs on the fault thread for each faulting store and must resolve the fault */
-int eng_dbfault_start(void (*handler)(void *page));
+/* handler: a doorbell store faulted on a page (it must resolve the fault); idle: called after every wake-up of
+ * the fault thread, returns how long it may wait for the next fault before calling idle again (-1: no limit) */
+int eng_dbfault_start(void (*handler)(void *page), long (*idle)(void));
 void eng_dbfault_stop(void);
 void eng_dbfault_forget(void);            /* in a fork child */
 int eng_dbfault_watch(void *user_va);     /* register and write-protect one UAR page: 0 = watched */
