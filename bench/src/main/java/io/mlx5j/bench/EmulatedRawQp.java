@@ -65,7 +65,7 @@ public final class EmulatedRawQp implements AutoCloseable
         EmulatedQp.requireIdleEmulator();
         minInline = "l2".equals(System.getenv("MLX5EMU_ETH_MIN_INLINE")) ? 18 : 0;
         context = Context.openFirst();
-        memory = Arena.ofShared();
+        memory = Arena.ofConfined();
         try
         {
             if (!context.queryPort(1).isEthernet())

@@ -173,7 +173,10 @@ public final class RawSendQueue
 
     /**
      * A frame made of a header template and a payload: the gather list {@code [template (42 bytes, registered under
-     * headerLkey unless INLINE), payload]}.
+     * headerLkey unless INLINE), payload]}. The template bytes the WQE carries are read with one liveness check when
+     * the template's memory belongs to a confined arena of the posting thread, and through its segment's checked
+     * accesses otherwise (shared, automatic or global arenas, the heap); a closed template, or one confined to
+     * another thread, makes the send throw and claim nothing.
      *
      * @param vlanTci {@link #NO_VLAN} or the 802.1Q TCI to insert
      */

@@ -1,5 +1,6 @@
 package io.mlx5j.tests;
 
+import io.mlx5j.direct.Access;
 import io.mlx5j.direct.Completion;
 import io.mlx5j.direct.CompletionQueue;
 import io.mlx5j.direct.DirectCq;
@@ -15,6 +16,7 @@ import io.mlx5j.wqe.UdpHeaderTemplate;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.Arena;
@@ -41,11 +43,14 @@ class RawTemplateSendTest
 {
     private static final int PAYLOAD = 64;
 
-    @ParameterizedTest(name = "inline header {0}")
-    @ValueSource(ints = {UdpHeaderTemplate.LENGTH, 30})
-    void templateSendWritesTheStagingFormsBytesAtEveryRingPosition(final int inlineHeader)
+    @ParameterizedTest(name = "inline header {0}, template in a {1} arena")
+    @CsvSource({"42, shared", "30, shared", "-1, shared", "42, confined", "30, confined", "-1, confined"})
+    void templateSendWritesTheStagingFormsBytesAtEveryRingPosition(final int inlineHeader, final String arena)
     {
-        try (Rig rig = new Rig())
+        // a confined arena of this thread takes EthFrameEncoder's one-check path (raw loads), any other the checked
+        // MemorySegment.copy: both must write the staging form's bytes (-1: the device's minimum inline header, the
+        // header then in the inline data segment)
+        try (Rig rig = new Rig(); Arena own = Arena.ofConfined())
         {
             Assumptions.assumeTrue(rig.roce, "raw packet QPs need an Ethernet port");
             final CompletionQueue cqT = rig.cq(64);
@@ -54,15 +59,21 @@ class RawTemplateSendTest
             final QueuePair qpS = rig.pd.createQp(config(cqS));
             qpT.activate(1);
             qpS.activate(1);
-            final RawSendQueue t = RawSendQueue.of(qpT, DoorbellMode.AUTO).inlineHeaders(inlineHeader);
-            final RawSendQueue s = RawSendQueue.of(qpS, DoorbellMode.AUTO).inlineHeaders(inlineHeader);
+            final RawSendQueue t = RawSendQueue.of(qpT, DoorbellMode.AUTO);
+            final RawSendQueue s = RawSendQueue.of(qpS, DoorbellMode.AUTO);
+            if (inlineHeader >= 0)
+            {
+                t.inlineHeaders(inlineHeader);
+                s.inlineHeaders(inlineHeader);
+            }
             final DirectCq dcqT = DirectCq.of(cqT).attach(t.queue());
             final DirectCq dcqS = DirectCq.of(cqS).attach(s.queue());
             final CqeInjector injT = new CqeInjector(cqT);
             final CqeInjector injS = new CqeInjector(cqS);
             final int uidxT = Emu.uidx(qpT.qpn());
             final int uidxS = Emu.uidx(qpS.qpn());
-            final MemoryRegion mr = rig.memory(1 << 16);
+            final MemoryRegion mr = "confined".equals(arena) ?
+                rig.pd.register(own, own.allocate(1 << 16, 4096), Access.ALL_REMOTE) : rig.memory(1 << 16);
             final MemorySegment tmpl = mr.memory().asSlice(1001, UdpHeaderTemplate.LENGTH);  // odd: any alignment
             final UdpHeaderTemplate h = new UdpHeaderTemplate(tmpl).srcMac(0x020000000001L).srcIp(0x0a000001)
                 .srcPort(7).multicast(0xef000001, 5000);
@@ -78,7 +89,10 @@ class RawTemplateSendTest
             int wrapped = 0;
             for (int start = 0; start < 2 * wqeCnt; start++)
             {
-                final int flags = SendFlags.SIGNALED | SendFlags.IP_CSUM | (start % 2 == 0 ? SendFlags.INLINE : 0);
+                // inline and gather frames alternate; with the minimum inline header (1 and 3 WQEBBs, so every
+                // inline frame would start at a multiple of 4 and never reach the ring end) two inline frames to one
+                final boolean inline = inlineHeader < 0 ? start % 3 != 0 : start % 2 == 0;
+                final int flags = SendFlags.SIGNALED | SendFlags.IP_CSUM | (inline ? SendFlags.INLINE : 0);
                 h.prepare(PAYLOAD, start);
                 ringT.fill((byte) 0x5a);
                 ringS.fill((byte) 0x5a);
@@ -125,8 +139,61 @@ class RawTemplateSendTest
     }
 
     /**
-     * A template is read into the WQE through its own segment (EthFrameEncoder copies it with MemorySegment.copy,
-     * not through a raw address): once its arena is closed, the send throws instead of reading freed memory, and
+     * A template in a confined arena of another thread is read through its segment, which refuses this thread: the
+     * send throws WrongThreadException and claims nothing, and the queue goes on (EthFrameEncoder takes raw loads only
+     * from a confined template of the posting thread).
+     */
+    @ParameterizedTest(name = "inline header {0}")
+    @ValueSource(ints = {UdpHeaderTemplate.LENGTH, -1})
+    void anotherThreadsTemplateThrowsAndClaimsNothing(final int inlineHeader) throws InterruptedException
+    {
+        try (Rig rig = new Rig())
+        {
+            Assumptions.assumeTrue(rig.roce, "raw packet QPs need an Ethernet port");
+            final CompletionQueue cq = rig.cq(64);
+            final QueuePair qp = rig.pd.createQp(config(cq));
+            qp.activate(1);
+            final RawSendQueue t = RawSendQueue.of(qp, DoorbellMode.AUTO);
+            if (inlineHeader >= 0)
+            {
+                t.inlineHeaders(inlineHeader);
+            }
+            final DirectCq dcq = DirectCq.of(cq).attach(t.queue());
+            final CqeInjector inj = new CqeInjector(cq);
+            final MemoryRegion mr = rig.memory(1 << 16);
+            final long payload = mr.address() + 2048;
+            final UdpHeaderTemplate[] foreign = new UdpHeaderTemplate[1];
+            final Arena[] theirs = new Arena[1];
+            final Thread owner = new Thread(() ->
+            {
+                theirs[0] = Arena.ofConfined(); // owned by this thread; never closed (its owner is gone)
+                foreign[0] = new UdpHeaderTemplate(theirs[0].allocate(UdpHeaderTemplate.LENGTH))
+                    .srcMac(0x020000000001L).srcIp(0x0a000001).srcPort(7).multicast(0xef000001, 5000);
+                foreign[0].prepare(PAYLOAD, 1);
+            });
+            owner.start();
+            owner.join();
+            final int pi = t.producerCounter();
+            final int flags = SendFlags.SIGNALED | SendFlags.INLINE;
+            assertThrows(WrongThreadException.class,
+                () -> t.send(1, foreign[0], mr.lkey(), payload, mr.lkey(), PAYLOAD, RawSendQueue.NO_VLAN, flags));
+            assertEquals(pi, t.producerCounter(), "the failed send claimed ring space");
+            final UdpHeaderTemplate live = new UdpHeaderTemplate(mr.memory().asSlice(0, UdpHeaderTemplate.LENGTH))
+                .srcMac(0x020000000001L).srcIp(0x0a000001).srcPort(7).multicast(0xef000001, 5000);
+            live.prepare(PAYLOAD, 2);
+            assertTrue(t.send(2, live, mr.lkey(), payload, mr.lkey(), PAYLOAD, RawSendQueue.NO_VLAN, flags));
+            assertEquals(1, t.ring());
+            inj.req(qp.qpn(), Emu.uidx(qp.qpn()), Mlx5Opcode.MLX5_OPCODE_SEND, pi, 0);
+            final Completion c = new Completion();
+            assertEquals(1, dcq.poll(c));
+            assertEquals(2, c.wrId());
+        }
+    }
+
+    /**
+     * A template is read into the WQE through its own segment unless its session is alive and confined to the
+     * posting thread (EthFrameEncoder.copyTemplate): once its arena is closed, the send throws instead of reading
+     * freed memory, and
      * leaves the ring as it was (a claim is only a room check: the producer counter stays, and the next frame posts
      * in that place and completes). Whole header inline, part of it, and the device's minimum (0 bytes on
      * this port unless MLX5EMU_ETH_MIN_INLINE=l2: the header then goes into the inline data segment).
