@@ -142,6 +142,15 @@ static inline void t_rc_loop(struct ibv_cq *cqa, struct ibv_cq *cqb, struct ibv_
 	t_connect(*b, (*a)->qp_num, &t_default_conn, 1);
 }
 
+/* Destroys a pair of QPs and their CQs, then the PD and the device of t_open. */
+static inline void t_close_pair(struct ibv_qp *a, struct ibv_qp *b, struct ibv_cq *cqa, struct ibv_cq *cqb)
+{
+	CHECK(ibv_destroy_qp(a) == 0 && ibv_destroy_qp(b) == 0, "destroy qp");
+	CHECK(ibv_destroy_cq(cqa) == 0 && ibv_destroy_cq(cqb) == 0, "destroy cq");
+	CHECK(ibv_dealloc_pd(t_pd) == 0, "dealloc pd");
+	CHECK(ibv_close_device(t_ctx) == 0, "close device");
+}
+
 static inline void t_ud_up(struct ibv_qp *qp, uint32_t qkey)
 {
 	struct ibv_qp_attr a;

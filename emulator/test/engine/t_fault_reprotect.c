@@ -45,10 +45,8 @@ int main(void)
 	struct ibv_cq *cq = ibv_create_cq(t_ctx, 64, NULL, NULL, 0);
 	struct ibv_cq *pcq = ibv_create_cq(t_ctx, 16, NULL, NULL, 0);
 	CHECK(cq && pcq, "cq");
-	struct ibv_qp *qp = t_qp(IBV_QPT_RC, cq, cq, NULL, 0);
-	struct ibv_qp *peer = t_qp(IBV_QPT_RC, pcq, pcq, NULL, 0);
-	t_connect(qp, peer->qp_num, &t_default_conn, 1);
-	t_connect(peer, qp->qp_num, &t_default_conn, 1);
+	struct ibv_qp *qp, *peer;
+	t_rc_loop(cq, pcq, &qp, &peer);
 
 	struct mlx5dv_qp dv;
 	struct mlx5dv_cq dcq;
@@ -106,12 +104,7 @@ int main(void)
 		CHECK(wc[i].status == IBV_WC_SUCCESS, "wc %d: status %d", i, wc[i].status);
 	CHECK(t_violations() == 0, "%lu strict violations", t_violations());
 
-	ibv_destroy_qp(qp);
-	ibv_destroy_qp(peer);
-	ibv_destroy_cq(cq);
-	ibv_destroy_cq(pcq);
-	ibv_dealloc_pd(t_pd);
-	ibv_close_device(t_ctx);
+	t_close_pair(qp, peer, cq, pcq);
 	printf("t_fault_reprotect: %d doorbells of a program that lends no pass, each through a fault\n", NOPS);
 	return 0;
 }

@@ -185,12 +185,7 @@ int main(void)
 	ibv_dereg_mr(mr);
 	free(buf);
 
-	ibv_destroy_qp(qp);
-	ibv_destroy_qp(peer);
-	ibv_destroy_cq(cq);
-	ibv_destroy_cq(pcq);
-	ibv_dealloc_pd(t_pd);
-	ibv_close_device(t_ctx);
+	t_close_pair(qp, peer, cq, pcq);
 	printf("t_raw_uar: doorbells through a raw mmap of the command fd ok\n");
 	return 0;
 }

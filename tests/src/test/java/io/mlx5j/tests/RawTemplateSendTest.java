@@ -147,60 +147,47 @@ class RawTemplateSendTest
     @ValueSource(ints = {UdpHeaderTemplate.LENGTH, -1})
     void anotherThreadsTemplateThrowsAndClaimsNothing(final int inlineHeader) throws InterruptedException
     {
-        try (Rig rig = new Rig())
+        final UdpHeaderTemplate[] foreign = new UdpHeaderTemplate[1];
+        final Thread owner = new Thread(() ->
         {
-            Assumptions.assumeTrue(rig.roce, "raw packet QPs need an Ethernet port");
-            final CompletionQueue cq = rig.cq(64);
-            final QueuePair qp = rig.pd.createQp(config(cq));
-            qp.activate(1);
-            final RawSendQueue t = RawSendQueue.of(qp, DoorbellMode.AUTO);
-            if (inlineHeader >= 0)
-            {
-                t.inlineHeaders(inlineHeader);
-            }
-            final DirectCq dcq = DirectCq.of(cq).attach(t.queue());
-            final CqeInjector inj = new CqeInjector(cq);
-            final MemoryRegion mr = rig.memory(1 << 16);
-            final long payload = mr.address() + 2048;
-            final UdpHeaderTemplate[] foreign = new UdpHeaderTemplate[1];
-            final Arena[] theirs = new Arena[1];
-            final Thread owner = new Thread(() ->
-            {
-                theirs[0] = Arena.ofConfined(); // owned by this thread; never closed (its owner is gone)
-                foreign[0] = new UdpHeaderTemplate(theirs[0].allocate(UdpHeaderTemplate.LENGTH))
-                    .srcMac(0x020000000001L).srcIp(0x0a000001).srcPort(7).multicast(0xef000001, 5000);
-                foreign[0].prepare(PAYLOAD, 1);
-            });
-            owner.start();
-            owner.join();
-            final int pi = t.producerCounter();
-            final int flags = SendFlags.SIGNALED | SendFlags.INLINE;
-            assertThrows(WrongThreadException.class,
-                () -> t.send(1, foreign[0], mr.lkey(), payload, mr.lkey(), PAYLOAD, RawSendQueue.NO_VLAN, flags));
-            assertEquals(pi, t.producerCounter(), "the failed send claimed ring space");
-            final UdpHeaderTemplate live = new UdpHeaderTemplate(mr.memory().asSlice(0, UdpHeaderTemplate.LENGTH))
-                .srcMac(0x020000000001L).srcIp(0x0a000001).srcPort(7).multicast(0xef000001, 5000);
-            live.prepare(PAYLOAD, 2);
-            assertTrue(t.send(2, live, mr.lkey(), payload, mr.lkey(), PAYLOAD, RawSendQueue.NO_VLAN, flags));
-            assertEquals(1, t.ring());
-            inj.req(qp.qpn(), Emu.uidx(qp.qpn()), Mlx5Opcode.MLX5_OPCODE_SEND, pi, 0);
-            final Completion c = new Completion();
-            assertEquals(1, dcq.poll(c));
-            assertEquals(2, c.wrId());
-        }
+            // owned by this thread, which ends: the arena can never be closed (a test-sized leak)
+            foreign[0] = template(Arena.ofConfined().allocate(UdpHeaderTemplate.LENGTH), 1);
+        });
+        owner.start();
+        owner.join();
+        refusedTemplateClaimsNothing(inlineHeader, foreign[0], WrongThreadException.class);
     }
 
     /**
      * A template is read into the WQE through its own segment unless its session is alive and confined to the
      * posting thread (EthFrameEncoder.copyTemplate): once its arena is closed, the send throws instead of reading
-     * freed memory, and
-     * leaves the ring as it was (a claim is only a room check: the producer counter stays, and the next frame posts
-     * in that place and completes). Whole header inline, part of it, and the device's minimum (0 bytes on
-     * this port unless MLX5EMU_ETH_MIN_INLINE=l2: the header then goes into the inline data segment).
+     * freed memory, and leaves the ring as it was (a claim is only a room check: the producer counter stays, and the
+     * next frame posts in that place and completes). Whole header inline, part of it, and the device's minimum (0
+     * bytes on this port unless MLX5EMU_ETH_MIN_INLINE=l2: the header then goes into the inline data segment).
      */
     @ParameterizedTest(name = "inline header {0}")
     @ValueSource(ints = {-1, 30, UdpHeaderTemplate.LENGTH})
     void closedTemplateThrowsAndClaimsNothing(final int inlineHeader)
+    {
+        final UdpHeaderTemplate gone;
+        try (Arena arena = Arena.ofConfined())
+        {
+            gone = template(arena.allocate(UdpHeaderTemplate.LENGTH), 1);
+        }
+        refusedTemplateClaimsNothing(inlineHeader, gone, IllegalStateException.class);
+    }
+
+    private static UdpHeaderTemplate template(final MemorySegment memory, final int ipId)
+    {
+        final UdpHeaderTemplate t = new UdpHeaderTemplate(memory).srcMac(0x020000000001L).srcIp(0x0a000001)
+            .srcPort(7).multicast(0xef000001, 5000);
+        t.prepare(PAYLOAD, ipId);
+        return t;
+    }
+
+    /** A send of the bad template throws {@code expected} and claims nothing; the next frame posts and completes. */
+    private static void refusedTemplateClaimsNothing(final int inlineHeader, final UdpHeaderTemplate bad,
+        final Class<? extends RuntimeException> expected)
     {
         try (Rig rig = new Rig())
         {
@@ -217,21 +204,12 @@ class RawTemplateSendTest
             final CqeInjector inj = new CqeInjector(cq);
             final MemoryRegion mr = rig.memory(1 << 16);
             final long payload = mr.address() + 2048;
-            final UdpHeaderTemplate gone;
-            try (Arena arena = Arena.ofConfined())
-            {
-                gone = new UdpHeaderTemplate(arena.allocate(UdpHeaderTemplate.LENGTH)).srcMac(0x020000000001L)
-                    .srcIp(0x0a000001).srcPort(7).multicast(0xef000001, 5000);
-                gone.prepare(PAYLOAD, 1);
-            }
             final int pi = t.producerCounter();
             final int flags = SendFlags.SIGNALED | SendFlags.INLINE;
-            assertThrows(IllegalStateException.class,
-                () -> t.send(1, gone, mr.lkey(), payload, mr.lkey(), PAYLOAD, RawSendQueue.NO_VLAN, flags));
+            assertThrows(expected,
+                () -> t.send(1, bad, mr.lkey(), payload, mr.lkey(), PAYLOAD, RawSendQueue.NO_VLAN, flags));
             assertEquals(pi, t.producerCounter(), "the failed send claimed ring space");
-            final UdpHeaderTemplate live = new UdpHeaderTemplate(mr.memory().asSlice(0, UdpHeaderTemplate.LENGTH))
-                .srcMac(0x020000000001L).srcIp(0x0a000001).srcPort(7).multicast(0xef000001, 5000);
-            live.prepare(PAYLOAD, 2);
+            final UdpHeaderTemplate live = template(mr.memory().asSlice(0, UdpHeaderTemplate.LENGTH), 2);
             assertTrue(t.send(2, live, mr.lkey(), payload, mr.lkey(), PAYLOAD, RawSendQueue.NO_VLAN, flags));
             assertEquals(1, t.ring());
             inj.req(qp.qpn(), Emu.uidx(qp.qpn()), Mlx5Opcode.MLX5_OPCODE_SEND, pi, 0);
