@@ -558,7 +558,7 @@ public final class DirectCq
     private void requester(final Completion c, final long cqe64, final int opOwn)
     {
         // sop_drop_qpn, wqe_counter, signature and op_own in one read (mlx5_cqe64 0x38..0x3f)
-        final long tail = (long)Be.BE64.get(Wire.ALL, cqe64 + Cqe64.SOP_DROP_QPN_OFFSET);
+        final long tail = RingStores.getLongBE(cqe64 + Cqe64.SOP_DROP_QPN_OFFSET);
         final int sopDropQpn = (int)(tail >>> 32);
         final int qpn = sopDropQpn & 0xffffff;
         final int wqeOpcode = sopDropQpn >>> 24;

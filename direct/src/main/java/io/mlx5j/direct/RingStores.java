@@ -77,6 +77,27 @@ public final class RingStores
         }
     }
 
+    /**
+     * 8 bytes, big-endian, read at {@code address} (8-aligned): the one load that goes this way, the last 8 bytes of
+     * a requester CQE ({@link DirectCq}), after the poll call's liveness check and the acquiring read of its op_own.
+     */
+    static long getLongBE(final long address)
+    {
+        if (UNSAFE)
+        {
+            try
+            {
+                final long v = (long)GET_LONG.invokeExact(address);
+                return SWAP ? Long.reverseBytes(v) : v;
+            }
+            catch (final Throwable ex)
+            {
+                throw unreachable(ex);
+            }
+        }
+        return checkedGetLongBE(address);
+    }
+
     /** 4 bytes, big-endian, at {@code address} (4-aligned). */
     static void putIntBE(final long address, final int value)
     {
@@ -157,6 +178,12 @@ public final class RingStores
     static void checkedLongBE(final long address, final long value)
     {
         Be.BE64.set(Wire.ALL, address, value);
+    }
+
+    /** The checked way, also called directly by RingStoresTest. */
+    static long checkedGetLongBE(final long address)
+    {
+        return (long)Be.BE64.get(Wire.ALL, address);
     }
 
     /** The checked way, also called directly by RingStoresTest. */

@@ -3,6 +3,7 @@ package io.mlx5j.direct;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
@@ -11,9 +12,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * RingStores' two ways write the same big-endian bytes, and this JVM (started with the export, as every test JVM of
- * this module is) takes the Unsafe way. The tests module's parity-ib run takes the checked way (no export) and its
- * parity-roce run the Unsafe way, each against libmlx5's bytes.
+ * RingStores' two ways write and read the same big-endian bytes, and this JVM (started with the export, as every
+ * test JVM of this module is) takes the Unsafe way. The tests module's parity-ib run takes the checked way (no
+ * export) and its parity-roce run the Unsafe way, each against libmlx5's bytes.
  */
 class RingStoresTest
 {
@@ -37,10 +38,18 @@ class RingStoresTest
                 RingStores.checkedIntBE(b.address() + at4, w);
             }
             assertArrayEquals(b.toArray(ValueLayout.JAVA_BYTE), a.toArray(ValueLayout.JAVA_BYTE));
+            // the one load: both ways read back what each store wrote, at every 8-byte offset
+            for (long at = 0; at < 256; at += 8)
+            {
+                final long expect = b.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), at);
+                assertEquals(expect, RingStores.getLongBE(a.address() + at), "offset " + at);
+                assertEquals(expect, RingStores.checkedGetLongBE(a.address() + at), "offset " + at);
+            }
             // and the bytes are big-endian: most significant byte first
             RingStores.putLongBE(a.address(), 0x0102030405060708L);
             assertEquals(0x01, a.get(ValueLayout.JAVA_BYTE, 0));
             assertEquals(0x08, a.get(ValueLayout.JAVA_BYTE, 7));
+            assertEquals(0x0102030405060708L, RingStores.getLongBE(a.address()));
             RingStores.putIntBE(a.address() + 8, 0x0a0b0c0d);
             assertEquals(0x0a, a.get(ValueLayout.JAVA_BYTE, 8));
             assertEquals(0x0d, a.get(ValueLayout.JAVA_BYTE, 11));
