@@ -427,6 +427,14 @@ public final class DirectCq
      * consumer-index update for all of them. An empty poll lends the emulated device cycles, as
      * {@link #poll(Completion)} does.
      *
+     * <p>This method is a call in the caller's compiled loop, never inlined into it, and that is why the CQE dispatch
+     * is written out here rather than called through {@link #decode} as the single poll does: with it this method is
+     * above C2's FreqInlineSize (325 bytecodes, DirectCqInliningTest keeps it there), so C2 never inlines it into
+     * the caller. Inlined, its loop inside the caller's loop made a receive loop slower (issue 15: the 16-frame raw
+     * receive, {@code -XX:CompileCommand} inline against dontinline of this method, 6 forks each: 25.6-28.6 against
+     * 19.0-20.9 ns per frame; the requester rows did not change). At 194 bytecodes it was inlined or not by compile
+     * order (whether this method's own compilation finished first), so forks of one benchmark came out 20 or 27 ns.
+     *
      * @return n, the number of completions
      */
     public int poll(final Completions batch, final int max)
@@ -445,10 +453,37 @@ public final class DirectCq
             while (n < limit && (opOwn = ownedOpOwn(base, ci)) >= 0)
             {
                 ci++;
+                final Completion c = batch.get(n);
+                final long at = (long)((ci - 1) & cqeMask) * cqeSize;
+                final long cqe64 = base + at + cqeSize - Cqe64.LENGTH;
+                final int op = opOwn >>> 4;
+                final boolean plainRecv = op == Cqe64.MLX5_CQE_RESP_SEND &&
+                    (opOwn & (Cqe64.MLX5_INLINE_SCATTER_32 | Cqe64.MLX5_INLINE_SCATTER_64)) == 0;
+                final DirectRecvQueue raw = rawRq;
+                final StridingRecvQueue m = mprq;
                 final boolean wc;
                 try
                 {
-                    wc = decode(batch.get(n), base, opOwn);
+                    // decode's dispatch, written out (see above)
+                    if (op == Cqe64.MLX5_CQE_REQ)
+                    {
+                        requester(c, cqe64, opOwn);
+                        wc = true;
+                    }
+                    else if (plainRecv && raw != null && !raw.dead())
+                    {
+                        rawReceive(c, cqe64, raw);
+                        wc = true;
+                    }
+                    else if (plainRecv && m != null && !m.dead())
+                    {
+                        wc = stridingReceive(c, cqe64, m);
+                    }
+                    else
+                    {
+                        view.at(at);
+                        wc = decodeOther(c, op);
+                    }
                 }
                 catch (final UnexpectedCqeException e)
                 {
