@@ -64,6 +64,7 @@ public final class EmulatedQp implements AutoCloseable
 
     private EmulatedQp()
     {
+        ForkArgs.requireExport();
         requireIdleEmulator();
         context = Context.openFirst();
         memory = Arena.ofShared();

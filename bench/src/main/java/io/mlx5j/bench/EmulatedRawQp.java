@@ -62,6 +62,7 @@ public final class EmulatedRawQp implements AutoCloseable
 
     private EmulatedRawQp(final long recvWcFlags)
     {
+        ForkArgs.requireExport();
         EmulatedQp.requireIdleEmulator();
         minInline = "l2".equals(System.getenv("MLX5EMU_ETH_MIN_INLINE")) ? 18 : 0;
         context = Context.openFirst();

@@ -16,4 +16,19 @@ final class ForkArgs
     private ForkArgs()
     {
     }
+
+    /**
+     * Fails a fork that lacks {@link #SFENCE}'s export. JMH's {@code -jvmArgsAppend} on the command line replaces a
+     * benchmark's {@code @Fork(jvmArgsAppend)} rather than adding to it, so a hand-added JVM flag (a CompileCommand,
+     * PrintInlining) silently measures another mlx5j: checked ring stores and locked-instruction fences. Stop 31
+     * measured a few runs that way before noticing; every benchmark on the emulated device now refuses to start.
+     */
+    static void requireExport()
+    {
+        if (!Object.class.getModule().isExported("jdk.internal.misc", ForkArgs.class.getModule()))
+        {
+            throw new IllegalStateException("this fork was started without " + SFENCE + " (JMH's -jvmArgsAppend "
+                + "replaces @Fork(jvmArgsAppend): repeat " + NATIVE + " " + SFENCE + " " + VECTOR + " in it)");
+        }
+    }
 }

@@ -91,6 +91,7 @@ public class IbvStridingRecvBench
     @Setup(Level.Trial)
     public void setup()
     {
+        ForkArgs.requireExport();
         EmulatedQp.requireIdleEmulator();
         context = Context.openFirst();
         if (!context.queryPort(1).isEthernet())

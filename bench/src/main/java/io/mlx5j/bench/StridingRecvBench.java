@@ -52,6 +52,7 @@ public class StridingRecvBench
     @Setup(Level.Trial)
     public void setup()
     {
+        ForkArgs.requireExport();
         EmulatedQp.requireIdleEmulator();
         context = Context.openFirst();
         if (!context.queryPort(1).isEthernet())
