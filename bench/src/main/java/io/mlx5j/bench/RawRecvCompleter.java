@@ -1,10 +1,5 @@
 package io.mlx5j.bench;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-
 import io.mlx5j.direct.CqRing;
 import io.mlx5j.wqe.Cqe64;
 
@@ -25,22 +20,16 @@ import io.mlx5j.wqe.Cqe64;
  * Every raw receive benchmark, mlx5j or libmlx5, completes through this one class, so its cost is identical across
  * variants. The other bytes of each slot stay zero (libmlx5 zeroes the buffer; nothing else writes it).
  * <p>
- * The stores are raw ones at the ring's address, as in {@link SyntheticCompleter} and for the same reason: the C
- * loop's completer (libmlx5_raw.h raw_complete) stores through a pointer, and the stand-in NIC must not charge the
- * Java rows the bounds, alignment and liveness checks of eight segment accesses per frame. The ring outlives the
- * completer: the benchmark closes the CQ only in its tear-down.
+ * The stores are plain ones at the ring's address ({@link CqeStores}), as in {@link SyntheticCompleter} and for the
+ * same reason: the C loop's completer (libmlx5_raw.h raw_complete) stores through a pointer, and the stand-in NIC
+ * must not charge the Java rows the checks of eight segment accesses per frame. The ring outlives the completer: the
+ * benchmark closes the CQ only in its tear-down.
  * <p>
  * Confinement: the benchmark thread only.
  */
 public final class RawRecvCompleter
 {
-    private static final ValueLayout.OfInt BE32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfShort BE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfLong BE64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final VarHandle OP_OWN = ValueLayout.JAVA_BYTE.varHandle();
 
-    /** Every address of the process: the completer writes at {@link #base} plus an offset, unchecked. */
-    private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final byte CSUM_OK = (byte) (Cqe64.MLX5_CQE_L3_OK | Cqe64.MLX5_CQE_L4_OK);
     private static final byte UDP_IPV4 = (byte) (Cqe64.CQE_L4_HDR_TYPE_UDP << 4 | Cqe64.MLX5_CQE_L3_HDR_TYPE_IPV4 << 2);
 
@@ -73,15 +62,15 @@ public final class RawRecvCompleter
         final int pi = producer;
         final long cqe64 = base + (long) (pi & mask) * cqeSize + cqeSize - Cqe64.LENGTH;
         final long ts = ticks += RawWorkload.TICKS_PER_FRAME;
-        ALL.set(ValueLayout.JAVA_BYTE, cqe64 + Cqe64.HDS_IP_EXT_OFFSET, CSUM_OK);
-        ALL.set(ValueLayout.JAVA_BYTE, cqe64 + Cqe64.L4_HDR_TYPE_ETC_OFFSET, UDP_IPV4);
-        ALL.set(BE32, cqe64 + Cqe64.SRQN_UIDX_OFFSET, uidx & 0xffffff);
-        ALL.set(BE32, cqe64 + Cqe64.BYTE_CNT_OFFSET, byteCnt);
-        ALL.set(BE64, cqe64 + Cqe64.TIMESTAMP_OFFSET, ts);
-        ALL.set(BE32, cqe64 + Cqe64.SOP_DROP_QPN_OFFSET, 0);
-        ALL.set(BE16, cqe64 + Cqe64.WQE_COUNTER_OFFSET, (short) wqeCounter);
+        CqeStores.putByte(cqe64 + Cqe64.HDS_IP_EXT_OFFSET, CSUM_OK);
+        CqeStores.putByte(cqe64 + Cqe64.L4_HDR_TYPE_ETC_OFFSET, UDP_IPV4);
+        CqeStores.putIntBE(cqe64 + Cqe64.SRQN_UIDX_OFFSET, uidx & 0xffffff);
+        CqeStores.putIntBE(cqe64 + Cqe64.BYTE_CNT_OFFSET, byteCnt);
+        CqeStores.putLongBE(cqe64 + Cqe64.TIMESTAMP_OFFSET, ts);
+        CqeStores.putIntBE(cqe64 + Cqe64.SOP_DROP_QPN_OFFSET, 0);
+        CqeStores.putShortBE(cqe64 + Cqe64.WQE_COUNTER_OFFSET, (short) wqeCounter);
         // Release: a poller that sees the new owner bit must see the body written above (the NIC's DMA order).
-        OP_OWN.setRelease(ALL, cqe64 + Cqe64.OP_OWN_OFFSET,
+        CqeStores.putByteRelease(cqe64 + Cqe64.OP_OWN_OFFSET,
             (byte) ((Cqe64.MLX5_CQE_RESP_SEND << 4) | ((pi >>> logCqeCnt) & 1)));
         producer = pi + 1;
     }

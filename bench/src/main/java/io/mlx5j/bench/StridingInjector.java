@@ -1,10 +1,5 @@
 package io.mlx5j.bench;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-
 import io.mlx5j.direct.CompletionQueue;
 
 /**
@@ -18,22 +13,16 @@ import io.mlx5j.direct.CompletionQueue;
  * Offsets: struct mlx5_cqe64 (mlx5dv.h): hds_ip_ext 0x1c, l4_hdr_type_etc 0x1d, srqn_uidx 0x20, byte_cnt 0x2c,
  * timestamp 0x30, sop_drop_qpn 0x38, wqe_counter 0x3c, op_own 0x3f.
  * <p>
- * The stores are raw ones at the ring's address, as in {@link SyntheticCompleter}: the C loop's injector stores
- * through a pointer, and the stand-in NIC must not charge the Java rows the checks of sixteen segment accesses per
- * CQE. The ring outlives the injector: the benchmarks close the CQ only in their tear-down.
+ * The stores are plain ones at the ring's address ({@link CqeStores}), as in {@link SyntheticCompleter}: the C
+ * loop's injector stores through a pointer, and the stand-in NIC must not charge the Java rows the checks of sixteen
+ * segment accesses per CQE. The ring outlives the injector: the benchmarks close the CQ only in their tear-down.
  */
 final class StridingInjector
 {
     /** byte_cnt bit 31 on a striding RQ: a filler CQE (the strides left in the WQE are skipped). */
     static final int FILLER = 0x80000000;
 
-    private static final ValueLayout.OfInt BE32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfShort BE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfLong BE64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int MLX5_CQE_RESP_SEND = 2;
-
-    /** Every address of the process: the injector writes at {@link #base} plus an offset, unchecked. */
-    private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     private final long base;
     private final int cnt;
@@ -53,17 +42,16 @@ final class StridingInjector
         final long at = base + (long) (produced & (cnt - 1)) * 64;
         for (int i = 0; i < 64; i += 8)
         {
-            ALL.set(ValueLayout.JAVA_LONG, at + i, 0L);
+            CqeStores.putLongBE(at + i, 0L);
         }
-        ALL.set(ValueLayout.JAVA_BYTE, at + 0x1c, (byte) 7);                 // hds_ip_ext: L2, L3, L4 OK
-        ALL.set(ValueLayout.JAVA_BYTE, at + 0x1d, (byte) (2 << 4 | 2 << 2)); // UDP over IPv4
-        ALL.set(BE32, at + 0x20, uidx);
-        ALL.set(BE32, at + 0x2c, byteCnt);
-        ALL.set(BE64, at + 0x30, 1000L + produced);                         // timestamp
-        ALL.set(BE32, at + 0x38, 0x77);                                     // flow tag
-        ALL.set(BE16, at + 0x3c, (short) strideIndex);
-        VarHandle.releaseFence();
-        ALL.set(ValueLayout.JAVA_BYTE, at + 0x3f, (byte) (MLX5_CQE_RESP_SEND << 4 | ((produced / cnt) & 1)));
+        CqeStores.putByte(at + 0x1c, (byte) 7);                 // hds_ip_ext: L2, L3, L4 OK
+        CqeStores.putByte(at + 0x1d, (byte) (2 << 4 | 2 << 2)); // UDP over IPv4
+        CqeStores.putIntBE(at + 0x20, uidx);
+        CqeStores.putIntBE(at + 0x2c, byteCnt);
+        CqeStores.putLongBE(at + 0x30, 1000L + produced);                         // timestamp
+        CqeStores.putIntBE(at + 0x38, 0x77);                                     // flow tag
+        CqeStores.putShortBE(at + 0x3c, (short) strideIndex);
+        CqeStores.putByteRelease(at + 0x3f, (byte) (MLX5_CQE_RESP_SEND << 4 | ((produced / cnt) & 1)));
         produced++;
     }
 }

@@ -1,10 +1,5 @@
 package io.mlx5j.bench;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-
 import io.mlx5j.direct.CqRing;
 import io.mlx5j.wqe.Cqe64;
 
@@ -22,22 +17,15 @@ import io.mlx5j.wqe.Cqe64;
  * Every JMH variant, mlx5j or libmlx5, completes through this one class, so the completer's cost is identical
  * across them. The remaining bytes of each slot stay zero (libmlx5 zeroes the buffer; nothing else writes it).
  * <p>
- * The stores are raw ones at the ring's address (through a segment over the whole address space, as the C loop's
- * completer in libmlx5_loop.c stores through a pointer): the completer stands in for the NIC, which is part of
- * neither stack, so it must not cost the Java rows the bounds, alignment and liveness checks of five segment
- * accesses per CQE that the C rows do not pay. The ring outlives the completer: the benchmark closes the CQ only in
- * its tear-down.
+ * The stores are plain ones at the ring's address ({@link CqeStores}), as the C loop's completer in libmlx5_loop.c
+ * stores through a pointer: the completer stands in for the NIC, which is part of neither stack, so it must not cost
+ * the Java rows the bounds and alignment checks of five segment accesses per CQE that the C rows do not pay. The ring
+ * outlives the completer: the benchmark closes the CQ only in its tear-down.
  * <p>
  * Confinement: the benchmark thread only (it plays the NIC between posts and polls; no other thread touches the CQ).
  */
 public final class SyntheticCompleter
 {
-    private static final ValueLayout.OfInt BE32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfShort BE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final VarHandle OP_OWN = ValueLayout.JAVA_BYTE.varHandle();
-
-    /** Every address of the process: the completer writes at {@link #base} plus an offset, unchecked. */
-    private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     private final long base;
     private final int cqeSize;
@@ -72,12 +60,12 @@ public final class SyntheticCompleter
     {
         final int pi = producer;
         final long cqe64 = base + (long) (pi & mask) * cqeSize + cqeSize - Cqe64.LENGTH;
-        ALL.set(BE32, cqe64 + Cqe64.SRQN_UIDX_OFFSET, uidx & 0xffffff);
-        ALL.set(BE32, cqe64 + Cqe64.BYTE_CNT_OFFSET, 0);
-        ALL.set(BE32, cqe64 + Cqe64.SOP_DROP_QPN_OFFSET, (wqeOpcode << 24) | (qpn & 0xffffff));
-        ALL.set(BE16, cqe64 + Cqe64.WQE_COUNTER_OFFSET, (short) wqeCounter);
+        CqeStores.putIntBE(cqe64 + Cqe64.SRQN_UIDX_OFFSET, uidx & 0xffffff);
+        CqeStores.putIntBE(cqe64 + Cqe64.BYTE_CNT_OFFSET, 0);
+        CqeStores.putIntBE(cqe64 + Cqe64.SOP_DROP_QPN_OFFSET, (wqeOpcode << 24) | (qpn & 0xffffff));
+        CqeStores.putShortBE(cqe64 + Cqe64.WQE_COUNTER_OFFSET, (short) wqeCounter);
         // Release: a poller that sees the new owner bit must see the body written above (the NIC's DMA order).
-        OP_OWN.setRelease(ALL, cqe64 + Cqe64.OP_OWN_OFFSET,
+        CqeStores.putByteRelease(cqe64 + Cqe64.OP_OWN_OFFSET,
             (byte) ((Cqe64.MLX5_CQE_REQ << 4) | ((pi >>> logCqeCnt) & 1)));
         producer = pi + 1;
     }
