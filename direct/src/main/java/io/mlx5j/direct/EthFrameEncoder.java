@@ -50,8 +50,8 @@ final class EthFrameEncoder
 
     /**
      * The Ethernet segment after the ctrl segment at {@code ctrl}: checksum flags, no LSO, the first {@code hdr}
-     * bytes of {@code h} inline (bytes 0 and 1 in inline_hdr_start, the rest from inline_hdr on), the padding of its
-     * last unit zero.
+     * bytes of {@code h} inline (bytes 0 and 1 in inline_hdr_start, the rest from inline_hdr on), its padding
+     * zero.
      *
      * @return the offset after the segment (not masked)
      */
@@ -59,7 +59,14 @@ final class EthFrameEncoder
     {
         final long at = ctrl + CtrlSeg.LENGTH;  // inside the first WQEBB: never past the ring end
         final int units = EthSeg.ds(hdr);
-        zeroUnit(base, at + ((long)(units - 1) << 4));
+        // padding after the inline header is zero; with up to 2 header bytes the two words below write the whole
+        // (single) unit, and a header that ends on a unit boundary leaves no padding (the ConnectX-5 default of 0
+        // and the L2 minimum of 18 both): no zero stores then (issue 15: every store into a fresh WQEBB counts)
+        final int end = (EthSeg.INLINE_HDR_START_OFFSET + hdr) & 15;
+        if (hdr > 2 && end != 0)
+        {
+            RingStores.zeroPadding(base + ((at + ((long)(units - 1) << 4)) & ringMask), end);
+        }
         final int start = hdr > 1 ? Short.toUnsignedInt(h.get(BE16_UNALIGNED, 0)) :
             hdr == 1 ? (h.get(JAVA_BYTE, 0) & 0xff) << 8 : 0;
         RingStores.putLongBE(base + at + EthSeg.RSVD0_OFFSET, (csFlags & 0xffL) << 24);
@@ -91,7 +98,8 @@ final class EthFrameEncoder
 
     /**
      * One inline segment at {@code at} holding {@code hLen} bytes of {@code h} from {@code hOffset}, then the
-     * {@code pLen} payload bytes at address {@code payload}: header, bytes, zero padding to 16 bytes.
+     * {@code pLen} payload bytes at address {@code payload}: header, bytes, zero padding to 16 bytes. The bytes
+     * go by {@link RingStores#copyWide}: by 512-bit vectors where this JVM has them.
      *
      * @return the offset after it (not masked)
      */
@@ -100,7 +108,11 @@ final class EthFrameEncoder
     {
         final int byteCount = hLen + pLen;
         final int units = InlineSeg.ds(byteCount);
-        zeroUnit(base, at + ((long)(units - 1) << 4));
+        final int end = (InlineSeg.DATA_OFFSET + byteCount) & 15;
+        if (end != 0)
+        {
+            RingStores.zeroPadding(base + ((at + ((long)(units - 1) << 4)) & ringMask), end);
+        }
         final long seg = at & ringMask;
         RingStores.putIntBE(base + seg + InlineSeg.BYTE_COUNT_OFFSET, byteCount | InlineSeg.MLX5_INLINE_SEG);
         final long data = seg + InlineSeg.DATA_OFFSET;  // seg is 16-aligned: data is before the ring end
@@ -120,10 +132,10 @@ final class EthFrameEncoder
             // called it (21 % of the samples of the inline row, perfasm)
             final long to = (data + hLen) & ringMask;
             final long first = Math.min(pLen, ringSize - to);
-            RingStores.copy(payload, base + to, first);
+            RingStores.copyWide(payload, base + to, first);
             if (first < pLen)
             {
-                RingStores.copy(payload + first, base, pLen - first);
+                RingStores.copyWide(payload + first, base, pLen - first);
             }
         }
         return at + ((long)units << 4);
@@ -146,19 +158,11 @@ final class EthFrameEncoder
         if (h.isNative() && !h.isAccessibleBy(NO_THREAD) && h.isAccessibleBy(Thread.currentThread()) &&
             h.scope().isAlive() && from >= 0 && bytes <= h.byteSize() - from)
         {
-            RingStores.copy(h.address() + from, base + to, bytes);
+            RingStores.copyWide(h.address() + from, base + to, bytes);
         }
         else
         {
             MemorySegment.copy(h, from, ring, to, bytes);
         }
-    }
-
-    /** Zeroes the 16-byte unit at {@code at} (not masked). */
-    private void zeroUnit(final long base, final long at)
-    {
-        final long u = base + (at & ringMask);
-        RingStores.putLongBE(u, 0L);
-        RingStores.putLongBE(u + 8, 0L);
     }
 }
