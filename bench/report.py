@@ -376,14 +376,15 @@ def plot(path, meta, mode, mlx5j, ffm, c, res):
                 ax.text(x, y, f" {x:.1f}", va="center", fontsize=7)
             top = max([top] + xs)
         # scores decide the scale; an error bar wider than that is clipped (the table has the exact error)
-        # room on the right for the legend, so that it never covers a bar
-        ax.set_xlim(0, top * 1.7 if top > 0 else 1)
+        # room on the right for the value labels
+        ax.set_xlim(0, top * 1.2 if top > 0 else 1)
         ax.set_yticks(range(len(workloads)))
         ax.set_yticklabels([label for _, label in workloads])
         ax.invert_yaxis()
-        ax.set_xlabel(unit + " (lower is better; error bars: 99.9 %)")
+        ax.set_xlabel(unit + "\n(lower is better; error bars: 99.9 %)")
         ax.grid(axis="x", alpha=0.3)
-        ax.legend(fontsize=8, loc="lower right" if ax is axes[0] else "upper right")
+        # legends below the axes: inside, one covered a bar or its label whatever the corner
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3 if ax is axes[0] else 1)
     axes[0].set_title("post")
     axes[1].set_title("poll")
     fig.suptitle(f"mlx5j vs libmlx5, software paths on the emulated ConnectX (engine off), {mode} mode\n"
