@@ -95,8 +95,10 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  * always safe: the next post throws {@link IllegalStateException}. A close from another thread in the middle of a
  * post would free the ring under it. With {@code -Dmlx5j.debug=true}, closing the QP from a thread other than the
  * queue's (while that thread is alive and has not handed the queue over with {@link #claim()}) throws and leaves
- * the QP open. The staging form, the doorbell and the poller still access the rings through their QP-scoped
- * segments.
+ * the QP open. The doorbell goes the same way: after the post's check (or {@link #ring()}'s own), the doorbell
+ * record, the 8-byte doorbell and the BlueFlame blocks are stored by address ({@link SendDoorbell#ringLive}; the
+ * record and the register are scoped to the QP like the ring). The staging form and the poller still access the
+ * rings through their QP-scoped segments.
  *
  * <h2>Parts</h2>
  * This class holds the ring state (slots, pending doorbell, signaling) and the public API; the rest is one concept
@@ -153,6 +155,12 @@ public final class DirectSendQueue
         this.ringScope = ring.scope();
         this.sq = new SendQueue(rings.sqWqeCnt());
         this.writer = new WqeWriter(Math.min(rings.sqWqeCnt(), 16));
+        if (!rings.dbrec().scope().equals(ringScope) || !rings.bfReg().scope().equals(ringScope))
+        {
+            // ring() checks the ring's scope once and then stores to the record and the register by address
+            throw new IllegalArgumentException(qp + ": its doorbell record and BlueFlame register must share the " +
+                "send ring's scope");
+        }
         final BlueFlameRegister bf = BlueFlameRegisters.acquire(qp, rings, sharedRegister);
         this.doorbell = new SendDoorbell(ring, new DoorbellRecord(rings.dbrec()), bf, mode);
         final QpCapabilities caps = qp.capabilities();
@@ -388,7 +396,7 @@ public final class DirectSendQueue
         pending++;
         if ((flags & SendFlags.RING) != 0)
         {
-            ring();
+            ringPending();     // this post has checked liveness (base)
         }
     }
 
@@ -533,12 +541,27 @@ public final class DirectSendQueue
         {
             ownership.check(this);
         }
+        if (pending == 0)
+        {
+            return 0;
+        }
+        liveRing();     // this ring's one liveness check (the close rule, as for the posts)
+        return ringPending();
+    }
+
+    /**
+     * {@link #ring()} for a caller that has checked liveness in this post: the doorbell record store, the 8-byte
+     * doorbell and the BlueFlame blocks go by address ({@link SendDoorbell#ringLive}; the record and the register
+     * share the ring's scope, which the constructor checks).
+     */
+    private int ringPending()
+    {
         final int n = pending;
         if (n == 0)
         {
             return 0;
         }
-        doorbell.ring(n, sq.lastCtrlOffset(), sq.lastDs(), sq.producerCounter()); // the last WQE posted
+        doorbell.ringLive(n, sq.lastCtrlOffset(), sq.lastDs(), sq.producerCounter()); // the last WQE posted
         pending = 0;
         return n;
     }

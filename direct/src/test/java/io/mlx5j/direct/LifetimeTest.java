@@ -129,7 +129,11 @@ class LifetimeTest
             final QueuePair qp = pd.createQp(QpConfig.builder(QpType.RC, cq).build());
             final DirectSendQueue sq = DirectSendQueue.of(qp, io.mlx5j.doorbell.DoorbellMode.DOORBELL);
             assertTrue(sq.nop(1, 0), "open queue with room: posted");
+            assertEquals(1, sq.pending(), "posted without RING: waits for ring()");
             qp.close();
+            // ring() checks liveness itself, then stores the doorbell record and the doorbell by address
+            final IllegalStateException r = assertThrows(IllegalStateException.class, sq::ring);
+            assertTrue(r.getMessage().contains("closed"), r.getMessage());
             assertThrows(IllegalStateException.class, () -> sq.nop(2, 0));
             assertThrows(IllegalStateException.class, () -> sq.send(3, 0x10000, 1, 64, 0));
             // the staging path: begin ... post

@@ -45,6 +45,8 @@ public final class BlueFlameRegister
     }
 
     private final MemorySegment reg;
+    /** The register's address, for the stores by address ({@link #copyAt}, {@link #doorbellAt}; native only). */
+    private final long regAddress;
     private final int size;
     private final boolean shared;
     private long offset;
@@ -75,6 +77,7 @@ public final class BlueFlameRegister
             throw new IllegalArgumentException("BlueFlame register must be 8-byte aligned: " + reg);
         }
         this.reg = reg;
+        this.regAddress = reg.address();
         this.size = size;
         this.shared = shared;
     }
@@ -150,7 +153,7 @@ public final class BlueFlameRegister
         // into a big method"), and the scalar loop made this method that large, so every post paid a call here
         if (WideCopy.ENABLED)
         {
-            copyWide(sq, sqMask, src, blocks);
+            copyWide(sq, 0, sqMask, src, reg, 0, blocks);
         }
         else
         {
@@ -158,31 +161,53 @@ public final class BlueFlameRegister
         }
     }
 
-    private void copyWide(final MemorySegment sq, final long sqMask, final long src, final int blocks)
+    /**
+     * {@link #copy}, the 512-bit blocks by address: for {@link SendDoorbell#ringLive}, whose caller has checked that
+     * the ring at {@code sqAddress} and this (native) register are alive. Without the vectors the scalar copy is the
+     * checked one of {@link #copy}.
+     */
+    void copyAt(final MemorySegment sq, final long sqAddress, final long sqMask, final long src, final int blocks)
+    {
+        if (WideCopy.ENABLED)
+        {
+            copyWide(AddressStores.ALL, sqAddress, sqMask, src, AddressStores.ALL, regAddress, blocks);
+        }
+        else
+        {
+            copyScalar(sq, sqMask, src, blocks);
+        }
+    }
+
+    /**
+     * The blocks from ring offset {@code src} of the ring at {@code sqBase} in {@code sqSeg} to the current half of
+     * the register at {@code regBase} in {@code regSeg}: the segments themselves (bases 0), or the whole address
+     * space and the addresses.
+     */
+    private void copyWide(final MemorySegment sqSeg, final long sqBase, final long sqMask, final long src,
+        final MemorySegment regSeg, final long regBase, final int blocks)
     {
         // written out for the four blocks a 256-byte half holds, not as a loop: C2 unrolls a loop of vector copies
         // into code too big to inline ("already compiled into a big method"), and a call per post cost more than
         // the copy
-        final MemorySegment reg = this.reg;
-        final long to = offset;
+        final long to = regBase + offset;
         long from = src;
-        Vector512.copy64(sq, from, reg, to); // one 64-byte store per block; see WideCopy for when and why
+        Vector512.copy64(sqSeg, sqBase + from, regSeg, to); // one 64-byte store per block; see WideCopy for why
         if (blocks > 1)
         {
             from = (from + BLUEFLAME_BLOCK) & sqMask;   // a WQE may run past the end of the ring; it continues at 0
-            Vector512.copy64(sq, from, reg, to + BLUEFLAME_BLOCK);
+            Vector512.copy64(sqSeg, sqBase + from, regSeg, to + BLUEFLAME_BLOCK);
             if (blocks > 2)
             {
                 from = (from + BLUEFLAME_BLOCK) & sqMask;
-                Vector512.copy64(sq, from, reg, to + 2 * BLUEFLAME_BLOCK);
+                Vector512.copy64(sqSeg, sqBase + from, regSeg, to + 2 * BLUEFLAME_BLOCK);
                 if (blocks > 3)
                 {
                     from = (from + BLUEFLAME_BLOCK) & sqMask;
-                    Vector512.copy64(sq, from, reg, to + 3 * BLUEFLAME_BLOCK);
+                    Vector512.copy64(sqSeg, sqBase + from, regSeg, to + 3 * BLUEFLAME_BLOCK);
                     if (blocks > 4)
                     {
-                        copyWideRest(sq, sqMask, (from + BLUEFLAME_BLOCK) & sqMask, reg, to + 4 * BLUEFLAME_BLOCK,
-                            blocks - 4);
+                        copyWideRest(sqSeg, sqBase, sqMask, (from + BLUEFLAME_BLOCK) & sqMask, regSeg,
+                            to + 4 * BLUEFLAME_BLOCK, blocks - 4);
                     }
                 }
             }
@@ -190,14 +215,14 @@ public final class BlueFlameRegister
     }
 
     /** Blocks past the fourth (a BlueFlame half larger than 256 bytes). */
-    private static void copyWideRest(final MemorySegment sq, final long sqMask, final long src,
-        final MemorySegment reg, final long dst, final int blocks)
+    private static void copyWideRest(final MemorySegment sqSeg, final long sqBase, final long sqMask,
+        final long src, final MemorySegment regSeg, final long dst, final int blocks)
     {
         long from = src;
         long to = dst;
         for (int b = 0; b < blocks; b++)
         {
-            Vector512.copy64(sq, from, reg, to);
+            Vector512.copy64(sqSeg, sqBase + from, regSeg, to);
             to += BLUEFLAME_BLOCK;
             from = (from + BLUEFLAME_BLOCK) & sqMask;
         }
@@ -230,6 +255,12 @@ public final class BlueFlameRegister
     void doorbell(final MemorySegment sq, final long ctrl)
     {
         Be.RAW64.setOpaque(reg, offset, (long) Be.RAW64.get(sq, ctrl));
+    }
+
+    /** {@link #doorbell} by address, for {@link SendDoorbell#ringLive} (see {@link #copyAt}). */
+    void doorbellAt(final long sqAddress, final long ctrl)
+    {
+        AddressStores.putLongOpaque(regAddress + offset, AddressStores.getLong(sqAddress + ctrl));
     }
 
     /** {@code bf->offset ^= bf->buf_size}: the next post uses the other half (no-op when size is 0). */

@@ -18,6 +18,8 @@ import static io.mlx5j.doorbell.DbrecDescriptor.WQ_COUNTER_MASK;
 public final class DoorbellRecord
 {
     private final MemorySegment dbrec;
+    /** The send counter's address, for {@link #sendCounterAt} (native records only). */
+    private final long sendWord;
 
     /**
      * @param dbrec at least {@link DbrecDescriptor#LENGTH} bytes, 4-byte aligned (native dbrec or a long[]-backed
@@ -36,6 +38,7 @@ public final class DoorbellRecord
             throw new IllegalArgumentException("doorbell record must be 4-byte aligned: " + dbrec);
         }
         this.dbrec = dbrec;
+        this.sendWord = dbrec.address() + MLX5_SND_DBR_OFFSET;
     }
 
     /** The record's memory. */
@@ -55,6 +58,16 @@ public final class DoorbellRecord
         // The NIC may fetch every WQEBB this counter covers the moment it sees it: WQE bytes go first.
         Dma.toDevice();
         Be.BE32.set(dbrec, (long) MLX5_SND_DBR_OFFSET, curPost & WQ_COUNTER_MASK);
+    }
+
+    /**
+     * {@link #sendCounter}, stored by address ({@link AddressStores}): for {@link SendDoorbell#ringLive}, whose
+     * caller has checked that the record is alive. Only for a native record, when {@link AddressStores#ENABLED}.
+     */
+    void sendCounterAt(final int curPost)
+    {
+        Dma.toDevice();
+        AddressStores.putIntBE(sendWord, curPost & WQ_COUNTER_MASK);
     }
 
     /**
