@@ -5,6 +5,8 @@
 #
 #   bench/profile.sh 'Mlx5jPostBench.rdmaWrite$' [extra JMH args, e.g. -p doorbell=BLUEFLAME]
 #
+# writes bench/results/profile-Mlx5jPostBench.rdmaWrite__doorbell-BLUEFLAME.txt. bench/profile-c.sh is the C side.
+#
 # Needs perf (Debian: linux-perf) and capstone (Debian: libcapstone-dev): the disassembler plugin HotSpot loads,
 # src/main/hsdis/hsdis_capstone.c, is built into target/hsdis/hsdis-amd64.so and found through LD_LIBRARY_PATH.
 set -euo pipefail
@@ -19,7 +21,11 @@ hsdis="$here/target/hsdis"
 mkdir -p "$hsdis"
 gcc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -o "$hsdis/hsdis-amd64.so" "$here/src/main/hsdis/hsdis_capstone.c" -lcapstone
 [ -f "$here/target/benchmarks.jar" ] || (cd "$root" && mvn -B -q -ntp -pl bench -am package -DskipTests -Dmlx5j.bench.skip=true)
-name="$(printf '%s' "$regex" | tr -c 'A-Za-z0-9_.-' '_')"
+# the output is named by the regex and the -p parameters, so that one benchmark's modes keep separate profiles
+name="$regex"
+prev=""
+for a in "$@"; do [ "$prev" = "-p" ] && name="${name}_${a/=/-}"; prev="$a"; done
+name="$(printf '%s' "$name" | tr -c 'A-Za-z0-9_.-' '_')"
 out="$here/results/profile-$name.txt"
 jmh_tmp="$(mktemp -d /tmp/mlx5j-profile.XXXXXX)"
 trap 'rm -rf "$jmh_tmp"' EXIT
