@@ -64,6 +64,7 @@ public final class RawSendQueue
     private final QueuePair qp;
     private final DirectSendQueue queue;
     private final MemorySegment ring;
+    private final long ringSize;
     private final SendQueue sq;
     private final WqeWriter writer;
     private final EthFrameEncoder frame;
@@ -89,6 +90,7 @@ public final class RawSendQueue
         this.qp = qp;
         this.queue = DirectSendQueue.of(qp, mode, sharedRegister);
         this.ring = queue.rawRing();
+        this.ringSize = ring.byteSize();
         this.sq = queue.rawSlots();
         this.writer = queue.rawWriter();
         this.frame = new EthFrameEncoder(ring);
@@ -242,18 +244,23 @@ public final class RawSendQueue
         }
         staged = false;     // a one-call post replaces whatever was staged, as begin() does
         final EthFrameEncoder e = frame;
-        long at = e.eth(base, ctrl, (flags & SendFlags.IP_CSUM) != 0 ?
-            EthSeg.MLX5_ETH_WQE_L3_CSUM | EthSeg.MLX5_ETH_WQE_L4_CSUM : 0, h, hdr);
+        final int csFlags = (flags & SendFlags.IP_CSUM) != 0 ?
+            EthSeg.MLX5_ETH_WQE_L3_CSUM | EthSeg.MLX5_ETH_WQE_L4_CSUM : 0;
         if (inline)
         {
             // both pieces in one inline segment (an empty piece adds no bytes: the same as post()'s choice)
-            if (rest > 0)
+            if (rest > 0 && ctrl + ((long)SendQueue.numWqebb(ds) << SendQueue.MLX5_SEND_WQE_SHIFT) <= ringSize)
             {
-                e.inline(base, at, h, hdr, hRest, payload, pLen);
+                e.inlineFrame(base, base + ctrl, csFlags, h, hdr, hRest, payload, pLen);
+            }
+            else
+            {
+                inlineWrapped(base, ctrl, csFlags, h, hdr, hRest, payload, pLen);
             }
         }
         else
         {
+            long at = e.eth(base, ctrl, csFlags, h, hdr);
             if (hRest > 0)
             {
                 at = e.data(base, at, hRest, hLkey, h.address() + hdr);
@@ -265,6 +272,22 @@ public final class RawSendQueue
         }
         queue.commitRaw(base, ctrl, ds, Mlx5Opcode.MLX5_OPCODE_SEND, wrId, flags);
         return true;
+    }
+
+    /**
+     * An inline frame whose WQE runs past the ring end (or carries no bytes after the Ethernet segment), through
+     * the encoder's wrapping methods. A method of its own so that C2 keeps it out of {@link #postTemplate}'s
+     * compiled body, which a post reaches about once per pass over the ring (issue 15: with this code in the body
+     * the raw inline frame took about 9 ns more, JMH, bench/HISTORY.md "Stop 36").
+     */
+    private void inlineWrapped(final long base, final long ctrl, final int csFlags, final MemorySegment h,
+        final int hdr, final int hRest, final long payload, final int pLen)
+    {
+        final long at = frame.eth(base, ctrl, csFlags, h, hdr);
+        if (hRest + pLen > 0)
+        {
+            frame.inline(base, at, h, hdr, hRest, payload, pLen);
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ staging form
