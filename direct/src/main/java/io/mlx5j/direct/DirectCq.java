@@ -43,8 +43,9 @@ import java.util.Arrays;
  * <p>
  * <b>Close rule</b> (as for {@link DirectSendQueue}): close the CQ (or what closes it: its Context) from the thread
  * that polls it, or after that thread has stopped polling, with a happens-before edge between them. Why: a poll call
- * checks once that the CQ is open ({@link #liveBuf()}) and then reads each CQE's ownership byte and its last eight
- * bytes at the ring's address through {@link Wire#ALL}, without the ring segment's per-read checks (issue 15). A
+ * checks once that the CQ is open ({@link #liveBuf()}) and then reads each CQE's ownership byte and the words it
+ * decodes at the ring's address through {@link RingStores} (Unsafe loads when the JVM exports jdk.internal.misc, else
+ * {@link Wire#ALL}), without the ring segment's per-read checks (issue 15). A
  * close from the polling thread is always safe: the next poll throws {@link IllegalStateException}. With
  * {@code -Dmlx5j.debug=true}, closing the CQ from another thread while the group's thread is alive throws and
  * leaves the CQ open. The rarer CQEs (responder, error, scatter-to-CQE) are decoded through {@link CqeView} over the
@@ -520,7 +521,7 @@ public final class DirectCq
      */
     private void consumerIndex(final int ci)
     {
-        Be.BE32.setRelease(Wire.ALL, setCiAddr, ci & DbrecDescriptor.CQ_CI_MASK);
+        RingStores.putIntBERelease(setCiAddr, ci & DbrecDescriptor.CQ_CI_MASK);
     }
 
     /**
@@ -545,7 +546,7 @@ public final class DirectCq
     private int ownedOpOwn(final long base, final int ci)
     {
         final long opOwnAt = base + (long)(ci & cqeMask) * cqeSize + cqeSize - Cqe64.LENGTH + Cqe64.OP_OWN_OFFSET;
-        final int opOwn = (byte)Be.U8.getAcquire(Wire.ALL, opOwnAt) & 0xff;
+        final int opOwn = RingStores.getByteAcquire(opOwnAt) & 0xff;
         if ((opOwn >>> 4) == Cqe64.MLX5_CQE_INVALID || (opOwn & Cqe64.MLX5_CQE_OWNER_MASK) != ((ci >>> logCqeCnt) & 1))
         {
             return -1;
@@ -643,17 +644,18 @@ public final class DirectCq
     /**
      * A frame received by the raw packet QP or WQ this CQ serves alone (MLX5_CQE_RESP_SEND, no scatter-to-CQE): the
      * market-data poll loop's common case. It fills exactly the fields {@link #responder}, {@link #ethernet} and
-     * {@link #addressing} fill for such a CQE (and zeroes the rest, as {@link Completion#clear()} would), from six
-     * 8-byte and two 4-byte reads at the CQE's address, whose CQ {@link #liveBuf()} checked, instead of fifteen
-     * reads through the view, each checked (issue 15: the 16-per-poll raw receive cost per frame what one per poll
-     * did). The masks and shifts split mlx5_cqe64's big-endian words at the offsets named in {@link Cqe64}.
+     * {@link #addressing} fill for such a CQE (and zeroes the rest, as {@link Completion#clear()} would), from seven
+     * 8-byte reads at the CQE's address through {@link RingStores}, whose CQ {@link #liveBuf()} checked, instead of
+     * fifteen reads through the view, each checked (issue 15: the 16-per-poll raw receive cost per frame what one per
+     * poll did; the reads by Unsafe instead of through {@link Wire#ALL} took about 1 ns more off a frame). The masks
+     * and shifts split mlx5_cqe64's big-endian words at the offsets named in {@link Cqe64}.
      */
     private void rawReceive(final Completion c, final long cqe64, final DirectRecvQueue rq)
     {
         // 0x10..0x17: rss_hash_type, ml_path, reserved (2), check_sum, slid
-        final long w10 = (long)Be.BE64.get(Wire.ALL, cqe64 + Cqe64.RSS_HASH_TYPE_OFFSET);
+        final long w10 = RingStores.getLongBE(cqe64 + Cqe64.RSS_HASH_TYPE_OFFSET);
         // 0x18..0x1f: flags_rqpn, hds_ip_ext, l4_hdr_type_etc, vlan_info
-        final long w18 = (long)Be.BE64.get(Wire.ALL, cqe64 + Cqe64.FLAGS_RQPN_OFFSET);
+        final long w18 = RingStores.getLongBE(cqe64 + Cqe64.FLAGS_RQPN_OFFSET);
         final int hdsIpExt = (int)(w18 >>> 24) & 0xff;
         int wcFlags = 0;
         if (rawCsumValid && (hdsIpExt & (Cqe64.MLX5_CQE_L3_OK | Cqe64.MLX5_CQE_L4_OK)) ==
@@ -662,13 +664,15 @@ public final class DirectCq
         {
             wcFlags = WcOpcode.WC_IP_CSUM_OK;
         }
-        // two methods, not one: together they are too big for C2 to inline into a poll loop (FreqInlineSize)
+        // The 4-byte fields as the low or high half of the aligned big-endian 8-byte word that holds them: 0x08
+        // (rss_hash_result at 0x0c), 0x20 (imm_inval_pkey at 0x24), 0x28 (byte_cnt at 0x2c), 0x38 (sop_drop_qpn).
+        // Two methods, not one: together they are too big for C2 to inline into a poll loop (FreqInlineSize).
         c.rawFrame(w10, w18, wcFlags,
-            (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.IMM_INVAL_PKEY_OFFSET),
-            (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.BYTE_CNT_OFFSET),
-            (long)Be.BE64.get(Wire.ALL, cqe64 + Cqe64.TIMESTAMP_OFFSET),
-            (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.SOP_DROP_QPN_OFFSET),
-            (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.RSS_HASH_RESULT_OFFSET),
+            (int)RingStores.getLongBE(cqe64 + Cqe64.SRQN_UIDX_OFFSET),
+            (int)RingStores.getLongBE(cqe64 + Cqe64.BYTE_CNT_OFFSET - 4),
+            RingStores.getLongBE(cqe64 + Cqe64.TIMESTAMP_OFFSET),
+            (int)(RingStores.getLongBE(cqe64 + Cqe64.SOP_DROP_QPN_OFFSET) >>> 32),
+            (int)RingStores.getLongBE(cqe64 + Cqe64.RSS_HASH_RESULT_OFFSET - 4),
             rq.frameAddress(rq.tailSlot()));
         c.wrId = rq.complete();
     }
@@ -679,9 +683,9 @@ public final class DirectCq
      */
     private boolean stridingReceive(final Completion c, final long cqe64, final StridingRecvQueue m)
     {
-        final int byteCnt = (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.BYTE_CNT_OFFSET);
+        final int byteCnt = (int)RingStores.getLongBE(cqe64 + Cqe64.BYTE_CNT_OFFSET - 4);
         final int strides = (byteCnt & Cqe64.MPRQ_STRIDE_NUM_MASK) >>> Cqe64.MPRQ_STRIDE_NUM_SHIFT;
-        final long tail = (long)Be.BE64.get(Wire.ALL, cqe64 + Cqe64.SOP_DROP_QPN_OFFSET);
+        final long tail = RingStores.getLongBE(cqe64 + Cqe64.SOP_DROP_QPN_OFFSET);
         final int strideIndex = ((int)tail >>> 16) & 0xffff;
         if ((byteCnt & Cqe64.MPRQ_FILLER_MASK) != 0)
         {
@@ -689,13 +693,13 @@ public final class DirectCq
             return false;
         }
         // no checksum flag: libmlx5 sets MLX5_RX_CSUM_VALID for raw packet QPs only, and a WQ is not one
-        c.rawFrame((long)Be.BE64.get(Wire.ALL, cqe64 + Cqe64.RSS_HASH_TYPE_OFFSET),
-            (long)Be.BE64.get(Wire.ALL, cqe64 + Cqe64.FLAGS_RQPN_OFFSET), 0,
-            (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.IMM_INVAL_PKEY_OFFSET),
+        c.rawFrame(RingStores.getLongBE(cqe64 + Cqe64.RSS_HASH_TYPE_OFFSET),
+            RingStores.getLongBE(cqe64 + Cqe64.FLAGS_RQPN_OFFSET), 0,
+            (int)RingStores.getLongBE(cqe64 + Cqe64.SRQN_UIDX_OFFSET),
             byteCnt & Cqe64.MPRQ_LEN_MASK,
-            (long)Be.BE64.get(Wire.ALL, cqe64 + Cqe64.TIMESTAMP_OFFSET),
+            RingStores.getLongBE(cqe64 + Cqe64.TIMESTAMP_OFFSET),
             (int)(tail >>> 32),
-            (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.RSS_HASH_RESULT_OFFSET),
+            (int)RingStores.getLongBE(cqe64 + Cqe64.RSS_HASH_RESULT_OFFSET - 4),
             m.frameAddress(strideIndex));
         c.wrId = m.tailWrId();
         c.strideIndex = strideIndex;

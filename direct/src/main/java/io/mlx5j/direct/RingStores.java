@@ -7,6 +7,7 @@ import io.mlx5j.wqe.Be;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
@@ -85,8 +86,9 @@ public final class RingStores
     }
 
     /**
-     * 8 bytes, big-endian, read at {@code address} (8-aligned): the one load that goes this way, the last 8 bytes of
-     * a requester CQE ({@link DirectCq}), after the poll call's liveness check and the acquiring read of its op_own.
+     * 8 bytes, big-endian, read at {@code address} (8-aligned): a CQE's words ({@link DirectCq}: the last 8 bytes of a
+     * requester CQE, the words of a raw or striding receive CQE), after the poll call's liveness check and the
+     * acquiring read of its op_own.
      */
     static long getLongBE(final long address)
     {
@@ -103,6 +105,47 @@ public final class RingStores
             }
         }
         return checkedGetLongBE(address);
+    }
+
+    /**
+     * 1 byte at {@code address}, read with acquire semantics: a CQE's op_own ({@link DirectCq}), after the poll call's
+     * liveness check; the CQE body read after it cannot be satisfied earlier (libmlx5's udma_from_device_barrier after
+     * its ownership check). The plain load followed by {@link VarHandle#acquireFence()} orders as an acquiring load.
+     */
+    static byte getByteAcquire(final long address)
+    {
+        if (UNSAFE)
+        {
+            try
+            {
+                final byte v = (byte)GET_BYTE.invokeExact(address);
+                VarHandle.acquireFence();
+                return v;
+            }
+            catch (final Throwable ex)
+            {
+                throw unreachable(ex);
+            }
+        }
+        return checkedGetByteAcquire(address);
+    }
+
+    /**
+     * 4 bytes, big-endian, at {@code address} (4-aligned), with release semantics: a CQ's consumer index in its
+     * doorbell record ({@link DirectCq}), which must not become visible before the reads of the CQEs it frees. The
+     * {@link VarHandle#releaseFence()} before a plain store orders as a releasing store.
+     */
+    static void putIntBERelease(final long address, final int value)
+    {
+        if (UNSAFE)
+        {
+            VarHandle.releaseFence();
+            putIntBE(address, value);
+        }
+        else
+        {
+            checkedIntBERelease(address, value);
+        }
     }
 
     /** 4 bytes, big-endian, at {@code address} (4-aligned). */
@@ -223,6 +266,16 @@ public final class RingStores
     static long checkedGetLongBE(final long address)
     {
         return (long)Be.BE64.get(Wire.ALL, address);
+    }
+
+    static byte checkedGetByteAcquire(final long address)
+    {
+        return (byte)Be.U8.getAcquire(Wire.ALL, address);
+    }
+
+    static void checkedIntBERelease(final long address, final int value)
+    {
+        Be.BE32.setRelease(Wire.ALL, address, value);
     }
 
     /** The checked way, also called directly by RingStoresTest. */

@@ -45,6 +45,20 @@ class RingStoresTest
                 assertEquals(expect, RingStores.getLongBE(a.address() + at), "offset " + at);
                 assertEquals(expect, RingStores.checkedGetLongBE(a.address() + at), "offset " + at);
             }
+            // a CQE's op_own (acquiring load) and the CQ consumer index (releasing store), both ways
+            for (long at = 0; at < 256; at++)
+            {
+                assertEquals(b.get(ValueLayout.JAVA_BYTE, at), RingStores.getByteAcquire(a.address() + at), "at " + at);
+                assertEquals(b.get(ValueLayout.JAVA_BYTE, at), RingStores.checkedGetByteAcquire(a.address() + at));
+            }
+            for (int round = 0; round < 100; round++)
+            {
+                final long at4 = random.nextInt(256 / 4) * 4L;
+                final int w = random.nextInt();
+                RingStores.putIntBERelease(a.address() + at4, w);
+                RingStores.checkedIntBERelease(b.address() + at4, w);
+            }
+            assertArrayEquals(b.toArray(ValueLayout.JAVA_BYTE), a.toArray(ValueLayout.JAVA_BYTE));
             // and the bytes are big-endian: most significant byte first
             RingStores.putLongBE(a.address(), 0x0102030405060708L);
             assertEquals(0x01, a.get(ValueLayout.JAVA_BYTE, 0));
@@ -53,6 +67,11 @@ class RingStoresTest
             RingStores.putIntBE(a.address() + 8, 0x0a0b0c0d);
             assertEquals(0x0a, a.get(ValueLayout.JAVA_BYTE, 8));
             assertEquals(0x0d, a.get(ValueLayout.JAVA_BYTE, 11));
+            RingStores.putIntBERelease(a.address() + 12, 0x01020304);
+            assertEquals(0x01, a.get(ValueLayout.JAVA_BYTE, 12));
+            assertEquals(0x04, a.get(ValueLayout.JAVA_BYTE, 15));
+            a.set(ValueLayout.JAVA_BYTE, 16, (byte)0xf1);
+            assertEquals((byte)0xf1, RingStores.getByteAcquire(a.address() + 16));
         }
     }
 
