@@ -30,9 +30,11 @@ import java.time.Duration;
  *     that no SEND arrives before the receives are posted;</li>
  * <li>the run: in write_lat the server writes first (perftest 6.06's run_iter_lat_write), in send_lat the client
  *     sends first; READ, atomic and *_bw runs are the client's alone;</li>
- * <li>the end: write_lat has none; send_* close (a handshake and "done"); read_lat and atomic_lat servers close at
- *     once and wait there for the client; *_bw (not send_bw) exchange a handshake and the bandwidth reports, and
- *     the server prints the client's report, as perftest's server does, then both close.</li>
+ * <li>the end: write_lat has no exchange, so each side keeps its QP until the peer has ended (its exit, or the
+ *     data connection's DISCONNECTED over rdma_cm; two mlx5j sides close as send_* do); send_* close (a handshake and
+ *     "done"); read_lat and atomic_lat servers close at once and wait there for the client; *_bw (not send_bw)
+ *     exchange a handshake and the bandwidth reports, and the server prints the client's report, as perftest's
+ *     server does, then both close.</li>
  * </ol>
  * Each latency side measures itself; the bandwidth result is the client's.
  */
@@ -265,17 +267,26 @@ final class PerftestSession
                 // both sides sweep the sizes with no exchange between them: the ping-pong keeps them in step
                 PerfCommand.latencyHeader(out, o);
                 PerfLoops.Latency lastRun = null;
+                boolean acked = true;
                 for (final int size : sizes)
                 {
                     final PerfOptions os = o.withSize(size);
                     final Progress progress = progress(err, os);
                     final PerfLoops.Latency r = server ? PerfLoops.writeLat(e, null, os, progress, stall)
                         : PerfLoops.writeLatResponder(e, os, progress, stall);
-                    e.quiesce(stall);   // the peer waits for our last WRITE; write_lat has no closing exchange
+                    if (o.duration() > 0)
+                    {
+                        acked = e.settle(stall);    // judged once we know whether the peer has ended
+                    }
+                    else
+                    {
+                        e.quiesce(stall);
+                    }
                     progress.finish(r.iterations());
                     PerfCommand.latencyRow(out, os, r);
                     lastRun = r;
                 }
+                endWriteLat(w, cm, e, my, gid, acked, o.timeout(), err);
                 PerfCommand.latencyFooter(out, o, lastRun, checkOf(e, last, !server, check));
             }
             case SEND_LAT ->
@@ -409,6 +420,40 @@ final class PerftestSession
             cm.disconnect(o.timeout());     // perftest's client waits for DISCONNECTED (rdma_cm_disconnect_nodes)
         }
         return 0;
+    }
+
+    /**
+     * The end of write_lat, which has no closing exchange (perftest's write_lat.c returns after its report): our QP
+     * must outlive the peer's run, since a peer still running posts more WRITEs and polls their completions, which
+     * only our QP's ACKs give (a duration run ends on each side's own clock, so either may end first; perftest at
+     * its alarm posts one last WRITE and leaves without its completion). An mlx5j peer closes as send_lat does; a
+     * perftest one ends when it exits (TCP) or disconnects the data connection (rdma_cm: its client then waits for
+     * our disconnect, its server does not). {@code acked} false: our last WRITE completed in error, which is the mirror
+     * case (the peer left first, so nothing acknowledged it) only if the peer has ended, and fails the run otherwise.
+     */
+    private static void endWriteLat(final PerftestWire w, final CmConnection cm, final Endpoint e,
+        final PerftestWire.Dest my, final boolean gid, final boolean acked, final Duration limit, final PrintStream err)
+        throws IOException
+    {
+        if (w.remoteIsMlx5j())
+        {
+            if (!acked)
+            {
+                throw new IllegalStateException(e.errorText());
+            }
+            w.close(my, gid);
+            return;
+        }
+        if (!(cm != null ? cm.awaitDisconnected(limit) : w.awaitPeerEnd(limit)))
+        {
+            throw new IllegalStateException("the perftest peer did not end its write_lat run within " + limit
+                + " after ours" + (acked ? "" : "; our last WRITE completed in error: " + e.errorText()));
+        }
+        if (!acked)
+        {
+            err.println("mlx5j: the peer ended its run before acknowledging our last RDMA WRITE (perftest leaves at "
+                + "its alarm and exits), which completed in error: " + e.errorText());
+        }
     }
 
     static Progress progress(final PrintStream err, final PerfOptions os)

@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -113,6 +114,32 @@ final class PerftestTcpLink implements PerftestLink
     {
         out.write("done\0".getBytes(StandardCharsets.US_ASCII));
         out.flush();
+    }
+
+    /**
+     * Waits at most {@code limit} until the peer's end closes the socket (whatever still arrives is discarded) and
+     * says whether it did: the end of write_lat, which has no closing exchange (perftest's write_lat.c returns after
+     * its report and exits).
+     */
+    boolean awaitPeerEnd(final Duration limit) throws IOException
+    {
+        socket.setSoTimeout(Math.clamp(limit.toMillis(), 1, Integer.MAX_VALUE));
+        try
+        {
+            while (in.read() >= 0)
+            {
+                // nothing more is due; whatever comes is not ours to read
+            }
+            return true;
+        }
+        catch (final SocketTimeoutException e)
+        {
+            return false;
+        }
+        catch (final SocketException e)
+        {
+            return true;    // reset: the peer is gone as surely as with a FIN
+        }
     }
 
     @Override

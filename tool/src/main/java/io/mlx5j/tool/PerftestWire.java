@@ -204,6 +204,19 @@ final class PerftestWire implements AutoCloseable
         return new BwReport(size, iterations, peak, avg, rate);
     }
 
+    /**
+     * {@link PerftestTcpLink#awaitPeerEnd}. Over rdma_cm the data connection's DISCONNECTED marks the peer's end
+     * instead (a perftest client disconnects it and waits for ours before it exits).
+     */
+    boolean awaitPeerEnd(final Duration limit) throws IOException
+    {
+        if (!(link instanceof PerftestTcpLink tcp))
+        {
+            throw new IllegalStateException("over rdma_cm the data connection tells the peer's end");
+        }
+        return tcp.awaitPeerEnd(limit);
+    }
+
     /** ctx_close_connection: a last handshake, then (TCP only) "done" and its NUL. */
     void close(final Dest my, final boolean gidFormat) throws IOException
     {

@@ -25,13 +25,25 @@ final class PerftestInterop
      */
     static void run(final String test, final boolean javaServer, final List<String> args) throws Exception
     {
+        run(test, javaServer, List.of(), args, args);
+    }
+
+    /**
+     * {@link #run(String, boolean, List)} with options that differ between the sides; {@code perftestPrefix} comes
+     * before perftest's command (an {@code env} that sets its emulator's knobs).
+     */
+    static void run(final String test, final boolean javaServer, final List<String> perftestPrefix,
+        final List<String> perftestArgs, final List<String> mlx5jArgs) throws Exception
+    {
+        final List<String> args = perftestArgs;
         final long before = Emulated.strictViolations();
         final int port = Emulated.freePort();
-        final List<String> perftest = new ArrayList<>(List.of("ib_" + test, "-p", "" + port));
-        perftest.addAll(args);
+        final List<String> perftest = new ArrayList<>(perftestPrefix);
+        perftest.addAll(List.of("ib_" + test, "-p", "" + port));
+        perftest.addAll(perftestArgs);
         final List<String> mlx5j = new ArrayList<>(List.of("perf", test, "-p", "" + port, "--no-progress",
             "--timeout", "60"));
-        mlx5j.addAll(args);
+        mlx5j.addAll(mlx5jArgs);
         final Emulated.Capture java = new Emulated.Capture();
         final String what = (javaServer ? "mlx5j server, ib_" : "ib_") + test + (javaServer ? " client " : " server ")
             + String.join(" ", args);

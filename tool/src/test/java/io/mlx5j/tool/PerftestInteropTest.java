@@ -64,6 +64,21 @@ class PerftestInteropTest
         PerftestInterop.run(test, javaServer, List.of(args.trim().split(" +")));
     }
 
+    /**
+     * write_lat has no closing exchange, so mlx5j's QP must outlive the perftest peer's run: mlx5j's duration run
+     * here ends 2 s before perftest's while perftest's next WRITE is still on the wire (perftest's emulator holds
+     * each request it sends for 50 ms), and perftest polls that WRITE's completion, which only mlx5j's QP can give.
+     * A side that destroys its QP at the end of its own run fails perftest with RETRY_EXC_ERR (CI met it once
+     * without the delay, the two sides' equal durations ending a few milliseconds apart).
+     */
+    @ParameterizedTest(name = "write_lat -D, mlx5j ends first, mlx5j server {0}")
+    @CsvSource({"false", "true"})
+    void writeLatPeerOutlivesOurDuration(final boolean javaServer) throws Exception
+    {
+        PerftestInterop.run("write_lat", javaServer, List.of("env", "MLX5EMU_FAULTS=delay=1:50ms,dir=req"),
+            List.of("-D", "3"), List.of("-D", "1"));
+    }
+
     /** The same over RoCE (the surefire execution with an Ethernet link): both sides use GID index 1 (RoCE v2). */
     @Tag("roce")
     @ParameterizedTest(name = "RoCE {0} {1}, mlx5j server {2}")

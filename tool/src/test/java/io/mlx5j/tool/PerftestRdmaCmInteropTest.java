@@ -37,6 +37,18 @@ class PerftestRdmaCmInteropTest
         PerftestInterop.run(test, javaServer, List.of(args.trim().split(" +")));
     }
 
+    /**
+     * PerftestInteropTest#writeLatPeerOutlivesOurDuration over rdma_cm: the perftest side's end is its DISCONNECTED
+     * on the data connection (its client disconnects and waits for ours; its server disconnects and exits).
+     */
+    @ParameterizedTest(name = "-R write_lat -D, mlx5j ends first, mlx5j server {0}")
+    @CsvSource({"false", "true"})
+    void writeLatPeerOutlivesOurDuration(final boolean javaServer) throws Exception
+    {
+        PerftestInterop.run("write_lat", javaServer, List.of("env", "MLX5EMU_FAULTS=delay=1:50ms,dir=req"),
+            List.of("-R", "-D", "3"), List.of("-R", "-D", "1"));
+    }
+
     @Tag("roce")
     @ParameterizedTest(name = "RoCE -R {0} {1}, mlx5j server {2}")
     @CsvSource({
