@@ -20,9 +20,10 @@
  * Anything else (a key that does not check, a QP not published, a failing system call) takes the normal path,
  * where the responder's engine decides and NAKs as before.
  *
- * Not used: with fault injection on (drops and reordering must hit the packet that carries the data), with a pcap
- * tap (the capture would show the write when the responder takes it, and no ACK), for a peer in the same process
- * (its engine runs in this process anyway), and with MLX5EMU_DIRECT=0.
+ * Not used, when the requester's process or the responder's runs with it: fault injection (drops and reordering
+ * must hit the packet that carries the data, and the responder's ACK that a placement replaces), a pcap tap (the
+ * capture would show the write when the responder takes it, and no ACK), MLX5EMU_DIRECT=0; nor for a peer in the
+ * same process (its engine runs in this process anyway).
  *
  * A stopped responder (SIGSTOP) still gets its WRITEs placed, as a host's NIC keeps answering while its process is
  * stopped; everything its engine must execute (SENDs, READs, atomics, WRITEs that take the wire) waits for it, and
@@ -98,8 +99,11 @@ void eng_direct_publish_qp(struct eng_qp *qp)
 	struct eng_inbox *ib = G.inbox;
 	if (!ib)
 		return;
+	/* A responder whose own settings turn placement off (fault injection, a pcap tap, MLX5EMU_DIRECT=0) publishes
+	 * nothing: a placed WRITE is never answered, so the ACKs its faults would drop or delay and its capture would
+	 * show would not exist, whatever the requester's process runs with. */
 	int ok = qp->type == EMU_QPT_RC && (qp->state == EMU_QPS_RTR || qp->state == EMU_QPS_RTS) &&
-		 (qp->access & IBV_ACCESS_REMOTE_WRITE) && qp->pd;
+		 (qp->access & IBV_ACCESS_REMOTE_WRITE) && qp->pd && direct_mode() != 0;
 	struct eng_direct_qp *d = find_qp_slot(ib, qp->qpn, 0);
 	if (d && (!ok || d->pdn != qp->pd->pdn)) {
 		atomic_store_explicit(&d->tag, 0, memory_order_seq_cst);
