@@ -157,12 +157,19 @@ final class Endpoint implements AutoCloseable
      */
     void connect(final PeerInfo remote, final int pathMtu, final int destRdAtomic, final int rdAtomic)
     {
+        connect(remote, pathMtu, destRdAtomic, rdAtomic, PerfOptions.DEFAULT_QP_TIMEOUT);
+    }
+
+    /** {@code qpTimeout}: the local ACK timeout exponent (perftest's -u), retried 7 times. */
+    void connect(final PeerInfo remote, final int pathMtu, final int destRdAtomic, final int rdAtomic,
+        final int qpTimeout)
+    {
         final AddressVector path = remote.gid().interfaceId() != 0 || port.isEthernet()
             ? AddressVector.global(port.port(), remote.gid(), Math.max(0, gidIndex), 1, 0)
             : AddressVector.ib(port.port(), remote.lid(), 0);
         qp.toInit(InitAttributes.connected(port.port(), Access.ALL_REMOTE));
         qp.toRtr(new RtrAttributes(pathMtu, remote.qpn(), remote.psn(), destRdAtomic, 12, path));
-        qp.toRts(new RtsAttributes(psn, 14, 7, 7, rdAtomic));
+        qp.toRts(new RtsAttributes(psn, qpTimeout, 7, 7, rdAtomic));
         this.remote = remote;
     }
 

@@ -115,8 +115,8 @@ final class PerfCommand
             a.directPath(o.mode(), shared);
             b.directPath(o.mode(), shared);
             final int mtu = pathMtu(o, a.port);
-            a.connect(b.local(), mtu, rdAtomic);
-            b.connect(a.local(), mtu, rdAtomic);
+            a.connect(b.local(), mtu, rdAtomic, rdAtomic, o.qpTimeout());
+            b.connect(a.local(), mtu, rdAtomic, rdAtomic, o.qpTimeout());
             prepare(a, o);
             prepare(b, o);
             banner(out, o, context, a, mtu, "loopback: both QPs in this process, one thread");

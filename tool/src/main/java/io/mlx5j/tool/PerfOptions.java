@@ -30,6 +30,7 @@ public record PerfOptions(
     int cqMod,
     int rxDepth,
     int mtu,
+    int qpTimeout,
     Role role,
     String host,
     int tcpPort,
@@ -66,6 +67,8 @@ public record PerfOptions(
     public static final long MAX_LATENCY_ITERATIONS = 10_000_000L;
     /** Warm-up iterations of a two-process latency run (JitWarmup) unless --warmup says otherwise. */
     public static final long DEFAULT_WARMUP = 20_000;
+    /** perftest's DEF_QP_TIME: the QP's local ACK timeout exponent, 4.096 us * 2^14 = 67 ms. */
+    public static final int DEFAULT_QP_TIMEOUT = 14;
     /** The largest message: one MR of this size is registered per side. */
     public static final int MAX_SIZE = 1 << 30;
 
@@ -88,6 +91,8 @@ public record PerfOptions(
         "  -Q, --cq-mod N           bw tests: signal every N-th WQE (default 100)",
         "  -r, --rx-depth N         send tests: receives kept posted (default 512)",
         "  -m, --mtu BYTES          path MTU 256..4096 (default: the port's active MTU)",
+        "  -u, --qp-timeout T       the QP's ACK timeout, 4.096 us * 2^T, 0..31 (default 14: 67 ms; retried 7",
+        "                           times before RETRY_EXC_ERR); not with -R, where the CM sets it",
         "      --loopback           both QPs in this process (default without --server/--client)",
         "      --server             wait for a client (perftest or mlx5j) on TCP port -p",
         "      --client HOST        the same as the positional SERVER_HOST",
@@ -130,6 +135,7 @@ public record PerfOptions(
         int cqMod = 100;
         int rxDepth = 512;
         int mtu = 0;
+        int qpTimeout = -1;
         Role role = null;
         String host = null;
         int tcpPort = DEFAULT_TCP_PORT;
@@ -199,6 +205,7 @@ public record PerfOptions(
                 case "-b", "--bidirectional" -> throw new UsageException(o + ": bidirectional runs are not supported "
                     + "by mlx5j perf");
                 case "-t", "--tx-depth" -> txDepth = a.intValue(o, 1, 1 << 15);
+                case "-u", "--qp-timeout" -> qpTimeout = a.intValue(o, 0, 31);
                 case "-Q", "--cq-mod" -> cqMod = a.intValue(o, 1, 1 << 15);
                 case "-r", "--rx-depth" -> rxDepth = a.intValue(o, 1, 1 << 15);
                 case "-m", "--mtu" -> mtu = parseMtu(a.intValue(o, 256, 4096));
@@ -322,12 +329,21 @@ public record PerfOptions(
         {
             throw new UsageException("--warmup runs before a TCP exchange; with -R there is none");
         }
+        if (qpTimeout != -1 && rdmaCm)
+        {
+            throw new UsageException("-u: with -R the CM sets the QP's timeout");
+        }
+        if (qpTimeout == -1)
+        {
+            qpTimeout = DEFAULT_QP_TIMEOUT;
+        }
         if (warmup == -1)
         {
             warmup = test.isLatency() && !rdmaCm && role != null && role != Role.LOOPBACK ? DEFAULT_WARMUP : 0;
         }
         return new PerfOptions(test, size, iterations, device, ibPort, gidIndex, inlineSize, mode, txDepth, cqMod,
-            rxDepth, mtu, role == null ? Role.LOOPBACK : role, host, tcpPort, Duration.ofSeconds(timeoutSeconds),
+            rxDepth, mtu, qpTimeout, role == null ? Role.LOOPBACK : role, host, tcpPort,
+            Duration.ofSeconds(timeoutSeconds),
             progress, reportGbits, List.copyOf(notes), outReads, rdmaCm,
             noPeak || (!test.isLatency() && iterations > PEAK_MAX_ITERATIONS), allSizes, duration, Math.max(0, margin),
             warmup);
@@ -358,7 +374,8 @@ public record PerfOptions(
     public PerfOptions withSize(final int newSize)
     {
         return new PerfOptions(test, newSize, iterations, device, ibPort, gidIndex, inlineSize, mode, txDepth, cqMod,
-            rxDepth, mtu, role, host, tcpPort, timeout, progress, reportGbits, notes, outReads, rdmaCm, noPeak,
+            rxDepth, mtu, qpTimeout, role, host, tcpPort, timeout, progress, reportGbits, notes, outReads, rdmaCm,
+            noPeak,
             allSizes, duration, margin, warmup);
     }
 
@@ -367,7 +384,8 @@ public record PerfOptions(
     public PerfOptions forWarmup()
     {
         return new PerfOptions(test, sizes()[0], warmup, device, ibPort, gidIndex, inlineSize, mode, txDepth,
-            cqMod, rxDepth, mtu, Role.LOOPBACK, null, tcpPort, timeout, progress && duration == 0, reportGbits,
+            cqMod, rxDepth, mtu, qpTimeout, Role.LOOPBACK, null, tcpPort, timeout, progress && duration == 0,
+            reportGbits,
             notes, outReads, false, noPeak, false, 0, 0, 0);
     }
 

@@ -237,7 +237,7 @@ final class PerftestSession
         {
             // our RTR takes the peer's read depth as what it may ask of us (perftest: max_dest_rd_atomic =
             // my out_reads; max_rd_atomic = the peer's)
-            e.connect(peer, mtu, outReads, Math.max(1, Math.min(outReads, rem.outReads())));
+            e.connect(peer, mtu, outReads, Math.max(1, Math.min(outReads, rem.outReads())), o.qpTimeout());
         }
         else
         {

@@ -99,6 +99,13 @@ class PerfOptionsTest
         assertMessage("-D: duration mode does not run all sizes", () -> PerfOptions.parse("write_bw", "-a", "-D", "5"));
         assertMessage("longer than twice the margin", () -> PerfOptions.parse("write_bw", "-D", "4", "--margin", "2"));
         assertMessage("extra argument 'h2'", () -> PerfOptions.parse("write_bw", "h1", "h2"));
+        assertEquals(14, PerfOptions.parse("write_lat", "h").qpTimeout());
+        assertEquals(18, PerfOptions.parse("write_lat", "-u", "18", "h").qpTimeout());
+        assertEquals(0, PerfOptions.parse("write_lat", "--qp-timeout", "0", "h").qpTimeout());
+        assertEquals(18, PerfOptions.parse("write_lat", "-u", "18", "h").withSize(64).qpTimeout());
+        assertMessage("-u", () -> PerfOptions.parse("write_lat", "-u", "32", "h"));
+        assertMessage("-u: with -R the CM sets the QP's timeout",
+            () -> PerfOptions.parse("write_lat", "-R", "-u", "18", "127.0.0.1"));
     }
 
     /** --warmup: on by default for two-process latency runs over TCP only; its run is a loopback at the first size. */

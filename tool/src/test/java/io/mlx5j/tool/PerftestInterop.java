@@ -30,9 +30,9 @@ final class PerftestInterop
 
     /**
      * {@link #run(String, boolean, List)} with options that differ between the sides; {@code perftestPrefix} comes
-     * before perftest's command (an {@code env} that sets its emulator's knobs).
+     * before perftest's command (an {@code env} that sets its emulator's knobs). Returns what mlx5j printed.
      */
-    static void run(final String test, final boolean javaServer, final List<String> perftestPrefix,
+    static String run(final String test, final boolean javaServer, final List<String> perftestPrefix,
         final List<String> perftestArgs, final List<String> mlx5jArgs) throws Exception
     {
         final List<String> args = perftestArgs;
@@ -94,5 +94,6 @@ final class PerftestInterop
         assertTrue(java.text().lines().anyMatch(l -> l.matches(" " + size + " +(" + iters + "|0) .*"))
             || java.text().contains(" iterations served"), what + ": no mlx5j result\n" + java.text());
         assertEquals(before, Emulated.strictViolations(), what + " broke a driver rule in this JVM");
+        return java.text();
     }
 }

@@ -1,10 +1,13 @@
 package io.mlx5j.tool;
 
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code mlx5j perf} against the unmodified perftest 4.5 programs over InfiniBand, every test in both roles, with
@@ -77,6 +80,22 @@ class PerftestInteropTest
     {
         PerftestInterop.run("write_lat", javaServer, List.of("env", "MLX5EMU_FAULTS=delay=1:50ms,dir=req"),
             List.of("-D", "3"), List.of("-D", "1"));
+    }
+
+    /**
+     * The mirror case: perftest leaves first while mlx5j's last WRITE waits for its ACK. perftest's emulator drops
+     * every response it sends, so mlx5j's first WRITE (its answer to perftest's) is never acknowledged, although
+     * perftest sees its data and writes again; perftest's run (-D 2) ends a second before mlx5j's (-D 3), and with
+     * -u 17 (537 ms per try, 8 tries) the WRITE completes with RETRY_EXC_ERR only after mlx5j's own run ended.
+     * mlx5j excuses it because the peer has ended, and says so (it failed the run before).
+     */
+    @Test
+    void writeLatPeerEndsFirst() throws Exception
+    {
+        final String out = PerftestInterop.run("write_lat", false, List.of("env", "MLX5EMU_FAULTS=drop=1,dir=resp"),
+            List.of("-D", "2"), List.of("-D", "3", "-u", "17"));
+        assertTrue(out.contains("mlx5j: the peer ended its run before acknowledging our last RDMA WRITE"), out);
+        assertTrue(out.contains("transport retry counter exceeded") || out.contains("RETRY_EXC"), out);
     }
 
     /** The same over RoCE (the surefire execution with an Ethernet link): both sides use GID index 1 (RoCE v2). */
