@@ -1,8 +1,20 @@
 package io.mlx5j.direct;
 
+import io.mlx5j.direct.internal.EmulatorLend;
+import io.mlx5j.direct.internal.Ownership;
+import io.mlx5j.direct.internal.StridingAccess;
 import io.mlx5j.doorbell.CqDoorbell;
 import io.mlx5j.doorbell.DbrecDescriptor;
-import io.mlx5j.wqe.Be;
+import io.mlx5j.memory.AddressSpace;
+import io.mlx5j.memory.Be;
+import io.mlx5j.memory.RingStores;
+import io.mlx5j.raw.StridingRecvQueue;
+import io.mlx5j.verbs.CompletionChannel;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.CqRing;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.WorkQueue;
+import io.mlx5j.verbs.internal.VerbsAccess;
 import io.mlx5j.wqe.Cqe64;
 import io.mlx5j.wqe.CqeView;
 import io.mlx5j.wqe.Mlx5Opcode;
@@ -23,7 +35,7 @@ import java.util.Arrays;
  * <li>Send CQEs carry the wqe_counter of the WQE's first WQEBB; that WQE and every earlier unsignaled one retire.
  *     Receive CQEs complete the oldest receive WQE; SRQ CQEs name their WQE by wqe_counter.</li>
  * <li>Queues are found by the CQE's QP number (the low 24 bits of sop_drop_qpn). SRQ receives are matched through
- *     {@link #attach(DirectSrq, QueuePair)}, or through {@link #attach(DirectSrq)} when it is the only SRQ.</li>
+ *     {@link #attach(SrqRecvQueue, QueuePair)}, or through {@link #attach(SrqRecvQueue)} when it is the only SRQ.</li>
  * <li>Raw receives (a RAW_PACKET QP's RQ, a plain {@link WorkQueue}'s queue, a {@link StridingRecvQueue}) carry the
  *     flow tag where the QP number would be: such a queue is the only receive queue of its CQ. Striding CQEs are
  *     decoded as DPDK's mlx5 PMD does (drivers/net/mlx5/mlx5_rx.c mlx5_rx_burst_mprq; libmlx5 has no decoder for
@@ -37,22 +49,25 @@ import java.util.Arrays;
  * unconsumed, so it is not lost: attach the queue and poll again, or {@link #skip()} it. A CQE naming no outstanding
  * WQE of an attached queue means a corrupt CQ and throws {@link IllegalStateException}.
  * <p>
- * <b>Threads:</b> a DirectCq and the queues attached to it are one group, used from one thread (the counters they
+ * <b>Threads:</b> a CqPoller and the queues attached to it are one group, used from one thread (the counters they
  * share have no locks). {@code -Dmlx5j.debug=true} checks it on every poll and post: the first use records the
  * group's thread, a use from another names both threads. {@link #claim()} hands the group over explicitly.
  * <p>
- * <b>Close rule</b> (as for {@link DirectSendQueue}): close the CQ (or what closes it: its Context) from the thread
+ * <b>Close rule</b> (as for {@link SendQueue}): close the CQ (or what closes it: its Context) from the thread
  * that polls it, or after that thread has stopped polling, with a happens-before edge between them. Why: a poll call
  * checks once that the CQ is open ({@link #liveBuf()}) and then reads each CQE's ownership byte and the words it
  * decodes at the ring's address through {@link RingStores} (Unsafe loads when the JVM exports jdk.internal.misc, else
- * {@link Wire#ALL}), without the ring segment's per-read checks (issue 15). A
+ * {@link AddressSpace#ALL}), without the ring segment's per-read checks (issue 15). A
  * close from the polling thread is always safe: the next poll throws {@link IllegalStateException}. With
  * {@code -Dmlx5j.debug=true}, closing the CQ from another thread while the group's thread is alive throws and
  * leaves the CQ open. The rarer CQEs (responder, error, scatter-to-CQE) are decoded through {@link CqeView} over the
  * CQ-scoped segment.
  */
-public final class DirectCq
+public final class CqPoller
 {
+    private static final VerbsAccess VERBS = VerbsAccess.get();
+    /** The CQ side of a striding WQ's queue, in io.mlx5j.raw (see StridingAccess). */
+    private static final StridingAccess STRIDING = StridingAccess.get();
     private final CompletionQueue cq;
     private final CqRing ring;
     private final MemorySegment buf;
@@ -65,8 +80,8 @@ public final class DirectCq
     private final CqeView view = new CqeView();
     private final CqDoorbell doorbell;
     /**
-     * Address of the doorbell record's consumer-index word, written by the polls through {@link Wire#ALL}: the record
-     * lives in the CQ's arena, so {@link #liveBuf()} covers it.
+     * Address of the doorbell record's consumer-index word, written by the polls through {@link AddressSpace#ALL}: the
+     * record lives in the CQ's arena, so {@link #liveBuf()} covers it.
      */
     private final long setCiAddr;
     private int ci;
@@ -74,19 +89,19 @@ public final class DirectCq
     final Ownership ownership = new Ownership(this);
 
     private int[] sqQpn = new int[0];
-    private DirectSendQueue[] sqs = new DirectSendQueue[0];
+    private SendQueue[] sqs = new SendQueue[0];
     private int[] rqQpn = new int[0];
-    private DirectRecvQueue[] rqs = new DirectRecvQueue[0];
+    private RecvQueue[] rqs = new RecvQueue[0];
     private int[] srqQpn = new int[0];
-    private DirectSrq[] srqByQp = new DirectSrq[0];
+    private SrqRecvQueue[] srqByQp = new SrqRecvQueue[0];
     private QueuePair[] srqQps = new QueuePair[0];
-    private DirectSrq[] srqs = new DirectSrq[0];
+    private SrqRecvQueue[] srqs = new SrqRecvQueue[0];
     /**
      * The receive queue of a RAW_PACKET QP, if one is attached: its CQEs carry the matching flow rule's tag where
      * other CQEs carry the QP number (libmlx5 finds the QP by the user index instead, which mlx5dv does not report),
      * so a CQ serves at most one raw receive queue and then no other receive queue.
      */
-    private DirectRecvQueue rawRq;
+    private RecvQueue rawRq;
     /** libmlx5's MLX5_RX_CSUM_VALID for the raw receive queue: the device reports IBV_DEVICE_RAW_IP_CSUM. */
     private boolean rawCsumValid;
     /** The striding WQ this CQ completes, if one is attached (then no other receive queue is). */
@@ -94,7 +109,7 @@ public final class DirectCq
     /** WQEs that filler CQEs released since the last reported striding completion. */
     private int fillerReleased;
 
-    private DirectCq(final CompletionQueue cq)
+    private CqPoller(final CompletionQueue cq)
     {
         this.cq = cq;
         this.ring = cq.ring();
@@ -112,26 +127,30 @@ public final class DirectCq
         }
         this.setCiAddr = ring.dbrec().address() + DbrecDescriptor.MLX5_CQ_SET_CI_OFFSET;
         this.eventsSeen = cq.eventsReceived();
-        cq.addPoller(this);
+        if (Ownership.DEBUG)
+        {
+            // the close rule (class comment): a close of the CQ from another live thread throws and leaves it open
+            VERBS.addCloseGuard(cq, resource -> ownership.checkClose(resource));
+        }
     }
 
-    public static DirectCq of(final CompletionQueue cq)
+    public static CqPoller of(final CompletionQueue cq)
     {
-        return new DirectCq(cq);
+        return new CqPoller(cq);
     }
 
     /**
-     * Send CQEs of this queue's QP retire its slots and give back its wr_ids. The queue joins this DirectCq's thread
+     * Send CQEs of this queue's QP retire its slots and give back its wr_ids. The queue joins this CqPoller's thread
      * group ({@link #claim()}).
      *
      * @throws IllegalArgumentException if a send queue of a live QP with the same number is attached already
      */
-    public DirectCq attach(final DirectSendQueue sq)
+    public CqPoller attach(final SendQueue sq)
     {
         pruneDead();
         if (indexOf(sqQpn, sq.qpn()) >= 0)
         {
-            throw new IllegalArgumentException("a DirectSendQueue for QP 0x" + Integer.toHexString(sq.qpn()) +
+            throw new IllegalArgumentException("a SendQueue for QP 0x" + Integer.toHexString(sq.qpn()) +
                 " is already attached to " + this);
         }
         Ownership.merge(ownership, sq.ownership);
@@ -146,7 +165,7 @@ public final class DirectCq
      *                                  if a RAW_PACKET QP's receive queue would share this CQ with another receive
      *                                  queue (see the class comment)
      */
-    public DirectCq attach(final DirectRecvQueue rq)
+    public CqPoller attach(final RecvQueue rq)
     {
         pruneDead();
         if (rawRq != null && rawRq.dead())
@@ -154,7 +173,7 @@ public final class DirectCq
             rawRq = null;
         }
         final boolean raw = rq.raw();
-        if (rawRq != null || (raw && rqs.length > 0) || (mprq != null && !mprq.dead()))
+        if (rawRq != null || (raw && rqs.length > 0) || (mprq != null && !STRIDING.dead(mprq)))
         {
             throw new IllegalArgumentException("a CQ that completes a RAW_PACKET QP's receives serves no other " +
                 "receive queue (its CQEs carry flow tags, not QP numbers): " + rq + " on " + this);
@@ -169,7 +188,7 @@ public final class DirectCq
         }
         if (indexOf(rqQpn, rq.qpn()) >= 0)
         {
-            throw new IllegalArgumentException("a DirectRecvQueue for QP 0x" + Integer.toHexString(rq.qpn()) +
+            throw new IllegalArgumentException("a RecvQueue for QP 0x" + Integer.toHexString(rq.qpn()) +
                 " is already attached to " + this);
         }
         Ownership.merge(ownership, rq.ownership);
@@ -185,14 +204,14 @@ public final class DirectCq
      *
      * @throws IllegalArgumentException if a receive queue is attached already
      */
-    public DirectCq attach(final StridingRecvQueue q)
+    public CqPoller attach(final StridingRecvQueue q)
     {
         pruneDead();
         if (rawRq != null && rawRq.dead())
         {
             rawRq = null;
         }
-        if (mprq != null && mprq.dead())
+        if (mprq != null && STRIDING.dead(mprq))
         {
             mprq = null;
         }
@@ -201,14 +220,16 @@ public final class DirectCq
             throw new IllegalArgumentException("a CQ that completes a striding WQ serves no other receive queue: " + q +
                 " on " + this);
         }
-        Ownership.merge(ownership, q.ownership);
+        Ownership.merge(ownership, STRIDING.ownership(q));
         mprq = q;
         fillerReleased = 0;
         return this;
     }
 
-    /** Receives of QPs not attached by {@link #attach(DirectSrq, QueuePair)} go to this SRQ if it is the only one. */
-    public DirectCq attach(final DirectSrq srq)
+    /**
+     * Receives of QPs not attached by {@link #attach(SrqRecvQueue, QueuePair)} go to this SRQ if it is the only one.
+     */
+    public CqPoller attach(final SrqRecvQueue srq)
     {
         Ownership.merge(ownership, srq.ownership);
         if (Arrays.asList(srqs).contains(srq))
@@ -221,7 +242,7 @@ public final class DirectCq
     }
 
     /** Receives of {@code qp} (created with {@code srq}) are completions of {@code srq}'s WQEs. */
-    public DirectCq attach(final DirectSrq srq, final QueuePair qp)
+    public CqPoller attach(final SrqRecvQueue srq, final QueuePair qp)
     {
         pruneDead();
         if (indexOf(srqQpn, qp.qpn()) >= 0)
@@ -239,11 +260,11 @@ public final class DirectCq
 
     /**
      * Stops retiring {@code sq}'s WQEs here: its later CQEs on this CQ are unexpected ({@link UnexpectedCqeException}).
-     * The queue leaves this DirectCq's thread group, still owned by the thread that used it.
+     * The queue leaves this CqPoller's thread group, still owned by the thread that used it.
      *
      * @return false if it was not attached
      */
-    public boolean detach(final DirectSendQueue sq)
+    public boolean detach(final SendQueue sq)
     {
         final int i = Arrays.asList(sqs).indexOf(sq);
         if (i < 0)
@@ -256,8 +277,8 @@ public final class DirectCq
         return true;
     }
 
-    /** {@link #detach(DirectSendQueue)} for a receive queue. */
-    public boolean detach(final DirectRecvQueue rq)
+    /** {@link #detach(SendQueue)} for a receive queue. */
+    public boolean detach(final RecvQueue rq)
     {
         final int i = Arrays.asList(rqs).indexOf(rq);
         if (i < 0)
@@ -274,7 +295,7 @@ public final class DirectCq
         return true;
     }
 
-    /** {@link #detach(DirectSendQueue)} for a striding WQ's queue. */
+    /** {@link #detach(SendQueue)} for a striding WQ's queue. */
     public boolean detach(final StridingRecvQueue q)
     {
         if (mprq != q)
@@ -283,12 +304,12 @@ public final class DirectCq
         }
         mprq = null;
         fillerReleased = 0;
-        q.ownership = Ownership.leave(q.ownership, q);
+        STRIDING.ownership(q, Ownership.leave(STRIDING.ownership(q), q));
         return true;
     }
 
-    /** Detaches {@code srq} and every QP bound to it by {@link #attach(DirectSrq, QueuePair)}. */
-    public boolean detach(final DirectSrq srq)
+    /** Detaches {@code srq} and every QP bound to it by {@link #attach(SrqRecvQueue, QueuePair)}. */
+    public boolean detach(final SrqRecvQueue srq)
     {
         boolean found = false;
         for (int i = srqByQp.length - 1; i >= 0; i--)
@@ -391,7 +412,7 @@ public final class DirectCq
      */
     public int poll(final Completion c)
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
             ownership.check(this);
         }
@@ -430,7 +451,7 @@ public final class DirectCq
      *
      * <p>This method is a call in the caller's compiled loop, never inlined into it, and that is why the CQE dispatch
      * is written out here rather than called through {@link #decode} as the single poll does: with it this method is
-     * above C2's FreqInlineSize (325 bytecodes, DirectCqInliningTest keeps it there), so C2 never inlines it into
+     * above C2's FreqInlineSize (325 bytecodes, CqPollerInliningTest keeps it there), so C2 never inlines it into
      * the caller. Inlined, its loop inside the caller's loop made a receive loop slower (issue 15: the 16-frame raw
      * receive, {@code -XX:CompileCommand} inline against dontinline of this method, 6 forks each: 25.6-28.6 against
      * 19.0-20.9 ns per frame; the requester rows did not change). At 194 bytecodes it was inlined or not by compile
@@ -440,7 +461,7 @@ public final class DirectCq
      */
     public int poll(final Completions batch, final int max)
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
             ownership.check(this);
         }
@@ -460,7 +481,7 @@ public final class DirectCq
                 final int op = opOwn >>> 4;
                 final boolean plainRecv = op == Cqe64.MLX5_CQE_RESP_SEND &&
                     (opOwn & (Cqe64.MLX5_INLINE_SCATTER_32 | Cqe64.MLX5_INLINE_SCATTER_64)) == 0;
-                final DirectRecvQueue raw = rawRq;
+                final RecvQueue raw = rawRq;
                 final StridingRecvQueue m = mprq;
                 final boolean wc;
                 try
@@ -476,7 +497,7 @@ public final class DirectCq
                         rawReceive(c, cqe64, raw);
                         wc = true;
                     }
-                    else if (plainRecv && m != null && !m.dead())
+                    else if (plainRecv && m != null && !STRIDING.dead(m))
                     {
                         wc = stridingReceive(c, cqe64, m);
                     }
@@ -525,9 +546,9 @@ public final class DirectCq
     }
 
     /**
-     * The ring's address, for one poll call's reads through {@link Wire#ALL}, after that call's one liveness check:
-     * throws if the CQ is closed (its arena, which scopes the ring, is closed first). What keeps the unchecked reads
-     * safe is the close rule in the class comment.
+     * The ring's address, for one poll call's reads through {@link AddressSpace#ALL}, after that call's one liveness
+     * check: throws if the CQ is closed (its arena, which scopes the ring, is closed first). What keeps the unchecked
+     * reads safe is the close rule in the class comment.
      */
     private long liveBuf()
     {
@@ -571,14 +592,14 @@ public final class DirectCq
         if (op == Cqe64.MLX5_CQE_RESP_SEND &&
             (opOwn & (Cqe64.MLX5_INLINE_SCATTER_32 | Cqe64.MLX5_INLINE_SCATTER_64)) == 0)
         {
-            final DirectRecvQueue raw = rawRq;
+            final RecvQueue raw = rawRq;
             if (raw != null && !raw.dead())
             {
                 rawReceive(c, base + at + cqeSize - Cqe64.LENGTH, raw);
                 return true;
             }
             final StridingRecvQueue m = mprq;
-            if (m != null && !m.dead())
+            if (m != null && !STRIDING.dead(m))
             {
                 return stridingReceive(c, base + at + cqeSize - Cqe64.LENGTH, m);
             }
@@ -598,7 +619,7 @@ public final class DirectCq
         final int sopDropQpn = (int)(tail >>> 32);
         final int qpn = sopDropQpn & 0xffffff;
         final int wqeOpcode = sopDropQpn >>> 24;
-        final DirectSendQueue sq = sendQueue(qpn);
+        final SendQueue sq = sendQueue(qpn);
         if (sq == null)
         {
             throw unexpected(qpn, "a send CQE");
@@ -619,7 +640,7 @@ public final class DirectCq
         final int wqeCounter = ((int)tail >>> 16) & 0xffff;
         if (wqeOpcode == Mlx5Opcode.MLX5_OPCODE_RDMA_READ)
         {
-            c.byteLen = (int)Be.BE32.get(Wire.ALL, cqe64 + Cqe64.BYTE_CNT_OFFSET);
+            c.byteLen = (int)Be.BE32.get(AddressSpace.ALL, cqe64 + Cqe64.BYTE_CNT_OFFSET);
         }
         else if (wqeOpcode == Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_CS ||
             wqeOpcode == Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_FA)
@@ -647,10 +668,10 @@ public final class DirectCq
      * {@link #addressing} fill for such a CQE (and zeroes the rest, as {@link Completion#clear()} would), from seven
      * 8-byte reads at the CQE's address through {@link RingStores}, whose CQ {@link #liveBuf()} checked, instead of
      * fifteen reads through the view, each checked (issue 15: the 16-per-poll raw receive cost per frame what one per
-     * poll did; the reads by Unsafe instead of through {@link Wire#ALL} took about 1 ns more off a frame). The masks
-     * and shifts split mlx5_cqe64's big-endian words at the offsets named in {@link Cqe64}.
+     * poll did; the reads by Unsafe instead of through {@link AddressSpace#ALL} took about 1 ns more off a frame). The
+     * masks and shifts split mlx5_cqe64's big-endian words at the offsets named in {@link Cqe64}.
      */
-    private void rawReceive(final Completion c, final long cqe64, final DirectRecvQueue rq)
+    private void rawReceive(final Completion c, final long cqe64, final RecvQueue rq)
     {
         // 0x10..0x17: rss_hash_type, ml_path, reserved (2), check_sum, slid
         final long w10 = RingStores.getLongBE(cqe64 + Cqe64.RSS_HASH_TYPE_OFFSET);
@@ -689,7 +710,7 @@ public final class DirectCq
         final int strideIndex = ((int)tail >>> 16) & 0xffff;
         if ((byteCnt & Cqe64.MPRQ_FILLER_MASK) != 0)
         {
-            fillerReleased += m.consume(strideIndex, strides);
+            fillerReleased += STRIDING.consume(m, strideIndex, strides);
             return false;
         }
         // no checksum flag: libmlx5 sets MLX5_RX_CSUM_VALID for raw packet QPs only, and a WQ is not one
@@ -700,11 +721,11 @@ public final class DirectCq
             RingStores.getLongBE(cqe64 + Cqe64.TIMESTAMP_OFFSET),
             (int)(tail >>> 32),
             (int)RingStores.getLongBE(cqe64 + Cqe64.RSS_HASH_RESULT_OFFSET - 4),
-            m.frameAddress(strideIndex));
-        c.wrId = m.tailWrId();
+            STRIDING.frameAddress(m, strideIndex));
+        c.wrId = STRIDING.tailWrId(m);
         c.strideIndex = strideIndex;
         c.strideCount = strides;
-        c.releasedWqes = m.consume(strideIndex, strides) + fillerReleased;
+        c.releasedWqes = STRIDING.consume(m, strideIndex, strides) + fillerReleased;
         fillerReleased = 0;
         return true;
     }
@@ -731,7 +752,7 @@ public final class DirectCq
             }
             case Cqe64.MLX5_CQE_REQ_ERR ->
             {
-                final DirectSendQueue sq = sendQueue(qpn);
+                final SendQueue sq = sendQueue(qpn);
                 if (sq == null)
                 {
                     throw unexpected(qpn, "a send error CQE");
@@ -745,19 +766,19 @@ public final class DirectCq
                 final StridingRecvQueue m = mprq;
                 if (m != null)
                 {
-                    if (m.dead())
+                    if (STRIDING.dead(m))
                     {
                         throw unexpected(qpn, "a receive error CQE of a destroyed striding WQ");
                     }
                     error(c);
-                    c.wrId = m.tailWrId();
-                    m.releaseOldest();
+                    c.wrId = STRIDING.tailWrId(m);
+                    STRIDING.releaseOldest(m);
                     c.releasedWqes = 1 + fillerReleased;
                     fillerReleased = 0;
                     return true;
                 }
-                final DirectRecvQueue rq = recvQueue(qpn);
-                final DirectSrq srq = rq == null ? srq(qpn) : null;
+                final RecvQueue rq = recvQueue(qpn);
+                final SrqRecvQueue srq = rq == null ? srq(qpn) : null;
                 if (rq == null && srq == null)
                 {
                     throw unexpected(qpn, "a receive error CQE");
@@ -817,8 +838,8 @@ public final class DirectCq
         c.byteLen = v.byteCnt();
         c.timestamp = v.timestamp();
         final long scatter = scatterOffset(v);
-        final DirectRecvQueue rq = recvQueue(qpn);
-        final DirectSrq srqOfQp = rq == null ? srq(qpn) : null;
+        final RecvQueue rq = recvQueue(qpn);
+        final SrqRecvQueue srqOfQp = rq == null ? srq(qpn) : null;
         if (rq == null && srqOfQp == null)
         {
             throw unexpected(qpn, "a receive CQE");
@@ -885,7 +906,7 @@ public final class DirectCq
         c.slid = v.slid();
         c.sl = (flagsRqpn >>> 24) & 0xf;
         c.srcQp = flagsRqpn & 0xffffff;
-        c.dlidPathBits = io.mlx5j.wqe.Be.u8(buf, cqe64 + ML_PATH_OFFSET) & 0x7f;
+        c.dlidPathBits = io.mlx5j.memory.Be.u8(buf, cqe64 + ML_PATH_OFFSET) & 0x7f;
         if (((flagsRqpn >>> 28) & 3) != 0)
         {
             c.wcFlags |= WcOpcode.WC_GRH;
@@ -902,7 +923,7 @@ public final class DirectCq
     private boolean striding(final Completion c, final int qpn)
     {
         final StridingRecvQueue m = mprq;
-        if (m.dead())
+        if (STRIDING.dead(m))
         {
             throw unexpected(qpn, "a receive CQE of a destroyed striding WQ");
         }
@@ -912,11 +933,11 @@ public final class DirectCq
         final int strideIndex = v.wqeCounter();
         if ((byteCnt & Cqe64.MPRQ_FILLER_MASK) != 0)
         {
-            fillerReleased += m.consume(strideIndex, strides);
+            fillerReleased += STRIDING.consume(m, strideIndex, strides);
             return false;
         }
-        c.wrId = m.tailWrId();
-        c.frameAddress = m.frameAddress(strideIndex);
+        c.wrId = STRIDING.tailWrId(m);
+        c.frameAddress = STRIDING.frameAddress(m, strideIndex);
         c.byteLen = byteCnt & Cqe64.MPRQ_LEN_MASK;
         c.strideIndex = strideIndex;
         c.strideCount = strides;
@@ -929,7 +950,7 @@ public final class DirectCq
         c.rssHash = v.rssHashResult();
         c.rssHashType = v.rssHashType();
         addressing(c, v.cqeOffset() + cqeSize - Cqe64.LENGTH, v.immInvalPkey());
-        c.releasedWqes = m.consume(strideIndex, strides) + fillerReleased;
+        c.releasedWqes = STRIDING.consume(m, strideIndex, strides) + fillerReleased;
         fillerReleased = 0;
         return true;
     }
@@ -940,7 +961,7 @@ public final class DirectCq
      * (mlx5_cq_read_wc_cvlan), L3/L4 header types, the RSS hash, and where the frame is: the first data segment of
      * the receive WQE, whose buffer the device filled from its start.
      */
-    private void ethernet(final Completion c, final int slot, final DirectRecvQueue rq)
+    private void ethernet(final Completion c, final int slot, final RecvQueue rq)
     {
         final CqeView v = view;
         if (rawCsumValid && v.ipCsumOk())
@@ -974,7 +995,7 @@ public final class DirectCq
     }
 
     /** The live send queue of {@code qpn}, or null: a destroyed QP's queue never matches (its number may be reused). */
-    private DirectSendQueue sendQueue(final int qpn)
+    private SendQueue sendQueue(final int qpn)
     {
         final int[] q = sqQpn;
         for (int i = 0; i < q.length; i++)
@@ -987,9 +1008,9 @@ public final class DirectCq
         return null;
     }
 
-    private DirectRecvQueue recvQueue(final int qpn)
+    private RecvQueue recvQueue(final int qpn)
     {
-        final DirectRecvQueue raw = rawRq;
+        final RecvQueue raw = rawRq;
         if (raw != null)
         {
             return raw.dead() ? null : raw;
@@ -1006,7 +1027,7 @@ public final class DirectCq
     }
 
     /** The SRQ receives of {@code qpn} go to, or null. */
-    private DirectSrq srq(final int qpn)
+    private SrqRecvQueue srq(final int qpn)
     {
         final int[] q = srqQpn;
         for (int i = 0; i < q.length; i++)
@@ -1042,7 +1063,7 @@ public final class DirectCq
      */
     public boolean skip()
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
             ownership.check(this);
         }
@@ -1062,7 +1083,7 @@ public final class DirectCq
      */
     public void arm(final boolean solicitedOnly)
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
             ownership.check(this);
         }
@@ -1118,8 +1139,8 @@ public final class DirectCq
     }
 
     /**
-     * Makes the calling thread the owner of this queue's group: this DirectCq and every queue attached to it (and,
-     * through them, the other DirectCqs they are attached to).
+     * Makes the calling thread the owner of this queue's group: this CqPoller and every queue attached to it (and,
+     * through them, the other CqPollers they are attached to).
      * Use it to hand the group to another thread
      * (for example a dedicated poller) after the previous owner has stopped using it; the hand-over itself must be
      * a happens-before edge ({@link Thread#start()}, a concurrent queue, a volatile write and read), because the
@@ -1128,7 +1149,7 @@ public final class DirectCq
      *
      * @return this
      */
-    public DirectCq claim()
+    public CqPoller claim()
     {
         ownership.claim();
         return this;
@@ -1137,6 +1158,6 @@ public final class DirectCq
     @Override
     public String toString()
     {
-        return "DirectCq(cqn 0x" + Integer.toHexString(ring.cqn()) + ")";
+        return "CqPoller(cqn 0x" + Integer.toHexString(ring.cqn()) + ")";
     }
 }

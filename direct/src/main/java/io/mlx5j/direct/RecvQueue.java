@@ -1,8 +1,19 @@
 package io.mlx5j.direct;
 
+import io.mlx5j.direct.internal.Ownership;
+import io.mlx5j.direct.internal.Scatter;
+import io.mlx5j.direct.internal.ScatterList;
 import io.mlx5j.doorbell.DoorbellRecord;
+import io.mlx5j.memory.AddressSpace;
+import io.mlx5j.memory.RingStores;
+import io.mlx5j.verbs.QpRing;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.WorkQueue;
+import io.mlx5j.verbs.WqRing;
+import io.mlx5j.verbs.internal.VerbsAccess;
 import io.mlx5j.wqe.DataSeg;
-import io.mlx5j.wqe.RecvQueue;
+import io.mlx5j.wqe.RecvRing;
 import io.mlx5j.wqe.RecvWqeWriter;
 
 import java.lang.foreign.MemorySegment;
@@ -17,16 +28,17 @@ import java.lang.foreign.MemorySegment;
  * Confined to one thread, which also polls the CQ this queue is attached to ({@code -Dmlx5j.debug=true} checks).
  * A full ring returns false; too many SGEs throw IllegalArgumentException.
  * <p>
- * <b>Close rule</b> (as for {@link DirectSendQueue}): close the QP or WQ (or what closes it) from the thread that
+ * <b>Close rule</b> (as for {@link SendQueue}): close the QP or WQ (or what closes it) from the thread that
  * posts to this queue, or after that thread has stopped posting, with a happens-before edge between them. Why: the
  * one-buffer {@link #post(long, long, int, int)} checks once that the queue is open and then writes the WQE at the
- * ring's address through {@link Wire#ALL}. A close from the posting thread is always safe: the next post throws
+ * ring's address through {@link AddressSpace#ALL}. A close from the posting thread is always safe: the next post throws
  * {@link IllegalStateException}. With {@code -Dmlx5j.debug=true}, a close from another thread while the queue's
  * thread is alive throws and leaves the QP or WQ open. The staging form and {@link #ring()} access the ring and the
  * doorbell record through their scoped segments.
  */
-public final class DirectRecvQueue
+public final class RecvQueue
 {
+    private static final VerbsAccess VERBS = VerbsAccess.get();
     /** The QP, or null for a WQ. */
     private final QueuePair qp;
     /** The WQ, or null for a QP's RQ. */
@@ -39,7 +51,7 @@ public final class DirectRecvQueue
     private final long ringMask;
     private final int stride;
     private final int maxSge;
-    private final RecvQueue rq;
+    private final RecvRing rq;
     private final RecvWqeWriter writer = new RecvWqeWriter();
     private final DoorbellRecord dbrec;
     /**
@@ -55,13 +67,13 @@ public final class DirectRecvQueue
     /** Entries of the WR being staged. */
     private final ScatterList sgl;
 
-    private DirectRecvQueue(final QueuePair qp)
+    private RecvQueue(final QueuePair qp)
     {
-        final QpRings rings = qp.rings();
+        final QpRing rings = qp.rings();
         if (rings.rqWqeCnt() < 1)
         {
             throw new IllegalArgumentException(qp + " has no receive queue" +
-                (qp.srq() != null ? " (it receives from an SRQ: use DirectSrq)" : ""));
+                (qp.srq() != null ? " (it receives from an SRQ: use SrqRecvQueue)" : ""));
         }
         this.qp = qp;
         this.wq = null;
@@ -72,20 +84,24 @@ public final class DirectRecvQueue
         this.ringMask = ring.byteSize() - 1;
         this.stride = rings.rqStride();
         this.maxSge = stride / DataSeg.LENGTH;
-        this.rq = new RecvQueue(rings.rqWqeCnt(), stride);
+        this.rq = new RecvRing(rings.rqWqeCnt(), stride);
         this.dbrec = new DoorbellRecord(rings.dbrec());
         this.sgl = new ScatterList(maxSge);
         this.firstAddr = new long[rq.wqeCount()];
-        qp.addReceiver(this);
+        if (Ownership.DEBUG)
+        {
+            // the close rule (class comment): a close of the QP from another live thread throws and leaves it open
+            VERBS.addCloseGuard(qp, resource -> ownership.checkClose(resource));
+        }
     }
 
-    private DirectRecvQueue(final WorkQueue wq)
+    private RecvQueue(final WorkQueue wq)
     {
         if (wq.isStriding())
         {
             throw new IllegalArgumentException(wq + " is striding: use StridingRecvQueue");
         }
-        final WqRings rings = wq.rings();
+        final WqRing rings = wq.rings();
         this.qp = null;
         this.wq = wq;
         this.qpn = rings.wqn();
@@ -95,25 +111,28 @@ public final class DirectRecvQueue
         this.ringMask = ring.byteSize() - 1;
         this.stride = rings.stride();
         this.maxSge = stride / DataSeg.LENGTH;
-        this.rq = new RecvQueue(rings.wqeCnt(), stride);
+        this.rq = new RecvRing(rings.wqeCnt(), stride);
         this.dbrec = new DoorbellRecord(rings.dbrec());
         this.sgl = new ScatterList(maxSge);
         this.firstAddr = new long[rq.wqeCount()];
-        wq.addReceiver(this);
+        if (Ownership.DEBUG)
+        {
+            VERBS.addCloseGuard(wq, resource -> ownership.checkClose(resource));
+        }
     }
 
-    public static DirectRecvQueue of(final QueuePair qp)
+    public static RecvQueue of(final QueuePair qp)
     {
-        return new DirectRecvQueue(qp);
+        return new RecvQueue(qp);
     }
 
     /**
      * The receive queue of a plain (not striding) WQ: its CQEs carry the flow tag and the RSS hash, like a raw QP's;
-     * the WQ's CQ serves this queue only ({@link DirectCq#attach(DirectRecvQueue)}).
+     * the WQ's CQ serves this queue only ({@link CqPoller#attach(RecvQueue)}).
      */
-    public static DirectRecvQueue of(final WorkQueue wq)
+    public static RecvQueue of(final WorkQueue wq)
     {
-        return new DirectRecvQueue(wq);
+        return new RecvQueue(wq);
     }
 
     /**
@@ -127,13 +146,13 @@ public final class DirectRecvQueue
      */
     public boolean post(final long wrId, final long addr, final int lkey, final int len)
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
             ownership.check(this);
         }
         final long base = liveRing();
         final long at = rq.claim();
-        if (len == 0 || maxSge == 0 || at == RecvQueue.NO_SPACE)
+        if (len == 0 || maxSge == 0 || at == RecvRing.NO_SPACE)
         {
             return begin(wrId).sge(addr, lkey, len).post();
         }
@@ -154,7 +173,7 @@ public final class DirectRecvQueue
     }
 
     /**
-     * The ring's address, for one post's stores through {@link Wire#ALL}, after that post's one liveness check:
+     * The ring's address, for one post's stores through {@link AddressSpace#ALL}, after that post's one liveness check:
      * throws if the QP or WQ is closed (its arena, which scopes the ring, is closed first). What keeps the stores
      * safe is the close rule in the class comment.
      */
@@ -168,9 +187,9 @@ public final class DirectRecvQueue
     }
 
     /** Stage a receive WQE with several scatter entries: begin, sge..., post. */
-    public DirectRecvQueue begin(final long wrId)
+    public RecvQueue begin(final long wrId)
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
             ownership.check(this);
         }
@@ -181,7 +200,7 @@ public final class DirectRecvQueue
     }
 
     /** One scatter entry; zero-length entries are dropped, as libmlx5 drops them. */
-    public DirectRecvQueue sge(final long addr, final int lkey, final int len)
+    public RecvQueue sge(final long addr, final int lkey, final int len)
     {
         sgl.add(addr, lkey, len, qp != null ? qp : wq, " receive WQEs hold at most ", " SGEs");
         return this;
@@ -193,7 +212,7 @@ public final class DirectRecvQueue
      */
     public boolean post()
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
             ownership.check(this);
         }
@@ -203,7 +222,7 @@ public final class DirectRecvQueue
         }
         liveRing();     // a closed queue throws even when its ring is full
         final long at = rq.claim();
-        if (at == RecvQueue.NO_SPACE)
+        if (at == RecvRing.NO_SPACE)
         {
             return false;
         }
@@ -234,7 +253,7 @@ public final class DirectRecvQueue
      */
     public int ring()
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
             ownership.check(this);
         }
@@ -310,7 +329,7 @@ public final class DirectRecvQueue
     }
 
     /**
-     * Makes the calling thread the owner of this queue's group: this queue, the DirectCqs it is attached to, and
+     * Makes the calling thread the owner of this queue's group: this queue, the CqPollers it is attached to, and
      * every queue attached to those.
      * Use it to hand the group to another thread
      * (for example a dedicated poller) after the previous owner has stopped using it; the hand-over itself must be
@@ -320,7 +339,7 @@ public final class DirectRecvQueue
      *
      * @return this
      */
-    public DirectRecvQueue claim()
+    public RecvQueue claim()
     {
         ownership.claim();
         return this;
@@ -329,6 +348,6 @@ public final class DirectRecvQueue
     @Override
     public String toString()
     {
-        return "DirectRecvQueue(" + (wq != null ? "wqn" : "qpn") + " 0x" + Integer.toHexString(qpn) + ")";
+        return "RecvQueue(" + (wq != null ? "wqn" : "qpn") + " 0x" + Integer.toHexString(qpn) + ")";
     }
 }

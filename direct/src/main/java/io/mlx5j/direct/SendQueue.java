@@ -3,13 +3,29 @@ package io.mlx5j.direct;
 import io.mlx5j.bindings.IbvQpAttr;
 import io.mlx5j.bindings.IbvQpInitAttr;
 import io.mlx5j.bindings.Verbs;
+import io.mlx5j.direct.internal.BlueFlameRegisters;
+import io.mlx5j.direct.internal.FastSendEncoder;
+import io.mlx5j.direct.internal.Ownership;
+import io.mlx5j.direct.internal.SendOpcodeRules;
+import io.mlx5j.direct.internal.SendQueueAccess;
+import io.mlx5j.direct.internal.SendScatter;
+import io.mlx5j.direct.internal.SendStaging;
 import io.mlx5j.doorbell.BlueFlameRegister;
 import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.doorbell.DoorbellRecord;
 import io.mlx5j.doorbell.SendDoorbell;
+import io.mlx5j.memory.AddressSpace;
+import io.mlx5j.memory.RingStores;
+import io.mlx5j.verbs.AddressHandle;
+import io.mlx5j.verbs.QpCapabilities;
+import io.mlx5j.verbs.QpRing;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.VerbsException;
+import io.mlx5j.verbs.internal.VerbsAccess;
 import io.mlx5j.wqe.CtrlSeg;
 import io.mlx5j.wqe.Mlx5Opcode;
-import io.mlx5j.wqe.SendQueue;
+import io.mlx5j.wqe.SendRing;
 import io.mlx5j.wqe.WcStatus;
 import io.mlx5j.wqe.WqeWriter;
 
@@ -17,12 +33,12 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import static io.mlx5j.bindings.CTypes.C_INT;
-import static io.mlx5j.direct.SendOpcodeRules.CAS;
-import static io.mlx5j.direct.SendOpcodeRules.FAA;
-import static io.mlx5j.direct.SendOpcodeRules.MASKED_CAS_32;
-import static io.mlx5j.direct.SendOpcodeRules.MASKED_CAS_64;
-import static io.mlx5j.direct.SendOpcodeRules.MASKED_FAA_32;
-import static io.mlx5j.direct.SendOpcodeRules.MASKED_FAA_64;
+import static io.mlx5j.direct.internal.SendOpcodeRules.CAS;
+import static io.mlx5j.direct.internal.SendOpcodeRules.FAA;
+import static io.mlx5j.direct.internal.SendOpcodeRules.MASKED_CAS_32;
+import static io.mlx5j.direct.internal.SendOpcodeRules.MASKED_CAS_64;
+import static io.mlx5j.direct.internal.SendOpcodeRules.MASKED_FAA_32;
+import static io.mlx5j.direct.internal.SendOpcodeRules.MASKED_FAA_64;
 import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_ATOMIC_CS;
 import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_ATOMIC_FA;
 import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_CS;
@@ -52,7 +68,7 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  * sq.ring();
  * }</pre>
  * Every post returns false, writing nothing, when the ring lacks room; slots are freed only by completions the
- * attached {@link DirectCq} has seen, so a WQE is never overwritten before its completion (or a later signaled
+ * attached {@link CqPoller} has seen, so a WQE is never overwritten before its completion (or a later signaled
  * one's) was polled. Unsignaled WQEs are retired by the next signaled one: use {@link #signalEvery(int)} or signal
  * yourself, or the ring fills up and stays full.
  * <p>
@@ -64,7 +80,7 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  *
  * <h2>Results: why a boolean is enough</h2>
  * A post returns {@code false} for exactly one condition: no room, because WQEs whose completions have not been
- * polled still hold the ring (nothing is written; poll the {@link DirectCq}, then retry). It is the only condition
+ * polled still hold the ring (nothing is written; poll the {@link CqPoller}, then retry). It is the only condition
  * a correct program meets at run time, and the only one a retry can cure, so unlike Aeron's {@code offer} there is
  * nothing else to encode. The other candidates are not post results:
  * <ul>
@@ -82,7 +98,7 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  * <h2>Threads</h2>
  * A send queue is confined to one thread, and that thread must also poll the CQ that retires its WQEs (or the two
  * must be serialised by the caller): the counters are plain fields, as in libmlx5 under its QP lock. With
- * {@code -Dmlx5j.debug=true} every call checks that the queue and the {@link DirectCq}s it is attached to are used
+ * {@code -Dmlx5j.debug=true} every call checks that the queue and the {@link CqPoller}s it is attached to are used
  * from one thread, and {@link #claim()} hands them to another (a static final flag: free when off). QPs whose
  * BlueFlame registers are shared by several threads must be created with {@link #of(QueuePair, DoorbellMode,
  * boolean)} (locked as libmlx5 does for a shared bfreg); the default assumes a dedicated register and refuses a
@@ -112,8 +128,14 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  * an opcode the QP type cannot carry, INLINE on READ/atomics) or {@link IllegalStateException} (post without begin,
  * the QP closed: its ring segments are scoped to it).
  */
-public final class DirectSendQueue
+public final class SendQueue
 {
+    private static final VerbsAccess VERBS = VerbsAccess.get();
+
+    static
+    {
+        SendQueueAccess.set(new Access());
+    }
     private final QueuePair qp;
     private final QpType type;
     private final int qpn;
@@ -122,7 +144,7 @@ public final class DirectSendQueue
     /** The ring's address for the one-call posts' unchecked stores ({@link #liveRing()}) and its arena's scope. */
     private final long ringBase;
     private final MemorySegment.Scope ringScope;
-    private final SendQueue sq;
+    private final SendRing sq;
     private final WqeWriter writer;
     private final SendDoorbell doorbell;
     private final int maxSge;
@@ -138,13 +160,13 @@ public final class DirectSendQueue
     private int unsignaled;
     Ownership ownership = new Ownership(this);
 
-    private DirectSendQueue(final QueuePair qp, final DoorbellMode mode, final boolean sharedRegister)
+    private SendQueue(final QueuePair qp, final DoorbellMode mode, final boolean sharedRegister)
     {
         this.qp = qp;
         this.type = qp.type();
-        final QpRings rings = qp.rings();
+        final QpRing rings = qp.rings();
         this.qpn = rings.qpn();
-        if (rings.sqStride() != SendQueue.MLX5_SEND_WQE_BB || rings.sqWqeCnt() < 1)
+        if (rings.sqStride() != SendRing.MLX5_SEND_WQE_BB || rings.sqWqeCnt() < 1)
         {
             throw new IllegalArgumentException(qp + " has no usable send queue (wqe_cnt " + rings.sqWqeCnt() +
                 ", stride " + rings.sqStride() + ")");
@@ -153,7 +175,7 @@ public final class DirectSendQueue
         this.ringMask = ring.byteSize() - 1;
         this.ringBase = ring.address();
         this.ringScope = ring.scope();
-        this.sq = new SendQueue(rings.sqWqeCnt());
+        this.sq = new SendRing(rings.sqWqeCnt());
         this.writer = new WqeWriter(Math.min(rings.sqWqeCnt(), 16));
         if (!rings.dbrec().scope().equals(ringScope) || !rings.bfReg().scope().equals(ringScope))
         {
@@ -169,22 +191,26 @@ public final class DirectSendQueue
         this.sqSignalBits = queriedSqSigAll(qp) ? CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE : 0;
         this.staging = new SendStaging(qp, maxSge, maxInline);
         this.fast = new FastSendEncoder(ring, sq, writer, type, maxSge, maxInline);
-        qp.addPoster(this);
+        if (Ownership.DEBUG)
+        {
+            // the close rule (class comment): a close of the QP from another live thread throws and leaves it open
+            VERBS.addCloseGuard(qp, resource -> ownership.checkClose(resource));
+        }
     }
 
     /** A send queue over {@code qp}'s ring with a dedicated BlueFlame register. One per QP. */
-    public static DirectSendQueue of(final QueuePair qp, final DoorbellMode mode)
+    public static SendQueue of(final QueuePair qp, final DoorbellMode mode)
     {
-        return new DirectSendQueue(qp, mode, false);
+        return new SendQueue(qp, mode, false);
     }
 
     /**
      * @param sharedRegister true if other QPs posted from other threads may use the same BlueFlame register (libmlx5
      *                       {@code need_lock}): every ring then takes the register's lock
      */
-    public static DirectSendQueue of(final QueuePair qp, final DoorbellMode mode, final boolean sharedRegister)
+    public static SendQueue of(final QueuePair qp, final DoorbellMode mode, final boolean sharedRegister)
     {
-        return new DirectSendQueue(qp, mode, sharedRegister);
+        return new SendQueue(qp, mode, sharedRegister);
     }
 
     /** libmlx5's sq_signal_bits: a QP created with sq_sig_all signals every WQE (queried once, setup path). */
@@ -207,7 +233,7 @@ public final class DirectSendQueue
      * Selective signaling: every n-th WQE is posted SIGNALED even without the flag, so unsignaled WQEs get retired.
      * 0 turns it off. Counting restarts at every signaled WQE.
      */
-    public DirectSendQueue signalEvery(final int n)
+    public SendQueue signalEvery(final int n)
     {
         if (n < 0)
         {
@@ -348,7 +374,7 @@ public final class DirectSendQueue
     private boolean postOne(final long wrId, final int opcode, final int imm, final boolean remote, final long raddr,
         final int rkey, final long laddr, final int lkey, final int len, final int flags)
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
             ownership.check(this);
         }
@@ -365,9 +391,9 @@ public final class DirectSendQueue
     }
 
     /**
-     * The ring's address, for one post's stores through {@link Wire#ALL}, after the one liveness check of that post:
-     * throws if the QP is closed (its arena, which scopes the ring, is closed first). Why not the ring segment's own
-     * checks: each store through it pays bounds, alignment and session checks, six to eight times per WQE, and the
+     * The ring's address, for one post's stores through {@link AddressSpace#ALL}, after the one liveness check of that
+     * post: throws if the QP is closed (its arena, which scopes the ring, is closed first). Why not the ring segment's
+     * own checks: each store through it pays bounds, alignment and session checks, six to eight times per WQE, and the
      * compiled post then stays too large for C2 to inline into the caller's loop (issue 15: rdmaWriteBatch8 fastest
      * fork iterations 16.1-24.1 ns/WQE through the segment, 13.6-21.5 through this, median of 12 forks each 16.6
      * and 14.4; rdmaWrite 22.7-31.5 and 19.8-22.7 ns). What keeps it safe is the close rule in the class comment:
@@ -436,9 +462,9 @@ public final class DirectSendQueue
      *                   RDMA_READ, ATOMIC_CS, ATOMIC_FA (masked atomics: use their one-call methods)
      * @param flags      {@link SendFlags}
      */
-    public DirectSendQueue begin(final long wrId, final int mlx5Opcode, final int flags)
+    public SendQueue begin(final long wrId, final int mlx5Opcode, final int flags)
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
             ownership.check(this);
         }
@@ -447,35 +473,35 @@ public final class DirectSendQueue
     }
 
     /** Remote address and rkey (RDMA and atomics). */
-    public DirectSendQueue remote(final long raddr, final int rkey)
+    public SendQueue remote(final long raddr, final int rkey)
     {
         staging.remote(raddr, rkey);
         return this;
     }
 
     /** Immediate data (SEND_IMM, RDMA_WRITE_IMM) or the rkey to invalidate (SEND_INVAL), as a number. */
-    public DirectSendQueue imm(final int immOrRkey)
+    public SendQueue imm(final int immOrRkey)
     {
         staging.imm = immOrRkey;
         return this;
     }
 
     /** Operands of ATOMIC_CS. */
-    public DirectSendQueue compareSwapOperands(final long compare, final long swap)
+    public SendQueue compareSwapOperands(final long compare, final long swap)
     {
         staging.operands(CAS, swap, compare, 0, 0);
         return this;
     }
 
     /** Operand of ATOMIC_FA. */
-    public DirectSendQueue fetchAddOperand(final long add)
+    public SendQueue fetchAddOperand(final long add)
     {
         staging.operands(FAA, add, 0, 0, 0);
         return this;
     }
 
     /** UD destination: the AH's address vector (as libmlx5 built it), remote QPN and Q_Key. */
-    public DirectSendQueue destination(final AddressHandle ah, final int remoteQpn, final int remoteQkey)
+    public SendQueue destination(final AddressHandle ah, final int remoteQpn, final int remoteQkey)
     {
         staging.destination(ah, remoteQpn, remoteQkey);
         return this;
@@ -485,7 +511,7 @@ public final class DirectSendQueue
      * One gather entry (or, with {@link SendFlags#INLINE}, one piece of inline payload: lkey ignored). Zero-length
      * entries are dropped, as libmlx5 drops them.
      */
-    public DirectSendQueue sge(final long addr, final int lkey, final int len)
+    public SendQueue sge(final long addr, final int lkey, final int len)
     {
         staging.sge(addr, lkey, len);
         return this;
@@ -498,7 +524,7 @@ public final class DirectSendQueue
      */
     public boolean post()
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
             ownership.check(this);
         }
@@ -511,8 +537,8 @@ public final class DirectSendQueue
         // kept staged for another post()
         st.staged = false;
         final int ds = st.validate(writer.maxDs());
-        final long ctrl = sq.claim(SendQueue.numWqebb(ds));
-        if (ctrl == SendQueue.NO_SPACE)
+        final long ctrl = sq.claim(SendRing.numWqebb(ds));
+        if (ctrl == SendRing.NO_SPACE)
         {
             st.staged = true;
             return false;
@@ -537,7 +563,7 @@ public final class DirectSendQueue
      */
     public int ring()
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
             ownership.check(this);
         }
@@ -642,41 +668,8 @@ public final class DirectSendQueue
         return SendScatter.copyToSendWqe(type, ring, ringMask, wqeCounter, src, srcOffset, size);
     }
 
-    // ------------------------------------------------------------------------------------------------ RawSendQueue
-
-    /** The send ring, for {@link RawSendQueue}, which writes raw packet WQEs into this queue. */
-    MemorySegment rawRing()
-    {
-        return ring;
-    }
-
-    SendQueue rawSlots()
-    {
-        return sq;
-    }
-
-    WqeWriter rawWriter()
-    {
-        return writer;
-    }
-
     /**
-     * A WQE {@link RawSendQueue} wrote at {@code ctrl} with {@code ds} units: the ctrl segment (written last, with
-     * this queue's signaling and fence rules), the slot, the pending doorbell, and a ring for {@link SendFlags#RING}.
-     */
-    void commitRaw(final long ctrl, final int ds, final int opcode, final long wrId, final int flags)
-    {
-        finish(liveRing(), ctrl, ds, opcode, 0, wrId, flags);
-    }
-
-    /** {@link #commitRaw(long, int, int, long, int)} for a post that has {@code base} from {@link #liveRing()}. */
-    void commitRaw(final long base, final long ctrl, final int ds, final int opcode, final long wrId, final int flags)
-    {
-        finish(base, ctrl, ds, opcode, 0, wrId, flags);
-    }
-
-    /**
-     * Makes the calling thread the owner of this queue's group: this queue, the DirectCqs it is attached to, and
+     * Makes the calling thread the owner of this queue's group: this queue, the CqPollers it is attached to, and
      * every queue attached to those.
      * Use it to hand the group to another thread
      * (for example a dedicated poller) after the previous owner has stopped using it; the hand-over itself must be
@@ -686,7 +679,7 @@ public final class DirectSendQueue
      *
      * @return this
      */
-    public DirectSendQueue claim()
+    public SendQueue claim()
     {
         ownership.claim();
         return this;
@@ -695,6 +688,47 @@ public final class DirectSendQueue
     @Override
     public String toString()
     {
-        return "DirectSendQueue(" + type + " qpn 0x" + Integer.toHexString(qpn) + ")";
+        return "SendQueue(" + type + " qpn 0x" + Integer.toHexString(qpn) + ")";
+    }
+
+    /** RawSendQueue's back doors (see {@link SendQueueAccess}). */
+    private static final class Access extends SendQueueAccess
+    {
+        @Override
+        public MemorySegment ring(final SendQueue queue)
+        {
+            return queue.ring;
+        }
+
+        @Override
+        public SendRing slots(final SendQueue queue)
+        {
+            return queue.sq;
+        }
+
+        @Override
+        public WqeWriter writer(final SendQueue queue)
+        {
+            return queue.writer;
+        }
+
+        @Override
+        public Ownership ownership(final SendQueue queue)
+        {
+            return queue.ownership;
+        }
+
+        @Override
+        public long liveRing(final SendQueue queue)
+        {
+            return queue.liveRing();
+        }
+
+        @Override
+        public void commit(final SendQueue queue, final long base, final long ctrl, final int ds, final int opcode,
+            final long wrId, final int flags)
+        {
+            queue.finish(base, ctrl, ds, opcode, 0, wrId, flags);
+        }
     }
 }

@@ -1,7 +1,12 @@
 package io.mlx5j.direct;
 
+import io.mlx5j.direct.internal.Ownership;
+import io.mlx5j.direct.internal.Scatter;
+import io.mlx5j.direct.internal.ScatterList;
 import io.mlx5j.doorbell.DoorbellRecord;
-import io.mlx5j.wqe.Be;
+import io.mlx5j.memory.Be;
+import io.mlx5j.verbs.SharedReceiveQueue;
+import io.mlx5j.verbs.SrqRing;
 import io.mlx5j.wqe.DataSeg;
 import io.mlx5j.wqe.RecvWqeWriter;
 import io.mlx5j.wqe.SrqNextSeg;
@@ -18,7 +23,7 @@ import java.lang.foreign.MemorySegment;
  * <p>
  * Confined to one thread, which also polls the CQs the SRQ's QPs complete on ({@code -Dmlx5j.debug=true} checks).
  */
-public final class DirectSrq
+public final class SrqRecvQueue
 {
     private final SharedReceiveQueue srq;
     private final int srqn;
@@ -42,7 +47,7 @@ public final class DirectSrq
     /** Entries of the WR being staged. */
     private final ScatterList sgl;
 
-    private DirectSrq(final SharedReceiveQueue srq)
+    private SrqRecvQueue(final SharedReceiveQueue srq)
     {
         final SrqRing r = srq.ring();
         this.srq = srq;
@@ -59,9 +64,9 @@ public final class DirectSrq
         this.sgl = new ScatterList(maxSge);
     }
 
-    public static DirectSrq of(final SharedReceiveQueue srq)
+    public static SrqRecvQueue of(final SharedReceiveQueue srq)
     {
-        return new DirectSrq(srq);
+        return new SrqRecvQueue(srq);
     }
 
     /** One receive buffer. Not published until {@link #ring()}. */
@@ -70,9 +75,9 @@ public final class DirectSrq
         return begin(wrId).sge(addr, lkey, len).post();
     }
 
-    public DirectSrq begin(final long wrId)
+    public SrqRecvQueue begin(final long wrId)
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
             ownership.check(this);
         }
@@ -82,7 +87,7 @@ public final class DirectSrq
         return this;
     }
 
-    public DirectSrq sge(final long addr, final int lkey, final int len)
+    public SrqRecvQueue sge(final long addr, final int lkey, final int len)
     {
         sgl.add(addr, lkey, len, srq, " WQEs hold at most ", " SGEs");
         return this;
@@ -91,7 +96,7 @@ public final class DirectSrq
     /** @return false if the SRQ has no free WQE (head == tail, as libmlx5: one WQE always stays in the list) */
     public boolean post()
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
             ownership.check(this);
         }
@@ -127,7 +132,7 @@ public final class DirectSrq
     /** Publish every WQE posted so far: dbrec = counter (16 bits). @return how many this call published */
     public int ring()
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
             ownership.check(this);
         }
@@ -180,7 +185,7 @@ public final class DirectSrq
     }
 
     /**
-     * Makes the calling thread the owner of this queue's group: this SRQ, the DirectCqs it is attached to, and every
+     * Makes the calling thread the owner of this queue's group: this SRQ, the CqPollers it is attached to, and every
      * queue attached to those.
      * Use it to hand the group to another thread
      * (for example a dedicated poller) after the previous owner has stopped using it; the hand-over itself must be
@@ -190,7 +195,7 @@ public final class DirectSrq
      *
      * @return this
      */
-    public DirectSrq claim()
+    public SrqRecvQueue claim()
     {
         ownership.claim();
         return this;
@@ -199,6 +204,6 @@ public final class DirectSrq
     @Override
     public String toString()
     {
-        return "DirectSrq(srqn 0x" + Integer.toHexString(srqn) + ")";
+        return "SrqRecvQueue(srqn 0x" + Integer.toHexString(srqn) + ")";
     }
 }

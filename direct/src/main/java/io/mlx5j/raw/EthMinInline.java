@@ -1,7 +1,12 @@
-package io.mlx5j.direct;
+package io.mlx5j.raw;
 
 import io.mlx5j.bindings.IbvQpInitAttrEx;
 import io.mlx5j.bindings.InlineVerbs;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpRing;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.wqe.EthSeg;
 
 import java.lang.foreign.Arena;
@@ -53,7 +58,7 @@ final class EthMinInline
             .maxSendSge(1).maxRecvSge(1).maxInlineData(0).sendOpsFlags(IbvQpInitAttrEx.IBV_QP_EX_WITH_SEND).build();
         try (QueuePair probe = qp.pd().createQp(config); Arena arena = Arena.ofConfined())
         {
-            final QpRings rings = probe.rings();
+            final QpRing rings = probe.rings();
             final MemorySegment frame = arena.allocate(64, 8);
             final MemorySegment qpx = probe.qpEx();
             final int producer = Integer.reverseBytes(rings.dbrec().get(ValueLayout.JAVA_INT, 4)) & 0xffff;

@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.raw;
 
 import io.mlx5j.bindings.CallState;
 import io.mlx5j.bindings.IbvFlow;
@@ -14,6 +14,13 @@ import io.mlx5j.bindings.IbvFlowSpecIpv6;
 import io.mlx5j.bindings.IbvFlowSpecTcpUdp;
 import io.mlx5j.bindings.IbvFlowTcpUdpFilter;
 import io.mlx5j.bindings.InlineVerbs;
+import io.mlx5j.direct.Completion;
+import io.mlx5j.verbs.NativeResource;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.VerbsException;
+import io.mlx5j.verbs.internal.NativeObject;
+import io.mlx5j.verbs.internal.VerbsAccess;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -39,20 +46,26 @@ import java.util.List;
  * it (found by creating and at once destroying the rule's prefixes, so the report costs a few calls but only on
  * failure).
  */
-public final class FlowRule extends NativeResource
+public final class FlowRule implements AutoCloseable
 {
+    private static final VerbsAccess VERBS = VerbsAccess.get();
     private static final ValueLayout.OfShort BE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt BE32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final long FULL_MAC = 0xffff_ffff_ffffL;
 
     private final QueuePair qp;
     private final String description;
+    /**
+     * The {@code ibv_flow}, owned by the control path's rules: registered with the QP's Context, a dependent of the
+     * QP (closed first when the QP closes), its segment failing once closed.
+     */
+    private final NativeResource flow;
 
     private FlowRule(final QueuePair qp, final Arena arena, final MemorySegment handle, final String description)
     {
-        super(qp.owner, arena, handle, List.of(qp));
         this.qp = qp;
         this.description = description;
+        this.flow = VERBS.adopt(qp, arena, handle, new Flow(this));
     }
 
     /** A rule steering to {@code qp} (a RAW_PACKET QP in INIT or later) on {@code port}. */
@@ -66,16 +79,23 @@ public final class FlowRule extends NativeResource
         return qp;
     }
 
-    @Override
-    int destroy(final MemorySegment address)
+    /** Whether the rule is destroyed (by {@link #close()}, or with its QP or Context). */
+    public boolean isClosed()
     {
-        return InlineVerbs.ibv_destroy_flow(address.reinterpret(IbvFlow.LAYOUT.byteSize()));
+        return flow.isClosed();
     }
 
-    @Override
-    String destroyCall()
+    /** The {@code struct ibv_flow *}, scoped to the rule (see {@link NativeResource#pointer()}). */
+    public MemorySegment pointer()
     {
-        return "ibv_destroy_flow";
+        return flow.pointer();
+    }
+
+    /** Stops the steering ({@code ibv_destroy_flow}); a second close does nothing. */
+    @Override
+    public void close()
+    {
+        flow.close();
     }
 
     @Override
@@ -83,6 +103,35 @@ public final class FlowRule extends NativeResource
     {
         return "FlowRule(" + description + " -> qpn 0x" + Integer.toHexString(qp.qpn()) + (isClosed() ? ", closed)" :
             ")");
+    }
+
+    /** The rule's native object, for {@link VerbsAccess#adopt}. */
+    private static final class Flow implements NativeObject
+    {
+        private final FlowRule rule;
+
+        Flow(final FlowRule rule)
+        {
+            this.rule = rule;
+        }
+
+        @Override
+        public int destroy(final MemorySegment address)
+        {
+            return InlineVerbs.ibv_destroy_flow(address.reinterpret(IbvFlow.LAYOUT.byteSize()));
+        }
+
+        @Override
+        public String destroyCall()
+        {
+            return "ibv_destroy_flow";
+        }
+
+        @Override
+        public String describe()
+        {
+            return rule.toString();
+        }
     }
 
     /** One spec, encoded when the rule is created. */
@@ -398,9 +447,9 @@ public final class FlowRule extends NativeResource
         /** Creates the rule: {@code ibv_create_flow}. */
         public FlowRule create()
         {
-            synchronized (qp.lock())
+            synchronized (VERBS.lock(qp))
             {
-                qp.ensureOpen();
+                qp.pointer();   // throws if the QP is closed
                 final Arena arena = Arena.ofShared();
                 try
                 {
@@ -444,7 +493,7 @@ public final class FlowRule extends NativeResource
                 specs.get(i).write(attr.asSlice(at, specs.get(i).size()));
                 at += specs.get(i).size();
             }
-            return InlineVerbs.ibv_create_flow(state, qp.handle, attr);
+            return InlineVerbs.ibv_create_flow(state, qp.pointer(), attr);
         }
 
         /** The first spec whose addition the kernel refuses: prefixes are created and destroyed again. */

@@ -1,7 +1,11 @@
-package io.mlx5j.direct;
+package io.mlx5j.raw;
 
 import io.mlx5j.bindings.IbvContext;
 import io.mlx5j.bindings.Mlx5IbClockInfo;
+import io.mlx5j.direct.Completion;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.VerbsException;
+import io.mlx5j.verbs.internal.GlobalSymbols;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -55,7 +59,7 @@ public final class NicClock implements AutoCloseable
      */
     public static NicClock of(final Context context)
     {
-        final int fd = context.handle.get(JAVA_INT, IbvContext.CMD_FD_OFFSET);
+        final int fd = context.pointer().get(JAVA_INT, IbvContext.CMD_FD_OFFSET);
         final long pageSize = Libc.pageSize();
         final long pgoff = ((long) Mlx5IbClockInfo.MLX5_IB_MMAP_CLOCK_INFO << MMAP_CMD_SHIFT) |
             Mlx5IbClockInfo.MLX5_IB_CLOCK_INFO_V1;

@@ -1,11 +1,21 @@
-package io.mlx5j.direct;
+package io.mlx5j.raw;
 
 import io.mlx5j.bindings.IbvDeviceAttr;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
+import io.mlx5j.direct.internal.EthFrameEncoder;
+import io.mlx5j.direct.internal.Ownership;
+import io.mlx5j.direct.internal.ScatterList;
+import io.mlx5j.direct.internal.SendQueueAccess;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.memory.AddressSpace;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.wqe.EthSeg;
 import io.mlx5j.wqe.InlineSeg;
 import io.mlx5j.wqe.Mlx5Opcode;
-import io.mlx5j.wqe.SendQueue;
+import io.mlx5j.wqe.SendRing;
 import io.mlx5j.wqe.UdpHeaderTemplate;
 import io.mlx5j.wqe.WqeWriter;
 
@@ -46,15 +56,17 @@ import java.lang.foreign.MemorySegment;
  *     untagged frame's inlined bytes. libmlx5 has no VLAN insertion; the parity test compares with libmlx5
  *     posting the tagged frame.</li>
  * </ul>
- * Posting, ringing, signaling and completions are those of the underlying {@link DirectSendQueue} ({@link #queue()}):
- * attach that to the {@link DirectCq} of the QP's send CQ; {@link #ring()} rings once for everything posted (BlueFlame
+ * Posting, ringing, signaling and completions are those of the underlying {@link SendQueue} ({@link #queue()}):
+ * attach that to the {@link CqPoller} of the QP's send CQ; {@link #ring()} rings once for everything posted (BlueFlame
  * for a single WQE in AUTO mode, as libmlx5). Every post returns false, writing nothing, when the ring is full.
  * <p>
- * <b>Threads:</b> as {@link DirectSendQueue}: one thread, together with the DirectCq that retires it. No post
+ * <b>Threads:</b> as {@link SendQueue}: one thread, together with the CqPoller that retires it. No post
  * allocates.
  */
 public final class RawSendQueue
 {
+    /** The back doors into the SendQueue this queue posts through (io.mlx5j.direct.internal.SendQueueAccess). */
+    private static final SendQueueAccess SEND = SendQueueAccess.get();
     /** {@link #vlan(int)} / one-call argument: no VLAN tag. */
     public static final int NO_VLAN = -1;
     private static final long NULL_PAGE = 4096;
@@ -62,10 +74,10 @@ public final class RawSendQueue
         SendFlags.IP_CSUM | SendFlags.RING;
 
     private final QueuePair qp;
-    private final DirectSendQueue queue;
+    private final SendQueue queue;
     private final MemorySegment ring;
     private final long ringSize;
-    private final SendQueue sq;
+    private final SendRing sq;
     private final WqeWriter writer;
     private final EthFrameEncoder frame;
     private final int minInline;
@@ -88,11 +100,11 @@ public final class RawSendQueue
             throw new IllegalArgumentException("RawSendQueue needs a RAW_PACKET QP: " + qp);
         }
         this.qp = qp;
-        this.queue = DirectSendQueue.of(qp, mode, sharedRegister);
-        this.ring = queue.rawRing();
+        this.queue = SendQueue.of(qp, mode, sharedRegister);
+        this.ring = SEND.ring(queue);
         this.ringSize = ring.byteSize();
-        this.sq = queue.rawSlots();
-        this.writer = queue.rawWriter();
+        this.sq = SEND.slots(queue);
+        this.writer = SEND.writer(queue);
         this.frame = new EthFrameEncoder(ring);
         this.minInline = EthMinInline.of(qp);
         this.inlineHeader = minInline;
@@ -111,14 +123,14 @@ public final class RawSendQueue
         return new RawSendQueue(qp, mode, false);
     }
 
-    /** @param sharedRegister see {@link DirectSendQueue#of(QueuePair, DoorbellMode, boolean)} */
+    /** @param sharedRegister see {@link SendQueue#of(QueuePair, DoorbellMode, boolean)} */
     public static RawSendQueue of(final QueuePair qp, final DoorbellMode mode, final boolean sharedRegister)
     {
         return new RawSendQueue(qp, mode, sharedRegister);
     }
 
-    /** The queue whose slots, doorbell and completions this raw queue uses: attach it to the send CQ's DirectCq. */
-    public DirectSendQueue queue()
+    /** The queue whose slots, doorbell and completions this raw queue uses: attach it to the send CQ's CqPoller. */
+    public SendQueue queue()
     {
         return queue;
     }
@@ -158,7 +170,7 @@ public final class RawSendQueue
         return this;
     }
 
-    /** Selective signaling of the underlying queue ({@link DirectSendQueue#signalEvery(int)}). */
+    /** Selective signaling of the underlying queue ({@link SendQueue#signalEvery(int)}). */
     public RawSendQueue signalEvery(final int n)
     {
         queue.signalEvery(n);
@@ -203,9 +215,9 @@ public final class RawSendQueue
     private boolean postTemplate(final long wrId, final MemorySegment h, final int hLkey, final long payload,
         final int pLkey, final int pLen, final int flags)
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
-            queue.ownership.check(queue);
+            SEND.ownership(queue).check(queue);
         }
         final int hdr = inlineHeader;
         final int hLen = (int)h.byteSize();
@@ -236,9 +248,9 @@ public final class RawSendQueue
         {
             return false;
         }
-        final long base = queue.liveRing();     // this post's one liveness check (DirectSendQueue's close rule)
-        final long ctrl = sq.claim(SendQueue.numWqebb(ds));
-        if (ctrl == SendQueue.NO_SPACE)
+        final long base = SEND.liveRing(queue);     // this post's one liveness check (SendQueue's close rule)
+        final long ctrl = sq.claim(SendRing.numWqebb(ds));
+        if (ctrl == SendRing.NO_SPACE)
         {
             return false;
         }
@@ -249,7 +261,7 @@ public final class RawSendQueue
         if (inline)
         {
             // both pieces in one inline segment (an empty piece adds no bytes: the same as post()'s choice)
-            if (rest > 0 && ctrl + ((long)SendQueue.numWqebb(ds) << SendQueue.MLX5_SEND_WQE_SHIFT) <= ringSize)
+            if (rest > 0 && ctrl + ((long)SendRing.numWqebb(ds) << SendRing.MLX5_SEND_WQE_SHIFT) <= ringSize)
             {
                 e.inlineFrame(base, base + ctrl, csFlags, h, hdr, hRest, payload, pLen);
             }
@@ -270,7 +282,7 @@ public final class RawSendQueue
                 e.data(base, at, pLen, pLkey, payload);
             }
         }
-        queue.commitRaw(base, ctrl, ds, Mlx5Opcode.MLX5_OPCODE_SEND, wrId, flags);
+        SEND.commit(queue, base, ctrl, ds, Mlx5Opcode.MLX5_OPCODE_SEND, wrId, flags);
         return true;
     }
 
@@ -336,9 +348,9 @@ public final class RawSendQueue
      */
     public boolean post()
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
-            queue.ownership.check(queue);
+            SEND.ownership(queue).check(queue);
         }
         if (!staged)
         {
@@ -410,8 +422,8 @@ public final class RawSendQueue
             throw new IllegalArgumentException("WQE of " + ds + " 16-byte units exceeds the limit of " +
                 writer.maxDs());
         }
-        final long ctrl = sq.claim(SendQueue.numWqebb(ds));
-        if (ctrl == SendQueue.NO_SPACE)
+        final long ctrl = sq.claim(SendRing.numWqebb(ds));
+        if (ctrl == SendRing.NO_SPACE)
         {
             staged = true;
             return false;
@@ -422,7 +434,7 @@ public final class RawSendQueue
         final long hoff;
         if (sgl.len[0] >= consumed)
         {
-            hsrc = Wire.ALL;
+            hsrc = AddressSpace.ALL;
             hoff = sgl.addr[0];
         }
         else
@@ -457,7 +469,7 @@ public final class RawSendQueue
                 }
             }
         }
-        queue.commitRaw(ctrl, w.ds(), Mlx5Opcode.MLX5_OPCODE_SEND, stWrId, flags);
+        SEND.commit(queue, SEND.liveRing(queue), ctrl, w.ds(), Mlx5Opcode.MLX5_OPCODE_SEND, stWrId, flags);
         return true;
     }
 
@@ -504,12 +516,12 @@ public final class RawSendQueue
         final int skipA = a == first ? offset : 0;
         if (pieces == 1)
         {
-            w.inline(Wire.ALL, sgl.addr[a] + skipA, bytes);
+            w.inline(AddressSpace.ALL, sgl.addr[a] + skipA, bytes);
         }
         else if (pieces == 2)
         {
             final int lenA = sgl.len[a] - skipA;
-            w.inline(Wire.ALL, sgl.addr[a] + skipA, lenA, Wire.ALL, sgl.addr[b], bytes - lenA);
+            w.inline(AddressSpace.ALL, sgl.addr[a] + skipA, lenA, AddressSpace.ALL, sgl.addr[b], bytes - lenA);
         }
         else
         {
@@ -528,7 +540,7 @@ public final class RawSendQueue
             final int take = Math.min(sgl.len[i] - skip, bytes - at);
             if (take > 0)
             {
-                MemorySegment.copy(Wire.ALL, sgl.addr[i] + skip, scratch, at, take);
+                MemorySegment.copy(AddressSpace.ALL, sgl.addr[i] + skip, scratch, at, take);
                 at += take;
             }
             skip = 0;
@@ -537,7 +549,7 @@ public final class RawSendQueue
 
     // ------------------------------------------------------------------------------------------------ doorbell
 
-    /** Ring once for everything posted since the last ring ({@link DirectSendQueue#ring()}). */
+    /** Ring once for everything posted since the last ring ({@link SendQueue#ring()}). */
     public int ring()
     {
         return queue.ring();

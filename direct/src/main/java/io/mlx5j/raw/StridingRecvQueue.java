@@ -1,7 +1,13 @@
-package io.mlx5j.direct;
+package io.mlx5j.raw;
 
+import io.mlx5j.direct.Completion;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.internal.Ownership;
+import io.mlx5j.direct.internal.StridingAccess;
 import io.mlx5j.doorbell.DoorbellRecord;
-import io.mlx5j.wqe.Be;
+import io.mlx5j.memory.Be;
+import io.mlx5j.verbs.WorkQueue;
+import io.mlx5j.verbs.WqRing;
 import io.mlx5j.wqe.DataSeg;
 
 import java.lang.foreign.MemorySegment;
@@ -16,7 +22,7 @@ import java.lang.foreign.MemorySegment;
  * <p>
  * The NIC packs frames into a WQE's buffer, each from the start of a stride (2 bytes into it with the two-byte
  * shift), and completes each frame with a CQE naming its first stride and the strides it used; a frame that does not
- * fit in the strides left gets a filler CQE for them and goes to the next WQE. {@link DirectCq} decodes those CQEs
+ * fit in the strides left gets a filler CQE for them and goes to the next WQE. {@link CqPoller} decodes those CQEs
  * (DPDK mlx5_rx.c mlx5_rx_burst_mprq reads the same fields): a frame is {@link Completion#frameAddress()} into the
  * buffer, fillers are consumed without being reported, and a WQE is released when all its strides are consumed.
  * A released WQE is posted again at once with the same buffer when the queue was made {@code recycling} (the NIC
@@ -27,6 +33,11 @@ import java.lang.foreign.MemorySegment;
  */
 public final class StridingRecvQueue
 {
+    static
+    {
+        StridingAccess.set(new Access());
+    }
+
     private static final int NEXT_SEG_BYTES = 16;
 
     private final WorkQueue wq;
@@ -48,15 +59,15 @@ public final class StridingRecvQueue
     private int published;
     /** Strides of the oldest outstanding WQE consumed so far. */
     private int consumed;
-    Ownership ownership = new Ownership(this);
+    private Ownership ownership = new Ownership(this);
 
     private StridingRecvQueue(final WorkQueue wq, final boolean recycle)
     {
         if (!wq.isStriding())
         {
-            throw new IllegalArgumentException(wq + " is not striding: use DirectRecvQueue");
+            throw new IllegalArgumentException(wq + " is not striding: use RecvQueue");
         }
-        final WqRings rings = wq.rings();
+        final WqRing rings = wq.rings();
         this.wq = wq;
         this.wqn = rings.wqn();
         this.ring = rings.buf();
@@ -109,7 +120,7 @@ public final class StridingRecvQueue
      */
     public boolean post(final long wrId, final long address, final int lkey)
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
             ownership.check(this);
         }
@@ -147,7 +158,7 @@ public final class StridingRecvQueue
      */
     public int ring()
     {
-        if (Wire.DEBUG)
+        if (Ownership.DEBUG)
         {
             ownership.check(this);
         }
@@ -178,19 +189,19 @@ public final class StridingRecvQueue
 
     // ------------------------------------------------------------------------------------------------ CQ side
 
-    boolean dead()
+    private boolean dead()
     {
         return wq.isClosed();
     }
 
     /** wr_id of the WQE the next CQE is for. */
-    long tailWrId()
+    private long tailWrId()
     {
         return wrId[tail & mask];
     }
 
     /** Where a frame starting at stride {@code strideIndex} of the oldest WQE is. */
-    long frameAddress(final int strideIndex)
+    private long frameAddress(final int strideIndex)
     {
         return addr[tail & mask] + (long) strideIndex * strideBytes + shift;
     }
@@ -202,7 +213,7 @@ public final class StridingRecvQueue
      * @throws IllegalStateException if the CQE does not continue where the last one ended (a corrupt CQ), or names
      *                               no outstanding WQE
      */
-    int consume(final int strideIndex, final int strides)
+    private int consume(final int strideIndex, final int strides)
     {
         if (head == tail || strideIndex != consumed || strides < 1 || consumed + strides > numStrides)
         {
@@ -220,7 +231,7 @@ public final class StridingRecvQueue
     }
 
     /** An error CQE: the oldest WQE is done whatever its strides. */
-    void releaseOldest()
+    private void releaseOldest()
     {
         if (head == tail)
         {
@@ -248,7 +259,7 @@ public final class StridingRecvQueue
     }
 
     /**
-     * Makes the calling thread the owner of this queue's group (see {@link DirectCq#claim()}).
+     * Makes the calling thread the owner of this queue's group (see {@link CqPoller#claim()}).
      *
      * @return this
      */
@@ -262,5 +273,51 @@ public final class StridingRecvQueue
     public String toString()
     {
         return "StridingRecvQueue(wqn 0x" + Integer.toHexString(wqn) + ")";
+    }
+
+    /** The CQ side, for the poller (see {@link StridingAccess}). */
+    private static final class Access extends StridingAccess
+    {
+        @Override
+        public boolean dead(final StridingRecvQueue queue)
+        {
+            return queue.dead();
+        }
+
+        @Override
+        public long tailWrId(final StridingRecvQueue queue)
+        {
+            return queue.tailWrId();
+        }
+
+        @Override
+        public long frameAddress(final StridingRecvQueue queue, final int strideIndex)
+        {
+            return queue.frameAddress(strideIndex);
+        }
+
+        @Override
+        public int consume(final StridingRecvQueue queue, final int strideIndex, final int strides)
+        {
+            return queue.consume(strideIndex, strides);
+        }
+
+        @Override
+        public void releaseOldest(final StridingRecvQueue queue)
+        {
+            queue.releaseOldest();
+        }
+
+        @Override
+        public Ownership ownership(final StridingRecvQueue queue)
+        {
+            return queue.ownership;
+        }
+
+        @Override
+        public void ownership(final StridingRecvQueue queue, final Ownership ownership)
+        {
+            queue.ownership = ownership;
+        }
     }
 }

@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
 
 import io.mlx5j.bindings.CallState;
 import io.mlx5j.bindings.IbvAh;
@@ -8,6 +8,7 @@ import io.mlx5j.bindings.Mlx5dv;
 import io.mlx5j.bindings.Mlx5dvAh;
 import io.mlx5j.bindings.Mlx5dvObj;
 import io.mlx5j.bindings.Verbs;
+import io.mlx5j.verbs.internal.Rings;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
 
 import io.mlx5j.bindings.CallState;
 import io.mlx5j.bindings.IbvCq;
@@ -9,6 +9,7 @@ import io.mlx5j.bindings.Mlx5dvCq;
 import io.mlx5j.bindings.Mlx5dvCqInitAttr;
 import io.mlx5j.bindings.Mlx5dvObj;
 import io.mlx5j.bindings.Verbs;
+import io.mlx5j.verbs.internal.Rings;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -33,7 +34,6 @@ public final class CompletionQueue extends NativeResource
     private final CompletionChannel channel;
     private final AtomicInteger unackedEvents = new AtomicInteger();
     private volatile int eventsReceived;
-    private final java.util.List<DirectCq> pollers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private CqRing ring;
 
     private CompletionQueue(final Context context, final Arena arena, final MemorySegment handle, final int cqeSize,
@@ -114,7 +114,7 @@ public final class CompletionQueue extends NativeResource
     /**
      * A CQ of 64-byte CQEs created with {@code ibv_create_cq_ex} and the given IBV_WC_EX_* flags, so that libmlx5's
      * {@code ibv_wc_read_*} (completion timestamps, cvlan, flow tag) can read it too; {@link #pointer()} is then a
-     * {@code struct ibv_cq_ex *}. DirectCq polls it like any other CQ.
+     * {@code struct ibv_cq_ex *}. CqPoller polls it like any other CQ.
      */
     static CompletionQueue createEx(final Context context, final int depth, final long wcFlags)
     {
@@ -247,27 +247,9 @@ public final class CompletionQueue extends NativeResource
         }
     }
 
-    /** A DirectCq polls this CQ's ring (DirectCq's constructor). */
-    void addPoller(final DirectCq poller)
-    {
-        pollers.add(poller);
-    }
-
-    /**
-     * {@code -Dmlx5j.debug=true}: the close rule of {@link DirectCq} (a poll call checks the CQ once and then reads the
-     * ring unchecked, so the CQ must not be closed by another thread while its poller's thread may poll). Throwing
-     * here leaves the CQ open (NativeResource.close).
-     */
     @Override
     void beforeDestroy()
     {
-        if (Wire.DEBUG)
-        {
-            for (final DirectCq poller : pollers)
-            {
-                poller.ownership.checkClose(this);
-            }
-        }
         // ibv_destroy_cq waits until every event it delivered has been acknowledged
         ackEvents();
     }

@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
 
 import io.mlx5j.bindings.IbvDevice;
 import io.mlx5j.bindings.Mlx5dv;

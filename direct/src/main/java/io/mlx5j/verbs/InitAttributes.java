@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
 
 /**
  * RESET to INIT: which port and P_Key the QP uses, and either what peers may do to local memory (RC/UC) or the

@@ -1,4 +1,8 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
+
+import io.mlx5j.verbs.internal.CloseGuard;
+import io.mlx5j.verbs.internal.NativeObject;
+import io.mlx5j.verbs.internal.VerbsAccess;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -6,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Base of every object that owns a libibverbs object: one shared {@link Arena} per object scopes every segment that
@@ -22,6 +27,9 @@ import java.util.Set;
  *       at every level, so any order in which try-with-resources closes things is valid and libibverbs never sees
  *       EBUSY. A dependent that cannot close (a thread is inside an access of its arena) stops the cascade with its
  *       exception and leaves this object open and usable.</li>
+ *   <li>Data-path objects working on this object (queues on a QP, a poller on a CQ) are no control-path objects and
+ *       are not closed; they may veto the close through a guard ({@link CloseGuard}, registered through the internal
+ *       {@link VerbsAccess}), which runs after the dependents have closed and before anything is destroyed.</li>
  *   <li>Every public method of a closed object throws IllegalStateException naming the object.</li>
  *   <li>{@link Context#close()} closes every object created under it, newest first, which is always a valid order
  *       because an object can only be created after the objects it depends on.</li>
@@ -36,7 +44,14 @@ public abstract class NativeResource implements AutoCloseable
     private final long address;
     private final List<NativeResource> dependencies;
     private final Set<NativeResource> dependents = new LinkedHashSet<>();
+    /** Data-path objects' checks before destruction; never removed, as the objects have no close of their own. */
+    private final List<CloseGuard> guards = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
+
+    static
+    {
+        VerbsAccess.set(new Access());
+    }
 
     /**
      * @param owner        the context whose lock and registry this object joins (null for the context itself)
@@ -112,6 +127,10 @@ public abstract class NativeResource implements AutoCloseable
             {
                 users.get(i).close();   // removes itself from dependents
             }
+            for (final CloseGuard guard : guards)
+            {
+                guard.beforeClose(this);
+            }
             beforeDestroy();
             arena.close();
             closed = true;
@@ -135,5 +154,67 @@ public abstract class NativeResource implements AutoCloseable
     /** Hook run before the arena closes, while the object is still usable (e.g. acking pending CQ events). */
     void beforeDestroy()
     {
+    }
+
+    /** The data path's way past the package boundary: see {@link VerbsAccess}. */
+    private static final class Access extends VerbsAccess
+    {
+        @Override
+        public void addCloseGuard(final NativeResource resource, final CloseGuard guard)
+        {
+            resource.guards.add(guard);
+        }
+
+        @Override
+        public Object lock(final NativeResource resource)
+        {
+            return resource.lock();
+        }
+
+        @Override
+        public NativeResource adopt(final NativeResource parent, final Arena arena, final MemorySegment handle,
+            final NativeObject object)
+        {
+            return new Adopted(parent, arena, handle, object);
+        }
+    }
+
+    /** A libibverbs object owned by a class outside this package ({@link VerbsAccess#adopt}). */
+    private static final class Adopted extends NativeResource
+    {
+        private final NativeObject object;
+
+        Adopted(final NativeResource parent, final Arena arena, final MemorySegment handle, final NativeObject object)
+        {
+            super(owner(parent), arena, handle, List.of(parent));
+            this.object = object;
+        }
+
+        private static Context owner(final NativeResource parent)
+        {
+            if (parent.owner == null)
+            {
+                throw new IllegalArgumentException("adopt under an object of a Context, not under the Context itself");
+            }
+            return parent.owner;
+        }
+
+        @Override
+        int destroy(final MemorySegment address)
+        {
+            return object.destroy(address);
+        }
+
+        @Override
+        String destroyCall()
+        {
+            return object.destroyCall();
+        }
+
+        @Override
+        public String toString()
+        {
+            return object.describe();
+        }
     }
 }

@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
 
 import io.mlx5j.bindings.CallState;
 import io.mlx5j.bindings.IbvPd;
@@ -6,6 +6,7 @@ import io.mlx5j.bindings.Mlx5dv;
 import io.mlx5j.bindings.Mlx5dvObj;
 import io.mlx5j.bindings.Mlx5dvPd;
 import io.mlx5j.bindings.Verbs;
+import io.mlx5j.raw.FlowRule;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

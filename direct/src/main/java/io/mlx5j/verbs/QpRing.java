@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
 
 import java.lang.foreign.MemorySegment;
 
@@ -17,7 +17,7 @@ import java.lang.foreign.MemorySegment;
  * @param bfReg     the BlueFlame register: {@code max(8, 2 * bfSize)} bytes, two halves used alternately
  * @param bfSize    bytes per BlueFlame half; 0 when the register only takes 8-byte doorbells
  */
-public record QpRings(
+public record QpRing(
     int qpn,
     MemorySegment sq,
     int sqWqeCnt,

@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
 
 /** QP state (enum ibv_qp_state), in its numeric order. */
 public enum QpState

@@ -1,6 +1,7 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
 
 import io.mlx5j.bindings.IbvQpInitAttr;
+import io.mlx5j.raw.FlowRule;
 
 /** Transport of a QP (enum ibv_qp_type). */
 public enum QpType

@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
 
 import io.mlx5j.bindings.CallState;
 import io.mlx5j.bindings.IbvQp;
@@ -11,6 +11,8 @@ import io.mlx5j.bindings.Mlx5dv;
 import io.mlx5j.bindings.Mlx5dvObj;
 import io.mlx5j.bindings.Mlx5dvQp;
 import io.mlx5j.bindings.Verbs;
+import io.mlx5j.verbs.internal.Errno;
+import io.mlx5j.verbs.internal.Rings;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -52,11 +54,7 @@ public final class QueuePair extends NativeResource
     private final MemorySegment qpEx;
     /** The indirection table of an RSS QP, or null. */
     private final IndirectionTable rssTable;
-    private QpRings rings;
-    /** The DirectSendQueues over this QP's send ring, for the debug check of the close rule. */
-    private final List<DirectSendQueue> posters = new java.util.concurrent.CopyOnWriteArrayList<>();
-    /** The DirectRecvQueues over its receive ring, for the same check. */
-    private final List<DirectRecvQueue> receivers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private QpRing rings;
 
     private QueuePair(final ProtectionDomain pd, final Arena arena, final MemorySegment handle, final QpConfig config,
         final QpCapabilities granted, final MemorySegment qpEx)
@@ -516,7 +514,7 @@ public final class QueuePair extends NativeResource
      * The raw queues for the Java data path ({@code mlx5dv_init_obj} with MLX5DV_OBJ_QP), computed once. The segments
      * die with the QP. Requires an mlx5 device.
      */
-    public QpRings rings()
+    public QpRing rings()
     {
         synchronized (lock())
         {
@@ -533,7 +531,7 @@ public final class QueuePair extends NativeResource
         }
     }
 
-    private QpRings initObj()
+    private QpRing initObj()
     {
         try (Arena tmp = Arena.ofConfined())
         {
@@ -551,7 +549,7 @@ public final class QueuePair extends NativeResource
             final int rqCnt = out.get(U32, Mlx5dvQp.RQ_WQE_CNT_OFFSET);
             final int rqStride = out.get(U32, Mlx5dvQp.RQ_STRIDE_OFFSET);
             final int bfSize = out.get(U32, Mlx5dvQp.BF_SIZE_OFFSET);
-            return new QpRings(qpn,
+            return new QpRing(qpn,
                 Rings.view(out.get(C_POINTER, Mlx5dvQp.SQ_BUF_OFFSET), (long) sqCnt * sqStride, arena, "sq.buf"),
                 sqCnt, sqStride,
                 Rings.view(out.get(C_POINTER, Mlx5dvQp.RQ_BUF_OFFSET), (long) rqCnt * rqStride, arena, "rq.buf"),
@@ -559,39 +557,6 @@ public final class QueuePair extends NativeResource
                 Rings.view(out.get(C_POINTER, Mlx5dvQp.DBREC_OFFSET), Rings.DBREC_BYTES, arena, "dbrec"),
                 Rings.view(out.get(C_POINTER, Mlx5dvQp.BF_REG_OFFSET), Math.max(8L, 2L * bfSize), arena, "bf.reg"),
                 bfSize);
-        }
-    }
-
-    /** A send queue posts to this QP's ring (DirectSendQueue's constructor). */
-    void addPoster(final DirectSendQueue queue)
-    {
-        posters.add(queue);
-    }
-
-    /** A receive queue posts to this QP's receive ring (DirectRecvQueue's constructor). */
-    void addReceiver(final DirectRecvQueue queue)
-    {
-        receivers.add(queue);
-    }
-
-    /**
-     * {@code -Dmlx5j.debug=true}: the close rule of {@link DirectSendQueue} and {@link DirectRecvQueue} (one-call
-     * posts check the QP once and then write the ring unchecked, so the QP must not be closed by another thread while
-     * its queues' thread may post). Throwing here leaves the QP open (NativeResource.close).
-     */
-    @Override
-    void beforeDestroy()
-    {
-        if (Wire.DEBUG)
-        {
-            for (final DirectSendQueue queue : posters)
-            {
-                queue.ownership.checkClose(this);
-            }
-            for (final DirectRecvQueue queue : receivers)
-            {
-                queue.ownership.checkClose(this);
-            }
         }
     }
 

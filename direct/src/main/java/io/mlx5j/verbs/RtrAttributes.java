@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
 
 /**
  * INIT to RTR for RC/UC: the path to the peer and where its packet sequence starts. (UD needs no attributes.)

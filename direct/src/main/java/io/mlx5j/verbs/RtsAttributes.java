@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
 
 /**
  * RTR to RTS: our starting PSN, and for RC the retry policy.

@@ -1,4 +1,6 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
+
+import io.mlx5j.direct.Completion;
 
 /**
  * The header fields an RSS QP hashes ({@code enum ibv_rx_hash_fields}, verbs.h, rdma-core 44) and the hash types a

@@ -1,4 +1,6 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
+
+import io.mlx5j.verbs.internal.Errno;
 
 /**
  * A libibverbs / libmlx5 call failed. Carries the C function name and the errno it reported (the return value for

@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
 
 import io.mlx5j.bindings.CallState;
 import io.mlx5j.bindings.IbvWq;
@@ -10,6 +10,10 @@ import io.mlx5j.bindings.Mlx5dvObj;
 import io.mlx5j.bindings.Mlx5dvRwq;
 import io.mlx5j.bindings.Mlx5dvStridingRqInitAttr;
 import io.mlx5j.bindings.Mlx5dvWqInitAttr;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.raw.StridingRecvQueue;
+import io.mlx5j.verbs.internal.Rings;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -25,12 +29,12 @@ import static io.mlx5j.bindings.CTypes.U8;
  * A receive work queue ({@code struct ibv_wq} of type IBV_WQT_RQ): a receive ring of its own, completing into one
  * CQ, which an {@link IndirectionTable} behind an RSS QP ({@link ProtectionDomain#createRssQp}) feeds with the frames
  * that hash to it. Created through {@code mlx5dv_create_wq}: plain (data segments, as libmlx5's mlx5_post_wq_recv
- * writes them; use {@link DirectRecvQueue#of(WorkQueue)}) or striding (a multi-packet RQ: each WQE is one buffer of
+ * writes them; use {@link RecvQueue#of(WorkQueue)}) or striding (a multi-packet RQ: each WQE is one buffer of
  * 2^logNumStrides strides of 2^logStrideBytes bytes into which the NIC packs frames; use {@link StridingRecvQueue}).
  * A WQ is created in RESET; {@link #ready()} moves it to RDY (ibv_modify_wq), after which it receives.
  * <p>
  * The CQ of a WQ completes that WQ only: its CQEs name the WQ by libmlx5's user index, which mlx5dv does not report,
- * and carry the flow tag where a QP's CQEs carry the QP number, so {@link DirectCq} serves one WQ per CQ.
+ * and carry the flow tag where a QP's CQEs carry the QP number, so {@link CqPoller} serves one WQ per CQ.
  */
 public final class WorkQueue extends NativeResource
 {
@@ -42,9 +46,7 @@ public final class WorkQueue extends NativeResource
     private final int logNumStrides;
     private final boolean twoByteShift;
     private final boolean cvlanStripping;
-    /** The DirectRecvQueues over this WQ's ring, for the debug check of the close rule. */
-    private final java.util.List<DirectRecvQueue> receivers = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private WqRings rings;
+    private WqRing rings;
 
     private WorkQueue(final ProtectionDomain pd, final Arena arena, final MemorySegment handle, final Builder b,
         final int maxWr, final int maxSge)
@@ -254,7 +256,7 @@ public final class WorkQueue extends NativeResource
     }
 
     /** The raw ring ({@code mlx5dv_init_obj} with MLX5DV_OBJ_RWQ), computed once; its segments die with the WQ. */
-    public WqRings rings()
+    public WqRing rings()
     {
         synchronized (lock())
         {
@@ -274,7 +276,7 @@ public final class WorkQueue extends NativeResource
                     }
                     final int cnt = out.get(U32, Mlx5dvRwq.WQE_CNT_OFFSET);
                     final int stride = out.get(U32, Mlx5dvRwq.STRIDE_OFFSET);
-                    rings = new WqRings(wqn,
+                    rings = new WqRing(wqn,
                         Rings.view(out.get(C_POINTER, Mlx5dvRwq.BUF_OFFSET), (long) cnt * stride, arena, "rwq.buf"),
                         cnt, stride,
                         // recv_db is word MLX5_RCV_DBR of a whole doorbell record (verbs.c create_wq zeroes both
@@ -283,25 +285,6 @@ public final class WorkQueue extends NativeResource
                 }
             }
             return rings;
-        }
-    }
-
-    /** A receive queue posts to this WQ's ring (DirectRecvQueue's constructor). */
-    void addReceiver(final DirectRecvQueue queue)
-    {
-        receivers.add(queue);
-    }
-
-    /** {@code -Dmlx5j.debug=true}: the close rule of {@link DirectRecvQueue}, as {@link QueuePair} checks it. */
-    @Override
-    void beforeDestroy()
-    {
-        if (Wire.DEBUG)
-        {
-            for (final DirectRecvQueue queue : receivers)
-            {
-                queue.ownership.checkClose(this);
-            }
         }
     }
 

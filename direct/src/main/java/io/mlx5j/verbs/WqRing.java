@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
 
 import java.lang.foreign.MemorySegment;
 
@@ -13,6 +13,6 @@ import java.lang.foreign.MemorySegment;
  * @param dbrec  the doorbell record (8 bytes; word 0, MLX5_RCV_DBR, is the receive counter, big-endian: libmlx5's
  *               recv_db)
  */
-public record WqRings(int wqn, MemorySegment buf, int wqeCnt, int stride, MemorySegment dbrec)
+public record WqRing(int wqn, MemorySegment buf, int wqeCnt, int stride, MemorySegment dbrec)
 {
 }

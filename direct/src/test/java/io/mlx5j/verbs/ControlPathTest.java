@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
 
 import io.mlx5j.bindings.IbvQpInitAttrEx;
 import org.junit.jupiter.api.AfterEach;
@@ -169,7 +169,7 @@ class ControlPathTest
         final CompletionQueue cq = context.createCq(256);
         final QueuePair qp = pd.createQp(QpConfig.builder(QpType.RC, cq).maxSendWr(100).maxRecvWr(50)
             .maxRecvSge(3).build());
-        final QpRings rings = qp.rings();
+        final QpRing rings = qp.rings();
         assertEquals(qp.qpn(), rings.qpn());
         assertEquals(64, rings.sqStride());
         assertTrue(Integer.bitCount(rings.sqWqeCnt()) == 1 && rings.sqWqeCnt() >= 100,

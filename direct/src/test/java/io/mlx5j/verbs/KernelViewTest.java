@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -101,7 +101,7 @@ class KernelViewTest
             .maxRecvSge(2).build());
         final QueuePair onSrq = pd.createQp(QpConfig.builder(QpType.UD, cq).srq(srq).build());
 
-        final QpRings rings = qp.rings();
+        final QpRing rings = qp.rings();
         final Map<String, Long> kqp = EmulatorDebug.qp(qp.qpn());
         assertEquals(rings.sq().address(), kqp.get("sq_buf"));
         assertEquals(rings.rq().address(), kqp.get("rq_buf"));

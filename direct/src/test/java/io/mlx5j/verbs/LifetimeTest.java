@@ -1,4 +1,7 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs;
+
+import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.direct.SendQueue;
 
 import org.junit.jupiter.api.Test;
 
@@ -27,7 +30,7 @@ class LifetimeTest
             final QueuePair qp = pd.createQp(QpConfig.builder(QpType.RC, cq).build());
             final SharedReceiveQueue srq = pd.createSrq(16, 1);
             final QueuePair onSrq = pd.createQp(QpConfig.builder(QpType.RC, other).srq(srq).build());
-            final QpRings rings = qp.rings();
+            final QpRing rings = qp.rings();
             cq.close();     // takes the QP with it, not the PD or the other CQ
             assertTrue(cq.isClosed() && qp.isClosed());
             assertTrue(!pd.isClosed() && !other.isClosed() && !onSrq.isClosed());
@@ -95,7 +98,7 @@ class LifetimeTest
             final ProtectionDomain pd = context.allocPd();
             final CompletionQueue cq = context.createCq(16);
             final QueuePair qp = pd.createQp(QpConfig.builder(QpType.RC, cq).build());
-            final QpRings rings = qp.rings();
+            final QpRing rings = qp.rings();
             final CqRing cqRing = cq.ring();
             final MemorySegment qpPointer = qp.pointer();
             qp.close();
@@ -116,7 +119,7 @@ class LifetimeTest
     }
 
     /**
-     * DirectSendQueue's posts return false for one reason only, a full ring (its Javadoc, "Results: why a boolean is
+     * SendQueue's posts return false for one reason only, a full ring (its Javadoc, "Results: why a boolean is
      * enough"); a closed queue is not a false but an exception, on the one-call fast path and on the staging path.
      */
     @Test
@@ -127,7 +130,7 @@ class LifetimeTest
             final ProtectionDomain pd = context.allocPd();
             final CompletionQueue cq = context.createCq(16);
             final QueuePair qp = pd.createQp(QpConfig.builder(QpType.RC, cq).build());
-            final DirectSendQueue sq = DirectSendQueue.of(qp, io.mlx5j.doorbell.DoorbellMode.DOORBELL);
+            final SendQueue sq = SendQueue.of(qp, io.mlx5j.doorbell.DoorbellMode.DOORBELL);
             assertTrue(sq.nop(1, 0), "open queue with room: posted");
             assertEquals(1, sq.pending(), "posted without RING: waits for ring()");
             qp.close();
@@ -151,7 +154,7 @@ class LifetimeTest
             final ProtectionDomain pd = context.allocPd();
             final CompletionQueue cq = context.createCq(16);
             final QueuePair qp = pd.createQp(QpConfig.builder(QpType.RC, cq).maxRecvWr(1).build());
-            final DirectRecvQueue rq = DirectRecvQueue.of(qp);
+            final RecvQueue rq = RecvQueue.of(qp);
             final int slots = qp.rings().rqWqeCnt();
             for (int i = 0; i < slots; i++)
             {

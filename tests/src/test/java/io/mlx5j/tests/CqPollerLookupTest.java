@@ -2,12 +2,12 @@ package io.mlx5j.tests;
 
 import io.mlx5j.direct.Completion;
 import io.mlx5j.direct.Completions;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectSendQueue;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.SendQueue;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.UnexpectedCqeException;
 import io.mlx5j.doorbell.DoorbellMode;
@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Which queue a CQE belongs to (issue 14): detach, a destroyed QP whose number may be reused, and a CQE no attached
  * queue claims, which is reported with its contents and stays in the CQ instead of being lost.
  */
-class DirectCqLookupTest
+class CqPollerLookupTest
 {
     @Test
     void aDetachedQueuesCqeIsReportedAndStaysUntilAttachedOrSkipped()
@@ -71,9 +71,9 @@ class DirectCqLookupTest
             final QueuePair x = rig.pd.createQp(QpConfig.builder(QpType.RC, cq).build());
             final QueuePair y = rig.pd.createQp(QpConfig.builder(QpType.RC, cq).build());
             rig.connect(x, y);
-            final DirectSendQueue sqX = DirectSendQueue.of(x, DoorbellMode.AUTO);
-            final DirectSendQueue sqY = DirectSendQueue.of(y, DoorbellMode.AUTO);
-            final DirectCq dcq = DirectCq.of(cq).attach(sqX);
+            final SendQueue sqX = SendQueue.of(x, DoorbellMode.AUTO);
+            final SendQueue sqY = SendQueue.of(y, DoorbellMode.AUTO);
+            final CqPoller dcq = CqPoller.of(cq).attach(sqX);
             final Completion c = new Completion();
             assertTrue(sqX.nop(1, SendFlags.SIGNALED | SendFlags.RING));
             Rig.await(dcq, c);
@@ -108,8 +108,8 @@ class DirectCqLookupTest
             final CompletionQueue cq = rig.cq(64);
             final QueuePair y = rig.pd.createQp(QpConfig.builder(QpType.RC, cq).build());
             rig.connect(y, y);
-            final DirectSendQueue sq = DirectSendQueue.of(y, DoorbellMode.AUTO);
-            final DirectCq dcq = DirectCq.of(cq).attach(sq);
+            final SendQueue sq = SendQueue.of(y, DoorbellMode.AUTO);
+            final CqPoller dcq = CqPoller.of(cq).attach(sq);
             final CqeInjector device = new CqeInjector(cq);
             final int qpn = y.qpn();
             final Completion c = new Completion();
@@ -128,7 +128,7 @@ class DirectCqLookupTest
             // a new queue of that number may be attached (the dead one is dropped), and then takes the CQE
             final QueuePair z = rig.pd.createQp(QpConfig.builder(QpType.RC, cq).build());
             rig.connect(z, z);
-            final DirectSendQueue sqZ = DirectSendQueue.of(z, DoorbellMode.AUTO);
+            final SendQueue sqZ = SendQueue.of(z, DoorbellMode.AUTO);
             dcq.attach(sqZ);
             assertThrows(IllegalArgumentException.class, () -> dcq.attach(sqZ), "two live queues of one QP");
             assertTrue(dcq.skip());
@@ -136,7 +136,7 @@ class DirectCqLookupTest
         }
     }
 
-    private static UnexpectedCqeException awaitUnexpected(final DirectCq dcq, final Completion c)
+    private static UnexpectedCqeException awaitUnexpected(final CqPoller dcq, final Completion c)
     {
         final long deadline = System.nanoTime() + 10_000_000_000L;
         while (System.nanoTime() < deadline)
@@ -155,7 +155,7 @@ class DirectCqLookupTest
     }
 
     /** Waits until the CQ holds {@code n} unpolled CQEs, without consuming any (reads the owner bits). */
-    private static void waitForCqes(final DirectCq dcq, final int n)
+    private static void waitForCqes(final CqPoller dcq, final int n)
     {
         final var ring = dcq.completionQueue().ring();
         final long deadline = System.nanoTime() + 10_000_000_000L;

@@ -6,8 +6,8 @@ import io.mlx5j.cm.CmListener;
 import io.mlx5j.cm.CmRejectedException;
 import io.mlx5j.cm.ConnectOptions;
 import io.mlx5j.cm.ConnectionRequest;
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.ProtectionDomain;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.ProtectionDomain;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.WcOpcode;
 

@@ -1,28 +1,26 @@
-package io.mlx5j.doorbell;
+package io.mlx5j.memory;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
 import java.nio.ByteOrder;
 
 /**
- * The doorbell's stores at native addresses, for {@link SendDoorbell#ringLive}: the doorbell record's send counter,
- * the 8-byte doorbell and the BlueFlame blocks, each one instruction, without the per-access bounds, alignment and
- * session checks of a {@code MemorySegment} access. Through {@code jdk.internal.misc.Unsafe} (as the direct module's
- * ring stores), so only when the JVM exports {@code jdk.internal.misc} to mlx5j ({@link #ENABLED}) and the system
- * property {@code mlx5j.ring.unsafe} is not {@code false} (the switch that also turns off the unchecked ring stores).
+ * The doorbell's stores at native addresses, for the doorbell module's {@code SendDoorbell.ringLive}: the doorbell
+ * record's send counter, the 8-byte doorbell and the BlueFlame blocks, each one instruction, without the per-access
+ * bounds, alignment and session checks of a {@code MemorySegment} access. Through {@code jdk.internal.misc.Unsafe}
+ * (as {@link RingStores}), so only when the JVM exports {@code jdk.internal.misc} to mlx5j ({@link #ENABLED}) and the
+ * system property {@code mlx5j.ring.unsafe} is not {@code false} (the switch that also turns off the unchecked ring
+ * stores).
  *
  * <p>Why: issue 15, JMH on the emulated ConnectX ({@code Mlx5jPostBench.rdmaWrite}, 2 forks each, two alternated
  * rounds): the checked doorbell record store, doorbell and BlueFlame copy cost about 4 ns of an 18 ns post. Nothing
  * is checked here: callers pass addresses inside memory they have just checked is alive and that no other thread can
  * free meanwhile. Stateless; any thread.
  */
-final class AddressStores
+public final class AddressStores
 {
     /** Whether the stores below may be called. */
-    static final boolean ENABLED;
-    /** Every address, for the 512-bit BlueFlame blocks (the vector API reads and writes only through segments). */
-    static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    public static final boolean ENABLED;
     private static final MethodHandle PUT_INT;
     private static final MethodHandle PUT_LONG_OPAQUE;
     private static final MethodHandle GET_LONG;
@@ -48,7 +46,7 @@ final class AddressStores
     }
 
     /** 4 bytes, big-endian, at {@code address} (4-aligned). Only when {@link #ENABLED}. */
-    static void putIntBE(final long address, final int value)
+    public static void putIntBE(final long address, final int value)
     {
         try
         {
@@ -64,7 +62,7 @@ final class AddressStores
      * 8 raw bytes at {@code address} (8-aligned), an opaque store: never merged with, dropped for or moved across
      * other opaque stores (the same access mode as the checked 8-byte doorbell). Only when {@link #ENABLED}.
      */
-    static void putLongOpaque(final long address, final long value)
+    public static void putLongOpaque(final long address, final long value)
     {
         try
         {
@@ -77,7 +75,7 @@ final class AddressStores
     }
 
     /** 8 raw bytes at {@code address} (8-aligned). Only when {@link #ENABLED}. */
-    static long getLong(final long address)
+    public static long getLong(final long address)
     {
         try
         {

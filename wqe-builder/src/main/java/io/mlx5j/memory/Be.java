@@ -1,4 +1,4 @@
-package io.mlx5j.wqe;
+package io.mlx5j.memory;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;

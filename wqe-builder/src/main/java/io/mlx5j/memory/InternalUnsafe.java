@@ -1,4 +1,4 @@
-package io.mlx5j.doorbell;
+package io.mlx5j.memory;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -7,8 +7,9 @@ import java.lang.invoke.MethodType;
 /**
  * Methods of {@code jdk.internal.misc.Unsafe} as method handles bound to its instance, when the JVM was started with
  * {@code --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED}; otherwise none. mlx5j uses two kinds, each with a
- * fallback for JVMs without the export: the write-back post-sync, which is the only {@code sfence} Java has
- * ({@link StoreFence}), and unchecked stores at ring addresses (the direct module's {@code RingStores}). Nothing is
+ * fallback for JVMs without the export: the write-back post-sync, which is the only {@code sfence} Java has (the
+ * doorbell module's {@code StoreFence}), and unchecked loads and stores at ring addresses ({@link RingStores},
+ * {@link AddressStores}). Nothing is
  * compiled against {@code jdk.internal.misc}: callers keep the handle in a {@code static final} field, which C2
  * inlines like a direct call.
  */

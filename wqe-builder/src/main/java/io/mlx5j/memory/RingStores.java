@@ -1,8 +1,4 @@
-package io.mlx5j.direct;
-
-import io.mlx5j.doorbell.InternalUnsafe;
-import io.mlx5j.doorbell.WideRingCopy;
-import io.mlx5j.wqe.Be;
+package io.mlx5j.memory;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
@@ -11,26 +7,27 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * The one-call posts' big-endian stores at ring addresses (WQE segments, receive entries), after the post's one
- * liveness check ({@link DirectSendQueue}'s close rule makes that safe, as for {@link Wire#ALL}).
+ * The one-call posts' big-endian stores at ring addresses (WQE segments, receive entries) and the polls' loads of
+ * CQE words, after the post's or poll's one liveness check (the close rule of the direct module's queues and poller
+ * makes that safe, as for {@link AddressSpace#ALL}).
  *
  * <p>Two ways, chosen once at start-up. With {@code --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED} (the
  * start-up the README recommends, which also gives the doorbells their sfence) each store is
  * {@code jdk.internal.misc.Unsafe.putLong/putInt(address, value)} through a constant {@link MethodHandle}: one
- * {@code mov}, byte-swapped. Without it, the store goes through {@link Wire#ALL}, whose access still checks the offset
- * against the segment's bounds and the address's alignment and keeps a deoptimisation exit for each. Neither check can
- * fail for an address a post computed from the live ring's base, but each costs instructions and compiled size: issue
- * 15's doorbell batch ({@code Mlx5jPostBench.rdmaWriteBatch8}) measured 11.3–12.2 ns per WQE through
- * {@link Wire#ALL} and 6.3–6.6 ns with the same stores through Unsafe (per-fork fastest iterations, 2 × 2 forks,
- * jars alternated). Both write the same bytes (RingStoresTest; the send and receive parity tests run once each way).
- * {@code -Dmlx5j.ring.unsafe=false} forces the checked way.
+ * {@code mov}, byte-swapped. Without it, the store goes through {@link AddressSpace#ALL}, whose
+ * access still checks the offset against the segment's bounds and the address's alignment and keeps a
+ * deoptimisation exit for each. Neither check can fail for an address a post computed from the live ring's base, but
+ * each costs instructions and compiled size: issue 15's doorbell batch ({@code Mlx5jPostBench.rdmaWriteBatch8})
+ * measured 11.3–12.2 ns per WQE through {@link AddressSpace#ALL} and 6.3–6.6 ns with the same stores through Unsafe
+ * (per-fork fastest iterations, 2 × 2 forks, jars alternated). Both write the same bytes (RingStoresTest; the send and
+ * receive parity tests run once each way). {@code -Dmlx5j.ring.unsafe=false} forces the checked way.
  *
  * <p>Only addresses inside a live ring, computed by the posting thread, may be passed: nothing here checks them.
  */
 public final class RingStores
 {
     /** Whether stores go through {@code jdk.internal.misc.Unsafe}. */
-    static final boolean UNSAFE;
+    public static final boolean UNSAFE;
     /** Whether {@link #copyWide} moves 64 bytes per store ({@link WideRingCopy}); only on the Unsafe way. */
     static final boolean WIDE;
     private static final MethodHandle PUT_LONG;
@@ -57,16 +54,16 @@ public final class RingStores
     }
 
     /**
-     * {@code "Unsafe, 512-bit copies"}, {@code "Unsafe"} or {@code "Wire.ALL"}: how this JVM writes WQE segments and
-     * copies inline data (benchmarks print it).
+     * {@code "Unsafe, 512-bit copies"}, {@code "Unsafe"} or {@code "AddressSpace.ALL"}: how this JVM writes WQE
+     * segments and copies inline data (benchmarks print it).
      */
     public static String mode()
     {
-        return WIDE ? "Unsafe, 512-bit copies" : UNSAFE ? "Unsafe" : "Wire.ALL";
+        return WIDE ? "Unsafe, 512-bit copies" : UNSAFE ? "Unsafe" : "AddressSpace.ALL";
     }
 
     /** 8 bytes, big-endian, at {@code address} (8-aligned). */
-    static void putLongBE(final long address, final long value)
+    public static void putLongBE(final long address, final long value)
     {
         if (UNSAFE)
         {
@@ -86,11 +83,11 @@ public final class RingStores
     }
 
     /**
-     * 8 bytes, big-endian, read at {@code address} (8-aligned): a CQE's words ({@link DirectCq}: the last 8 bytes of a
-     * requester CQE, the words of a raw or striding receive CQE), after the poll call's liveness check and the
-     * acquiring read of its op_own.
+     * 8 bytes, big-endian, read at {@code address} (8-aligned): a CQE's words (the direct module's poller: the last
+     * 8 bytes of a requester CQE, the words of a raw or striding receive CQE), after the poll call's liveness check
+     * and the acquiring read of its op_own.
      */
-    static long getLongBE(final long address)
+    public static long getLongBE(final long address)
     {
         if (UNSAFE)
         {
@@ -108,11 +105,12 @@ public final class RingStores
     }
 
     /**
-     * 1 byte at {@code address}, read with acquire semantics: a CQE's op_own ({@link DirectCq}), after the poll call's
-     * liveness check; the CQE body read after it cannot be satisfied earlier (libmlx5's udma_from_device_barrier after
-     * its ownership check). The plain load followed by {@link VarHandle#acquireFence()} orders as an acquiring load.
+     * 1 byte at {@code address}, read with acquire semantics: a CQE's op_own (the direct module's poller), after the
+     * poll call's liveness check; the CQE body read after it cannot be satisfied earlier (libmlx5's
+     * udma_from_device_barrier after its ownership check). The plain load followed by
+     * {@link VarHandle#acquireFence()} orders as an acquiring load.
      */
-    static byte getByteAcquire(final long address)
+    public static byte getByteAcquire(final long address)
     {
         if (UNSAFE)
         {
@@ -132,10 +130,10 @@ public final class RingStores
 
     /**
      * 4 bytes, big-endian, at {@code address} (4-aligned), with release semantics: a CQ's consumer index in its
-     * doorbell record ({@link DirectCq}), which must not become visible before the reads of the CQEs it frees. The
-     * {@link VarHandle#releaseFence()} before a plain store orders as a releasing store.
+     * doorbell record (the direct module's poller), which must not become visible before the reads of the CQEs it
+     * frees. The {@link VarHandle#releaseFence()} before a plain store orders as a releasing store.
      */
-    static void putIntBERelease(final long address, final int value)
+    public static void putIntBERelease(final long address, final int value)
     {
         if (UNSAFE)
         {
@@ -149,7 +147,7 @@ public final class RingStores
     }
 
     /** 4 bytes, big-endian, at {@code address} (4-aligned). */
-    static void putIntBE(final long address, final int value)
+    public static void putIntBE(final long address, final int value)
     {
         if (UNSAFE)
         {
@@ -174,7 +172,7 @@ public final class RingStores
      * segment that ends on a unit boundary has no padding and needs no call (issue 15: every store into a fresh
      * WQEBB counts).
      */
-    static void zeroPadding(final long unit, final int end)
+    public static void zeroPadding(final long unit, final int end)
     {
         if (end < Long.BYTES)
         {
@@ -188,9 +186,10 @@ public final class RingStores
      * a gather entry's address) to the ring address {@code to}; either may be unaligned. Unsafe: eight bytes per
      * load and store, then the last up to seven one by one. An inline payload is 16 to a few hundred bytes, where
      * {@code MemorySegment.copy} (and {@code Unsafe.copyMemory} under it) pays a call into the JVM's copy stub plus
-     * the segment checks for a few words of work. Checked way: {@code MemorySegment.copy} through {@link Wire#ALL}.
+     * the segment checks for a few words of work. Checked way: {@code MemorySegment.copy} through {@link
+     * AddressSpace#ALL}.
      */
-    static void copy(final long from, final long to, final long bytes)
+    public static void copy(final long from, final long to, final long bytes)
     {
         if (UNSAFE)
         {
@@ -234,11 +233,12 @@ public final class RingStores
     }
 
     /**
-     * {@link #copy}, by 512-bit vectors when this JVM has them ({@link #WIDE}): the raw send's inline data
-     * ({@link EthFrameEncoder}). A separate entry point so that the other posts keep {@link #copy} as it compiles
-     * today (issue 15: routing every copy through one dispatch made SEND 16 B inline about 2 ns slower, JMH).
+     * {@link #copy}, by 512-bit vectors when this JVM has them ({@link #WIDE}): the raw send's inline data (the
+     * direct module's {@code EthFrameEncoder}). A separate entry point so that the other posts keep {@link #copy} as
+     * it compiles today (issue 15: routing every copy through one dispatch made SEND 16 B inline about 2 ns slower,
+     * JMH).
      */
-    static void copyWide(final long from, final long to, final long bytes)
+    public static void copyWide(final long from, final long to, final long bytes)
     {
         if (WIDE)
         {
@@ -253,35 +253,35 @@ public final class RingStores
     /** The checked way, also called directly by RingStoresTest. */
     static void checkedCopy(final long from, final long to, final long bytes)
     {
-        MemorySegment.copy(Wire.ALL, from, Wire.ALL, to, bytes);
+        MemorySegment.copy(AddressSpace.ALL, from, AddressSpace.ALL, to, bytes);
     }
 
     /** The checked way, also called directly by RingStoresTest. */
     static void checkedLongBE(final long address, final long value)
     {
-        Be.BE64.set(Wire.ALL, address, value);
+        Be.BE64.set(AddressSpace.ALL, address, value);
     }
 
     /** The checked way, also called directly by RingStoresTest. */
     static long checkedGetLongBE(final long address)
     {
-        return (long)Be.BE64.get(Wire.ALL, address);
+        return (long)Be.BE64.get(AddressSpace.ALL, address);
     }
 
     static byte checkedGetByteAcquire(final long address)
     {
-        return (byte)Be.U8.getAcquire(Wire.ALL, address);
+        return (byte)Be.U8.getAcquire(AddressSpace.ALL, address);
     }
 
     static void checkedIntBERelease(final long address, final int value)
     {
-        Be.BE32.setRelease(Wire.ALL, address, value);
+        Be.BE32.setRelease(AddressSpace.ALL, address, value);
     }
 
     /** The checked way, also called directly by RingStoresTest. */
     static void checkedIntBE(final long address, final int value)
     {
-        Be.BE32.set(Wire.ALL, address, value);
+        Be.BE32.set(AddressSpace.ALL, address, value);
     }
 
     private static IllegalStateException unreachable(final Throwable ex)

@@ -1,4 +1,4 @@
-package io.mlx5j.doorbell;
+package io.mlx5j.memory;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
@@ -18,7 +18,7 @@ final class Vector512
     private static final VectorSpecies<Long> SPECIES = LongVector.SPECIES_512;
     private static final VectorSpecies<Byte> BYTES = ByteVector.SPECIES_512;
     /** Every address: {@link #copyBytes} is handed addresses its caller has checked (see {@link WideRingCopy}). */
-    private static final MemorySegment ALL = AddressStores.ALL;
+    private static final MemorySegment ALL = AddressSpace.ALL;
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
 
     private Vector512()

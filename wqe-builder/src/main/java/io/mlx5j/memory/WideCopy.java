@@ -1,4 +1,4 @@
-package io.mlx5j.doorbell;
+package io.mlx5j.memory;
 
 /**
  * Whether BlueFlame blocks are copied with one 512-bit vector load and store instead of eight 8-byte stores.

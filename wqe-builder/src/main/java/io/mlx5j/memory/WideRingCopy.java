@@ -1,9 +1,12 @@
-package io.mlx5j.doorbell;
+package io.mlx5j.memory;
+
+import java.lang.foreign.MemorySegment;
 
 /**
  * Copies of raw bytes between native addresses by 512-bit vectors: one 64-byte load and store per whole block and
- * one masked load and store for the rest. What the direct path copies inline data into a send WQE with, when this
- * JVM has the vectors ({@link #enabled()}: the conditions of {@code WideCopy}, the same as for BlueFlame blocks).
+ * one masked load and store for the rest. What the direct path copies inline data into a send WQE with, and the
+ * doorbell copies BlueFlame blocks with, when this JVM has the vectors ({@link #enabled()}: the conditions of
+ * {@code WideCopy}). The only way into {@code Vector512}, the one class that touches {@code jdk.incubator.vector}.
  *
  * <p>Why: the raw send's inline data (a 42-byte UDP header template and a 64-byte payload, at a WQE offset that is
  * 4 mod 16) takes thirteen 8-byte and two 1-byte stores by words, two stores this way. Issue 15, JMH on that frame
@@ -26,6 +29,16 @@ public final class WideRingCopy
     public static boolean enabled()
     {
         return WideCopy.ENABLED;
+    }
+
+    /**
+     * One 64-byte block, raw bytes, as a single 64-byte load and a single 64-byte store: a BlueFlame block (the
+     * doorbell module's {@code BlueFlameRegister}). Only when {@link #enabled()}.
+     */
+    public static void copy64(final MemorySegment src, final long srcOffset, final MemorySegment dst,
+        final long dstOffset)
+    {
+        Vector512.copy64(src, srcOffset, dst, dstOffset);
     }
 
     /**

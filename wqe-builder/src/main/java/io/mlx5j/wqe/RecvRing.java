@@ -8,7 +8,7 @@ package io.mlx5j.wqe;
  * <p>
  * <b>Thread confinement:</b> not thread-safe; post and poll on one thread or under the caller's lock.
  */
-public final class RecvQueue
+public final class RecvRing
 {
     /** Returned by {@link #claim()} when the ring is full. */
     public static final long NO_SPACE = -1L;
@@ -24,7 +24,7 @@ public final class RecvQueue
      * @param wqeCnt number of receive WQEs, a power of two
      * @param stride bytes per receive WQE (mlx5dv_qp.rq.stride), a power of two >= 16
      */
-    public RecvQueue(final int wqeCnt, final int stride)
+    public RecvRing(final int wqeCnt, final int stride)
     {
         if (wqeCnt < 1 || Integer.bitCount(wqeCnt) != 1 || stride < 16 || Integer.bitCount(stride) != 1)
         {

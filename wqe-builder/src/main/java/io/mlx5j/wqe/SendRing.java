@@ -22,7 +22,7 @@ package io.mlx5j.wqe;
  * <b>Thread confinement:</b> not thread-safe. Posting and completion processing must happen on one thread (or under
  * one lock held by the caller), as with libmlx5's per-QP lock.
  */
-public final class SendQueue
+public final class SendRing
 {
     /** Send WQE basic block size in bytes (MLX5_SEND_WQE_BB). */
     public static final int MLX5_SEND_WQE_BB = 64;
@@ -43,7 +43,7 @@ public final class SendQueue
     private int lastDs;
 
     /** @param wqeCnt ring size in WQEBBs: a power of two, at most 65536 (wqe_index is 16 bits). */
-    public SendQueue(final int wqeCnt)
+    public SendRing(final int wqeCnt)
     {
         if (wqeCnt < 1 || wqeCnt > 65536 || Integer.bitCount(wqeCnt) != 1)
         {

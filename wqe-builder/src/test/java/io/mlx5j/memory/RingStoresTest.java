@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.memory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -112,6 +112,8 @@ class RingStoresTest
     {
         final boolean exported = Object.class.getModule().isExported("jdk.internal.misc", RingStores.class.getModule());
         assertEquals(exported && !"false".equals(System.getProperty("mlx5j.ring.unsafe")), RingStores.UNSAFE);
-        assertEquals(RingStores.UNSAFE ? "Unsafe" : "Wire.ALL", RingStores.mode());
+        assertEquals(RingStores.UNSAFE && WideRingCopy.enabled(), RingStores.WIDE);
+        assertEquals(RingStores.WIDE ? "Unsafe, 512-bit copies" : RingStores.UNSAFE ? "Unsafe" : "AddressSpace.ALL",
+            RingStores.mode());
     }
 }

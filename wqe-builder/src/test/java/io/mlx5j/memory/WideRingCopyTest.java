@@ -1,4 +1,4 @@
-package io.mlx5j.doorbell;
+package io.mlx5j.memory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

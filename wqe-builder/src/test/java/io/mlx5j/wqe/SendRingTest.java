@@ -15,12 +15,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Send ring: wrap at every position, overflow at capacity, retirement through CQE wqe_counter, exact bytes. */
-class SendQueueTest
+class SendRingTest
 {
     private static final int QPN = 0x00abcd;
 
     /** Posts and retires {@code n} one-WQEBB NOPs so that the producer counter sits at {@code n}. */
-    private static void advance(final SendQueue sq, final WqeWriter w, final MemorySegment ring, final int n)
+    private static void advance(final SendRing sq, final WqeWriter w, final MemorySegment ring, final int n)
     {
         for (int i = 0; i < n; i++)
         {
@@ -55,7 +55,7 @@ class SendQueueTest
         final WqeWriter w = new WqeWriter(cnt);
         for (int start = 0; start < cnt; start++)
         {
-            final SendQueue sq = new SendQueue(cnt);
+            final SendRing sq = new SendRing(cnt);
             final MemorySegment ring = MemorySegment.ofArray(new long[cnt * 64 / 8]);
             advance(sq, w, ring, start);
             ring.fill((byte)0x5a);
@@ -84,8 +84,8 @@ class SendQueueTest
     {
         for (int ds = 1; ds <= CtrlSeg.MAX_DS; ds++)
         {
-            assertEquals((ds * 16 + 63) / 64, SendQueue.numWqebb(ds), "ds " + ds);
-            final SendQueue sq = new SendQueue(64);
+            assertEquals((ds * 16 + 63) / 64, SendRing.numWqebb(ds), "ds " + ds);
+            final SendRing sq = new SendRing(64);
             sq.commit(ds, 0);
             assertEquals((ds + 3) / 4, sq.producerCounter(), "ds " + ds);
         }
@@ -99,28 +99,28 @@ class SendQueueTest
     @Test
     void overflowExactlyAtCapacity()
     {
-        final SendQueue sq = new SendQueue(16);
+        final SendRing sq = new SendRing(16);
         for (int i = 0; i < 16; i++)
         {
             assertEquals((long)i * 64, sq.claim(1));
             sq.commit(1, i);
         }
-        assertEquals(SendQueue.NO_SPACE, sq.claim(1));
+        assertEquals(SendRing.NO_SPACE, sq.claim(1));
         assertEquals(0, sq.freeWqebb());
         assertThrows(IllegalStateException.class, () -> sq.commit(1, 99));
         assertEquals(0L, sq.complete(0));   // retires WQEBB 0 only
         assertEquals(15, sq.outstanding());
-        assertEquals(SendQueue.NO_SPACE, sq.claim(2));
+        assertEquals(SendRing.NO_SPACE, sq.claim(2));
         assertEquals(0L, sq.claim(1));
         sq.commit(1, 16);
-        assertEquals(SendQueue.NO_SPACE, sq.claim(1));
+        assertEquals(SendRing.NO_SPACE, sq.claim(1));
 
-        final SendQueue big = new SendQueue(16);
+        final SendRing big = new SendRing(16);
         for (int i = 0; i < 7; i++)
         {
             big.commit(8, i);   // 8 ds = 2 WQEBBs
         }
-        assertEquals(SendQueue.NO_SPACE, big.claim(3));
+        assertEquals(SendRing.NO_SPACE, big.claim(3));
         assertEquals(14L * 64, big.claim(2));
         assertThrows(IllegalArgumentException.class, () -> big.claim(17));
         assertThrows(IllegalArgumentException.class, () -> big.claim(0));
@@ -129,7 +129,7 @@ class SendQueueTest
     @Test
     void signaledCqeRetiresEarlierUnsignaledWqes()
     {
-        final SendQueue sq = new SendQueue(8);
+        final SendRing sq = new SendRing(8);
         final MemorySegment ring = MemorySegment.ofArray(new long[8 * 64 / 8]);
         final WqeWriter w = new WqeWriter(8);
         int signaledIndex = 0;
@@ -169,7 +169,7 @@ class SendQueueTest
     @Test
     void bogusWqeCounterIsRejected()
     {
-        final SendQueue sq = new SendQueue(8);
+        final SendRing sq = new SendRing(8);
         sq.commit(5, 1);   // 5 ds round up to 2 WQEBBs
         sq.commit(1, 2);
         assertThrows(IllegalStateException.class, () -> sq.complete(1));   // middle of WQE 0
@@ -182,7 +182,7 @@ class SendQueueTest
     @Test
     void inlineCrossingRingEndExactBytes()
     {
-        final SendQueue sq = new SendQueue(4);
+        final SendRing sq = new SendRing(4);
         final MemorySegment ring = MemorySegment.ofArray(new long[4 * 64 / 8]);
         final WqeWriter w = new WqeWriter(4);
         advance(sq, w, ring, 3);
@@ -239,12 +239,12 @@ class SendQueueTest
         assertThrows(IllegalArgumentException.class, () -> r.data(1, 1, 1));
         assertThrows(IllegalArgumentException.class, () -> r.wrap(rq, 48, 32));
 
-        final RecvQueue q = new RecvQueue(2, 32);
+        final RecvRing q = new RecvRing(2, 32);
         assertEquals(0L, q.claim());
         q.commit(10);
         assertEquals(32L, q.claim());
         q.commit(11);
-        assertEquals(RecvQueue.NO_SPACE, q.claim());
+        assertEquals(RecvRing.NO_SPACE, q.claim());
         assertEquals(10L, q.complete());
         assertEquals(11L, q.complete());
         assertThrows(IllegalStateException.class, q::complete);

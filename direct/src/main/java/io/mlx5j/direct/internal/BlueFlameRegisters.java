@@ -1,6 +1,8 @@
-package io.mlx5j.direct;
+package io.mlx5j.direct.internal;
 
 import io.mlx5j.doorbell.BlueFlameRegister;
+import io.mlx5j.verbs.QpRing;
+import io.mlx5j.verbs.QueuePair;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -10,7 +12,7 @@ import java.util.Map;
  * bf->offset} in libmlx5) must be shared by every send queue that writes it, so two queues may never get separate
  * objects for one register; and an unlocked register may only serve one queue. Setup path only (synchronized).
  */
-final class BlueFlameRegisters
+public final class BlueFlameRegisters
 {
     private static final Map<Long, BlueFlameRegister> REGISTERS = new HashMap<>();
 
@@ -18,7 +20,7 @@ final class BlueFlameRegisters
     {
     }
 
-    static synchronized BlueFlameRegister acquire(final QueuePair qp, final QpRings rings, final boolean shared)
+    public static synchronized BlueFlameRegister acquire(final QueuePair qp, final QpRing rings, final boolean shared)
     {
         final long key = rings.bfReg().address();
         final BlueFlameRegister old = REGISTERS.get(key);
@@ -28,9 +30,9 @@ final class BlueFlameRegisters
             if (!old.shared() || !shared)
             {
                 throw new IllegalStateException("BlueFlame register 0x" + Long.toHexString(key) + " of " + qp +
-                    " is already written by another DirectSendQueue" + (old.shared() ? "" : " without a lock") +
-                    ": one DirectSendQueue per QP, and QPs that share a register must all be created with" +
-                    " DirectSendQueue.of(qp, mode, true)");
+                    " is already written by another SendQueue" + (old.shared() ? "" : " without a lock") +
+                    ": one SendQueue per QP, and QPs that share a register must all be created with" +
+                    " SendQueue.of(qp, mode, true)");
             }
             return old;
         }

@@ -1,4 +1,7 @@
-package io.mlx5j.direct;
+package io.mlx5j.direct.internal;
+
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.verbs.internal.GlobalSymbols;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -13,7 +16,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * Why: a real NIC needs no host CPU, but the emulator's device runs on host threads. libmlx5 lends it a pass in every
  * {@code ibv_poll_cq} (the emulator interposes the CQ spinlock); mlx5j never calls libmlx5 on its hot path, so on a
  * 2-core machine with two spinning JVMs every doorbell used to wait for a write fault and a thread wake-up (tens to
- * hundreds of microseconds on a virtual machine). {@link DirectCq} calls {@link #lend()} instead when a poll finds
+ * hundreds of microseconds on a virtual machine). {@link CqPoller} calls {@link #lend()} instead when a poll finds
  * nothing: the same bargain, cycles the poller would spend spinning.
  * <p>
  * Only where the emulator library is loaded ({@code dlsym(RTLD_DEFAULT, "mlx5emu_lend")}) and says its engine runs
@@ -23,10 +26,10 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * <p>
  * Thread-safe: the emulator takes its own lock (a try-lock; a busy engine is left alone).
  */
-final class EmulatorLend
+public final class EmulatorLend
 {
     /** Whether empty polls lend cycles. Decided once, at class initialisation. */
-    static final boolean ENABLED;
+    public static final boolean ENABLED;
     private static final MethodHandle LEND;
 
     static
@@ -57,7 +60,7 @@ final class EmulatorLend
     }
 
     /** One loan: the emulator runs up to a few engine passes on this thread if its engine is free. */
-    static void lend()
+    public static void lend()
     {
         try
         {

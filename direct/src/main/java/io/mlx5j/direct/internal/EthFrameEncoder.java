@@ -1,5 +1,7 @@
-package io.mlx5j.direct;
+package io.mlx5j.direct.internal;
 
+import io.mlx5j.memory.RingStores;
+import io.mlx5j.raw.RawSendQueue;
 import io.mlx5j.wqe.CtrlSeg;
 import io.mlx5j.wqe.DataSeg;
 import io.mlx5j.wqe.EthSeg;
@@ -24,13 +26,13 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * Offsets passed in and returned are ring offsets that may run past the ring end by less than one ring; each store
  * masks them. Only the first WQEBB of a WQE is known to lie before the ring end. The 8- and 4-byte stores and the
  * payload copy go through {@link RingStores} at {@code base + offset}, {@code base} being the ring address from
- * DirectSendQueue's liveness check of this post (its close rule keeps that safe, as for {@link FastSendEncoder}).
+ * SendQueue's liveness check of this post (its close rule keeps that safe, as for {@link FastSendEncoder}).
  * The template's bytes are copied from its segment into the ring ({@link #copyTemplate}): with one liveness check
  * and raw loads when the template lives in a confined arena of the posting thread, otherwise with
  * {@code MemorySegment.copy}, which checks every access (a template may live in any arena, or on the heap). Confined
  * to the queue's thread.
  */
-final class EthFrameEncoder
+public final class EthFrameEncoder
 {
     /** The template's first two bytes (a template may start at any address). */
     private static final ValueLayout.OfShort BE16_UNALIGNED =
@@ -49,7 +51,7 @@ final class EthFrameEncoder
     private MemorySegment rawTemplate;
     private Thread rawReader = NO_THREAD;
 
-    EthFrameEncoder(final MemorySegment ring)
+    public EthFrameEncoder(final MemorySegment ring)
     {
         this.ring = ring;
         this.ringMask = ring.byteSize() - 1;
@@ -62,7 +64,7 @@ final class EthFrameEncoder
      *
      * @return the offset after the segment (not masked)
      */
-    long eth(final long base, final long ctrl, final int csFlags, final MemorySegment h, final int hdr)
+    public long eth(final long base, final long ctrl, final int csFlags, final MemorySegment h, final int hdr)
     {
         final long at = ctrl + CtrlSeg.LENGTH;  // inside the first WQEBB: never past the ring end
         final int units = EthSeg.ds(hdr);
@@ -94,7 +96,7 @@ final class EthFrameEncoder
     }
 
     /** One gather entry at {@code at}; returns the offset after it (not masked). */
-    long data(final long base, final long at, final int byteCount, final int lkey, final long addr)
+    public long data(final long base, final long at, final int byteCount, final int lkey, final long addr)
     {
         // DataSeg.set's two words, through RingStores
         final long seg = base + (at & ringMask);
@@ -110,7 +112,7 @@ final class EthFrameEncoder
      *
      * @return the offset after it (not masked)
      */
-    long inline(final long base, final long at, final MemorySegment h, final int hOffset, final int hLen,
+    public long inline(final long base, final long at, final MemorySegment h, final int hOffset, final int hLen,
         final long payload, final int pLen)
     {
         final int byteCount = hLen + pLen;
@@ -154,7 +156,7 @@ final class EthFrameEncoder
      * segment's address) with no wrap arithmetic. Issue 15: the raw inline frame took about 8 ns more through the
      * two general methods than through these straight-line stores (JMH, bench/HISTORY.md "Stop 36").
      */
-    void inlineFrame(final long base, final long wqe, final int csFlags, final MemorySegment h, final int hdr,
+    public void inlineFrame(final long base, final long wqe, final int csFlags, final MemorySegment h, final int hdr,
         final int hRest, final long payload, final int pLen)
     {
         final long eth = wqe + CtrlSeg.LENGTH;

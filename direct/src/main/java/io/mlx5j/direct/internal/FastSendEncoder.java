@@ -1,10 +1,14 @@
-package io.mlx5j.direct;
+package io.mlx5j.direct.internal;
 
+import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
+import io.mlx5j.memory.RingStores;
+import io.mlx5j.verbs.QpType;
 import io.mlx5j.wqe.CtrlSeg;
 import io.mlx5j.wqe.DataSeg;
 import io.mlx5j.wqe.InlineSeg;
 import io.mlx5j.wqe.RaddrSeg;
-import io.mlx5j.wqe.SendQueue;
+import io.mlx5j.wqe.SendRing;
 import io.mlx5j.wqe.WqeWriter;
 
 import java.lang.foreign.MemorySegment;
@@ -20,20 +24,20 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_NOP;
  * error, or stages the WR and reports the full ring.
  * <p>
  * The ctrl segment is not written here: the queue writes it last, with its signaling state ({@link
- * DirectSendQueue}'s finish). Each encoder stays under C2's inlining limit (FreqInlineSize, 325 bytecodes): as one
+ * SendQueue}'s finish). Each encoder stays under C2's inlining limit (FreqInlineSize, 325 bytecodes): as one
  * 424-bytecode method the fast path was "hot method too big" (-XX:+PrintInlining) and every post paid a call; split,
  * each one-call method compiles as one unit with its constant arguments (opcode, remote) folded.
  * <p>
  * The stores and the inline payload copy go through {@link RingStores} at {@code base + offset}, where {@code base}
- * is the ring's address that {@link DirectSendQueue}'s liveness check of this post returned and every offset lies in
+ * is the ring's address that {@link SendQueue}'s liveness check of this post returned and every offset lies in
  * the claimed WQEBBs (masked where it can pass the ring end): the ring segment's bounds and session checks on each
- * store are what the post saves (DirectSendQueue's close rule keeps it safe).
+ * store are what the post saves (SendQueue's close rule keeps it safe).
  * Confined to the queue's thread.
  */
-final class FastSendEncoder
+public final class FastSendEncoder
 {
     private final long ringMask;
-    private final SendQueue sq;
+    private final SendRing sq;
     private final int maxDs;
     private final int maxInline;
     /** Bit n set: mlx5 opcode n may take the fast path with a gather entry, resp. inline. */
@@ -42,7 +46,7 @@ final class FastSendEncoder
     /** Where the last accepted WQE's ctrl segment goes. */
     private long ctrl;
 
-    FastSendEncoder(final MemorySegment ring, final SendQueue sq, final WqeWriter writer, final QpType type,
+    public FastSendEncoder(final MemorySegment ring, final SendRing sq, final WqeWriter writer, final QpType type,
         final int maxSge, final int maxInline)
     {
         this.ringMask = ring.byteSize() - 1;
@@ -54,7 +58,7 @@ final class FastSendEncoder
     }
 
     /** Offset of the ctrl segment of the WQE the last successful encode claimed. */
-    long ctrl()
+    public long ctrl()
     {
         return ctrl;
     }
@@ -65,15 +69,15 @@ final class FastSendEncoder
      * @param base the ring's address, from this post's liveness check
      * @return the WQE's ds, or 0 if declined (nothing claimed or written)
      */
-    int gather(final long base, final int opcode, final boolean remote, final long raddr, final int rkey,
+    public int gather(final long base, final int opcode, final boolean remote, final long raddr, final int rkey,
         final long laddr, final int lkey, final int len, final int flags)
     {
-        if ((flags & ~SendFlags.ALL) != 0 || ((fastGather >>> opcode) & 1) == 0)
+        if ((flags & ~SendOpcodeRules.SEND_QUEUE_FLAGS) != 0 || ((fastGather >>> opcode) & 1) == 0)
         {
             return 0;
         }
         final long ctrl = sq.claim(1);  // ctrl + raddr + data: at most 3 units, one WQEBB, no ring wrap inside it
-        if (ctrl == SendQueue.NO_SPACE)
+        if (ctrl == SendRing.NO_SPACE)
         {
             return 0;
         }
@@ -101,12 +105,12 @@ final class FastSendEncoder
      * @param base the ring's address, from this post's liveness check
      * @return the WQE's ds, or 0 if declined (nothing claimed or written)
      */
-    int inline(final long base, final int opcode, final boolean remote, final long raddr, final int rkey,
+    public int inline(final long base, final int opcode, final boolean remote, final long raddr, final int rkey,
         final long laddr, final int len, final int flags)
     {
         // INLINE reads the payload now, from this process's memory: the null page is refused (by the staging path)
-        if ((flags & ~SendFlags.ALL) != 0 || ((fastInline >>> opcode) & 1) == 0 || len < 0 || len > maxInline ||
-            (len != 0 && Long.compareUnsigned(laddr, SendStaging.NULL_PAGE) < 0))
+        if ((flags & ~SendOpcodeRules.SEND_QUEUE_FLAGS) != 0 || ((fastInline >>> opcode) & 1) == 0 || len < 0 ||
+            len > maxInline || (len != 0 && Long.compareUnsigned(laddr, SendStaging.NULL_PAGE) < 0))
         {
             return 0;
         }
@@ -116,8 +120,8 @@ final class FastSendEncoder
         {
             return 0;
         }
-        final long ctrl = sq.claim(SendQueue.numWqebb(ds));
-        if (ctrl == SendQueue.NO_SPACE)
+        final long ctrl = sq.claim(SendRing.numWqebb(ds));
+        if (ctrl == SendRing.NO_SPACE)
         {
             return 0;
         }

@@ -1,25 +1,34 @@
-package io.mlx5j.direct;
+package io.mlx5j.direct.internal;
+
+import io.mlx5j.direct.CqPoller;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The one thread that may use a group of direct objects: the queues attached to a {@link DirectCq} and the
- * DirectCq itself share plain (unlocked) counters, so they are one unit for threads. Attaching merges groups (a
+ * The one thread that may use a group of direct objects: the queues attached to a {@link CqPoller} and the
+ * CqPoller itself share plain (unlocked) counters, so they are one unit for threads. Attaching merges groups (a
  * union-find); the first use under {@code -Dmlx5j.debug=true} records the thread, and a use from any other thread
  * throws, naming both threads and the group's members. {@link #claim()} hands the group over explicitly.
  * <p>
  * Only the debug check and {@link #claim()} read or write the thread; with the switch off nothing here runs on a
  * data path. The fields are volatile so that a check in the new owner sees a claim made before a proper hand-over.
  */
-final class Ownership
+public final class Ownership
 {
+    /**
+     * {@code -Dmlx5j.debug=true}: every hot-path call of a queue or poller checks that it runs on its group's thread,
+     * and closing a QP, WQ or CQ checks the close rule ({@link #checkClose}). A {@code static final}, so with the
+     * switch off the JIT drops every check.
+     */
+    public static final boolean DEBUG = Boolean.getBoolean("mlx5j.debug");
+
     private volatile Ownership parent;
     private volatile Thread thread;
     private volatile String firstUser;
     private final List<Object> members = new ArrayList<>();
 
-    Ownership(final Object member)
+    public Ownership(final Object member)
     {
         members.add(member);
     }
@@ -38,7 +47,7 @@ final class Ownership
      * Puts {@code b}'s group into {@code a}'s. Throws if both groups are already in use by different threads, which
      * is the same error the first shared use would report, only earlier.
      */
-    static void merge(final Ownership a, final Ownership b)
+    public static void merge(final Ownership a, final Ownership b)
     {
         synchronized (Ownership.class)
         {
@@ -51,7 +60,7 @@ final class Ownership
             if (ra.thread != null && rb.thread != null && ra.thread != rb.thread)
             {
                 throw new IllegalStateException(rb.members + " belong to thread '" + rb.thread.getName() + "' and "
-                    + ra.members + " to thread '" + ra.thread.getName() + "': a queue and the DirectCq that retires "
+                    + ra.members + " to thread '" + ra.thread.getName() + "': a queue and the CqPoller that retires "
                     + "it must be used from one thread (claim() hands a group over)");
             }
             ra.members.addAll(rb.members);
@@ -65,7 +74,7 @@ final class Ownership
     }
 
     /** The debug check: the first use records the calling thread for the whole group, a use from another throws. */
-    void check(final Object user)
+    public void check(final Object user)
     {
         final Ownership r = root();
         final Thread me = Thread.currentThread();
@@ -95,7 +104,7 @@ final class Ownership
         }
         throw new IllegalStateException(user + " was used from thread '" + me.getName()
             + "', but it belongs to thread '" + owner.getName() + "' (first used there by " + r.firstUser
-            + ") together with " + group + ": a queue and the DirectCq that retires it are used from one thread;"
+            + ") together with " + group + ": a queue and the CqPoller that retires it are used from one thread;"
             + " hand them over with claim() (mlx5j.debug owner check)");
     }
 
@@ -103,7 +112,7 @@ final class Ownership
      * A group of its own for {@code member}, which leaves {@code from}'s group (a detach), keeping the group's thread:
      * the detached queue stays where it was used until it is claimed.
      */
-    static Ownership leave(final Ownership from, final Object member)
+    public static Ownership leave(final Ownership from, final Object member)
     {
         synchronized (Ownership.class)
         {
@@ -121,7 +130,7 @@ final class Ownership
      * thread, or when the group has none yet, or when that thread has ended; from any other thread the close throws
      * (claim() the group first, after its thread has stopped posting and polling).
      */
-    void checkClose(final Object closing)
+    public void checkClose(final Object closing)
     {
         final Ownership r = root();
         final Thread owner = r.thread;
@@ -142,7 +151,7 @@ final class Ownership
     }
 
     /** The calling thread becomes the owner of the whole group. */
-    void claim()
+    public void claim()
     {
         synchronized (Ownership.class)
         {

@@ -1,8 +1,9 @@
-package io.mlx5j.direct;
+package io.mlx5j.direct.internal;
 
 import java.lang.foreign.MemorySegment;
 
-import io.mlx5j.wqe.Be;
+import io.mlx5j.memory.AddressSpace;
+import io.mlx5j.memory.Be;
 import io.mlx5j.wqe.DataSeg;
 import io.mlx5j.wqe.WcStatus;
 
@@ -11,7 +12,7 @@ import io.mlx5j.wqe.WcStatus;
  * entry, as libmlx5's copy_to_scat (rdma-core v44 providers/mlx5/qp.c): each entry takes
  * {@code min(remaining, byte_count)} bytes; leftover data after the last entry is a local length error.
  */
-final class Scatter
+public final class Scatter
 {
     private Scatter()
     {
@@ -24,7 +25,7 @@ final class Scatter
      * @param maxEntries how many 16-byte entries may be read
      * @return {@link WcStatus#SUCCESS}, or {@link WcStatus#LOC_LEN_ERR} when the data does not fit
      */
-    static WcStatus copy(final MemorySegment ring, final long ringMask, final long first, final int maxEntries,
+    public static WcStatus copy(final MemorySegment ring, final long ringMask, final long first, final int maxEntries,
         final MemorySegment src, final long srcOffset, final int size)
     {
         int remaining = size;
@@ -40,7 +41,7 @@ final class Scatter
             final int n = (int) Math.min(remaining, byteCount);
             if (n > 0)
             {
-                MemorySegment.copy(src, from, Wire.ALL, Be.be64(ring, entry + DataSeg.ADDR_OFFSET), n);
+                MemorySegment.copy(src, from, AddressSpace.ALL, Be.be64(ring, entry + DataSeg.ADDR_OFFSET), n);
             }
             remaining -= n;
             if (remaining == 0)

@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.direct.internal;
 
 /**
  * The scatter/gather entries of the one work request a queue is staging ({@code begin ... sge ... post}): three
@@ -6,17 +6,17 @@ package io.mlx5j.direct;
  * confinement. Which entries reach the WQE (zero-length ones are dropped on send and RQ, kept on SRQ, as libmlx5
  * does) is the queue's business; this class only collects them.
  */
-final class ScatterList
+public final class ScatterList
 {
     /** Entries one WQE of the owning queue can hold. */
-    final int max;
-    final long[] addr;
-    final int[] lkey;
-    final int[] len;
+    public final int max;
+    public final long[] addr;
+    public final int[] lkey;
+    public final int[] len;
     /** Entries staged since the last {@link #clear()}. */
-    int count;
+    public int count;
 
-    ScatterList(final int max)
+    public ScatterList(final int max)
     {
         this.max = max;
         final int slots = Math.max(1, max);   // a queue with no SGEs still stages (NOP, inline-only) without a branch
@@ -25,7 +25,7 @@ final class ScatterList
         this.len = new int[slots];
     }
 
-    void clear()
+    public void clear()
     {
         count = 0;
     }
@@ -34,7 +34,7 @@ final class ScatterList
      * Stage one entry, or refuse it when the WQE is full with the message {@code owner + before + max + after}
      * (e.g. "QP 0x12 takes at most 4 SGEs per WQE"), which is built only then.
      */
-    void add(final long address, final int key, final int length, final Object owner, final String before,
+    public void add(final long address, final int key, final int length, final Object owner, final String before,
         final String after)
     {
         if (count == max)

@@ -1,4 +1,7 @@
-package io.mlx5j.direct;
+package io.mlx5j.direct.internal;
+
+import io.mlx5j.direct.SendFlags;
+import io.mlx5j.verbs.QpType;
 
 import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_ATOMIC_CS;
 import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_ATOMIC_FA;
@@ -19,16 +22,20 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  * path checks every WR against it ({@link #check}); the one-call fast path takes exactly the opcodes the table lets
  * through with one gather entry or inline piece and no operands ({@link #fastOpcodes}), so the two cannot disagree.
  */
-final class SendOpcodeRules
+public final class SendOpcodeRules
 {
+    /** The flags SendQueue accepts (RawSendQueue adds IP_CSUM); both posting paths check against it. */
+    public static final int SEND_QUEUE_FLAGS = SendFlags.FENCE | SendFlags.SIGNALED | SendFlags.SOLICITED |
+        SendFlags.INLINE | SendFlags.RING;
+
     // Operands a staged WR carries (SendStaging.operands): which atomic segment follows the remote address.
-    static final int NO_OPERANDS = 0;
-    static final int CAS = 1;
-    static final int FAA = 2;
-    static final int MASKED_CAS_64 = 3;
-    static final int MASKED_FAA_64 = 4;
-    static final int MASKED_CAS_32 = 5;
-    static final int MASKED_FAA_32 = 6;
+    public static final int NO_OPERANDS = 0;
+    public static final int CAS = 1;
+    public static final int FAA = 2;
+    public static final int MASKED_CAS_64 = 3;
+    public static final int MASKED_FAA_64 = 4;
+    public static final int MASKED_CAS_32 = 5;
+    public static final int MASKED_FAA_32 = 6;
 
     // One row: the QP types that carry the opcode, then what the WR needs.
     private static final int ON_RC = 1;
@@ -108,7 +115,7 @@ final class SendOpcodeRules
      * no address vector (UD and raw packet QPs take only NOP there), and that need a gather entry only if the QP has
      * send SGEs.
      */
-    static long fastOpcodes(final QpType type, final boolean inline, final int maxSge)
+    public static long fastOpcodes(final QpType type, final boolean inline, final int maxSge)
     {
         long ops = 1L << MLX5_OPCODE_NOP;
         if (type == QpType.UD || type == QpType.RAW_PACKET || (!inline && maxSge < 1))
@@ -133,7 +140,7 @@ final class SendOpcodeRules
      * must write, a remote address missing or superfluous, atomic operands missing or not the opcode's, a UD WR
      * without a destination, or a destination on a connected QP.
      */
-    static void check(final QpType type, final Object qp, final int opcode, final boolean inline,
+    public static void check(final QpType type, final Object qp, final int opcode, final boolean inline,
         final boolean remote, final int operands, final boolean hasAv)
     {
         if (type == QpType.RAW_PACKET && opcode != MLX5_OPCODE_NOP)

@@ -1,32 +1,38 @@
-package io.mlx5j.direct;
+package io.mlx5j.direct.internal;
 
-import io.mlx5j.wqe.Be;
+import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
+import io.mlx5j.memory.AddressSpace;
+import io.mlx5j.memory.Be;
+import io.mlx5j.verbs.AddressHandle;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.wqe.DatagramSeg;
 import io.mlx5j.wqe.Mlx5Opcode;
 import io.mlx5j.wqe.WqeWriter;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.mlx5j.direct.SendOpcodeRules.CAS;
-import static io.mlx5j.direct.SendOpcodeRules.FAA;
-import static io.mlx5j.direct.SendOpcodeRules.MASKED_CAS_32;
-import static io.mlx5j.direct.SendOpcodeRules.MASKED_CAS_64;
-import static io.mlx5j.direct.SendOpcodeRules.MASKED_FAA_32;
-import static io.mlx5j.direct.SendOpcodeRules.MASKED_FAA_64;
-import static io.mlx5j.direct.SendOpcodeRules.NO_OPERANDS;
+import static io.mlx5j.direct.internal.SendOpcodeRules.CAS;
+import static io.mlx5j.direct.internal.SendOpcodeRules.FAA;
+import static io.mlx5j.direct.internal.SendOpcodeRules.MASKED_CAS_32;
+import static io.mlx5j.direct.internal.SendOpcodeRules.MASKED_CAS_64;
+import static io.mlx5j.direct.internal.SendOpcodeRules.MASKED_FAA_32;
+import static io.mlx5j.direct.internal.SendOpcodeRules.MASKED_FAA_64;
+import static io.mlx5j.direct.internal.SendOpcodeRules.NO_OPERANDS;
 import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_NOP;
 
 /**
- * The one work request a {@link DirectSendQueue} is staging ({@code begin ... remote / imm / operands / destination /
+ * The one work request a {@link SendQueue} is staging ({@code begin ... remote / imm / operands / destination /
  * sge ... post}): its fields in primitives and reused arrays, so staging allocates nothing, then its size in 16-byte
  * units ({@link #validate}) and its segments after the ctrl segment ({@link #write}), as libmlx5's _mlx5_post_send
  * lays them out (rdma-core v44 providers/mlx5/qp.c): datagram (UD), raddr, atomic, then the data segments or one
  * inline segment. Confined to the queue's thread.
  */
-final class SendStaging
+public final class SendStaging
 {
     /** Inline payloads are read now, from this process's memory: addresses below this are refused, not read. */
-    static final long NULL_PAGE = 4096;
+    public static final long NULL_PAGE = 4096;
 
     private final QueuePair qp;
     private final QpType type;
@@ -35,11 +41,11 @@ final class SendStaging
     /** Entries of the WR being staged. */
     private final ScatterList sgl;
 
-    boolean staged;
-    long wrId;
-    int opcode;
-    int flags;
-    int imm;
+    public boolean staged;
+    public long wrId;
+    public int opcode;
+    public int flags;
+    public int imm;
     private boolean remote;
     private long raddr;
     private int rkey;
@@ -58,7 +64,7 @@ final class SendStaging
     private AddressHandle lastAh;
     private MemorySegment lastAv;
 
-    SendStaging(final QueuePair qp, final int maxSge, final int maxInline)
+    public SendStaging(final QueuePair qp, final int maxSge, final int maxInline)
     {
         this.qp = qp;
         this.type = qp.type();
@@ -67,13 +73,13 @@ final class SendStaging
         this.inlineScratch = MemorySegment.ofArray(new byte[Math.max(1, maxInline)]);
     }
 
-    void begin(final long wrId, final int mlx5Opcode, final int flags)
+    public void begin(final long wrId, final int mlx5Opcode, final int flags)
     {
-        if ((flags & ~SendFlags.ALL) != 0)
+        if ((flags & ~SendOpcodeRules.SEND_QUEUE_FLAGS) != 0)
         {
             throw new IllegalArgumentException((flags & SendFlags.IP_CSUM) != 0
                 ? "IP_CSUM (IBV_SEND_IP_CSUM) needs a raw packet QP; this is a " + type + " QP"
-                : "unknown send flags 0x" + Integer.toHexString(flags & ~SendFlags.ALL));
+                : "unknown send flags 0x" + Integer.toHexString(flags & ~SendOpcodeRules.SEND_QUEUE_FLAGS));
         }
         staged = true;
         this.wrId = wrId;
@@ -86,7 +92,7 @@ final class SendStaging
         sgl.clear();
     }
 
-    void remote(final long raddr, final int rkey)
+    public void remote(final long raddr, final int rkey)
     {
         remote = true;
         this.raddr = raddr;
@@ -97,7 +103,7 @@ final class SendStaging
      * Atomic operands in the order of the atomic segment's words: {@code a0} swap or add, {@code a1} compare or
      * field boundary, {@code a2} swap mask, {@code a3} compare mask (masked compare and swap only).
      */
-    void operands(final int kind, final long a0, final long a1, final long a2, final long a3)
+    public void operands(final int kind, final long a0, final long a1, final long a2, final long a3)
     {
         operands = kind;
         this.a0 = a0;
@@ -106,7 +112,7 @@ final class SendStaging
         this.a3 = a3;
     }
 
-    void destination(final AddressHandle ah, final int remoteQpn, final int remoteQkey)
+    public void destination(final AddressHandle ah, final int remoteQpn, final int remoteQkey)
     {
         if (ah != lastAh)
         {
@@ -118,7 +124,7 @@ final class SendStaging
         qkey = remoteQkey;
     }
 
-    void sge(final long addr, final int lkey, final int len)
+    public void sge(final long addr, final int lkey, final int len)
     {
         sgl.add(addr, lkey, len, qp, " takes at most ", " SGEs per WQE");
     }
@@ -130,7 +136,7 @@ final class SendStaging
      * @return the WQE's ds: ctrl, datagram, raddr, atomic and data or inline segments
      * @throws IllegalArgumentException if the WR cannot be posted on this QP
      */
-    int validate(final int maxDs)
+    public int validate(final int maxDs)
     {
         final boolean inline = (flags & SendFlags.INLINE) != 0;
         SendOpcodeRules.check(type, qp, opcode, inline, remote, operands, av != null);
@@ -201,7 +207,7 @@ final class SendStaging
      *
      * @return the ctrl segment's opmod: EXT_ATOMIC_64 / EXT_ATOMIC_32 for masked atomics, else 0
      */
-    int write(final WqeWriter w)
+    public int write(final WqeWriter w)
     {
         int opmod = 0;
         if (type == QpType.UD && opcode != MLX5_OPCODE_NOP)
@@ -287,14 +293,14 @@ final class SendStaging
     {
         if (sgl.count == 1)
         {
-            w.inline(Wire.ALL, sgl.addr[0], total);
+            w.inline(AddressSpace.ALL, sgl.addr[0], total);
             return;
         }
         // several pieces: gather them first, the inline segment carries one byte_count for all
         long at = 0;
         for (int i = 0; i < sgl.count; i++)
         {
-            MemorySegment.copy(Wire.ALL, sgl.addr[i], inlineScratch, at, sgl.len[i]);
+            MemorySegment.copy(AddressSpace.ALL, sgl.addr[i], inlineScratch, at, sgl.len[i]);
             at += sgl.len[i];
         }
         w.inline(inlineScratch, 0, total);

@@ -1,31 +1,31 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs.internal;
 
 /** Linux errno names for the values libibverbs reports, so exception messages can be read without a table. */
-final class Errno
+public final class Errno
 {
-    static final int EPERM = 1;
-    static final int ENOENT = 2;
-    static final int EINTR = 4;
-    static final int EIO = 5;
-    static final int EAGAIN = 11;
-    static final int ENOMEM = 12;
-    static final int EACCES = 13;
-    static final int EFAULT = 14;
-    static final int EBUSY = 16;
-    static final int EEXIST = 17;
-    static final int ENODEV = 19;
-    static final int EINVAL = 22;
-    static final int ENOSPC = 28;
-    static final int ENOSYS = 38;
-    static final int EOPNOTSUPP = 95;
-    static final int EPROTONOSUPPORT = 93;
-    static final int ETIMEDOUT = 110;
+    public static final int EPERM = 1;
+    public static final int ENOENT = 2;
+    public static final int EINTR = 4;
+    public static final int EIO = 5;
+    public static final int EAGAIN = 11;
+    public static final int ENOMEM = 12;
+    public static final int EACCES = 13;
+    public static final int EFAULT = 14;
+    public static final int EBUSY = 16;
+    public static final int EEXIST = 17;
+    public static final int ENODEV = 19;
+    public static final int EINVAL = 22;
+    public static final int ENOSPC = 28;
+    public static final int ENOSYS = 38;
+    public static final int EOPNOTSUPP = 95;
+    public static final int EPROTONOSUPPORT = 93;
+    public static final int ETIMEDOUT = 110;
 
     private Errno()
     {
     }
 
-    static String name(final int errno)
+    public static String name(final int errno)
     {
         return switch (errno)
         {

@@ -1,4 +1,4 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs.internal;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -14,7 +14,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
  * Used where mlx5j must reach what libmlx5 reaches (an interposed {@code mmap}) or what only an interposer defines
  * (the emulator's {@code mlx5emu_lend}).
  */
-final class GlobalSymbols
+public final class GlobalSymbols
 {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final MethodHandle DLSYM = LINKER.downcallHandle(
@@ -26,7 +26,7 @@ final class GlobalSymbols
     }
 
     /** The symbol's address, or {@link MemorySegment#NULL} when no loaded library defines it. */
-    static MemorySegment find(final String name)
+    public static MemorySegment find(final String name)
     {
         try (Arena a = Arena.ofConfined())
         {
@@ -43,7 +43,7 @@ final class GlobalSymbols
     }
 
     /** {@link #find}, failing when nothing defines the symbol. */
-    static MemorySegment require(final String name)
+    public static MemorySegment require(final String name)
     {
         final MemorySegment sym = find(name);
         if (sym.address() == 0)

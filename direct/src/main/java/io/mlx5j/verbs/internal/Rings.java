@@ -1,13 +1,13 @@
-package io.mlx5j.direct;
+package io.mlx5j.verbs.internal;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /** Turns the raw pointers mlx5dv_init_obj reports into sized segments owned by the object's arena. */
-final class Rings
+public final class Rings
 {
     /** A doorbell record: two big-endian 32-bit counters. */
-    static final long DBREC_BYTES = 8;
+    public static final long DBREC_BYTES = 8;
 
     private Rings()
     {
@@ -17,7 +17,7 @@ final class Rings
      * {@code pointer} with {@code size} bytes, valid until {@code arena} closes (the object is destroyed right after,
      * so no view outlives the memory). A NULL pointer is only accepted for an empty region.
      */
-    static MemorySegment view(final MemorySegment pointer, final long size, final Arena arena, final String what)
+    public static MemorySegment view(final MemorySegment pointer, final long size, final Arena arena, final String what)
     {
         if (pointer.address() == 0)
         {

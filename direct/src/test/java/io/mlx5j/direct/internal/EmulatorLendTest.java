@@ -1,4 +1,6 @@
-package io.mlx5j.direct;
+package io.mlx5j.direct.internal;
+
+import io.mlx5j.direct.CqPoller;
 
 import org.junit.jupiter.api.Test;
 
@@ -12,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * When {@link DirectCq}'s empty polls lend cycles to the emulated device ({@link EmulatorLend}): under the emulator
+ * When {@link CqPoller}'s empty polls lend cycles to the emulated device ({@link EmulatorLend}): under the emulator
  * with its engine running (this test JVM, surefire's environment), and nowhere else. The "nowhere else" matters most:
  * the benchmarks run the emulator with {@code MLX5EMU_ENGINE=off} and must measure polls without the call, and on a
  * real ConnectX (no emulator library in the process) the call must not exist. Each case is a child JVM, because the
@@ -32,7 +34,7 @@ class EmulatorLendTest
     @Test
     void lendsUnderTheEmulatorWithItsEngineRunning()
     {
-        assertTrue(EmulatorLend.ENABLED, "DirectCq would not lend cycles to the emulated device; LD_PRELOAD="
+        assertTrue(EmulatorLend.ENABLED, "CqPoller would not lend cycles to the emulated device; LD_PRELOAD="
             + System.getenv("LD_PRELOAD") + ", MLX5EMU_ENGINE=" + System.getenv("MLX5EMU_ENGINE"));
     }
 

@@ -1,4 +1,6 @@
-package io.mlx5j.direct;
+package io.mlx5j.direct.internal;
+
+import io.mlx5j.verbs.QpType;
 
 import org.junit.jupiter.api.Test;
 
