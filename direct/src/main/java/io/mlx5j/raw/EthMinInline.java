@@ -2,17 +2,18 @@ package io.mlx5j.raw;
 
 import io.mlx5j.bindings.IbvQpInitAttrEx;
 import io.mlx5j.bindings.InlineVerbs;
+import io.mlx5j.doorbell.DbrecDescriptor;
+import io.mlx5j.memory.Be;
 import io.mlx5j.verbs.Context;
 import io.mlx5j.verbs.QpConfig;
 import io.mlx5j.verbs.QpRing;
 import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.wqe.CtrlSeg;
 import io.mlx5j.wqe.EthSeg;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.Map;
 import java.util.WeakHashMap;
 
@@ -29,7 +30,6 @@ import java.util.WeakHashMap;
 final class EthMinInline
 {
     private static final Map<Context, Integer> CACHE = new WeakHashMap<>();
-    private static final ValueLayout.OfShort BE16 = ValueLayout.JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN);
 
     private EthMinInline()
     {
@@ -61,7 +61,7 @@ final class EthMinInline
             final QpRing rings = probe.rings();
             final MemorySegment frame = arena.allocate(64, 8);
             final MemorySegment qpx = probe.qpEx();
-            final int producer = Integer.reverseBytes(rings.dbrec().get(ValueLayout.JAVA_INT, 4)) & 0xffff;
+            final int producer = Be.be32(rings.dbrec(), DbrecDescriptor.MLX5_SND_DBR_OFFSET) & 0xffff;
             final long ctrl = ((long)producer & (rings.sqWqeCnt() - 1)) * rings.sqStride();
             InlineVerbs.ibv_wr_start(qpx);
             try
@@ -70,7 +70,7 @@ final class EthMinInline
                 InlineVerbs.wrFlags(qpx, 0);
                 InlineVerbs.ibv_wr_send(qpx);
                 InlineVerbs.ibv_wr_set_sge(qpx, 0, frame.address(), (int)frame.byteSize());
-                return rings.sq().get(BE16, ctrl + 16 + EthSeg.INLINE_HDR_SZ_OFFSET) & 0xffff;
+                return Be.be16(rings.sq(), ctrl + CtrlSeg.LENGTH + EthSeg.INLINE_HDR_SZ_OFFSET);
             }
             finally
             {

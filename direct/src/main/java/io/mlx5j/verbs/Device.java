@@ -3,6 +3,7 @@ package io.mlx5j.verbs;
 import io.mlx5j.bindings.IbvDevice;
 import io.mlx5j.bindings.Mlx5dv;
 import io.mlx5j.bindings.Verbs;
+import io.mlx5j.memory.Be;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -24,7 +25,8 @@ public final class Device
         this.list = list;
         this.device = raw.reinterpret(IbvDevice.LAYOUT.byteSize(), listArena, null);
         this.name = Verbs.ibv_get_device_name(device).reinterpret(IbvDevice.IBV_SYSFS_NAME_MAX).getString(0);
-        this.guid = Long.reverseBytes(Verbs.ibv_get_device_guid(device));
+        // ibv_get_device_guid returns the __be64 as it lies in memory
+        this.guid = Be.order(Verbs.ibv_get_device_guid(device));
         this.mlx5 = Mlx5dv.mlx5dv_is_supported(device);
     }
 

@@ -2,7 +2,6 @@ package io.mlx5j.memory;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
-import java.nio.ByteOrder;
 
 /**
  * The doorbell's stores at native addresses, for the doorbell module's {@code SendDoorbell.ringLive}: the doorbell
@@ -24,7 +23,6 @@ public final class AddressStores
     private static final MethodHandle PUT_INT;
     private static final MethodHandle PUT_LONG_OPAQUE;
     private static final MethodHandle GET_LONG;
-    private static final boolean SWAP = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     static
     {
@@ -50,7 +48,7 @@ public final class AddressStores
     {
         try
         {
-            PUT_INT.invokeExact(address, SWAP ? Integer.reverseBytes(value) : value);
+            PUT_INT.invokeExact(address, Be.order(value));
         }
         catch (final Throwable ex)
         {

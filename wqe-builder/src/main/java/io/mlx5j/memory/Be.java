@@ -11,10 +11,17 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
  * The only place that knows the mlx5 wire byte order, shared by every module that touches device memory (WQEs and
- * CQEs here, doorbell records and UAR stores in {@code doorbell}, rings in {@code direct}). Every PRM field is
- * big-endian ({@code __be16/32/64} in mlx5dv.h). The handles are aligned: a misaligned offset throws
- * {@link IllegalArgumentException} instead of tearing a store the NIC might observe half-written. Heap segments must
- * therefore be backed by {@code long[]}. Coordinates of every handle: {@code (MemorySegment, long offset)}.
+ * CQEs in {@code io.mlx5j.wqe}, doorbell records and UAR stores in {@code doorbell}, rings in {@code direct}). Every
+ * PRM field is big-endian ({@code __be16/32/64} in mlx5dv.h).
+ * <ul>
+ *   <li>Through a segment: the handles. They are aligned: a misaligned offset throws {@link IllegalArgumentException}
+ *       instead of tearing a store the NIC might observe half-written. Heap segments must therefore be backed by
+ *       {@code long[]}. Coordinates of every handle: {@code (MemorySegment, long offset)}.</li>
+ *   <li>By raw address ({@link RingStores}, {@link AddressStores}, whose Unsafe accesses are in native order): the
+ *       {@code order} functions, which turn a value into the native-order bits that put it in memory big-endian,
+ *       and raw loaded bits back into the value (the swap is its own inverse). A {@code static final} decides, so
+ *       on x86-64 each is one {@code bswap} (or a {@code movbe}), on a big-endian host nothing.</li>
+ * </ul>
  */
 public final class Be
 {
@@ -32,8 +39,23 @@ public final class Be
      */
     public static final VarHandle RAW64 = JAVA_LONG.varHandle();
 
+    /** True where the host order differs from the wire's: every x86-64 and little-endian aarch64 host. */
+    private static final boolean SWAP = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+
     private Be()
     {
+    }
+
+    /** Between a 64-bit wire value and the native-order bits of a raw 8-byte access at its address. */
+    public static long order(final long value)
+    {
+        return SWAP ? Long.reverseBytes(value) : value;
+    }
+
+    /** Between a 32-bit wire value and the native-order bits of a raw 4-byte access at its address. */
+    public static int order(final int value)
+    {
+        return SWAP ? Integer.reverseBytes(value) : value;
     }
 
     /** The unsigned byte at {@code at}. */

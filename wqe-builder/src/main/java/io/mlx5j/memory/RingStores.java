@@ -4,7 +4,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 
 /**
  * The one-call posts' big-endian stores at ring addresses (WQE segments, receive entries) and the polls' loads of
@@ -14,7 +13,7 @@ import java.nio.ByteOrder;
  * <p>Two ways, chosen once at start-up. With {@code --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED} (the
  * start-up the README recommends, which also gives the doorbells their sfence) each store is
  * {@code jdk.internal.misc.Unsafe.putLong/putInt(address, value)} through a constant {@link MethodHandle}: one
- * {@code mov}, byte-swapped. Without it, the store goes through {@link AddressSpace#ALL}, whose
+ * {@code mov}, byte-swapped ({@link Be#order}). Without it, the store goes through {@link AddressSpace#ALL}, whose
  * access still checks the offset against the segment's bounds and the address's alignment and keeps a
  * deoptimisation exit for each. Neither check can fail for an address a post computed from the live ring's base, but
  * each costs instructions and compiled size: issue 15's doorbell batch ({@code Mlx5jPostBench.rdmaWriteBatch8})
@@ -35,7 +34,6 @@ public final class RingStores
     private static final MethodHandle GET_LONG;
     private static final MethodHandle GET_BYTE;
     private static final MethodHandle PUT_BYTE;
-    private static final boolean SWAP = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     static
     {
@@ -69,7 +67,7 @@ public final class RingStores
         {
             try
             {
-                PUT_LONG.invokeExact(address, SWAP ? Long.reverseBytes(value) : value);
+                PUT_LONG.invokeExact(address, Be.order(value));
             }
             catch (final Throwable ex)
             {
@@ -93,8 +91,7 @@ public final class RingStores
         {
             try
             {
-                final long v = (long)GET_LONG.invokeExact(address);
-                return SWAP ? Long.reverseBytes(v) : v;
+                return Be.order((long)GET_LONG.invokeExact(address));
             }
             catch (final Throwable ex)
             {
@@ -153,7 +150,7 @@ public final class RingStores
         {
             try
             {
-                PUT_INT.invokeExact(address, SWAP ? Integer.reverseBytes(value) : value);
+                PUT_INT.invokeExact(address, Be.order(value));
             }
             catch (final Throwable ex)
             {
