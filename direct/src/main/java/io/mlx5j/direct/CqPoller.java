@@ -5,6 +5,7 @@ import io.mlx5j.direct.internal.Ownership;
 import io.mlx5j.direct.internal.StridingAccess;
 import io.mlx5j.doorbell.CqDoorbell;
 import io.mlx5j.doorbell.DbrecDescriptor;
+import io.mlx5j.doorbell.Dma;
 import io.mlx5j.memory.AddressSpace;
 import io.mlx5j.memory.Be;
 import io.mlx5j.memory.RingStores;
@@ -561,17 +562,19 @@ public final class CqPoller
 
     /**
      * The op_own byte of CQE {@code ci} if software owns it (as {@link CqeView#tryAcquire}: its opcode is not INVALID
-     * and its owner bit matches the pass over the ring), else -1. The read acquires: the CQE body read after it cannot
-     * be satisfied earlier (libmlx5 issues udma_from_device_barrier after the ownership check for the same reason).
+     * and its owner bit matches the pass over the ring), else -1. An owned CQE is followed by
+     * {@link Dma#fromDevice()}, libmlx5's udma_from_device_barrier after its ownership check: the CQE body read after
+     * it cannot be satisfied earlier.
      */
     private int ownedOpOwn(final long base, final int ci)
     {
         final long opOwnAt = base + (long)(ci & cqeMask) * cqeSize + cqeSize - Cqe64.LENGTH + Cqe64.OP_OWN_OFFSET;
-        final int opOwn = RingStores.getByteAcquire(opOwnAt) & 0xff;
+        final int opOwn = RingStores.getByte(opOwnAt) & 0xff;
         if ((opOwn >>> 4) == Cqe64.MLX5_CQE_INVALID || (opOwn & Cqe64.MLX5_CQE_OWNER_MASK) != ((ci >>> logCqeCnt) & 1))
         {
             return -1;
         }
+        Dma.fromDevice();
         return opOwn;
     }
 

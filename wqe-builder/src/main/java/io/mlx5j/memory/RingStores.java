@@ -82,8 +82,8 @@ public final class RingStores
 
     /**
      * 8 bytes, big-endian, read at {@code address} (8-aligned): a CQE's words (the direct module's poller: the last
-     * 8 bytes of a requester CQE, the words of a raw or striding receive CQE), after the poll call's liveness check
-     * and the acquiring read of its op_own.
+     * 8 bytes of a requester CQE, the words of a raw or striding receive CQE), after the poll call's liveness check,
+     * the read of its op_own and the barrier after it.
      */
     public static long getLongBE(final long address)
     {
@@ -102,27 +102,24 @@ public final class RingStores
     }
 
     /**
-     * 1 byte at {@code address}, read with acquire semantics: a CQE's op_own (the direct module's poller), after the
-     * poll call's liveness check; the CQE body read after it cannot be satisfied earlier (libmlx5's
-     * udma_from_device_barrier after its ownership check). The plain load followed by
-     * {@link VarHandle#acquireFence()} orders as an acquiring load.
+     * 1 byte at {@code address}, a plain load: a CQE's op_own (the direct module's poller), after the poll call's
+     * liveness check. The reader orders the CQE body after it with the doorbell module's {@code Dma.fromDevice()}
+     * (libmlx5's udma_from_device_barrier after its ownership check).
      */
-    public static byte getByteAcquire(final long address)
+    public static byte getByte(final long address)
     {
         if (UNSAFE)
         {
             try
             {
-                final byte v = (byte)GET_BYTE.invokeExact(address);
-                VarHandle.acquireFence();
-                return v;
+                return (byte)GET_BYTE.invokeExact(address);
             }
             catch (final Throwable ex)
             {
                 throw unreachable(ex);
             }
         }
-        return checkedGetByteAcquire(address);
+        return checkedGetByte(address);
     }
 
     /**
@@ -265,9 +262,9 @@ public final class RingStores
         return (long)Be.BE64.get(AddressSpace.ALL, address);
     }
 
-    static byte checkedGetByteAcquire(final long address)
+    static byte checkedGetByte(final long address)
     {
-        return (byte)Be.U8.getAcquire(AddressSpace.ALL, address);
+        return (byte)Be.U8.get(AddressSpace.ALL, address);
     }
 
     static void checkedIntBERelease(final long address, final int value)
