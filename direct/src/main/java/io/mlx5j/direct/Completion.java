@@ -1,7 +1,5 @@
 package io.mlx5j.direct;
 
-import io.mlx5j.raw.NicClock;
-import io.mlx5j.raw.StridingRecvQueue;
 import io.mlx5j.wqe.WcStatus;
 
 /**
@@ -219,8 +217,8 @@ public final class Completion
 
     /**
      * The CQE's completion timestamp in device clock ticks (libmlx5 mlx5_cq_read_wc_completion_ts: the timestamp
-     * field, whatever the CQ was created with); {@link NicClock#toNanos(long)} turns it into nanoseconds since the
-     * epoch.
+     * field, whatever the CQ was created with); {@link io.mlx5j.raw.NicClock#toNanos(long)} turns it into nanoseconds
+     * since the epoch.
      */
     public long timestamp()
     {
@@ -315,7 +313,8 @@ public final class Completion
 
     /**
      * Striding WQs: how many WQEs were released (all strides consumed) by this completion and by the filler CQEs
-     * consumed just before it, oldest first. A recycling {@link StridingRecvQueue} has already posted them again.
+     * consumed just before it, oldest first. A recycling {@link io.mlx5j.raw.StridingRecvQueue} has already posted them
+     * again.
      */
     public int releasedWqes()
     {

@@ -6,7 +6,6 @@ import io.mlx5j.bindings.Mlx5dv;
 import io.mlx5j.bindings.Mlx5dvObj;
 import io.mlx5j.bindings.Mlx5dvPd;
 import io.mlx5j.bindings.Verbs;
-import io.mlx5j.raw.FlowRule;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -142,9 +141,10 @@ public final class ProtectionDomain extends NativeResource
     }
 
     /**
-     * An RSS QP: a RAW_PACKET QP without queues of its own that hashes each frame steered to it ({@link FlowRule})
-     * with Toeplitz over {@code hashFields} ({@link RxHash}) and {@code key} (40 bytes), and delivers it to the WQ of
-     * {@code table} the hash selects. It needs no state changes. See {@link QueuePair#isRss()}.
+     * An RSS QP: a RAW_PACKET QP without queues of its own that hashes each frame steered to it ({@link
+     * io.mlx5j.raw.FlowRule}) with Toeplitz over {@code hashFields} ({@link RxHash}) and {@code key} (40 bytes), and
+     * delivers it to the WQ of {@code table} the hash selects. It needs no state changes. See {@link
+     * QueuePair#isRss()}.
      */
     public QueuePair createRssQp(final IndirectionTable table, final long hashFields, final byte[] key)
     {

@@ -1,7 +1,6 @@
 package io.mlx5j.verbs;
 
 import io.mlx5j.bindings.IbvQpInitAttr;
-import io.mlx5j.raw.FlowRule;
 
 /** Transport of a QP (enum ibv_qp_type). */
 public enum QpType
@@ -14,7 +13,7 @@ public enum QpType
     UD(IbvQpInitAttr.IBV_QPT_UD),
     /**
      * Raw Ethernet: whole frames are sent as written (an Ethernet segment in every send WQE) and received as steered
-     * by flow rules ({@link FlowRule}). Needs an Ethernet port and the CAP_NET_RAW capability.
+     * by flow rules ({@link io.mlx5j.raw.FlowRule}). Needs an Ethernet port and the CAP_NET_RAW capability.
      */
     RAW_PACKET(IbvQpInitAttr.IBV_QPT_RAW_PACKET);
 

@@ -1,10 +1,8 @@
 package io.mlx5j.verbs;
 
-import io.mlx5j.direct.Completion;
-
 /**
  * The header fields an RSS QP hashes ({@code enum ibv_rx_hash_fields}, verbs.h, rdma-core 44) and the hash types a
- * receive CQE reports with the hash ({@link Completion#rssHashType()}: the CQE_RSS_* bits of Linux
+ * receive CQE reports with the hash ({@link io.mlx5j.direct.Completion#rssHashType()}: the CQE_RSS_* bits of Linux
  * include/linux/mlx5/device.h, as the emulator writes them).
  */
 public final class RxHash

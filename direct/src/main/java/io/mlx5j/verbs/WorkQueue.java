@@ -10,9 +10,6 @@ import io.mlx5j.bindings.Mlx5dvObj;
 import io.mlx5j.bindings.Mlx5dvRwq;
 import io.mlx5j.bindings.Mlx5dvStridingRqInitAttr;
 import io.mlx5j.bindings.Mlx5dvWqInitAttr;
-import io.mlx5j.direct.CqPoller;
-import io.mlx5j.direct.RecvQueue;
-import io.mlx5j.raw.StridingRecvQueue;
 import io.mlx5j.verbs.internal.Rings;
 
 import java.lang.foreign.Arena;
@@ -29,12 +26,14 @@ import static io.mlx5j.bindings.CTypes.U8;
  * A receive work queue ({@code struct ibv_wq} of type IBV_WQT_RQ): a receive ring of its own, completing into one
  * CQ, which an {@link IndirectionTable} behind an RSS QP ({@link ProtectionDomain#createRssQp}) feeds with the frames
  * that hash to it. Created through {@code mlx5dv_create_wq}: plain (data segments, as libmlx5's mlx5_post_wq_recv
- * writes them; use {@link RecvQueue#of(WorkQueue)}) or striding (a multi-packet RQ: each WQE is one buffer of
- * 2^logNumStrides strides of 2^logStrideBytes bytes into which the NIC packs frames; use {@link StridingRecvQueue}).
- * A WQ is created in RESET; {@link #ready()} moves it to RDY (ibv_modify_wq), after which it receives.
+ * writes them; use {@link io.mlx5j.direct.RecvQueue#of(WorkQueue)}) or striding (a multi-packet RQ: each WQE is one
+ * buffer of 2^logNumStrides strides of 2^logStrideBytes bytes into which the NIC packs frames; use {@link
+ * io.mlx5j.raw.StridingRecvQueue}). A WQ is created in RESET; {@link #ready()} moves it to RDY (ibv_modify_wq), after
+ * which it receives.
  * <p>
  * The CQ of a WQ completes that WQ only: its CQEs name the WQ by libmlx5's user index, which mlx5dv does not report,
- * and carry the flow tag where a QP's CQEs carry the QP number, so {@link CqPoller} serves one WQ per CQ.
+ * and carry the flow tag where a QP's CQEs carry the QP number, so {@link io.mlx5j.direct.CqPoller} serves one WQ per
+ * CQ.
  */
 public final class WorkQueue extends NativeResource
 {

@@ -1,6 +1,5 @@
 package io.mlx5j.direct.internal;
 
-import io.mlx5j.direct.CqPoller;
 import io.mlx5j.verbs.internal.GlobalSymbols;
 
 import java.lang.foreign.FunctionDescriptor;
@@ -16,8 +15,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * Why: a real NIC needs no host CPU, but the emulator's device runs on host threads. libmlx5 lends it a pass in every
  * {@code ibv_poll_cq} (the emulator interposes the CQ spinlock); mlx5j never calls libmlx5 on its hot path, so on a
  * 2-core machine with two spinning JVMs every doorbell used to wait for a write fault and a thread wake-up (tens to
- * hundreds of microseconds on a virtual machine). {@link CqPoller} calls {@link #lend()} instead when a poll finds
- * nothing: the same bargain, cycles the poller would spend spinning.
+ * hundreds of microseconds on a virtual machine). {@link io.mlx5j.direct.CqPoller} calls {@link #lend()} instead when a
+ * poll finds nothing: the same bargain, cycles the poller would spend spinning.
  * <p>
  * Only where the emulator library is loaded ({@code dlsym(RTLD_DEFAULT, "mlx5emu_lend")}) and says its engine runs
  * ({@code mlx5emu_lend_enabled}: not with {@code MLX5EMU_ENGINE=off}, as in the benchmarks, nor with

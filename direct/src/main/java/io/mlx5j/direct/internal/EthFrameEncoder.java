@@ -1,7 +1,6 @@
 package io.mlx5j.direct.internal;
 
 import io.mlx5j.memory.RingStores;
-import io.mlx5j.raw.RawSendQueue;
 import io.mlx5j.wqe.CtrlSeg;
 import io.mlx5j.wqe.DataSeg;
 import io.mlx5j.wqe.EthSeg;
@@ -15,10 +14,10 @@ import java.nio.ByteOrder;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
- * The template send's WQE body ({@link RawSendQueue}'s one-call send of a header template and a payload), written
- * straight into the ring: the Ethernet segment with the inline header, then the rest of the template and the payload
- * as gather entries or as one inline segment. The same bytes as {@link WqeWriter}'s {@code eth}, {@code data} and
- * two-piece {@code inline} (RawSendParityTest posts template frames at every ring position and compares them with
+ * The template send's WQE body ({@link io.mlx5j.raw.RawSendQueue}'s one-call send of a header template and a payload),
+ * written straight into the ring: the Ethernet segment with the inline header, then the rest of the template and the
+ * payload as gather entries or as one inline segment. The same bytes as {@link WqeWriter}'s {@code eth}, {@code data}
+ * and two-piece {@code inline} (RawSendParityTest posts template frames at every ring position and compares them with
  * libmlx5's; RawTemplateSendTest compares them with the staging path's for inline headers libmlx5 does not write).
  * Why not through the writer: the template send has already settled what the writer's wrap, reserve and cursor
  * checks and field writes track (the claim, the ds limit), the same reason as {@link FastSendEncoder}.

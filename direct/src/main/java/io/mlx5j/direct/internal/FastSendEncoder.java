@@ -1,7 +1,5 @@
 package io.mlx5j.direct.internal;
 
-import io.mlx5j.direct.SendFlags;
-import io.mlx5j.direct.SendQueue;
 import io.mlx5j.memory.RingStores;
 import io.mlx5j.verbs.QpType;
 import io.mlx5j.wqe.CtrlSeg;
@@ -29,9 +27,9 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_NOP;
  * each one-call method compiles as one unit with its constant arguments (opcode, remote) folded.
  * <p>
  * The stores and the inline payload copy go through {@link RingStores} at {@code base + offset}, where {@code base}
- * is the ring's address that {@link SendQueue}'s liveness check of this post returned and every offset lies in
- * the claimed WQEBBs (masked where it can pass the ring end): the ring segment's bounds and session checks on each
- * store are what the post saves (SendQueue's close rule keeps it safe).
+ * is the ring's address that {@link io.mlx5j.direct.SendQueue}'s liveness check of this post returned and every offset
+ * lies in the claimed WQEBBs (masked where it can pass the ring end): the ring segment's bounds and session checks on
+ * each store are what the post saves (SendQueue's close rule keeps it safe).
  * Confined to the queue's thread.
  */
 public final class FastSendEncoder
@@ -99,8 +97,8 @@ public final class FastSendEncoder
     }
 
     /**
-     * {@link #gather} with {@link SendFlags#INLINE}: raddr (if {@code remote}) and one inline segment holding the
-     * {@code len} bytes at {@code laddr}, read now.
+     * {@link #gather} with {@link io.mlx5j.direct.SendFlags#INLINE}: raddr (if {@code remote}) and one inline segment
+     * holding the {@code len} bytes at {@code laddr}, read now.
      *
      * @param base the ring's address, from this post's liveness check
      * @return the WQE's ds, or 0 if declined (nothing claimed or written)

@@ -1,13 +1,11 @@
 package io.mlx5j.direct.internal;
 
-import io.mlx5j.direct.CqPoller;
-
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The one thread that may use a group of direct objects: the queues attached to a {@link CqPoller} and the
- * CqPoller itself share plain (unlocked) counters, so they are one unit for threads. Attaching merges groups (a
+ * The one thread that may use a group of direct objects: the queues attached to a {@link io.mlx5j.direct.CqPoller} and
+ * the CqPoller itself share plain (unlocked) counters, so they are one unit for threads. Attaching merges groups (a
  * union-find); the first use under {@code -Dmlx5j.debug=true} records the thread, and a use from any other thread
  * throws, naming both threads and the group's members. {@link #claim()} hands the group over explicitly.
  * <p>

@@ -1,6 +1,5 @@
 package io.mlx5j.direct.internal;
 
-import io.mlx5j.direct.CqPoller;
 import io.mlx5j.memory.Be;
 import io.mlx5j.verbs.QpType;
 import io.mlx5j.wqe.CtrlSeg;
@@ -20,7 +19,8 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_RDMA_READ;
  * The send side of completions that carry data: RDMA READ and atomic responses the NIC put into the CQE
  * (scatter-to-CQE) are copied into the gather list of the WQE they complete, read back from the send ring, as
  * libmlx5's mlx5_copy_to_send_wqe (rdma-core v44 providers/mlx5/qp.c); and the operand size of a masked atomic
- * (the CQE's byte count libmlx5 reports for it). Reads the ring only; called from {@link CqPoller}'s poll.
+ * (the CQE's byte count libmlx5 reports for it). Reads the ring only; called from {@link io.mlx5j.direct.CqPoller}'s
+ * poll.
  */
 public final class SendScatter
 {

@@ -1,7 +1,6 @@
 package io.mlx5j.direct.internal;
 
 import io.mlx5j.direct.SendFlags;
-import io.mlx5j.direct.SendQueue;
 import io.mlx5j.memory.AddressSpace;
 import io.mlx5j.memory.Be;
 import io.mlx5j.verbs.AddressHandle;
@@ -23,11 +22,11 @@ import static io.mlx5j.direct.internal.SendOpcodeRules.NO_OPERANDS;
 import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_NOP;
 
 /**
- * The one work request a {@link SendQueue} is staging ({@code begin ... remote / imm / operands / destination /
- * sge ... post}): its fields in primitives and reused arrays, so staging allocates nothing, then its size in 16-byte
- * units ({@link #validate}) and its segments after the ctrl segment ({@link #write}), as libmlx5's _mlx5_post_send
- * lays them out (rdma-core v44 providers/mlx5/qp.c): datagram (UD), raddr, atomic, then the data segments or one
- * inline segment. Confined to the queue's thread.
+ * The one work request a {@link io.mlx5j.direct.SendQueue} is staging ({@code begin ... remote / imm / operands /
+ * destination / sge ... post}): its fields in primitives and reused arrays, so staging allocates nothing, then its size
+ * in 16-byte units ({@link #validate}) and its segments after the ctrl segment ({@link #write}), as libmlx5's
+ * _mlx5_post_send lays them out (rdma-core v44 providers/mlx5/qp.c): datagram (UD), raddr, atomic, then the data
+ * segments or one inline segment. Confined to the queue's thread.
  */
 public final class SendStaging
 {
