@@ -1,7 +1,7 @@
 package io.mlx5j.bench;
 
-import io.mlx5j.verbs.CqRing;
 import io.mlx5j.doorbell.CqDoorbell;
+import io.mlx5j.verbs.CqRing;
 import io.mlx5j.wqe.CqeView;
 import io.mlx5j.wqe.SendRing;
 import io.mlx5j.wqe.WcStatus;

@@ -2,11 +2,11 @@ package io.mlx5j.bench;
 
 import java.lang.foreign.MemorySegment;
 
-import io.mlx5j.verbs.QpRing;
 import io.mlx5j.doorbell.BlueFlameRegister;
 import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.doorbell.DoorbellRecord;
 import io.mlx5j.doorbell.SendDoorbell;
+import io.mlx5j.verbs.QpRing;
 import io.mlx5j.wqe.CtrlSeg;
 import io.mlx5j.wqe.InlineSeg;
 import io.mlx5j.wqe.Mlx5Opcode;

@@ -4,8 +4,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.mlx5j.direct.Completion;
 import io.mlx5j.direct.CqPoller;
-import io.mlx5j.direct.SendQueue;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
 import io.mlx5j.doorbell.DoorbellMode;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

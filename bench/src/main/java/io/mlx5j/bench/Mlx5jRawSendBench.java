@@ -4,9 +4,9 @@ import java.util.concurrent.TimeUnit;
 
 import io.mlx5j.direct.Completion;
 import io.mlx5j.direct.CqPoller;
-import io.mlx5j.raw.RawSendQueue;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.raw.RawSendQueue;
 import io.mlx5j.wqe.Mlx5Opcode;
 import io.mlx5j.wqe.UdpHeaderTemplate;
 import org.openjdk.jmh.annotations.Benchmark;

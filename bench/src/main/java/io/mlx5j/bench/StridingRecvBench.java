@@ -3,14 +3,14 @@ package io.mlx5j.bench;
 import java.lang.foreign.Arena;
 import java.util.concurrent.TimeUnit;
 
-import io.mlx5j.verbs.Access;
 import io.mlx5j.direct.Completion;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.raw.StridingRecvQueue;
+import io.mlx5j.verbs.Access;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.Context;
-import io.mlx5j.direct.CqPoller;
 import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.verbs.ProtectionDomain;
-import io.mlx5j.raw.StridingRecvQueue;
 import io.mlx5j.verbs.WorkQueue;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

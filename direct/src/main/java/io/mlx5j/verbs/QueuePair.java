@@ -21,10 +21,10 @@ import java.util.List;
 
 import static io.mlx5j.bindings.CTypes.C_INT;
 import static io.mlx5j.bindings.CTypes.C_POINTER;
+import static io.mlx5j.bindings.CTypes.U16;
 import static io.mlx5j.bindings.CTypes.U32;
 import static io.mlx5j.bindings.CTypes.U64;
 import static io.mlx5j.bindings.CTypes.U8;
-import static io.mlx5j.bindings.CTypes.U16;
 import static io.mlx5j.bindings.IbvQpAttr.*;
 
 /**

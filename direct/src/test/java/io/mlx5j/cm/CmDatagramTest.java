@@ -1,14 +1,14 @@
 package io.mlx5j.cm;
 
-import io.mlx5j.verbs.AddressHandle;
 import io.mlx5j.direct.Completion;
 import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.SendQueue;
+import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.AddressHandle;
 import io.mlx5j.verbs.QpState;
 import io.mlx5j.verbs.QpType;
-import io.mlx5j.direct.SendFlags;
-import io.mlx5j.doorbell.DoorbellMode;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;

@@ -1,12 +1,12 @@
 package io.mlx5j.cm;
 
+import io.mlx5j.direct.SendQueue;
+import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.Context;
-import io.mlx5j.direct.SendQueue;
 import io.mlx5j.verbs.ProtectionDomain;
 import io.mlx5j.verbs.QpConfig;
 import io.mlx5j.verbs.QpType;
-import io.mlx5j.doorbell.DoorbellMode;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -1,11 +1,14 @@
 package io.mlx5j.tests;
 
-import io.mlx5j.verbs.Access;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.SendQueue;
+import io.mlx5j.direct.WcOpcode;
+import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.InitAttributes;
 import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.verbs.PeerInfo;
@@ -14,9 +17,6 @@ import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.verbs.RtrAttributes;
 import io.mlx5j.verbs.RtsAttributes;
-import io.mlx5j.direct.SendFlags;
-import io.mlx5j.direct.WcOpcode;
-import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.wqe.WcStatus;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

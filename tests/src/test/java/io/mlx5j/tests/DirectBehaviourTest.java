@@ -1,18 +1,18 @@
 package io.mlx5j.tests;
 
 import io.mlx5j.direct.Completion;
-import io.mlx5j.verbs.CompletionChannel;
-import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.direct.Completions;
 import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.SendQueue;
+import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.CompletionChannel;
+import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.verbs.QpConfig;
 import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
-import io.mlx5j.direct.SendFlags;
-import io.mlx5j.doorbell.DoorbellMode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -1,17 +1,17 @@
 package io.mlx5j.tests;
 
-import io.mlx5j.verbs.AddressHandle;
 import io.mlx5j.direct.Completion;
 import io.mlx5j.direct.CqPoller;
-import io.mlx5j.direct.SrqRecvQueue;
+import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.SendQueue;
+import io.mlx5j.direct.SrqRecvQueue;
+import io.mlx5j.direct.WcOpcode;
+import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.AddressHandle;
 import io.mlx5j.verbs.QpConfig;
 import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
-import io.mlx5j.direct.SendFlags;
 import io.mlx5j.verbs.SharedReceiveQueue;
-import io.mlx5j.direct.WcOpcode;
-import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.wqe.Mlx5Opcode;
 import io.mlx5j.wqe.WcStatus;
 import org.junit.jupiter.api.AfterEach;

@@ -1,15 +1,15 @@
 package io.mlx5j.tests;
 
 import io.mlx5j.direct.Completion;
-import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.SendFlags;
+import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.raw.RawSendQueue;
+import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.verbs.QpConfig;
 import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
-import io.mlx5j.raw.RawSendQueue;
-import io.mlx5j.direct.SendFlags;
-import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.wqe.UdpHeaderTemplate;
 
 import java.lang.foreign.MemorySegment;

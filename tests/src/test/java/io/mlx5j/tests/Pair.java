@@ -1,18 +1,18 @@
 package io.mlx5j.tests;
 
-import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendQueue;
+import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.InitAttributes;
 import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.verbs.QpConfig;
 import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.verbs.RtrAttributes;
 import io.mlx5j.verbs.RtsAttributes;
-import io.mlx5j.verbs.InitAttributes;
-import io.mlx5j.verbs.Access;
-import io.mlx5j.doorbell.DoorbellMode;
 
 /**
  * Two QPs of one type on one device, each driven only by mlx5j's direct path: a posts, b receives (and the other

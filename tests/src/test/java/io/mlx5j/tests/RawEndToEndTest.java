@@ -1,20 +1,20 @@
 package io.mlx5j.tests;
 
 import io.mlx5j.direct.Completion;
-import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.WcOpcode;
+import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.raw.FlowRule;
-import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.raw.NicClock;
+import io.mlx5j.raw.RawSendQueue;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.verbs.QpConfig;
 import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
-import io.mlx5j.raw.RawSendQueue;
-import io.mlx5j.direct.SendFlags;
 import io.mlx5j.verbs.VerbsException;
-import io.mlx5j.direct.WcOpcode;
-import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.wqe.Cqe64;
 import io.mlx5j.wqe.UdpHeaderTemplate;
 import org.junit.jupiter.api.AfterEach;

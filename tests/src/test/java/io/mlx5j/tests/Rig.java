@@ -1,11 +1,11 @@
 package io.mlx5j.tests;
 
+import io.mlx5j.direct.Completion;
+import io.mlx5j.direct.CqPoller;
 import io.mlx5j.verbs.Access;
 import io.mlx5j.verbs.AddressVector;
-import io.mlx5j.direct.Completion;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.Context;
-import io.mlx5j.direct.CqPoller;
 import io.mlx5j.verbs.Gid;
 import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.verbs.PeerInfo;

@@ -1,9 +1,9 @@
 package io.mlx5j.tests;
 
 import io.mlx5j.bindings.IbvSendWr;
+import io.mlx5j.direct.SendFlags;
 import io.mlx5j.verbs.QpRing;
 import io.mlx5j.verbs.QpType;
-import io.mlx5j.direct.SendFlags;
 import io.mlx5j.wqe.Mlx5Opcode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -4,9 +4,9 @@ import io.mlx5j.bindings.IbvDataBuf;
 import io.mlx5j.bindings.IbvSendWr;
 import io.mlx5j.bindings.IbvSge;
 import io.mlx5j.bindings.InlineVerbs;
+import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.SendQueue;
 import io.mlx5j.verbs.QpType;
-import io.mlx5j.direct.SendFlags;
 import io.mlx5j.wqe.Mlx5Opcode;
 
 import java.lang.foreign.Arena;

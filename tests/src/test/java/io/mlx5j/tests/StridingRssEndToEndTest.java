@@ -1,17 +1,17 @@
 package io.mlx5j.tests;
 
 import io.mlx5j.direct.Completion;
-import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.raw.FlowRule;
+import io.mlx5j.raw.StridingRecvQueue;
+import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.IndirectionTable;
 import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.verbs.RxHash;
-import io.mlx5j.raw.StridingRecvQueue;
 import io.mlx5j.verbs.VerbsException;
-import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.verbs.WorkQueue;
 import io.mlx5j.wqe.UdpHeaderTemplate;
 import org.junit.jupiter.api.AfterEach;

@@ -1,13 +1,16 @@
 package io.mlx5j.tool;
 
-import io.mlx5j.verbs.Access;
-import io.mlx5j.verbs.AddressVector;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.verbs.CompletionQueue;
-import io.mlx5j.verbs.Context;
 import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.SendQueue;
+import io.mlx5j.direct.WcOpcode;
+import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.AddressVector;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.Context;
 import io.mlx5j.verbs.Gid;
 import io.mlx5j.verbs.InitAttributes;
 import io.mlx5j.verbs.MemoryRegion;
@@ -19,9 +22,6 @@ import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.verbs.RtrAttributes;
 import io.mlx5j.verbs.RtsAttributes;
-import io.mlx5j.direct.SendFlags;
-import io.mlx5j.direct.WcOpcode;
-import io.mlx5j.doorbell.DoorbellMode;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,15 +1,20 @@
 package io.mlx5j.tool;
 
+import io.mlx5j.direct.Completion;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
+import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.tool.oob.OobConnection;
+import io.mlx5j.tool.oob.OobServer;
+import io.mlx5j.tool.oob.PingpongExchange;
 import io.mlx5j.verbs.Access;
 import io.mlx5j.verbs.AddressHandle;
 import io.mlx5j.verbs.AddressVector;
-import io.mlx5j.direct.Completion;
 import io.mlx5j.verbs.CompletionChannel;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.Context;
-import io.mlx5j.direct.CqPoller;
-import io.mlx5j.direct.RecvQueue;
-import io.mlx5j.direct.SendQueue;
 import io.mlx5j.verbs.Gid;
 import io.mlx5j.verbs.InitAttributes;
 import io.mlx5j.verbs.MemoryRegion;
@@ -21,11 +26,6 @@ import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.verbs.RtrAttributes;
 import io.mlx5j.verbs.RtsAttributes;
-import io.mlx5j.direct.SendFlags;
-import io.mlx5j.tool.oob.OobConnection;
-import io.mlx5j.tool.oob.OobServer;
-import io.mlx5j.tool.oob.PingpongExchange;
-import io.mlx5j.doorbell.DoorbellMode;
 
 import java.io.PrintStream;
 import java.lang.foreign.Arena;

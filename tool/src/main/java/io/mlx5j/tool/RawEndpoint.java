@@ -1,18 +1,18 @@
 package io.mlx5j.tool;
 
-import io.mlx5j.verbs.Access;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.verbs.CompletionQueue;
-import io.mlx5j.verbs.Context;
 import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.raw.FlowRule;
+import io.mlx5j.raw.RawSendQueue;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.Context;
 import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.verbs.ProtectionDomain;
 import io.mlx5j.verbs.QpConfig;
 import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
-import io.mlx5j.raw.RawSendQueue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
