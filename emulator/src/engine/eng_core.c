@@ -160,7 +160,7 @@ int pthread_spin_lock(pthread_spinlock_t *l)
 }
 
 /*
- * The same loan, for drivers that never call libmlx5 on their hot path (mlx5j's DirectCq calls it when a poll finds
+ * The same loan, for drivers that never call libmlx5 on their hot path (mlx5j's CqPoller calls it when a poll finds
  * its CQ empty; found through dlsym(RTLD_DEFAULT), so only where this library is loaded). Up to 4 passes, as after a
  * doorbell fault: a loopback packet is delivered and acknowledged before the poller looks again, since the same
  * thread may next spin on the memory the packet writes. A NIC needs no host CPU; this only borrows cycles the

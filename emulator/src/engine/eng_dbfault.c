@@ -1,7 +1,7 @@
 /*
  * eng_dbfault.c - doorbells noticed the moment they are written, through write faults on the UAR pages.
  *
- * Why: a program that spins on completion memory (perftest's ib_write_lat, UCX rc_mlx5, mlx5j's DirectCq) never
+ * Why: a program that spins on completion memory (perftest's ib_write_lat, UCX rc_mlx5, mlx5j's CqPoller) never
  * calls the library after its doorbell store, so only a polling engine thread could see that store; on a 2-core
  * machine whose cores both spin, such a thread gets a CPU at the next scheduler tick (4 ms here). Instead, the
  * application's mapping of every UAR page is write-protected through userfaultfd (UFFDIO_REGISTER_MODE_WP, shmem

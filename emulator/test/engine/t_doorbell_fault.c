@@ -1,6 +1,6 @@
 /*
  * Doorbells noticed through write faults (src/engine/eng_dbfault.c): a program that rings a doorbell and then
- * spins on memory without calling the library again (ib_write_lat, UCX, mlx5j's DirectCq) gets its WQEs executed.
+ * spins on memory without calling the library again (ib_write_lat, UCX, mlx5j's CqPoller) gets its WQEs executed.
  * Each round lets the engine go idle (it then write-protects the UAR pages), posts an RDMA WRITE and a SEND, and
  * waits for the written bytes by reading memory only; then the completions are checked with ibv_poll_cq. With
  * MLX5EMU_DOORBELL_FAULT=1 (set here) at least one doorbell must have arrived as a fault (the engine may still be

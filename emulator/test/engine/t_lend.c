@@ -1,5 +1,5 @@
 /*
- * t_lend.c - cycles lent through mlx5emu_lend (src/engine/eng_core.c), as mlx5j's DirectCq lends its empty polls:
+ * t_lend.c - cycles lent through mlx5emu_lend (src/engine/eng_core.c), as mlx5j's CqPoller lends its empty polls:
  * - mlx5emu_lend_enabled() answers 1 under the running engine, 0 with MLX5EMU_LEND=0 or MLX5EMU_ENGINE=off (the
  *   test re-runs itself so; mlx5j reads it once to decide whether its polls call mlx5emu_lend at all);
  * - a program that posts an RDMA WRITE and then only calls mlx5emu_lend, never ibv_poll_cq, sees the bytes land by

@@ -1,15 +1,15 @@
 package io.mlx5j.bench;
 
-import io.mlx5j.direct.CqRing;
 import io.mlx5j.doorbell.CqDoorbell;
+import io.mlx5j.verbs.CqRing;
 import io.mlx5j.wqe.CqeView;
-import io.mlx5j.wqe.SendQueue;
+import io.mlx5j.wqe.SendRing;
 import io.mlx5j.wqe.WcStatus;
 
 /**
  * The mlx5j poll path composed from its parts over {@code CompletionQueue.ring()}: {@link CqeView} (ownership check
- * and decode), {@link SendQueue#complete} (retire the WQE, recover wr_id), {@link CqDoorbell#consumerIndex}. This is
- * the hot path of {@code io.mlx5j.direct.DirectCq} for requester completions of one attached send queue.
+ * and decode), {@link SendRing#complete} (retire the WQE, recover wr_id), {@link CqDoorbell#consumerIndex}. This is
+ * the hot path of {@code io.mlx5j.direct.CqPoller} for requester completions of one attached send queue.
  * <p>
  * Confinement: one polling thread (the one that posts to the attached send queue).
  */
@@ -17,13 +17,13 @@ final class ComposedCq
 {
     private final CqeView view = new CqeView();
     private final CqDoorbell doorbell;
-    private final SendQueue sq;
+    private final SendRing sq;
     private final int qpn;
     private int ci;
     private long wrId;
     private WcStatus status;
 
-    ComposedCq(final CqRing ring, final SendQueue sq, final int qpn)
+    ComposedCq(final CqRing ring, final SendRing sq, final int qpn)
     {
         view.wrap(ring.buf(), ring.cqeSize(), ring.cqeCnt());
         this.doorbell = new CqDoorbell(ring.dbrec(), ring.cqUar(), ring.cqn());

@@ -20,8 +20,8 @@ import org.openjdk.jmh.annotations.TearDown;
 import static io.mlx5j.bench.Workload.BATCH;
 
 /**
- * {@link Mlx5jPostBench} on the mlx5j parts alone ({@link ComposedSendQueue}: SendQueue + WqeWriter + SendDoorbell;
- * {@link ComposedCq}: CqeView + SendQueue.complete + CqDoorbell), without DirectSendQueue's general staging layer:
+ * {@link Mlx5jPostBench} on the mlx5j parts alone ({@link ComposedSendQueue}: SendRing + WqeWriter + SendDoorbell;
+ * {@link ComposedCq}: CqeView + SendRing.complete + CqDoorbell), without SendQueue's general staging layer:
  * the difference between the two is what that layer costs. Same QP, WQEs, completer. One op = one WQE.
  */
 @State(Scope.Thread)

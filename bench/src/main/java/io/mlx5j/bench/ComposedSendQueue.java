@@ -2,21 +2,21 @@ package io.mlx5j.bench;
 
 import java.lang.foreign.MemorySegment;
 
-import io.mlx5j.direct.QpRings;
 import io.mlx5j.doorbell.BlueFlameRegister;
 import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.doorbell.DoorbellRecord;
 import io.mlx5j.doorbell.SendDoorbell;
+import io.mlx5j.verbs.QpRing;
 import io.mlx5j.wqe.CtrlSeg;
 import io.mlx5j.wqe.InlineSeg;
 import io.mlx5j.wqe.Mlx5Opcode;
-import io.mlx5j.wqe.SendQueue;
+import io.mlx5j.wqe.SendRing;
 import io.mlx5j.wqe.WqeWriter;
 
 /**
- * The mlx5j send path composed directly from its parts over {@code QueuePair.rings()}: {@link SendQueue} (ring
+ * The mlx5j send path composed directly from its parts over {@code QueuePair.rings()}: {@link SendRing} (ring
  * bookkeeping), {@link WqeWriter} (segment stores), {@link SendDoorbell} (doorbell record, fences, BlueFlame or
- * 8-byte doorbell). This is the hot path of {@code io.mlx5j.direct.DirectSendQueue}, with the same method shapes
+ * 8-byte doorbell). This is the hot path of {@code io.mlx5j.direct.SendQueue}, with the same method shapes
  * (issue 5 DIRECT_API); the benchmarks use it where the product class is not available.
  * <p>
  * Confinement: one posting thread.
@@ -30,22 +30,22 @@ final class ComposedSendQueue
 
     private final MemorySegment ring;
     private final int qpn;
-    private final SendQueue sq;
+    private final SendRing sq;
     private final WqeWriter writer;
     private final SendDoorbell doorbell;
     private int pending;
 
-    ComposedSendQueue(final QpRings rings, final DoorbellMode mode)
+    ComposedSendQueue(final QpRing rings, final DoorbellMode mode)
     {
         this.ring = rings.sq();
         this.qpn = rings.qpn();
-        this.sq = new SendQueue(rings.sqWqeCnt());
+        this.sq = new SendRing(rings.sqWqeCnt());
         this.writer = new WqeWriter(4);
         this.doorbell = new SendDoorbell(ring, new DoorbellRecord(rings.dbrec()),
             new BlueFlameRegister(rings.bfReg(), rings.bfSize(), false), mode);
     }
 
-    SendQueue sendQueue()
+    SendRing sendQueue()
     {
         return sq;
     }
@@ -54,7 +54,7 @@ final class ComposedSendQueue
         final int rkey, final int flags)
     {
         final long ctrl = sq.claim(1);
-        if (ctrl == SendQueue.NO_SPACE)
+        if (ctrl == SendRing.NO_SPACE)
         {
             return false;
         }
@@ -72,8 +72,8 @@ final class ComposedSendQueue
     {
         final boolean inline = (flags & INLINE) != 0;
         final int ds = 1 + (inline ? InlineSeg.ds(len) : 1);
-        final long ctrl = sq.claim(SendQueue.numWqebb(ds));
-        if (ctrl == SendQueue.NO_SPACE)
+        final long ctrl = sq.claim(SendRing.numWqebb(ds));
+        if (ctrl == SendRing.NO_SPACE)
         {
             return false;
         }
@@ -96,7 +96,7 @@ final class ComposedSendQueue
     boolean nop(final long wrId, final int flags)
     {
         final long ctrl = sq.claim(1);
-        if (ctrl == SendQueue.NO_SPACE)
+        if (ctrl == SendRing.NO_SPACE)
         {
             return false;
         }

@@ -5,7 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.nio.ByteOrder;
 
-import io.mlx5j.doorbell.InternalUnsafe;
+import io.mlx5j.memory.InternalUnsafe;
 
 /**
  * The stand-in NIC's stores into a CQ ring ({@link SyntheticCompleter}, {@link RawRecvCompleter}): plain stores at

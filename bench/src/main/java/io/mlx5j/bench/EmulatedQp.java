@@ -10,18 +10,18 @@ import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
 
 import io.mlx5j.bindings.IbvQpInitAttrEx;
-import io.mlx5j.direct.Access;
-import io.mlx5j.direct.AddressVector;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.Gid;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.PeerInfo;
-import io.mlx5j.direct.PortAttributes;
-import io.mlx5j.direct.ProtectionDomain;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.AddressVector;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.Gid;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.PeerInfo;
+import io.mlx5j.verbs.PortAttributes;
+import io.mlx5j.verbs.ProtectionDomain;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 
 /**
  * The QP every post/poll benchmark runs on: an RC QP on the emulated ConnectX, connected (RTS) to a twin RC QP of the

@@ -11,17 +11,17 @@ import io.mlx5j.bindings.IbvCqEx;
 import io.mlx5j.bindings.IbvCqInitAttrEx;
 import io.mlx5j.bindings.IbvPollCqAttr;
 import io.mlx5j.bindings.InlineVerbs;
-import io.mlx5j.direct.Access;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.ProtectionDomain;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.StridingRecvQueue;
-import io.mlx5j.direct.WorkQueue;
-import io.mlx5j.direct.WqRings;
+import io.mlx5j.raw.StridingRecvQueue;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.ProtectionDomain;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.WorkQueue;
+import io.mlx5j.verbs.WqRing;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -120,7 +120,7 @@ public class IbvStridingRecvBench
         }
         q.ring();
         head = WQES;
-        final WqRings rings = wq.rings();
+        final WqRing rings = wq.rings();
         if (rings.wqeCnt() != WQES)
         {
             throw new IllegalStateException("striding WQ of " + rings.wqeCnt() + " WQEs, want " + WQES);

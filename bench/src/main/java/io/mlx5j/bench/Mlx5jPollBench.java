@@ -4,9 +4,9 @@ import java.util.concurrent.TimeUnit;
 
 import io.mlx5j.direct.Completion;
 import io.mlx5j.direct.Completions;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectSendQueue;
+import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
 import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.wqe.Mlx5Opcode;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -22,7 +22,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * mlx5j polling requester completions ({@link DirectCq}): the {@link SyntheticCompleter} writes 1 or 16 CQEs, one
+ * mlx5j polling requester completions ({@link CqPoller}): the {@link SyntheticCompleter} writes 1 or 16 CQEs, one
  * poll call ({@code poll(Completion)}, resp. {@code poll(Completions, 16)}) consumes them. One op = one CQE.
  * <p>
  * mlx5j retires the send WQE each CQE names and refuses a CQE that names no outstanding WQE (libmlx5 does not
@@ -44,8 +44,8 @@ import org.openjdk.jmh.annotations.TearDown;
 public class Mlx5jPollBench
 {
     private EmulatedQp env;
-    private DirectSendQueue sq;
-    private DirectCq cq;
+    private SendQueue sq;
+    private CqPoller cq;
     private final Completion one = new Completion();
     private final Completions batch = new Completions(16);
     private SyntheticCompleter completer;
@@ -61,8 +61,8 @@ public class Mlx5jPollBench
     {
         env = EmulatedQp.open();
         // the NOP rows never ring; the postPoll rows ring as libmlx5 does (BlueFlame for a single WQE)
-        sq = DirectSendQueue.of(env.qp, DoorbellMode.BLUEFLAME);
-        cq = DirectCq.of(env.cq).attach(sq);
+        sq = SendQueue.of(env.qp, DoorbellMode.BLUEFLAME);
+        cq = CqPoller.of(env.cq).attach(sq);
         completer = new SyntheticCompleter(env.cq.ring(), env.qp.qpn(), env.uidx);
         lkey = env.mr.lkey();
         rkey = env.mr.rkey();
@@ -118,7 +118,7 @@ public class Mlx5jPollBench
 
     private void postWrites(final int n)
     {
-        final DirectSendQueue sq = this.sq;
+        final SendQueue sq = this.sq;
         for (int i = 0; i < n; i++)
         {
             if (!sq.rdmaWrite(++wrId, src, lkey, Workload.WRITE_BYTES, raddr, rkey, SendFlags.SIGNALED))
@@ -151,7 +151,7 @@ public class Mlx5jPollBench
     {
         if (got != n || last.wrId() != wrId || !last.isSuccess())
         {
-            throw new IllegalStateException("DirectCq.poll: expected " + n + " completions ending with wr_id " + wrId
+            throw new IllegalStateException("CqPoller.poll: expected " + n + " completions ending with wr_id " + wrId
                 + ", got " + got + " ending with " + last);
         }
     }

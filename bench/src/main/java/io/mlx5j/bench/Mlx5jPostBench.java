@@ -3,9 +3,9 @@ package io.mlx5j.bench;
 import java.util.concurrent.TimeUnit;
 
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectSendQueue;
+import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
 import io.mlx5j.doorbell.DoorbellMode;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -23,7 +23,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import static io.mlx5j.bench.Workload.BATCH;
 
 /**
- * The mlx5j direct send path ({@link DirectSendQueue}, completions through {@link DirectCq}) on the same kind of QP
+ * The mlx5j direct send path ({@link SendQueue}, completions through {@link CqPoller}) on the same kind of QP
  * as {@link IbvPostSendBench} and {@link IbvWrBench}, with the same WQEs and the same {@link SyntheticCompleter}.
  * {@code doorbell}: BLUEFLAME copies every single-WQE post through the BlueFlame register (a batch rings the 8-byte
  * doorbell, as libmlx5), DOORBELL always rings the 8-byte doorbell. One op = one WQE.
@@ -39,8 +39,8 @@ public class Mlx5jPostBench
     public String doorbell;
 
     private EmulatedQp env;
-    private DirectSendQueue sq;
-    private DirectCq cq;
+    private SendQueue sq;
+    private CqPoller cq;
     private final Completion completion = new Completion();
     private SyntheticCompleter completer;
     private int curPost;
@@ -54,8 +54,8 @@ public class Mlx5jPostBench
     public void setup()
     {
         env = EmulatedQp.open();
-        sq = DirectSendQueue.of(env.qp, DoorbellMode.valueOf(doorbell));
-        cq = DirectCq.of(env.cq).attach(sq);
+        sq = SendQueue.of(env.qp, DoorbellMode.valueOf(doorbell));
+        cq = CqPoller.of(env.cq).attach(sq);
         completer = new SyntheticCompleter(env.cq.ring(), env.qp.qpn(), env.uidx);
         lkey = env.mr.lkey();
         rkey = env.mr.rkey();
@@ -74,7 +74,7 @@ public class Mlx5jPostBench
     @Benchmark
     public int rdmaWrite()
     {
-        final DirectSendQueue sq = this.sq;
+        final SendQueue sq = this.sq;
         for (int i = 1; i <= BATCH; i++)
         {
             final boolean signaled = i == BATCH;
@@ -105,7 +105,7 @@ public class Mlx5jPostBench
     @Benchmark
     public int rdmaWriteBatch8()
     {
-        final DirectSendQueue sq = this.sq;
+        final SendQueue sq = this.sq;
         for (int i = 1; i <= BATCH; i++)
         {
             final boolean signaled = i == BATCH;
@@ -124,7 +124,7 @@ public class Mlx5jPostBench
 
     private int sendInline(final int bytes, final int wqebb)
     {
-        final DirectSendQueue sq = this.sq;
+        final SendQueue sq = this.sq;
         for (int i = 1; i <= BATCH; i++)
         {
             final boolean signaled = i == BATCH;
@@ -145,7 +145,7 @@ public class Mlx5jPostBench
         final int n = cq.poll(c);
         if (n != 1 || c.wrId() != Workload.SIGNALED_WR_ID || !c.isSuccess())
         {
-            throw Workload.badCompletion("DirectCq.poll", n, c.wrId(), c.statusCode());
+            throw Workload.badCompletion("CqPoller.poll", n, c.wrId(), c.statusCode());
         }
         return n;
     }

@@ -4,9 +4,9 @@ import java.util.concurrent.TimeUnit;
 
 import io.mlx5j.direct.Completion;
 import io.mlx5j.direct.Completions;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.NicClock;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.raw.NicClock;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -21,8 +21,8 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * mlx5j's raw receive path on {@link EmulatedRawQp}: the {@link RawRecvCompleter} writes 1 or 16 raw receive CQEs,
- * {@link DirectCq} decodes them (wr_id, length, checksum-OK, L3/L4 types, flow tag, VLAN, RSS hash, timestamp, the
- * frame's address), and each buffer goes back to the {@link DirectRecvQueue}, rung once per poll call (the doorbell
+ * {@link CqPoller} decodes them (wr_id, length, checksum-OK, L3/L4 types, flow tag, VLAN, RSS hash, timestamp, the
+ * frame's address), and each buffer goes back to the {@link RecvQueue}, rung once per poll call (the doorbell
  * record; a receive queue has no MMIO doorbell). {@code recv1Ts} also converts each CQE's timestamp to nanoseconds
  * since the epoch with {@link NicClock} (mlx5dv_ts_to_ns's arithmetic over the clock-info page). One op = one frame.
  * Counterparts: {@link IbvRawPollCqBench} (ibv_poll_cq + ibv_post_recv), {@link IbvRawCqExBench} (ibv_start_poll /
@@ -35,8 +35,8 @@ import org.openjdk.jmh.annotations.TearDown;
 public class Mlx5jRawRecvBench
 {
     private EmulatedRawQp env;
-    private DirectRecvQueue rq;
-    private DirectCq cq;
+    private RecvQueue rq;
+    private CqPoller cq;
     private NicClock clock;
     private final Completion one = new Completion();
     private final Completions batch = new Completions(16);
@@ -49,8 +49,8 @@ public class Mlx5jRawRecvBench
     public void setup()
     {
         env = EmulatedRawQp.open(0);
-        rq = DirectRecvQueue.of(env.qp);
-        cq = DirectCq.of(env.recvCq).attach(rq);
+        rq = RecvQueue.of(env.qp);
+        cq = CqPoller.of(env.recvCq).attach(rq);
         clock = NicClock.of(env.context);
         lkey = env.mr.lkey();
         for (int slot = 0; slot < EmulatedRawQp.MAX_WR; slot++)
@@ -98,7 +98,7 @@ public class Mlx5jRawRecvBench
         final int got = cq.poll(batch, 16);
         if (got != 16)
         {
-            throw new IllegalStateException("DirectCq.poll: expected 16 receive completions, got " + got);
+            throw new IllegalStateException("CqPoller.poll: expected 16 receive completions, got " + got);
         }
         long sum = 0;
         for (int i = 0; i < 16; i++)
@@ -121,7 +121,7 @@ public class Mlx5jRawRecvBench
         final Completion c = one;
         if (cq.poll(c) != 1)
         {
-            throw new IllegalStateException("DirectCq.poll: no receive completion");
+            throw new IllegalStateException("CqPoller.poll: no receive completion");
         }
         check(c, slot);
         repost(c);
@@ -142,7 +142,7 @@ public class Mlx5jRawRecvBench
     {
         if (c.wrId() != slot || !c.isSuccess() || c.byteLen() != RawWorkload.FRAME || !c.ipCsumOk())
         {
-            throw new IllegalStateException("DirectCq.poll: expected the " + RawWorkload.FRAME + "-byte frame of " +
+            throw new IllegalStateException("CqPoller.poll: expected the " + RawWorkload.FRAME + "-byte frame of " +
                 "receive " + slot + " with good checksums, got " + c);
         }
     }

@@ -3,10 +3,10 @@ package io.mlx5j.bench;
 import java.util.concurrent.TimeUnit;
 
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.RawSendQueue;
+import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.raw.RawSendQueue;
 import io.mlx5j.wqe.Mlx5Opcode;
 import io.mlx5j.wqe.UdpHeaderTemplate;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -25,7 +25,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import static io.mlx5j.bench.Workload.BATCH;
 
 /**
- * mlx5j's raw send path ({@link RawSendQueue}, completions through {@link DirectCq}) on {@link EmulatedRawQp}: the
+ * mlx5j's raw send path ({@link RawSendQueue}, completions through {@link CqPoller}) on {@link EmulatedRawQp}: the
  * {@link RawWorkload} frame, a 42-byte UDP header and a 64-byte payload with IPv4/UDP checksum offload, the payload by
  * gather entry or inline, in either doorbell mode, and the header either as libmlx5 lays it out or wholly inline.
  * One op = one frame. Counterparts: {@link
@@ -61,7 +61,7 @@ public class Mlx5jRawSendBench
 
     private EmulatedRawQp env;
     private RawSendQueue sq;
-    private DirectCq cq;
+    private CqPoller cq;
     private final Completion completion = new Completion();
     private SyntheticCompleter completer;
     private UdpHeaderTemplate template;
@@ -77,7 +77,7 @@ public class Mlx5jRawSendBench
         {
             sq.inlineHeaders(UdpHeaderTemplate.LENGTH);
         }
-        cq = DirectCq.of(env.sendCq).attach(sq.queue());
+        cq = CqPoller.of(env.sendCq).attach(sq.queue());
         completer = new SyntheticCompleter(env.sendCq.ring(), env.qp.qpn(), env.uidx);
         template = env.header;
         lkey = env.mr.lkey();
@@ -123,7 +123,7 @@ public class Mlx5jRawSendBench
         final int n = cq.poll(c);
         if (n != 1 || c.wrId() != Workload.SIGNALED_WR_ID || !c.isSuccess())
         {
-            throw Workload.badCompletion("DirectCq.poll", n, c.wrId(), c.statusCode());
+            throw Workload.badCompletion("CqPoller.poll", n, c.wrId(), c.statusCode());
         }
         return n;
     }

@@ -1,11 +1,11 @@
 package io.mlx5j.bench;
 
-import io.mlx5j.direct.CqRing;
+import io.mlx5j.verbs.CqRing;
 import io.mlx5j.wqe.Cqe64;
 
 /**
  * Stands in for the NIC on the receive side of a raw packet QP: writes one successful receive CQE per frame into
- * the CQ ring, as libmlx5's ibv_poll_cq / ibv_start_poll and mlx5j's DirectCq expect it for a plain receive queue
+ * the CQ ring, as libmlx5's ibv_poll_cq / ibv_start_poll and mlx5j's CqPoller expect it for a plain receive queue
  * (rdma-core v44 providers/mlx5/cq.c handle_responder and get_csum_ok; struct mlx5_cqe64 in mlx5dv.h):
  * <pre>
  *   0x1c hds_ip_ext       L3_OK | L4_OK (with an IPv4 header: IBV_WC_IP_CSUM_OK)

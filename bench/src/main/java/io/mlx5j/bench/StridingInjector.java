@@ -1,6 +1,6 @@
 package io.mlx5j.bench;
 
-import io.mlx5j.direct.CompletionQueue;
+import io.mlx5j.verbs.CompletionQueue;
 
 /**
  * Stands in for the NIC on a striding WQ's CQ (engine off): writes raw RESP_SEND CQEs as the device writes them, the

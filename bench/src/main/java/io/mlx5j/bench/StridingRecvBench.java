@@ -3,15 +3,15 @@ package io.mlx5j.bench;
 import java.lang.foreign.Arena;
 import java.util.concurrent.TimeUnit;
 
-import io.mlx5j.direct.Access;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.ProtectionDomain;
-import io.mlx5j.direct.StridingRecvQueue;
-import io.mlx5j.direct.WorkQueue;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.raw.StridingRecvQueue;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.ProtectionDomain;
+import io.mlx5j.verbs.WorkQueue;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -25,7 +25,7 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * mlx5j's striding receive path: a recycling {@link StridingRecvQueue} (16 WQEs of 32 strides of 64 bytes, two-byte
- * shift) and {@link DirectCq}. The CQEs the device would write are written here (engine off, Ethernet port, as for
+ * shift) and {@link CqPoller}. The CQEs the device would write are written here (engine off, Ethernet port, as for
  * the other receive rows): frames of 1..4 strides, a filler CQE where a frame does not fit the strides left, so a WQE
  * is released and posted again (doorbell record) about every 13 frames; the frame's address and timestamp are read.
  * One op = one frame. The CQEs come from {@link StridingInjector}, as for the libmlx5 counterpart
@@ -44,7 +44,7 @@ public class StridingRecvBench
     private Context context;
     private Arena arena;
     private final Completion c = new Completion();
-    private DirectCq cq;
+    private CqPoller cq;
     private StridingInjector injector;
     private int cursor;
     private int frame;
@@ -71,7 +71,7 @@ public class StridingRecvBench
             q.post(i, mr.address() + i * (long) q.bufferBytes(), mr.lkey());
         }
         q.ring();
-        cq = DirectCq.of(ring).attach(q);
+        cq = CqPoller.of(ring).attach(q);
         injector = new StridingInjector(ring, 0); // srqn_uidx: mlx5j does not read it
     }
 

@@ -1,6 +1,6 @@
 package io.mlx5j.bench;
 
-import io.mlx5j.direct.CqRing;
+import io.mlx5j.verbs.CqRing;
 import io.mlx5j.wqe.Cqe64;
 
 /**

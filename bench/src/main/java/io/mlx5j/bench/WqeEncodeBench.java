@@ -10,7 +10,7 @@ import io.mlx5j.doorbell.DoorbellRecord;
 import io.mlx5j.doorbell.SendDoorbell;
 import io.mlx5j.wqe.CtrlSeg;
 import io.mlx5j.wqe.Mlx5Opcode;
-import io.mlx5j.wqe.SendQueue;
+import io.mlx5j.wqe.SendRing;
 import io.mlx5j.wqe.WqeWriter;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -51,7 +51,7 @@ public class WqeEncodeBench
     private Arena arena;
     private MemorySegment ring;
     private final WqeWriter writer = new WqeWriter(4);
-    private final SendQueue sendQueue = new SendQueue(WQE_CNT);
+    private final SendRing sendQueue = new SendRing(WQE_CNT);
     private SendDoorbell doorbell;
     private int n;
 
@@ -101,7 +101,7 @@ public class WqeEncodeBench
     @Benchmark
     public long postRdmaWrite()
     {
-        final SendQueue sq = sendQueue;
+        final SendRing sq = sendQueue;
         final long ctrl = sq.claim(1);
         final int wqeIndex = sq.wqeIndex();
         final int ds = writer.wrap(ring, ctrl)
@@ -116,7 +116,7 @@ public class WqeEncodeBench
     @Benchmark
     public long postRdmaWriteBlueFlame()
     {
-        final SendQueue sq = sendQueue;
+        final SendRing sq = sendQueue;
         final long ctrl = sq.claim(1);
         final int wqeIndex = sq.wqeIndex();
         final int ds = writer.wrap(ring, ctrl)

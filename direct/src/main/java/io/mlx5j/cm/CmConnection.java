@@ -1,6 +1,6 @@
 package io.mlx5j.cm;
 
-import io.mlx5j.direct.QueuePair;
+import io.mlx5j.verbs.QueuePair;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -8,7 +8,7 @@ import java.util.function.Consumer;
 
 /**
  * An established rdma_cm connection: the id and the {@link QueuePair} it connected, in RTS and ready for
- * {@code DirectSendQueue}/{@code DirectCq}. Made by {@link #connect} (active side) or
+ * {@code SendQueue}/{@code CqPoller}. Made by {@link #connect} (active side) or
  * {@link ConnectionRequest#accept} (passive side); it owns the QP and the id, and shares the ownership of the event
  * channel mlx5j made for it (its own on the active side, its listener's on the passive side).
  * <p>

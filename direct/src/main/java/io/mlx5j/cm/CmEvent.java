@@ -3,7 +3,7 @@ package io.mlx5j.cm;
 import io.mlx5j.bindings.RdmaCmEvent;
 import io.mlx5j.bindings.RdmaConnParam;
 import io.mlx5j.bindings.RdmaUdParam;
-import io.mlx5j.direct.AddressVector;
+import io.mlx5j.verbs.AddressVector;
 
 import java.lang.foreign.MemorySegment;
 

@@ -6,7 +6,7 @@ package io.mlx5j.cm;
  * {@link CmUnreachableException}, {@link CmDisconnectedException}), or the step's own timeout ran out
  * ({@link CmTimeoutException}). The message names the step, the event and its status.
  * <p>
- * Unchecked, like {@link io.mlx5j.direct.VerbsException}: the caller's recovery is to close and try again.
+ * Unchecked, like {@link io.mlx5j.verbs.VerbsException}: the caller's recovery is to close and try again.
  */
 public class CmException extends RuntimeException
 {

@@ -7,10 +7,10 @@ import io.mlx5j.bindings.RdmaCmId;
 import io.mlx5j.bindings.RdmaConnParam;
 import io.mlx5j.bindings.Rdmacm;
 import io.mlx5j.bindings.Verbs;
-import io.mlx5j.direct.AddressVector;
-import io.mlx5j.direct.Gid;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
+import io.mlx5j.verbs.AddressVector;
+import io.mlx5j.verbs.Gid;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -31,8 +31,8 @@ import static io.mlx5j.bindings.CTypes.U8;
  * a step and returns; its outcome arrives as an event on the {@link EventChannel} (ADDR_RESOLVED, ROUTE_RESOLVED,
  * ESTABLISHED, ...). {@link CmConnection} and {@link CmListener} wrap the usual sequences with timeouts.
  * <p>
- * <b>The QP.</b> mlx5j creates QPs itself ({@link io.mlx5j.direct.ProtectionDomain#createQp}), so a connected QP is an
- * ordinary {@link QueuePair} that {@code DirectSendQueue}/{@code DirectCq} drive. librdmacm does not own it: the id
+ * <b>The QP.</b> mlx5j creates QPs itself ({@link io.mlx5j.verbs.ProtectionDomain#createQp}), so a connected QP is an
+ * ordinary {@link QueuePair} that {@code SendQueue}/{@code CqPoller} drive. librdmacm does not own it: the id
  * asks the CM for each transition's attributes ({@code rdma_init_qp_attr}) and applies them with
  * {@code ibv_modify_qp}, at the points where librdmacm would for a QP of its own (see {@code ucma_modify_qp_rtr/rts}
  * and {@code ucma_init_ud_qp} in rdma-core librdmacm/cma.c). The QP must live on the device the id is bound to
@@ -578,7 +578,7 @@ public final class CmId implements AutoCloseable
                 call("connect: establish", "rdma_establish", Rdmacm.rdma_establish(st, pointer()), st);
                 return event.as(CmEventType.ESTABLISHED, 0);
             }
-            catch (final CmException | io.mlx5j.direct.VerbsException ex)
+            catch (final CmException | io.mlx5j.verbs.VerbsException ex)
             {
                 final int errno = ex instanceof CmCallException c ? c.errno() : 22;
                 try (Arena tmp = Arena.ofConfined())

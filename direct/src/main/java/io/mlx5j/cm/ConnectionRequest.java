@@ -1,6 +1,6 @@
 package io.mlx5j.cm;
 
-import io.mlx5j.direct.QueuePair;
+import io.mlx5j.verbs.QueuePair;
 
 import java.net.InetSocketAddress;
 import java.util.function.Consumer;

@@ -1,11 +1,11 @@
 package io.mlx5j.cm;
 
-import io.mlx5j.direct.QueuePair;
+import io.mlx5j.verbs.QueuePair;
 
 /**
  * Creates the QP a connection will use, once the id knows its device ({@link CmId#deviceName()},
  * {@link CmId#port()}): after the route resolved on the active side, on the request's new id on the passive side.
- * The QP must be created on a {@link io.mlx5j.direct.Context} of that device, in RESET state; the connection then
+ * The QP must be created on a {@link io.mlx5j.verbs.Context} of that device, in RESET state; the connection then
  * owns it and closes it with itself or when the attempt fails.
  */
 @FunctionalInterface

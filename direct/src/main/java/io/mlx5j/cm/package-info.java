@@ -1,7 +1,7 @@
 /**
  * Connection management the standard way: librdmacm ({@code rdma/rdma_cma.h}) over FFM. IP addresses resolve to a
  * device, port and GIDs; connections carry private data and report rejects, timeouts, address errors and
- * disconnects as events; the connected QP is an ordinary {@link io.mlx5j.direct.QueuePair} for the Java direct path.
+ * disconnects as events; the connected QP is an ordinary {@link io.mlx5j.verbs.QueuePair} for the Java direct path.
  * <pre>
  *   active:   CmConnection.connect(address, options, qpFactory)     resolve address, route; QP; connect; ESTABLISHED
  *   passive:  CmListener.bind(address, backlog).awaitRequest(timeout) -> ConnectionRequest.accept(qpFactory, options)

@@ -3,7 +3,7 @@ package io.mlx5j.direct;
 import io.mlx5j.wqe.WcStatus;
 
 /**
- * One decoded completion: a reusable view that {@link DirectCq#poll(Completion)} overwrites, field for field what
+ * One decoded completion: a reusable view that {@link CqPoller#poll(Completion)} overwrites, field for field what
  * libmlx5's {@code ibv_poll_cq} puts into a zeroed {@code struct ibv_wc} for the same CQE (rdma-core v44
  * providers/mlx5/cq.c mlx5_parse_cqe, handle_good_req, handle_responder). Fields libmlx5 does not set for a kind of
  * completion (for example byte_len of a successful SEND, or opcode of an error) read 0 here.
@@ -79,7 +79,7 @@ public final class Completion
     }
 
     /**
-     * A raw receive (DirectCq's fast path for a RESP_SEND CQE of a raw QP or WQ): every field handle_responder and
+     * A raw receive (CqPoller's fast path for a RESP_SEND CQE of a raw QP or WQ): every field handle_responder and
      * the Ethernet readers fill, from mlx5_cqe64's big-endian words at 0x10 (rss_hash_type, ml_path, reserved,
      * check_sum, slid) and 0x18 (flags_rqpn, hds_ip_ext, l4_hdr_type_etc, vlan_info) and its 4- and 8-byte fields;
      * the rest zeroed, as {@link #clear()} would. wr_id is the caller's.
@@ -217,8 +217,8 @@ public final class Completion
 
     /**
      * The CQE's completion timestamp in device clock ticks (libmlx5 mlx5_cq_read_wc_completion_ts: the timestamp
-     * field, whatever the CQ was created with); {@link NicClock#toNanos(long)} turns it into nanoseconds since the
-     * epoch.
+     * field, whatever the CQ was created with); {@link io.mlx5j.raw.NicClock#toNanos(long)} turns it into nanoseconds
+     * since the epoch.
      */
     public long timestamp()
     {
@@ -313,7 +313,8 @@ public final class Completion
 
     /**
      * Striding WQs: how many WQEs were released (all strides consumed) by this completion and by the filler CQEs
-     * consumed just before it, oldest first. A recycling {@link StridingRecvQueue} has already posted them again.
+     * consumed just before it, oldest first. A recycling {@link io.mlx5j.raw.StridingRecvQueue} has already posted them
+     * again.
      */
     public int releasedWqes()
     {

@@ -1,7 +1,7 @@
 package io.mlx5j.direct;
 
 /**
- * A fixed batch of reusable {@link Completion} views for {@link DirectCq#poll(Completions, int)}: allocated once,
+ * A fixed batch of reusable {@link Completion} views for {@link CqPoller#poll(Completions, int)}: allocated once,
  * refilled by every poll. Not thread-safe.
  */
 public final class Completions

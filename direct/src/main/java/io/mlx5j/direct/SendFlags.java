@@ -27,18 +27,15 @@ public final class SendFlags
     public static final int INLINE = IbvSendWr.IBV_SEND_INLINE;
     /**
      * Checksum offload, IBV_SEND_IP_CSUM: meaningful only on raw packet QPs, where libmlx5 sets the eth segment's
-     * cs_flags. {@link DirectSendQueue} (RC, UC, UD) refuses it with {@link IllegalArgumentException} rather than
+     * cs_flags. {@link SendQueue} (RC, UC, UD) refuses it with {@link IllegalArgumentException} rather than
      * ignoring it silently.
      */
     public static final int IP_CSUM = IbvSendWr.IBV_SEND_IP_CSUM;
     /**
      * mlx5j only, no verbs counterpart: ring the doorbell right after this WQE (a post of one); without it, call
-     * {@link DirectSendQueue#ring()}. Bit 30, far above every IBV_SEND_* bit.
+     * {@link SendQueue#ring()}. Bit 30, far above every IBV_SEND_* bit.
      */
     public static final int RING = 1 << 30;
-
-    /** The flags {@link DirectSendQueue} accepts. */
-    static final int ALL = FENCE | SIGNALED | SOLICITED | INLINE | RING;
 
     private SendFlags()
     {

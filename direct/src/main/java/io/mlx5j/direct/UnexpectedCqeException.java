@@ -1,10 +1,10 @@
 package io.mlx5j.direct;
 
 /**
- * A CQE that {@link DirectCq} cannot give to a queue: its QP has no attached queue (never attached, {@link
- * DirectCq#detach detached}, or destroyed, so that its number may belong to a new QP), or its opcode is one mlx5j
+ * A CQE that {@link CqPoller} cannot give to a queue: its QP has no attached queue (never attached, {@link
+ * CqPoller#detach detached}, or destroyed, so that its number may belong to a new QP), or its opcode is one mlx5j
  * does not decode. Nothing is lost: the CQE stays at the head of the CQ, unconsumed, so that after {@link
- * DirectCq#attach attaching} the right queue the next poll decodes it normally, or {@link DirectCq#skip()} consumes
+ * CqPoller#attach attaching} the right queue the next poll decodes it normally, or {@link CqPoller#skip()} consumes
  * it; until then every poll reports it again. A batch poll returns the completions before it first. This exception
  * carries a copy of the whole entry.
  */

@@ -1,25 +1,22 @@
 /**
- * The mlx5j direct path. The control path (this part) creates every object through libibverbs over FFM and hands
- * the raw queues to Java with mlx5dv_init_obj:
+ * The data path: posting and polling from Java over the rings the control path ({@code io.mlx5j.verbs}) reports,
+ * with no libibverbs call per operation.
  * <pre>
- *   DeviceList / Device --open--> Context --allocPd--> ProtectionDomain --register--> MemoryRegion
- *                                    |                         |--createQp--> QueuePair --rings()--> QpRings
- *                                    |                         |--createSrq-> SharedReceiveQueue --ring()--> SrqRing
- *                                    |                         '--createAh--> AddressHandle --av()--> mlx5_wqe_av
- *                                    |--createCompletionChannel--> CompletionChannel
- *                                    '--createCq--> CompletionQueue --ring()--> CqRing
+ *   QueuePair --SendQueue.of--> SendQueue ----\
+ *   QueuePair / WorkQueue --RecvQueue.of--> RecvQueue --attach--> CqPoller --poll--> Completion / Completions
+ *   SharedReceiveQueue --SrqRecvQueue.of--> SrqRecvQueue --/          ^
+ *   CompletionQueue --CqPoller.of------------------------------------'
  * </pre>
- * <h2>Lifetime</h2>
- * Every object is {@link java.lang.AutoCloseable} and owns an arena that scopes every segment viewing its native
- * memory, rings included: after close, any use throws IllegalStateException and no access reaches freed memory. An
- * object refuses to close while objects created on it are open; {@link io.mlx5j.direct.Context#close()} closes
- * everything under it, newest first. See {@link io.mlx5j.direct.NativeResource}.
- * <h2>Failures</h2>
- * A failing libibverbs/libmlx5 call throws {@link io.mlx5j.direct.VerbsException} with the C function name and
- * errno; invalid arguments throw IllegalArgumentException before any native call.
- * <h2>Threads</h2>
- * Creation, state changes and close are serialised on the Context. The ring segments are shared-arena segments and
- * may be handed to the one thread that posts to (or polls) that queue; the data-path classes state their own
- * confinement.
+ * A {@link io.mlx5j.direct.SendQueue} writes WQEs into the send ring and rings the doorbell;
+ * {@link io.mlx5j.direct.RecvQueue} and {@link io.mlx5j.direct.SrqRecvQueue} post receive WQEs;
+ * {@link io.mlx5j.direct.CqPoller} decodes CQEs into reusable {@link io.mlx5j.direct.Completion} views, exactly as
+ * libmlx5's {@code ibv_poll_cq} fills an {@code ibv_wc}, and retires the slots of the queues attached to it. Raw
+ * Ethernet sends and striding receives are in {@code io.mlx5j.raw}; the machinery behind these classes is in
+ * {@code io.mlx5j.direct.internal}.
+ * <h2>Threads and lifetime</h2>
+ * A poller and the queues attached to it are one group, used from one thread ({@code -Dmlx5j.debug=true} checks it;
+ * {@code claim()} hands a group over). Posts and polls check once per call that their QP or CQ is open and then
+ * access the ring unchecked, so a QP or CQ is closed from its group's thread, or after that thread has stopped (each
+ * class's close rule). Posts and polls allocate nothing.
  */
 package io.mlx5j.direct;

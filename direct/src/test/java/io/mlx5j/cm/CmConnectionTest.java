@@ -1,12 +1,12 @@
 package io.mlx5j.cm;
 
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.DirectSendQueue;
-import io.mlx5j.direct.QpState;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.QpState;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -84,7 +84,7 @@ class CmConnectionTest
         final int port = freePort();
         final InetSocketAddress address = new InetSocketAddress(ip, port);
         final byte[] hello = "hello from the client".getBytes(StandardCharsets.US_ASCII);
-        final DirectRecvQueue[] serverRq = new DirectRecvQueue[1];
+        final RecvQueue[] serverRq = new RecvQueue[1];
         try (Endpoint server = new Endpoint(); Endpoint client = new Endpoint();
              CmListener listener = CmListener.bind(address, 4))
         {
@@ -103,7 +103,7 @@ class CmConnectionTest
                 return request.accept(server::rc, ConnectOptions.builder().privateData(info).timeout(T).build(), qp ->
                 {
                     // a receive for the client's SEND, posted with the QP in INIT before the accept leaves
-                    final DirectRecvQueue rq = DirectRecvQueue.of(qp);
+                    final RecvQueue rq = RecvQueue.of(qp);
                     serverRq[0] = rq;
                     assertTrue(rq.post(7, server.buf.address() + 1024, server.mr.lkey(), 512));
                     rq.ring();
@@ -124,9 +124,9 @@ class CmConnectionTest
             assertEquals(server.buf.address(), remoteAddr);
 
             // traffic on the CM-connected QPs, through the Java direct path
-            final DirectSendQueue sq = DirectSendQueue.of(c.qp(), DoorbellMode.AUTO);
-            final DirectCq ccq = DirectCq.of(client.cq).attach(sq);
-            final DirectCq scq = DirectCq.of(server.cq).attach(serverRq[0]);
+            final SendQueue sq = SendQueue.of(c.qp(), DoorbellMode.AUTO);
+            final CqPoller ccq = CqPoller.of(client.cq).attach(sq);
+            final CqPoller scq = CqPoller.of(server.cq).attach(serverRq[0]);
             final Completion wc = new Completion();
             final byte[] text = "sent over a connection rdma_cm made".getBytes(StandardCharsets.US_ASCII);
             MemorySegment.copy(text, 0, client.buf, ValueLayout.JAVA_BYTE, 0, text.length);
@@ -195,7 +195,7 @@ class CmConnectionTest
         leaks.assertNone();
     }
 
-    static void await(final DirectCq cq, final Completion wc, final long wrId)
+    static void await(final CqPoller cq, final Completion wc, final long wrId)
     {
         final long deadline = System.nanoTime() + T.toNanos();
         while (cq.poll(wc) == 0)

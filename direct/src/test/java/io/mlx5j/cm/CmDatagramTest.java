@@ -1,14 +1,14 @@
 package io.mlx5j.cm;
 
-import io.mlx5j.direct.AddressHandle;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.DirectSendQueue;
-import io.mlx5j.direct.QpState;
-import io.mlx5j.direct.QpType;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.AddressHandle;
+import io.mlx5j.verbs.QpState;
+import io.mlx5j.verbs.QpType;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
@@ -40,7 +40,7 @@ class CmDatagramTest
         final Leaks leaks = new Leaks();
         final InetSocketAddress address = new InetSocketAddress("127.0.0.1", CmConnectionTest.freePort());
         final byte[] hello = "sidr hello".getBytes(StandardCharsets.US_ASCII);
-        final DirectRecvQueue[] serverRq = new DirectRecvQueue[1];
+        final RecvQueue[] serverRq = new RecvQueue[1];
         try (Endpoint server = new Endpoint(); Endpoint client = new Endpoint();
              EventChannel channel = EventChannel.create();
              CmListener listener = CmListener.bind(channel, PortSpace.UDP, address, 4))
@@ -52,7 +52,7 @@ class CmDatagramTest
                 return request.accept(id -> server.create(id, QpType.UD), ConnectOptions.builder().timeout(T).build(),
                     qp ->
                     {
-                        serverRq[0] = DirectRecvQueue.of(qp);
+                        serverRq[0] = RecvQueue.of(qp);
                         serverRq[0].post(9, server.buf.address(), server.mr.lkey(), GRH + 256);
                         serverRq[0].ring();
                     });
@@ -72,9 +72,9 @@ class CmDatagramTest
                 assertNotNull(established.addressVector());
                 try (AddressHandle ah = client.pd.createAh(established.addressVector()))
                 {
-                    final DirectSendQueue sq = DirectSendQueue.of(c.qp(), DoorbellMode.AUTO);
-                    final DirectCq ccq = DirectCq.of(client.cq).attach(sq);
-                    final DirectCq scq = DirectCq.of(server.cq).attach(serverRq[0]);
+                    final SendQueue sq = SendQueue.of(c.qp(), DoorbellMode.AUTO);
+                    final CqPoller ccq = CqPoller.of(client.cq).attach(sq);
+                    final CqPoller scq = CqPoller.of(server.cq).attach(serverRq[0]);
                     final byte[] text = "a datagram to the QP rdma_cm found".getBytes(StandardCharsets.US_ASCII);
                     MemorySegment.copy(text, 0, client.buf, ValueLayout.JAVA_BYTE, 0, text.length);
                     final Completion wc = new Completion();

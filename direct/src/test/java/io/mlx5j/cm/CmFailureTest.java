@@ -1,7 +1,7 @@
 package io.mlx5j.cm;
 
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.EmulatorDebug;
+import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.verbs.EmulatorDebug;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -182,7 +182,7 @@ class CmFailureTest
                 .build(), qp ->
                 {
                     // room for rping's first message; it then waits for an answer that never comes
-                    final DirectRecvQueue rq = DirectRecvQueue.of(qp);
+                    final RecvQueue rq = RecvQueue.of(qp);
                     rq.post(1, server.buf.address(), server.mr.lkey(), 16);
                     rq.ring();
                 }))

@@ -1,16 +1,16 @@
 package io.mlx5j.cm;
 
-import io.mlx5j.direct.AddressHandle;
-import io.mlx5j.direct.AddressVector;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.DirectSendQueue;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
 import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.AddressHandle;
+import io.mlx5j.verbs.AddressVector;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
@@ -58,9 +58,9 @@ class CmMulticastTest
         final Endpoint resources = new Endpoint();
         final CmId id;
         final QueuePair qp;
-        final DirectSendQueue sq;
-        final DirectRecvQueue rq;
-        final DirectCq cq;
+        final SendQueue sq;
+        final RecvQueue rq;
+        final CqPoller cq;
         CmEvent joined;
         /** The 40 bytes in front of the last received datagram (the GRH slot of a UD receive). */
         byte[] lastGrh;
@@ -71,9 +71,9 @@ class CmMulticastTest
             id.bind(new InetSocketAddress(local, 0));
             qp = resources.create(id, QpType.UD);
             id.attachDatagramQp(qp);
-            sq = DirectSendQueue.of(qp, DoorbellMode.AUTO);
-            rq = DirectRecvQueue.of(qp);
-            cq = DirectCq.of(resources.cq).attach(sq).attach(rq);
+            sq = SendQueue.of(qp, DoorbellMode.AUTO);
+            rq = RecvQueue.of(qp);
+            cq = CqPoller.of(resources.cq).attach(sq).attach(rq);
             // RECEIVES receives of SLOT bytes (GRH included) in the 4 KiB buffer's upper half: UD drops a datagram
             // that finds no receive posted, and a sender in another process may send all its datagrams at once
             for (int i = 0; i < RECEIVES; i++)
@@ -281,7 +281,7 @@ class CmMulticastTest
                     assertEquals(senderQpn, wc.imm(), wc.toString());
                     assertEquals(member.qp.qpn(), wc.qpn(), wc.toString());
                     // IB: the group's SL 0; RoCE: the CQE's SL bits hold the network header type there, IPv4 = 2
-                    // (MLX5_CQE_L3_HDR_TYPE_IPV4), which libmlx5 (and DirectCq) report as the SL
+                    // (MLX5_CQE_L3_HDR_TYPE_IPV4), which libmlx5 (and CqPoller) report as the SL
                     assertEquals(roce ? 2 : 0, wc.sl(), wc.toString());
                     assertArrayEquals(grh, member.lastGrh, "the 40-byte GRH area of datagram " + m);
                 }

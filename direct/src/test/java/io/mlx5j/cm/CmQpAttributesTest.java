@@ -1,6 +1,6 @@
 package io.mlx5j.cm;
 
-import io.mlx5j.direct.EmulatorDebug;
+import io.mlx5j.verbs.EmulatorDebug;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;

@@ -1,6 +1,6 @@
 package io.mlx5j.cm;
 
-import io.mlx5j.direct.Gid;
+import io.mlx5j.verbs.Gid;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

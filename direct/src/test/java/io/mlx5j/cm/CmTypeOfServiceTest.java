@@ -1,6 +1,6 @@
 package io.mlx5j.cm;
 
-import io.mlx5j.direct.AddressVector;
+import io.mlx5j.verbs.AddressVector;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * puts it (drivers/infiniband/core/cma.c; the emulator's ucma.c path_tclass): on RoCE the route's traffic class, so
  * the GRH traffic class of both QPs (the passive one takes it from the REQ's path, not from its listener), with SL 0;
  * on IB only the path query's QoS class, which the SM without a QoS policy answers with SL 0, and no GRH inside the
- * subnet. Read back from libibverbs ({@code ibv_query_qp}, {@link io.mlx5j.direct.QueuePair#addressVector}). IB
+ * subnet. Read back from libibverbs ({@code ibv_query_qp}, {@link io.mlx5j.verbs.QueuePair#addressVector}). IB
  * here, RoCE in {@link CmTypeOfServiceRoceTest}.
  */
 class CmTypeOfServiceTest

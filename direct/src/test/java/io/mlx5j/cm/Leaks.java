@@ -1,6 +1,6 @@
 package io.mlx5j.cm;
 
-import io.mlx5j.direct.EmulatorDebug;
+import io.mlx5j.verbs.EmulatorDebug;
 
 import java.util.Map;
 import java.util.TreeMap;

@@ -1,12 +1,12 @@
 package io.mlx5j.cm;
 
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.DirectSendQueue;
-import io.mlx5j.direct.ProtectionDomain;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
+import io.mlx5j.direct.SendQueue;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.ProtectionDomain;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -47,7 +47,7 @@ final class ReadmeExample
              CompletionQueue cq = ctx.createCq(256);
              CmConnection conn = CmConnection.connect(new InetSocketAddress("127.0.0.1", port), options,
                  id -> pd.createQp(QpConfig.builder(QpType.RC, cq).build()))) {
-            DirectSendQueue sq = DirectSendQueue.of(conn.qp(), DoorbellMode.AUTO);  // RTS: post right away
+            SendQueue sq = SendQueue.of(conn.qp(), DoorbellMode.AUTO);  // RTS: post right away
             String reply = new String(conn.peerPrivateData(), US_ASCII).trim();
             conn.disconnect(Duration.ofSeconds(5));
             return reply + " " + sq.qpn();

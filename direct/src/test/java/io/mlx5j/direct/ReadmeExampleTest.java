@@ -1,6 +1,17 @@
 package io.mlx5j.direct;
 
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.AddressVector;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.PeerInfo;
+import io.mlx5j.verbs.PortAttributes;
+import io.mlx5j.verbs.ProtectionDomain;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -52,8 +63,8 @@ class ReadmeExampleTest
             qp.connect(1, mr.access(), 0, port.activeMtu(), peer, AddressVector.ib(1, port.lid(), 0), 0);
             long remoteAddr = mr.address() + 4096;
             int remoteRkey = mr.rkey();
-            DirectSendQueue sq = DirectSendQueue.of(qp, DoorbellMode.AUTO).signalEvery(64);
-            DirectCq dcq = DirectCq.of(cq).attach(sq);
+            SendQueue sq = SendQueue.of(qp, DoorbellMode.AUTO).signalEvery(64);
+            CqPoller dcq = CqPoller.of(cq).attach(sq);
             Completion wc = new Completion();                       // one reusable view, never one per CQE
             sq.rdmaWrite(42, mr.address(), mr.lkey(), 64, remoteAddr, remoteRkey, SendFlags.SIGNALED | SendFlags.RING);
             while (dcq.poll(wc) == 0) { Thread.onSpinWait(); }

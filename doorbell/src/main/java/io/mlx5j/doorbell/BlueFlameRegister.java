@@ -1,6 +1,9 @@
 package io.mlx5j.doorbell;
 
-import io.mlx5j.wqe.Be;
+import io.mlx5j.memory.AddressSpace;
+import io.mlx5j.memory.AddressStores;
+import io.mlx5j.memory.Be;
+import io.mlx5j.memory.WideRingCopy;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -89,12 +92,13 @@ public final class BlueFlameRegister
     }
 
     /**
-     * Whether BlueFlame blocks go out as single 512-bit stores in this JVM (see the conditions on {@code WideCopy}:
-     * {@code --add-modules jdk.incubator.vector}, a 512-bit preferred vector shape, {@code mlx5j.doorbell.vector}).
+     * Whether BlueFlame blocks go out as single 512-bit stores in this JVM ({@link WideRingCopy#enabled()}: see the
+     * conditions on {@code io.mlx5j.memory.WideCopy}: {@code --add-modules jdk.incubator.vector}, a 512-bit preferred
+     * vector shape, {@code mlx5j.doorbell.vector}).
      */
     public static boolean wideCopy()
     {
-        return WideCopy.ENABLED;
+        return WideRingCopy.enabled();
     }
 
     /** Whether posts must hold {@link #lock()}. */
@@ -136,7 +140,7 @@ public final class BlueFlameRegister
     /**
      * BlueFlame copy: write {@code blocks} 64-byte blocks of the WQE starting at {@code src} in {@code sq} to the
      * current half, block after block in ascending order, continuing at the start of the ring when the WQE wraps.
-     * Each block is one 512-bit store when {@link WideCopy#ENABLED}, otherwise eight ascending 8-byte stores.
+     * Each block is one 512-bit store when {@link WideRingCopy#enabled()}, otherwise eight ascending 8-byte stores.
      *
      * <p>Ascending single 8-byte stores, not {@code MemorySegment.copy}: a bulk copy promises neither order nor
      * width, and rdma-core avoids memcpy for the same reason (qp.c, comment above mlx5_bf_copy). Opaque stores keep
@@ -151,7 +155,7 @@ public final class BlueFlameRegister
     {
         // two bodies, not one: C2 refuses to inline a callee whose own compiled code is large ("already compiled
         // into a big method"), and the scalar loop made this method that large, so every post paid a call here
-        if (WideCopy.ENABLED)
+        if (WideRingCopy.enabled())
         {
             copyWide(sq, 0, sqMask, src, reg, 0, blocks);
         }
@@ -168,9 +172,9 @@ public final class BlueFlameRegister
      */
     void copyAt(final MemorySegment sq, final long sqAddress, final long sqMask, final long src, final int blocks)
     {
-        if (WideCopy.ENABLED)
+        if (WideRingCopy.enabled())
         {
-            copyWide(AddressStores.ALL, sqAddress, sqMask, src, AddressStores.ALL, regAddress, blocks);
+            copyWide(AddressSpace.ALL, sqAddress, sqMask, src, AddressSpace.ALL, regAddress, blocks);
         }
         else
         {
@@ -191,19 +195,19 @@ public final class BlueFlameRegister
         // the copy
         final long to = regBase + offset;
         long from = src;
-        Vector512.copy64(sqSeg, sqBase + from, regSeg, to); // one 64-byte store per block; see WideCopy for why
+        WideRingCopy.copy64(sqSeg, sqBase + from, regSeg, to); // one 64-byte store per block: see WideCopy
         if (blocks > 1)
         {
             from = (from + BLUEFLAME_BLOCK) & sqMask;   // a WQE may run past the end of the ring; it continues at 0
-            Vector512.copy64(sqSeg, sqBase + from, regSeg, to + BLUEFLAME_BLOCK);
+            WideRingCopy.copy64(sqSeg, sqBase + from, regSeg, to + BLUEFLAME_BLOCK);
             if (blocks > 2)
             {
                 from = (from + BLUEFLAME_BLOCK) & sqMask;
-                Vector512.copy64(sqSeg, sqBase + from, regSeg, to + 2 * BLUEFLAME_BLOCK);
+                WideRingCopy.copy64(sqSeg, sqBase + from, regSeg, to + 2 * BLUEFLAME_BLOCK);
                 if (blocks > 3)
                 {
                     from = (from + BLUEFLAME_BLOCK) & sqMask;
-                    Vector512.copy64(sqSeg, sqBase + from, regSeg, to + 3 * BLUEFLAME_BLOCK);
+                    WideRingCopy.copy64(sqSeg, sqBase + from, regSeg, to + 3 * BLUEFLAME_BLOCK);
                     if (blocks > 4)
                     {
                         copyWideRest(sqSeg, sqBase, sqMask, (from + BLUEFLAME_BLOCK) & sqMask, regSeg,
@@ -222,7 +226,7 @@ public final class BlueFlameRegister
         long to = dst;
         for (int b = 0; b < blocks; b++)
         {
-            Vector512.copy64(sqSeg, sqBase + from, regSeg, to);
+            WideRingCopy.copy64(sqSeg, sqBase + from, regSeg, to);
             to += BLUEFLAME_BLOCK;
             from = (from + BLUEFLAME_BLOCK) & sqMask;
         }

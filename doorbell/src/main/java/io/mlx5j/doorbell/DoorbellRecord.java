@@ -1,6 +1,7 @@
 package io.mlx5j.doorbell;
 
-import io.mlx5j.wqe.Be;
+import io.mlx5j.memory.AddressStores;
+import io.mlx5j.memory.Be;
 
 import java.lang.foreign.MemorySegment;
 

@@ -1,6 +1,7 @@
 package io.mlx5j.doorbell;
 
-import io.mlx5j.wqe.SendQueue;
+import io.mlx5j.memory.AddressStores;
+import io.mlx5j.wqe.SendRing;
 
 import java.lang.foreign.MemorySegment;
 
@@ -134,7 +135,7 @@ public final class SendDoorbell
     /**
      * {@link #ring(int, long, int, int)} for a caller that has checked, within this post, that the ring, the doorbell
      * record and the register are alive, and that keeps every other thread from freeing them until this returns
-     * ({@code DirectSendQueue}'s close rule: one liveness check per post, the QP closed only by its posting thread or
+     * ({@code SendQueue}'s close rule: one liveness check per post, the QP closed only by its posting thread or
      * after it). The doorbell record store, the 8-byte doorbell and the 512-bit BlueFlame blocks then go by address
      * ({@link AddressStores}), without a segment's bounds, alignment and session checks on each: issue 15, JMH
      * ({@code Mlx5jPostBench.rdmaWrite}, jars alternated): about 4 ns less per post in both doorbell modes. Where the
@@ -203,11 +204,11 @@ public final class SendDoorbell
         {
             if (live)
             {
-                bf.copyAt(sq, sqAddress, sqMask, ctrlOffset, SendQueue.numWqebb(ds));
+                bf.copyAt(sq, sqAddress, sqMask, ctrlOffset, SendRing.numWqebb(ds));
             }
             else
             {
-                bf.copy(sq, sqMask, ctrlOffset, SendQueue.numWqebb(ds)); // align(ds * 16, 64) / 64 blocks
+                bf.copy(sq, sqMask, ctrlOffset, SendRing.numWqebb(ds)); // align(ds * 16, 64) / 64 blocks
             }
             // A BlueFlame copy fills whole 64-byte WC lines, and a full WC buffer is written out by the CPU at once:
             // no flush is needed for the copy to leave. A dedicated register's next post starts with wcStart(),

@@ -1,5 +1,7 @@
 package io.mlx5j.doorbell;
 
+import io.mlx5j.memory.InternalUnsafe;
+
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;

@@ -1,5 +1,7 @@
 package io.mlx5j.doorbell;
 
+import io.mlx5j.memory.WideRingCopy;
+
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -60,7 +62,7 @@ class CopyPathTest
         {
             src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + 1));
         }
-        Vector512.copy64(src, 64, dst, 128);
+        WideRingCopy.copy64(src, 64, dst, 128);
         final byte[] expect = new byte[192];
         for (int i = 0; i < 64; i++)
         {

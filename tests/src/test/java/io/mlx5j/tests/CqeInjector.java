@@ -1,7 +1,7 @@
 package io.mlx5j.tests;
 
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.CqRing;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.CqRing;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -9,7 +9,7 @@ import java.nio.ByteOrder;
 
 /**
  * Writes CQEs into a CQ ring the way the device does (with MLX5EMU_ENGINE=off nothing else writes there), so that the
- * parity tests can retire WQEs on both twins: libmlx5 then polls its CQ with ibv_poll_cq, mlx5j with DirectCq.
+ * parity tests can retire WQEs on both twins: libmlx5 then polls its CQ with ibv_poll_cq, mlx5j with CqPoller.
  * Only the fields a REQ / RESP_SEND CQE carries are written (rdma-core v44 mlx5dv.h struct mlx5_cqe64); the entry is
  * zeroed first and op_own, with the owner bit of the pass, is stored last.
  */

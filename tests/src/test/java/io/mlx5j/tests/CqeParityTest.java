@@ -5,23 +5,23 @@ import io.mlx5j.bindings.IbvSendWr;
 import io.mlx5j.bindings.IbvSge;
 import io.mlx5j.bindings.IbvWc;
 import io.mlx5j.bindings.InlineVerbs;
-import io.mlx5j.direct.AddressHandle;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.CqRing;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.DirectSendQueue;
-import io.mlx5j.direct.InitAttributes;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.RtrAttributes;
-import io.mlx5j.direct.RtsAttributes;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendFlags;
-import io.mlx5j.direct.Access;
+import io.mlx5j.direct.SendQueue;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.AddressHandle;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.CqRing;
+import io.mlx5j.verbs.InitAttributes;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.RtrAttributes;
+import io.mlx5j.verbs.RtsAttributes;
 import io.mlx5j.wqe.CqeView;
 import io.mlx5j.wqe.Mlx5Opcode;
 import org.junit.jupiter.api.AfterEach;
@@ -47,12 +47,12 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * CQE parity with the engine on: a stream of completions produced by the emulated device is decoded by libmlx5's
- * ibv_poll_cq (through the CQ's function pointer) and by mlx5j's DirectCq, and every ibv_wc field must agree.
+ * ibv_poll_cq (through the CQ's function pointer) and by mlx5j's CqPoller, and every ibv_wc field must agree.
  * <p>
  * How: the same traffic runs twice, on twin setups in one process. Side L is posted and polled only through libmlx5,
  * side J only through mlx5j; each side has a requester A and a responder B with their own CQs, so the order of CQEs in
  * each CQ is fixed by the traffic alone. After the traffic, the test waits until each CQ holds the expected number of
- * CQEs, then polls L's CQs with ibv_poll_cq (into a zeroed ibv_wc) and J's with DirectCq and compares field by field.
+ * CQEs, then polls L's CQs with ibv_poll_cq (into a zeroed ibv_wc) and J's with CqPoller and compares field by field.
  * The only values allowed to differ are the QP numbers (each side's own QPs; qp_num and src_qp are mapped L to J).
  * The stream has successes of every RC operation, responder scatter-to-CQE (SEND payloads of at most 32 bytes, or 64
  * with 128-byte CQEs), requester scatter-to-CQE (RDMA READ of at most 32 bytes and atomics on a QP with sq_sig_all,
@@ -105,11 +105,11 @@ class CqeParityTest
         final QueuePair a;
         final QueuePair b;
         final MemoryRegion mr;
-        DirectSendQueue sqA;
-        DirectSendQueue sqB;
-        DirectRecvQueue rqB;
-        DirectCq dcqA;
-        DirectCq dcqB;
+        SendQueue sqA;
+        SendQueue sqB;
+        RecvQueue rqB;
+        CqPoller dcqA;
+        CqPoller dcqB;
 
         Side(final boolean lib, final QpType type, final int cqeSize, final RtsAttributes rtsA)
         {
@@ -138,11 +138,11 @@ class CqeParityTest
             }
             if (!lib)
             {
-                sqA = DirectSendQueue.of(a, DoorbellMode.AUTO);
-                sqB = DirectSendQueue.of(b, DoorbellMode.AUTO);
-                rqB = DirectRecvQueue.of(b);
-                dcqA = DirectCq.of(cqA).attach(sqA);
-                dcqB = DirectCq.of(cqB).attach(rqB).attach(sqB);
+                sqA = SendQueue.of(a, DoorbellMode.AUTO);
+                sqB = SendQueue.of(b, DoorbellMode.AUTO);
+                rqB = RecvQueue.of(b);
+                dcqA = CqPoller.of(cqA).attach(sqA);
+                dcqB = CqPoller.of(cqB).attach(rqB).attach(sqB);
             }
         }
 
@@ -319,7 +319,7 @@ class CqeParityTest
         awaitCqes(j.cqA, sends, "J requester");
     }
 
-    private int compareAll(final CompletionQueue cqL, final DirectCq cqJ, final int n, final int[][] qpnMap,
+    private int compareAll(final CompletionQueue cqL, final CqPoller cqJ, final int n, final int[][] qpnMap,
         final String what)
     {
         final MemorySegment wc = rig.memory.allocate(IbvWc.LAYOUT);
@@ -520,7 +520,7 @@ class CqeParityTest
     /**
      * One Completion decodes responder CQEs (address fields, immediate data, byte_len) and then requester CQEs of the
      * same CQ: every field a requester completion does not set must read 0 again, as in libmlx5's zeroed ibv_wc
-     * (DirectCq skips the full reset of a Completion that last held a requester completion).
+     * (CqPoller skips the full reset of a Completion that last held a requester completion).
      */
     @ParameterizedTest(name = "{0}-byte CQEs")
     @ValueSource(ints = {64, 128})

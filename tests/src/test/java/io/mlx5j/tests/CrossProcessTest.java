@@ -1,22 +1,22 @@
 package io.mlx5j.tests;
 
-import io.mlx5j.direct.Access;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.DirectSendQueue;
-import io.mlx5j.direct.InitAttributes;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.PeerInfo;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.RtrAttributes;
-import io.mlx5j.direct.RtsAttributes;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
 import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.InitAttributes;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.PeerInfo;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.RtrAttributes;
+import io.mlx5j.verbs.RtsAttributes;
 import io.mlx5j.wqe.WcStatus;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -106,9 +106,9 @@ class CrossProcessTest
             qp.toInit(InitAttributes.connected(1, Access.ALL_REMOTE));
             qp.toRtr(RtrAttributes.of(rig.port.activeMtu(), remote, rig.path()));
             qp.toRts(new RtsAttributes(0x100, 8, 2, 7, 1));   // short retry: the peer-gone case must end quickly
-            final DirectSendQueue sq = DirectSendQueue.of(qp, DoorbellMode.AUTO);
-            final DirectRecvQueue rq = DirectRecvQueue.of(qp);
-            final DirectCq cq = DirectCq.of(cqObject).attach(sq).attach(rq);
+            final SendQueue sq = SendQueue.of(qp, DoorbellMode.AUTO);
+            final RecvQueue rq = RecvQueue.of(qp);
+            final CqPoller cq = CqPoller.of(cqObject).attach(sq).attach(rq);
             final MemoryRegion mr = rig.memory(1 << 16);
             final MemorySegment buf = mr.memory();
             final long l = mr.address();

@@ -1,18 +1,18 @@
 package io.mlx5j.tests;
 
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionChannel;
-import io.mlx5j.direct.CompletionQueue;
 import io.mlx5j.direct.Completions;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.DirectSendQueue;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.CompletionChannel;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -63,9 +63,9 @@ class DirectBehaviourTest
         final QueuePair a = rig.pd.createQp(QpConfig.builder(QpType.RC, cq).build());
         final QueuePair b = rig.pd.createQp(QpConfig.builder(QpType.RC, cq).build());
         rig.connect(a, b);
-        final DirectSendQueue sq = DirectSendQueue.of(a, DoorbellMode.AUTO);
-        final DirectRecvQueue rq = DirectRecvQueue.of(b);
-        final DirectCq dcq = DirectCq.of(cq).attach(sq).attach(rq);
+        final SendQueue sq = SendQueue.of(a, DoorbellMode.AUTO);
+        final RecvQueue rq = RecvQueue.of(b);
+        final CqPoller dcq = CqPoller.of(cq).attach(sq).attach(rq);
         final MemoryRegion mr = rig.memory(8192);
         final Completions batch = new Completions(8);
 
@@ -108,7 +108,7 @@ class DirectBehaviourTest
     {
         // BlueFlame, the heavier path: every post copies its WQE into the register, and the emulator's strict mode
         // checks each copy against the ring
-        final Pair p = new Pair(rig, QpType.RC, false, io.mlx5j.direct.RtsAttributes.of(0x100), DoorbellMode.BLUEFLAME);
+        final Pair p = new Pair(rig, QpType.RC, false, io.mlx5j.verbs.RtsAttributes.of(0x100), DoorbellMode.BLUEFLAME);
         final Completion c = new Completion();
         final com.sun.management.ThreadMXBean mx =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -184,7 +184,7 @@ class DirectBehaviourTest
         assertEquals(0, p.sqA.outstanding());
     }
 
-    private static Completion pollOne(final DirectCq cq, final Completion c)
+    private static Completion pollOne(final CqPoller cq, final Completion c)
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (cq.poll(c) == 0)
@@ -286,7 +286,7 @@ class DirectBehaviourTest
                 {
                     throw new AssertionError("the refused post wrote a WQE");
                 }
-                // a queue and the DirectCq that retires it are one unit: posting on B's queue from this thread
+                // a queue and the CqPoller that retires it are one unit: posting on B's queue from this thread
                 // and polling B's CQ from another fails, naming both threads (each used to pass on its own)
                 seen[0] = null;
                 seen[1] = null;
@@ -309,9 +309,9 @@ class DirectBehaviourTest
                 poller.join();
                 final String me = Thread.currentThread().getName();
                 if (!(seen[0] instanceof IllegalStateException) || !seen[0].getMessage().contains("'poller'") ||
-                    !seen[0].getMessage().contains("'" + me + "'") || !seen[0].getMessage().contains("DirectCq"))
+                    !seen[0].getMessage().contains("'" + me + "'") || !seen[0].getMessage().contains("CqPoller"))
                 {
-                    throw new AssertionError("poll of the queue's DirectCq from a second thread: " + seen[0]);
+                    throw new AssertionError("poll of the queue's CqPoller from a second thread: " + seen[0]);
                 }
                 // an explicit hand-over: the poller claims the group (after this thread stopped), then polls and posts
                 final Thread owner = new Thread(() ->
@@ -368,7 +368,7 @@ class DirectBehaviourTest
                 }, p.cqA, p.cqA::isClosed);
                 // and for a QP whose only direct queue is a receive queue (its one-buffer post writes unchecked too)
                 final QueuePair receiver = rig.pd.createQp(QpConfig.builder(QpType.RC, p.cqB).build());
-                final DirectRecvQueue rq = DirectRecvQueue.of(receiver);
+                final RecvQueue rq = RecvQueue.of(receiver);
                 closeRefusedWhileOwnerRuns("rq-holder", () ->
                 {
                     rq.claim();

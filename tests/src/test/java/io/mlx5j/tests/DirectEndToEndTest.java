@@ -1,17 +1,17 @@
 package io.mlx5j.tests;
 
-import io.mlx5j.direct.AddressHandle;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectSrq;
-import io.mlx5j.direct.DirectSendQueue;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
+import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.SendFlags;
-import io.mlx5j.direct.SharedReceiveQueue;
+import io.mlx5j.direct.SendQueue;
+import io.mlx5j.direct.SrqRecvQueue;
 import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.AddressHandle;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.SharedReceiveQueue;
 import io.mlx5j.wqe.Mlx5Opcode;
 import io.mlx5j.wqe.WcStatus;
 import org.junit.jupiter.api.AfterEach;
@@ -32,8 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * mlx5j to mlx5j on the emulated device with the engine on and strict mode on (surefire default execution): every
- * operation posted by {@link DirectSendQueue}, received through {@link io.mlx5j.direct.DirectRecvQueue} /
- * {@link DirectSrq}, completed through {@link DirectCq}; data is compared byte for byte and every completion field
+ * operation posted by {@link SendQueue}, received through {@link io.mlx5j.direct.RecvQueue} /
+ * {@link SrqRecvQueue}, completed through {@link CqPoller}; data is compared byte for byte and every completion field
  * that the operation defines is checked. The engine's strict validator must count zero violations. Tagged "links":
  * runs on the InfiniBand and on the Ethernet (RoCE) emulated link.
  */
@@ -68,7 +68,7 @@ class DirectEndToEndTest
         return s.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE);
     }
 
-    private void expect(final DirectCq cq, final long wrId, final WcStatus status, final int opcode, final int byteLen,
+    private void expect(final CqPoller cq, final long wrId, final WcStatus status, final int opcode, final int byteLen,
         final int qpn)
     {
         await(cq, c);
@@ -335,10 +335,10 @@ class DirectEndToEndTest
         final QueuePair a = rig.pd.createQp(QpConfig.builder(QpType.RC, cqA).build());
         final QueuePair b = rig.pd.createQp(QpConfig.builder(QpType.RC, cqB).maxRecvWr(0).srq(srq).build());
         rig.connect(a, b);
-        final DirectSendQueue sq = DirectSendQueue.of(a, DoorbellMode.AUTO);
-        final DirectSrq dsrq = DirectSrq.of(srq);
-        final DirectCq dcqA = DirectCq.of(cqA).attach(sq);
-        final DirectCq dcqB = DirectCq.of(cqB).attach(dsrq, b);
+        final SendQueue sq = SendQueue.of(a, DoorbellMode.AUTO);
+        final SrqRecvQueue dsrq = SrqRecvQueue.of(srq);
+        final CqPoller dcqA = CqPoller.of(cqA).attach(sq);
+        final CqPoller dcqB = CqPoller.of(cqB).attach(dsrq, b);
         final var mrA = rig.memory(65536);
         final var mrB = rig.memory(65536);
         Rig.fill(mrA.memory(), 0, 65536, 7);
@@ -386,7 +386,7 @@ class DirectEndToEndTest
     void rnrRetryExceeded()
     {
         final Pair p = new Pair(rig, QpType.RC, false,
-            new io.mlx5j.direct.RtsAttributes(0x100, 14, 7, 1, 1), DoorbellMode.AUTO);
+            new io.mlx5j.verbs.RtsAttributes(0x100, 14, 7, 1, 1), DoorbellMode.AUTO);
         assertTrue(p.sqA.send(1, p.mrA.address(), p.mrA.lkey(), 64, SendFlags.SIGNALED | SendFlags.RING));
         expect(p.dcqA, 1, WcStatus.RNR_RETRY_EXC_ERR, 0, 0, p.a.qpn());
     }
@@ -395,7 +395,7 @@ class DirectEndToEndTest
     void peerGoneRetryExceeded()
     {
         final Pair p = new Pair(rig, QpType.RC, false,
-            new io.mlx5j.direct.RtsAttributes(0x100, 8, 2, 7, 1), DoorbellMode.AUTO);
+            new io.mlx5j.verbs.RtsAttributes(0x100, 8, 2, 7, 1), DoorbellMode.AUTO);
         p.b.close();
         assertTrue(p.sqA.rdmaWrite(1, p.mrA.address(), p.mrA.lkey(), 64, p.mrB.address(), p.mrB.rkey(),
             SendFlags.SIGNALED | SendFlags.RING));

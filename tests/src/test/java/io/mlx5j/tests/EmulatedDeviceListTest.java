@@ -1,7 +1,7 @@
 package io.mlx5j.tests;
 
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.DeviceList;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.DeviceList;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

@@ -9,18 +9,18 @@ import io.mlx5j.bindings.IbvSge;
 import io.mlx5j.bindings.IbvWc;
 import io.mlx5j.bindings.InlineVerbs;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.FlowRule;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.NicClock;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.RxHash;
-import io.mlx5j.direct.StridingRecvQueue;
-import io.mlx5j.direct.WorkQueue;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.raw.FlowRule;
+import io.mlx5j.raw.NicClock;
+import io.mlx5j.raw.StridingRecvQueue;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.RxHash;
+import io.mlx5j.verbs.WorkQueue;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -50,7 +50,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * byte for byte into the CQ of an mlx5j twin (a queue of the same kind, posted by mlx5j with the same buffers, that
  * gets no traffic of its own). libmlx5 then reads the CQE, alternately with the legacy {@code ibv_poll_cq} (every
  * {@code ibv_wc} field) and with {@code ibv_start_poll} + {@code ibv_wc_read_*} (opcode, byte_len, wc_flags, qp_num,
- * src_qp, slid, sl, dlid_path_bits, flow_tag, cvlan, completion_ts, completion_wallclock_ns), and {@link DirectCq}
+ * src_qp, slid, sl, dlid_path_bits, flow_tag, cvlan, completion_ts, completion_wallclock_ns), and {@link CqPoller}
  * must report the same, with {@link NicClock} converting the timestamp as libmlx5's wall clock does (mlx5dv_ts_to_ns).
  * Frames: checksums good (no UDP checksum, or a correct one), bad IPv4 header checksum, bad UDP checksum, an 802.1Q
  * tag (stripped on the WQs), three flow rules (tags 7, none, 0xfedcba); every frame twice, once per libmlx5 API.
@@ -142,7 +142,7 @@ class EngineRawCqeParityTest
         qpL.activate(1);
         qpJ.activate(1);
         final MemoryRegion mr = rig.memory(1 << 20);
-        final DirectRecvQueue rqJ = DirectRecvQueue.of(qpJ);
+        final RecvQueue rqJ = RecvQueue.of(qpJ);
         for (int i = 0; i < 128; i++)
         {
             final long buf = mr.address() + i * (long) RECV_BYTES;
@@ -152,7 +152,7 @@ class EngineRawCqeParityTest
         }
         rqJ.ring();
         rules(qpL);
-        run(cqL, DirectCq.of(cqJ).attach(rqJ), Mode.QP);
+        run(cqL, CqPoller.of(cqJ).attach(rqJ), Mode.QP);
     }
 
     @Test
@@ -165,7 +165,7 @@ class EngineRawCqeParityTest
         final QueuePair rss = rig.pd.createRssQp(rig.context.createIndirectionTable(List.of(wqL)), RxHash.IPV4_UDP,
             RxHash.defaultKey());
         final MemoryRegion mr = rig.memory(1 << 20);
-        final DirectRecvQueue rqJ = DirectRecvQueue.of(wqJ);
+        final RecvQueue rqJ = RecvQueue.of(wqJ);
         for (int i = 0; i < 128; i++)
         {
             final long buf = mr.address() + i * (long) RECV_BYTES;
@@ -175,7 +175,7 @@ class EngineRawCqeParityTest
         }
         rqJ.ring();
         rules(rss);
-        run(cqL, DirectCq.of(cqJ).attach(rqJ), Mode.WQ);
+        run(cqL, CqPoller.of(cqJ).attach(rqJ), Mode.WQ);
     }
 
     @Test
@@ -201,7 +201,7 @@ class EngineRawCqeParityTest
         qL.ring();
         qJ.ring();
         rules(rss);
-        run(cqL, DirectCq.of(cqJ).attach(qJ), Mode.STRIDING);
+        run(cqL, CqPoller.of(cqJ).attach(qJ), Mode.STRIDING);
     }
 
     private enum Mode
@@ -209,7 +209,7 @@ class EngineRawCqeParityTest
         QP, WQ, STRIDING
     }
 
-    private void run(final CompletionQueue cqL, final DirectCq dcq, final Mode mode)
+    private void run(final CompletionQueue cqL, final CqPoller dcq, final Mode mode)
     {
         final FrameSender tx = new FrameSender(rig, GROUP, PORT_TAG7);
         final CompletionQueue cqJ = dcq.completionQueue();

@@ -1,15 +1,15 @@
 package io.mlx5j.tests;
 
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.RawSendQueue;
+import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.raw.RawSendQueue;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.wqe.UdpHeaderTemplate;
 
 import java.lang.foreign.MemorySegment;
@@ -31,7 +31,7 @@ final class FrameSender
 
     private final CompletionQueue cq;
     private final RawSendQueue sq;
-    private final DirectCq dcq;
+    private final CqPoller dcq;
     private final MemoryRegion mr;
     private final UdpHeaderTemplate h;
     private final Completion c = new Completion();
@@ -44,7 +44,7 @@ final class FrameSender
     }
 
     /** A sender in {@code pd}, its memory from {@code arena}. */
-    FrameSender(final io.mlx5j.direct.ProtectionDomain pd, final java.lang.foreign.Arena arena, final int group,
+    FrameSender(final io.mlx5j.verbs.ProtectionDomain pd, final java.lang.foreign.Arena arena, final int group,
         final int port)
     {
         this.group = group;
@@ -54,8 +54,8 @@ final class FrameSender
             .maxSendSge(1).maxRecvSge(1).maxInlineData(0).build());
         qp.activate(1);
         sq = RawSendQueue.of(qp, DoorbellMode.AUTO);
-        dcq = DirectCq.of(cq).attach(sq.queue());
-        mr = pd.register(arena, arena.allocate(1 << 16, 4096), io.mlx5j.direct.Access.LOCAL_WRITE);
+        dcq = CqPoller.of(cq).attach(sq.queue());
+        mr = pd.register(arena, arena.allocate(1 << 16, 4096), io.mlx5j.verbs.Access.LOCAL_WRITE);
         h = new UdpHeaderTemplate(mr.memory().asSlice(0, 64)).srcMac(SRC_MAC).srcIp(SRC_IP).multicast(group, port);
     }
 

@@ -1,13 +1,13 @@
 package io.mlx5j.tests;
 
 import io.mlx5j.bindings.IbvSendWr;
-import io.mlx5j.direct.Access;
-import io.mlx5j.direct.DirectSendQueue;
-import io.mlx5j.direct.QpState;
-import io.mlx5j.direct.QpType;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
 import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.doorbell.DoorbellRecord;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.QpState;
+import io.mlx5j.verbs.QpType;
 import io.mlx5j.wqe.CtrlSeg;
 import io.mlx5j.wqe.WcStatus;
 import org.junit.jupiter.api.Test;
@@ -73,7 +73,7 @@ class HeaderConstantsTest
         final List<Check> checks = new ArrayList<>();
         final List<String> privateNames = new ArrayList<>();
         for (final Class<?> anchor : List.of(IbvSendWr.class, CtrlSeg.class, DoorbellRecord.class,
-            DirectSendQueue.class))
+            SendQueue.class))
         {
             for (final Class<?> c : classesBeside(anchor))
             {

@@ -1,21 +1,21 @@
 package io.mlx5j.tests;
 
-import io.mlx5j.direct.Access;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.FlowRule;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.NicClock;
-import io.mlx5j.direct.ProtectionDomain;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.RawSendQueue;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.raw.FlowRule;
+import io.mlx5j.raw.NicClock;
+import io.mlx5j.raw.RawSendQueue;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.ProtectionDomain;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.wqe.UdpHeaderTemplate;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
@@ -65,17 +65,17 @@ class MarketDataReadmeTest
             CompletionQueue rcq = ctx.createCq(256);
             QueuePair rx = pd.createQp(QpConfig.builder(QpType.RAW_PACKET, rcq).build());
             rx.activate(1);
-            DirectRecvQueue rq = DirectRecvQueue.of(rx);
+            RecvQueue rq = RecvQueue.of(rx);
             for (int i = 0; i < 32; i++) { rq.post(i, mr.address() + 65536 + i * 2048L, mr.lkey(), 2048); }
             rq.ring();
-            DirectCq rxCq = DirectCq.of(rcq).attach(rq);
+            CqPoller rxCq = CqPoller.of(rcq).attach(rq);
             FlowRule rule = FlowRule.builder(rx, 1).multicast(group).udpDst(port).tag(7).create();
             // publisher: a header template patched per message, checksums by the NIC
             CompletionQueue scq = ctx.createCq(256);
             QueuePair tx = pd.createQp(QpConfig.builder(QpType.RAW_PACKET, scq).maxSendSge(2).build());
             tx.activate(1);
             RawSendQueue sq = RawSendQueue.of(tx, DoorbellMode.AUTO).signalEvery(64);
-            DirectCq txCq = DirectCq.of(scq).attach(sq.queue());
+            CqPoller txCq = CqPoller.of(scq).attach(sq.queue());
             UdpHeaderTemplate hdr = new UdpHeaderTemplate(mr.memory().asSlice(0, 64))
                 .srcMac(0x020000000001L).srcIp(0x0a000001).srcPort(40000).multicast(group, port);
             MemorySegment payload = mr.memory().asSlice(4096, 16);

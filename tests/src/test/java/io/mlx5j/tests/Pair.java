@@ -1,18 +1,18 @@
 package io.mlx5j.tests;
 
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.DirectSendQueue;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.RtrAttributes;
-import io.mlx5j.direct.RtsAttributes;
-import io.mlx5j.direct.InitAttributes;
-import io.mlx5j.direct.Access;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.direct.SendQueue;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.InitAttributes;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.RtrAttributes;
+import io.mlx5j.verbs.RtsAttributes;
 
 /**
  * Two QPs of one type on one device, each driven only by mlx5j's direct path: a posts, b receives (and the other
@@ -27,12 +27,12 @@ final class Pair
     final CompletionQueue cqB;
     final QueuePair a;
     final QueuePair b;
-    final DirectSendQueue sqA;
-    final DirectSendQueue sqB;
-    final DirectRecvQueue rqA;
-    final DirectRecvQueue rqB;
-    final DirectCq dcqA;
-    final DirectCq dcqB;
+    final SendQueue sqA;
+    final SendQueue sqB;
+    final RecvQueue rqA;
+    final RecvQueue rqB;
+    final CqPoller dcqA;
+    final CqPoller dcqB;
     final MemoryRegion mrA;
     final MemoryRegion mrB;
 
@@ -69,12 +69,12 @@ final class Pair
             b.toRtr(RtrAttributes.of(rig.port.activeMtu(), rig.peer(a, 0x100), rig.path()));
             b.toRts(RtsAttributes.of(0x200));
         }
-        sqA = DirectSendQueue.of(a, mode);
-        sqB = DirectSendQueue.of(b, mode);
-        rqA = DirectRecvQueue.of(a);
-        rqB = DirectRecvQueue.of(b);
-        dcqA = DirectCq.of(cqA).attach(sqA).attach(rqA);
-        dcqB = DirectCq.of(cqB).attach(sqB).attach(rqB);
+        sqA = SendQueue.of(a, mode);
+        sqB = SendQueue.of(b, mode);
+        rqA = RecvQueue.of(a);
+        rqB = RecvQueue.of(b);
+        dcqA = CqPoller.of(cqA).attach(sqA).attach(rqA);
+        dcqB = CqPoller.of(cqB).attach(sqB).attach(rqB);
         mrA = rig.memory(BYTES);
         mrB = rig.memory(BYTES);
     }

@@ -10,14 +10,14 @@ import io.mlx5j.bindings.InlineVerbs;
 import io.mlx5j.bindings.Mlx5dv;
 import io.mlx5j.bindings.Mlx5dvClockInfo;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.NicClock;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.raw.NicClock;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,7 +47,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * writes the same raw CQE into both CQs (random checksum bits, L3/L4 header types, VLAN, flow tag, RSS hash,
  * timestamp, byte count), then libmlx5 reads it, every other CQE with the legacy ibv_poll_cq (every ibv_wc field),
  * the others with ibv_start_poll and ibv_wc_read_opcode / _byte_len / _wc_flags (IBV_WC_IP_CSUM_OK) / _qp_num /
- * _flow_tag / _cvlan / _completion_ts / _completion_wallclock_ns, and DirectCq must report the same. (CQEs the
+ * _flow_tag / _cvlan / _completion_ts / _completion_wallclock_ns, and CqPoller must report the same. (CQEs the
  * engine itself writes, for raw QPs, plain WQs and striding WQs: {@link EngineRawCqeParityTest}.) The timestamp
  * conversion is judged twice: {@link NicClock#toNanos(long, long, long, int, int, long, long)} against the header's
  * mlx5dv_ts_to_ns compiled in C for thousands of random clock infos and timestamps (newer and older than last_cycles,
@@ -89,8 +89,8 @@ class RawCqeParityTest
         qpL.activate(1);
         qpJ.activate(1);
         final MemoryRegion mr = rig.memory(1 << 16);
-        final DirectRecvQueue rqJ = DirectRecvQueue.of(qpJ);
-        final DirectCq dcq = DirectCq.of(cqJ).attach(rqJ);
+        final RecvQueue rqJ = RecvQueue.of(qpJ);
+        final CqPoller dcq = CqPoller.of(cqJ).attach(rqJ);
         final int uidxL = Emu.uidx(qpL.qpn());
         final int uidxJ = Emu.uidx(qpJ.qpn());
         final Completion c = new Completion();

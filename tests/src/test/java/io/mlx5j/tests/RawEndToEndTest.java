@@ -1,20 +1,20 @@
 package io.mlx5j.tests;
 
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.FlowRule;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.NicClock;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.RawSendQueue;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendFlags;
-import io.mlx5j.direct.VerbsException;
 import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.raw.FlowRule;
+import io.mlx5j.raw.NicClock;
+import io.mlx5j.raw.RawSendQueue;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.VerbsException;
 import io.mlx5j.wqe.Cqe64;
 import io.mlx5j.wqe.UdpHeaderTemplate;
 import org.junit.jupiter.api.AfterEach;
@@ -66,22 +66,22 @@ class RawEndToEndTest
         rig.close();
     }
 
-    /** A raw QP with its own CQ, receive queue and DirectCq. */
+    /** A raw QP with its own CQ, receive queue and CqPoller. */
     private final class Endpoint
     {
         final CompletionQueue cq = rig.cq(256);
         final QueuePair qp = rig.pd.createQp(QpConfig.builder(QpType.RAW_PACKET, cq).maxSendWr(64).maxRecvWr(64)
             .maxSendSge(2).maxRecvSge(1).maxInlineData(128).build());
-        final DirectRecvQueue rq;
-        final DirectCq dcq;
+        final RecvQueue rq;
+        final CqPoller dcq;
         final MemoryRegion mr = rig.memory(1 << 20);
         final Completion c = new Completion();
 
         Endpoint()
         {
             qp.activate(1);
-            rq = DirectRecvQueue.of(qp);
-            dcq = DirectCq.of(cq).attach(rq);
+            rq = RecvQueue.of(qp);
+            dcq = CqPoller.of(cq).attach(rq);
             for (int i = 0; i < 64; i++)
             {
                 assertTrue(rq.post(i, mr.address() + i * 2048L, mr.lkey(), 2048));
@@ -109,7 +109,7 @@ class RawEndToEndTest
         final Endpoint a = new Endpoint();
         final Endpoint b = new Endpoint();
         final RawSendQueue sq = RawSendQueue.of(tx.qp, DoorbellMode.AUTO);
-        final DirectCq txCq = DirectCq.of(tx.cq).attach(sq.queue());
+        final CqPoller txCq = CqPoller.of(tx.cq).attach(sq.queue());
         try (FlowRule ra = FlowRule.builder(a.qp, 1).multicast(GROUP).udpDst(PORT).tag(0x111).create();
              FlowRule rb = FlowRule.builder(b.qp, 1).multicast(GROUP).udpDst(PORT).tag(0x222).create();
              NicClock clock = NicClock.of(rig.context))
@@ -181,7 +181,7 @@ class RawEndToEndTest
         final Endpoint tx = new Endpoint();
         final Endpoint rx = new Endpoint();
         final RawSendQueue sq = RawSendQueue.of(tx.qp, DoorbellMode.AUTO).inlineHeaders(UdpHeaderTemplate.LENGTH);
-        final DirectCq txCq = DirectCq.of(tx.cq).attach(sq.queue());
+        final CqPoller txCq = CqPoller.of(tx.cq).attach(sq.queue());
         try (FlowRule all = FlowRule.builder(rx.qp, 1).ethDst(UdpHeaderTemplate.multicastMac(GROUP)).create())
         {
             final MemorySegment tmpl = tx.mr.memory().asSlice(512 * 1024, 64);
@@ -228,7 +228,7 @@ class RawEndToEndTest
         final Endpoint tx = new Endpoint();
         final Endpoint rx = new Endpoint();
         final RawSendQueue sq = RawSendQueue.of(tx.qp, DoorbellMode.DOORBELL);
-        final DirectCq txCq = DirectCq.of(tx.cq).attach(sq.queue());
+        final CqPoller txCq = CqPoller.of(tx.cq).attach(sq.queue());
         final FlowRule take = FlowRule.builder(rx.qp, 1).priority(1).multicast(GROUP).udpDst(PORT).create();
         final FlowRule drop = FlowRule.builder(rx.qp, 1).priority(0).multicast(GROUP).udp(PORT, 0xffff, 666, 0xffff)
             .drop().create();
@@ -265,7 +265,7 @@ class RawEndToEndTest
         final Endpoint rx = new Endpoint();
         final Endpoint sniff = new Endpoint();
         final RawSendQueue sq = RawSendQueue.of(tx.qp, DoorbellMode.AUTO);
-        final DirectCq txCq = DirectCq.of(tx.cq).attach(sq.queue());
+        final CqPoller txCq = CqPoller.of(tx.cq).attach(sq.queue());
         final byte[] v6 = new byte[16];
         v6[0] = (byte) 0xff;
         v6[15] = 1;

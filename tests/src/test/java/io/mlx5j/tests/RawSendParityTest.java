@@ -6,17 +6,17 @@ import io.mlx5j.bindings.IbvSge;
 import io.mlx5j.bindings.IbvWc;
 import io.mlx5j.bindings.InlineVerbs;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpRings;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.RawSendQueue;
+import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.SendFlags;
-import io.mlx5j.direct.VerbsException;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.raw.RawSendQueue;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpRing;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.VerbsException;
 import io.mlx5j.wqe.Mlx5Opcode;
 import io.mlx5j.wqe.UdpHeaderTemplate;
 import org.junit.jupiter.api.AfterEach;
@@ -52,7 +52,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * (up to the QP's max inline data, and one byte over it: refused by both); every combination of SIGNALED, FENCE,
  * SOLICITED and IP_CSUM; VLAN insertion; batches of 2..5 frames under one doorbell; a frame at every start position
  * of the ring. After each post a CQE written into each twin's CQ retires it, and libmlx5's ibv_poll_cq and
- * mlx5j's DirectCq must report the same completion.
+ * mlx5j's CqPoller must report the same completion.
  * <p>
  * Differences accepted, byte by byte, each with its reason:
  * <ol>
@@ -124,10 +124,10 @@ class RawSendParityTest
         final CompletionQueue cqJ = rig.cq(512);
         final QueuePair qpL;
         final QueuePair qpJ;
-        final QpRings l;
-        final QpRings j;
+        final QpRing l;
+        final QpRing j;
         final RawSendQueue sq;
-        final DirectCq dcq;
+        final CqPoller dcq;
         final CqeInjector injL = new CqeInjector(cqL);
         final CqeInjector injJ = new CqeInjector(cqJ);
         final int uidxL;
@@ -147,7 +147,7 @@ class RawSendParityTest
             j = qpJ.rings();
             assertEquals(l.sqWqeCnt(), j.sqWqeCnt());
             sq = RawSendQueue.of(qpJ, DoorbellMode.AUTO);
-            dcq = DirectCq.of(cqJ).attach(sq.queue());
+            dcq = CqPoller.of(cqJ).attach(sq.queue());
             uidxL = Emu.uidx(qpL.qpn());
             uidxJ = Emu.uidx(qpJ.qpn());
             final Random rnd = new Random(7);
@@ -456,8 +456,8 @@ class RawSendParityTest
     /** Posts {@code frames} as one batch on both twins, compares ring, doorbell record and register, retires them. */
     private void check(final Twin t, final List<Frame> frames)
     {
-        final QpRings l = t.l;
-        final QpRings j = t.j;
+        final QpRing l = t.l;
+        final QpRing j = t.j;
         final int pi = t.sq.producerCounter();
         final long reg = Math.max(8, 2L * l.bfSize());
         final int window = l.bfSize() == 0 ? 8 : l.bfSize();
@@ -540,7 +540,7 @@ class RawSendParityTest
         assertArrayEquals(l.dbrec().toArray(ValueLayout.JAVA_BYTE), j.dbrec().toArray(ValueLayout.JAVA_BYTE),
             "doorbell record after " + what);
         cases += frames.size();
-        // retire the batch: one REQ CQE for the last WQE on each twin, polled by libmlx5 and by DirectCq
+        // retire the batch: one REQ CQE for the last WQE on each twin, polled by libmlx5 and by CqPoller
         final int lastCounter = pos - lastBytes / 64;
         t.injL.req(t.qpL.qpn(), t.uidxL, Mlx5Opcode.MLX5_OPCODE_SEND, lastCounter, 0);
         t.injJ.req(t.qpJ.qpn(), t.uidxJ, Mlx5Opcode.MLX5_OPCODE_SEND, lastCounter, 0);

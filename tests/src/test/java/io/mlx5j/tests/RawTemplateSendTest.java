@@ -1,16 +1,16 @@
 package io.mlx5j.tests;
 
-import io.mlx5j.direct.Access;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.RawSendQueue;
+import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.raw.RawSendQueue;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.wqe.Mlx5Opcode;
 import io.mlx5j.wqe.UdpHeaderTemplate;
 import org.junit.jupiter.api.Assumptions;
@@ -66,8 +66,8 @@ class RawTemplateSendTest
                 t.inlineHeaders(inlineHeader);
                 s.inlineHeaders(inlineHeader);
             }
-            final DirectCq dcqT = DirectCq.of(cqT).attach(t.queue());
-            final DirectCq dcqS = DirectCq.of(cqS).attach(s.queue());
+            final CqPoller dcqT = CqPoller.of(cqT).attach(t.queue());
+            final CqPoller dcqS = CqPoller.of(cqS).attach(s.queue());
             final CqeInjector injT = new CqeInjector(cqT);
             final CqeInjector injS = new CqeInjector(cqS);
             final int uidxT = Emu.uidx(qpT.qpn());
@@ -200,7 +200,7 @@ class RawTemplateSendTest
             {
                 t.inlineHeaders(inlineHeader);
             }
-            final DirectCq dcq = DirectCq.of(cq).attach(t.queue());
+            final CqPoller dcq = CqPoller.of(cq).attach(t.queue());
             final CqeInjector inj = new CqeInjector(cq);
             final MemoryRegion mr = rig.memory(1 << 16);
             final long payload = mr.address() + 2048;

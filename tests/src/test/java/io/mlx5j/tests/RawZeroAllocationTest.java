@@ -1,19 +1,19 @@
 package io.mlx5j.tests;
 
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.NicClock;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.RawSendQueue;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendFlags;
-import io.mlx5j.direct.StridingRecvQueue;
-import io.mlx5j.direct.WorkQueue;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.raw.NicClock;
+import io.mlx5j.raw.RawSendQueue;
+import io.mlx5j.raw.StridingRecvQueue;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.WorkQueue;
 import io.mlx5j.wqe.Mlx5Opcode;
 import io.mlx5j.wqe.UdpHeaderTemplate;
 import org.junit.jupiter.api.Assumptions;
@@ -27,10 +27,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The raw send and receive paths allocate nothing per frame: a template patch, a RawSendQueue post (inline and
- * gathered, with checksum offload and a VLAN tag), the doorbell, DirectCq's decoding of the send CQE and of a raw
+ * gathered, with checksum offload and a VLAN tag), the doorbell, CqPoller's decoding of the send CQE and of a raw
  * receive CQE (flow tag, checksum, frame address), the receive repost and a NicClock conversion, 200k times after
  * warm-up (long enough for C2 to compile the vector copy of the parity-roce run), measured with the thread's
- * allocation counter; and the striding receive path: DirectCq decoding striding
+ * allocation counter; and the striding receive path: CqPoller decoding striding
  * CQEs of a recycling {@link StridingRecvQueue} (frames, fillers, WQE release and repost with its doorbell record
  * update, the frame view, RSS hash, NicClock). The device is idle (engine off); the CQEs are written the way the
  * device writes them.
@@ -50,8 +50,8 @@ class RawZeroAllocationTest
             qp.activate(1);
             final MemoryRegion mr = rig.memory(1 << 20);
             final RawSendQueue sq = RawSendQueue.of(qp, DoorbellMode.AUTO);
-            final DirectRecvQueue rq = DirectRecvQueue.of(qp);
-            final DirectCq dcq = DirectCq.of(cq).attach(sq.queue()).attach(rq);
+            final RecvQueue rq = RecvQueue.of(qp);
+            final CqPoller dcq = CqPoller.of(cq).attach(sq.queue()).attach(rq);
             final Injector inj = new Injector(cq);
             final int uidx = Emu.uidx(qp.qpn());
             final UdpHeaderTemplate h = new UdpHeaderTemplate(mr.memory().asSlice(0, 64)).srcMac(0x020000000001L)
@@ -104,7 +104,7 @@ class RawZeroAllocationTest
                 q.post(i, mr.address() + i * 1024L, mr.lkey());
             }
             q.ring();
-            final DirectCq dcq = DirectCq.of(cq).attach(q);
+            final CqPoller dcq = CqPoller.of(cq).attach(q);
             final Injector inj = new Injector(cq);
             final Completion c = new Completion();
             try (NicClock clock = NicClock.of(rig.context))
@@ -133,7 +133,7 @@ class RawZeroAllocationTest
      * One frame of 1..5 strides into a 16-stride WQE; when it does not fit the strides left, a filler CQE for them
      * first (which releases and recycles the WQE).
      */
-    private record StridingCycle(DirectCq dcq, Injector inj, Completion c, NicClock clock, int[] cursor)
+    private record StridingCycle(CqPoller dcq, Injector inj, Completion c, NicClock clock, int[] cursor)
     {
         long run(final int i)
         {
@@ -159,7 +159,7 @@ class RawZeroAllocationTest
     }
 
     /** One frame out and one frame in. */
-    private record Cycle(RawSendQueue sq, DirectRecvQueue rq, DirectCq dcq, Injector inj, int qpn, int uidx,
+    private record Cycle(RawSendQueue sq, RecvQueue rq, CqPoller dcq, Injector inj, int qpn, int uidx,
         UdpHeaderTemplate h, MemoryRegion mr, long payload, Completion c, NicClock clock)
     {
         long run(final int i)

@@ -2,17 +2,17 @@ package io.mlx5j.tests;
 
 import io.mlx5j.bindings.IbvRecvWr;
 import io.mlx5j.bindings.IbvSge;
-import io.mlx5j.bindings.InlineVerbs;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectSrq;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.SharedReceiveQueue;
-import io.mlx5j.direct.SrqRing;
 import io.mlx5j.bindings.IbvWc;
+import io.mlx5j.bindings.InlineVerbs;
 import io.mlx5j.direct.Completion;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.SrqRecvQueue;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.SharedReceiveQueue;
+import io.mlx5j.verbs.SrqRing;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Golden parity of the receive side (engine off): the same receive work requests posted through libmlx5
  * ({@code ibv_post_recv} / {@code ibv_post_srq_recv}, through their function pointers) and through mlx5j
- * ({@link io.mlx5j.direct.DirectRecvQueue} / {@link DirectSrq}) on twin queues leave identical receive rings and
+ * ({@link io.mlx5j.direct.RecvQueue} / {@link SrqRecvQueue}) on twin queues leave identical receive rings and
  * identical doorbell records, with no exception: receive WQEs carry no QPN and libmlx5 writes every byte mlx5j
  * writes. Both rings are poisoned identically before each post (for the SRQ only the scatter part of each WQE: the
  * next segments are the free list libmlx5 reads). After each batch, CQEs written into both CQs complete the WQEs
@@ -239,8 +239,8 @@ class RecvParityTest
         final SrqRing ringJ = srqJ.ring();
         assertEquals(ringL.stride(), ringJ.stride());
         assertEquals(ringL.tail(), ringJ.tail());
-        final DirectSrq dsrq = DirectSrq.of(srqJ);
-        final DirectCq dcqJ = DirectCq.of(cqJ).attach(dsrq, qpJ);
+        final SrqRecvQueue dsrq = SrqRecvQueue.of(srqJ);
+        final CqPoller dcqJ = CqPoller.of(cqJ).attach(dsrq, qpJ);
         final CqeInjector injL = new CqeInjector(cqL);
         final CqeInjector injJ = new CqeInjector(cqJ);
         final var mr = rig.memory(1 << 16);

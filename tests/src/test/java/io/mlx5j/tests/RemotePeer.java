@@ -1,18 +1,18 @@
 package io.mlx5j.tests;
 
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.DirectSendQueue;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.PeerInfo;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
 import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.PeerInfo;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -61,9 +61,9 @@ public final class RemotePeer
             final MemorySegment buf = mr.memory();
             Rig.fill(buf, PATTERN_OFFSET, 0x8000, 77);
             buf.set(ValueLayout.JAVA_LONG_UNALIGNED, COUNTER_OFFSET, 40L); // host order, as 8-byte atomics see it
-            final DirectSendQueue sq = DirectSendQueue.of(qp, DoorbellMode.AUTO);
-            final DirectRecvQueue rq = DirectRecvQueue.of(qp);
-            final DirectCq cq = DirectCq.of(cqObject).attach(sq).attach(rq);
+            final SendQueue sq = SendQueue.of(qp, DoorbellMode.AUTO);
+            final RecvQueue rq = RecvQueue.of(qp);
+            final CqPoller cq = CqPoller.of(cqObject).attach(sq).attach(rq);
             final Completion c = new Completion();
             out.println("INFO " + rig.peer(qp, 0x300).toPingpongMessage() + " " + mr.rkey() + " " + mr.address());
             String line;
@@ -75,7 +75,7 @@ public final class RemotePeer
                     case "PEER" ->
                     {
                         final PeerInfo peer = PeerInfo.parsePingpongMessage(w[1]);
-                        qp.connect(1, io.mlx5j.direct.Access.ALL_REMOTE, 0, rig.port.activeMtu(), peer, rig.path(),
+                        qp.connect(1, io.mlx5j.verbs.Access.ALL_REMOTE, 0, rig.port.activeMtu(), peer, rig.path(),
                             0x300);
                         for (int i = 0; i < 8; i++)
                         {

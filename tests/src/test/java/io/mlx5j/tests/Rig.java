@@ -1,18 +1,18 @@
 package io.mlx5j.tests;
 
-import io.mlx5j.direct.Access;
-import io.mlx5j.direct.AddressVector;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.Gid;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.PeerInfo;
-import io.mlx5j.direct.PortAttributes;
-import io.mlx5j.direct.ProtectionDomain;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.AddressVector;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.Gid;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.PeerInfo;
+import io.mlx5j.verbs.PortAttributes;
+import io.mlx5j.verbs.ProtectionDomain;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -83,7 +83,7 @@ final class Rig implements AutoCloseable
     }
 
     /** Spins until one completion arrives (10 s limit). */
-    static Completion await(final DirectCq cq, final Completion c)
+    static Completion await(final CqPoller cq, final Completion c)
     {
         final long deadline = System.nanoTime() + 10_000_000_000L;
         while (cq.poll(c) == 0)
@@ -98,7 +98,7 @@ final class Rig implements AutoCloseable
     }
 
     /** Polls for 50 ms and asserts that nothing arrives. */
-    static void assertEmpty(final DirectCq cq, final Completion c)
+    static void assertEmpty(final CqPoller cq, final Completion c)
     {
         final long until = System.nanoTime() + 50_000_000L;
         while (System.nanoTime() < until)

@@ -1,9 +1,9 @@
 package io.mlx5j.tests;
 
 import io.mlx5j.bindings.IbvSendWr;
-import io.mlx5j.direct.QpRings;
-import io.mlx5j.direct.QpType;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.verbs.QpRing;
+import io.mlx5j.verbs.QpType;
 import io.mlx5j.wqe.Mlx5Opcode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Golden parity of the send path: the same work request posted on twin QPs ({@link Twin}), once through libmlx5
  * (ibv_post_send via its function pointer, or the ibv_wr_* builders of ibv_qp_ex) and once through mlx5j's
- * DirectSendQueue, must leave the same bytes in
+ * SendQueue, must leave the same bytes in
  * <ul>
  * <li>the send ring (the whole ring is compared, so a stray write anywhere is caught),</li>
  * <li>the doorbell record (both 32-bit words),</li>
@@ -46,7 +46,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * from 0 to the QP's max inline size in 1..3 pieces; all 8 combinations of SIGNALED/FENCE/SOLICITED; both libmlx5
  * posting APIs; and, for the largest WQE shapes, every start position of the ring (so every way a WQE can wrap).
  * Runs once per link (surefire executions parity-ib and parity-roce: the UD address vector differs). After each
- * WQE, a CQE written into each twin's CQ retires it: libmlx5 (ibv_poll_cq) and mlx5j (DirectCq) decode it and every
+ * WQE, a CQE written into each twin's CQ retires it: libmlx5 (ibv_poll_cq) and mlx5j (CqPoller) decode it and every
  * ibv_wc field must agree.
  * <p>
  * Not compared here: NOP and the masked atomics, which libmlx5 v44 cannot post (no verb); their encoding is checked
@@ -342,8 +342,8 @@ class SendParityTest
      */
     private void check(final Twin t, final List<SendWr> wrs)
     {
-        final QpRings l = t.ringsL;
-        final QpRings j = t.ringsJ;
+        final QpRing l = t.ringsL;
+        final QpRing j = t.ringsJ;
         final int wqeCnt = j.sqWqeCnt();
         final int pi = t.sqJ.producerCounter();
         assertEquals(Twin.sendDbrec(l), Twin.sendDbrec(j), "twins out of step before " + wrs);

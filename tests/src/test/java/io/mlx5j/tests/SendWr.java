@@ -4,9 +4,9 @@ import io.mlx5j.bindings.IbvDataBuf;
 import io.mlx5j.bindings.IbvSendWr;
 import io.mlx5j.bindings.IbvSge;
 import io.mlx5j.bindings.InlineVerbs;
-import io.mlx5j.direct.DirectSendQueue;
-import io.mlx5j.direct.QpType;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
+import io.mlx5j.verbs.QpType;
 import io.mlx5j.wqe.Mlx5Opcode;
 
 import java.lang.foreign.Arena;
@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * One send work request, posted three ways: libmlx5's ibv_post_send (through the function pointer), libmlx5's
- * ibv_wr_* builders on the QP's ibv_qp_ex, and mlx5j's {@link DirectSendQueue}. Knows where in its WQE libmlx5 leaves
+ * ibv_wr_* builders on the QP's ibv_qp_ex, and mlx5j's {@link SendQueue}. Knows where in its WQE libmlx5 leaves
  * bytes unwritten (see {@link #staleOffsets}).
  */
 final class SendWr
@@ -256,7 +256,7 @@ final class SendWr
     }
 
     /**
-     * Whether {@link #stageDirect} posts this WR through DirectSendQueue's one-call form ({@code send}, {@code
+     * Whether {@link #stageDirect} posts this WR through SendQueue's one-call form ({@code send}, {@code
      * rdmaWrite}, ...: its fast path encodes straight into the ring) rather than the staging form: every WR with an odd
      * wr_id that the one-call form can express (at most one gather entry or inline piece, not UD, not atomic), so
      * that both encoders meet libmlx5 across the whole matrix.
@@ -267,8 +267,8 @@ final class SendWr
             ibvOpcode != IbvSendWr.IBV_WR_ATOMIC_CMP_AND_SWP && ibvOpcode != IbvSendWr.IBV_WR_ATOMIC_FETCH_AND_ADD;
     }
 
-    /** mlx5j: the one-call form of DirectSendQueue (see {@link #oneCallForm}), posted but not rung. */
-    private void postOneCall(final DirectSendQueue sq)
+    /** mlx5j: the one-call form of SendQueue (see {@link #oneCallForm}), posted but not rung. */
+    private void postOneCall(final SendQueue sq)
     {
         final long a = len.length == 0 ? 0 : addr[0];
         final int l = len.length == 0 ? 0 : len[0];
@@ -282,13 +282,13 @@ final class SendWr
             case IbvSendWr.IBV_WR_RDMA_READ -> sq.rdmaRead(wrId, a, lkey, l, raddr, rkey, flags);
             default -> throw new IllegalArgumentException("no one-call form for opcode " + ibvOpcode);
         };
-        assertTrue(posted, () -> "DirectSendQueue one-call post " + this);
+        assertTrue(posted, () -> "SendQueue one-call post " + this);
     }
 
-    /** mlx5j: DirectSendQueue's staging form, or its one-call form (see {@link #oneCallForm}), posted but not rung. */
+    /** mlx5j: SendQueue's staging form, or its one-call form (see {@link #oneCallForm}), posted but not rung. */
     void stageDirect(final Twin t)
     {
-        final DirectSendQueue sq = t.sqJ;
+        final SendQueue sq = t.sqJ;
         if (oneCallForm(t.type))
         {
             postOneCall(sq);
@@ -317,7 +317,7 @@ final class SendWr
         {
             sq.sge(addr[i], lkey, len[i]);
         }
-        assertTrue(sq.post(), () -> "DirectSendQueue.post " + this);
+        assertTrue(sq.post(), () -> "SendQueue.post " + this);
     }
 
     /**

@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import io.mlx5j.direct.RingStores;
+import io.mlx5j.memory.RingStores;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -13,9 +13,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /**
  * The two parity runs (pom.xml) write WQEs the two ways RingStores has: parity-ib without the export of
- * jdk.internal.misc (checked stores through Wire.ALL), parity-roce with it and the vector module (Unsafe, and the raw
- * send's inline data by 512-bit vectors on a CPU with AVX-512F). This proves each run took the way it was configured
- * for, so libmlx5's bytes judge both.
+ * jdk.internal.misc (checked stores through AddressSpace.ALL), parity-roce with it and the vector module (Unsafe, and
+ * the raw send's inline data by 512-bit vectors on a CPU with AVX-512F). This proves each run took the way it was
+ * configured for, so libmlx5's bytes judge both.
  */
 @Tag("parity")
 class StorePathTest

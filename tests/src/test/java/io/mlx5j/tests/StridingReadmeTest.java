@@ -1,16 +1,16 @@
 package io.mlx5j.tests;
 
-import io.mlx5j.direct.Access;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.FlowRule;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.ProtectionDomain;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.RxHash;
-import io.mlx5j.direct.StridingRecvQueue;
-import io.mlx5j.direct.WorkQueue;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.raw.FlowRule;
+import io.mlx5j.raw.StridingRecvQueue;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.ProtectionDomain;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.RxHash;
+import io.mlx5j.verbs.WorkQueue;
 import io.mlx5j.wqe.UdpHeaderTemplate;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
@@ -66,12 +66,12 @@ class StridingReadmeTest
             FlowRule.builder(rss, 1).multicast(group).udpDst(port).create();
             // per WQ (each may live on a thread of its own): post the buffers, attach the queue to the WQ's CQ
             StridingRecvQueue[] rqs = new StridingRecvQueue[2];
-            DirectCq[] cqs = new DirectCq[2];
+            CqPoller[] cqs = new CqPoller[2];
             for (int i = 0; i < 2; i++) {
                 rqs[i] = StridingRecvQueue.of(wqs.get(i), true);    // recycling: a used-up WQE is posted again
                 for (int k = 0; k < 16; k++) { rqs[i].post(k, mr.address() + (i * 16 + k) * 2048L, mr.lkey()); }
                 rqs[i].ring();
-                cqs[i] = DirectCq.of(wqs.get(i).cq()).attach(rqs[i]);
+                cqs[i] = CqPoller.of(wqs.get(i).cq()).attach(rqs[i]);
             }
             FrameSender tx = new FrameSender(pd, arena, group, port); // test only
             for (int s = 0; s < 20; s++) { sent[s] = tx.send(s, 40000 + s, 100 + s); } // test only

@@ -1,18 +1,18 @@
 package io.mlx5j.tests;
 
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.FlowRule;
-import io.mlx5j.direct.IndirectionTable;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.RxHash;
-import io.mlx5j.direct.StridingRecvQueue;
-import io.mlx5j.direct.VerbsException;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.WcOpcode;
-import io.mlx5j.direct.WorkQueue;
+import io.mlx5j.raw.FlowRule;
+import io.mlx5j.raw.StridingRecvQueue;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.IndirectionTable;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.RxHash;
+import io.mlx5j.verbs.VerbsException;
+import io.mlx5j.verbs.WorkQueue;
 import io.mlx5j.wqe.UdpHeaderTemplate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Frames sent through the emulated device land in a striding RQ and in the WQs of an RSS QP, decoded by
- * {@link DirectCq}: every frame's bytes are compared in place (the completion's frame address, no copy) with what was
+ * {@link CqPoller}: every frame's bytes are compared in place (the completion's frame address, no copy) with what was
  * sent; stride indexes, stride counts, fillers and WQE releases follow the placement DPDK's mlx5 PMD decodes (and
  * emulator/test/engine/t_mprq_eth.c checks from C); the RSS hash equals a Toeplitz computed here (checked against
  * the Microsoft verification vectors), and each frame reaches the WQ its hash selects, each WQ polled by its own
@@ -101,7 +101,7 @@ class StridingRssEndToEndTest
             }
             assertFalse(q.post(999, mr.address(), mr.lkey()), "all WQEs outstanding");
             assertEquals(WQES, q.ring());
-            final DirectCq dcq = DirectCq.of(cq).attach(q);
+            final CqPoller dcq = CqPoller.of(cq).attach(q);
             final FrameSender tx = new FrameSender(rig, GROUP, PORT);
             try (FlowRule rule = FlowRule.builder(rss, 1).multicast(GROUP).udpDst(PORT).tag(0x5a).create())
             {
@@ -164,7 +164,7 @@ class StridingRssEndToEndTest
             assertTrue(q.post(i, mr.address() + i * 512L, mr.lkey()));
         }
         q.ring();
-        final DirectCq dcq = DirectCq.of(cq).attach(q);
+        final CqPoller dcq = CqPoller.of(cq).attach(q);
         final FrameSender tx = new FrameSender(rig, GROUP, PORT);
         try (FlowRule rule = FlowRule.builder(rss, 1).multicast(GROUP).udpDst(PORT).create())
         {
@@ -215,10 +215,10 @@ class StridingRssEndToEndTest
         final WorkQueue plain = rig.pd.createWq(WorkQueue.builder(cq2).maxWr(8));
         assertThrows(IllegalArgumentException.class,
             () -> StridingRecvQueue.of(plain, false), "a plain WQ is not striding");
-        final DirectRecvQueue prq = DirectRecvQueue.of(plain.ready());
+        final RecvQueue prq = RecvQueue.of(plain.ready());
         final WorkQueue other = rig.pd.createWq(WorkQueue.builder(cq2).maxWr(8).striding(LOG_STRIDE, LOG_STRIDES,
             false));
-        final DirectCq dcq = DirectCq.of(cq2).attach(prq);
+        final CqPoller dcq = CqPoller.of(cq2).attach(prq);
         assertThrows(IllegalArgumentException.class,
             () -> dcq.attach(StridingRecvQueue.of(other, false)), "one receive queue per CQ of a WQ");
     }
@@ -273,12 +273,12 @@ class StridingRssEndToEndTest
             {
                 try
                 {
-                    // the queue and its DirectCq are created, posted and polled on this thread only
-                    final DirectCq dcq = DirectCq.of(cqs.get(w));
-                    DirectRecvQueue plain = null;
+                    // the queue and its CqPoller are created, posted and polled on this thread only
+                    final CqPoller dcq = CqPoller.of(cqs.get(w));
+                    RecvQueue plain = null;
                     if (w % 2 == 0)
                     {
-                        plain = DirectRecvQueue.of(wqs.get(w));
+                        plain = RecvQueue.of(wqs.get(w));
                         for (int k = 0; k < 64; k++)
                         {
                             plain.post(k, base + k * 2048L, mr.lkey(), 2048);

@@ -3,18 +3,18 @@ package io.mlx5j.tests;
 import io.mlx5j.bindings.IbvQpInitAttrEx;
 import io.mlx5j.bindings.IbvWc;
 import io.mlx5j.bindings.InlineVerbs;
-import io.mlx5j.direct.AddressHandle;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.DirectSendQueue;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpRings;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.direct.SendQueue;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.AddressHandle;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpRing;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -47,11 +47,11 @@ final class Twin
     final CompletionQueue cqJ;
     final QueuePair qpL;
     final QueuePair qpJ;
-    final QpRings ringsL;
-    final QpRings ringsJ;
-    final DirectSendQueue sqJ;
-    final DirectRecvQueue rqJ;
-    final DirectCq dcqJ;
+    final QpRing ringsL;
+    final QpRing ringsJ;
+    final SendQueue sqJ;
+    final RecvQueue rqJ;
+    final CqPoller dcqJ;
     final CqeInjector injL;
     final CqeInjector injJ;
     final int uidxL;
@@ -92,9 +92,9 @@ final class Twin
         assertEquals(ringsL.bfSize(), ringsJ.bfSize());
         // each twin writes its own BlueFlame register: their bytes are compared after every post
         assertNotEquals(ringsL.bfReg().address(), ringsJ.bfReg().address(), "twins share a BlueFlame register");
-        sqJ = DirectSendQueue.of(qpJ, DoorbellMode.AUTO);
-        rqJ = DirectRecvQueue.of(qpJ);
-        dcqJ = DirectCq.of(cqJ).attach(sqJ).attach(rqJ);
+        sqJ = SendQueue.of(qpJ, DoorbellMode.AUTO);
+        rqJ = RecvQueue.of(qpJ);
+        dcqJ = CqPoller.of(cqJ).attach(sqJ).attach(rqJ);
         injL = new CqeInjector(cqL);
         injJ = new CqeInjector(cqJ);
         uidxL = Emu.uidx(qpL.qpn());
@@ -141,7 +141,7 @@ final class Twin
     }
 
     /** Current libmlx5 view of the SQ producer: the send doorbell record (big-endian low 16 bits of cur_post). */
-    static int sendDbrec(final QpRings r)
+    static int sendDbrec(final QpRing r)
     {
         return Integer.reverseBytes(r.dbrec().get(U32, 4)) & 0xffff;
     }

@@ -4,11 +4,11 @@ import io.mlx5j.bindings.CTypes;
 import io.mlx5j.bindings.IbvRecvWr;
 import io.mlx5j.bindings.IbvSge;
 import io.mlx5j.bindings.InlineVerbs;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.StridingRecvQueue;
-import io.mlx5j.direct.WorkQueue;
-import io.mlx5j.direct.WqRings;
+import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.raw.StridingRecvQueue;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.WorkQueue;
+import io.mlx5j.verbs.WqRing;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Receive WQ rings written by mlx5j equal their judges, with the device idle (engine off):
  * <ul>
- * <li>a plain WQ's ring and doorbell record after {@link DirectRecvQueue} posts equal a twin WQ's after libmlx5's
+ * <li>a plain WQ's ring and doorbell record after {@link RecvQueue} posts equal a twin WQ's after libmlx5's
  *     {@code ibv_post_wq_recv} (mlx5_post_wq_recv) of the same work requests: 1..4 scatter entries, zero-length
  *     entries (dropped by both), the terminator entry, batches of several WQEs per doorbell, every slot of the ring,
  *     and the bytes of a WQE after its terminator, which neither writes (both rings start as the same garbage);</li>
@@ -73,15 +73,15 @@ class WqRecvParityTest
             final CompletionQueue cq = rig.cq(256);
             final WorkQueue wqL = rig.pd.createWq(WorkQueue.builder(cq).maxWr(32).maxSge(maxSge)).ready();
             final WorkQueue wqJ = rig.pd.createWq(WorkQueue.builder(rig.cq(256)).maxWr(32).maxSge(maxSge)).ready();
-            final WqRings rl = wqL.rings();
-            final WqRings rj = wqJ.rings();
+            final WqRing rl = wqL.rings();
+            final WqRing rj = wqJ.rings();
             assertEquals(rl.wqeCnt(), rj.wqeCnt());
             assertEquals(rl.stride(), rj.stride());
             // both rings start as the same garbage (libmlx5's comes from posix_memalign, not zeroed): a byte one side
             // writes and the other leaves alone shows
             rl.buf().fill((byte) 0xa5);
             rj.buf().fill((byte) 0xa5);
-            final DirectRecvQueue rq = DirectRecvQueue.of(wqJ);
+            final RecvQueue rq = RecvQueue.of(wqJ);
             int posted = 0;
             try (Arena a = Arena.ofConfined())
             {
@@ -138,7 +138,7 @@ class WqRecvParityTest
         final StringBuilder in = new StringBuilder();
         final CompletionQueue cq = rig.cq(256);
         final WorkQueue wq = rig.pd.createWq(WorkQueue.builder(cq).maxWr(64).striding(7, 9, false)).ready();
-        final WqRings r = wq.rings();
+        final WqRing r = wq.rings();
         final StridingRecvQueue q = StridingRecvQueue.of(wq, false);
         assertEquals(512 * 128, q.bufferBytes());
         for (int i = 0; i < r.wqeCnt(); i++)

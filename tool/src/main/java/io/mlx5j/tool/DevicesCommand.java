@@ -1,12 +1,12 @@
 package io.mlx5j.tool;
 
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.Device;
-import io.mlx5j.direct.DeviceAttributes;
-import io.mlx5j.direct.DeviceList;
-import io.mlx5j.direct.Gid;
-import io.mlx5j.direct.PortAttributes;
-import io.mlx5j.direct.VerbsException;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.Device;
+import io.mlx5j.verbs.DeviceAttributes;
+import io.mlx5j.verbs.DeviceList;
+import io.mlx5j.verbs.Gid;
+import io.mlx5j.verbs.PortAttributes;
+import io.mlx5j.verbs.VerbsException;
 
 import java.io.PrintStream;
 import java.util.ArrayList;

@@ -1,27 +1,27 @@
 package io.mlx5j.tool;
 
-import io.mlx5j.direct.Access;
-import io.mlx5j.direct.AddressVector;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.DirectSendQueue;
-import io.mlx5j.direct.Gid;
-import io.mlx5j.direct.InitAttributes;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.PeerInfo;
-import io.mlx5j.direct.PortAttributes;
-import io.mlx5j.direct.ProtectionDomain;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.RtrAttributes;
-import io.mlx5j.direct.RtsAttributes;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
 import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.AddressVector;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.Gid;
+import io.mlx5j.verbs.InitAttributes;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.PeerInfo;
+import io.mlx5j.verbs.PortAttributes;
+import io.mlx5j.verbs.ProtectionDomain;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.RtrAttributes;
+import io.mlx5j.verbs.RtsAttributes;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -60,9 +60,9 @@ final class Endpoint implements AutoCloseable
     final long recvArea;
     final long sendArea;
     final int lkey;
-    DirectSendQueue sq;
-    DirectRecvQueue rq;
-    DirectCq cq;
+    SendQueue sq;
+    RecvQueue rq;
+    CqPoller cq;
     final Completion wc = new Completion();
     final int psn;
     /** The peer, once connected. */
@@ -124,9 +124,9 @@ final class Endpoint implements AutoCloseable
      */
     Endpoint directPath(final DoorbellMode mode, final boolean sharedRegister)
     {
-        sq = DirectSendQueue.of(qp, mode, sharedRegister);
-        rq = DirectRecvQueue.of(qp);
-        cq = DirectCq.of(cqObject).attach(sq).attach(rq);
+        sq = SendQueue.of(qp, mode, sharedRegister);
+        rq = RecvQueue.of(qp);
+        cq = CqPoller.of(cqObject).attach(sq).attach(rq);
         return this;
     }
 

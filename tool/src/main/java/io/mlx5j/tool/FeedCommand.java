@@ -1,20 +1,20 @@
 package io.mlx5j.tool;
 
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.FlowRule;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.NicClock;
-import io.mlx5j.direct.ProtectionDomain;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.RawSendQueue;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.raw.FlowRule;
+import io.mlx5j.raw.NicClock;
+import io.mlx5j.raw.RawSendQueue;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.ProtectionDomain;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.wqe.UdpHeaderTemplate;
 
 import java.io.PrintStream;
@@ -173,7 +173,7 @@ final class FeedCommand
             .maxSendSge(2).maxRecvSge(1).maxInlineData(128).build());
         qp.activate(o.ibPort());
         final RawSendQueue sq = RawSendQueue.of(qp, DoorbellMode.AUTO).signalEvery(RING / 4);
-        final DirectCq dcq = DirectCq.of(cq).attach(sq.queue());
+        final CqPoller dcq = CqPoller.of(cq).attach(sq.queue());
         final Completion c = new Completion();
         // Frame buffers used round robin: the NIC reads a gathered frame when it transmits it, later than the post,
         // so a buffer may be rewritten only once the WQE that used it has retired. At most wqe_cnt WQEs are
@@ -183,7 +183,7 @@ final class FeedCommand
         final int frameBytes = UdpHeaderTemplate.LENGTH + o.size();
         final int stride = (frameBytes + 63) & ~63;
         final MemoryRegion mr = pd.register(Arena.ofAuto().allocate((long) slots * stride, 4096),
-            io.mlx5j.direct.Access.LOCAL_WRITE);
+            io.mlx5j.verbs.Access.LOCAL_WRITE);
         final UdpHeaderTemplate[] headers = new UdpHeaderTemplate[slots];
         for (int i = 0; i < slots; i++)
         {
@@ -240,7 +240,7 @@ final class FeedCommand
         return 0;
     }
 
-    private static void drain(final DirectCq dcq, final Completion c)
+    private static void drain(final CqPoller dcq, final Completion c)
     {
         while (dcq.poll(c) != 0)
         {
@@ -262,14 +262,14 @@ final class FeedCommand
         qp.activate(o.ibPort());
         final int stride = 2048;
         final MemoryRegion mr = pd.register(Arena.ofAuto().allocate((long) RING * stride, 4096),
-            io.mlx5j.direct.Access.LOCAL_WRITE);
-        final DirectRecvQueue rq = DirectRecvQueue.of(qp);
+            io.mlx5j.verbs.Access.LOCAL_WRITE);
+        final RecvQueue rq = RecvQueue.of(qp);
         for (int i = 0; i < RING; i++)
         {
             rq.post(i, mr.address() + (long) i * stride, mr.lkey(), stride);
         }
         rq.ring();
-        final DirectCq dcq = DirectCq.of(cq).attach(rq);
+        final CqPoller dcq = CqPoller.of(cq).attach(rq);
         final Completion c = new Completion();
         final long[] latency = new long[(int) Math.min(o.count(), 10_000_000)];
         try (FlowRule rule = FlowRule.builder(qp, o.ibPort()).multicast(o.group()).udpDst(o.port()).tag(o.tag())

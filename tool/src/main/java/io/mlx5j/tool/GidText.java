@@ -1,6 +1,6 @@
 package io.mlx5j.tool;
 
-import io.mlx5j.direct.Gid;
+import io.mlx5j.verbs.Gid;
 
 /**
  * A GID as the rdma-core examples print it: {@code inet_ntop(AF_INET6, ...)} of the 16 wire bytes, glibc's form

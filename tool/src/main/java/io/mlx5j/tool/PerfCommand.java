@@ -1,10 +1,10 @@
 package io.mlx5j.tool;
 
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.DeviceAttributes;
-import io.mlx5j.direct.PeerInfo;
-import io.mlx5j.direct.PortAttributes;
-import io.mlx5j.direct.ProtectionDomain;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.DeviceAttributes;
+import io.mlx5j.verbs.PeerInfo;
+import io.mlx5j.verbs.PortAttributes;
+import io.mlx5j.verbs.ProtectionDomain;
 
 import java.io.PrintStream;
 import java.lang.foreign.ValueLayout;

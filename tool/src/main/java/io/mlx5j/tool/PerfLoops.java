@@ -1,7 +1,7 @@
 package io.mlx5j.tool;
 
-import io.mlx5j.direct.PeerInfo;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.verbs.PeerInfo;
 
 /**
  * The measuring loops. Each takes the endpoint that initiates ({@code me}) and, in loopback, the endpoint that

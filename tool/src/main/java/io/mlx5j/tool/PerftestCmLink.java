@@ -6,10 +6,10 @@ import io.mlx5j.cm.CmListener;
 import io.mlx5j.cm.CmRejectedException;
 import io.mlx5j.cm.ConnectOptions;
 import io.mlx5j.cm.ConnectionRequest;
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.ProtectionDomain;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.WcOpcode;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.ProtectionDomain;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;

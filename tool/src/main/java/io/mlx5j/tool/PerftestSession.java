@@ -5,10 +5,10 @@ import io.mlx5j.cm.CmId;
 import io.mlx5j.cm.CmListener;
 import io.mlx5j.cm.CmRejectedException;
 import io.mlx5j.cm.ConnectOptions;
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.Gid;
-import io.mlx5j.direct.PeerInfo;
-import io.mlx5j.direct.ProtectionDomain;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.Gid;
+import io.mlx5j.verbs.PeerInfo;
+import io.mlx5j.verbs.ProtectionDomain;
 
 import java.io.IOException;
 import java.io.PrintStream;

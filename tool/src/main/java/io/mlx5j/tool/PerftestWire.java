@@ -1,6 +1,6 @@
 package io.mlx5j.tool;
 
-import io.mlx5j.direct.Gid;
+import io.mlx5j.verbs.Gid;
 
 import java.io.IOException;
 import java.net.ServerSocket;

@@ -1,31 +1,31 @@
 package io.mlx5j.tool;
 
-import io.mlx5j.direct.Access;
-import io.mlx5j.direct.AddressHandle;
-import io.mlx5j.direct.AddressVector;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionChannel;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.DirectSendQueue;
-import io.mlx5j.direct.Gid;
-import io.mlx5j.direct.InitAttributes;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.PeerInfo;
-import io.mlx5j.direct.PortAttributes;
-import io.mlx5j.direct.ProtectionDomain;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.RtrAttributes;
-import io.mlx5j.direct.RtsAttributes;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
+import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.tool.oob.OobConnection;
 import io.mlx5j.tool.oob.OobServer;
 import io.mlx5j.tool.oob.PingpongExchange;
-import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.AddressHandle;
+import io.mlx5j.verbs.AddressVector;
+import io.mlx5j.verbs.CompletionChannel;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.Gid;
+import io.mlx5j.verbs.InitAttributes;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.PeerInfo;
+import io.mlx5j.verbs.PortAttributes;
+import io.mlx5j.verbs.ProtectionDomain;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.RtrAttributes;
+import io.mlx5j.verbs.RtsAttributes;
 
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
@@ -92,9 +92,9 @@ final class PingpongCommand
                  QueuePair qp = pd.createQp(QpConfig.builder(o.ud() ? QpType.UD : QpType.RC, cqObject)
                      .maxSendWr(1).maxRecvWr(o.rxDepth()).maxSendSge(1).maxRecvSge(1).maxInlineData(0).build()))
             {
-                final DirectSendQueue sq = DirectSendQueue.of(qp, DoorbellMode.AUTO);
-                final DirectRecvQueue rq = DirectRecvQueue.of(qp);
-                final DirectCq cq = DirectCq.of(cqObject).attach(sq).attach(rq);
+                final SendQueue sq = SendQueue.of(qp, DoorbellMode.AUTO);
+                final RecvQueue rq = RecvQueue.of(qp);
+                final CqPoller cq = CqPoller.of(cqObject).attach(sq).attach(rq);
                 // ibv_query_qp's granted max_inline_data decides, as in the examples
                 final int sendFlags = SendFlags.SIGNALED | SendFlags.RING
                     | (qp.capabilities().maxInlineData() >= o.size() ? SendFlags.INLINE : 0);
@@ -292,7 +292,7 @@ final class PingpongCommand
         return null;
     }
 
-    private static void postSend(final DirectSendQueue sq, final PingpongOptions o, final AddressHandle ah,
+    private static void postSend(final SendQueue sq, final PingpongOptions o, final AddressHandle ah,
         final PeerInfo remote, final long addr, final int lkey, final int flags)
     {
         final boolean posted = o.ud()
@@ -308,14 +308,14 @@ final class PingpongCommand
     /** The receive side of the examples: rx-depth receives, topped up when at most one is left. */
     private static final class Receives
     {
-        private final DirectRecvQueue rq;
+        private final RecvQueue rq;
         private final long addr;
         private final int lkey;
         private final int length;
         private final int depth;
         private int outstanding;
 
-        Receives(final DirectRecvQueue rq, final long addr, final int lkey, final int length, final int depth)
+        Receives(final RecvQueue rq, final long addr, final int lkey, final int length, final int depth)
         {
             this.rq = rq;
             this.addr = addr;

@@ -1,18 +1,18 @@
 package io.mlx5j.tool;
 
-import io.mlx5j.direct.Access;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.FlowRule;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.ProtectionDomain;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
-import io.mlx5j.direct.RawSendQueue;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.raw.FlowRule;
+import io.mlx5j.raw.RawSendQueue;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.ProtectionDomain;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -60,9 +60,9 @@ final class RawEndpoint implements AutoCloseable
     /** The frame the peer must send, for the receive checks (heap memory). */
     final MemorySegment expected;
     RawSendQueue sq;
-    DirectRecvQueue rq;
-    DirectCq sendCq;
-    DirectCq recvCq;
+    RecvQueue rq;
+    CqPoller sendCq;
+    CqPoller recvCq;
     FlowRule rule;
     final Completion sc = new Completion();
     final Completion rc = new Completion();
@@ -130,9 +130,9 @@ final class RawEndpoint implements AutoCloseable
         sq = RawSendQueue.of(qp, o.mode(), sharedRegister);
         signalInterval = Math.min(o.cqMod(), o.latency() ? LAT_SEND_DEPTH / 2 : o.txDepth());
         sq.signalEvery(signalInterval);
-        rq = DirectRecvQueue.of(qp);
-        sendCq = DirectCq.of(sendCqObject).attach(sq.queue());
-        recvCq = DirectCq.of(recvCqObject).attach(rq);
+        rq = RecvQueue.of(qp);
+        sendCq = CqPoller.of(sendCqObject).attach(sq.queue());
+        recvCq = CqPoller.of(recvCqObject).attach(rq);
         if (!receives())
         {
             return this;    // a raw_bw client receives nothing: perftest gives it no flow rule

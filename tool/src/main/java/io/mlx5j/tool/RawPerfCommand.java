@@ -1,16 +1,16 @@
 package io.mlx5j.tool;
 
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.PortAttributes;
-import io.mlx5j.direct.ProtectionDomain;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.PortAttributes;
+import io.mlx5j.verbs.ProtectionDomain;
 
 import java.io.PrintStream;
 import java.util.Locale;
 
 /**
  * {@code mlx5j perf raw_lat | raw_bw}: perftest's raw_ethernet_lat / raw_ethernet_bw on the Java raw path
- * ({@link io.mlx5j.direct.RawSendQueue}, {@link io.mlx5j.direct.DirectRecvQueue}, {@link io.mlx5j.direct.DirectCq},
- * {@link io.mlx5j.direct.FlowRule}). Loopback runs a client QP and a server QP in this process on one thread;
+ * ({@link io.mlx5j.raw.RawSendQueue}, {@link io.mlx5j.direct.RecvQueue}, {@link io.mlx5j.direct.CqPoller},
+ * {@link io.mlx5j.raw.FlowRule}). Loopback runs a client QP and a server QP in this process on one thread;
  * {@code --server} / {@code --client} run one side against another process, mlx5j or perftest. As in perftest's raw
  * tools nothing is exchanged but the measured frames: each side knows the other's addresses from its command line, so
  * the server must be ready first; it is once it has printed the result table's header (flow rule installed and

@@ -6,20 +6,20 @@ import io.mlx5j.cm.CmId;
 import io.mlx5j.cm.CmListener;
 import io.mlx5j.cm.ConnectOptions;
 import io.mlx5j.cm.ConnectionRequest;
-import io.mlx5j.direct.Access;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.DirectCq;
-import io.mlx5j.direct.DirectRecvQueue;
-import io.mlx5j.direct.DirectSendQueue;
-import io.mlx5j.direct.MemoryRegion;
-import io.mlx5j.direct.ProtectionDomain;
-import io.mlx5j.direct.QpConfig;
-import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.SendQueue;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.MemoryRegion;
+import io.mlx5j.verbs.ProtectionDomain;
+import io.mlx5j.verbs.QpConfig;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
@@ -69,9 +69,9 @@ final class RpingCommand
     private final Completion wc = new Completion();
     private final byte[] info = new byte[INFO_BYTES];
     private CmConnection connection;
-    private DirectSendQueue sq;
-    private DirectRecvQueue rq;
-    private DirectCq cq;
+    private SendQueue sq;
+    private RecvQueue rq;
+    private CqPoller cq;
     private boolean infoReady;
     private boolean readDone;
     private boolean writeDone;
@@ -212,9 +212,9 @@ final class RpingCommand
     /** The QP can take receives: set up the direct queues and post the one receive rping keeps posted. */
     private void receiveReady(final QueuePair qp)
     {
-        sq = DirectSendQueue.of(qp, DoorbellMode.AUTO);
-        rq = DirectRecvQueue.of(qp);
-        cq = DirectCq.of(res.cq).attach(sq).attach(rq);
+        sq = SendQueue.of(qp, DoorbellMode.AUTO);
+        rq = RecvQueue.of(qp);
+        cq = CqPoller.of(res.cq).attach(sq).attach(rq);
         postRecv();
     }
 

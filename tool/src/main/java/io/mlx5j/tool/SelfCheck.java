@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets;
 import io.mlx5j.wqe.DatagramSeg;
 import io.mlx5j.wqe.InlineSeg;
 import io.mlx5j.wqe.RecvWqeWriter;
-import io.mlx5j.wqe.SendQueue;
+import io.mlx5j.wqe.SendRing;
 import io.mlx5j.wqe.WqeWriter;
 
 import static io.mlx5j.wqe.CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE;
@@ -36,7 +36,7 @@ public final class SelfCheck
     /** Writes the report to {@code out}; returns the number of WQEs printed. */
     public static int run(final PrintStream out)
     {
-        final SendQueue sq = new SendQueue(16);
+        final SendRing sq = new SendRing(16);
         final MemorySegment ring = MemorySegment.ofArray(new long[(int)(sq.ringBytes() / 8)]);
         final WqeWriter w = new WqeWriter(8);
         int count = 0;
@@ -52,7 +52,7 @@ public final class SelfCheck
         count++;
 
         final byte[] text = "hello mlx5j inline!!".getBytes(StandardCharsets.US_ASCII);   // 20 bytes
-        ctrl = sq.claim(SendQueue.numWqebb(1 + InlineSeg.ds(text.length)));
+        ctrl = sq.claim(SendRing.numWqebb(1 + InlineSeg.ds(text.length)));
         w.wrap(ring, ctrl).inline(MemorySegment.ofArray(text), 0, text.length)
             .ctrl(0, MLX5_OPCODE_SEND, sq.wqeIndex(), QPN, MLX5_WQE_CTRL_CQ_UPDATE, 0);
         sq.commit(w.ds(), 2);

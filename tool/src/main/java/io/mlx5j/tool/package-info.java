@@ -3,8 +3,8 @@
  * <ul>
  *   <li>{@code devices}: devices, node GUID, per port state, link layer, LID, MTU and the non-zero GIDs;</li>
  *   <li>{@code perf TEST}: perftest-style benchmarks (write_lat, write_bw, send_lat, send_bw, read_lat, read_bw,
- *       atomic_lat) whose every post and poll goes through the Java direct path ({@code DirectSendQueue},
- *       {@code DirectRecvQueue}, {@code DirectCq}); loopback in one process, or server and client over the
+ *       atomic_lat) whose every post and poll goes through the Java direct path ({@code SendQueue},
+ *       {@code RecvQueue}, {@code CqPoller}); loopback in one process, or server and client over the
  *       {@link io.mlx5j.tool.oob} exchange; each run checks the bytes that moved;</li>
  *   <li>{@code pingpong}: the protocol of {@code ibv_rc_pingpong} / {@code ibv_ud_pingpong}, for interop with
  *       them.</li>

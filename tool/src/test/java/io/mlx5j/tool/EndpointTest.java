@@ -1,8 +1,8 @@
 package io.mlx5j.tool;
 
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.ProtectionDomain;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.ProtectionDomain;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.ValueLayout;

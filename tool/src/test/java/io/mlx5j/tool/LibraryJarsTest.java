@@ -12,9 +12,9 @@ import java.util.jar.JarFile;
 import java.util.stream.Stream;
 
 import io.mlx5j.bindings.IbvContext;
-import io.mlx5j.direct.Context;
 import io.mlx5j.doorbell.DoorbellMode;
-import io.mlx5j.wqe.SendQueue;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.wqe.SendRing;
 
 import org.junit.jupiter.api.Test;
 
@@ -32,7 +32,7 @@ class LibraryJarsTest
     @Test
     void noLibraryCarriesACommandLine() throws Exception
     {
-        for (final Class<?> marker : List.of(Context.class, SendQueue.class, DoorbellMode.class, IbvContext.class))
+        for (final Class<?> marker : List.of(Context.class, SendRing.class, DoorbellMode.class, IbvContext.class))
         {
             final Path where = Path.of(marker.getProtectionDomain().getCodeSource().getLocation().toURI());
             final List<String> classes = classNames(where);

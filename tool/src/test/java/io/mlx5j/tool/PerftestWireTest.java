@@ -1,6 +1,6 @@
 package io.mlx5j.tool;
 
-import io.mlx5j.direct.Gid;
+import io.mlx5j.verbs.Gid;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

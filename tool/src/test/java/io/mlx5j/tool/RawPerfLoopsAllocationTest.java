@@ -1,7 +1,7 @@
 package io.mlx5j.tool;
 
-import io.mlx5j.direct.Context;
-import io.mlx5j.direct.ProtectionDomain;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.verbs.ProtectionDomain;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

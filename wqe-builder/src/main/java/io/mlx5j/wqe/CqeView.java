@@ -2,10 +2,10 @@ package io.mlx5j.wqe;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.mlx5j.wqe.Be.BE16;
-import static io.mlx5j.wqe.Be.BE32;
-import static io.mlx5j.wqe.Be.BE64;
-import static io.mlx5j.wqe.Be.U8;
+import static io.mlx5j.memory.Be.BE16;
+import static io.mlx5j.memory.Be.BE32;
+import static io.mlx5j.memory.Be.BE64;
+import static io.mlx5j.memory.Be.U8;
 
 /**
  * Reusable read-only view of one CQE in a completion queue buffer (layout: {@link Cqe64}). One instance per CQ,

@@ -1,5 +1,7 @@
 package io.mlx5j.wqe;
 
+import io.mlx5j.memory.Be;
+
 import java.lang.foreign.MemorySegment;
 
 /**

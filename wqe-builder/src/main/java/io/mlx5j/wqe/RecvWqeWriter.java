@@ -2,9 +2,9 @@ package io.mlx5j.wqe;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.mlx5j.wqe.Be.BE16;
-import static io.mlx5j.wqe.Be.BE32;
-import static io.mlx5j.wqe.Be.BE64;
+import static io.mlx5j.memory.Be.BE16;
+import static io.mlx5j.memory.Be.BE32;
+import static io.mlx5j.memory.Be.BE64;
 
 /**
  * Flyweight encoder of one receive WQE: a list of {@link DataSeg} scatter entries filling a fixed stride (the RQ's

@@ -2,15 +2,15 @@ package io.mlx5j.wqe;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.mlx5j.wqe.Be.BE16;
-import static io.mlx5j.wqe.Be.BE32;
-import static io.mlx5j.wqe.Be.BE64;
-import static io.mlx5j.wqe.Be.U8;
+import static io.mlx5j.memory.Be.BE16;
+import static io.mlx5j.memory.Be.BE32;
+import static io.mlx5j.memory.Be.BE64;
+import static io.mlx5j.memory.Be.U8;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
  * Flyweight encoder of one send WQE inside the send ring. One instance per send queue, re-wrapped for every post:
- * {@link #wrap} at the ctrl offset returned by {@link SendQueue#claim}, then the segments in wire order, then
+ * {@link #wrap} at the ctrl offset returned by {@link SendRing#claim}, then the segments in wire order, then
  * {@link #ctrl} last, because only then is ds known. Every segment may start at the ring's beginning when the WQE
  * reaches its end (16-byte granularity), and inline data continues at the ring start mid-segment.
  * <p>
@@ -19,7 +19,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * before anything past the limit is written.
  * <p>
  * <b>Thread confinement:</b> not thread-safe. A writer belongs to the single thread that posts to its send queue,
- * together with that queue's {@link SendQueue} and doorbell.
+ * together with that queue's {@link SendRing} and doorbell.
  */
 public final class WqeWriter
 {
@@ -54,14 +54,14 @@ public final class WqeWriter
         if (sq != this.sq)
         {
             final long size = sq.byteSize();
-            if (size < SendQueue.MLX5_SEND_WQE_BB || Long.bitCount(size) != 1)
+            if (size < SendRing.MLX5_SEND_WQE_BB || Long.bitCount(size) != 1)
             {
                 throw new IllegalArgumentException("send ring size must be a power of two >= 64: " + size);
             }
             this.sq = sq;
             this.sqMask = size - 1;
         }
-        if ((ctrlOffset & (SendQueue.MLX5_SEND_WQE_BB - 1)) != 0 || ctrlOffset < 0 || ctrlOffset > sqMask)
+        if ((ctrlOffset & (SendRing.MLX5_SEND_WQE_BB - 1)) != 0 || ctrlOffset < 0 || ctrlOffset > sqMask)
         {
             throw new IllegalArgumentException("ctrl offset not a WQEBB inside the ring: " + ctrlOffset);
         }
@@ -358,7 +358,7 @@ public final class WqeWriter
      * Control segment, written last. Equivalent to mlx5dv_set_ctrl_seg(seg, wqeIndex, opcode, opmod, qpn, fmCeSe,
      * ds, 0, imm) with this writer's ds.
      *
-     * @param wqeIndex {@link SendQueue#wqeIndex()} of this WQE (only the low 16 bits are used)
+     * @param wqeIndex {@link SendRing#wqeIndex()} of this WQE (only the low 16 bits are used)
      * @param fmCeSe   OR of {@code CtrlSeg.MLX5_WQE_CTRL_*}
      * @param imm      immediate data or invalidate rkey as a number; stored big-endian, i.e. the wire bytes are
      *                 those of ibv's {@code imm_data = htobe32(imm)}
@@ -379,7 +379,7 @@ public final class WqeWriter
     /** WQEBBs this WQE occupies: the producer counter advances by this much. */
     public int numWqebb()
     {
-        return SendQueue.numWqebb(ds);
+        return SendRing.numWqebb(ds);
     }
 
     /** Ring offset of this WQE's ctrl segment (what the doorbell copies from). */

@@ -11,15 +11,15 @@
  *     io.mlx5j.wqe.SrqNextSeg}, {@link io.mlx5j.wqe.Cqe64}, {@link io.mlx5j.wqe.Mlx5Opcode}.</li>
  * <li>Encoders (flyweights, re-wrapped per WQE): {@link io.mlx5j.wqe.WqeWriter} (send),
  *     {@link io.mlx5j.wqe.RecvWqeWriter} (RQ/SRQ).</li>
- * <li>Counters (no bytes): {@link io.mlx5j.wqe.SendQueue}, {@link io.mlx5j.wqe.RecvQueue}.</li>
+ * <li>Counters (no bytes): {@link io.mlx5j.wqe.SendRing}, {@link io.mlx5j.wqe.RecvRing}.</li>
  * <li>Decoder: {@link io.mlx5j.wqe.CqeView}, {@link io.mlx5j.wqe.WcStatus}, {@link
  *     io.mlx5j.wqe.MalformedCqeException}.</li>
  * </ul>
  *
  * <h2>Posting one send WQE</h2>
  * <pre>{@code
- * long ctrl = sq.claim(SendQueue.numWqebb(3));            // ctrl + raddr + data
- * if (ctrl == SendQueue.NO_SPACE) return BUSY;            // a sentinel, not an exception
+ * long ctrl = sq.claim(SendRing.numWqebb(3));            // ctrl + raddr + data
+ * if (ctrl == SendRing.NO_SPACE) return BUSY;            // a sentinel, not an exception
  * w.wrap(ring, ctrl).raddr(raddr, rkey).data(len, lkey, addr)
  *  .ctrl(0, MLX5_OPCODE_RDMA_WRITE, sq.wqeIndex(), qpn, MLX5_WQE_CTRL_CQ_UPDATE, 0);
  * sq.commit(w.ds(), wrId);
@@ -29,9 +29,9 @@
  * ci++; }}, then update the CQ doorbell record.
  *
  * <h2>Threads</h2>
- * No class here is thread-safe and none locks. A send queue's {@code WqeWriter}, {@code SendQueue} and doorbell
+ * No class here is thread-safe and none locks. A send queue's {@code WqeWriter}, {@code SendRing} and doorbell
  * belong to one posting thread; a CQ's {@code CqeView} to one polling thread; if posting and completion processing
- * run on different threads, the caller serialises access to the {@code SendQueue} (libmlx5 uses the QP lock).
+ * run on different threads, the caller serialises access to the {@code SendRing} (libmlx5 uses the QP lock).
  *
  * <h2>Errors</h2>
  * A full ring is reported by {@code NO_SPACE}. Malformed requests (WQE larger than the QP allows, too many SGEs,

@@ -118,8 +118,8 @@ class LayoutTest
         java.put("MLX5_WQE_CTRL_SOLICITED", (long)CtrlSeg.MLX5_WQE_CTRL_SOLICITED);
         java.put("MLX5_WQE_CTRL_FENCE", (long)CtrlSeg.MLX5_WQE_CTRL_FENCE);
         java.put("MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE", (long)CtrlSeg.MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE);
-        java.put("MLX5_SEND_WQE_BB", (long)SendQueue.MLX5_SEND_WQE_BB);
-        java.put("MLX5_SEND_WQE_SHIFT", (long)SendQueue.MLX5_SEND_WQE_SHIFT);
+        java.put("MLX5_SEND_WQE_BB", (long)SendRing.MLX5_SEND_WQE_BB);
+        java.put("MLX5_SEND_WQE_SHIFT", (long)SendRing.MLX5_SEND_WQE_SHIFT);
         java.put("(uint32_t)MLX5_INLINE_SEG", Integer.toUnsignedLong(InlineSeg.MLX5_INLINE_SEG));
         java.put("MLX5_INVALID_LKEY", (long)DataSeg.MLX5_INVALID_LKEY);
         java.put("(uint32_t)MLX5_EXTENDED_UD_AV", Integer.toUnsignedLong(DatagramSeg.MLX5_EXTENDED_UD_AV));

@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ZeroAllocationTest
 {
     private static final ValueLayout.OfShort BE_SHORT = ValueLayout.JAVA_SHORT.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
-    private final SendQueue sq = new SendQueue(64);
+    private final SendRing sq = new SendRing(64);
     private final MemorySegment ring = MemorySegment.ofArray(new long[64 * 64 / 8]);
     private final WqeWriter w = new WqeWriter(4);
     private final MemorySegment cq = MemorySegment.ofArray(new long[64 * 64 / 8]);
@@ -24,13 +24,13 @@ class ZeroAllocationTest
     private final MemorySegment inl = MemorySegment.ofArray(new long[4]);
     private final MemorySegment rq = MemorySegment.ofArray(new long[64 * 64 / 8]);
     private final RecvWqeWriter rw = new RecvWqeWriter();
-    private final RecvQueue rqq = new RecvQueue(64, 64);
+    private final RecvRing rqq = new RecvRing(64, 64);
     private int ci;
 
     private long cycle(final int i)
     {
         final long ctrl = sq.claim(1);
-        if (ctrl == SendQueue.NO_SPACE)
+        if (ctrl == SendRing.NO_SPACE)
         {
             throw new AssertionError("ring full");
         }
@@ -86,7 +86,7 @@ class ZeroAllocationTest
     {
         udp.dstPort(i).prepare(i & 1023, i);
         final long ctrl = sq.claim(1);
-        if (ctrl == SendQueue.NO_SPACE)
+        if (ctrl == SendRing.NO_SPACE)
         {
             throw new AssertionError("ring full");
         }

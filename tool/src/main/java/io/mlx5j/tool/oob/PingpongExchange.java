@@ -1,6 +1,6 @@
 package io.mlx5j.tool.oob;
 
-import io.mlx5j.direct.PeerInfo;
+import io.mlx5j.verbs.PeerInfo;
 
 import java.util.function.Consumer;
 

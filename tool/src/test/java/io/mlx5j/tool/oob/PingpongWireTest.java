@@ -1,7 +1,7 @@
 package io.mlx5j.tool.oob;
 
-import io.mlx5j.direct.Gid;
-import io.mlx5j.direct.PeerInfo;
+import io.mlx5j.verbs.Gid;
+import io.mlx5j.verbs.PeerInfo;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

@@ -1,0 +1,353 @@
+package io.mlx5j.direct;
+
+import io.mlx5j.direct.internal.Ownership;
+import io.mlx5j.direct.internal.Scatter;
+import io.mlx5j.direct.internal.ScatterList;
+import io.mlx5j.doorbell.DoorbellRecord;
+import io.mlx5j.memory.AddressSpace;
+import io.mlx5j.memory.RingStores;
+import io.mlx5j.verbs.QpRing;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.WorkQueue;
+import io.mlx5j.verbs.WqRing;
+import io.mlx5j.verbs.internal.VerbsAccess;
+import io.mlx5j.wqe.DataSeg;
+import io.mlx5j.wqe.RecvRing;
+import io.mlx5j.wqe.RecvWqeWriter;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The receive queue of one QP (not an SRQ), or a plain receive {@link WorkQueue}, posted from Java with the bytes
+ * libmlx5's mlx5_post_recv / mlx5_post_wq_recv write (rdma-core v44 providers/mlx5/qp.c; the two write the same
+ * WQE): one data segment per non-empty SGE, then a terminator entry (byte_count 0, MLX5_INVALID_LKEY) if the WQE has
+ * room for one; {@link #ring()} publishes the new head in the doorbell record. Receive WQEs complete in posting
+ * order, so the CQ retires the oldest one.
+ * <p>
+ * Confined to one thread, which also polls the CQ this queue is attached to ({@code -Dmlx5j.debug=true} checks).
+ * A full ring returns false; too many SGEs throw IllegalArgumentException.
+ * <p>
+ * <b>Close rule</b> (as for {@link SendQueue}): close the QP or WQ (or what closes it) from the thread that
+ * posts to this queue, or after that thread has stopped posting, with a happens-before edge between them. Why: the
+ * one-buffer {@link #post(long, long, int, int)} checks once that the queue is open and then writes the WQE at the
+ * ring's address through {@link AddressSpace#ALL}. A close from the posting thread is always safe: the next post throws
+ * {@link IllegalStateException}. With {@code -Dmlx5j.debug=true}, a close from another thread while the queue's
+ * thread is alive throws and leaves the QP or WQ open. The staging form and {@link #ring()} access the ring and the
+ * doorbell record through their scoped segments.
+ */
+public final class RecvQueue
+{
+    private static final VerbsAccess VERBS = VerbsAccess.get();
+    /** The QP, or null for a WQ. */
+    private final QueuePair qp;
+    /** The WQ, or null for a QP's RQ. */
+    private final WorkQueue wq;
+    private final int qpn;
+    private final MemorySegment ring;
+    /** The ring's address for the one-buffer posts' unchecked stores ({@link #liveRing()}) and its arena's scope. */
+    private final long ringBase;
+    private final MemorySegment.Scope ringScope;
+    private final long ringMask;
+    private final int stride;
+    private final int maxSge;
+    private final RecvRing rq;
+    private final RecvWqeWriter writer = new RecvWqeWriter();
+    private final DoorbellRecord dbrec;
+    /**
+     * Per slot, the address in the WQE's first data segment, recorded when it is posted: where a raw receive's frame
+     * starts ({@link #frameAddress}), known without reading the ring back.
+     */
+    private final long[] firstAddr;
+    private int published;
+    Ownership ownership = new Ownership(this);
+
+    private long stWrId;
+    private boolean staged;
+    /** Entries of the WR being staged. */
+    private final ScatterList sgl;
+
+    private RecvQueue(final QueuePair qp)
+    {
+        final QpRing rings = qp.rings();
+        if (rings.rqWqeCnt() < 1)
+        {
+            throw new IllegalArgumentException(qp + " has no receive queue" +
+                (qp.srq() != null ? " (it receives from an SRQ: use SrqRecvQueue)" : ""));
+        }
+        this.qp = qp;
+        this.wq = null;
+        this.qpn = rings.qpn();
+        this.ring = rings.rq();
+        this.ringBase = ring.address();
+        this.ringScope = ring.scope();
+        this.ringMask = ring.byteSize() - 1;
+        this.stride = rings.rqStride();
+        this.maxSge = stride / DataSeg.LENGTH;
+        this.rq = new RecvRing(rings.rqWqeCnt(), stride);
+        this.dbrec = new DoorbellRecord(rings.dbrec());
+        this.sgl = new ScatterList(maxSge);
+        this.firstAddr = new long[rq.wqeCount()];
+        if (Ownership.DEBUG)
+        {
+            // the close rule (class comment): a close of the QP from another live thread throws and leaves it open
+            VERBS.addCloseGuard(qp, resource -> ownership.checkClose(resource));
+        }
+    }
+
+    private RecvQueue(final WorkQueue wq)
+    {
+        if (wq.isStriding())
+        {
+            throw new IllegalArgumentException(wq + " is striding: use StridingRecvQueue");
+        }
+        final WqRing rings = wq.rings();
+        this.qp = null;
+        this.wq = wq;
+        this.qpn = rings.wqn();
+        this.ring = rings.buf();
+        this.ringBase = ring.address();
+        this.ringScope = ring.scope();
+        this.ringMask = ring.byteSize() - 1;
+        this.stride = rings.stride();
+        this.maxSge = stride / DataSeg.LENGTH;
+        this.rq = new RecvRing(rings.wqeCnt(), stride);
+        this.dbrec = new DoorbellRecord(rings.dbrec());
+        this.sgl = new ScatterList(maxSge);
+        this.firstAddr = new long[rq.wqeCount()];
+        if (Ownership.DEBUG)
+        {
+            VERBS.addCloseGuard(wq, resource -> ownership.checkClose(resource));
+        }
+    }
+
+    public static RecvQueue of(final QueuePair qp)
+    {
+        return new RecvQueue(qp);
+    }
+
+    /**
+     * The receive queue of a plain (not striding) WQ: its CQEs carry the flow tag and the RSS hash, like a raw QP's;
+     * the WQ's CQ serves this queue only ({@link CqPoller#attach(RecvQueue)}).
+     */
+    public static RecvQueue of(final WorkQueue wq)
+    {
+        return new RecvQueue(wq);
+    }
+
+    /**
+     * One receive buffer. Not published until {@link #ring()}. Writes the bytes the staging form writes for one
+     * entry (its data segment, then the terminator when the stride has room for one), each segment as two 8-byte
+     * stores at the ring's address after one liveness check (see the close rule), without staging: the receive loop
+     * of a raw QP reposts a buffer per frame (issue 15). A zero-length buffer, which libmlx5 drops, and a full ring
+     * (the WR stays staged, as documented for {@link #post()}) take the staging form.
+     *
+     * @throws IllegalStateException if the QP or WQ is closed
+     */
+    public boolean post(final long wrId, final long addr, final int lkey, final int len)
+    {
+        if (Ownership.DEBUG)
+        {
+            ownership.check(this);
+        }
+        final long base = liveRing();
+        final long at = rq.claim();
+        if (len == 0 || maxSge == 0 || at == RecvRing.NO_SPACE)
+        {
+            return begin(wrId).sge(addr, lkey, len).post();
+        }
+        final long wqe = base + at;
+        // mlx5_wqe_data_seg: byte_count and lkey in the first 8 bytes, addr in the second (the 4-byte fields'
+        // big-endian bytes in one big-endian 8-byte store)
+        RingStores.putLongBE(wqe, (long)len << 32 | (lkey & 0xffffffffL));
+        RingStores.putLongBE(wqe + DataSeg.ADDR_OFFSET, addr);
+        if (stride > DataSeg.LENGTH)
+        {
+            RingStores.putLongBE(wqe + DataSeg.LENGTH, (long)DataSeg.MLX5_INVALID_LKEY & 0xffffffffL);
+            RingStores.putLongBE(wqe + DataSeg.LENGTH + DataSeg.ADDR_OFFSET, 0L);
+        }
+        firstAddr[rq.headCounter() & (firstAddr.length - 1)] = addr;
+        rq.commit(wrId);
+        staged = false;
+        return true;
+    }
+
+    /**
+     * The ring's address, for one post's stores through {@link AddressSpace#ALL}, after that post's one liveness check:
+     * throws if the QP or WQ is closed (its arena, which scopes the ring, is closed first). What keeps the stores
+     * safe is the close rule in the class comment.
+     */
+    private long liveRing()
+    {
+        if (!ringScope.isAlive())
+        {
+            throw new IllegalStateException(this + ": the " + (qp != null ? "QP" : "WQ") + " is closed");
+        }
+        return ringBase;
+    }
+
+    /** Stage a receive WQE with several scatter entries: begin, sge..., post. */
+    public RecvQueue begin(final long wrId)
+    {
+        if (Ownership.DEBUG)
+        {
+            ownership.check(this);
+        }
+        stWrId = wrId;
+        sgl.clear();
+        staged = true;
+        return this;
+    }
+
+    /** One scatter entry; zero-length entries are dropped, as libmlx5 drops them. */
+    public RecvQueue sge(final long addr, final int lkey, final int len)
+    {
+        sgl.add(addr, lkey, len, qp != null ? qp : wq, " receive WQEs hold at most ", " SGEs");
+        return this;
+    }
+
+    /**
+     * @return false if the ring is full (nothing written; the WR stays staged)
+     * @throws IllegalStateException if the QP or WQ is closed
+     */
+    public boolean post()
+    {
+        if (Ownership.DEBUG)
+        {
+            ownership.check(this);
+        }
+        if (!staged)
+        {
+            throw new IllegalStateException("post() without begin() on " + this);
+        }
+        liveRing();     // a closed queue throws even when its ring is full
+        final long at = rq.claim();
+        if (at == RecvRing.NO_SPACE)
+        {
+            return false;
+        }
+        final RecvWqeWriter w = writer.wrap(ring, at, stride);
+        long first = 0;   // no entry: the terminator comes first, and its address is 0
+        for (int i = 0; i < sgl.count; i++)
+        {
+            if (sgl.len[i] != 0)
+            {
+                if (w.sges() == 0)
+                {
+                    first = sgl.addr[i];
+                }
+                w.data(sgl.len[i], sgl.lkey[i], sgl.addr[i]);
+            }
+        }
+        firstAddr[rq.headCounter() & (firstAddr.length - 1)] = first;
+        w.finish();
+        rq.commit(stWrId);
+        staged = false;
+        return true;
+    }
+
+    /**
+     * Publish every receive WQE posted so far (the doorbell record's receive counter).
+     *
+     * @return how many WQEs this call published
+     */
+    public int ring()
+    {
+        if (Ownership.DEBUG)
+        {
+            ownership.check(this);
+        }
+        final int head = rq.headCounter();
+        final int n = head - published;
+        if (n != 0)
+        {
+            dbrec.recvCounter(head);
+            published = head;
+        }
+        return n;
+    }
+
+    /** Receive WQEs posted and not yet completed. */
+    public int outstanding()
+    {
+        return rq.outstanding();
+    }
+
+    /** The QP, or null when this is a WQ's queue. */
+    public QueuePair queuePair()
+    {
+        return qp;
+    }
+
+    /** The WQ, or null when this is a QP's receive queue. */
+    public WorkQueue workQueue()
+    {
+        return wq;
+    }
+
+    /** The QP number, or the WQ number. */
+    public int qpn()
+    {
+        return qpn;
+    }
+
+    /** Its CQEs carry flow tags (a RAW_PACKET QP's RQ, or a WQ): the CQ serves this queue alone. */
+    boolean raw()
+    {
+        return wq != null || qp.type() == QpType.RAW_PACKET;
+    }
+
+    // ------------------------------------------------------------------------------------------------ CQ side
+
+    /** The QP is destroyed: its number may already belong to a new QP, so no CQE is this queue's any more. */
+    boolean dead()
+    {
+        return qp != null ? qp.isClosed() : wq.isClosed();
+    }
+
+    /** Slot of the oldest outstanding WQE: the one the next receive completion is for. */
+    int tailSlot()
+    {
+        return rq.tailSlot();
+    }
+
+    /** Address in the first data segment of the receive WQE in {@code slot}: where a received frame starts. */
+    long frameAddress(final int slot)
+    {
+        return firstAddr[slot];
+    }
+
+    long complete()
+    {
+        return rq.complete();
+    }
+
+    /** Scatter-to-CQE: mlx5_copy_to_recv_wqe (qp.c) over the receive WQE in {@code slot}. */
+    int copyToRecvWqe(final int slot, final MemorySegment src, final long srcOffset, final int size)
+    {
+        return Scatter.copy(ring, ringMask, (long) slot * stride, maxSge, src, srcOffset, size).code();
+    }
+
+    /**
+     * Makes the calling thread the owner of this queue's group: this queue, the CqPollers it is attached to, and
+     * every queue attached to those.
+     * Use it to hand the group to another thread
+     * (for example a dedicated poller) after the previous owner has stopped using it; the hand-over itself must be
+     * a happens-before edge ({@link Thread#start()}, a concurrent queue, a volatile write and read), because the
+     * queues' counters are plain fields. Only {@code -Dmlx5j.debug=true} checks ownership; without it this records
+     * the owner and nothing reads it.
+     *
+     * @return this
+     */
+    public RecvQueue claim()
+    {
+        ownership.claim();
+        return this;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "RecvQueue(" + (wq != null ? "wqn" : "qpn") + " 0x" + Integer.toHexString(qpn) + ")";
+    }
+}

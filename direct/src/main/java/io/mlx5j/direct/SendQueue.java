@@ -1,0 +1,734 @@
+package io.mlx5j.direct;
+
+import io.mlx5j.bindings.IbvQpAttr;
+import io.mlx5j.bindings.IbvQpInitAttr;
+import io.mlx5j.bindings.Verbs;
+import io.mlx5j.direct.internal.BlueFlameRegisters;
+import io.mlx5j.direct.internal.FastSendEncoder;
+import io.mlx5j.direct.internal.Ownership;
+import io.mlx5j.direct.internal.SendOpcodeRules;
+import io.mlx5j.direct.internal.SendQueueAccess;
+import io.mlx5j.direct.internal.SendScatter;
+import io.mlx5j.direct.internal.SendStaging;
+import io.mlx5j.doorbell.BlueFlameRegister;
+import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.doorbell.DoorbellRecord;
+import io.mlx5j.doorbell.SendDoorbell;
+import io.mlx5j.memory.AddressSpace;
+import io.mlx5j.memory.RingStores;
+import io.mlx5j.verbs.AddressHandle;
+import io.mlx5j.verbs.QpCapabilities;
+import io.mlx5j.verbs.QpRing;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.VerbsException;
+import io.mlx5j.verbs.internal.VerbsAccess;
+import io.mlx5j.wqe.CtrlSeg;
+import io.mlx5j.wqe.Mlx5Opcode;
+import io.mlx5j.wqe.SendRing;
+import io.mlx5j.wqe.WcStatus;
+import io.mlx5j.wqe.WqeWriter;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static io.mlx5j.bindings.CTypes.C_INT;
+import static io.mlx5j.direct.internal.SendOpcodeRules.CAS;
+import static io.mlx5j.direct.internal.SendOpcodeRules.FAA;
+import static io.mlx5j.direct.internal.SendOpcodeRules.MASKED_CAS_32;
+import static io.mlx5j.direct.internal.SendOpcodeRules.MASKED_CAS_64;
+import static io.mlx5j.direct.internal.SendOpcodeRules.MASKED_FAA_32;
+import static io.mlx5j.direct.internal.SendOpcodeRules.MASKED_FAA_64;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_ATOMIC_CS;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_ATOMIC_FA;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_CS;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_ATOMIC_MASKED_FA;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_NOP;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_RDMA_READ;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_RDMA_WRITE;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_RDMA_WRITE_IMM;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_IMM;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
+
+/**
+ * The send queue of one QP, posted from Java: WQEs are written into the ring {@code mlx5dv_init_obj} reported and
+ * handed to the NIC through the QP's doorbell record and BlueFlame register, with the bytes libmlx5's
+ * {@code ibv_post_send} writes for the same work request (rdma-core v44 providers/mlx5/qp.c _mlx5_post_send and
+ * post_send_db; the golden parity tests in module {@code tests} compare them byte for byte).
+ *
+ * <h2>Posting</h2>
+ * One call per WQE, primitives only: {@link #send}, {@link #sendImm}, {@link #sendInv}, {@link #rdmaWrite},
+ * {@link #rdmaWriteImm}, {@link #rdmaRead}, {@link #compareSwap}, {@link #fetchAdd}, the masked atomics, {@link
+ * #nop} and {@link #udSend}. Several SGEs or inline pieces: the staging form
+ * <pre>{@code
+ * sq.begin(wrId, Mlx5Opcode.MLX5_OPCODE_SEND, SendFlags.SIGNALED)
+ *   .sge(addr0, lkey, len0).sge(addr1, lkey, len1);
+ * if (!sq.post()) { ... ring full: poll, then post() again (the staged WR is kept) ... }
+ * sq.ring();
+ * }</pre>
+ * Every post returns false, writing nothing, when the ring lacks room; slots are freed only by completions the
+ * attached {@link CqPoller} has seen, so a WQE is never overwritten before its completion (or a later signaled
+ * one's) was polled. Unsignaled WQEs are retired by the next signaled one: use {@link #signalEvery(int)} or signal
+ * yourself, or the ring fills up and stays full.
+ * <p>
+ * Posts do not ring: {@link #ring()} rings once for everything posted since the last ring (libmlx5's list post:
+ * BlueFlame only for a single WQE), or pass {@link SendFlags#RING} to ring right away.
+ * <p>
+ * Byte-level choices that differ from libmlx5 (documented per field in the parity tests): inline padding and the
+ * compare operand of FETCH_ADD are written as zeros, where libmlx5 leaves whatever the ring held.
+ *
+ * <h2>Results: why a boolean is enough</h2>
+ * A post returns {@code false} for exactly one condition: no room, because WQEs whose completions have not been
+ * polled still hold the ring (nothing is written; poll the {@link CqPoller}, then retry). It is the only condition
+ * a correct program meets at run time, and the only one a retry can cure, so unlike Aeron's {@code offer} there is
+ * nothing else to encode. The other candidates are not post results:
+ * <ul>
+ * <li><b>QP in error</b> (moved there by {@link QueuePair#toError()} or by the device after an error completion):
+ *     verbs lets a QP in ERR take posts and completes each of them with {@code WR_FLUSH_ERR} (the IB rule for the
+ *     Error state; DirectEndToEndTest.qpToErrorFlushesSendsAndReceives), so the post returns {@code true} and the
+ *     completion carries the state. Deciding at post time would need {@code ibv_query_qp} on every post, and
+ *     would still lag the device.</li>
+ * <li><b>Queue closed</b>: a use after close is a programming error (or a shutdown race the caller must order);
+ *     the ring segments are scoped to the QP, so it throws {@link IllegalStateException} and never touches freed
+ *     memory (LifetimeTest.postingOnAClosedQueueThrowsInsteadOfReturningFalse, both post paths).</li>
+ * <li><b>Invalid work request</b>: {@link IllegalArgumentException}, see Errors.</li>
+ * </ul>
+ *
+ * <h2>Threads</h2>
+ * A send queue is confined to one thread, and that thread must also poll the CQ that retires its WQEs (or the two
+ * must be serialised by the caller): the counters are plain fields, as in libmlx5 under its QP lock. With
+ * {@code -Dmlx5j.debug=true} every call checks that the queue and the {@link CqPoller}s it is attached to are used
+ * from one thread, and {@link #claim()} hands them to another (a static final flag: free when off). QPs whose
+ * BlueFlame registers are shared by several threads must be created with {@link #of(QueuePair, DoorbellMode,
+ * boolean)} (locked as libmlx5 does for a shared bfreg); the default assumes a dedicated register and refuses a
+ * second queue on the same register.
+ * <p>
+ * <b>Close rule.</b> Close the QP (or anything whose close closes it: its CQs, its PD, the Context) from the thread
+ * that posts to it, or after that thread has stopped posting, with a happens-before edge between them (as for
+ * {@link #claim()}). Why: a one-call post checks once that the QP is open and then writes the WQE through the
+ * process-wide segment, without the ring segment's per-store checks (issue 15). A close from the posting thread is
+ * always safe: the next post throws {@link IllegalStateException}. A close from another thread in the middle of a
+ * post would free the ring under it. With {@code -Dmlx5j.debug=true}, closing the QP from a thread other than the
+ * queue's (while that thread is alive and has not handed the queue over with {@link #claim()}) throws and leaves
+ * the QP open. The doorbell goes the same way: after the post's check (or {@link #ring()}'s own), the doorbell
+ * record, the 8-byte doorbell and the BlueFlame blocks are stored by address ({@link SendDoorbell#ringLive}; the
+ * record and the register are scoped to the QP like the ring). The staging form and the poller still access the
+ * rings through their QP-scoped segments.
+ *
+ * <h2>Parts</h2>
+ * This class holds the ring state (slots, pending doorbell, signaling) and the public API; the rest is one concept
+ * per class: {@link SendStaging} (the multi-segment work request being staged, its size and its segments),
+ * {@link SendOpcodeRules} (which opcodes each QP type carries, one table row per opcode), {@link FastSendEncoder}
+ * (the one-call posts' encoders) and {@link SendScatter} (READ and atomic responses copied into the WQE's gather list
+ * when their completion is polled).
+ *
+ * <h2>Errors</h2>
+ * Programming errors throw {@link IllegalArgumentException} (too many SGEs, inline data larger than the QP allows,
+ * an opcode the QP type cannot carry, INLINE on READ/atomics) or {@link IllegalStateException} (post without begin,
+ * the QP closed: its ring segments are scoped to it).
+ */
+public final class SendQueue
+{
+    private static final VerbsAccess VERBS = VerbsAccess.get();
+
+    static
+    {
+        SendQueueAccess.set(new Access());
+    }
+    private final QueuePair qp;
+    private final QpType type;
+    private final int qpn;
+    private final MemorySegment ring;
+    private final long ringMask;
+    /** The ring's address for the one-call posts' unchecked stores ({@link #liveRing()}) and its arena's scope. */
+    private final long ringBase;
+    private final MemorySegment.Scope ringScope;
+    private final SendRing sq;
+    private final WqeWriter writer;
+    private final SendDoorbell doorbell;
+    private final int maxSge;
+    private final int maxInline;
+    private final int sqSignalBits;
+    private final SendStaging staging;
+    private final FastSendEncoder fast;
+
+    // posted but not rung (the last of them is the send queue's lastCtrlOffset/lastDs)
+    private int pending;
+
+    private int signalEvery;
+    private int unsignaled;
+    Ownership ownership = new Ownership(this);
+
+    private SendQueue(final QueuePair qp, final DoorbellMode mode, final boolean sharedRegister)
+    {
+        this.qp = qp;
+        this.type = qp.type();
+        final QpRing rings = qp.rings();
+        this.qpn = rings.qpn();
+        if (rings.sqStride() != SendRing.MLX5_SEND_WQE_BB || rings.sqWqeCnt() < 1)
+        {
+            throw new IllegalArgumentException(qp + " has no usable send queue (wqe_cnt " + rings.sqWqeCnt() +
+                ", stride " + rings.sqStride() + ")");
+        }
+        this.ring = rings.sq();
+        this.ringMask = ring.byteSize() - 1;
+        this.ringBase = ring.address();
+        this.ringScope = ring.scope();
+        this.sq = new SendRing(rings.sqWqeCnt());
+        this.writer = new WqeWriter(Math.min(rings.sqWqeCnt(), 16));
+        if (!rings.dbrec().scope().equals(ringScope) || !rings.bfReg().scope().equals(ringScope))
+        {
+            // ring() checks the ring's scope once and then stores to the record and the register by address
+            throw new IllegalArgumentException(qp + ": its doorbell record and BlueFlame register must share the " +
+                "send ring's scope");
+        }
+        final BlueFlameRegister bf = BlueFlameRegisters.acquire(qp, rings, sharedRegister);
+        this.doorbell = new SendDoorbell(ring, new DoorbellRecord(rings.dbrec()), bf, mode);
+        final QpCapabilities caps = qp.capabilities();
+        this.maxSge = caps.maxSendSge();
+        this.maxInline = caps.maxInlineData();
+        this.sqSignalBits = queriedSqSigAll(qp) ? CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE : 0;
+        this.staging = new SendStaging(qp, maxSge, maxInline);
+        this.fast = new FastSendEncoder(ring, sq, writer, type, maxSge, maxInline);
+        if (Ownership.DEBUG)
+        {
+            // the close rule (class comment): a close of the QP from another live thread throws and leaves it open
+            VERBS.addCloseGuard(qp, resource -> ownership.checkClose(resource));
+        }
+    }
+
+    /** A send queue over {@code qp}'s ring with a dedicated BlueFlame register. One per QP. */
+    public static SendQueue of(final QueuePair qp, final DoorbellMode mode)
+    {
+        return new SendQueue(qp, mode, false);
+    }
+
+    /**
+     * @param sharedRegister true if other QPs posted from other threads may use the same BlueFlame register (libmlx5
+     *                       {@code need_lock}): every ring then takes the register's lock
+     */
+    public static SendQueue of(final QueuePair qp, final DoorbellMode mode, final boolean sharedRegister)
+    {
+        return new SendQueue(qp, mode, sharedRegister);
+    }
+
+    /** libmlx5's sq_signal_bits: a QP created with sq_sig_all signals every WQE (queried once, setup path). */
+    private static boolean queriedSqSigAll(final QueuePair qp)
+    {
+        try (Arena tmp = Arena.ofConfined())
+        {
+            final MemorySegment attr = tmp.allocate(IbvQpAttr.LAYOUT);
+            final MemorySegment init = tmp.allocate(IbvQpInitAttr.LAYOUT);
+            final int rc = Verbs.ibv_query_qp(qp.pointer(), attr, IbvQpAttr.IBV_QP_STATE, init);
+            if (rc != 0)
+            {
+                throw new VerbsException("ibv_query_qp", rc, qp.toString());
+            }
+            return init.get(C_INT, IbvQpInitAttr.SQ_SIG_ALL_OFFSET) != 0;
+        }
+    }
+
+    /**
+     * Selective signaling: every n-th WQE is posted SIGNALED even without the flag, so unsignaled WQEs get retired.
+     * 0 turns it off. Counting restarts at every signaled WQE.
+     */
+    public SendQueue signalEvery(final int n)
+    {
+        if (n < 0)
+        {
+            throw new IllegalArgumentException("signalEvery must be >= 0: " + n);
+        }
+        signalEvery = n;
+        unsignaled = 0;
+        return this;
+    }
+
+    // ------------------------------------------------------------------------------------------------ one-call posts
+
+    public boolean send(final long wrId, final long laddr, final int lkey, final int len, final int flags)
+    {
+        return postOne(wrId, MLX5_OPCODE_SEND, 0, false, 0, 0, laddr, lkey, len, flags) ||
+            begin(wrId, MLX5_OPCODE_SEND, flags).sge(laddr, lkey, len).post();
+    }
+
+    public boolean sendImm(final long wrId, final long laddr, final int lkey, final int len, final int imm,
+        final int flags)
+    {
+        return postOne(wrId, MLX5_OPCODE_SEND_IMM, imm, false, 0, 0, laddr, lkey, len, flags) ||
+            begin(wrId, MLX5_OPCODE_SEND_IMM, flags).imm(imm).sge(laddr, lkey, len).post();
+    }
+
+    public boolean sendInv(final long wrId, final long laddr, final int lkey, final int len, final int invRkey,
+        final int flags)
+    {
+        return postOne(wrId, MLX5_OPCODE_SEND_INVAL, invRkey, false, 0, 0, laddr, lkey, len, flags) ||
+            begin(wrId, MLX5_OPCODE_SEND_INVAL, flags).imm(invRkey).sge(laddr, lkey, len).post();
+    }
+
+    public boolean rdmaWrite(final long wrId, final long laddr, final int lkey, final int len, final long raddr,
+        final int rkey, final int flags)
+    {
+        return postOne(wrId, MLX5_OPCODE_RDMA_WRITE, 0, true, raddr, rkey, laddr, lkey, len, flags) ||
+            begin(wrId, MLX5_OPCODE_RDMA_WRITE, flags).remote(raddr, rkey).sge(laddr, lkey, len).post();
+    }
+
+    public boolean rdmaWriteImm(final long wrId, final long laddr, final int lkey, final int len, final long raddr,
+        final int rkey, final int imm, final int flags)
+    {
+        return postOne(wrId, MLX5_OPCODE_RDMA_WRITE_IMM, imm, true, raddr, rkey, laddr, lkey, len, flags) ||
+            begin(wrId, MLX5_OPCODE_RDMA_WRITE_IMM, flags).remote(raddr, rkey).imm(imm).sge(laddr, lkey, len).post();
+    }
+
+    public boolean rdmaRead(final long wrId, final long laddr, final int lkey, final int len, final long raddr,
+        final int rkey, final int flags)
+    {
+        return postOne(wrId, MLX5_OPCODE_RDMA_READ, 0, true, raddr, rkey, laddr, lkey, len, flags) ||
+            begin(wrId, MLX5_OPCODE_RDMA_READ, flags).remote(raddr, rkey).sge(laddr, lkey, len).post();
+    }
+
+    /**
+     * 64-bit compare and swap; the old remote value lands in the 8 bytes at laddr. The remote word and the returned
+     * value are in host byte order (ConnectX-4 and later under the Linux mlx5 driver, which reports
+     * IBV_ATOMIC_HCA); 4-byte masked atomics work on big-endian words.
+     */
+    public boolean compareSwap(final long wrId, final long laddr, final int lkey, final long raddr, final int rkey,
+        final long compare, final long swap, final int flags)
+    {
+        return begin(wrId, MLX5_OPCODE_ATOMIC_CS, flags).remote(raddr, rkey).compareSwapOperands(compare, swap)
+            .sge(laddr, lkey, 8).post();
+    }
+
+    /** 64-bit fetch and add on a host-order word; the old remote value lands in the 8 bytes at laddr, in host order. */
+    public boolean fetchAdd(final long wrId, final long laddr, final int lkey, final long raddr, final int rkey,
+        final long add, final int flags)
+    {
+        return begin(wrId, MLX5_OPCODE_ATOMIC_FA, flags).remote(raddr, rkey).fetchAddOperand(add)
+            .sge(laddr, lkey, 8).post();
+    }
+
+    /** Masked compare and swap on 8 bytes: compares under compareMask, swaps the bits of swapMask. */
+    public boolean maskedCompareSwap64(final long wrId, final long laddr, final int lkey, final long raddr,
+        final int rkey, final long compare, final long compareMask, final long swap, final long swapMask,
+        final int flags)
+    {
+        begin(wrId, MLX5_OPCODE_ATOMIC_MASKED_CS, flags).remote(raddr, rkey);
+        staging.operands(MASKED_CAS_64, swap, compare, swapMask, compareMask);
+        return sge(laddr, lkey, 8).post();
+    }
+
+    /** Masked fetch and add on 8 bytes: carries do not cross the bits set in fieldBoundary. */
+    public boolean maskedFetchAdd64(final long wrId, final long laddr, final int lkey, final long raddr,
+        final int rkey, final long add, final long fieldBoundary, final int flags)
+    {
+        begin(wrId, MLX5_OPCODE_ATOMIC_MASKED_FA, flags).remote(raddr, rkey);
+        staging.operands(MASKED_FAA_64, add, fieldBoundary, 0, 0);
+        return sge(laddr, lkey, 8).post();
+    }
+
+    /** Masked compare and swap on 4 bytes (old value lands in the 4 bytes at laddr). */
+    public boolean maskedCompareSwap32(final long wrId, final long laddr, final int lkey, final long raddr,
+        final int rkey, final int compare, final int compareMask, final int swap, final int swapMask, final int flags)
+    {
+        begin(wrId, MLX5_OPCODE_ATOMIC_MASKED_CS, flags).remote(raddr, rkey);
+        staging.operands(MASKED_CAS_32, swap, compare, swapMask, compareMask);
+        return sge(laddr, lkey, 4).post();
+    }
+
+    /** Masked fetch and add on 4 bytes. */
+    public boolean maskedFetchAdd32(final long wrId, final long laddr, final int lkey, final long raddr,
+        final int rkey, final int add, final int fieldBoundary, final int flags)
+    {
+        begin(wrId, MLX5_OPCODE_ATOMIC_MASKED_FA, flags).remote(raddr, rkey);
+        staging.operands(MASKED_FAA_32, add, fieldBoundary, 0, 0);
+        return sge(laddr, lkey, 4).post();
+    }
+
+    /** A WQE that does nothing but complete (ctrl segment only). */
+    public boolean nop(final long wrId, final int flags)
+    {
+        return postOne(wrId, MLX5_OPCODE_NOP, 0, false, 0, 0, 0, 0, 0, flags) ||
+            begin(wrId, MLX5_OPCODE_NOP, flags).post();
+    }
+
+    /** UD send to {@code remoteQpn} through {@code ah}'s address vector, with {@code remoteQkey}. */
+    public boolean udSend(final long wrId, final AddressHandle ah, final int remoteQpn, final int remoteQkey,
+        final long laddr, final int lkey, final int len, final int flags)
+    {
+        return begin(wrId, MLX5_OPCODE_SEND, flags).destination(ah, remoteQpn, remoteQkey).sge(laddr, lkey, len)
+            .post();
+    }
+
+    /** UD send with immediate data. */
+    public boolean udSendImm(final long wrId, final AddressHandle ah, final int remoteQpn, final int remoteQkey,
+        final long laddr, final int lkey, final int len, final int imm, final int flags)
+    {
+        return begin(wrId, MLX5_OPCODE_SEND_IMM, flags).destination(ah, remoteQpn, remoteQkey).imm(imm)
+            .sge(laddr, lkey, len).post();
+    }
+
+    /**
+     * The one-call posts' fast path ({@link FastSendEncoder}): true if the WQE was posted; false if the encoder
+     * declined, and the caller then goes through the staging path (which throws the error or reports the full ring).
+     */
+    private boolean postOne(final long wrId, final int opcode, final int imm, final boolean remote, final long raddr,
+        final int rkey, final long laddr, final int lkey, final int len, final int flags)
+    {
+        if (Ownership.DEBUG)
+        {
+            ownership.check(this);
+        }
+        final long base = liveRing();
+        final int ds = (flags & SendFlags.INLINE) != 0
+            ? fast.inline(base, opcode, remote, raddr, rkey, laddr, len, flags)
+            : fast.gather(base, opcode, remote, raddr, rkey, laddr, lkey, len, flags);
+        if (ds == 0)
+        {
+            return false;
+        }
+        finish(base, fast.ctrl(), ds, opcode, imm, wrId, flags);
+        return true;
+    }
+
+    /**
+     * The ring's address, for one post's stores through {@link AddressSpace#ALL}, after the one liveness check of that
+     * post: throws if the QP is closed (its arena, which scopes the ring, is closed first). Why not the ring segment's
+     * own checks: each store through it pays bounds, alignment and session checks, six to eight times per WQE, and the
+     * compiled post then stays too large for C2 to inline into the caller's loop (issue 15: rdmaWriteBatch8 fastest
+     * fork iterations 16.1-24.1 ns/WQE through the segment, 13.6-21.5 through this, median of 12 forks each 16.6
+     * and 14.4; rdmaWrite 22.7-31.5 and 19.8-22.7 ns). What keeps it safe is the close rule in the class comment:
+     * a close from another thread cannot run between this check and the stores.
+     */
+    long liveRing()
+    {
+        if (!ringScope.isAlive())
+        {
+            throw new IllegalStateException(this + ": the QP is closed");
+        }
+        return ringBase;
+    }
+
+    /** A post's last steps: the ctrl segment (written last, when ds is known), the ring slot, the doorbell. */
+    private void finish(final long base, final long ctrl, final int ds, final int opcode, final int imm,
+        final long wrId, final int flags)
+    {
+        staging.staged = false;     // a one-call post replaces whatever was staged, as begin() does
+        // CtrlSeg.set's two words, through RingStores
+        RingStores.putLongBE(base + ctrl + CtrlSeg.OPMOD_IDX_OPCODE_OFFSET,
+            ((long)CtrlSeg.opmodIdxOpcode(0, sq.wqeIndex(), opcode) << 32) | (CtrlSeg.qpnDs(qpn, ds) & 0xffffffffL));
+        RingStores.putLongBE(base + ctrl + CtrlSeg.SIGNATURE_OFFSET,
+            ((long)(fmCeSe(flags) & 0xff) << 32) | (imm & 0xffffffffL));
+        sq.commit(ds, wrId);
+        pending++;
+        if ((flags & SendFlags.RING) != 0)
+        {
+            ringPending();     // this post has checked liveness (base)
+        }
+    }
+
+    /** The ctrl segment's fm_ce_se for a WQE posted with {@code flags}, counting selective signaling. */
+    private int fmCeSe(final int flags)
+    {
+        int fmCeSe = sqSignalBits;
+        if ((flags & SendFlags.SIGNALED) != 0)
+        {
+            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE;
+        }
+        if (signalEvery > 0 && (fmCeSe & CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE) == 0 && ++unsignaled >= signalEvery)
+        {
+            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE;
+        }
+        if ((fmCeSe & CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE) != 0)
+        {
+            unsignaled = 0;
+        }
+        if ((flags & SendFlags.FENCE) != 0)
+        {
+            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_FENCE;
+        }
+        if ((flags & SendFlags.SOLICITED) != 0)
+        {
+            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_SOLICITED;
+        }
+        return fmCeSe;
+    }
+
+    // ------------------------------------------------------------------------------------------------ staging form
+
+    /**
+     * Start staging a work request (replacing any staged one).
+     *
+     * @param mlx5Opcode one of {@link Mlx5Opcode}: NOP, SEND, SEND_IMM, SEND_INVAL, RDMA_WRITE, RDMA_WRITE_IMM,
+     *                   RDMA_READ, ATOMIC_CS, ATOMIC_FA (masked atomics: use their one-call methods)
+     * @param flags      {@link SendFlags}
+     */
+    public SendQueue begin(final long wrId, final int mlx5Opcode, final int flags)
+    {
+        if (Ownership.DEBUG)
+        {
+            ownership.check(this);
+        }
+        staging.begin(wrId, mlx5Opcode, flags);
+        return this;
+    }
+
+    /** Remote address and rkey (RDMA and atomics). */
+    public SendQueue remote(final long raddr, final int rkey)
+    {
+        staging.remote(raddr, rkey);
+        return this;
+    }
+
+    /** Immediate data (SEND_IMM, RDMA_WRITE_IMM) or the rkey to invalidate (SEND_INVAL), as a number. */
+    public SendQueue imm(final int immOrRkey)
+    {
+        staging.imm = immOrRkey;
+        return this;
+    }
+
+    /** Operands of ATOMIC_CS. */
+    public SendQueue compareSwapOperands(final long compare, final long swap)
+    {
+        staging.operands(CAS, swap, compare, 0, 0);
+        return this;
+    }
+
+    /** Operand of ATOMIC_FA. */
+    public SendQueue fetchAddOperand(final long add)
+    {
+        staging.operands(FAA, add, 0, 0, 0);
+        return this;
+    }
+
+    /** UD destination: the AH's address vector (as libmlx5 built it), remote QPN and Q_Key. */
+    public SendQueue destination(final AddressHandle ah, final int remoteQpn, final int remoteQkey)
+    {
+        staging.destination(ah, remoteQpn, remoteQkey);
+        return this;
+    }
+
+    /**
+     * One gather entry (or, with {@link SendFlags#INLINE}, one piece of inline payload: lkey ignored). Zero-length
+     * entries are dropped, as libmlx5 drops them.
+     */
+    public SendQueue sge(final long addr, final int lkey, final int len)
+    {
+        staging.sge(addr, lkey, len);
+        return this;
+    }
+
+    /**
+     * Write the staged work request into the ring (it is not rung yet, unless {@link SendFlags#RING}).
+     *
+     * @return false if the ring has no room: nothing was written and the WR stays staged for another post()
+     */
+    public boolean post()
+    {
+        if (Ownership.DEBUG)
+        {
+            ownership.check(this);
+        }
+        final SendStaging st = staging;
+        if (!st.staged)
+        {
+            throw new IllegalStateException("post() without begin(): nothing staged on " + this);
+        }
+        // a WR that fails validation is dropped (the next post needs a new begin); one that finds the ring full is
+        // kept staged for another post()
+        st.staged = false;
+        final int ds = st.validate(writer.maxDs());
+        final long ctrl = sq.claim(SendRing.numWqebb(ds));
+        if (ctrl == SendRing.NO_SPACE)
+        {
+            st.staged = true;
+            return false;
+        }
+        final WqeWriter w = writer.wrap(ring, ctrl);
+        final int opmod = st.write(w);
+        w.ctrl(opmod, st.opcode, sq.wqeIndex(), qpn, fmCeSe(st.flags), st.imm);
+        sq.commit(w.ds(), st.wrId);
+        pending++;
+        if ((st.flags & SendFlags.RING) != 0)
+        {
+            ring();
+        }
+        return true;
+    }
+
+    /**
+     * Hand everything posted since the last ring to the NIC with one doorbell: the doorbell record, then BlueFlame
+     * (a single WQE that fits) or the 8-byte doorbell of the last WQE, as libmlx5's post_send_db.
+     *
+     * @return the number of WQEs rung (0: nothing was pending, nothing was written)
+     */
+    public int ring()
+    {
+        if (Ownership.DEBUG)
+        {
+            ownership.check(this);
+        }
+        if (pending == 0)
+        {
+            return 0;
+        }
+        liveRing();     // this ring's one liveness check (the close rule, as for the posts)
+        return ringPending();
+    }
+
+    /**
+     * {@link #ring()} for a caller that has checked liveness in this post: the doorbell record store, the 8-byte
+     * doorbell and the BlueFlame blocks go by address ({@link SendDoorbell#ringLive}; the record and the register
+     * share the ring's scope, which the constructor checks).
+     */
+    private int ringPending()
+    {
+        final int n = pending;
+        if (n == 0)
+        {
+            return 0;
+        }
+        doorbell.ringLive(n, sq.lastCtrlOffset(), sq.lastDs(), sq.producerCounter()); // the last WQE posted
+        pending = 0;
+        return n;
+    }
+
+    /** WQEBBs free in the ring. */
+    public int freeWqebb()
+    {
+        return sq.freeWqebb();
+    }
+
+    /** WQEBBs posted whose completions have not been polled yet. */
+    public int outstanding()
+    {
+        return sq.outstanding();
+    }
+
+    /** WQEs posted but not rung yet. */
+    public int pending()
+    {
+        return pending;
+    }
+
+    /** Free-running WQEBB producer counter (its low 16 bits are in the doorbell record after a ring). */
+    public int producerCounter()
+    {
+        return sq.producerCounter();
+    }
+
+    public QueuePair queuePair()
+    {
+        return qp;
+    }
+
+    public int qpn()
+    {
+        return qpn;
+    }
+
+    public DoorbellMode mode()
+    {
+        return doorbell.mode();
+    }
+
+    /** Largest inline payload per WQE, as the QP was granted. */
+    public int maxInlineData()
+    {
+        return maxInline;
+    }
+
+    public int maxSge()
+    {
+        return maxSge;
+    }
+
+    // ------------------------------------------------------------------------------------------------ CQ side
+
+    /** The QP is destroyed: its number may already belong to a new QP, so no CQE is this queue's any more. */
+    boolean dead()
+    {
+        return qp.isClosed();
+    }
+
+    /** A send CQE with this wqe_counter arrived: retire up to that WQE and return its wr_id. */
+    long complete(final int wqeCounter)
+    {
+        return sq.complete(wqeCounter);
+    }
+
+    /** Operand size of the (masked) atomic WQE at {@code wqeCounter} (see {@link SendScatter#atomicBytes}). */
+    int atomicBytes(final int wqeCounter)
+    {
+        return SendScatter.atomicBytes(ring, ringMask, wqeCounter);
+    }
+
+    /** Scatter-to-CQE into the WQE at {@code wqeCounter} (see {@link SendScatter#copyToSendWqe}). */
+    WcStatus copyToSendWqe(final int wqeCounter, final MemorySegment src, final long srcOffset, final int size)
+    {
+        return SendScatter.copyToSendWqe(type, ring, ringMask, wqeCounter, src, srcOffset, size);
+    }
+
+    /**
+     * Makes the calling thread the owner of this queue's group: this queue, the CqPollers it is attached to, and
+     * every queue attached to those.
+     * Use it to hand the group to another thread
+     * (for example a dedicated poller) after the previous owner has stopped using it; the hand-over itself must be
+     * a happens-before edge ({@link Thread#start()}, a concurrent queue, a volatile write and read), because the
+     * queues' counters are plain fields. Only {@code -Dmlx5j.debug=true} checks ownership; without it this records
+     * the owner and nothing reads it.
+     *
+     * @return this
+     */
+    public SendQueue claim()
+    {
+        ownership.claim();
+        return this;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "SendQueue(" + type + " qpn 0x" + Integer.toHexString(qpn) + ")";
+    }
+
+    /** RawSendQueue's back doors (see {@link SendQueueAccess}). */
+    private static final class Access extends SendQueueAccess
+    {
+        @Override
+        public MemorySegment ring(final SendQueue queue)
+        {
+            return queue.ring;
+        }
+
+        @Override
+        public SendRing slots(final SendQueue queue)
+        {
+            return queue.sq;
+        }
+
+        @Override
+        public WqeWriter writer(final SendQueue queue)
+        {
+            return queue.writer;
+        }
+
+        @Override
+        public Ownership ownership(final SendQueue queue)
+        {
+            return queue.ownership;
+        }
+
+        @Override
+        public long liveRing(final SendQueue queue)
+        {
+            return queue.liveRing();
+        }
+
+        @Override
+        public void commit(final SendQueue queue, final long base, final long ctrl, final int ds, final int opcode,
+            final long wrId, final int flags)
+        {
+            queue.finish(base, ctrl, ds, opcode, 0, wrId, flags);
+        }
+    }
+}

@@ -1,0 +1,209 @@
+package io.mlx5j.direct;
+
+import io.mlx5j.direct.internal.Ownership;
+import io.mlx5j.direct.internal.Scatter;
+import io.mlx5j.direct.internal.ScatterList;
+import io.mlx5j.doorbell.DoorbellRecord;
+import io.mlx5j.memory.Be;
+import io.mlx5j.verbs.SharedReceiveQueue;
+import io.mlx5j.verbs.SrqRing;
+import io.mlx5j.wqe.DataSeg;
+import io.mlx5j.wqe.RecvWqeWriter;
+import io.mlx5j.wqe.SrqNextSeg;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A shared receive queue posted from Java, with libmlx5's free-list discipline and bytes (rdma-core v44
+ * providers/mlx5/srq.c mlx5_post_srq_recv, mlx5_free_srq_wqe): WQEs are taken at {@code head} and the next head is
+ * read from the taken WQE's next_wqe_index; a completed WQE is linked after {@code tail}. The scatter list follows
+ * the 16-byte next segment, every SGE is written (also empty ones, as libmlx5), and a terminator follows if fewer
+ * than max_sge entries were used. The doorbell record holds the 16-bit count of WQEs ever posted.
+ * A CQE names its SRQ WQE by wqe_counter, so completions may arrive in any order.
+ * <p>
+ * Confined to one thread, which also polls the CQs the SRQ's QPs complete on ({@code -Dmlx5j.debug=true} checks).
+ */
+public final class SrqRecvQueue
+{
+    private final SharedReceiveQueue srq;
+    private final int srqn;
+    private final MemorySegment buf;
+    private final int stride;
+    private final int wqeCnt;
+    private final int maxSge;
+    private final DoorbellRecord dbrec;
+    private final RecvWqeWriter writer = new RecvWqeWriter();
+    private final long[] wrId;
+    private final boolean[] busy;
+    private int head;
+    private int tail;
+    private int counter;
+    private int published;
+    private int outstanding;
+    Ownership ownership = new Ownership(this);
+
+    private long stWrId;
+    private boolean staged;
+    /** Entries of the WR being staged. */
+    private final ScatterList sgl;
+
+    private SrqRecvQueue(final SharedReceiveQueue srq)
+    {
+        final SrqRing r = srq.ring();
+        this.srq = srq;
+        this.srqn = r.srqn();
+        this.buf = r.buf();
+        this.stride = r.stride();
+        this.wqeCnt = r.tail() + 1;
+        this.head = r.head();
+        this.tail = r.tail();
+        this.maxSge = Math.min(srq.maxSge(), (stride - SrqNextSeg.LENGTH) / DataSeg.LENGTH);
+        this.dbrec = new DoorbellRecord(r.dbrec());
+        this.wrId = new long[wqeCnt];
+        this.busy = new boolean[wqeCnt];
+        this.sgl = new ScatterList(maxSge);
+    }
+
+    public static SrqRecvQueue of(final SharedReceiveQueue srq)
+    {
+        return new SrqRecvQueue(srq);
+    }
+
+    /** One receive buffer. Not published until {@link #ring()}. */
+    public boolean post(final long wrId, final long addr, final int lkey, final int len)
+    {
+        return begin(wrId).sge(addr, lkey, len).post();
+    }
+
+    public SrqRecvQueue begin(final long wrId)
+    {
+        if (Ownership.DEBUG)
+        {
+            ownership.check(this);
+        }
+        stWrId = wrId;
+        sgl.clear();
+        staged = true;
+        return this;
+    }
+
+    public SrqRecvQueue sge(final long addr, final int lkey, final int len)
+    {
+        sgl.add(addr, lkey, len, srq, " WQEs hold at most ", " SGEs");
+        return this;
+    }
+
+    /** @return false if the SRQ has no free WQE (head == tail, as libmlx5: one WQE always stays in the list) */
+    public boolean post()
+    {
+        if (Ownership.DEBUG)
+        {
+            ownership.check(this);
+        }
+        if (!staged)
+        {
+            throw new IllegalStateException("post() without begin() on " + this);
+        }
+        if (head == tail)
+        {
+            return false;
+        }
+        final int slot = head;
+        final long at = (long) slot * stride;
+        head = Be.be16(buf, at + SrqNextSeg.NEXT_WQE_INDEX_OFFSET);
+        wrId[slot] = stWrId;
+        busy[slot] = true;
+        // the next segment stays as the free list left it: only the scatter list is written
+        final RecvWqeWriter w = writer.wrap(buf, at + SrqNextSeg.LENGTH, stride - SrqNextSeg.LENGTH);
+        for (int i = 0; i < sgl.count; i++)
+        {
+            w.data(sgl.len[i], sgl.lkey[i], sgl.addr[i]);
+        }
+        if (sgl.count < maxSge)
+        {
+            w.finish();
+        }
+        counter++;
+        outstanding++;
+        staged = false;
+        return true;
+    }
+
+    /** Publish every WQE posted so far: dbrec = counter (16 bits). @return how many this call published */
+    public int ring()
+    {
+        if (Ownership.DEBUG)
+        {
+            ownership.check(this);
+        }
+        final int n = (counter - published) & 0xffff;
+        if (n != 0)
+        {
+            dbrec.recvCounter(counter);
+            published = counter;
+        }
+        return n;
+    }
+
+    public int outstanding()
+    {
+        return outstanding;
+    }
+
+    public int srqn()
+    {
+        return srqn;
+    }
+
+    public SharedReceiveQueue sharedReceiveQueue()
+    {
+        return srq;
+    }
+
+    // ------------------------------------------------------------------------------------------------ CQ side
+
+    /** The WQE at {@code wqeCounter} completed: return its wr_id and link it after the tail of the free list. */
+    long complete(final int wqeCounter)
+    {
+        if (wqeCounter < 0 || wqeCounter >= wqeCnt || !busy[wqeCounter])
+        {
+            throw new IllegalStateException("SRQ CQE names WQE " + wqeCounter + " of " + this +
+                ", which is not outstanding");
+        }
+        busy[wqeCounter] = false;
+        outstanding--;
+        Be.BE16.set(buf, (long) tail * stride + SrqNextSeg.NEXT_WQE_INDEX_OFFSET, (short) wqeCounter);
+        tail = wqeCounter;
+        return wrId[wqeCounter];
+    }
+
+    /** Scatter-to-CQE: mlx5_copy_to_recv_srq (srq.c) over the WQE at {@code wqeCounter}. */
+    int copyToRecvSrq(final int wqeCounter, final MemorySegment src, final long srcOffset, final int size)
+    {
+        return Scatter.copy(buf, -1L, (long) wqeCounter * stride + SrqNextSeg.LENGTH,
+            (stride - SrqNextSeg.LENGTH) / DataSeg.LENGTH, src, srcOffset, size).code();
+    }
+
+    /**
+     * Makes the calling thread the owner of this queue's group: this SRQ, the CqPollers it is attached to, and every
+     * queue attached to those.
+     * Use it to hand the group to another thread
+     * (for example a dedicated poller) after the previous owner has stopped using it; the hand-over itself must be
+     * a happens-before edge ({@link Thread#start()}, a concurrent queue, a volatile write and read), because the
+     * queues' counters are plain fields. Only {@code -Dmlx5j.debug=true} checks ownership; without it this records
+     * the owner and nothing reads it.
+     *
+     * @return this
+     */
+    public SrqRecvQueue claim()
+    {
+        ownership.claim();
+        return this;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "SrqRecvQueue(srqn 0x" + Integer.toHexString(srqn) + ")";
+    }
+}

@@ -1,0 +1,307 @@
+package io.mlx5j.direct.internal;
+
+import io.mlx5j.direct.SendFlags;
+import io.mlx5j.memory.AddressSpace;
+import io.mlx5j.memory.Be;
+import io.mlx5j.verbs.AddressHandle;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.wqe.DatagramSeg;
+import io.mlx5j.wqe.Mlx5Opcode;
+import io.mlx5j.wqe.WqeWriter;
+
+import java.lang.foreign.MemorySegment;
+
+import static io.mlx5j.direct.internal.SendOpcodeRules.CAS;
+import static io.mlx5j.direct.internal.SendOpcodeRules.FAA;
+import static io.mlx5j.direct.internal.SendOpcodeRules.MASKED_CAS_32;
+import static io.mlx5j.direct.internal.SendOpcodeRules.MASKED_CAS_64;
+import static io.mlx5j.direct.internal.SendOpcodeRules.MASKED_FAA_32;
+import static io.mlx5j.direct.internal.SendOpcodeRules.MASKED_FAA_64;
+import static io.mlx5j.direct.internal.SendOpcodeRules.NO_OPERANDS;
+import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_NOP;
+
+/**
+ * The one work request a {@link io.mlx5j.direct.SendQueue} is staging ({@code begin ... remote / imm / operands /
+ * destination / sge ... post}): its fields in primitives and reused arrays, so staging allocates nothing, then its size
+ * in 16-byte units ({@link #validate}) and its segments after the ctrl segment ({@link #write}), as libmlx5's
+ * _mlx5_post_send lays them out (rdma-core v44 providers/mlx5/qp.c): datagram (UD), raddr, atomic, then the data
+ * segments or one inline segment. Confined to the queue's thread.
+ */
+public final class SendStaging
+{
+    /** Inline payloads are read now, from this process's memory: addresses below this are refused, not read. */
+    public static final long NULL_PAGE = 4096;
+
+    private final QueuePair qp;
+    private final QpType type;
+    private final int maxInline;
+    private final MemorySegment inlineScratch;
+    /** Entries of the WR being staged. */
+    private final ScatterList sgl;
+
+    public boolean staged;
+    public long wrId;
+    public int opcode;
+    public int flags;
+    public int imm;
+    private boolean remote;
+    private long raddr;
+    private int rkey;
+    private int operands;
+    private long a0;
+    private long a1;
+    private long a2;
+    private long a3;
+    private MemorySegment av;
+    private int remoteQpn;
+    private int qkey;
+    /** Inline payload bytes of the validated WR. */
+    private int inlineBytes;
+
+    // UD: the last address handle's AV, so a post does not go through AddressHandle.av()'s lock
+    private AddressHandle lastAh;
+    private MemorySegment lastAv;
+
+    public SendStaging(final QueuePair qp, final int maxSge, final int maxInline)
+    {
+        this.qp = qp;
+        this.type = qp.type();
+        this.maxInline = maxInline;
+        this.sgl = new ScatterList(maxSge);
+        this.inlineScratch = MemorySegment.ofArray(new byte[Math.max(1, maxInline)]);
+    }
+
+    public void begin(final long wrId, final int mlx5Opcode, final int flags)
+    {
+        if ((flags & ~SendOpcodeRules.SEND_QUEUE_FLAGS) != 0)
+        {
+            throw new IllegalArgumentException((flags & SendFlags.IP_CSUM) != 0
+                ? "IP_CSUM (IBV_SEND_IP_CSUM) needs a raw packet QP; this is a " + type + " QP"
+                : "unknown send flags 0x" + Integer.toHexString(flags & ~SendOpcodeRules.SEND_QUEUE_FLAGS));
+        }
+        staged = true;
+        this.wrId = wrId;
+        this.opcode = mlx5Opcode;
+        this.flags = flags;
+        remote = false;
+        imm = 0;
+        operands = NO_OPERANDS;
+        av = null;
+        sgl.clear();
+    }
+
+    public void remote(final long raddr, final int rkey)
+    {
+        remote = true;
+        this.raddr = raddr;
+        this.rkey = rkey;
+    }
+
+    /**
+     * Atomic operands in the order of the atomic segment's words: {@code a0} swap or add, {@code a1} compare or
+     * field boundary, {@code a2} swap mask, {@code a3} compare mask (masked compare and swap only).
+     */
+    public void operands(final int kind, final long a0, final long a1, final long a2, final long a3)
+    {
+        operands = kind;
+        this.a0 = a0;
+        this.a1 = a1;
+        this.a2 = a2;
+        this.a3 = a3;
+    }
+
+    public void destination(final AddressHandle ah, final int remoteQpn, final int remoteQkey)
+    {
+        if (ah != lastAh)
+        {
+            lastAv = ah.av();   // setup-like path, taken only when the AH changes
+            lastAh = ah;
+        }
+        av = lastAv;
+        this.remoteQpn = remoteQpn;
+        qkey = remoteQkey;
+    }
+
+    public void sge(final long addr, final int lkey, final int len)
+    {
+        sgl.add(addr, lkey, len, qp, " takes at most ", " SGEs per WQE");
+    }
+
+    /**
+     * Checks the staged WR against the QP ({@link SendOpcodeRules}, SGE and inline limits) and returns its size.
+     *
+     * @param maxDs the largest WQE this queue posts, in 16-byte units
+     * @return the WQE's ds: ctrl, datagram, raddr, atomic and data or inline segments
+     * @throws IllegalArgumentException if the WR cannot be posted on this QP
+     */
+    public int validate(final int maxDs)
+    {
+        final boolean inline = (flags & SendFlags.INLINE) != 0;
+        SendOpcodeRules.check(type, qp, opcode, inline, remote, operands, av != null);
+        int ds = 1;
+        if (type == QpType.UD && opcode != MLX5_OPCODE_NOP)
+        {
+            ds += DatagramSeg.LENGTH / 16;
+        }
+        if (remote)
+        {
+            ds++;
+        }
+        if (operands != NO_OPERANDS)
+        {
+            ds += operands == MASKED_CAS_64 ? 2 : 1;
+        }
+        inlineBytes = 0;
+        if (opcode != MLX5_OPCODE_NOP)
+        {
+            ds += inline ? inlineDs() : gatherDs();
+        }
+        if (ds > maxDs)
+        {
+            throw new IllegalArgumentException("WQE of " + ds + " 16-byte units exceeds the limit of " + maxDs);
+        }
+        return ds;
+    }
+
+    private int inlineDs()
+    {
+        int bytes = 0;
+        for (int i = 0; i < sgl.count; i++)
+        {
+            bytes += sgl.len[i];
+            // INLINE reads the payload from this process's memory now (as IBV_SEND_INLINE does): addresses must be
+            // valid, mapped memory. The null page is refused, so that the common mistake (an unset address) is an
+            // exception rather than a crash.
+            if (sgl.len[i] != 0 && Long.compareUnsigned(sgl.addr[i], NULL_PAGE) < 0)
+            {
+                throw new IllegalArgumentException("inline payload address 0x" + Long.toHexString(sgl.addr[i]) +
+                    " is in the null page");
+            }
+        }
+        if (bytes > maxInline || bytes < 0)
+        {
+            throw new IllegalArgumentException("inline payload of " + bytes + " bytes exceeds " + qp +
+                "'s max inline data " + maxInline);
+        }
+        inlineBytes = bytes;
+        return bytes > 0 ? (bytes + 4 + 15) >>> 4 : 0;
+    }
+
+    private int gatherDs()
+    {
+        int ds = 0;
+        for (int i = 0; i < sgl.count; i++)
+        {
+            if (sgl.len[i] != 0)
+            {
+                ds++;   // zero-length entries are dropped, as libmlx5 drops them
+            }
+        }
+        return ds;
+    }
+
+    /**
+     * Writes the validated WR's segments after the ctrl segment {@code w} is wrapped at.
+     *
+     * @return the ctrl segment's opmod: EXT_ATOMIC_64 / EXT_ATOMIC_32 for masked atomics, else 0
+     */
+    public int write(final WqeWriter w)
+    {
+        int opmod = 0;
+        if (type == QpType.UD && opcode != MLX5_OPCODE_NOP)
+        {
+            writeDatagram(w);
+        }
+        if (remote)
+        {
+            w.raddr(raddr, rkey);
+        }
+        int atomicBytes = 8;
+        switch (operands)
+        {
+            case CAS -> w.atomicCas(a0, a1);
+            case FAA -> w.atomicFa(a0);
+            case MASKED_CAS_64 ->
+            {
+                w.maskedCas64(a0, a1, a2, a3);
+                opmod = Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_64;
+            }
+            case MASKED_FAA_64 ->
+            {
+                w.maskedFa64(a0, a1);
+                opmod = Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_64;
+            }
+            case MASKED_CAS_32 ->
+            {
+                w.maskedCas32((int) a0, (int) a1, (int) a2, (int) a3);
+                opmod = Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_32;
+                atomicBytes = 4;
+            }
+            case MASKED_FAA_32 ->
+            {
+                w.maskedFa32((int) a0, (int) a1);
+                opmod = Mlx5Opcode.MLX5_OPMOD_EXT_ATOMIC_32;
+                atomicBytes = 4;
+            }
+            default ->
+            {
+            }
+        }
+        if (opcode == MLX5_OPCODE_NOP)
+        {
+            return opmod;
+        }
+        if ((flags & SendFlags.INLINE) != 0)
+        {
+            if (inlineBytes > 0)
+            {
+                writeInline(w, inlineBytes);
+            }
+            return opmod;
+        }
+        for (int i = 0; i < sgl.count; i++)
+        {
+            if (sgl.len[i] != 0)
+            {
+                // atomics: the response is the operand size, whatever the SGE says (as ibv_post_send)
+                w.data(operands == NO_OPERANDS ? sgl.len[i] : atomicBytes, sgl.lkey[i], sgl.addr[i]);
+            }
+        }
+        return opmod;
+    }
+
+    /**
+     * The datagram segment is libmlx5's copy of the AH's mlx5_wqe_av with dqp_dct = remote QPN | MLX5_EXTENDED_UD_AV
+     * and the first key word = Q_Key (qp.c _set_datagram_seg); the fields are read from the AV and re-encoded.
+     */
+    private void writeDatagram(final WqeWriter w)
+    {
+        final MemorySegment av = this.av;
+        final long key = ((long) qkey << 32) | (Be.be32(av, DatagramSeg.KEY_OFFSET + 4) & 0xffffffffL);
+        final long rmac = ((Be.be32(av, DatagramSeg.RMAC_OFFSET) & 0xffffffffL) << 16) |
+            Be.be16(av, DatagramSeg.RMAC_OFFSET + 4);
+        w.datagram(key, remoteQpn & 0xffffff, true, Be.u8(av, DatagramSeg.STAT_RATE_SL_OFFSET),
+            Be.u8(av, DatagramSeg.FL_MLID_OFFSET), Be.be16(av, DatagramSeg.RLID_OFFSET), rmac,
+            Be.u8(av, DatagramSeg.TCLASS_OFFSET), Be.u8(av, DatagramSeg.HOP_LIMIT_OFFSET),
+            Be.be32(av, DatagramSeg.GRH_GID_FL_OFFSET), Be.be64(av, DatagramSeg.RGID_OFFSET),
+            Be.be64(av, DatagramSeg.RGID_OFFSET + 8));
+    }
+
+    private void writeInline(final WqeWriter w, final int total)
+    {
+        if (sgl.count == 1)
+        {
+            w.inline(AddressSpace.ALL, sgl.addr[0], total);
+            return;
+        }
+        // several pieces: gather them first, the inline segment carries one byte_count for all
+        long at = 0;
+        for (int i = 0; i < sgl.count; i++)
+        {
+            MemorySegment.copy(AddressSpace.ALL, sgl.addr[i], inlineScratch, at, sgl.len[i]);
+            at += sgl.len[i];
+        }
+        w.inline(inlineScratch, 0, total);
+    }
+}

@@ -1,0 +1,14 @@
+/**
+ * The machinery behind the data-path classes of {@code io.mlx5j.direct} and {@code io.mlx5j.raw}, public only so
+ * that both packages can use it; not for applications, and not exported by the module descriptor. One concept per
+ * class: the send work request being staged ({@link io.mlx5j.direct.internal.SendStaging}) and its opcode rules
+ * ({@link io.mlx5j.direct.internal.SendOpcodeRules}), the one-call encoders ({@link
+ * io.mlx5j.direct.internal.FastSendEncoder}, {@link io.mlx5j.direct.internal.EthFrameEncoder}), scatter lists and
+ * scatter-to-CQE copies ({@link io.mlx5j.direct.internal.ScatterList}, {@link io.mlx5j.direct.internal.Scatter},
+ * {@link io.mlx5j.direct.internal.SendScatter}), thread groups and the debug switch
+ * ({@link io.mlx5j.direct.internal.Ownership}), the BlueFlame register registry ({@link
+ * io.mlx5j.direct.internal.BlueFlameRegisters}), cycles lent to the emulator ({@link
+ * io.mlx5j.direct.internal.EmulatorLend}), and the doors between the data-path packages that the package split
+ * left ({@link io.mlx5j.direct.internal.SendQueueAccess}, {@link io.mlx5j.direct.internal.StridingAccess}).
+ */
+package io.mlx5j.direct.internal;

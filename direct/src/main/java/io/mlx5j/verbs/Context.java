@@ -1,0 +1,280 @@
+package io.mlx5j.verbs;
+
+import io.mlx5j.bindings.CallState;
+import io.mlx5j.bindings.IbvContext;
+import io.mlx5j.bindings.IbvDeviceAttr;
+import io.mlx5j.bindings.IbvGid;
+import io.mlx5j.bindings.IbvPortAttr;
+import io.mlx5j.bindings.InlineVerbs;
+import io.mlx5j.bindings.Verbs;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static io.mlx5j.bindings.CTypes.C_INT;
+
+/**
+ * An open device ({@code struct ibv_context}): the root of every other object. Closing it closes everything created
+ * under it, newest first, then the device.
+ */
+public final class Context extends NativeResource
+{
+    private final String deviceName;
+    private final boolean mlx5;
+    private final List<NativeResource> resources = new ArrayList<>();
+    /** CQ by native address: ibv_get_cq_event returns a pointer, the channel maps it back to the Java object. */
+    private final Map<Long, CompletionQueue> cqs = new ConcurrentHashMap<>();
+
+    private Context(final Arena arena, final MemorySegment handle, final String deviceName, final boolean mlx5)
+    {
+        super(null, arena, handle, List.of());
+        this.deviceName = deviceName;
+        this.mlx5 = mlx5;
+    }
+
+    static Context open(final Device device)
+    {
+        final Arena arena = Arena.ofShared();
+        try
+        {
+            final MemorySegment state = CallState.allocate(arena);
+            final MemorySegment raw = Verbs.ibv_open_device(state, device.pointer());
+            if (raw.address() == 0)
+            {
+                throw new VerbsException("ibv_open_device", CallState.errno(state), device.name());
+            }
+            return new Context(arena, raw.reinterpret(IbvContext.LAYOUT.byteSize(), arena, null), device.name(),
+                device.isMlx5());
+        }
+        catch (final RuntimeException ex)
+        {
+            arena.close();
+            throw ex;
+        }
+    }
+
+    /** Opens the device of that name (e.g. {@code mlx5_0}); the device list is only held during the call. */
+    public static Context open(final String deviceName)
+    {
+        try (DeviceList list = DeviceList.open())
+        {
+            return list.get(deviceName).open();
+        }
+    }
+
+    /** Opens the first device libibverbs lists; fails clearly when there is none. */
+    public static Context openFirst()
+    {
+        try (DeviceList list = DeviceList.open())
+        {
+            if (list.size() == 0)
+            {
+                throw new IllegalStateException(
+                    "no RDMA device found (run under emulator/mlx5emu for the emulated one)");
+            }
+            return list.devices().get(0).open();
+        }
+    }
+
+    public String deviceName()
+    {
+        return deviceName;
+    }
+
+    /** True if libmlx5 drives the device: {@link QueuePair#rings()} and friends need this. */
+    public boolean isMlx5()
+    {
+        return mlx5;
+    }
+
+    public int numCompVectors()
+    {
+        ensureOpen();
+        return handle.get(C_INT, IbvContext.NUM_COMP_VECTORS_OFFSET);
+    }
+
+    public DeviceAttributes queryDevice()
+    {
+        ensureOpen();
+        try (Arena tmp = Arena.ofConfined())
+        {
+            final MemorySegment attr = tmp.allocate(IbvDeviceAttr.LAYOUT);
+            final int rc = Verbs.ibv_query_device(handle, attr);
+            if (rc != 0)
+            {
+                throw new VerbsException("ibv_query_device", rc, deviceName);
+            }
+            return DeviceAttributes.read(attr);
+        }
+    }
+
+    /** Port attributes; ports count from 1. Goes through verbs_context.query_port as the verbs.h macro does. */
+    public PortAttributes queryPort(final int port)
+    {
+        ensureOpen();
+        checkPort(port);
+        try (Arena tmp = Arena.ofConfined())
+        {
+            final MemorySegment attr = tmp.allocate(IbvPortAttr.LAYOUT);
+            final int rc = InlineVerbs.ibv_query_port(handle, (byte) port, attr);
+            if (rc != 0)
+            {
+                throw new VerbsException("ibv_query_port", rc, deviceName + " port " + port);
+            }
+            return PortAttributes.read(port, attr);
+        }
+    }
+
+    /** GID table entry {@code index} of {@code port}. */
+    public Gid queryGid(final int port, final int index)
+    {
+        ensureOpen();
+        checkPort(port);
+        if (index < 0)
+        {
+            throw new IllegalArgumentException("GID index must be >= 0, got " + index);
+        }
+        try (Arena tmp = Arena.ofConfined())
+        {
+            final MemorySegment state = CallState.allocate(tmp);
+            final MemorySegment gid = tmp.allocate(IbvGid.LAYOUT);
+            final int rc = Verbs.ibv_query_gid(state, handle, (byte) port, index, gid);
+            if (rc != 0)
+            {
+                throw new VerbsException("ibv_query_gid", CallState.errno(state),
+                    deviceName + " port " + port + " index " + index);
+            }
+            return Gid.read(gid, 0);
+        }
+    }
+
+    public ProtectionDomain allocPd()
+    {
+        synchronized (this)
+        {
+            ensureOpen();
+            return ProtectionDomain.alloc(this);
+        }
+    }
+
+    public CompletionChannel createCompletionChannel()
+    {
+        synchronized (this)
+        {
+            ensureOpen();
+            return CompletionChannel.create(this);
+        }
+    }
+
+    /** A CQ of at least {@code depth} 64-byte CQEs, polled only (no channel). */
+    public CompletionQueue createCq(final int depth)
+    {
+        return createCq(depth, 64, null, 0);
+    }
+
+    /**
+     * A CQ of at least {@code depth} CQEs.
+     *
+     * @param cqeSize    64, or 128 (then created with mlx5dv_create_cq and MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE)
+     * @param channel    completion channel for event mode, or null
+     * @param compVector completion vector, {@code 0 <= compVector < numCompVectors()}
+     */
+    public CompletionQueue createCq(final int depth, final int cqeSize, final CompletionChannel channel,
+        final int compVector)
+    {
+        synchronized (this)
+        {
+            ensureOpen();
+            return CompletionQueue.create(this, depth, cqeSize, channel, compVector);
+        }
+    }
+
+    /**
+     * A CQ created with {@code ibv_create_cq_ex} and {@code wcFlags} (IBV_WC_EX_*, e.g. completion timestamps), for
+     * code that also reads it through libmlx5's {@code ibv_start_poll} / {@code ibv_wc_read_*}.
+     */
+    public CompletionQueue createCqEx(final int depth, final long wcFlags)
+    {
+        synchronized (this)
+        {
+            ensureOpen();
+            return CompletionQueue.createEx(this, depth, wcFlags);
+        }
+    }
+
+    /**
+     * An RSS indirection table over {@code wqs} (2^n entries, repeats allowed), for
+     * {@link ProtectionDomain#createRssQp}.
+     */
+    public IndirectionTable createIndirectionTable(final java.util.List<WorkQueue> wqs)
+    {
+        synchronized (this)
+        {
+            ensureOpen();
+            return IndirectionTable.create(this, wqs);
+        }
+    }
+
+    private void checkPort(final int port)
+    {
+        if (port < 1 || port > 255)
+        {
+            throw new IllegalArgumentException("port numbers count from 1 (uint8_t), got " + port);
+        }
+    }
+
+    void register(final NativeResource resource)
+    {
+        resources.add(resource);
+        if (resource instanceof CompletionQueue cq)
+        {
+            cqs.put(cq.handle.address(), cq);
+        }
+    }
+
+    void unregister(final NativeResource resource)
+    {
+        resources.remove(resource);
+        if (resource instanceof CompletionQueue cq)
+        {
+            cqs.remove(cq.handle.address());
+        }
+    }
+
+    CompletionQueue cqAt(final long address)
+    {
+        return cqs.get(address);
+    }
+
+    /** Closes every object created under this context, newest first. */
+    @Override
+    void beforeDestroy()
+    {
+        for (int i = resources.size() - 1; i >= 0; i--)
+        {
+            resources.get(i).close();
+        }
+    }
+
+    @Override
+    int destroy(final MemorySegment address)
+    {
+        return Verbs.ibv_close_device(address);
+    }
+
+    @Override
+    String destroyCall()
+    {
+        return "ibv_close_device";
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Context(" + deviceName + ")";
+    }
+}

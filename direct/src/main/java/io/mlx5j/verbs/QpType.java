@@ -1,0 +1,32 @@
+package io.mlx5j.verbs;
+
+import io.mlx5j.bindings.IbvQpInitAttr;
+
+/** Transport of a QP (enum ibv_qp_type). */
+public enum QpType
+{
+    /** Reliable connected: every operation, acknowledged and retried by the device. */
+    RC(IbvQpInitAttr.IBV_QPT_RC),
+    /** Unreliable connected: SEND and RDMA WRITE only, no acks. */
+    UC(IbvQpInitAttr.IBV_QPT_UC),
+    /** Unreliable datagram: SEND only, one MTU per message, destination per WR (address handle). */
+    UD(IbvQpInitAttr.IBV_QPT_UD),
+    /**
+     * Raw Ethernet: whole frames are sent as written (an Ethernet segment in every send WQE) and received as steered
+     * by flow rules ({@link io.mlx5j.raw.FlowRule}). Needs an Ethernet port and the CAP_NET_RAW capability.
+     */
+    RAW_PACKET(IbvQpInitAttr.IBV_QPT_RAW_PACKET);
+
+    private final int value;
+
+    QpType(final int value)
+    {
+        this.value = value;
+    }
+
+    /** The enum ibv_qp_type value. */
+    public int value()
+    {
+        return value;
+    }
+}

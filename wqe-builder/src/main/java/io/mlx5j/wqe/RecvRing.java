@@ -1,0 +1,102 @@
+package io.mlx5j.wqe;
+
+/**
+ * Receive ring bookkeeping of a QP's RQ (not an SRQ): free-running head (WQEs posted) and tail (WQEs completed)
+ * counters and a wr_id per slot, as libmlx5's {@code struct mlx5_wq} for the RQ. RQ completions arrive in posting
+ * order, so the CQE's wqe_counter is not needed: the oldest outstanding slot completes (libmlx5 v44 cq.c does the
+ * same with {@code wq->tail}). The receive doorbell record takes {@code head & 0xffff}.
+ * <p>
+ * <b>Thread confinement:</b> not thread-safe; post and poll on one thread or under the caller's lock.
+ */
+public final class RecvRing
+{
+    /** Returned by {@link #claim()} when the ring is full. */
+    public static final long NO_SPACE = -1L;
+
+    private final int wqeCnt;
+    private final int mask;
+    private final int stride;
+    private final long[] wrId;
+    private int head;
+    private int tail;
+
+    /**
+     * @param wqeCnt number of receive WQEs, a power of two
+     * @param stride bytes per receive WQE (mlx5dv_qp.rq.stride), a power of two >= 16
+     */
+    public RecvRing(final int wqeCnt, final int stride)
+    {
+        if (wqeCnt < 1 || Integer.bitCount(wqeCnt) != 1 || stride < 16 || Integer.bitCount(stride) != 1)
+        {
+            throw new IllegalArgumentException("wqe_cnt and stride must be powers of two (stride >= 16): " +
+                wqeCnt + ", " + stride);
+        }
+        this.wqeCnt = wqeCnt;
+        this.mask = wqeCnt - 1;
+        this.stride = stride;
+        this.wrId = new long[wqeCnt];
+    }
+
+    /** @return byte offset of the next free WQE, or {@link #NO_SPACE} */
+    public long claim()
+    {
+        if (head - tail >= wqeCnt)
+        {
+            return NO_SPACE;
+        }
+        return (long)(head & mask) * stride;
+    }
+
+    /** @return the new head counter (doorbell record value = head &amp; 0xffff) */
+    public int commit(final long wrId)
+    {
+        if (head - tail >= wqeCnt)
+        {
+            throw new IllegalStateException("receive ring of " + wqeCnt + " WQEs is full");
+        }
+        this.wrId[head & mask] = wrId;
+        return ++head;
+    }
+
+    /**
+     * Retire the oldest outstanding receive WQE.
+     *
+     * @return its wr_id
+     * @throws IllegalStateException if nothing is outstanding (a CQE for a WQE never posted)
+     */
+    public long complete()
+    {
+        if (head == tail)
+        {
+            throw new IllegalStateException("receive completion with no outstanding receive WQE");
+        }
+        return wrId[tail++ & mask];
+    }
+
+    /** Slot index of the oldest outstanding WQE (where scatter-to-CQE data of its completion belongs). */
+    public int tailSlot()
+    {
+        return tail & mask;
+    }
+
+    public int headCounter()
+    {
+        return head;
+    }
+
+    public int outstanding()
+    {
+        return head - tail;
+    }
+
+    /** Slots in the ring (a power of two). */
+    public int wqeCount()
+    {
+        return wqeCnt;
+    }
+
+    public int stride()
+    {
+        return stride;
+    }
+}
