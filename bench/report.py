@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns one benchmark run (bench/run.sh) into the README's table and plot.
+"""Turns one benchmark run (bench/run.sh) into tables and a plot (docs/performance.md quotes the full run's).
 
     python3 bench/report.py RESULTS_DIR MODE
 
@@ -30,7 +30,7 @@ POLL_UNEVEN_WORKLOADS = [
     ("poll1", "poll 1 CQE per call (mlx5j + NOP post)"),
     ("poll16", "poll 16 CQEs per call (mlx5j + NOP post)"),
 ]
-# Raw Ethernet (issue 11): (method, label) of the send rows; (label, mlx5j method, libmlx5 class, libmlx5 method)
+# Raw Ethernet: (method, label) of the send rows; (label, mlx5j method, libmlx5 class, libmlx5 method)
 # of the receive rows.
 RAW_SEND_WORKLOADS = [
     ("udpSge", "UDP frame 42 + 64 B, payload by SGE"),
@@ -46,13 +46,13 @@ RAW_RECV_WORKLOADS = [
     ("1 frame per poll, timestamp in ns (NicClock); read_completion_wallclock_ns", "recv1Ts", "IbvRawCqExBench",
      "recv1Wallclock"),
 ]
-# Striding RQ receive (issue 11): (label, mlx5j class, method, libmlx5 class, method). libmlx5 v44 has no striding
+# Striding RQ receive: (label, mlx5j class, method, libmlx5 class, method). libmlx5 v44 has no striding
 # receive path; its row does the same work with what libmlx5 offers (see striding_table).
 STRIDING_WORKLOADS = [
     ("1 frame per poll (1..4 strides, fillers), WQE recycled; ibv_start_poll/next_poll + read_byte_len, "
      "read_completion_ts", "StridingRecvBench", "recv1", "IbvStridingRecvBench", "recv1"),
 ]
-# Issue 15's targets, mlx5j ÷ libmlx5: every post row (and raw send) at or below 1.0, poll rows (post + poll like for
+# The project's targets, mlx5j ÷ libmlx5: every post row (and raw send) at or below 1.0, poll rows (post + poll like for
 # like, raw and striding receive) at or below 0.8.
 TARGET = 1.0
 POLL_TARGET = 0.8
@@ -207,16 +207,16 @@ def main():
           f"| {fmt_best(bf, ffm('IbvWrBench', method))} | {fmt_best(bf, c('IbvWrBench', method))} |")
     w("")
     w("Poll, like for like: ns per CQE. Per poll call both stacks post 1 or 16 signaled RDMA WRITEs (1 SGE) with one "
-      "doorbell (mlx5j: DirectSendQueue BlueFlame mode + ring(); libmlx5: one ibv_post_send of a list), the "
+      "doorbell (mlx5j: SendQueue BlueFlame mode + ring(); libmlx5: one ibv_post_send of a list), the "
       "completer writes their CQEs, one poll call consumes them: post + poll, the same work in both stacks. "
-      f"Target ≤ {POLL_TARGET} (issue 15), also for the receive tables below.")
+      f"Target ≤ {POLL_TARGET}, also for the receive tables below.")
     w("")
-    poll_table(w, res, ffm, c, POLL_WORKLOADS, "mlx5j DirectSendQueue + DirectCq", "ibv_post_send + ibv_poll_cq")
+    poll_table(w, res, ffm, c, POLL_WORKLOADS, "mlx5j SendQueue + CqPoller", "ibv_post_send + ibv_poll_cq")
     w("Poll, NOT like for like (the earlier rows, kept for continuity): mlx5j retires the send WQE each CQE names "
       "and rejects CQEs naming none, so its row posts one ctrl-only NOP (no doorbell) per CQE inside the measured "
       "time; the libmlx5 row completes WQEs posted once in setup and is poll only.")
     w("")
-    poll_table(w, res, ffm, c, POLL_UNEVEN_WORKLOADS, "mlx5j DirectCq (+ NOP post)", "ibv_poll_cq (poll only)")
+    poll_table(w, res, ffm, c, POLL_UNEVEN_WORKLOADS, "mlx5j CqPoller (+ NOP post)", "ibv_poll_cq (poll only)")
     raw_tables(w, res, ffm, c)
     striding_table(w, res, ffm, c)
     w("Where the time goes (ns per op, native memory; stand-in doorbell pages, no device):")
@@ -239,7 +239,7 @@ def main():
         w(f"| {cls}.{method} | {what} | {fmt(v)} | {alloc(v)} |")
     for method, label in POST_WORKLOADS:
         v = get(res, "jmh", "ComposedPostBench", method, doorbell="BLUEFLAME")
-        w(f"| ComposedPostBench.{method} | {label}, BlueFlame, mlx5j parts without DirectSendQueue | {fmt(v)} "
+        w(f"| ComposedPostBench.{method} | {label}, BlueFlame, mlx5j parts without SendQueue | {fmt(v)} "
           f"| {alloc(v)} |")
     w("")
     noisy = sorted(("c " if k[0] == "c" else "") + f"{k[1]}.{k[2]}" + "".join(f" {a}={b}" for a, b in k[3])
@@ -265,7 +265,7 @@ def main():
 
 
 def raw_tables(w, res, ffm, c):
-    """The raw Ethernet rows: mlx5j RawSendQueue / DirectCq against libmlx5 on the same raw packet QPs."""
+    """The raw Ethernet rows: mlx5j RawSendQueue / CqPoller against libmlx5 on the same raw packet QPs."""
     w("Raw Ethernet send: ns per frame. A 106-byte UDP frame (42-byte header from a UdpHeaderTemplate, 64-byte "
       "payload), IPv4/UDP checksum offload, one doorbell per frame, 64 frames per invocation, the last signaled. "
       "libmlx5 writes the device's minimum inline header into the Ethernet segment and the rest as gather entries "
@@ -296,8 +296,8 @@ def raw_tables(w, res, ffm, c):
     w("")
     w("Raw Ethernet receive: ns per frame. The completer writes raw receive CQEs (106-byte IPv4/UDP frame, checksums "
       "good, NIC timestamp); the stack polls them, checks wr_id, status, length and checksum-OK, and reposts every "
-      "buffer (mlx5j: DirectRecvQueue.post + one doorbell-record update per poll call; libmlx5: ibv_post_recv of "
-      "one WR or of a list of 16). mlx5j's DirectCq decodes every field, the timestamp in ticks included.")
+      "buffer (mlx5j: RecvQueue.post + one doorbell-record update per poll call; libmlx5: ibv_post_recv of "
+      "one WR or of a list of 16). mlx5j's CqPoller decodes every field, the timestamp in ticks included.")
     w("")
     w("| workload | mlx5j | libmlx5 FFM | libmlx5 C | ÷ FFM | ÷ C | ÷ FFM, fastest iterations "
       "| ÷ C, fastest iterations | mlx5j B/op |")
@@ -312,11 +312,11 @@ def raw_tables(w, res, ffm, c):
 
 
 def striding_table(w, res, ffm, c):
-    """The striding RQ receive row: mlx5j StridingRecvQueue + DirectCq against libmlx5 on the same striding WQ."""
+    """The striding RQ receive row: mlx5j StridingRecvQueue + CqPoller against libmlx5 on the same striding WQ."""
     w("Striding RQ receive: ns per frame. A striding WQ (16 WQEs of 32 strides of 64 bytes, two-byte shift) on a "
       "1023-entry CQ; per op one frame of 1..4 strides, with a filler CQE where it does not fit, the same injected "
       "CQEs for both stacks; a WQE whose strides are consumed is posted again (doorbell record); the result is the "
-      "frame's address and timestamp. mlx5j: DirectCq.poll decodes the CQE (stride index read and checked, filler "
+      "frame's address and timestamp. mlx5j: CqPoller.poll decodes the CQE (stride index read and checked, filler "
       "consumed inside the call), StridingRecvQueue recycles. libmlx5 v44 has no striding receive path: "
       "ibv_post_wq_recv cannot build a striding WQE and ibv_start_poll has no striding decoder (wr_id meaningless, "
       "byte_len the raw length | strides << 16 | filler << 31 word, the filler an ordinary completion, no reader "
