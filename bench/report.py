@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns one benchmark run (bench/run.sh) into the README's table and plot.
+"""Turns one benchmark run (bench/run.sh) into tables and a plot (docs/performance.md quotes the full run's).
 
     python3 bench/report.py RESULTS_DIR MODE
 
@@ -30,7 +30,7 @@ POLL_UNEVEN_WORKLOADS = [
     ("poll1", "poll 1 CQE per call (mlx5j + NOP post)"),
     ("poll16", "poll 16 CQEs per call (mlx5j + NOP post)"),
 ]
-# Raw Ethernet (issue 11): (method, label) of the send rows; (label, mlx5j method, libmlx5 class, libmlx5 method)
+# Raw Ethernet: (method, label) of the send rows; (label, mlx5j method, libmlx5 class, libmlx5 method)
 # of the receive rows.
 RAW_SEND_WORKLOADS = [
     ("udpSge", "UDP frame 42 + 64 B, payload by SGE"),
@@ -46,13 +46,13 @@ RAW_RECV_WORKLOADS = [
     ("1 frame per poll, timestamp in ns (NicClock); read_completion_wallclock_ns", "recv1Ts", "IbvRawCqExBench",
      "recv1Wallclock"),
 ]
-# Striding RQ receive (issue 11): (label, mlx5j class, method, libmlx5 class, method). libmlx5 v44 has no striding
+# Striding RQ receive: (label, mlx5j class, method, libmlx5 class, method). libmlx5 v44 has no striding
 # receive path; its row does the same work with what libmlx5 offers (see striding_table).
 STRIDING_WORKLOADS = [
     ("1 frame per poll (1..4 strides, fillers), WQE recycled; ibv_start_poll/next_poll + read_byte_len, "
      "read_completion_ts", "StridingRecvBench", "recv1", "IbvStridingRecvBench", "recv1"),
 ]
-# Issue 15's targets, mlx5j ÷ libmlx5: every post row (and raw send) at or below 1.0, poll rows (post + poll like for
+# The project's targets, mlx5j ÷ libmlx5: every post row (and raw send) at or below 1.0, poll rows (post + poll like for
 # like, raw and striding receive) at or below 0.8.
 TARGET = 1.0
 POLL_TARGET = 0.8
@@ -209,7 +209,7 @@ def main():
     w("Poll, like for like: ns per CQE. Per poll call both stacks post 1 or 16 signaled RDMA WRITEs (1 SGE) with one "
       "doorbell (mlx5j: SendQueue BlueFlame mode + ring(); libmlx5: one ibv_post_send of a list), the "
       "completer writes their CQEs, one poll call consumes them: post + poll, the same work in both stacks. "
-      f"Target ≤ {POLL_TARGET} (issue 15), also for the receive tables below.")
+      f"Target ≤ {POLL_TARGET}, also for the receive tables below.")
     w("")
     poll_table(w, res, ffm, c, POLL_WORKLOADS, "mlx5j SendQueue + CqPoller", "ibv_post_send + ibv_poll_cq")
     w("Poll, NOT like for like (the earlier rows, kept for continuity): mlx5j retires the send WQE each CQE names "

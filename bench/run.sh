@@ -10,7 +10,7 @@
 #   bench/run.sh                 quick: 1 fork, 5 x 200 ms warm-up + 3 x 200 ms (about 2-3 minutes; what CI runs)
 #   bench/run.sh short 'REGEX'   1 fork, 5 x 1 s warm-up + 5 x 1 s; C: 5 x 1 s after 1 s (about 12 s per JMH row, 6 s
 #                                per C row: the rows one works on, on a loaded machine)
-#   bench/run.sh full            3 forks, 5 x 1 s warm-up + 10 x 1 s; C: 15 x 1 s after 1 s (about 32 minutes)
+#   bench/run.sh full            3 forks, 5 x 1 s warm-up + 10 x 1 s; C: 15 x 1 s after 1 s (about an hour)
 #   bench/run.sh full 'Raw'      only the benchmarks matching the regex: JMH's, and the C loop's variants (named
 #                                c.<Class>.<method>, matched as a POSIX extended regex; none for 'Mlx5j')
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepares a fresh Debian 12 machine for mlx5j: Debian packages, a JDK >= 22 (25 preferred),
+# Prepares a fresh Debian 12 machine for mlx5j: Debian packages, a JDK >= 25 (the build's toolchain requirement),
 # and the emulator's native library. Idempotent: installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,10 +24,10 @@ jdk=""
 for j in ${JAVA_HOME:-} /usr/lib/jvm/*; do
   [ -x "$j/bin/javac" ] || continue
   v=$("$j/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
-  if [ -n "$v" ] && [ "${v%%.*}" -ge 22 ]; then jdk=$j; fi
+  if [ -n "$v" ] && [ "${v%%.*}" -ge 25 ]; then jdk=$j; fi
 done
 if [ -z "$jdk" ]; then
-  echo "setup: no JDK 22 or later found (looked in \$JAVA_HOME and /usr/lib/jvm). Install Temurin 25 and retry." >&2
+  echo "setup: no JDK 25 or later found (looked in \$JAVA_HOME and /usr/lib/jvm). Install Temurin 25 and retry." >&2
   exit 1
 fi
 echo "setup: JDK $jdk"

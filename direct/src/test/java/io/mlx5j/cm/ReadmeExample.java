@@ -14,8 +14,8 @@ import java.time.Duration;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 
 /**
- * The README's "Connecting with rdma_cm" example, verbatim between the markers: ReadmeExampleTest checks that the
- * README shows exactly these lines and runs them.
+ * The example of docs/rdma-cm.md ("Connecting with rdma_cm"), verbatim between the markers: ReadmeExampleTest checks
+ * that the guide shows exactly these lines and runs them.
  */
 final class ReadmeExample
 {
@@ -23,7 +23,7 @@ final class ReadmeExample
     {
     }
 
-    // README:begin
+    // guide:begin
     static String serve(int port) {
         try (Context ctx = Context.open("mlx5_0"); ProtectionDomain pd = ctx.allocPd();
              CompletionQueue cq = ctx.createCq(256);
@@ -57,5 +57,5 @@ final class ReadmeExample
             return e.getMessage();                // names the step, the CM event and its status
         }
     }
-    // README:end
+    // guide:end
 }

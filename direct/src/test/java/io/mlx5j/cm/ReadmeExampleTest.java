@@ -11,21 +11,21 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The README's rdma_cm example is the code of {@link ReadmeExample}, and it runs. */
+/** The rdma_cm guide's example (docs/rdma-cm.md) is the code of {@link ReadmeExample}, and it runs. */
 class ReadmeExampleTest
 {
     @Test
-    void readmeShowsTheExampleVerbatim() throws Exception
+    void theGuideShowsTheExampleVerbatim() throws Exception
     {
         final List<String> source = Files.readAllLines(Path.of("src/test/java/io/mlx5j/cm/ReadmeExample.java"));
-        final int begin = source.indexOf("    // README:begin");
-        final int end = source.indexOf("    // README:end");
+        final int begin = source.indexOf("    // guide:begin");
+        final int end = source.indexOf("    // guide:end");
         assertTrue(begin > 0 && end > begin, "markers missing");
         final List<String> example = source.subList(begin + 1, end).stream()
             .map(l -> l.startsWith("    ") ? l.substring(4) : l).toList();
-        final String readme = Files.readString(Path.of("../README.md"));
-        assertTrue(readme.contains("```java\n" + String.join("\n", example) + "\n```"),
-            "README.md does not show ReadmeExample's code verbatim in a ```java block");
+        final String guide = Files.readString(Path.of("../docs/rdma-cm.md"));
+        assertTrue(guide.contains("```java\n" + String.join("\n", example) + "\n```"),
+            "docs/rdma-cm.md does not show ReadmeExample's code verbatim in a ```java block");
     }
 
     @Test

@@ -36,15 +36,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The README's market-data snippet (the {@code java market-data} block), compiled and run on the emulated Ethernet
- * port: {@link #snippet()} holds it verbatim between the markers plus lines ending in {@code // test only}, which
- * {@link #theReadmeShowsExactlyThisCode()} strips before comparing.
+ * The market-data guide's snippet (the {@code java market-data} block of docs/market-data.md), compiled and run on
+ * the emulated Ethernet port: {@link #snippet()} holds it verbatim between the markers plus lines ending in {@code // test only}, which
+ * {@link #theGuideShowsExactlyThisCode()} strips before comparing.
  */
 @Tag("links")
 class MarketDataReadmeTest
 {
-    private static final String BEGIN = "// README market-data snippet begins";
-    private static final String END = "// README market-data snippet ends";
+    private static final String BEGIN = "// guide market-data snippet begins";
+    private static final String END = "// guide market-data snippet ends";
     private static final String TEST_ONLY = "// test only";
 
     @Test
@@ -54,7 +54,7 @@ class MarketDataReadmeTest
         { // test only
             Assumptions.assumeTrue(probe.queryPort(1).isEthernet(), "raw Ethernet needs an Ethernet port"); // test only
         } // test only
-        // README market-data snippet begins
+        // guide market-data snippet begins
         try (Context ctx = Context.open("mlx5_0");
              ProtectionDomain pd = ctx.allocPd();
              Arena arena = Arena.ofShared();
@@ -96,11 +96,11 @@ class MarketDataReadmeTest
             assertTrue(Math.abs(nicNanos - System.currentTimeMillis() * 1_000_000L) < 1_000_000_000L); // test only
             rule.close();                                           // (closing rx would close it too)
         }
-        // README market-data snippet ends
+        // guide market-data snippet ends
     }
 
     @Test
-    void theReadmeShowsExactlyThisCode() throws IOException
+    void theGuideShowsExactlyThisCode() throws IOException
     {
         final String source = Files.readString(Path.of("src/test/java/io/mlx5j/tests/MarketDataReadmeTest.java"));
         final int begin = source.indexOf('\n', source.indexOf(BEGIN + "\n")) + 1;
@@ -117,10 +117,10 @@ class MarketDataReadmeTest
             .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
         final String snippet = String.join("\n", lines.stream().map(l -> l.substring(Math.min(indent, l.length())))
             .toList()) + "\n";
-        final String readme = Files.readString(Path.of("../README.md"));
-        final Matcher block = Pattern.compile("```java market-data\n(.*?)```\n", Pattern.DOTALL).matcher(readme);
-        assertTrue(block.find(), "README.md has no java market-data block");
-        assertEquals(snippet, block.group(1), "README.md's market-data block differs from " + getClass());
+        final String guide = Files.readString(Path.of("../docs/market-data.md"));
+        final Matcher block = Pattern.compile("```java market-data\n(.*?)```\n", Pattern.DOTALL).matcher(guide);
+        assertTrue(block.find(), "docs/market-data.md has no java market-data block");
+        assertEquals(snippet, block.group(1), "docs/market-data.md's market-data block differs from " + getClass());
         assertTrue(!block.find(), "one market-data block");
     }
 }

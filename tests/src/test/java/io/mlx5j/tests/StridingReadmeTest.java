@@ -32,15 +32,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The README's striding RQ / RSS snippet (the {@code java striding} block), compiled and run on the emulated
- * Ethernet port like {@link MarketDataReadmeTest}: lines ending in {@code // test only} (which send the frames and
- * check what arrived) are stripped before the comparison with the README.
+ * The market-data guide's striding RQ / RSS snippet (the {@code java striding} block of docs/market-data.md),
+ * compiled and run on the emulated Ethernet port like {@link MarketDataReadmeTest}: lines ending in
+ * {@code // test only} (which send the frames and check what arrived) are stripped before the comparison.
  */
 @Tag("links")
 class StridingReadmeTest
 {
-    private static final String BEGIN = "// README striding snippet begins";
-    private static final String END = "// README striding snippet ends";
+    private static final String BEGIN = "// guide striding snippet begins";
+    private static final String END = "// guide striding snippet ends";
     private static final String TEST_ONLY = "// test only";
 
     @Test
@@ -52,7 +52,7 @@ class StridingReadmeTest
         } // test only
         final byte[][] sent = new byte[20][]; // test only
         final int[] perWq = new int[2]; // test only
-        // README striding snippet begins
+        // guide striding snippet begins
         try (Context ctx = Context.open("mlx5_0");
              ProtectionDomain pd = ctx.allocPd();
              Arena arena = Arena.ofShared()) {
@@ -91,12 +91,12 @@ class StridingReadmeTest
                 }
             }
         }
-        // README striding snippet ends
+        // guide striding snippet ends
         assertTrue(perWq[0] > 0 && perWq[1] > 0, "both WQs received: " + perWq[0] + ", " + perWq[1]);
     }
 
     @Test
-    void theReadmeShowsExactlyThisCode() throws IOException
+    void theGuideShowsExactlyThisCode() throws IOException
     {
         final String source = Files.readString(Path.of("src/test/java/io/mlx5j/tests/StridingReadmeTest.java"));
         final int begin = source.indexOf('\n', source.indexOf(BEGIN + "\n")) + 1;
@@ -113,10 +113,10 @@ class StridingReadmeTest
             .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
         final String snippet = String.join("\n", lines.stream().map(l -> l.substring(Math.min(indent, l.length())))
             .toList()) + "\n";
-        final String readme = Files.readString(Path.of("../README.md"));
-        final Matcher block = Pattern.compile("```java striding\n(.*?)```\n", Pattern.DOTALL).matcher(readme);
-        assertTrue(block.find(), "README.md has no java striding block");
-        assertEquals(snippet, block.group(1), "README.md's striding block differs from " + getClass());
+        final String guide = Files.readString(Path.of("../docs/market-data.md"));
+        final Matcher block = Pattern.compile("```java striding\n(.*?)```\n", Pattern.DOTALL).matcher(guide);
+        assertTrue(block.find(), "docs/market-data.md has no java striding block");
+        assertEquals(snippet, block.group(1), "docs/market-data.md's striding block differs from " + getClass());
         assertTrue(!block.find(), "one striding block");
     }
 }
