@@ -66,6 +66,9 @@ c_cmd=("${nice[@]}" "${emu[@]}" "$native" "$mode" "$results/$mode-c.json" defaul
 c_nobf_cmd=("${nice[@]}" "${emu[@]}" MLX5_SHUT_UP_BF=1 "$native" "$mode" "$results/$mode-c-nobf.json" MLX5_SHUT_UP_BF=1)
 if [ -n "$include" ]; then c_cmd+=("$include"); c_nobf_cmd+=("$include"); fi
 
+# Two measurements at once on one machine measure each other: wait for any other run of this script first.
+exec 9>"${TMPDIR:-/tmp}/mlx5j-bench.lock"
+flock -n 9 || { echo "run.sh: another benchmark run holds ${TMPDIR:-/tmp}/mlx5j-bench.lock; waiting" >&2; flock 9; }
 load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
 started="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "+ ${c_cmd[*]}"; "${c_cmd[@]}"
