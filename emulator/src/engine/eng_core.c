@@ -2,7 +2,6 @@
  * eng_core.c - the engine thread, the passes that application threads lend it, the doorbell fault handler, and
  * the hooks K calls (layer 5 of src/engine/LAYERS, the top: it may call every other engine file).
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -117,14 +116,9 @@ static void publish_time(_Atomic uint64_t *at, uint64_t *shown, uint64_t now)
 	atomic_store_explicit(at, now, memory_order_relaxed);
 }
 
-/*
- * Progress lent by polling application threads. libmlx5 takes its CQ/QP spinlock (pthread_spin_lock) in every
- * ibv_poll_cq / ibv_post_*; this library interposes it and first runs one engine pass if the engine is free.
- * Why: on a 2-core machine two processes that busy-poll their CQs keep both cores; the scheduler then runs the
- * engine threads only at time-slice boundaries (measured 4-12 ms per hop, 14 ms per ibv_rc_pingpong
- * round trip). A NIC does not need the host CPU; the emulator borrows the cycles the poller would waste anyway.
- * The lock itself is still glibc's (RTLD_NEXT).
- */
+/* Progress lent by polling application threads, through the pthread_spin_lock interposer (src/kernel/interpose.c
+ * says why) and mlx5emu_lend. Set while this thread runs engine passes (a loan, the doorbell fault handler), so that
+ * a spinlock taken inside them does not lend again. */
 static __thread int in_assist;
 
 /* Lend this thread to the engine for up to passes passes (the first always, the next while the last one did work),
@@ -149,14 +143,11 @@ static void lend(int passes)
 	}
 }
 
-int pthread_spin_lock(pthread_spinlock_t *l)
+/* K's pthread_spin_lock interposer: one pass before the program takes its lock, if the engine is free. */
+void emu_engine_spin_lock_taking(void)
 {
 	if (G.running && !in_assist)
 		lend(1);
-	static int (*real)(pthread_spinlock_t *);
-	if (!real)
-		real = (int (*)(pthread_spinlock_t *))dlsym(RTLD_NEXT, "pthread_spin_lock");
-	return real(l);
 }
 
 /*
