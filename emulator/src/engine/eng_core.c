@@ -23,6 +23,7 @@
 #include <rdma/mlx5-abi.h>
 
 #include "emu_clock.h"
+#include "emu_shm.h"
 #include "engine_hooks.h"
 #include "engine/eng_internal.h"
 #include "engine/eng_pcap.h"
@@ -417,11 +418,7 @@ static void *engine_main(void *arg)
 
 void eng_fabric_name(void)
 {
-	const char *n = getenv("MLX5EMU_FABRIC");
-	if (n && *n && !strchr(n, '/'))
-		snprintf(G.fabric, sizeof G.fabric, "%s", n);
-	else
-		snprintf(G.fabric, sizeof G.fabric, "mlx5emu-%u", (unsigned)getuid());
+	emu_shm_fabric(G.fabric, sizeof G.fabric);
 }
 
 static void engine_stop(void)
