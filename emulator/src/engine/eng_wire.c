@@ -13,6 +13,7 @@
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
+#include "emu_barrier.h"
 #include "emu_shm.h"
 
 #define HDR_COMMIT 1ull
@@ -169,8 +170,9 @@ static int ring_busy(struct eng_ring *r)
 void eng_inbox_kick(struct eng_inbox *ib)
 {
 	/* Dekker with eng_inbox_wait: the commit (release store) and this load are ordered by the fence, as are the
-	 * sleeper's store of sleeping and its look at the rings; one of the two sides sees the other. */
-	atomic_thread_fence(memory_order_seq_cst);
+	 * sleeper's store of sleeping and its look at the rings; one of the two sides sees the other. Without it this
+	 * side could read sleeping == 0 while the sleeper reads empty rings, and the packet would wait a whole sleep. */
+	sleep_wake_barrier();
 	if (!atomic_load_explicit(&ib->sleeping, memory_order_relaxed))
 		return;
 	uint64_t now = wire_now_ns();
@@ -232,7 +234,7 @@ int eng_inbox_wait(struct eng_inbox *ib, long ns)
 {
 	uint32_t seq = atomic_load_explicit(&ib->wake_seq, memory_order_acquire);
 	atomic_store_explicit(&ib->sleeping, 1, memory_order_relaxed);
-	atomic_thread_fence(memory_order_seq_cst);
+	sleep_wake_barrier(); /* the other half of eng_inbox_kick's: sleeping is visible before the rings are looked at */
 	if (!ring_busy(&ib->req) && !ring_busy(&ib->resp)) {
 		struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
 		syscall(SYS_futex, &ib->wake_seq, FUTEX_WAIT, seq, &ts, NULL, 0);

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "emu_barrier.h"
 #include "emu_shm.h"
 #include "kernel.h"
 
@@ -263,7 +264,7 @@ int emu_reg_qp_get(uint32_t qpn, struct emu_reg_qp *out)
 		out->srqn = e->srqn;
 		memcpy(out->gid, e->gid, 16);
 		atomic_store(&out->engine_word, atomic_load(&e->engine_word));
-		atomic_thread_fence(memory_order_acquire);
+		seq_read_retry_barrier(); /* else the fields could be read after the check and torn by a writer */
 		if (atomic_load(&e->seq) == s1)
 			break;
 	}

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "emu_barrier.h"
 #include "emu_shm.h"
 
 static void fabric_name(char *buf, size_t len, const char *lead, const char *suffix)
@@ -110,7 +111,7 @@ void *emu_shm_attach(const char *name, size_t size, uint64_t magic)
 	close(fd);
 	if (p == MAP_FAILED)
 		return NULL;
-	if (__atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE) != magic) {
+	if (published_u64(p) != magic) { /* else the contents could be read before their creator's stores */
 		munmap(p, size);
 		return NULL;
 	}
@@ -119,15 +120,16 @@ void *emu_shm_attach(const char *name, size_t size, uint64_t magic)
 
 void emu_shm_publish(void *addr, uint64_t magic)
 {
-	__atomic_store_n((uint64_t *)addr, magic, __ATOMIC_RELEASE);
+	publish_u64(addr, magic); /* else another process could see the magic before the contents it vouches for */
 }
 
 int emu_shm_wait_published(const void *addr, uint64_t magic)
 {
+	/* acquire (published_u64): once the magic is seen, the creator's initialisation is too */
 	const uint64_t *m = addr;
-	for (int i = 0; i < EMU_SHM_WAIT_MS && __atomic_load_n(m, __ATOMIC_ACQUIRE) != magic; i++)
+	for (int i = 0; i < EMU_SHM_WAIT_MS && published_u64(m) != magic; i++)
 		usleep(1000);
-	return __atomic_load_n(m, __ATOMIC_ACQUIRE) == magic;
+	return published_u64(m) == magic;
 }
 
 void emu_shm_reap_dead(const char *prefix)
