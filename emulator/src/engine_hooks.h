@@ -63,4 +63,8 @@ void emu_engine_mr_deregistering(struct emu_mr *mr);
 
 void emu_engine_uar_mapped(struct emu_ctx *ctx, int page_index, void *user_va);
 
+/* Any thread of the program is about to take a pthread spinlock (interpose.c says why the engine wants to know);
+ * unlike the hooks above it runs on every ibv_poll_cq and ibv_post_*, and with any lock of the program held. */
+void emu_engine_spin_lock_taking(void);
+
 #endif

@@ -2,7 +2,6 @@
  * eng_core.c - the engine thread, the passes that application threads lend it, the doorbell fault handler, and
  * the hooks K calls (layer 5 of src/engine/LAYERS, the top: it may call every other engine file).
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -24,6 +23,7 @@
 #include <rdma/mlx5-abi.h>
 
 #include "emu_clock.h"
+#include "emu_shm.h"
 #include "engine_hooks.h"
 #include "engine/eng_internal.h"
 #include "engine/eng_pcap.h"
@@ -117,14 +117,9 @@ static void publish_time(_Atomic uint64_t *at, uint64_t *shown, uint64_t now)
 	atomic_store_explicit(at, now, memory_order_relaxed);
 }
 
-/*
- * Progress lent by polling application threads. libmlx5 takes its CQ/QP spinlock (pthread_spin_lock) in every
- * ibv_poll_cq / ibv_post_*; this library interposes it and first runs one engine pass if the engine is free.
- * Why: on a 2-core machine two processes that busy-poll their CQs keep both cores; the scheduler then runs the
- * engine threads only at time-slice boundaries (measured 4-12 ms per hop, 14 ms per ibv_rc_pingpong
- * round trip). A NIC does not need the host CPU; the emulator borrows the cycles the poller would waste anyway.
- * The lock itself is still glibc's (RTLD_NEXT).
- */
+/* Progress lent by polling application threads, through the pthread_spin_lock interposer (src/kernel/interpose.c
+ * says why) and mlx5emu_lend. Set while this thread runs engine passes (a loan, the doorbell fault handler), so that
+ * a spinlock taken inside them does not lend again. */
 static __thread int in_assist;
 
 /* Lend this thread to the engine for up to passes passes (the first always, the next while the last one did work),
@@ -149,14 +144,11 @@ static void lend(int passes)
 	}
 }
 
-int pthread_spin_lock(pthread_spinlock_t *l)
+/* K's pthread_spin_lock interposer: one pass before the program takes its lock, if the engine is free. */
+void emu_engine_spin_lock_taking(void)
 {
 	if (G.running && !in_assist)
 		lend(1);
-	static int (*real)(pthread_spinlock_t *);
-	if (!real)
-		real = (int (*)(pthread_spinlock_t *))dlsym(RTLD_NEXT, "pthread_spin_lock");
-	return real(l);
 }
 
 /*
@@ -199,7 +191,8 @@ void eng_doorbell_fault(void *user_va)
 		for (struct eng_qp *qp = G.qps; qp; qp = qp->next) {
 			if (!qp->q || qp->q->ctx != u->ctx || qp->q->uar_page != (uint32_t)u->index)
 				continue;
-			uint32_t rec = __builtin_bswap32(__atomic_load_n(&qp->dbrec[1], __ATOMIC_ACQUIRE)) & 0xffff;
+			/* the driver stored the record before the doorbell that faulted: the WQEs up to it are whole */
+			uint32_t rec = udma_device_load_dbrec(&qp->dbrec[1]) & 0xffff;
 			uint32_t rec_ahead = (rec - qp->sq_pi) & 0xffff;
 			if (rec_ahead)
 				eng_sq_take_record(qp, qp->sq_pi & 0xffff, rec, rec_ahead);
@@ -426,11 +419,7 @@ static void *engine_main(void *arg)
 
 void eng_fabric_name(void)
 {
-	const char *n = getenv("MLX5EMU_FABRIC");
-	if (n && *n && !strchr(n, '/'))
-		snprintf(G.fabric, sizeof G.fabric, "%s", n);
-	else
-		snprintf(G.fabric, sizeof G.fabric, "mlx5emu-%u", (unsigned)getuid());
+	emu_shm_fabric(G.fabric, sizeof G.fabric);
 }
 
 static void engine_stop(void)
@@ -638,13 +627,15 @@ void emu_engine_cq_resized(struct emu_cq *c)
 		 * mlx5_cq_resize_copy_cqes(), run when the command returns, copies the unpolled CQEs before it into
 		 * the new ring, each one index later, and steps its consumer index over it: the next CQE goes to
 		 * pi + 1 of the new ring. Without it libmlx5 copies nothing and the unpolled completions are lost. */
-		uint32_t ci = __builtin_bswap32(__atomic_load_n(&e->dbrec[0], __ATOMIC_ACQUIRE)) & 0xffffff;
+		/* the slot written below was freed before the driver stored this index */
+		uint32_t ci = udma_device_load_dbrec(&e->dbrec[0]) & 0xffffff;
 		if (!e->overrun && c->old_buf && c->old_cqe_cnt && ((e->pi - ci) & 0xffffff) < c->old_cqe_cnt) {
 			uint8_t *entry = (uint8_t *)(uintptr_t)c->old_buf +
 					 (size_t)(e->pi & (c->old_cqe_cnt - 1)) * c->old_cqe_size;
 			uint8_t owner = (e->pi & c->old_cqe_cnt) ? 1 : 0;
-			__atomic_store_n(eng_cqe_op_own(entry, c->old_cqe_size), (uint8_t)(MLX5_CQE_RESIZE_CQ << 4 | owner),
-					 __ATOMIC_RELEASE);
+			/* only op_own is written (libmlx5 reads nothing else of a RESIZE_CQ CQE); release as for every CQE */
+			udma_device_publish_cqe(eng_cqe_op_own(entry, c->old_cqe_size),
+						(uint8_t)(MLX5_CQE_RESIZE_CQ << 4 | owner));
 			e->pi = (e->pi + 1) & 0xffffff;
 		}
 		cq_load(e, c);
@@ -659,7 +650,7 @@ uint32_t emu_engine_cq_unpolled(struct emu_cq *c)
 	lock_engine();
 	struct eng_cq *e = c->engine;
 	if (e && e->dbrec) {
-		uint32_t ci = __builtin_bswap32(__atomic_load_n(&e->dbrec[0], __ATOMIC_ACQUIRE)) & 0xffffff;
+		uint32_t ci = udma_device_load_dbrec(&e->dbrec[0]) & 0xffffff; /* only counted: no slot is reused */
 		n = (e->pi - ci) & 0xffffff;
 	}
 	unlock_engine();
@@ -926,10 +917,9 @@ void emu_engine_qp_destroying(struct emu_qp *q)
 	struct eng_qp *qp = q->engine;
 	if (qp && (qp->type == EMU_QPT_UD || qp->type == EMU_QPT_UC || qp->type == EMU_QPT_RAW))
 		drain_unanswered_sends(qp);
-	if (qp && emu_log_enabled)
+	if (qp && emu_log_enabled) /* the record is only logged: its acquire order protects nothing here */
 		emu_log("engine: QP 0x%06x destroyed: doorbell record %u, taken %u, executed %u", qp->qpn,
-			__builtin_bswap32(__atomic_load_n(&qp->dbrec[1], __ATOMIC_ACQUIRE)) & 0xffff, qp->sq_pi & 0xffff,
-			qp->sq_next & 0xffff);
+			udma_device_load_dbrec(&qp->dbrec[1]) & 0xffff, qp->sq_pi & 0xffff, qp->sq_next & 0xffff);
 	if (qp) {
 		/* The application may have seen the data of the last message already (RDMA WRITE lands in memory
 		 * before the coalesced ACK leaves); hardware would have acknowledged it, so do that now. */

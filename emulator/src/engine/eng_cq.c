@@ -37,8 +37,8 @@ void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicit
 {
 	if (!cq || cq->overrun)
 		return;
-	uint32_t cons = __atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE);
-	cons = __builtin_bswap32(cons) & 0xffffff;
+	/* the slot written below was freed by the driver before it stored this index: its reads of it are done */
+	uint32_t cons = udma_device_load_dbrec(&cq->dbrec[0]) & 0xffffff;
 	if (((cq->pi - cons) & 0xffffff) >= cq->cnt) {
 		cq->overrun = 1;
 		eng_strict(ci->qpn, ci->wqe_counter, "CQ 0x%06x overrun: consumer index %u not advanced (%u CQEs)",
@@ -60,7 +60,8 @@ void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicit
 		stamped.timestamp = cq->last_ts;
 	cq->last_ts = stamped.timestamp;
 	uint8_t op_own = eng_cqe_build(entry, cq->size, &stamped, owner);
-	__atomic_store_n(eng_cqe_op_own(entry, cq->size), op_own, __ATOMIC_RELEASE);
+	/* op_own last: without release order a poller could see the new owner bit over the previous CQE's body */
+	udma_device_publish_cqe(eng_cqe_op_own(entry, cq->size), op_own);
 	cq->pi = (cq->pi + 1) & 0xffffff;
 	int is_err = ci->opcode == MLX5_CQE_REQ_ERR || ci->opcode == MLX5_CQE_RESP_ERR;
 	if (solicited || is_err)

@@ -38,7 +38,8 @@ static void sq_doorbell(const uint8_t *db, volatile const uint8_t *half, struct 
 		eng_strict(qpn, idx, "doorbell for a QP this process does not own");
 		return;
 	}
-	uint32_t rec = __builtin_bswap32(__atomic_load_n(&qp->dbrec[1], __ATOMIC_ACQUIRE)) & 0xffff;
+	/* the WQEs up to the record are read after it: without acquire order one could be read before its stores */
+	uint32_t rec = udma_device_load_dbrec(&qp->dbrec[1]) & 0xffff;
 	uint32_t cur = qp->sq_pi & 0xffff;
 	uint32_t rec_ahead = (rec - cur) & 0xffff;
 	uint32_t db_ahead = ((idx + eng_wqe_bbs(ds ? ds : 1)) - cur) & 0xffff;
@@ -226,7 +227,8 @@ void eng_take_pending_doorbells_locked(void)
 void eng_check_unrung(uint64_t now)
 {
 	for (struct eng_qp *qp = G.qps; qp; qp = qp->next) {
-		uint32_t rec = __builtin_bswap32(__atomic_load_n(&qp->dbrec[1], __ATOMIC_ACQUIRE)) & 0xffff;
+		/* only compared with what was taken: its acquire order protects nothing here */
+		uint32_t rec = udma_device_load_dbrec(&qp->dbrec[1]) & 0xffff;
 		if (rec == (qp->sq_pi & 0xffff) || qp->state == EMU_QPS_RESET) {
 			qp->rec_stall_since = 0;
 			continue;

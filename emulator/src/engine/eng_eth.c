@@ -192,6 +192,7 @@ static int fabric_send(struct eng_qp *qp, uint8_t *const *frames, const uint32_t
  * time has come. */
 static int paced_send(struct eng_qp *qp, uint8_t *const *frames, const uint32_t *lens, int n)
 {
+	/* relaxed: one word with nothing behind it, atomic only because MODIFY_QP may store it meanwhile */
 	uint32_t kbps = qp->q ? __atomic_load_n(&qp->q->rate_limit, __ATOMIC_RELAXED) : 0;
 	uint64_t *next = &g_pace_next[qp->qpn & (EMU_REG_QP_SLOTS - 1)];
 	uint64_t now = kbps ? eng_now_ns() : 0;

@@ -79,7 +79,7 @@ static int qpn_device(uint32_t qpn)
 			continue;
 		uint32_t q = e->qpn;
 		int dev = (int)e->dev_index;
-		atomic_thread_fence(memory_order_acquire);
+		seq_read_retry_barrier(); /* else the fields could be read after the check and torn by a writer */
 		if (atomic_load(&e->seq) == s1)
 			return q == qpn ? dev : -1;
 	}

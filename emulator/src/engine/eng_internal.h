@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "emu_barrier.h"
 #include "emu_objects.h"
 #include "engine/eng_bf.h"
 #include "engine/eng_cqe.h"

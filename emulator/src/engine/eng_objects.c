@@ -94,7 +94,7 @@ static int reg_qp_read(uint32_t qpn, struct emu_reg_qp *out)
 		out->qpn = e->qpn;
 		out->pid = e->pid;
 		out->lid = e->lid;
-		atomic_thread_fence(memory_order_acquire);
+		seq_read_retry_barrier(); /* else the fields could be read after the check and torn by a writer */
 		if (atomic_load(&e->seq) == s1)
 			return out->qpn == qpn && qpn ? 0 : -1;
 	}

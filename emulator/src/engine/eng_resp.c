@@ -338,10 +338,15 @@ static uint64_t atomic_op(struct pkt *p, uint8_t *addr)
 	 * names 8-byte requests only (UCX's DEVX query marks 4-byte extended atomics as big-endian replies whatever
 	 * the mode, 8-byte ones as big-endian only when the mode is 0). The operands from the WQE are host values.
 	 * The value returned is the word's bytes as they were, which is what the requester's HCA writes back.
+	 *
+	 * A compare-and-swap loop on the word in the responder's memory: an atomic, not a barrier, so that the host's
+	 * own atomics on the same word and the HCA's add up (test/engine/t_atomic_order.c). acq_rel, as a host CPU's
+	 * atomic would be: a thread that sees the new value also sees the RDMA WRITEs this engine placed before it,
+	 * and the stores behind the value it replaced are visible to the READs the engine executes after it.
 	 */
 	if (p->atomic_size == 4) {
 		uint32_t *a = (uint32_t *)(void *)addr;
-		uint32_t oldraw = __atomic_load_n(a, __ATOMIC_ACQUIRE), newraw;
+		uint32_t oldraw = __atomic_load_n(a, __ATOMIC_ACQUIRE), newraw; /* the loop's first guess */
 		do {
 			uint32_t old = __builtin_bswap32(oldraw), nv;
 			uint32_t sw = (uint32_t)p->swap_add, cmp = (uint32_t)p->compare;
@@ -362,7 +367,7 @@ static uint64_t atomic_op(struct pkt *p, uint8_t *addr)
 		return oldraw;
 	}
 	uint64_t *a = (uint64_t *)(void *)addr;
-	uint64_t oldraw = __atomic_load_n(a, __ATOMIC_ACQUIRE), newraw;
+	uint64_t oldraw = __atomic_load_n(a, __ATOMIC_ACQUIRE), newraw; /* the same loop on 8 bytes */
 	do {
 		uint64_t old = oldraw, nv; /* host order: the word as the CPU reads it */
 		switch (p->opcode) {

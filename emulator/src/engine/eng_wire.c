@@ -3,20 +3,18 @@
  */
 #include "engine/eng_wire.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
+
+#include "emu_barrier.h"
+#include "emu_shm.h"
 
 #define HDR_COMMIT 1ull
 #define HDR_PAD    2ull
@@ -172,8 +170,9 @@ static int ring_busy(struct eng_ring *r)
 void eng_inbox_kick(struct eng_inbox *ib)
 {
 	/* Dekker with eng_inbox_wait: the commit (release store) and this load are ordered by the fence, as are the
-	 * sleeper's store of sleeping and its look at the rings; one of the two sides sees the other. */
-	atomic_thread_fence(memory_order_seq_cst);
+	 * sleeper's store of sleeping and its look at the rings; one of the two sides sees the other. Without it this
+	 * side could read sleeping == 0 while the sleeper reads empty rings, and the packet would wait a whole sleep. */
+	sleep_wake_barrier();
 	if (!atomic_load_explicit(&ib->sleeping, memory_order_relaxed))
 		return;
 	uint64_t now = wire_now_ns();
@@ -235,7 +234,7 @@ int eng_inbox_wait(struct eng_inbox *ib, long ns)
 {
 	uint32_t seq = atomic_load_explicit(&ib->wake_seq, memory_order_acquire);
 	atomic_store_explicit(&ib->sleeping, 1, memory_order_relaxed);
-	atomic_thread_fence(memory_order_seq_cst);
+	sleep_wake_barrier(); /* the other half of eng_inbox_kick's: sleeping is visible before the rings are looked at */
 	if (!ring_busy(&ib->req) && !ring_busy(&ib->resp)) {
 		struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
 		syscall(SYS_futex, &ib->wake_seq, FUTEX_WAIT, seq, &ts, NULL, 0);
@@ -250,56 +249,28 @@ static void inbox_name(char *buf, size_t n, const char *fabric, int pid)
 }
 
 /* A process killed by a signal never runs its exit path, so its 16 MiB inbox stays in /dev/shm. Each new engine
- * removes the inboxes of this fabric whose process no longer exists (kill(pid, 0) says ESRCH; EPERM means alive). */
+ * removes the inboxes of this fabric whose process no longer exists. */
 static void reap_stale_inboxes(const char *fabric)
 {
 	char prefix[300];
 	int plen = snprintf(prefix, sizeof prefix, "%s-eng-", fabric);
 	if (plen <= 0 || (size_t)plen >= sizeof prefix)
 		return;
-	DIR *d = opendir("/dev/shm");
-	if (!d)
-		return;
-	for (struct dirent *e; (e = readdir(d));) {
-		if (strncmp(e->d_name, prefix, (size_t)plen) != 0)
-			continue;
-		char *end;
-		long pid = strtol(e->d_name + plen, &end, 10);
-		if (*end || pid <= 0 || pid > INT_MAX)
-			continue;
-		if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
-			char name[300];
-			inbox_name(name, sizeof name, fabric, (int)pid);
-			shm_unlink(name);
-		}
-	}
-	closedir(d);
+	emu_shm_reap_dead(prefix);
 }
 
+/* A stale file of a dead process that had our pid is replaced, not reused (EMU_SHM_REPLACE). */
 struct eng_inbox *eng_inbox_create(const char *fabric, int pid)
 {
 	char name[300];
 	reap_stale_inboxes(fabric);
 	inbox_name(name, sizeof name, fabric, pid);
-	shm_unlink(name); /* a stale file of a dead process that had our pid */
-	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
+	void *p;
+	if (emu_shm_create(name, sizeof(struct eng_inbox), EMU_SHM_REPLACE, &p) != 0)
 		return NULL;
-	if (ftruncate(fd, sizeof(struct eng_inbox)) != 0) {
-		close(fd);
-		shm_unlink(name);
-		return NULL;
-	}
-	void *p = mmap(NULL, sizeof(struct eng_inbox), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED) {
-		shm_unlink(name);
-		return NULL;
-	}
 	struct eng_inbox *ib = p;
 	ib->pid = pid;
-	atomic_thread_fence(memory_order_release);
-	ib->magic = ENG_WIRE_MAGIC;
+	emu_shm_publish(ib, ENG_WIRE_MAGIC);
 	return ib;
 }
 
@@ -318,21 +289,9 @@ struct eng_inbox *eng_inbox_open(const char *fabric, int pid)
 {
 	char name[300];
 	inbox_name(name, sizeof name, fabric, pid);
-	int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return NULL;
-	struct stat st;
-	if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(struct eng_inbox)) {
-		close(fd);
-		return NULL;
-	}
-	void *p = mmap(NULL, sizeof(struct eng_inbox), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return NULL;
-	struct eng_inbox *ib = p;
-	if (ib->magic != ENG_WIRE_MAGIC || ib->pid != pid) {
-		munmap(p, sizeof(struct eng_inbox));
+	struct eng_inbox *ib = emu_shm_attach(name, sizeof(struct eng_inbox), ENG_WIRE_MAGIC);
+	if (ib && ib->pid != pid) {
+		munmap(ib, sizeof(struct eng_inbox));
 		return NULL;
 	}
 	return ib;

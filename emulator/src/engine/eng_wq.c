@@ -79,7 +79,8 @@ void emu_engine_wq_destroying(struct emu_wq *w)
 
 static uint32_t avail(const struct eng_wq *e)
 {
-	uint32_t pi = __builtin_bswap32(__atomic_load_n(e->dbrec, __ATOMIC_ACQUIRE));
+	/* the striding WQEs counted here are read after the record: none still being written is taken */
+	uint32_t pi = udma_device_load_dbrec(e->dbrec);
 	return (pi - e->ci) & 0xffff;
 }
 

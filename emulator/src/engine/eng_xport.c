@@ -194,7 +194,8 @@ int eng_flush_qp(struct eng_qp *qp)
 	}
 	qp->rx.active = qp->rx.held = 0;
 	if (!qp->srq && qp->rq_cnt) {
-		uint32_t pi = __builtin_bswap32(__atomic_load_n(&qp->dbrec[0], __ATOMIC_ACQUIRE)) & 0xffff;
+		/* every receive WQE the driver posted before its record is flushed, none it is still writing */
+		uint32_t pi = udma_device_load_dbrec(&qp->dbrec[0]) & 0xffff;
 		while ((qp->rq_ci & 0xffff) != pi) {
 			eng_resp_err_cqe(qp, qp->rq_ci & 0xffff, MLX5_CQE_SYNDROME_WR_FLUSH_ERR, ENG_VENDOR_SYND_FLUSH);
 			qp->rq_ci++;
@@ -223,12 +224,13 @@ uint32_t eng_read_psns(uint64_t len)
 uint32_t eng_rq_avail(struct eng_qp *qp)
 {
 	if (qp->srq) {
-		uint32_t c = __builtin_bswap32(__atomic_load_n(&qp->srq->dbrec[0], __ATOMIC_ACQUIRE));
+		/* the WQEs counted here are read after the record: none still being written is taken */
+		uint32_t c = udma_device_load_dbrec(&qp->srq->dbrec[0]);
 		return (c - qp->srq->consumed) & 0xffff;
 	}
 	if (!qp->rq_cnt)
 		return 0;
-	uint32_t pi = __builtin_bswap32(__atomic_load_n(&qp->dbrec[0], __ATOMIC_ACQUIRE));
+	uint32_t pi = udma_device_load_dbrec(&qp->dbrec[0]); /* as for the SRQ above */
 	return (pi - qp->rq_ci) & 0xffff;
 }
 

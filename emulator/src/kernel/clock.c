@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include <rdma/mlx5-abi.h>
 
+#include "emu_barrier.h"
 #include "emu_clock.h"
 #include "kernel.h"
 
@@ -132,7 +133,10 @@ static void info_rebase(int64_t offset, uint64_t mono)
 
 	uint32_t s = atomic_load_explicit(sign, memory_order_relaxed);
 	atomic_store_explicit(sign, s | MLX5_IB_CLOCK_INFO_KERNEL_UPDATING, memory_order_relaxed);
-	atomic_thread_fence(memory_order_seq_cst);
+	/* else a reader of the fields below could miss the mark and take a half-written page as whole */
+	seq_write_begin_barrier();
+	/* relaxed: atomic only so that a racing reader's load is not torn; sign orders them (the barrier above, the
+	 * release store below) */
 	__atomic_store_n(&ci->cycles, cycles & ((1ull << EMU_CLOCK_MASK_BITS) - 1), __ATOMIC_RELAXED);
 	__atomic_store_n(&ci->nsec, nsec, __ATOMIC_RELAXED);
 	__atomic_store_n(&ci->frac, frac, __ATOMIC_RELAXED);

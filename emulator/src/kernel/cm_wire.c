@@ -8,9 +8,7 @@
  *   mutex plus a futex word the owner's CM thread sleeps on. A message to a process that is gone, or whose ring
  *   is full, is lost, as a MAD can be: the sender's timers decide what happens then, as on a fabric.
  * Callers serialize: everything here runs under the ucma lock (emu_ucma_lock, ucma_state.h). */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/futex.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -19,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "emu_shm.h"
 #include "ucma.h"
 
 #define DIR_MAGIC   0x32444d43554d45ULL /* "EMUCMD2" */
@@ -53,7 +51,7 @@ struct cm_mc_entry {
 };
 
 struct cm_dir {
-	_Atomic uint64_t magic;
+	uint64_t         magic;          /* emu_shm_publish */
 	pthread_mutex_t  lock;
 	uint32_t         next_port;
 	struct cm_dir_entry e[DIR_SLOTS];
@@ -61,7 +59,7 @@ struct cm_dir {
 };
 
 struct cm_mbox {
-	_Atomic uint64_t magic;
+	uint64_t         magic;          /* emu_shm_publish */
 	int32_t          pid;
 	pthread_mutex_t  lock;
 	_Atomic uint32_t futex;          /* bumped by every sender */
@@ -76,15 +74,6 @@ static char g_self_name[256];
 
 #define PEER_CACHE 32
 static struct { int32_t pid; struct cm_mbox *mb; } g_peers[PEER_CACHE];
-
-static void fabric(char *buf, size_t len, const char *suffix)
-{
-	const char *n = getenv("MLX5EMU_FABRIC");
-	if (n && *n && !strchr(n, '/'))
-		snprintf(buf, len, "/%s%s", n, suffix);
-	else
-		snprintf(buf, len, "/mlx5emu-%u%s", (unsigned)getuid(), suffix);
-}
 
 static void robust_init(pthread_mutex_t *m)
 {
@@ -113,60 +102,32 @@ int cm_pid_dead(int32_t pid)
 static int map_dir(void)
 {
 	char name[256];
-	fabric(name, sizeof(name), "-cm");
+	emu_shm_name(name, sizeof(name), "-cm");
 	for (int attempt = 0;; attempt++) {
-		int created = 0;
-		struct stat st;
-		int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd >= 0) {
-			created = 1;
-			if (ftruncate(fd, sizeof(struct cm_dir)) < 0) {
-				int e = errno;
-				close(fd);
-				shm_unlink(name);
-				return e;
-			}
-		} else if (errno == EEXIST) {
-			fd = shm_open(name, O_RDWR | O_CLOEXEC, 0600);
-			if (fd < 0)
-				return errno;
-			/* a creator may still be sizing it */
-			for (int i = 0; i < 2000; i++) {
-				if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(struct cm_dir))
-					break;
-				usleep(1000);
-			}
-			if (fstat(fd, &st) != 0 || st.st_size != (off_t)sizeof(struct cm_dir)) {
-				close(fd);
-				if (attempt > 0)
-					return EIO;
-				shm_unlink(name); /* another version's directory */
-				continue;
-			}
-		} else {
-			return errno;
+		void *p;
+		int created;
+		int err = emu_shm_create_or_attach(name, sizeof(struct cm_dir), 1, &p, &created);
+		if (err == ESTALE) {
+			if (attempt > 0)
+				return EIO;
+			shm_unlink(name); /* another version's directory */
+			continue;
 		}
-		void *p = mmap(NULL, sizeof(struct cm_dir), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		close(fd);
-		if (p == MAP_FAILED)
-			return errno;
+		if (err)
+			return err;
 		struct cm_dir *d = p;
 		if (created) {
 			robust_init(&d->lock);
 			struct timespec ts;
 			clock_gettime(CLOCK_MONOTONIC, &ts);
 			d->next_port = PORT_LO + (uint32_t)(ts.tv_nsec % (PORT_HI - PORT_LO + 1));
-			atomic_store(&d->magic, DIR_MAGIC);
-		} else {
-			for (int i = 0; i < 2000 && atomic_load(&d->magic) != DIR_MAGIC; i++)
-				usleep(1000);
-			if (atomic_load(&d->magic) != DIR_MAGIC) {
-				munmap(p, sizeof(struct cm_dir));
-				if (attempt > 0)
-					return EIO;
-				shm_unlink(name); /* same size, another version's magic */
-				continue;
-			}
+			emu_shm_publish(d, DIR_MAGIC);
+		} else if (!emu_shm_wait_published(d, DIR_MAGIC)) {
+			munmap(p, sizeof(struct cm_dir));
+			if (attempt > 0)
+				return EIO;
+			shm_unlink(name); /* same size, another version's magic */
+			continue;
 		}
 		g_dir = d;
 		return 0;
@@ -174,55 +135,30 @@ static int map_dir(void)
 }
 
 /* A process killed by a signal never reaches cm_wire_fini, so its mailbox stays in /dev/shm. Each process that
- * creates its mailbox first removes this fabric's mailboxes whose process is gone (cm_pid_dead: kill(pid, 0) says
- * ESRCH; EPERM means alive), as each new engine does with the engine inboxes (eng_wire.c reap_stale_inboxes). */
+ * creates its mailbox first removes this fabric's mailboxes whose process is gone, as each new engine does with the
+ * engine inboxes (eng_wire.c reap_stale_inboxes). */
 static void reap_dead_mboxes(void)
 {
 	char prefix[256];
-	fabric(prefix, sizeof(prefix), "-cm-");
-	const char *base = prefix + 1; /* without the shm name's leading '/', as /dev/shm lists it */
-	size_t plen = strlen(base);
-	DIR *d = opendir("/dev/shm");
-	if (!d)
-		return;
-	for (struct dirent *e; (e = readdir(d));) {
-		if (strncmp(e->d_name, base, plen) != 0)
-			continue;
-		char *end;
-		long pid = strtol(e->d_name + plen, &end, 10);
-		if (end == e->d_name + plen || *end || pid <= 0 || pid > INT32_MAX || pid == (long)getpid())
-			continue;
-		if (cm_pid_dead((int32_t)pid)) {
-			char name[300];
-			snprintf(name, sizeof(name), "/%s", e->d_name);
-			shm_unlink(name);
-		}
-	}
-	closedir(d);
+	emu_shm_name(prefix, sizeof(prefix), "-cm-");
+	emu_shm_reap_dead(prefix + 1); /* without the shm name's leading '/', as /dev/shm lists it */
 }
 
+/* A mailbox left by a dead process that had our pid is reused (EMU_SHM_TRUNCATE): a peer that still maps it finds
+ * the pid alive and the magic valid again, and its messages reach this process. */
 static int create_mbox(void)
 {
 	char suffix[32];
 	snprintf(suffix, sizeof(suffix), "-cm-%d", (int)getpid());
-	fabric(g_self_name, sizeof(g_self_name), suffix);
-	int fd = shm_open(g_self_name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return errno;
-	if (ftruncate(fd, sizeof(struct cm_mbox)) < 0) {
-		int e = errno;
-		close(fd);
-		shm_unlink(g_self_name);
-		return e;
-	}
-	void *p = mmap(NULL, sizeof(struct cm_mbox), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return errno;
+	emu_shm_name(g_self_name, sizeof(g_self_name), suffix);
+	void *p;
+	int err = emu_shm_create(g_self_name, sizeof(struct cm_mbox), EMU_SHM_TRUNCATE, &p);
+	if (err)
+		return err;
 	struct cm_mbox *mb = p;
 	robust_init(&mb->lock);
 	mb->pid = (int32_t)getpid();
-	atomic_store(&mb->magic, MBOX_MAGIC);
+	emu_shm_publish(mb, MBOX_MAGIC);
 	g_self = mb;
 	return 0;
 }
@@ -531,22 +467,12 @@ static struct cm_mbox *peer_mbox(int32_t pid)
 		return NULL;
 	char name[256], suffix[32];
 	snprintf(suffix, sizeof(suffix), "-cm-%d", (int)pid);
-	fabric(name, sizeof(name), suffix);
-	int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0)
+	emu_shm_name(name, sizeof(name), suffix);
+	struct cm_mbox *mb = emu_shm_attach(name, sizeof(struct cm_mbox), MBOX_MAGIC);
+	if (!mb)
 		return NULL;
-	struct stat st;
-	if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(struct cm_mbox)) {
-		close(fd);
-		return NULL;
-	}
-	void *p = mmap(NULL, sizeof(struct cm_mbox), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return NULL;
-	struct cm_mbox *mb = p;
-	if (atomic_load(&mb->magic) != MBOX_MAGIC || mb->pid != pid) {
-		munmap(p, sizeof(struct cm_mbox));
+	if (mb->pid != pid) {
+		munmap(mb, sizeof(struct cm_mbox));
 		return NULL;
 	}
 	if (free_slot < 0) { /* evict one; a later send maps it again */

@@ -627,7 +627,8 @@ static int modify_qp(struct emu_cmd *cmd, const struct ib_uverbs_modify_qp *m, u
 	if (mask & IBV_QP_AV)
 		qp->path = path;
 	if (mask & IBV_QP_RATE_LIMIT)
-		__atomic_store_n(&qp->rate_limit, rate_limit, __ATOMIC_RELAXED); /* the engine reads it while sending */
+		/* relaxed: the engine reads it while sending; one word with nothing behind it to order */
+		__atomic_store_n(&qp->rate_limit, rate_limit, __ATOMIC_RELAXED);
 	qp->state = next;
 	qp->sq_draining = next == IBV_QPS_SQD;
 	qp->attr_mask_seen |= mask;

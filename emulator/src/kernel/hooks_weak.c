@@ -25,3 +25,4 @@ WEAK void emu_engine_uar_mapped(struct emu_ctx *ctx, int page_index, void *user_
 {
 	(void)ctx; (void)page_index; (void)user_va;
 }
+WEAK void emu_engine_spin_lock_taking(void) {}

@@ -1,5 +1,6 @@
 /* The LD_PRELOAD surface: libc entry points interposed so that /dev/infiniband/uverbsN behaves like the uverbs
- * character device. Everything that is not ours goes straight to the real libc function (dlsym RTLD_NEXT) after
+ * character device, and libmlx5's spinlock, so that polling threads lend the engine their cycles (at the end).
+ * Everything that is not ours goes straight to the real libc function (dlsym RTLD_NEXT) after
  * one table lookup, because a whole JVM runs under this library.
  *
  * What libibverbs 44 / libmlx5 44 on Debian 12 call (nm -D: open, openat, stat@GLIBC_2.33, fstat@GLIBC_2.33,
@@ -29,6 +30,7 @@
 #include <linux/netlink.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
+#include "engine_hooks.h"
 #include "kernel.h"
 #include "libc.h"
 #include "dispatch.h"
@@ -536,6 +538,20 @@ int socket(int domain, int type, int protocol)
 		return -1;
 	}
 	return REAL(socket)(domain, type, protocol);
+}
+
+/* ---- pthread_spin_lock: cycles lent to the engine ---- */
+
+/* libmlx5 takes its CQ or QP spinlock (pthread_spin_lock) in every ibv_poll_cq and ibv_post_*, so this is where a
+ * program that busy-polls can run an engine pass first, if the engine is free (emu_engine_spin_lock_taking). Why:
+ * on a 2-core machine two processes that busy-poll their CQs keep both cores, and the scheduler then runs the
+ * engine threads only at time-slice boundaries (measured 4-12 ms per hop, 14 ms per ibv_rc_pingpong round trip).
+ * A NIC does not need the host CPU; the emulator borrows the cycles the poller would spend spinning anyway. The lock
+ * itself is still glibc's. */
+int pthread_spin_lock(pthread_spinlock_t *l)
+{
+	emu_engine_spin_lock_taking();
+	return REAL(pthread_spin_lock)(l);
 }
 
 /* ---- process lifetime ---- */

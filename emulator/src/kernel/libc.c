@@ -45,6 +45,7 @@ void emu_libc_resolve(void)
 	emu_libc.access = (access_fn)must_sym("access");
 	emu_libc.eaccess = (access_fn)must_sym("eaccess");
 	emu_libc.faccessat = (faccessat_fn)must_sym("faccessat");
+	emu_libc.pthread_spin_lock = (spin_lock_fn)must_sym("pthread_spin_lock");
 	if (!emu_libc.open64)
 		emu_libc.open64 = emu_libc.open;
 	if (!emu_libc.openat64)

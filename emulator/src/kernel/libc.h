@@ -30,6 +30,7 @@ typedef int (*statx_fn)(int, const char *, int, unsigned int, struct statx *);
 typedef DIR *(*opendir_fn)(const char *);
 typedef ssize_t (*readlink_fn)(const char *, char *, size_t);
 typedef char *(*realpath_fn)(const char *, char *);
+typedef int (*spin_lock_fn)(pthread_spinlock_t *);
 
 struct emu_libc {
 	open_fn open, open64;
@@ -52,6 +53,7 @@ struct emu_libc {
 	fstat_fn fstat, fstat64;
 	access_fn access, eaccess;
 	faccessat_fn faccessat;
+	spin_lock_fn pthread_spin_lock;
 };
 extern struct emu_libc emu_libc;
 

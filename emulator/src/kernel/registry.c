@@ -2,15 +2,15 @@
  * every process on the emulated fabric, so QPNs, CQNs, SRQNs, PDNs and memory keys are unique fabric-wide
  * and a QP can be found by number from any process. Layout: struct emu_registry in emu_objects.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "emu_barrier.h"
+#include "emu_shm.h"
 #include "kernel.h"
 
 static struct emu_registry *g_reg;
@@ -58,49 +58,16 @@ static void reap_dead(void)
 	}
 }
 
-static const char *fabric_name(char *buf, size_t len)
-{
-	const char *n = getenv("MLX5EMU_FABRIC");
-	if (n && *n && !strchr(n, '/'))
-		snprintf(buf, len, "/%s", n);
-	else
-		snprintf(buf, len, "/mlx5emu-%u", (unsigned)getuid());
-	return buf;
-}
-
+/* Any size will do: a registry of another layout is told by its header (version, size) once published. */
 static int map_registry(void)
 {
 	char name[256];
-	int fd, created = 0;
-	struct stat st;
-
-	fabric_name(name, sizeof(name));
-	fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		created = 1;
-		if (ftruncate(fd, sizeof(struct emu_registry)) < 0) {
-			int e = errno;
-			close(fd);
-			shm_unlink(name);
-			return e;
-		}
-	} else if (errno == EEXIST) {
-		fd = shm_open(name, O_RDWR | O_CLOEXEC, 0600);
-		if (fd < 0)
-			return errno;
-		/* wait for the creator to size it */
-		for (int i = 0; i < 2000; i++) {
-			if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(struct emu_registry))
-				break;
-			usleep(1000);
-		}
-	} else {
-		return errno;
-	}
-	void *p = mmap(NULL, sizeof(struct emu_registry), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return errno;
+	emu_shm_name(name, sizeof name, "");
+	void *p;
+	int created;
+	int err = emu_shm_create_or_attach(name, sizeof(struct emu_registry), 0, &p, &created);
+	if (err)
+		return err;
 	struct emu_registry *r = p;
 	if (created) {
 		pthread_mutexattr_t a;
@@ -116,16 +83,12 @@ static int map_registry(void)
 		atomic_store(&r->next_srqn, 0x100);
 		atomic_store(&r->next_pdn, 0x10);
 		atomic_store(&r->next_mkey, 0x100);
-		__atomic_store_n(&r->magic, EMU_REG_MAGIC, __ATOMIC_RELEASE);
-	} else {
-		for (int i = 0; i < 2000 && __atomic_load_n(&r->magic, __ATOMIC_ACQUIRE) != EMU_REG_MAGIC; i++)
-			usleep(1000);
-		if (__atomic_load_n(&r->magic, __ATOMIC_ACQUIRE) != EMU_REG_MAGIC || r->version != EMU_REG_VERSION ||
-		    r->size != sizeof(struct emu_registry)) {
-			munmap(p, sizeof(struct emu_registry));
-			emu_log("fabric registry %s has a different layout; remove it or set MLX5EMU_FABRIC", name);
-			return EPROTO;
-		}
+		emu_shm_publish(r, EMU_REG_MAGIC);
+	} else if (!emu_shm_wait_published(r, EMU_REG_MAGIC) || r->version != EMU_REG_VERSION ||
+		   r->size != sizeof(struct emu_registry)) {
+		munmap(p, sizeof(struct emu_registry));
+		emu_log("fabric registry %s has a different layout; remove it or set MLX5EMU_FABRIC", name);
+		return EPROTO;
 	}
 	g_reg = r;
 	return 0;
@@ -301,7 +264,7 @@ int emu_reg_qp_get(uint32_t qpn, struct emu_reg_qp *out)
 		out->srqn = e->srqn;
 		memcpy(out->gid, e->gid, 16);
 		atomic_store(&out->engine_word, atomic_load(&e->engine_word));
-		atomic_thread_fence(memory_order_acquire);
+		seq_read_retry_barrier(); /* else the fields could be read after the check and torn by a writer */
 		if (atomic_load(&e->seq) == s1)
 			break;
 	}

@@ -18,6 +18,8 @@
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emu_barrier.h" /* the tests that post raw WQEs use libmlx5's barriers, by rdma-core's names */
+
 #define CHECK(cond, ...)                                                                    \
 	do {                                                                                \
 		if (!(cond)) {                                                              \

@@ -521,9 +521,9 @@ static int raw_eth_main(void)
 			memset(w + 16, 0, 16); /* inline_hdr_sz 0 while the device asked for 18 */
 		}
 		memcpy((uint8_t *)dq.sq.buf + (size_t)(pi & (dq.sq.wqe_cnt - 1)) * 64, w, 64);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		udma_to_device_barrier(); /* else the engine could read the WQE before its bytes */
 		((volatile uint32_t *)dq.dbrec)[MLX5_SND_DBR] = htobe32((pi + 1) & 0xffff);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		mmio_wc_start(); /* else the doorbell could reach the engine before the record */
 		unsigned long vb = t_violations(); /* before the doorbell: a doorbell store may execute at once */
 		*(volatile uint64_t *)dq.bf.reg = *(uint64_t *)(void *)w;
 		struct ibv_wc wc;

@@ -28,7 +28,7 @@ static uint64_t atomic(enum ibv_wr_opcode op, uint64_t *local, uint64_t *remote,
 	CHECK(wc.status == IBV_WC_SUCCESS && wc.byte_len == 8 &&
 	      wc.opcode == (op == IBV_WR_ATOMIC_FETCH_AND_ADD ? IBV_WC_FETCH_ADD : IBV_WC_COMP_SWAP),
 	      "status %d opcode %d len %u", wc.status, wc.opcode, wc.byte_len);
-	return __atomic_load_n(local, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(local, __ATOMIC_ACQUIRE); /* the old value the completion says was written */
 }
 
 int main(void)
@@ -80,7 +80,7 @@ int main(void)
 	/* a counter shared by host code and remote FETCH_ADDs: the host's own increments and the HCA's add up */
 	*word = 0;
 	for (int i = 0; i < 10; i++) {
-		__atomic_fetch_add(word, 1, __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(word, 1, __ATOMIC_SEQ_CST); /* an atomic, not a barrier: the host's own increment */
 		CHECK(atomic(IBV_WR_ATOMIC_FETCH_AND_ADD, local, word, 1, 0) == (uint64_t)(2 * i + 1), "round %d: old %#llx",
 		      i, (unsigned long long)*local);
 	}

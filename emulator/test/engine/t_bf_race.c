@@ -93,11 +93,13 @@ static void ring_write(struct raw *r, const uint8_t w[64])
 {
 	memcpy(r->sq + (size_t)(r->pi & (r->cnt - 1)) * 64, w, 64);
 	r->pi++;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	udma_to_device_barrier(); /* else the engine could read the WQE before its bytes */
 	r->dbrec[MLX5_SND_DBR] = htobe32(r->pi & 0xffff);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	mmio_wc_start(); /* else a doorbell stored next could reach the engine before the record */
 }
 
+/* One 8-byte store, as a BlueFlame copy's: atomic so the compiler neither splits nor merges it; relaxed, since the
+ * order among the copy's stores is exactly what the races here vary. */
 static void store8(struct raw *r, uint32_t half, const uint8_t w[64], int word)
 {
 	__atomic_store_n((uint64_t *)(void *)(r->bf + half * r->bf_size + (size_t)word * 8),

@@ -32,6 +32,7 @@ int main(void)
 	uint64_t end = t_ms() + 5000;
 	for (uint32_t i = 0; i < 6; i++) {
 		struct mlx5_cqe64 *c = t_cqe64(&raw, i);
+		/* acquire: the owner check and udma_from_device_barrier in one load, before the CQE's body is read */
 		while ((__atomic_load_n(&c->op_own, __ATOMIC_ACQUIRE) >> 4) == MLX5_CQE_INVALID) {
 			CHECK(t_ms() < end, "CQE %u never written", i);
 			usleep(100);

@@ -30,7 +30,7 @@ static int cqe_ready(const struct mlx5dv_cq *cq, uint32_t n, uint8_t *opcode)
 	if (cq->cqe_size == 128)
 		cqe += 64;
 	uint8_t op_own = cqe[63];
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	udma_from_device_barrier(); /* where libmlx5 has it; nothing of the CQE but op_own is read here */
 	if ((op_own >> 4) == MLX5_CQE_INVALID || (op_own & 1) != 0)
 		return 0;
 	*opcode = op_own >> 4;
@@ -79,9 +79,9 @@ int main(void)
 		*(uint32_t *)(void *)w = htobe32(i << 8 | MLX5_OPCODE_NOP);
 		*(uint32_t *)(void *)(w + 4) = htobe32(qp->qp_num << 8 | 1);
 		w[11] = MLX5_WQE_CTRL_CQ_UPDATE;
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		udma_to_device_barrier(); /* else the engine could read the NOP before its bytes */
 		dv.dbrec[MLX5_SND_DBR] = htobe32(i + 1);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		mmio_wc_start(); /* else the doorbell (a write fault) could be taken before the record is seen */
 		*(volatile uint64_t *)(void *)((uint8_t *)dv.bf.reg + (i & 1) * dv.bf.size) = *(uint64_t *)(void *)w;
 		uint8_t opcode = 0;
 		uint64_t end = t_ms() + 3000;

@@ -31,7 +31,7 @@ static int decode(struct t_rawcq *rc, volatile __be32 *cq_dbrec, struct dec_stat
 	uint8_t op_own = c[63];
 	if ((op_own & 1) != ((s->cq_ci >> log_cnt) & 1) || (op_own >> 4) == 0xf)
 		return 0;
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	udma_from_device_barrier(); /* else the CQE's body could be read from before the engine's op_own store */
 	CHECK((op_own >> 4) == MLX5_CQE_RESP_SEND, "CQE opcode %d", op_own >> 4);
 	uint32_t bc = be32toh(*(const uint32_t *)(c + 44));
 	uint32_t strides = (bc & 0x3fff0000) >> 16, l = bc & 0xffff;
@@ -106,7 +106,7 @@ static void run(int shift, int bad_bcount)
 		w->dseg.lkey = htobe32(mr->lkey);
 		w->dseg.addr = htobe64((uintptr_t)bufs[i]);
 	}
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	udma_to_device_barrier(); /* else the engine could take a striding WQE before its bytes */
 	rwq.dbrec[0] = htobe32(NWQE);
 
 	struct t_rawcq rc;

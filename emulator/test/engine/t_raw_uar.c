@@ -142,9 +142,9 @@ int main(void)
 		*(uint32_t *)(void *)w = htobe32(nops << 8 | MLX5_OPCODE_NOP); \
 		*(uint32_t *)(void *)(w + 4) = htobe32(qp->qp_num << 8 | 1); \
 		w[11] = MLX5_WQE_CTRL_CQ_UPDATE; \
-		__atomic_thread_fence(__ATOMIC_SEQ_CST); \
+		udma_to_device_barrier(); /* else the engine could read the NOP before its bytes */ \
 		dv.dbrec[MLX5_SND_DBR] = htobe32(nops + 1); \
-		__atomic_thread_fence(__ATOMIC_SEQ_CST); \
+		mmio_wc_start(); /* else the doorbell could reach the engine before the record */ \
 		*(volatile uint64_t *)(void *)((map) + d.bf_offset + (nops & 1) * dv.bf.size) = *(uint64_t *)(void *)w; \
 		struct ibv_wc wc; \
 		CHECK(t_poll(cq, &wc, 1, 5000) == 1, "NOP %u rung through a raw mapping never completed", nops); \

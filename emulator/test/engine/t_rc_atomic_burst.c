@@ -33,7 +33,8 @@ int main(void)
 
 	for (int r = 0; r < ROUNDS; r++) {
 		uint64_t start = 1000 + (uint64_t)r;
-		__atomic_store_n(word, start, __ATOMIC_RELEASE); /* host order, as mlx5 8-byte atomics */
+		/* host order, as mlx5 8-byte atomics; release: the word is set before the posts that act on it */
+		__atomic_store_n(word, start, __ATOMIC_RELEASE);
 		memset(ba, 0, 0x4000);
 		struct ibv_sge s[4] = { { (uintptr_t)ba + 0x2000, 16, ma->lkey }, { (uintptr_t)ba + 0x2100, 300, ma->lkey },
 					{ (uintptr_t)ba + 0x3000, 8, ma->lkey }, { (uintptr_t)ba + 0x3008, 8, ma->lkey } };
@@ -87,6 +88,7 @@ int main(void)
 		memcpy(&cs_old, ba + 0x3008, 8);
 		CHECK(fa_old == start, "round %d: FETCH_ADD old value %llu", r, (unsigned long long)fa_old);
 		CHECK(cs_old == start + 5, "round %d: CMP_SWAP old value %llu", r, (unsigned long long)cs_old);
+		/* acquire: the word as the responder's atomics left it, read after their completions */
 		CHECK(__atomic_load_n(word, __ATOMIC_ACQUIRE) == 7, "round %d: remote word %llu", r,
 		      (unsigned long long)*word);
 	}

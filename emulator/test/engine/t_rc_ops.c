@@ -13,6 +13,7 @@ static struct mlx5_cqe64 *wait_raw(struct t_rawcq *r, uint32_t i)
 	struct mlx5_cqe64 *c = t_cqe64(r, i);
 	uint64_t end = t_ms() + 5000;
 	for (;;) {
+		/* acquire: the owner check and udma_from_device_barrier in one load, before the CQE's body is read */
 		uint8_t op = __atomic_load_n(&c->op_own, __ATOMIC_ACQUIRE);
 		if ((op >> 4) != MLX5_CQE_INVALID && (op & 1) == !!(i & r->cqe_cnt))
 			return c;

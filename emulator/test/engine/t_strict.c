@@ -69,10 +69,10 @@ static void raw_post_db(struct raw *r, const uint8_t *wqe, size_t nbytes, int sk
 	for (size_t i = 0; i < nbytes; i++)
 		r->sq[((size_t)(r->pi & (r->cnt - 1)) * 64 + i) % ring] = wqe[i];
 	r->pi += (uint32_t)((nbytes + 63) / 64);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	udma_to_device_barrier(); /* else the engine could read the record's WQEs before their bytes */
 	if (!skip_rec)
 		r->dbrec[MLX5_SND_DBR] = htobe32(r->pi & 0xffff);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	mmio_wc_start(); /* else the doorbell could reach the engine before the record it executes up to */
 	if (!ring_db)
 		return;
 	*(volatile uint64_t *)(void *)(r->bf + r->bf_off) = *(const uint64_t *)(const void *)wqe;
@@ -197,7 +197,7 @@ int main(void)
 	memcpy(r.sq, w, 64);
 	r.pi = 1;
 	r.dbrec[MLX5_SND_DBR] = htobe32(1);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	mmio_wc_start(); /* else the BlueFlame doorbell could reach the engine before the record */
 	w[40] ^= 0xff; /* the copy disagrees with the ring */
 	for (int i = 7; i >= 0; i--) /* body first, first 8 bytes (the doorbell) last */
 		*(volatile uint64_t *)(void *)(r.bf + i * 8) = *(const uint64_t *)(const void *)(w + i * 8);
