@@ -1,5 +1,15 @@
 package io.mlx5j.tool;
 
+import io.mlx5j.tool.feed.FeedCommand;
+import io.mlx5j.tool.perf.PerfCommand;
+import io.mlx5j.tool.perf.PerfOptions;
+import io.mlx5j.tool.perf.RawOptions;
+import io.mlx5j.tool.perf.RawPerfCommand;
+import io.mlx5j.tool.pingpong.PingpongCommand;
+import io.mlx5j.tool.pingpong.PingpongOptions;
+import io.mlx5j.tool.rping.RpingCommand;
+import io.mlx5j.tool.rping.RpingOptions;
+import io.mlx5j.tool.selfcheck.SelfCheck;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
@@ -65,15 +75,15 @@ public final class Mlx5jTool
                     }
                     return DevicesCommand.run(rest, out);
                 case "perf":
-                    if (RawPerfOptions.isRaw(rest))
+                    if (RawOptions.isRaw(rest))
                     {
                         // raw Ethernet tests: options of perftest's raw_ethernet_* tools, no TCP exchange
                         if (help)
                         {
-                            out.println(RawPerfOptions.USAGE);
+                            out.println(RawOptions.USAGE);
                             return 0;
                         }
-                        return RawPerfCommand.run(RawPerfOptions.parse(rest), out, err);
+                        return RawPerfCommand.run(RawOptions.parse(rest), out, err);
                     }
                     if (help)
                     {
@@ -126,7 +136,7 @@ public final class Mlx5jTool
             err.println("mlx5j: " + ex.getMessage());
             err.println(switch (command)
             {
-                case "perf" -> RawPerfOptions.isRaw(rest) ? RawPerfOptions.USAGE : PerfOptions.USAGE;
+                case "perf" -> RawOptions.isRaw(rest) ? RawOptions.USAGE : PerfOptions.USAGE;
                 case "pingpong" -> PingpongOptions.USAGE;
                 case "rping" -> RpingOptions.USAGE;
                 case "devices" -> DevicesCommand.USAGE;
@@ -149,7 +159,7 @@ public final class Mlx5jTool
     }
 
     /** " (emulated ConnectX: emulator/mlx5emu)" when this process runs on the emulated device, else "". */
-    static String platform()
+    public static String platform()
     {
         return isEmulated() ? " (emulated ConnectX-5 through emulator/mlx5emu; no RDMA hardware in use)" : "";
     }

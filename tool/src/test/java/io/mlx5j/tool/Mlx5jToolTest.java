@@ -1,5 +1,6 @@
 package io.mlx5j.tool;
 
+import io.mlx5j.tool.perf.report.ResultTable;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.feed;
 
 import io.mlx5j.direct.Completion;
 import io.mlx5j.direct.CompletionQueue;
@@ -15,6 +15,8 @@ import io.mlx5j.direct.QueuePair;
 import io.mlx5j.direct.RawSendQueue;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.tool.Mlx5jTool;
+import io.mlx5j.tool.UsageException;
 import io.mlx5j.wqe.UdpHeaderTemplate;
 
 import java.io.PrintStream;
@@ -38,9 +40,9 @@ import java.util.Locale;
  * reorders by sequence number, and measures one-way latency as the NIC's receive timestamp ({@link NicClock}) minus
  * the send time. Both print a progress line every second and a summary at the end.
  */
-final class FeedCommand
+public final class FeedCommand
 {
-    static final String USAGE = String.join("\n",
+    public static final String USAGE = String.join("\n",
         "usage: mlx5j feed publish   [options]   send COUNT multicast UDP frames at RATE per second",
         "       mlx5j feed subscribe [options]   join the group, count gaps/reorders, one-way latency from NIC time",
         "  -d, --ib-dev NAME      device (default: the first)",
@@ -69,7 +71,7 @@ final class FeedCommand
     {
     }
 
-    static Options parse(final String[] args)
+    public static Options parse(final String[] args)
     {
         if (args.length == 0 || !(args[0].equals("publish") || args[0].equals("subscribe")))
         {
@@ -149,7 +151,7 @@ final class FeedCommand
         return ip;
     }
 
-    static int run(final Options o, final PrintStream out, final PrintStream err)
+    public static int run(final Options o, final PrintStream out, final PrintStream err)
     {
         try (Context ctx = o.device() == null ? Context.openFirst() : Context.open(o.device()))
         {

@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import io.mlx5j.direct.Context;
 import io.mlx5j.direct.ProtectionDomain;
@@ -51,7 +51,7 @@ final class JitWarmup
         }
         final PerfOptions w = o.forWarmup();
         final long start = System.nanoTime();
-        try (Endpoint a = PerfCommand.endpoint(context, pd, w); Endpoint b = PerfCommand.endpoint(context, pd, w))
+        try (RcEndpoint a = PerfCommand.endpoint(context, pd, w); RcEndpoint b = PerfCommand.endpoint(context, pd, w))
         {
             final boolean shared = a.bfRegister() == b.bfRegister();
             a.directPath(w.mode(), shared);
@@ -82,7 +82,7 @@ final class JitWarmup
     }
 
     /** The initiating loop here, the answering one (if the test has one) on a second thread that owns {@code b}. */
-    private static void loops(final Endpoint a, final Endpoint b, final PerfOptions w, final long stall)
+    private static void loops(final RcEndpoint a, final RcEndpoint b, final PerfOptions w, final long stall)
     {
         final Progress quiet = quiet(w);
         final PerfTest t = w.test();

@@ -1,10 +1,16 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import io.mlx5j.direct.Context;
 import io.mlx5j.direct.DeviceAttributes;
 import io.mlx5j.direct.PeerInfo;
 import io.mlx5j.direct.PortAttributes;
 import io.mlx5j.direct.ProtectionDomain;
+import io.mlx5j.tool.DevicesCommand;
+import io.mlx5j.tool.GidText;
+import io.mlx5j.tool.Mlx5jTool;
+import io.mlx5j.tool.perf.report.BandwidthStats;
+import io.mlx5j.tool.perf.report.LatencyStats;
+import io.mlx5j.tool.perf.report.ResultTable;
 
 import java.io.PrintStream;
 import java.lang.foreign.ValueLayout;
@@ -15,7 +21,7 @@ import java.util.Locale;
  * {@code mlx5j perf TEST}: sets up one endpoint (server/client, connected over perftest's TCP exchange) or two
  * (loopback, one thread), runs {@link PerfLoops}, checks the data that moved, and prints perftest's table.
  */
-final class PerfCommand
+public final class PerfCommand
 {
     /** 8-byte atomics are host-endian on ConnectX-4+ under Linux (mlx5 core sets atomic_req_8B_endianness_mode). */
     private static final ValueLayout.OfLong HOST64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.nativeOrder());
@@ -26,7 +32,7 @@ final class PerfCommand
     {
     }
 
-    static int run(final PerfOptions o, final PrintStream out, final PrintStream err)
+    public static int run(final PerfOptions o, final PrintStream out, final PrintStream err)
     {
         try (Context context = o.device() == null ? Context.openFirst() : Context.open(o.device()))
         {
@@ -47,18 +53,18 @@ final class PerfCommand
         }
     }
 
-    static Endpoint endpoint(final Context context, final ProtectionDomain pd, final PerfOptions o)
+    static RcEndpoint endpoint(final Context context, final ProtectionDomain pd, final PerfOptions o)
     {
         return endpoint(context, pd, o, o.maxSize());
     }
 
     /** {@code area}: bytes the peer may target (at least the message size). */
-    static Endpoint endpoint(final Context context, final ProtectionDomain pd, final PerfOptions o, final long area)
+    static RcEndpoint endpoint(final Context context, final ProtectionDomain pd, final PerfOptions o, final long area)
     {
         final PerfTest t = o.test();
         final int sendDepth = t.isLatency() ? LAT_SEND_DEPTH : Math.max(o.txDepth(), 16);
         final int recvDepth = t.isSend() ? o.rxDepth() : 0;
-        return new Endpoint(context, pd, o.ibPort(), o.gidIndex(), sendDepth, recvDepth, o.inlineSize(),
+        return new RcEndpoint(context, pd, o.ibPort(), o.gidIndex(), sendDepth, recvDepth, o.inlineSize(),
             Math.max(area, o.maxSize()));
     }
 
@@ -69,13 +75,13 @@ final class PerfCommand
     }
 
     /** Everything the run needs after the QPs are connected: patterns, receives, signaling. */
-    static void prepare(final Endpoint e, final PerfOptions o)
+    static void prepare(final RcEndpoint e, final PerfOptions o)
     {
         prepare(e, o, true);
     }
 
     /** {@code patterns}: fill the buffers with the patterns the data checks expect (an mlx5j peer). */
-    static void prepare(final Endpoint e, final PerfOptions o, final boolean patterns)
+    static void prepare(final RcEndpoint e, final PerfOptions o, final boolean patterns)
     {
         if (patterns)
         {
@@ -107,7 +113,7 @@ final class PerfCommand
     private static int loopback(final Context context, final ProtectionDomain pd, final PerfOptions o,
         final int rdAtomic, final PrintStream out, final PrintStream err)
     {
-        try (Endpoint a = endpoint(context, pd, o); Endpoint b = endpoint(context, pd, o))
+        try (RcEndpoint a = endpoint(context, pd, o); RcEndpoint b = endpoint(context, pd, o))
         {
             // two QPs of one context may share a BlueFlame register; this thread drives both, but the register
             // object must then be the shared (locked) kind
@@ -171,7 +177,7 @@ final class PerfCommand
             return PerftestSession.runRdmaCm(context, pd, o, rdAtomic, out, err);
         }
         // a perftest bw client walks the target in cache-line steps through one cycle buffer (a page)
-        try (Endpoint e = endpoint(context, pd, o, area(o)))
+        try (RcEndpoint e = endpoint(context, pd, o, area(o)))
         {
             e.directPath(o.mode(), false);
             return PerftestSession.run(context, pd, e, o, rdAtomic, out, err);
@@ -181,7 +187,7 @@ final class PerfCommand
     // ------------------------------------------------------------------------------------------ checks
 
     /** What the initiator can check in its own memory after the run. */
-    static String verifyInitiator(final Endpoint e, final PerfOptions o)
+    static String verifyInitiator(final RcEndpoint e, final PerfOptions o)
     {
         final int size = o.size();
         return switch (o.test())
@@ -209,7 +215,7 @@ final class PerfCommand
     }
 
     /** What the responder can check in its own memory after the run. */
-    static String verifyResponder(final Endpoint e, final PerfOptions o)
+    static String verifyResponder(final RcEndpoint e, final PerfOptions o)
     {
         final int size = o.size();
         return switch (o.test())
@@ -244,7 +250,7 @@ final class PerfCommand
      * Checks {@code length} bytes of an area against a pattern; returns what was checked. {@code skipMarkers}: the
      * bytes at offsets 2^k - 1 are the earlier sizes' write_lat markers, not data.
      */
-    private static String expect(final Endpoint e, final boolean sendArea, final long length,
+    private static String expect(final RcEndpoint e, final boolean sendArea, final long length,
         final boolean sendPattern, final String what, final boolean skipMarkers)
     {
         final long base = sendArea ? e.areaSize : 0;
@@ -256,7 +262,7 @@ final class PerfCommand
                 skipped++;
                 continue;
             }
-            final byte want = sendPattern ? Endpoint.sendPattern(i) : Endpoint.recvPattern(i);
+            final byte want = sendPattern ? RcEndpoint.sendPattern(i) : RcEndpoint.recvPattern(i);
             final byte got = e.buffer.get(ValueLayout.JAVA_BYTE, base + i);
             if (got != want)
             {
@@ -270,7 +276,7 @@ final class PerfCommand
 
     // ------------------------------------------------------------------------------------------ output
 
-    static void banner(final PrintStream out, final PerfOptions o, final Context context, final Endpoint e,
+    static void banner(final PrintStream out, final PerfOptions o, final Context context, final RcEndpoint e,
         final int mtu, final String connection)
     {
         final PortAttributes p = e.port;

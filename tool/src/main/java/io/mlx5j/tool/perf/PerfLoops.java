@@ -1,7 +1,8 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import io.mlx5j.direct.PeerInfo;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.tool.perf.report.BandwidthPeak;
 
 /**
  * The measuring loops. Each takes the endpoint that initiates ({@code me}) and, in loopback, the endpoint that
@@ -49,7 +50,7 @@ final class PerfLoops
      * completion, then spin until the peer's write puts the same marker into the last byte of our receive area
      * (perftest's order in run_iter_lat_write). Sample = that round trip.
      */
-    static Latency writeLat(final Endpoint me, final Endpoint peer, final PerfOptions o, final Progress progress,
+    static Latency writeLat(final RcEndpoint me, final RcEndpoint peer, final PerfOptions o, final Progress progress,
         final long stallNanos)
     {
         final int size = o.size();
@@ -107,7 +108,7 @@ final class PerfLoops
      * write_lat in the answering process: wait for marker i + 1, write it back. Samples are the times between
      * consecutive posts (perftest's way on both sides), so there are iterations - 1 of them.
      */
-    static Latency writeLatResponder(final Endpoint me, final PerfOptions o, final Progress progress,
+    static Latency writeLatResponder(final RcEndpoint me, final PerfOptions o, final Progress progress,
         final long stallNanos)
     {
         final int size = o.size();
@@ -151,7 +152,7 @@ final class PerfLoops
     }
 
     /** send_lat initiator: SEND, then poll until the peer's SEND has completed a receive here. */
-    static Latency sendLat(final Endpoint me, final Endpoint peer, final PerfOptions o, final Progress progress,
+    static Latency sendLat(final RcEndpoint me, final RcEndpoint peer, final PerfOptions o, final Progress progress,
         final long stallNanos)
     {
         final int size = o.size();
@@ -194,7 +195,7 @@ final class PerfLoops
     }
 
     /** send_lat in the answering process: receive, SEND back; samples between consecutive posts. */
-    static Latency sendLatResponder(final Endpoint me, final PerfOptions o, final Progress progress,
+    static Latency sendLatResponder(final RcEndpoint me, final PerfOptions o, final Progress progress,
         final long stallNanos)
     {
         final int size = o.size();
@@ -231,7 +232,7 @@ final class PerfLoops
     }
 
     /** read_lat / atomic_lat: one signaled READ (of the peer's receive area) or FETCH_ADD(1), until it completes. */
-    static Latency oneSidedLat(final Endpoint me, final boolean atomic, final PerfOptions o, final Progress progress,
+    static Latency oneSidedLat(final RcEndpoint me, final boolean atomic, final PerfOptions o, final Progress progress,
         final long stallNanos)
     {
         final int size = o.size();
@@ -290,8 +291,8 @@ final class PerfLoops
 
     // --------------------------------------------------------------------------------------------- bandwidth
 
-    /** {@link #bandwidth(Endpoint, Endpoint, PerfOptions, int, Progress, long, BandwidthPeak)} without a peak. */
-    static Bandwidth bandwidth(final Endpoint me, final Endpoint peer, final PerfOptions o, final int postList,
+    /** {@link #bandwidth(RcEndpoint, RcEndpoint, PerfOptions, int, Progress, long, BandwidthPeak)} without a peak. */
+    static Bandwidth bandwidth(final RcEndpoint me, final RcEndpoint peer, final PerfOptions o, final int postList,
         final Progress progress, final long stallNanos)
     {
         return bandwidth(me, peer, o, postList, progress, stallNanos, null);
@@ -304,7 +305,7 @@ final class PerfLoops
      * flight at the end). In loopback send_bw the same thread also polls the receiver (which re-posts each receive
      * as it completes). {@code peak}: records each post and completion time for perftest's BW peak, or null.
      */
-    static Bandwidth bandwidth(final Endpoint me, final Endpoint peer, final PerfOptions o, final int postList,
+    static Bandwidth bandwidth(final RcEndpoint me, final RcEndpoint peer, final PerfOptions o, final int postList,
         final Progress progress, final long stallNanos, final BandwidthPeak peak)
     {
         final PerfTest test = o.test();
@@ -393,7 +394,7 @@ final class PerfLoops
      * send_bw in the receiving process: count (and re-post) receives until {@code iterations} more arrived, or in a
      * duration run until the end (counting those that arrive while sampling). Returns the count.
      */
-    static long sendBwResponder(final Endpoint me, final PerfOptions o, final Progress progress,
+    static long sendBwResponder(final RcEndpoint me, final PerfOptions o, final Progress progress,
         final long stallNanos)
     {
         final RunWindow window = RunWindow.of(o);
@@ -433,7 +434,7 @@ final class PerfLoops
 
     // ------------------------------------------------------------------------------------------------ helpers
 
-    private static void postWrite(final Endpoint e, final long wrId, final int size, final int flags,
+    private static void postWrite(final RcEndpoint e, final long wrId, final int size, final int flags,
         final long deadline)
     {
         long spins = 0;
@@ -444,7 +445,7 @@ final class PerfLoops
         }
     }
 
-    private static void postSend(final Endpoint e, final long wrId, final int size, final int flags,
+    private static void postSend(final RcEndpoint e, final long wrId, final int size, final int flags,
         final long deadline)
     {
         long spins = 0;
@@ -456,7 +457,7 @@ final class PerfLoops
     }
 
     /** False when a duration run ended while waiting (perftest leaves its spin at END_STATE). */
-    private static boolean awaitByte(final Endpoint e, final int offset, final byte marker, final long deadline,
+    private static boolean awaitByte(final RcEndpoint e, final int offset, final byte marker, final long deadline,
         final long iteration, final RunWindow window)
     {
         long spins = 0;
@@ -479,7 +480,7 @@ final class PerfLoops
     }
 
     /** Waits until {@code count} receives completed in all; false when a duration run ended meanwhile. */
-    private static boolean awaitRecv(final Endpoint e, final long count, final long deadline, final long iteration,
+    private static boolean awaitRecv(final RcEndpoint e, final long count, final long deadline, final long iteration,
         final RunWindow window)
     {
         long spins = 0;
@@ -498,7 +499,7 @@ final class PerfLoops
      * its buffer, as perftest's run_iter_lat_write does (every WRITE signaled, {@code ibv_poll_cq} until it returns
      * one). False when a duration run ended meanwhile.
      */
-    private static boolean awaitSend(final Endpoint e, final long wrId, final long deadline, final long iteration,
+    private static boolean awaitSend(final RcEndpoint e, final long wrId, final long deadline, final long iteration,
         final RunWindow window)
     {
         long spins = 0;

@@ -1,6 +1,8 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.tool.Args;
+import io.mlx5j.tool.UsageException;
 
 import java.time.Duration;
 import java.util.ArrayList;

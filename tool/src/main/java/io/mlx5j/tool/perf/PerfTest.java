@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 /**
  * The perf tests, named as perftest's binaries (ib_write_lat ...) without the prefix. What one iteration is:

@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import io.mlx5j.cm.CmConnection;
 import io.mlx5j.cm.CmId;
@@ -25,7 +25,7 @@ import java.util.concurrent.locks.LockSupport;
  * message it reads, and every exchange alternates, so a receive is always there). The connection parameters are
  * perftest's for this QP: no RDMA READ resources, retry count 7, RNR retry 7, no private data.
  * <p>
- * The QP is an mlx5j {@link Endpoint} driven by the Java direct path, like the data QP.
+ * The QP is an mlx5j {@link RcEndpoint} driven by the Java direct path, like the data QP.
  */
 final class PerftestCmLink implements PerftestLink
 {
@@ -34,7 +34,7 @@ final class PerftestCmLink implements PerftestLink
     private static final long RETRY_NANOS = 100_000_000;
 
     private final CmConnection connection;
-    private final Endpoint e;
+    private final RcEndpoint e;
     private Duration timeout;
     private long sends;
     private long sendsDone;
@@ -44,7 +44,7 @@ final class PerftestCmLink implements PerftestLink
     /** The newest message: the protocol alternates, so at most one is unread. */
     private byte[] pending;
 
-    private PerftestCmLink(final CmConnection connection, final Endpoint e, final Duration timeout)
+    private PerftestCmLink(final CmConnection connection, final RcEndpoint e, final Duration timeout)
     {
         this.connection = connection;
         this.e = e;
@@ -65,7 +65,7 @@ final class PerftestCmLink implements PerftestLink
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (true)
         {
-            final Endpoint[] made = new Endpoint[1];
+            final RcEndpoint[] made = new RcEndpoint[1];
             try
             {
                 final CmConnection c = CmConnection.connect(new InetSocketAddress(host, port), options(0, timeout),
@@ -96,7 +96,7 @@ final class PerftestCmLink implements PerftestLink
         final Duration timeout)
     {
         final ConnectionRequest request = listener.awaitRequest(timeout);
-        final Endpoint[] made = new Endpoint[1];
+        final RcEndpoint[] made = new RcEndpoint[1];
         try
         {
             final CmConnection c = request.accept(id -> (made[0] = controlEndpoint(context, pd, id)).qp,
@@ -111,14 +111,14 @@ final class PerftestCmLink implements PerftestLink
     }
 
     /** The QP of a perftest control connection: a few SENDs, two receives of the largest message. */
-    private static Endpoint controlEndpoint(final Context context, final ProtectionDomain pd, final CmId id)
+    private static RcEndpoint controlEndpoint(final Context context, final ProtectionDomain pd, final CmId id)
     {
         requireDevice(context, id);
-        return new Endpoint(context, pd, id.port(), -1, 4, 2, 0, 64);
+        return new RcEndpoint(context, pd, id.port(), -1, 4, 2, 0, 64);
     }
 
     /** The QP can take receives (INIT): the Java queues, and the receive the peer's first message needs. */
-    private static void ready(final Endpoint e)
+    private static void ready(final RcEndpoint e)
     {
         // the data QP may share this QP's BlueFlame register: locked rings (the control path is not measured)
         e.directPath(io.mlx5j.doorbell.DoorbellMode.AUTO, true);
@@ -277,7 +277,7 @@ final class PerftestCmLink implements PerftestLink
         }
     }
 
-    private static void closeQuietly(final Endpoint e, final RuntimeException cause)
+    private static void closeQuietly(final RcEndpoint e, final RuntimeException cause)
     {
         if (e != null)
         {

@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import io.mlx5j.cm.CmConnection;
 import io.mlx5j.cm.CmId;
@@ -9,6 +9,8 @@ import io.mlx5j.direct.Context;
 import io.mlx5j.direct.Gid;
 import io.mlx5j.direct.PeerInfo;
 import io.mlx5j.direct.ProtectionDomain;
+import io.mlx5j.tool.perf.report.BandwidthPeak;
+import io.mlx5j.tool.perf.report.ResultTable;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -56,7 +58,7 @@ final class PerftestSession
     }
 
     /** A TCP run (perftest's default): the endpoint's QP is connected by hand with the exchanged destinations. */
-    static int run(final Context context, final ProtectionDomain pd, final Endpoint e, final PerfOptions o,
+    static int run(final Context context, final ProtectionDomain pd, final RcEndpoint e, final PerfOptions o,
         final int rdAtomic, final PrintStream out, final PrintStream err)
     {
         final boolean server = o.role() == PerfOptions.Role.SERVER;
@@ -103,7 +105,7 @@ final class PerftestSession
         final int outReads = Math.min(o.outReads(), rdAtomic);
         final boolean reads = o.test().isRead() || o.test().isAtomic();
         final ConnectOptions data = PerftestCmLink.options(reads ? outReads : 0, o.timeout());
-        final Endpoint[] made = new Endpoint[1];
+        final RcEndpoint[] made = new RcEndpoint[1];
         CmConnection connection = null;
         CmListener dataListener = null;
         PerftestWire w = null;
@@ -138,7 +140,7 @@ final class PerftestSession
                 connection = connectData(context, pd, o, data, made, err);
             }
             w.handshake(none, false);
-            final Endpoint e = made[0];
+            final RcEndpoint e = made[0];
             // the data QP may have been given the control QP's BlueFlame register: then its rings take the lock too
             e.directPath(o.mode(), e.bfRegister() == w.bfRegister());
             return session(context, w, e, connection, o, mtu, outReads, out, err);
@@ -155,7 +157,7 @@ final class PerftestSession
 
     /** The data QP of the client: connect, again after a REJECTED while the server is not yet listening. */
     private static CmConnection connectData(final Context context, final ProtectionDomain pd, final PerfOptions o,
-        final ConnectOptions options, final Endpoint[] made, final PrintStream err)
+        final ConnectOptions options, final RcEndpoint[] made, final PrintStream err)
     {
         for (int attempt = 1; ; attempt++)
         {
@@ -186,13 +188,13 @@ final class PerftestSession
         }
     }
 
-    private static Endpoint dataEndpoint(final Context context, final ProtectionDomain pd, final PerfOptions o,
+    private static RcEndpoint dataEndpoint(final Context context, final ProtectionDomain pd, final PerfOptions o,
         final CmId id)
     {
         PerftestCmLink.requireDevice(context, id);
         final PerfTest t = o.test();
         final int sendDepth = t.isLatency() ? PerfCommand.LAT_SEND_DEPTH : Math.max(o.txDepth(), 16);
-        return new Endpoint(context, pd, id.port(), o.gidIndex(), sendDepth, t.isSend() ? o.rxDepth() : 0,
+        return new RcEndpoint(context, pd, id.port(), o.gidIndex(), sendDepth, t.isSend() ? o.rxDepth() : 0,
             o.inlineSize(), Math.max(CYCLE_BUFFER, PerfCommand.area(o)));
     }
 
@@ -211,7 +213,7 @@ final class PerftestSession
     }
 
     /** From the first destination handshake to the end of the test; {@code cm}: the data QP's rdma_cm connection. */
-    private static int session(final Context context, final PerftestWire w, final Endpoint e, final CmConnection cm,
+    private static int session(final Context context, final PerftestWire w, final RcEndpoint e, final CmConnection cm,
         final PerfOptions o, final int mtu, final int outReads, final PrintStream out, final PrintStream err)
         throws IOException
     {
@@ -431,7 +433,7 @@ final class PerftestSession
      * our disconnect, its server does not). {@code acked} false: our last WRITE completed in error, which is the mirror
      * case (the peer left first, so nothing acknowledged it) only if the peer has ended, and fails the run otherwise.
      */
-    private static void endWriteLat(final PerftestWire w, final CmConnection cm, final Endpoint e,
+    private static void endWriteLat(final PerftestWire w, final CmConnection cm, final RcEndpoint e,
         final PerftestWire.Dest my, final boolean gid, final boolean acked, final Duration limit, final PrintStream err)
         throws IOException
     {
@@ -470,7 +472,7 @@ final class PerftestSession
     }
 
     /** The data check, or why there is none: a perftest peer sends whatever its buffer holds. */
-    private static String checkOf(final Endpoint e, final PerfOptions o, final boolean responder,
+    private static String checkOf(final RcEndpoint e, final PerfOptions o, final boolean responder,
         final boolean peerIsMlx5j)
     {
         if (!peerIsMlx5j)

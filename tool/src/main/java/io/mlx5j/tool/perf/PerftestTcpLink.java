@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import java.io.DataInputStream;
 import java.io.EOFException;

@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import io.mlx5j.direct.Access;
 import io.mlx5j.direct.Completion;
@@ -40,7 +40,7 @@ final class RawEndpoint implements AutoCloseable
     /** Latency tests keep this many send WQEs (perftest signals every cq-mod; we also retire by signalEvery). */
     static final int LAT_SEND_DEPTH = 64;
 
-    final RawPerfOptions o;
+    final RawOptions o;
     /** This QP plays the server (true) or the client (false). */
     final boolean server;
     final CompletionQueue sendCqObject;
@@ -78,7 +78,7 @@ final class RawEndpoint implements AutoCloseable
     /** Every this many sends one is signaled (perftest's cq-mod; at most half the ring in raw_lat). */
     int signalInterval;
 
-    RawEndpoint(final Context context, final ProtectionDomain pd, final RawPerfOptions o, final boolean server)
+    RawEndpoint(final Context context, final ProtectionDomain pd, final RawOptions o, final boolean server)
     {
         this.o = o;
         this.server = server;

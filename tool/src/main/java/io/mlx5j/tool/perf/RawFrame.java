@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -53,13 +53,13 @@ final class RawFrame
     }
 
     /** Header bytes of a frame under these options: 14, 34, 42 (UDP) or 54 (TCP). */
-    static int headerLength(final RawPerfOptions o)
+    static int headerLength(final RawOptions o)
     {
         return ETH_HLEN + (o.hasIp() ? IP_HLEN + (o.hasPorts() ? (o.tcp() ? TCP_HLEN : UDP_HLEN) : 0) : 0);
     }
 
     /** Bytes posted (and received) per frame: {@code size - 4}. */
-    static int wireLength(final RawPerfOptions o)
+    static int wireLength(final RawOptions o)
     {
         return o.size() - FCS;
     }
@@ -68,7 +68,7 @@ final class RawFrame
      * Writes the whole frame {@code fromServer} sends (the server's frame when true, the client's when false) at
      * {@code at}: headers, then {@link #MAGIC} and the pattern when the payload has room for them.
      */
-    static void write(final MemorySegment buf, final long at, final RawPerfOptions o, final boolean fromServer)
+    static void write(final MemorySegment buf, final long at, final RawOptions o, final boolean fromServer)
     {
         final int length = wireLength(o);
         final int hdr = headerLength(o);
@@ -135,7 +135,7 @@ final class RawFrame
     }
 
     /** Whether the frame at {@code at} carries an mlx5j payload (so the whole frame can be compared). */
-    static boolean isMlx5j(final MemorySegment buf, final long at, final RawPerfOptions o)
+    static boolean isMlx5j(final MemorySegment buf, final long at, final RawOptions o)
     {
         final int hdr = headerLength(o);
         return wireLength(o) - hdr >= 8 && buf.get(BE64, at + hdr) == MAGIC;

@@ -1,6 +1,8 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.tool.Args;
+import io.mlx5j.tool.UsageException;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,7 +30,7 @@ import java.util.Locale;
  * @param srcMac this side's MAC ({@code -B}); in loopback the client QP's
  * @param dstMac the peer's MAC ({@code -E}), or -1 when not given (a raw_bw server need not know it)
  */
-public record RawPerfOptions(
+public record RawOptions(
     boolean latency,
     int size,
     long iterations,
@@ -109,7 +111,7 @@ public record RawPerfOptions(
         "                           device exists");
 
     /** Whether {@code argv} (the words after "perf") names a raw test. */
-    static boolean isRaw(final String[] argv)
+    public static boolean isRaw(final String[] argv)
     {
         for (final String a : argv)
         {
@@ -157,7 +159,7 @@ public record RawPerfOptions(
     }
 
     /** Parses {@code mlx5j perf raw_lat|raw_bw ...} (the word "perf" already removed). */
-    public static RawPerfOptions parse(final String... argv)
+    public static RawOptions parse(final String... argv)
     {
         final Args a = new Args(argv);
         Boolean latency = null;
@@ -359,7 +361,7 @@ public record RawPerfOptions(
         {
             cqMod = txDepth;
         }
-        return new RawPerfOptions(latency, size, iterations, device, ibPort, mtu, srcMac, dstMac, hasServerIp,
+        return new RawOptions(latency, size, iterations, device, ibPort, mtu, srcMac, dstMac, hasServerIp,
             serverIp, hasClientIp, clientIp, serverPort, clientPort, tcp, ethertype, role, txDepth, cqMod, rxDepth,
             inlineSize, mode, Duration.ofSeconds(timeoutSeconds), progress, reportGbits,
             noPeak || iterations > RawPeak.MAX_ITERATIONS || duration > 0, duration, List.copyOf(notes));

@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 /**
  * perftest's "BW peak" of a bandwidth client (perftest v4.5-0.17 perftest_parameters.c print_report_bw with noPeak

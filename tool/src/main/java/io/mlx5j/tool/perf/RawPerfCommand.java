@@ -1,8 +1,13 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import io.mlx5j.direct.Context;
 import io.mlx5j.direct.PortAttributes;
 import io.mlx5j.direct.ProtectionDomain;
+import io.mlx5j.tool.DevicesCommand;
+import io.mlx5j.tool.Mlx5jTool;
+import io.mlx5j.tool.perf.report.BandwidthStats;
+import io.mlx5j.tool.perf.report.LatencyStats;
+import io.mlx5j.tool.perf.report.ResultTable;
 
 import java.io.PrintStream;
 import java.util.Locale;
@@ -16,13 +21,13 @@ import java.util.Locale;
  * the server must be ready first; it is once it has printed the result table's header (flow rule installed and
  * receives posted before that line).
  */
-final class RawPerfCommand
+public final class RawPerfCommand
 {
     private RawPerfCommand()
     {
     }
 
-    static int run(final RawPerfOptions o, final PrintStream out, final PrintStream err)
+    public static int run(final RawOptions o, final PrintStream out, final PrintStream err)
     {
         try (Context context = o.device() == null ? Context.openFirst() : Context.open(o.device()))
         {
@@ -49,7 +54,7 @@ final class RawPerfCommand
     }
 
     private static int loopback(final Context context, final ProtectionDomain pd, final PortAttributes port,
-        final RawPerfOptions o, final PrintStream out, final PrintStream err)
+        final RawOptions o, final PrintStream out, final PrintStream err)
     {
         try (RawEndpoint server = new RawEndpoint(context, pd, o, true);
             RawEndpoint client = new RawEndpoint(context, pd, o, false))
@@ -96,7 +101,7 @@ final class RawPerfCommand
     }
 
     private static int oneSide(final Context context, final ProtectionDomain pd, final PortAttributes port,
-        final RawPerfOptions o, final PrintStream out, final PrintStream err)
+        final RawOptions o, final PrintStream out, final PrintStream err)
     {
         final boolean server = o.role() == PerfOptions.Role.SERVER;
         try (RawEndpoint e = new RawEndpoint(context, pd, o, server))
@@ -151,7 +156,7 @@ final class RawPerfCommand
     // ------------------------------------------------------------------------------------------ output
 
     /** {@code loopbackServer}: in loopback the server QP (its flow rule is shown too), else null. */
-    private static void banner(final PrintStream out, final RawPerfOptions o, final Context context,
+    private static void banner(final PrintStream out, final RawOptions o, final Context context,
         final PortAttributes p, final RawEndpoint e, final RawEndpoint loopbackServer, final String connection)
     {
         out.println(ResultTable.LINE);
@@ -186,16 +191,16 @@ final class RawPerfCommand
         out.println(ResultTable.LINE);
     }
 
-    private static String describeFrame(final RawPerfOptions o, final boolean fromServer)
+    private static String describeFrame(final RawOptions o, final boolean fromServer)
     {
         final long src = fromServer ? o.serverMac() : o.clientMac();
         final long dst = fromServer ? o.clientMac() : o.serverMac();
         final StringBuilder sb = new StringBuilder();
-        sb.append(src < 0 ? "any" : RawPerfOptions.macText(src)).append(" -> ").append(RawPerfOptions.macText(dst));
+        sb.append(src < 0 ? "any" : RawOptions.macText(src)).append(" -> ").append(RawOptions.macText(dst));
         if (o.hasIp())
         {
-            sb.append(", IPv4 ").append(RawPerfOptions.ipText(fromServer ? o.serverIp() : o.clientIp()))
-                .append(" -> ").append(RawPerfOptions.ipText(fromServer ? o.clientIp() : o.serverIp()));
+            sb.append(", IPv4 ").append(RawOptions.ipText(fromServer ? o.serverIp() : o.clientIp()))
+                .append(" -> ").append(RawOptions.ipText(fromServer ? o.clientIp() : o.serverIp()));
             if (o.hasPorts())
             {
                 sb.append(o.tcp() ? ", TCP " : ", UDP ").append(fromServer ? o.serverPort() : o.clientPort())
@@ -210,7 +215,7 @@ final class RawPerfCommand
         return sb.toString();
     }
 
-    private static void printLatency(final PrintStream out, final RawPerfOptions o, final long[] samples,
+    private static void printLatency(final PrintStream out, final RawOptions o, final long[] samples,
         final int count, final String check)
     {
         final LatencyStats s = LatencyStats.of(samples, count, 2);
@@ -223,7 +228,7 @@ final class RawPerfCommand
      * perftest's bandwidth row (REPORT_FMT under RESULT_FMT / RESULT_FMT_G), BW peak column included; {@code peak}:
      * the client's endpoint when it kept the times for the peak, else null (0.00, as perftest prints without one).
      */
-    private static void printBandwidth(final PrintStream out, final RawPerfOptions o, final long nanos,
+    private static void printBandwidth(final PrintStream out, final RawOptions o, final long nanos,
         final RawEndpoint peak, final String check)
     {
         final BandwidthStats s = new BandwidthStats(o.size(), o.iterations(), nanos);
@@ -248,7 +253,7 @@ final class RawPerfCommand
      * / 2 and tps = iterations per second (print_report_lat_duration); raw_bw: perftest's bandwidth row without
      * peak (perftest keeps no per-message times in this mode).
      */
-    private static void printDuration(final PrintStream out, final RawPerfOptions o, final RawDurationLoops.Result r,
+    private static void printDuration(final PrintStream out, final RawOptions o, final RawDurationLoops.Result r,
         final String check)
     {
         if (o.latency())

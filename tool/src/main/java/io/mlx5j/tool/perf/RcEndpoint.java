@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import io.mlx5j.direct.Access;
 import io.mlx5j.direct.AddressVector;
@@ -42,7 +42,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * Thread model: after setup, one thread drives {@link #sq}, {@link #rq} and {@link #cq} (in loopback that one thread
  * drives both endpoints, which is allowed: each queue is still used by a single thread).
  */
-final class Endpoint implements AutoCloseable
+final class RcEndpoint implements AutoCloseable
 {
     static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
     static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
@@ -81,7 +81,7 @@ final class Endpoint implements AutoCloseable
      * @param areaSize     bytes per area (at least the message size, 8-byte aligned)
      * @param gidIndex     -1 = no GID unless the port is Ethernet (then 0)
      */
-    Endpoint(final Context context, final ProtectionDomain pd, final int ibPort, final int gidIndex,
+    RcEndpoint(final Context context, final ProtectionDomain pd, final int ibPort, final int gidIndex,
         final int sendDepth, final int recvDepth, final int inlineSize, final long areaSize)
     {
         this.context = context;
@@ -122,7 +122,7 @@ final class Endpoint implements AutoCloseable
      * Builds the Java data path over the QP's rings. {@code sharedRegister}: another QP posted by another send queue
      * uses the same BlueFlame register (see {@link #bfRegister()}), so rings take its lock as libmlx5 does.
      */
-    Endpoint directPath(final DoorbellMode mode, final boolean sharedRegister)
+    RcEndpoint directPath(final DoorbellMode mode, final boolean sharedRegister)
     {
         sq = DirectSendQueue.of(qp, mode, sharedRegister);
         rq = DirectRecvQueue.of(qp);

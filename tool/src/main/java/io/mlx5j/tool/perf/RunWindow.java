@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 /**
  * perftest's duration mode ({@code -D}, perftest 4.5 perftest_resources.c catch_alarm): the run starts in a warm-up

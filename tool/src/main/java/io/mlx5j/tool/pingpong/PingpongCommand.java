@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.pingpong;
 
 import io.mlx5j.direct.Access;
 import io.mlx5j.direct.AddressHandle;
@@ -22,10 +22,12 @@ import io.mlx5j.direct.QueuePair;
 import io.mlx5j.direct.RtrAttributes;
 import io.mlx5j.direct.RtsAttributes;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.tool.GidText;
+import io.mlx5j.tool.Mlx5jTool;
 import io.mlx5j.tool.oob.OobConnection;
 import io.mlx5j.tool.oob.OobServer;
 import io.mlx5j.tool.oob.PingpongExchange;
-import io.mlx5j.doorbell.DoorbellMode;
 
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
@@ -50,7 +52,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * </ul>
  * Unlike the examples, a peer that stops answering is reported after {@code --timeout} instead of waiting forever.
  */
-final class PingpongCommand
+public final class PingpongCommand
 {
     static final int RECV_WRID = 1;
     static final int SEND_WRID = 2;
@@ -65,7 +67,7 @@ final class PingpongCommand
     {
     }
 
-    static int run(final PingpongOptions o, final PrintStream out, final PrintStream err)
+    public static int run(final PingpongOptions o, final PrintStream out, final PrintStream err)
     {
         final int pageSize = 4096;
         final int offset = o.ud() ? GRH_BYTES : 0;

@@ -1,5 +1,7 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.pingpong;
 
+import io.mlx5j.tool.Args;
+import io.mlx5j.tool.UsageException;
 import java.time.Duration;
 
 /**

@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.rping;
 
 import io.mlx5j.cm.CmConnection;
 import io.mlx5j.cm.CmEvent;
@@ -46,7 +46,7 @@ import java.time.Duration;
  * retry 7), a QP of 16 send and 2 receive WQEs and a CQ of 32, one receive always posted. The client ends with
  * rdma_disconnect; the server ends cleanly when DISCONNECTED comes while it waits for the next ping.
  */
-final class RpingCommand
+public final class RpingCommand
 {
     private static final int WR_SEND = 1;
     private static final int WR_RECV = 2;
@@ -83,7 +83,7 @@ final class RpingCommand
         this.err = err;
     }
 
-    static int run(final RpingOptions o, final PrintStream out, final PrintStream err)
+    public static int run(final RpingOptions o, final PrintStream out, final PrintStream err)
     {
         final RpingCommand rping = new RpingCommand(o, out, err);
         try

@@ -1,5 +1,7 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.rping;
 
+import io.mlx5j.tool.Args;
+import io.mlx5j.tool.UsageException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;

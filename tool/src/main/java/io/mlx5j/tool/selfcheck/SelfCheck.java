@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.selfcheck;
 
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;

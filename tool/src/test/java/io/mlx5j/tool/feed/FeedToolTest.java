@@ -1,5 +1,7 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.feed;
 
+import io.mlx5j.tool.Emulated;
+import io.mlx5j.tool.Mlx5jTool;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

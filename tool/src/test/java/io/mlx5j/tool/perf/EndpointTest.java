@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import io.mlx5j.direct.Context;
 import io.mlx5j.direct.ProtectionDomain;
@@ -18,20 +18,20 @@ class EndpointTest
     {
         for (long i = 0; i < 4096; i++)
         {
-            assertNotEquals(Endpoint.sendPattern(i), Endpoint.recvPattern(i), "offset " + i);
+            assertNotEquals(RcEndpoint.sendPattern(i), RcEndpoint.recvPattern(i), "offset " + i);
         }
         // the hazard: a write_lat of 108 bytes spins on offset 107, whose receive pattern is the first marker
-        assertEquals(1, Endpoint.recvPattern(107));
+        assertEquals(1, RcEndpoint.recvPattern(107));
         final PerfOptions o = PerfOptions.parse("write_lat", "-s", "108");
         try (Context context = Context.open("mlx5_0");
              ProtectionDomain pd = context.allocPd();
-             Endpoint e = PerfCommand.endpoint(context, pd, o))
+             RcEndpoint e = PerfCommand.endpoint(context, pd, o))
         {
             e.directPath(DoorbellMode.DOORBELL, false);
             PerfCommand.prepare(e, o);
             assertEquals(0, e.buffer.get(ValueLayout.JAVA_BYTE, 107), "cleared before the first iteration");
-            assertEquals(Endpoint.recvPattern(106), e.buffer.get(ValueLayout.JAVA_BYTE, 106));
-            assertEquals(Endpoint.sendPattern(107), e.buffer.get(ValueLayout.JAVA_BYTE, e.areaSize + 107));
+            assertEquals(RcEndpoint.recvPattern(106), e.buffer.get(ValueLayout.JAVA_BYTE, 106));
+            assertEquals(RcEndpoint.sendPattern(107), e.buffer.get(ValueLayout.JAVA_BYTE, e.areaSize + 107));
             assertEquals(128, e.areaSize, "the message size rounded up to 64 bytes");
         }
     }

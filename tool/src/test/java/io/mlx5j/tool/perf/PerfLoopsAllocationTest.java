@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import io.mlx5j.direct.Context;
 import io.mlx5j.direct.ProtectionDomain;
@@ -35,8 +35,8 @@ class PerfLoopsAllocationTest
                     "-Q", "8");
             try (Context context = Context.open("mlx5_0");
                  ProtectionDomain pd = context.allocPd();
-                 Endpoint a = PerfCommand.endpoint(context, pd, options);
-                 Endpoint b = PerfCommand.endpoint(context, pd, options))
+                 RcEndpoint a = PerfCommand.endpoint(context, pd, options);
+                 RcEndpoint b = PerfCommand.endpoint(context, pd, options))
             {
                 a.directPath(options.mode(), false);
                 b.directPath(options.mode(), false);
@@ -63,7 +63,7 @@ class PerfLoopsAllocationTest
         }
     }
 
-    private static void run(final Endpoint a, final Endpoint b, final PerfOptions o, final Progress progress)
+    private static void run(final RcEndpoint a, final RcEndpoint b, final PerfOptions o, final Progress progress)
     {
         final long stall = 60_000_000_000L;
         switch (o.test())

@@ -1,6 +1,7 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.tool.UsageException;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

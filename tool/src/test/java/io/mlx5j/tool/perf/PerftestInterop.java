@@ -1,5 +1,7 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
+import io.mlx5j.tool.Emulated;
+import io.mlx5j.tool.Mlx5jTool;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

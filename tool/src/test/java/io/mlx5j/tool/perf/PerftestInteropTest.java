@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import io.mlx5j.direct.Gid;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
+import io.mlx5j.tool.Emulated;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf;
 
 import io.mlx5j.direct.Context;
 import io.mlx5j.direct.ProtectionDomain;
@@ -36,7 +36,7 @@ class RawPerfLoopsAllocationTest
             {"raw_lat", "-n", "300", "-s", "128", "--doorbell", "doorbell"},
             {"raw_bw", "-D", "1", "-s", "256", "--doorbell", "doorbell"}})
         {
-            final RawPerfOptions o = RawPerfOptions.parse(args);
+            final RawOptions o = RawOptions.parse(args);
             final long samples = o.latency() ? 16L + 8L * o.iterations() : 0;
             long least = Long.MAX_VALUE;
             for (int round = 0; round < 4; round++)

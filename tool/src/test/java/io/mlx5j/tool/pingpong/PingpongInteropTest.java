@@ -1,5 +1,7 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.pingpong;
 
+import io.mlx5j.tool.Emulated;
+import io.mlx5j.tool.Mlx5jTool;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

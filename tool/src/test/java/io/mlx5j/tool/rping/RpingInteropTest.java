@@ -1,5 +1,7 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.rping;
 
+import io.mlx5j.tool.Emulated;
+import io.mlx5j.tool.Mlx5jTool;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.selfcheck;
 
+import io.mlx5j.tool.Mlx5jTool;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf.report;
 
 /**
  * perftest's "BW peak" (perftest 4.5 perftest_parameters.c print_report_bw): the time of each post and of each
@@ -8,7 +8,7 @@ package io.mlx5j.tool;
  * completion covers, which is the same set of windows. Recording is two array stores per message and allocates
  * nothing; the arrays are made before the run.
  */
-final class BandwidthPeak
+public final class BandwidthPeak
 {
     private final long[] posted;
     private final long[] doneIndex;
@@ -16,7 +16,7 @@ final class BandwidthPeak
     private int completions;
 
     /** Room for {@code iterations} posts and as many completions. */
-    BandwidthPeak(final long iterations)
+    public BandwidthPeak(final long iterations)
     {
         if (iterations > Integer.MAX_VALUE - 8)
         {
@@ -29,13 +29,13 @@ final class BandwidthPeak
     }
 
     /** Message {@code i} is being posted now. */
-    void posted(final long i, final long nanos)
+    public void posted(final long i, final long nanos)
     {
         posted[(int) i] = nanos;
     }
 
     /** Every message up to and including {@code lastIndex} has completed, seen at {@code nanos}. */
-    void completed(final long lastIndex, final long nanos)
+    public void completed(final long lastIndex, final long nanos)
     {
         if (completions < doneAt.length)
         {
@@ -46,7 +46,7 @@ final class BandwidthPeak
     }
 
     /** The smallest time per message of any post-to-completion window, in nanoseconds (0 if nothing completed). */
-    double bestNanosPerMessage()
+    public double bestNanosPerMessage()
     {
         double best = Double.MAX_VALUE;
         int first = 0;   // the first completion at or after post i
@@ -70,7 +70,7 @@ final class BandwidthPeak
     }
 
     /** The peak in the report's unit: MB/sec (2^20 bytes) or, {@code gbits}, Gb/sec (10^9 bits). */
-    double peak(final long size, final boolean gbits)
+    public double peak(final long size, final boolean gbits)
     {
         final double t = bestNanosPerMessage();
         if (t <= 0)

@@ -1,4 +1,4 @@
-package io.mlx5j.tool;
+package io.mlx5j.tool.perf.report;
 
 /**
  * Throughput of a bandwidth run: {@code iterations} messages of {@code size} bytes completed in {@code nanos}.
