@@ -3,8 +3,6 @@ package io.mlx5j.tool;
 import io.mlx5j.tool.feed.FeedCommand;
 import io.mlx5j.tool.perf.PerfCommand;
 import io.mlx5j.tool.perf.PerfOptions;
-import io.mlx5j.tool.perf.RawOptions;
-import io.mlx5j.tool.perf.RawPerfCommand;
 import io.mlx5j.tool.pingpong.PingpongCommand;
 import io.mlx5j.tool.pingpong.PingpongOptions;
 import io.mlx5j.tool.rping.RpingCommand;
@@ -75,19 +73,9 @@ public final class Mlx5jTool
                     }
                     return DevicesCommand.run(rest, out);
                 case "perf":
-                    if (RawOptions.isRaw(rest))
-                    {
-                        // raw Ethernet tests: options of perftest's raw_ethernet_* tools, no TCP exchange
-                        if (help)
-                        {
-                            out.println(RawOptions.USAGE);
-                            return 0;
-                        }
-                        return RawPerfCommand.run(RawOptions.parse(rest), out, err);
-                    }
                     if (help)
                     {
-                        out.println(PerfOptions.USAGE);
+                        out.println(PerfOptions.usage(rest));
                         return 0;
                     }
                     return PerfCommand.run(PerfOptions.parse(rest), out, err);
@@ -136,7 +124,7 @@ public final class Mlx5jTool
             err.println("mlx5j: " + ex.getMessage());
             err.println(switch (command)
             {
-                case "perf" -> RawOptions.isRaw(rest) ? RawOptions.USAGE : PerfOptions.USAGE;
+                case "perf" -> PerfOptions.usage(rest);
                 case "pingpong" -> PingpongOptions.USAGE;
                 case "rping" -> RpingOptions.USAGE;
                 case "devices" -> DevicesCommand.USAGE;

@@ -45,7 +45,7 @@ final class JitWarmup
     static void run(final Context context, final ProtectionDomain pd, final PerfOptions o, final int rdAtomic,
         final PrintStream err)
     {
-        if (o.warmup() == 0)
+        if (o.ib().warmup() == 0)
         {
             return;
         }

@@ -18,15 +18,16 @@ import java.nio.ByteOrder;
 import java.util.Locale;
 
 /**
- * {@code mlx5j perf TEST}: sets up one endpoint (server/client, connected over perftest's TCP exchange) or two
- * (loopback, one thread), runs {@link PerfLoops}, checks the data that moved, and prints perftest's table.
+ * {@code mlx5j perf TEST}: opens the device, then runs the test on its transport: a raw test through
+ * {@link RawPerfCommand}; an ib_* test here, with one endpoint (server or client, connected over perftest's exchange)
+ * or two (loopback, one thread); runs {@link PerfLoops}, checks the data that moved, and prints perftest's table.
  */
 public final class PerfCommand
 {
     /** 8-byte atomics are host-endian on ConnectX-4+ under Linux (mlx5 core sets atomic_req_8B_endianness_mode). */
     private static final ValueLayout.OfLong HOST64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.nativeOrder());
     /** Latency tests keep this many send WQEs and signal every half of it (perftest signals every cq-mod). */
-    static final int LAT_SEND_DEPTH = 64;
+    static final int LAT_SEND_DEPTH = PerfOptions.LAT_SEND_DEPTH;
 
     private PerfCommand()
     {
@@ -41,6 +42,10 @@ public final class PerfCommand
             {
                 throw new IllegalStateException(context.deviceName()
                     + " is not driven by libmlx5; the Java direct path needs an mlx5 device");
+            }
+            if (o.test().isRaw())
+            {
+                return RawPerfCommand.run(context, o, out, err);
             }
             final DeviceAttributes attr = context.queryDevice();
             final int rdAtomic = Math.max(1, Math.min(16, Math.min(attr.maxQpRdAtom(), attr.maxQpInitRdAtom())));
@@ -64,7 +69,7 @@ public final class PerfCommand
         final PerfTest t = o.test();
         final int sendDepth = t.isLatency() ? LAT_SEND_DEPTH : Math.max(o.txDepth(), 16);
         final int recvDepth = t.isSend() ? o.rxDepth() : 0;
-        return new RcEndpoint(context, pd, o.ibPort(), o.gidIndex(), sendDepth, recvDepth, o.inlineSize(),
+        return new RcEndpoint(context, pd, o.ibPort(), o.ib().gidIndex(), sendDepth, recvDepth, o.inlineSize(),
             Math.max(area, o.maxSize()));
     }
 
@@ -121,8 +126,8 @@ public final class PerfCommand
             a.directPath(o.mode(), shared);
             b.directPath(o.mode(), shared);
             final int mtu = pathMtu(o, a.port);
-            a.connect(b.local(), mtu, rdAtomic, rdAtomic, o.qpTimeout());
-            b.connect(a.local(), mtu, rdAtomic, rdAtomic, o.qpTimeout());
+            a.connect(b.local(), mtu, rdAtomic, rdAtomic, o.ib().qpTimeout());
+            b.connect(a.local(), mtu, rdAtomic, rdAtomic, o.ib().qpTimeout());
             prepare(a, o);
             prepare(b, o);
             banner(out, o, context, a, mtu, "loopback: both QPs in this process, one thread");
@@ -172,7 +177,7 @@ public final class PerfCommand
     private static int twoProcess(final Context context, final ProtectionDomain pd, final PerfOptions o,
         final int rdAtomic, final PrintStream out, final PrintStream err)
     {
-        if (o.rdmaCm())
+        if (o.ib().rdmaCm())
         {
             return PerftestSession.runRdmaCm(context, pd, o, rdAtomic, out, err);
         }
@@ -211,6 +216,7 @@ public final class PerfCommand
                 yield "last FETCH_ADD returned " + fetched;
             }
             case WRITE_BW, SEND_BW, ATOMIC_BW -> "sender";
+            case RAW_LAT, RAW_BW -> throw new IllegalArgumentException("a raw endpoint checks every frame on arrival");
         };
     }
 
@@ -237,13 +243,14 @@ public final class PerfCommand
                 }
                 yield "counter " + counter;
             }
+            case RAW_LAT, RAW_BW -> throw new IllegalArgumentException("a raw endpoint checks every frame on arrival");
         };
     }
 
     /** write_lat -a: the smaller sizes left their markers in the last byte of each (offsets 2^k - 1). */
     private static boolean markers(final PerfOptions o)
     {
-        return o.test() == PerfTest.WRITE_LAT && o.allSizes();
+        return o.test() == PerfTest.WRITE_LAT && o.ib().allSizes();
     }
 
     /**
@@ -342,7 +349,7 @@ public final class PerfCommand
                 + " s between margins of " + o.margin() + " s; data check: " + check);
             return;
         }
-        out.println(" " + last.samples().length + " samples" + (o.allSizes() ? " per size" : "")
+        out.println(" " + last.samples().length + " samples" + (o.ib().allSizes() ? " per size" : "")
             + (o.test().rttFactor() == 2 ? " (round trip / 2)" : "") + "; data check: " + check);
     }
 
@@ -386,14 +393,14 @@ public final class PerfCommand
     /** enum ibv_mtu of the requested MTU, or the port's active MTU. */
     static int pathMtu(final PerfOptions o, final PortAttributes port)
     {
-        if (o.mtu() == 0)
+        if (o.ib().mtu() == 0)
         {
             return port.activeMtu();
         }
-        final int wanted = Integer.numberOfTrailingZeros(o.mtu()) - 7; // 256 -> 1 ... 4096 -> 5
+        final int wanted = Integer.numberOfTrailingZeros(o.ib().mtu()) - 7; // 256 -> 1 ... 4096 -> 5
         if (wanted > port.activeMtu())
         {
-            throw new IllegalArgumentException("--mtu " + o.mtu() + " is above the port's active MTU "
+            throw new IllegalArgumentException("--mtu " + o.ib().mtu() + " is above the port's active MTU "
                 + port.activeMtuBytes());
         }
         return wanted;

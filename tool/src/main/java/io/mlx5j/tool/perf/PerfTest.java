@@ -9,7 +9,9 @@ package io.mlx5j.tool.perf;
  *   <li>read_lat / atomic_lat: one RDMA READ / one FETCH_ADD, from post to its completion (already a round trip);</li>
  *   <li>atomic_bw: a stream of FETCH_ADDs of 1 on the peer's first 8 bytes, like write_bw;</li>
  *   <li>*_bw: the client streams WRITEs / READs / SENDs with a window of {@code tx-depth} outstanding, signalling
- *       every {@code cq-mod}-th; the server only supplies the buffer (and, for send_bw, the receives).</li>
+ *       every {@code cq-mod}-th; the server only supplies the buffer (and, for send_bw, the receives);</li>
+ *   <li>raw_lat / raw_bw: perftest's raw_ethernet_lat / raw_ethernet_bw, send_lat's ping-pong and send_bw's stream
+ *       of Ethernet frames on a RAW_PACKET QP ({@link RawOptions}).</li>
  * </ul>
  */
 public enum PerfTest
@@ -21,7 +23,9 @@ public enum PerfTest
     READ_LAT("read_lat", "RDMA_Read Latency Test", true, 1),
     READ_BW("read_bw", "RDMA_Read BW Test", false, 0),
     ATOMIC_LAT("atomic_lat", "Atomic FETCH_AND_ADD Latency Test", true, 1),
-    ATOMIC_BW("atomic_bw", "Atomic FETCH_AND_ADD BW Test", false, 0);
+    ATOMIC_BW("atomic_bw", "Atomic FETCH_AND_ADD BW Test", false, 0),
+    RAW_LAT("raw_lat", "Raw Ethernet Send Latency Test", true, 2),
+    RAW_BW("raw_bw", "Raw Ethernet Send BW Test", false, 0);
 
     private final String cliName;
     private final String title;
@@ -58,6 +62,13 @@ public enum PerfTest
         return rttFactor;
     }
 
+    /** A raw Ethernet test (its options: {@link RawOptions}); the others are perftest's ib_* ({@link IbOptions}). */
+    public boolean isRaw()
+    {
+        return this == RAW_LAT || this == RAW_BW;
+    }
+
+    /** send_lat or send_bw (raw_lat and raw_bw send frames, but their receive side is the raw part's own). */
     public boolean isSend()
     {
         return this == SEND_LAT || this == SEND_BW;
@@ -78,10 +89,10 @@ public enum PerfTest
         return this == WRITE_LAT || this == WRITE_BW;
     }
 
-    /** Inline applies only to what the sender copies into the WQE: WRITE and SEND payloads. */
+    /** Inline applies only to what the sender copies into the WQE: WRITE and SEND payloads, and raw frames. */
     public boolean canInline()
     {
-        return isWrite() || isSend();
+        return isWrite() || isSend() || isRaw();
     }
 
     public static PerfTest byName(final String name)

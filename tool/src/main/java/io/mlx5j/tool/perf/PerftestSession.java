@@ -62,7 +62,7 @@ final class PerftestSession
         final int rdAtomic, final PrintStream out, final PrintStream err)
     {
         final boolean server = o.role() == PerfOptions.Role.SERVER;
-        try (ServerSocket listener = server ? listen(o.tcpPort()) : null)
+        try (ServerSocket listener = server ? listen(o.ib().tcpPort()) : null)
         {
             if (server)
             {
@@ -72,10 +72,10 @@ final class PerftestSession
             // listening already: a client that connects during the warm-up waits in the backlog
             JitWarmup.run(context, pd, o, rdAtomic, err);
             try (PerftestWire w = server ? PerftestWire.accept(listener, o.timeout())
-                : PerftestWire.connect(o.host(), o.tcpPort(), o.timeout()))
+                : PerftestWire.connect(o.ib().host(), o.ib().tcpPort(), o.timeout()))
             {
                 final int mtu = preamble(w, e.areaSize, o, PerfCommand.pathMtu(o, e.port));
-                final int outReads = Math.min(o.outReads(), rdAtomic);
+                final int outReads = Math.min(o.ib().outReads(), rdAtomic);
                 return session(context, w, e, null, o, mtu, outReads, out, err);
             }
         }
@@ -101,8 +101,8 @@ final class PerftestSession
         final PrintStream out, final PrintStream err)
     {
         final boolean server = o.role() == PerfOptions.Role.SERVER;
-        final InetSocketAddress any = new InetSocketAddress(o.tcpPort());
-        final int outReads = Math.min(o.outReads(), rdAtomic);
+        final InetSocketAddress any = new InetSocketAddress(o.ib().tcpPort());
+        final int outReads = Math.min(o.ib().outReads(), rdAtomic);
         final boolean reads = o.test().isRead() || o.test().isAtomic();
         final ConnectOptions data = PerftestCmLink.options(reads ? outReads : 0, o.timeout());
         final RcEndpoint[] made = new RcEndpoint[1];
@@ -122,7 +122,8 @@ final class PerftestSession
             }
             else
             {
-                w = new PerftestWire(PerftestCmLink.connect(context, pd, o.host(), o.tcpPort(), o.timeout()), true);
+                w = new PerftestWire(PerftestCmLink.connect(context, pd, o.ib().host(), o.ib().tcpPort(),
+                    o.timeout()), true);
             }
             final int mtu = preamble(w, PerftestSession.CYCLE_BUFFER, o, 0);
             final PerftestWire.Dest none = new PerftestWire.Dest(0, 0, 0, 0, 0, 0, Gid.ZERO, 0);
@@ -163,7 +164,7 @@ final class PerftestSession
         {
             try
             {
-                return CmConnection.connect(new InetSocketAddress(o.host(), o.tcpPort()), options,
+                return CmConnection.connect(new InetSocketAddress(o.ib().host(), o.ib().tcpPort()), options,
                     id -> (made[0] = dataEndpoint(context, pd, o, id)).qp);
             }
             catch (final CmRejectedException ex)
@@ -194,7 +195,7 @@ final class PerftestSession
         PerftestCmLink.requireDevice(context, id);
         final PerfTest t = o.test();
         final int sendDepth = t.isLatency() ? PerfCommand.LAT_SEND_DEPTH : Math.max(o.txDepth(), 16);
-        return new RcEndpoint(context, pd, id.port(), o.gidIndex(), sendDepth, t.isSend() ? o.rxDepth() : 0,
+        return new RcEndpoint(context, pd, id.port(), o.ib().gidIndex(), sendDepth, t.isSend() ? o.rxDepth() : 0,
             o.inlineSize(), Math.max(CYCLE_BUFFER, PerfCommand.area(o)));
     }
 
@@ -239,7 +240,7 @@ final class PerftestSession
         {
             // our RTR takes the peer's read depth as what it may ask of us (perftest: max_dest_rd_atomic =
             // my out_reads; max_rd_atomic = the peer's)
-            e.connect(peer, mtu, outReads, Math.max(1, Math.min(outReads, rem.outReads())), o.qpTimeout());
+            e.connect(peer, mtu, outReads, Math.max(1, Math.min(outReads, rem.outReads())), o.ib().qpTimeout());
         }
         else
         {
@@ -249,7 +250,7 @@ final class PerftestSession
         w.handshake(my, gid);
         w.handshake(my, gid);
         PerfCommand.banner(out, o, context, e, mtu,
-            (server ? "server, client " + w.peer() : "client of " + o.host() + ":" + o.tcpPort())
+            (server ? "server, client " + w.peer() : "client of " + o.ib().host() + ":" + o.ib().tcpPort())
             + (cm != null ? ", connected through rdma_cm" : "") + ", peer " + (w.remoteIsMlx5j() ? "mlx5j"
             : "perftest " + w.remoteVersion()));
         for (final String note : o.notes())
@@ -461,7 +462,7 @@ final class PerftestSession
     static Progress progress(final PrintStream err, final PerfOptions os)
     {
         // a duration run has no count to show progress against
-        return new Progress(err, os.test().cliName() + (os.allSizes() ? " " + os.size() + " B" : ""),
+        return new Progress(err, os.test().cliName() + (os.ib().allSizes() ? " " + os.size() + " B" : ""),
             os.iterations(), os.progress() && os.duration() == 0);
     }
 

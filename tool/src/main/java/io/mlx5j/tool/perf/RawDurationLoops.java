@@ -29,7 +29,7 @@ final class RawDurationLoops
      */
     static Result lat(final RawEndpoint me, final RawEndpoint peer, final long stallNanos)
     {
-        final RawOptions o = me.o;
+        final PerfOptions o = me.o;
         final int flags = (o.inline() ? SendFlags.INLINE : 0) | SendFlags.RING;
         final long first = me.server ? firstFrame(me, stallNanos) : System.nanoTime();
         final Window w = new Window(first, o.duration());
@@ -78,7 +78,7 @@ final class RawDurationLoops
      */
     static Result bwClient(final RawEndpoint me, final RawEndpoint peer, final long stallNanos)
     {
-        final RawOptions o = me.o;
+        final PerfOptions o = me.o;
         final int flags = (o.inline() ? SendFlags.INLINE : 0) | SendFlags.RING;
         final Window w = new Window(System.nanoTime(), o.duration());
         long posted = 0;

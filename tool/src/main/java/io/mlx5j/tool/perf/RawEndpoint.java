@@ -40,7 +40,7 @@ final class RawEndpoint implements AutoCloseable
     /** Latency tests keep this many send WQEs (perftest signals every cq-mod; we also retire by signalEvery). */
     static final int LAT_SEND_DEPTH = 64;
 
-    final RawOptions o;
+    final PerfOptions o;
     /** This QP plays the server (true) or the client (false). */
     final boolean server;
     final CompletionQueue sendCqObject;
@@ -78,13 +78,13 @@ final class RawEndpoint implements AutoCloseable
     /** Every this many sends one is signaled (perftest's cq-mod; at most half the ring in raw_lat). */
     int signalInterval;
 
-    RawEndpoint(final Context context, final ProtectionDomain pd, final RawOptions o, final boolean server)
+    RawEndpoint(final Context context, final ProtectionDomain pd, final PerfOptions o, final boolean server)
     {
         this.o = o;
         this.server = server;
         this.length = RawFrame.wireLength(o);
-        final int sendDepth = o.latency() ? LAT_SEND_DEPTH : Math.max(o.txDepth(), 16);
-        this.slots = o.latency() || server ? o.rxDepth() : 1;     // receives(): a raw_bw client posts none
+        final int sendDepth = o.test().isLatency() ? LAT_SEND_DEPTH : Math.max(o.txDepth(), 16);
+        this.slots = o.test().isLatency() || server ? o.rxDepth() : 1;     // receives(): a raw_bw client posts none
         this.slotSize = (int) align(Math.max(length, 64), 64);
         this.slotsOffset = align(length, 64);
         CompletionQueue scq = null;
@@ -128,7 +128,7 @@ final class RawEndpoint implements AutoCloseable
     {
         qp.activate(o.ibPort());
         sq = RawSendQueue.of(qp, o.mode(), sharedRegister);
-        signalInterval = Math.min(o.cqMod(), o.latency() ? LAT_SEND_DEPTH / 2 : o.txDepth());
+        signalInterval = Math.min(o.cqMod(), o.test().isLatency() ? LAT_SEND_DEPTH / 2 : o.txDepth());
         sq.signalEvery(signalInterval);
         rq = DirectRecvQueue.of(qp);
         sendCq = DirectCq.of(sendCqObject).attach(sq.queue());
@@ -143,24 +143,24 @@ final class RawEndpoint implements AutoCloseable
         }
         rq.ring();
         FlowRule.Builder b = FlowRule.builder(qp, o.ibPort());
-        final long ownMac = server ? o.serverMac() : o.clientMac();
-        if (o.ethertype() >= 0)
+        final long ownMac = server ? o.raw().serverMac() : o.raw().clientMac();
+        if (o.raw().ethertype() >= 0)
         {
-            b = b.eth(ownMac, 0xffff_ffff_ffffL, 0, 0, o.ethertype(), 0xffff, 0, 0);
+            b = b.eth(ownMac, 0xffff_ffff_ffffL, 0, 0, o.raw().ethertype(), 0xffff, 0, 0);
         }
         else
         {
             b = b.ethDst(ownMac);
         }
-        if (o.hasIp())
+        if (o.raw().hasIp())
         {
-            b = server ? b.ipv4(o.clientIp(), -1, o.serverIp(), -1) : b.ipv4(0, 0, 0, 0);
+            b = server ? b.ipv4(o.raw().clientIp(), -1, o.raw().serverIp(), -1) : b.ipv4(0, 0, 0, 0);
         }
-        if (o.hasPorts())
+        if (o.raw().hasPorts())
         {
-            final int own = server ? o.serverPort() : o.clientPort();
-            final int peer = server ? o.clientPort() : o.serverPort();
-            b = o.tcp() ? b.tcp(own, 0xffff, peer, 0xffff) : b.udp(own, 0xffff, peer, 0xffff);
+            final int own = server ? o.raw().serverPort() : o.raw().clientPort();
+            final int peer = server ? o.raw().clientPort() : o.raw().serverPort();
+            b = o.raw().tcp() ? b.tcp(own, 0xffff, peer, 0xffff) : b.udp(own, 0xffff, peer, 0xffff);
         }
         rule = b.create();
         return this;
@@ -176,7 +176,7 @@ final class RawEndpoint implements AutoCloseable
     /** Whether this side receives: both sides of raw_lat, the server of raw_bw (perftest's flow rules likewise). */
     boolean receives()
     {
-        return o.latency() || server;
+        return o.test().isLatency() || server;
     }
 
     /** Posts the frame; false when the ring is full (nothing posted). */
@@ -241,7 +241,7 @@ final class RawEndpoint implements AutoCloseable
             throw new IllegalStateException("frame " + received + " has " + byteLen + " bytes, expected " + length
                 + " (-s " + o.size() + " less the 4-byte FCS)");
         }
-        final boolean peerMacKnown = (server ? o.clientMac() : o.serverMac()) >= 0;
+        final boolean peerMacKnown = (server ? o.raw().clientMac() : o.raw().serverMac()) >= 0;
         final int hdr = RawFrame.headerLength(o);
         final long diff = peerMacKnown
             ? MemorySegment.mismatch(buffer, at, at + hdr, expected, 0, hdr)
@@ -279,7 +279,7 @@ final class RawEndpoint implements AutoCloseable
     /** What the receive checks covered, for the report. */
     String checkSummary()
     {
-        final boolean peerMacKnown = (server ? o.clientMac() : o.serverMac()) >= 0;
+        final boolean peerMacKnown = (server ? o.raw().clientMac() : o.raw().serverMac()) >= 0;
         return received + " frames of " + length + " bytes, headers as perftest builds them"
             + (peerMacKnown ? "" : " (source MAC not known here, not compared)") + "; "
             + (wholeChecked == received ? "payload pattern ok (an mlx5j peer)"

@@ -53,13 +53,14 @@ final class RawFrame
     }
 
     /** Header bytes of a frame under these options: 14, 34, 42 (UDP) or 54 (TCP). */
-    static int headerLength(final RawOptions o)
+    static int headerLength(final PerfOptions o)
     {
-        return ETH_HLEN + (o.hasIp() ? IP_HLEN + (o.hasPorts() ? (o.tcp() ? TCP_HLEN : UDP_HLEN) : 0) : 0);
+        final RawOptions r = o.raw();
+        return ETH_HLEN + (r.hasIp() ? IP_HLEN + (r.hasPorts() ? (r.tcp() ? TCP_HLEN : UDP_HLEN) : 0) : 0);
     }
 
     /** Bytes posted (and received) per frame: {@code size - 4}. */
-    static int wireLength(final RawOptions o)
+    static int wireLength(final PerfOptions o)
     {
         return o.size() - FCS;
     }
@@ -68,19 +69,20 @@ final class RawFrame
      * Writes the whole frame {@code fromServer} sends (the server's frame when true, the client's when false) at
      * {@code at}: headers, then {@link #MAGIC} and the pattern when the payload has room for them.
      */
-    static void write(final MemorySegment buf, final long at, final RawOptions o, final boolean fromServer)
+    static void write(final MemorySegment buf, final long at, final PerfOptions o, final boolean fromServer)
     {
+        final RawOptions r = o.raw();
         final int length = wireLength(o);
         final int hdr = headerLength(o);
         // MAC addresses as the sender sees them: its own -B is the source; what a server or client puts where is
         // given by the options of the SENDING side, which names itself with -B and its peer with -E
-        final long src = fromServer ? o.serverMac() : o.clientMac();
-        final long dst = fromServer ? o.clientMac() : o.serverMac();
+        final long src = fromServer ? r.serverMac() : r.clientMac();
+        final long dst = fromServer ? r.clientMac() : r.serverMac();
         putMac(buf, at, dst);
         putMac(buf, at + 6, src);
-        final int type = o.ethertype() >= 0 ? o.ethertype() : o.hasIp() ? ETH_P_IP : o.size() - RAWETH_ADDITION;
+        final int type = r.ethertype() >= 0 ? r.ethertype() : r.hasIp() ? ETH_P_IP : o.size() - RAWETH_ADDITION;
         buf.set(BE16, at + 12, (short) type);
-        if (o.hasIp())
+        if (r.hasIp())
         {
             final long ip = at + ETH_HLEN;
             final int ipLength = o.size() - RAWETH_ADDITION;
@@ -90,17 +92,17 @@ final class RawFrame
             buf.set(BE16, ip + 4, (short) 0);
             buf.set(BE16, ip + 6, (short) 0);
             buf.set(ValueLayout.JAVA_BYTE, ip + 8, (byte) TTL);
-            buf.set(ValueLayout.JAVA_BYTE, ip + 9, (byte) (o.hasPorts() ? (o.tcp() ? IPPROTO_TCP : IPPROTO_UDP) : 0));
+            buf.set(ValueLayout.JAVA_BYTE, ip + 9, (byte) (r.hasPorts() ? (r.tcp() ? IPPROTO_TCP : IPPROTO_UDP) : 0));
             buf.set(BE16, ip + 10, (short) 0);
-            buf.set(BE32, ip + 12, fromServer ? o.serverIp() : o.clientIp());
-            buf.set(BE32, ip + 16, fromServer ? o.clientIp() : o.serverIp());
+            buf.set(BE32, ip + 12, fromServer ? r.serverIp() : r.clientIp());
+            buf.set(BE32, ip + 16, fromServer ? r.clientIp() : r.serverIp());
             buf.set(BE16, ip + 10, (short) ipChecksum(buf, ip));
-            if (o.hasPorts())
+            if (r.hasPorts())
             {
                 final long l4 = ip + IP_HLEN;
-                buf.set(BE16, l4, (short) (fromServer ? o.serverPort() : o.clientPort()));
-                buf.set(BE16, l4 + 2, (short) (fromServer ? o.clientPort() : o.serverPort()));
-                if (o.tcp())
+                buf.set(BE16, l4, (short) (fromServer ? r.serverPort() : r.clientPort()));
+                buf.set(BE16, l4 + 2, (short) (fromServer ? r.clientPort() : r.serverPort()));
+                if (r.tcp())
                 {
                     buf.set(BE32, l4 + 4, 0);                       // sequence
                     buf.set(BE32, l4 + 8, 0);                       // acknowledgement
@@ -135,7 +137,7 @@ final class RawFrame
     }
 
     /** Whether the frame at {@code at} carries an mlx5j payload (so the whole frame can be compared). */
-    static boolean isMlx5j(final MemorySegment buf, final long at, final RawOptions o)
+    static boolean isMlx5j(final MemorySegment buf, final long at, final PerfOptions o)
     {
         final int hdr = headerLength(o);
         return wireLength(o) - hdr >= 8 && buf.get(BE64, at + hdr) == MAGIC;

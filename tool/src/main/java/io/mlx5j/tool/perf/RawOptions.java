@@ -1,24 +1,19 @@
 package io.mlx5j.tool.perf;
 
-import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.tool.Args;
 import io.mlx5j.tool.UsageException;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 
 /**
- * Options of {@code mlx5j perf raw_lat | raw_bw}, those of perftest's {@code raw_ethernet_lat} / {@code
- * raw_ethernet_bw} (perftest v4.5-0.17 perftest_parameters.c: usage_raw_ethernet, parser, set_eth_mtu and the RawEth
- * checks of check_link_and_mtu / force_dependecies):
+ * The part of {@link PerfOptions} that {@code mlx5j perf raw_lat | raw_bw} add, those of perftest's {@code
+ * raw_ethernet_lat} / {@code raw_ethernet_bw} (perftest v4.5-0.17 perftest_parameters.c: usage_raw_ethernet, parser,
+ * set_eth_mtu and the RawEth checks of check_link_and_mtu / force_dependecies):
  * <ul>
  * <li>{@code -s} is the frame size including the 4-byte FCS, at least 64 (RAWETH_MIN_MSG_SIZE) and at most the MTU
  *     option {@code -m} (default 1518, 64..9600); out-of-range sizes are changed as perftest changes them, with its
  *     notice. Defaults: 64 for raw_lat (perftest's 2, raised), the MTU for raw_bw (its 65536, lowered).</li>
- * <li>{@code -n} iterations (default 1000 for both, perftest's DEF_ITERS), or {@code -D} seconds (duration mode,
- *     {@link RawDurationLoops}).</li>
+ * <li>{@code -n} iterations (default 1000 for both, perftest's DEF_ITERS), or {@code -D} seconds (duration mode).</li>
  * <li>{@code -B} this side's MAC, {@code -E} the peer's; {@code -J}/{@code -j} the server's / client's IPv4 address,
  *     {@code -K}/{@code -k} the server's / client's port (UDP, or TCP with {@code --tcp}); {@code -Y} ethertype.
  *     Both sides are given the same {@code -J -j -K -k}.</li>
@@ -27,18 +22,14 @@ import java.util.Locale;
  *     neither, both QPs run in this process ({@code --loopback}).</li>
  * </ul>
  *
- * @param srcMac this side's MAC ({@code -B}); in loopback the client QP's
- * @param dstMac the peer's MAC ({@code -E}), or -1 when not given (a raw_bw server need not know it)
+ * @param serverMac the server's MAC: -B on a server, -E on a client (in loopback the server QP's)
+ * @param clientMac the client's MAC: -B on a client, -E on a server, where it may be -1 (a raw_bw server need not
+ *                  know it)
  */
 public record RawOptions(
-    boolean latency,
-    int size,
-    long iterations,
-    String device,
-    int ibPort,
     int mtu,
-    long srcMac,
-    long dstMac,
+    long serverMac,
+    long clientMac,
     boolean hasServerIp,
     int serverIp,
     boolean hasClientIp,
@@ -46,19 +37,7 @@ public record RawOptions(
     int serverPort,
     int clientPort,
     boolean tcp,
-    int ethertype,
-    PerfOptions.Role role,
-    int txDepth,
-    int cqMod,
-    int rxDepth,
-    int inlineSize,
-    DoorbellMode mode,
-    Duration timeout,
-    boolean progress,
-    boolean reportGbits,
-    boolean noPeak,
-    int duration,
-    List<String> notes)
+    int ethertype)
 {
     /** RAWETH_MIN_MSG_SIZE. */
     public static final int MIN_SIZE = 64;
@@ -95,7 +74,7 @@ public record RawOptions(
         "      --client, -P         send to the server (start it first)",
         "      --loopback           both QPs in this process, one thread (default without --server/--client)",
         "  -t, --tx-depth N         raw_bw: frames in flight (default 128)",
-        "  -Q, --cq-mod N           signal every N-th send (default 100)",
+        "  -Q, --cq-mod N           signal every N-th send (default 100, at most -t)",
         "  -r, --rx-depth N         receives kept posted (default 512)",
         "  -I, --inline_size BYTES  inline frames up to BYTES (-s counted) (default 236 raw_lat, 0 raw_bw)",
         "      --doorbell MODE      mlx5j only: blueflame | doorbell | auto (default auto, as libmlx5)",
@@ -110,19 +89,6 @@ public record RawOptions(
         "      --emulated           (launcher) use the emulated ConnectX, with an Ethernet link, even if a real",
         "                           device exists");
 
-    /** Whether {@code argv} (the words after "perf") names a raw test. */
-    public static boolean isRaw(final String[] argv)
-    {
-        for (final String a : argv)
-        {
-            if (a.equalsIgnoreCase("raw_lat") || a.equalsIgnoreCase("raw_bw"))
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** Frames carry an IPv4 header (perftest: -J or -j given). */
     public boolean hasIp()
     {
@@ -135,70 +101,44 @@ public record RawOptions(
         return serverPort >= 0 && clientPort >= 0;
     }
 
-    /** The server's MAC: -B on a server (and in loopback -E, the server QP's), -E on a client. */
-    public long serverMac()
+    /** The raw tests' options, defaults and checks. */
+    static final class Parser implements PerfOptions.Part
     {
-        return role == PerfOptions.Role.SERVER ? srcMac : dstMac;
-    }
+        private int mtu = DEFAULT_MTU;
+        private long srcMac = -1;
+        private long dstMac = -1;
+        private boolean hasServerIp;
+        private int serverIp;
+        private boolean hasClientIp;
+        private int clientIp;
+        private int serverPort = -1;
+        private int clientPort = -1;
+        private boolean tcp;
+        private int ethertype = -1;
 
-    /** The client's MAC: -B on a client and in loopback, -E on a server (-1 if not given there). */
-    public long clientMac()
-    {
-        return role == PerfOptions.Role.SERVER ? dstMac : srcMac;
-    }
-
-    /** Sends whole frames inline (perftest: size <= inline size, -s counted). */
-    public boolean inline()
-    {
-        return size <= inlineSize;
-    }
-
-    public String cliName()
-    {
-        return latency ? "raw_lat" : "raw_bw";
-    }
-
-    /** Parses {@code mlx5j perf raw_lat|raw_bw ...} (the word "perf" already removed). */
-    public static RawOptions parse(final String... argv)
-    {
-        final Args a = new Args(argv);
-        Boolean latency = null;
-        int size = -1;
-        long iterations = 1000;
-        String device = null;
-        int ibPort = 1;
-        int mtu = DEFAULT_MTU;
-        long srcMac = -1;
-        long dstMac = -1;
-        boolean hasServerIp = false;
-        int serverIp = 0;
-        boolean hasClientIp = false;
-        int clientIp = 0;
-        int serverPort = -1;
-        int clientPort = -1;
-        boolean tcp = false;
-        int ethertype = -1;
-        PerfOptions.Role role = null;
-        int txDepth = 128;
-        int cqMod = 100;
-        int rxDepth = 512;
-        int inlineSize = -1;
-        DoorbellMode mode = DoorbellMode.AUTO;
-        long timeoutSeconds = 60;
-        boolean progress = true;
-        boolean reportGbits = false;
-        boolean noPeak = false;
-        int duration = 0;
-        final List<String> notes = new ArrayList<>();
-        while (a.hasNext())
+        @Override
+        public int maxSize()
         {
-            final String o = a.nextToken();
+            return 1 << 20;
+        }
+
+        @Override
+        public long minIterations()
+        {
+            return 5;               // MIN_ITER
+        }
+
+        @Override
+        public long maxIterations()
+        {
+            return 100_000_000L;    // MAX_ITER
+        }
+
+        @Override
+        public boolean option(final String o, final Args a, final PerfOptions.Common c)
+        {
             switch (o)
             {
-                case "-s", "--size" -> size = a.intValue(o, 1, 1 << 20);
-                case "-n", "--iters" -> iterations = a.longValue(o, 5, 100_000_000L); // MIN_ITER, MAX_ITER
-                case "-d", "--ib-dev", "--device" -> device = a.value(o);
-                case "-i", "--ib-port" -> ibPort = a.intValue(o, 1, 255);
                 case "-m", "--mtu" -> mtu = a.intValue(o, MIN_MTU, MAX_MTU);
                 case "-B", "--source_mac" -> srcMac = mac(o, a.value(o));
                 case "-E", "--dest_mac" -> dstMac = mac(o, a.value(o));
@@ -228,51 +168,22 @@ public record RawOptions(
                     }
                     ethertype = Integer.parseInt(v.substring(2), 16);
                 }
-                case "--server", "-Z" -> role = setRole(role, PerfOptions.Role.SERVER, a, o);
-                case "--client", "-P" -> role = setRole(role, PerfOptions.Role.CLIENT, a, o);
-                case "--loopback" -> role = setRole(role, PerfOptions.Role.LOOPBACK, a, o);
-                case "-t", "--tx-depth" -> txDepth = a.intValue(o, 1, 1 << 15);
-                case "-Q", "--cq-mod" -> cqMod = a.intValue(o, 1, 1 << 15);
-                case "-r", "--rx-depth" -> rxDepth = a.intValue(o, 1, 1 << 15);
-                case "-I", "--inline_size", "--inline-size" -> inlineSize = a.intValue(o, 0, 1024);
-                case "--doorbell" -> mode = switch (a.value(o).toLowerCase(Locale.ROOT))
-                {
-                    case "blueflame", "bf" -> DoorbellMode.BLUEFLAME;
-                    case "doorbell", "db" -> DoorbellMode.DOORBELL;
-                    case "auto" -> DoorbellMode.AUTO;
-                    default -> throw new UsageException("--doorbell is blueflame, doorbell or auto");
-                };
-                case "--report_gbits" ->
+                case "-Z" ->
                 {
                     a.noValue(o);
-                    reportGbits = true;
+                    c.role(PerfOptions.Role.SERVER);
                 }
-                case "-F", "--CPU-freq" ->
+                case "--client", "-P" ->
                 {
                     a.noValue(o);
-                    notes.add(o + " ignored: mlx5j times with System.nanoTime, it has no CPU-frequency check");
-                }
-                case "-N", "--noPeak" ->
-                {
-                    a.noValue(o);
-                    noPeak = true;
+                    c.role(PerfOptions.Role.CLIENT);
                 }
                 case "-p", "--port" ->
                 {
                     a.intValue(o, 1, 65535);
-                    notes.add(o + " ignored: the raw tests exchange nothing over TCP (perftest's raw tools ignore it "
-                        + "too)");
+                    c.notes.add(o + " ignored: the raw tests exchange nothing over TCP (perftest's raw tools ignore "
+                        + "it too)");
                 }
-                case "--timeout" -> timeoutSeconds = a.longValue(o, 1, 86_400);
-                case "--no-progress" ->
-                {
-                    a.noValue(o);
-                    progress = false;
-                }
-                case "--emulated" -> a.noValue(o);
-                case "-D", "--duration" -> duration = a.intValue(o, 1, 86_400);
-                case "-b", "--bidirectional" -> throw new UsageException(o + ": bidirectional raw runs are not "
-                    + "supported by mlx5j perf");
                 case "-a", "--all" -> throw new UsageException(o + ": perftest's raw tools do not run all sizes either "
                     + "(\"Raw Ethernet tests do not support -a / --all flag\")");
                 case "-x", "--gid-index" -> throw new UsageException(o + ": GID index isn't supported for Raw "
@@ -282,100 +193,89 @@ public record RawOptions(
                     "--use_rss", "--raw_mcast" -> throw new UsageException(o + ": not supported by mlx5j perf raw_*");
                 default ->
                 {
-                    if (o.startsWith("-"))
-                    {
-                        throw new UsageException("unknown option '" + o + "'");
-                    }
-                    if (latency == null && (o.equalsIgnoreCase("raw_lat") || o.equalsIgnoreCase("raw_bw")))
-                    {
-                        latency = o.equalsIgnoreCase("raw_lat");
-                    }
-                    else
-                    {
-                        notes.add("host '" + o + "' ignored: the raw tests take every address from -B/-E/-J/-j");
-                    }
+                    return false;
                 }
             }
+            return true;
         }
-        if (latency == null)
-        {
-            throw new UsageException("which test? raw_lat or raw_bw");
-        }
-        if (latency && duration == 0 && iterations > PerfOptions.MAX_LATENCY_ITERATIONS)
-        {
-            throw new UsageException("raw_lat keeps one 8-byte sample per iteration: at most "
-                + PerfOptions.MAX_LATENCY_ITERATIONS + " iterations, got " + iterations);
-        }
-        if (role == null)
-        {
-            role = PerfOptions.Role.LOOPBACK;
-        }
-        if (role == PerfOptions.Role.LOOPBACK)
-        {
-            srcMac = srcMac < 0 ? LOOPBACK_CLIENT_MAC : srcMac;
-            dstMac = dstMac < 0 ? LOOPBACK_SERVER_MAC : dstMac;
-        }
-        if (srcMac < 0)
-        {
-            throw new UsageException("you must enter this side's MAC with -B XX:XX:XX:XX:XX:XX (as perftest requires)");
-        }
-        if (dstMac < 0 && (latency || role == PerfOptions.Role.CLIENT))
-        {
-            throw new UsageException("you must enter the peer's MAC with -E XX:XX:XX:XX:XX:XX (as perftest requires)");
-        }
-        if (srcMac == dstMac)
-        {
-            throw new UsageException("-B and -E are the same MAC: each side would receive its own frames");
-        }
-        if ((serverPort >= 0) != (clientPort >= 0))
-        {
-            throw new UsageException("a UDP header needs both ports: -K (server) and -k (client)");
-        }
-        if (serverPort >= 0 && !(hasServerIp && hasClientIp))
-        {
-            throw new UsageException("a UDP header needs both IP addresses: -J (server) and -j (client)");
-        }
-        if (tcp && serverPort < 0)
-        {
-            throw new UsageException("--tcp needs the IP addresses and ports (-J -j -K -k)");
-        }
-        if (size == -1)
-        {
-            size = latency ? MIN_SIZE : mtu;
-        }
-        else if (size > mtu)
-        {
-            notes.add("Max msg size in RawEth is MTU " + mtu + "; changing msg size to this MTU (as perftest)");
-            size = mtu;
-        }
-        else if (size < MIN_SIZE)
-        {
-            notes.add("Min msg size for RawEth is 64B - changing msg size to 64 (as perftest)");
-            size = MIN_SIZE;
-        }
-        if (inlineSize == -1)
-        {
-            inlineSize = latency ? 236 : 0;     // DEF_INLINE_SEND_RC_UC_XRC for LAT, 0 for BW (ctx_set_max_inline)
-        }
-        if (cqMod > txDepth && !latency)
-        {
-            cqMod = txDepth;
-        }
-        return new RawOptions(latency, size, iterations, device, ibPort, mtu, srcMac, dstMac, hasServerIp,
-            serverIp, hasClientIp, clientIp, serverPort, clientPort, tcp, ethertype, role, txDepth, cqMod, rxDepth,
-            inlineSize, mode, Duration.ofSeconds(timeoutSeconds), progress, reportGbits,
-            noPeak || iterations > RawPeak.MAX_ITERATIONS || duration > 0, duration, List.copyOf(notes));
-    }
 
-    private static PerfOptions.Role setRole(final PerfOptions.Role current, final PerfOptions.Role wanted,
-        final Args a, final String option)
-    {
-        a.noValue(option);
-        if (current != null && current != wanted)
+        @Override
+        public void positional(final String word, final PerfOptions.Common c)
         {
-            throw new UsageException("choose one of --loopback, --server, --client");
+            c.notes.add("host '" + word + "' ignored: the raw tests take every address from -B/-E/-J/-j");
         }
-        return wanted;
+
+        @Override
+        public String whichTest()
+        {
+            return "which test? raw_lat or raw_bw";
+        }
+
+        @Override
+        public PerfOptions finish(final PerfOptions.Common c)
+        {
+            final boolean latency = c.test.isLatency();
+            if (c.role == null)
+            {
+                c.role = PerfOptions.Role.LOOPBACK;
+            }
+            if (c.role == PerfOptions.Role.LOOPBACK)
+            {
+                srcMac = srcMac < 0 ? LOOPBACK_CLIENT_MAC : srcMac;
+                dstMac = dstMac < 0 ? LOOPBACK_SERVER_MAC : dstMac;
+            }
+            if (srcMac < 0)
+            {
+                throw new UsageException("you must enter this side's MAC with -B XX:XX:XX:XX:XX:XX (as perftest "
+                    + "requires)");
+            }
+            if (dstMac < 0 && (latency || c.role == PerfOptions.Role.CLIENT))
+            {
+                throw new UsageException("you must enter the peer's MAC with -E XX:XX:XX:XX:XX:XX (as perftest "
+                    + "requires)");
+            }
+            if (srcMac == dstMac)
+            {
+                throw new UsageException("-B and -E are the same MAC: each side would receive its own frames");
+            }
+            if ((serverPort >= 0) != (clientPort >= 0))
+            {
+                throw new UsageException("a UDP header needs both ports: -K (server) and -k (client)");
+            }
+            if (serverPort >= 0 && !(hasServerIp && hasClientIp))
+            {
+                throw new UsageException("a UDP header needs both IP addresses: -J (server) and -j (client)");
+            }
+            if (tcp && serverPort < 0)
+            {
+                throw new UsageException("--tcp needs the IP addresses and ports (-J -j -K -k)");
+            }
+            if (c.iterations == -1)
+            {
+                c.iterations = 1000;
+            }
+            if (c.size == -1)
+            {
+                c.size = latency ? MIN_SIZE : mtu;
+            }
+            else if (c.size > mtu)
+            {
+                c.notes.add("Max msg size in RawEth is MTU " + mtu + "; changing msg size to this MTU (as perftest)");
+                c.size = mtu;
+            }
+            else if (c.size < MIN_SIZE)
+            {
+                c.notes.add("Min msg size for RawEth is 64B - changing msg size to 64 (as perftest)");
+                c.size = MIN_SIZE;
+            }
+            if (c.inlineSize == -1)
+            {
+                c.inlineSize = latency ? 236 : 0; // DEF_INLINE_SEND_RC_UC_XRC for LAT, 0 for BW (ctx_set_max_inline)
+            }
+            final boolean server = c.role == PerfOptions.Role.SERVER;
+            return c.build(null, new RawOptions(mtu, server ? srcMac : dstMac, server ? dstMac : srcMac, hasServerIp,
+                serverIp, hasClientIp, clientIp, serverPort, clientPort, tcp, ethertype));
+        }
     }
 
     /** XX:XX:XX:XX:XX:XX as the 48-bit number whose most significant byte is first on the wire. */

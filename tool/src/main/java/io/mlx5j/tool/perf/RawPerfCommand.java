@@ -4,7 +4,6 @@ import io.mlx5j.direct.Context;
 import io.mlx5j.direct.PortAttributes;
 import io.mlx5j.direct.ProtectionDomain;
 import io.mlx5j.tool.DevicesCommand;
-import io.mlx5j.tool.Mlx5jTool;
 import io.mlx5j.tool.perf.report.BandwidthStats;
 import io.mlx5j.tool.perf.report.LatencyStats;
 import io.mlx5j.tool.perf.report.ResultTable;
@@ -21,40 +20,32 @@ import java.util.Locale;
  * the server must be ready first; it is once it has printed the result table's header (flow rule installed and
  * receives posted before that line).
  */
-public final class RawPerfCommand
+final class RawPerfCommand
 {
     private RawPerfCommand()
     {
     }
 
-    public static int run(final RawOptions o, final PrintStream out, final PrintStream err)
+    /** Runs the raw test of {@code o} on the open {@code context} (an mlx5 device, {@link PerfCommand} checked). */
+    static int run(final Context context, final PerfOptions o, final PrintStream out, final PrintStream err)
     {
-        try (Context context = o.device() == null ? Context.openFirst() : Context.open(o.device()))
+        final PortAttributes port = context.queryPort(o.ibPort());
+        if (!port.isEthernet())
         {
-            out.println("mlx5j: device " + context.deviceName() + Mlx5jTool.platform());
-            if (!context.isMlx5())
-            {
-                throw new IllegalStateException(context.deviceName()
-                    + " is not driven by libmlx5; the Java direct path needs an mlx5 device");
-            }
-            final PortAttributes port = context.queryPort(o.ibPort());
-            if (!port.isEthernet())
-            {
-                throw new IllegalStateException("port " + o.ibPort() + " of " + context.deviceName() + " is not "
-                    + "Ethernet: raw Ethernet tests need a RAW_PACKET QP on an Ethernet port (the emulated device: "
-                    + "emulator/mlx5emu --link eth, which ./mlx5j uses for raw_* tests)");
-            }
-            try (ProtectionDomain pd = context.allocPd())
-            {
-                return o.role() == PerfOptions.Role.LOOPBACK
-                    ? loopback(context, pd, port, o, out, err)
-                    : oneSide(context, pd, port, o, out, err);
-            }
+            throw new IllegalStateException("port " + o.ibPort() + " of " + context.deviceName() + " is not "
+                + "Ethernet: raw Ethernet tests need a RAW_PACKET QP on an Ethernet port (the emulated device: "
+                + "emulator/mlx5emu --link eth, which ./mlx5j uses for raw_* tests)");
+        }
+        try (ProtectionDomain pd = context.allocPd())
+        {
+            return o.role() == PerfOptions.Role.LOOPBACK
+                ? loopback(context, pd, port, o, out, err)
+                : oneSide(context, pd, port, o, out, err);
         }
     }
 
     private static int loopback(final Context context, final ProtectionDomain pd, final PortAttributes port,
-        final RawOptions o, final PrintStream out, final PrintStream err)
+        final PerfOptions o, final PrintStream out, final PrintStream err)
     {
         try (RawEndpoint server = new RawEndpoint(context, pd, o, true);
             RawEndpoint client = new RawEndpoint(context, pd, o, false))
@@ -66,17 +57,18 @@ public final class RawPerfCommand
             client.start(shared);
             banner(out, o, context, port, client, server,
                 "loopback: a client QP and a server QP in this process, one thread");
-            final Progress progress = new Progress(err, o.cliName(), o.iterations(), o.progress());
+            final Progress progress = new Progress(err, o.test().cliName(), o.iterations(), o.progress());
             final long stall = o.timeout().toNanos();
             if (o.duration() > 0)
             {
-                out.println(o.latency() ? latencyDurationHeader() : bandwidthHeader(o.reportGbits()));
-                final RawDurationLoops.Result r = o.latency() ? RawDurationLoops.lat(client, server, stall)
+                out.println(o.test().isLatency() ? latencyDurationHeader() : bandwidthHeader(o.reportGbits()));
+                final RawDurationLoops.Result r = o.test().isLatency() ? RawDurationLoops.lat(client, server, stall)
                     : RawDurationLoops.bwClient(client, server, stall);
-                printDuration(out, o, r, o.latency() ? client.checkSummary() + " (client); " + server.checkSummary()
-                    + " (server)" : "server received " + server.checkSummary());
+                printDuration(out, o, r, o.test().isLatency()
+                    ? client.checkSummary() + " (client); " + server.checkSummary() + " (server)"
+                    : "server received " + server.checkSummary());
             }
-            else if (o.latency())
+            else if (o.test().isLatency())
             {
                 out.println(ResultTable.latencyHeader());
                 final long[] samples = RawPerfLoops.latClient(client, server, progress, stall);
@@ -101,7 +93,7 @@ public final class RawPerfCommand
     }
 
     private static int oneSide(final Context context, final ProtectionDomain pd, final PortAttributes port,
-        final RawOptions o, final PrintStream out, final PrintStream err)
+        final PerfOptions o, final PrintStream out, final PrintStream err)
     {
         final boolean server = o.role() == PerfOptions.Role.SERVER;
         try (RawEndpoint e = new RawEndpoint(context, pd, o, server))
@@ -111,19 +103,20 @@ public final class RawPerfCommand
                 ? "server: flow rule installed, receives posted; start the client now (no TCP exchange)"
                 : "client: sending to the server given by -E/-J/-K (no TCP exchange)");
             // the header line is what a waiting script (or test) takes as "the server is ready"
-            out.println(o.latency() ? (o.duration() > 0 ? latencyDurationHeader() : ResultTable.latencyHeader())
+            out.println(o.test().isLatency()
+                ? (o.duration() > 0 ? latencyDurationHeader() : ResultTable.latencyHeader())
                 : bandwidthHeader(o.reportGbits()));
             out.flush();
-            final Progress progress = new Progress(err, o.cliName(), o.iterations(), o.progress());
+            final Progress progress = new Progress(err, o.test().cliName(), o.iterations(), o.progress());
             final long stall = o.timeout().toNanos();
             if (o.duration() > 0)
             {
-                final RawDurationLoops.Result r = o.latency() ? RawDurationLoops.lat(e, null, stall)
+                final RawDurationLoops.Result r = o.test().isLatency() ? RawDurationLoops.lat(e, null, stall)
                     : server ? RawDurationLoops.bwServer(e, stall) : RawDurationLoops.bwClient(e, null, stall);
-                printDuration(out, o, r, e.receives() ? (server && !o.latency() ? "received " : "")
+                printDuration(out, o, r, e.receives() ? (server && !o.test().isLatency() ? "received " : "")
                     + e.checkSummary() : "sent frames of " + e.length + " bytes");
             }
-            else if (o.latency())
+            else if (o.test().isLatency())
             {
                 final long[] samples = server ? RawPerfLoops.latServer(e, progress, stall)
                     : RawPerfLoops.latClient(e, null, progress, stall);
@@ -156,25 +149,27 @@ public final class RawPerfCommand
     // ------------------------------------------------------------------------------------------ output
 
     /** {@code loopbackServer}: in loopback the server QP (its flow rule is shown too), else null. */
-    private static void banner(final PrintStream out, final RawOptions o, final Context context,
+    private static void banner(final PrintStream out, final PerfOptions o, final Context context,
         final PortAttributes p, final RawEndpoint e, final RawEndpoint loopbackServer, final String connection)
     {
         out.println(ResultTable.LINE);
-        out.println("                    Raw Ethernet " + (o.latency() ? "Send Latency" : "Send BW")
+        out.println("                    Raw Ethernet " + (o.test().isLatency() ? "Send Latency" : "Send BW")
             + " Test (mlx5j Java direct path)");
         out.printf(Locale.ROOT, " Device         : %s port %d (%s, Ethernet)%n", context.deviceName(), p.port(),
             DevicesCommand.portState(p.state()));
         out.printf(Locale.ROOT, " Connection     : RawEth, %s%n", connection);
-        out.printf(Locale.ROOT, " Mtu            : %d[B]     Doorbell : %s     Eth min inline : %d[B]%n", o.mtu(),
+        out.printf(Locale.ROOT, " Mtu            : %d[B]     Doorbell : %s     Eth min inline : %d[B]%n", o.raw().mtu(),
             e.sq.queue().mode().name().toLowerCase(Locale.ROOT), e.sq.minInline());
         out.printf(Locale.ROOT, " %s : %d     CQ Moderation : %d     RX depth : %s%n",
-            o.latency() ? "Send depth    " : "TX depth      ", o.latency() ? RawEndpoint.LAT_SEND_DEPTH : o.txDepth(),
+            o.test().isLatency() ? "Send depth    " : "TX depth      ",
+            o.test().isLatency() ? RawEndpoint.LAT_SEND_DEPTH : o.txDepth(),
             e.signalInterval, e.receives() ? Integer.toString(o.rxDepth()) : "none");
         out.printf(Locale.ROOT, " Inline         : %s (inline size %d, QP max %d)%n", o.inline() ? "on" : "off",
             o.inlineSize(), e.sq.maxInlineData());
-        out.println(" Frame sent     : " + (o.latency() || !e.server ? describeFrame(o, e.server) + ", " + e.length
-            + " bytes + 4 FCS" : "none (a raw_bw server only receives)"));
-        if (e.server && !o.latency())
+        out.println(" Frame sent     : " + (o.test().isLatency() || !e.server
+            ? describeFrame(o, e.server) + ", " + e.length + " bytes + 4 FCS"
+            : "none (a raw_bw server only receives)"));
+        if (e.server && !o.test().isLatency())
         {
             out.println(" Frame expected : " + describeFrame(o, false) + ", " + e.length + " bytes + 4 FCS");
         }
@@ -191,31 +186,32 @@ public final class RawPerfCommand
         out.println(ResultTable.LINE);
     }
 
-    private static String describeFrame(final RawOptions o, final boolean fromServer)
+    private static String describeFrame(final PerfOptions o, final boolean fromServer)
     {
-        final long src = fromServer ? o.serverMac() : o.clientMac();
-        final long dst = fromServer ? o.clientMac() : o.serverMac();
+        final long src = fromServer ? o.raw().serverMac() : o.raw().clientMac();
+        final long dst = fromServer ? o.raw().clientMac() : o.raw().serverMac();
         final StringBuilder sb = new StringBuilder();
         sb.append(src < 0 ? "any" : RawOptions.macText(src)).append(" -> ").append(RawOptions.macText(dst));
-        if (o.hasIp())
+        if (o.raw().hasIp())
         {
-            sb.append(", IPv4 ").append(RawOptions.ipText(fromServer ? o.serverIp() : o.clientIp()))
-                .append(" -> ").append(RawOptions.ipText(fromServer ? o.clientIp() : o.serverIp()));
-            if (o.hasPorts())
+            sb.append(", IPv4 ").append(RawOptions.ipText(fromServer ? o.raw().serverIp() : o.raw().clientIp()))
+                .append(" -> ").append(RawOptions.ipText(fromServer ? o.raw().clientIp() : o.raw().serverIp()));
+            if (o.raw().hasPorts())
             {
-                sb.append(o.tcp() ? ", TCP " : ", UDP ").append(fromServer ? o.serverPort() : o.clientPort())
-                    .append(" -> ").append(fromServer ? o.clientPort() : o.serverPort());
+                sb.append(o.raw().tcp() ? ", TCP " : ", UDP ")
+                    .append(fromServer ? o.raw().serverPort() : o.raw().clientPort())
+                    .append(" -> ").append(fromServer ? o.raw().clientPort() : o.raw().serverPort());
             }
         }
         else
         {
-            sb.append(o.ethertype() >= 0 ? String.format(Locale.ROOT, ", ethertype 0x%04x", o.ethertype())
+            sb.append(o.raw().ethertype() >= 0 ? String.format(Locale.ROOT, ", ethertype 0x%04x", o.raw().ethertype())
                 : ", 802.3 length " + (o.size() - RawFrame.RAWETH_ADDITION));
         }
         return sb.toString();
     }
 
-    private static void printLatency(final PrintStream out, final RawOptions o, final long[] samples,
+    private static void printLatency(final PrintStream out, final PerfOptions o, final long[] samples,
         final int count, final String check)
     {
         final LatencyStats s = LatencyStats.of(samples, count, 2);
@@ -228,7 +224,7 @@ public final class RawPerfCommand
      * perftest's bandwidth row (REPORT_FMT under RESULT_FMT / RESULT_FMT_G), BW peak column included; {@code peak}:
      * the client's endpoint when it kept the times for the peak, else null (0.00, as perftest prints without one).
      */
-    private static void printBandwidth(final PrintStream out, final RawOptions o, final long nanos,
+    private static void printBandwidth(final PrintStream out, final PerfOptions o, final long nanos,
         final RawEndpoint peak, final String check)
     {
         final BandwidthStats s = new BandwidthStats(o.size(), o.iterations(), nanos);
@@ -253,10 +249,10 @@ public final class RawPerfCommand
      * / 2 and tps = iterations per second (print_report_lat_duration); raw_bw: perftest's bandwidth row without
      * peak (perftest keeps no per-message times in this mode).
      */
-    private static void printDuration(final PrintStream out, final RawOptions o, final RawDurationLoops.Result r,
+    private static void printDuration(final PrintStream out, final PerfOptions o, final RawDurationLoops.Result r,
         final String check)
     {
-        if (o.latency())
+        if (o.test().isLatency())
         {
             out.println(row(LATENCY_DURATION_COLUMNS, Long.toString(o.size()), Long.toString(r.count()),
                 String.format(Locale.ROOT, "%.2f", r.nanos() / 1e3 / 2 / r.count()),

@@ -29,7 +29,7 @@ final class RawPerfLoops
     static long[] latClient(final RawEndpoint me, final RawEndpoint peer, final Progress progress,
         final long stallNanos)
     {
-        final RawOptions o = me.o;
+        final PerfOptions o = me.o;
         final int flags = (o.inline() ? SendFlags.INLINE : 0) | SendFlags.RING;
         final long n = o.iterations();
         final long[] samples = new long[(int) n];
@@ -67,7 +67,7 @@ final class RawPerfLoops
      */
     static long[] latServer(final RawEndpoint me, final Progress progress, final long stallNanos)
     {
-        final RawOptions o = me.o;
+        final PerfOptions o = me.o;
         final int flags = (o.inline() ? SendFlags.INLINE : 0) | SendFlags.RING;
         final long n = o.iterations();
         final long[] samples = new long[(int) Math.max(1, n - 1)];
@@ -97,7 +97,7 @@ final class RawPerfLoops
      */
     static long bwClient(final RawEndpoint me, final RawEndpoint peer, final Progress progress, final long stallNanos)
     {
-        final RawOptions o = me.o;
+        final PerfOptions o = me.o;
         final int flags = (o.inline() ? SendFlags.INLINE : 0) | SendFlags.RING;
         final long n = o.iterations();
         final int window = o.txDepth();

@@ -157,7 +157,7 @@ final class RcEndpoint implements AutoCloseable
      */
     void connect(final PeerInfo remote, final int pathMtu, final int destRdAtomic, final int rdAtomic)
     {
-        connect(remote, pathMtu, destRdAtomic, rdAtomic, PerfOptions.DEFAULT_QP_TIMEOUT);
+        connect(remote, pathMtu, destRdAtomic, rdAtomic, IbOptions.DEFAULT_QP_TIMEOUT);
     }
 
     /** {@code qpTimeout}: the local ACK timeout exponent (perftest's -u), retried 7 times. */

@@ -25,9 +25,9 @@ class PerfOptionsTest
         assertTrue(lat.inline());
         assertEquals(PerfOptions.Role.LOOPBACK, lat.role());
         assertEquals(DoorbellMode.AUTO, lat.mode());
-        assertEquals(18515, lat.tcpPort());
+        assertEquals(18515, lat.ib().tcpPort());
         assertEquals(1, lat.ibPort());
-        assertEquals(-1, lat.gidIndex());
+        assertEquals(-1, lat.ib().gidIndex());
         assertNull(lat.device());
         assertEquals(Duration.ofSeconds(60), lat.timeout());
 
@@ -57,17 +57,17 @@ class PerfOptionsTest
         assertEquals(77, o.iterations());
         assertEquals("mlx5_1", o.device());
         assertEquals(2, o.ibPort());
-        assertEquals(3, o.gidIndex());
+        assertEquals(3, o.ib().gidIndex());
         assertEquals(64, o.inlineSize());
         assertFalse(o.inline());
         assertEquals(DoorbellMode.BLUEFLAME, o.mode());
         assertEquals(16, o.txDepth());
         assertEquals(16, o.cqMod(), "the signal interval never exceeds the window");
         assertEquals(64, o.rxDepth());
-        assertEquals(1024, o.mtu());
+        assertEquals(1024, o.ib().mtu());
         assertEquals(PerfOptions.Role.CLIENT, o.role());
-        assertEquals("peer.example", o.host());
-        assertEquals(20000, o.tcpPort());
+        assertEquals("peer.example", o.ib().host());
+        assertEquals(20000, o.ib().tcpPort());
         assertEquals(Duration.ofSeconds(5), o.timeout());
         assertFalse(o.progress());
         assertEquals(PerfOptions.Role.SERVER, PerfOptions.parse("--server", "read_bw").role());
@@ -81,10 +81,10 @@ class PerfOptionsTest
         final PerfOptions c = PerfOptions.parse("write_bw", "-x", "1", "-F", "--report_gbits", "-s", "8",
             "server.example", "-N", "--use_old_post_send", "-c", "RC", "-q", "1", "-o", "4");
         assertEquals(PerfOptions.Role.CLIENT, c.role());
-        assertEquals("server.example", c.host());
-        assertEquals(1, c.gidIndex());
+        assertEquals("server.example", c.ib().host());
+        assertEquals(1, c.ib().gidIndex());
         assertTrue(c.reportGbits());
-        assertEquals(4, c.outReads());
+        assertEquals(4, c.ib().outReads());
         assertTrue(c.noPeak());
         assertEquals(2, c.notes().size(), c.notes().toString());
         assertTrue(c.notes().get(1).contains("--use_old_post_send ignored"), c.notes().toString());
@@ -92,7 +92,7 @@ class PerfOptionsTest
         assertEquals(8, PerfOptions.parse("atomic_bw").size());
         assertMessage("multicast", () -> PerfOptions.parse("send_lat", "-g", "0"));
         assertMessage("-R connects to a peer through rdma_cm", () -> PerfOptions.parse("send_lat", "-R"));
-        assertTrue(PerfOptions.parse("send_lat", "-R", "127.0.0.1").rdmaCm());
+        assertTrue(PerfOptions.parse("send_lat", "-R", "127.0.0.1").ib().rdmaCm());
         assertMessage("-c UD: mlx5j perf runs RC QPs only", () -> PerfOptions.parse("send_lat", "-c", "UD"));
         assertMessage("-A CMP_AND_SWAP", () -> PerfOptions.parse("atomic_lat", "-A", "CMP_AND_SWAP"));
         assertMessage("-a: message size cannot be changed for atomic tests",
@@ -100,10 +100,10 @@ class PerfOptionsTest
         assertMessage("-D: duration mode does not run all sizes", () -> PerfOptions.parse("write_bw", "-a", "-D", "5"));
         assertMessage("longer than twice the margin", () -> PerfOptions.parse("write_bw", "-D", "4", "--margin", "2"));
         assertMessage("extra argument 'h2'", () -> PerfOptions.parse("write_bw", "h1", "h2"));
-        assertEquals(14, PerfOptions.parse("write_lat", "h").qpTimeout());
-        assertEquals(18, PerfOptions.parse("write_lat", "-u", "18", "h").qpTimeout());
-        assertEquals(0, PerfOptions.parse("write_lat", "--qp-timeout", "0", "h").qpTimeout());
-        assertEquals(18, PerfOptions.parse("write_lat", "-u", "18", "h").withSize(64).qpTimeout());
+        assertEquals(14, PerfOptions.parse("write_lat", "h").ib().qpTimeout());
+        assertEquals(18, PerfOptions.parse("write_lat", "-u", "18", "h").ib().qpTimeout());
+        assertEquals(0, PerfOptions.parse("write_lat", "--qp-timeout", "0", "h").ib().qpTimeout());
+        assertEquals(18, PerfOptions.parse("write_lat", "-u", "18", "h").withSize(64).ib().qpTimeout());
         assertMessage("-u", () -> PerfOptions.parse("write_lat", "-u", "32", "h"));
         assertMessage("-u: with -R the CM sets the QP's timeout",
             () -> PerfOptions.parse("write_lat", "-R", "-u", "18", "127.0.0.1"));
@@ -113,12 +113,12 @@ class PerfOptionsTest
     @Test
     void warmsUpTwoProcessLatencyRuns()
     {
-        assertEquals(20_000, PerfOptions.parse("write_lat", "--server").warmup());
-        assertEquals(20_000, PerfOptions.parse("read_lat", "host1").warmup());
-        assertEquals(0, PerfOptions.parse("write_lat").warmup());                  // loopback: nothing to wait for
-        assertEquals(0, PerfOptions.parse("write_bw", "--server").warmup());
-        assertEquals(0, PerfOptions.parse("send_lat", "-R", "--server").warmup()); // no TCP exchange to precede
-        assertEquals(0, PerfOptions.parse("write_lat", "--server", "--warmup", "0").warmup());
+        assertEquals(20_000, PerfOptions.parse("write_lat", "--server").ib().warmup());
+        assertEquals(20_000, PerfOptions.parse("read_lat", "host1").ib().warmup());
+        assertEquals(0, PerfOptions.parse("write_lat").ib().warmup());                  // loopback: nothing to wait for
+        assertEquals(0, PerfOptions.parse("write_bw", "--server").ib().warmup());
+        assertEquals(0, PerfOptions.parse("send_lat", "-R", "--server").ib().warmup()); // no TCP exchange to precede
+        assertEquals(0, PerfOptions.parse("write_lat", "--server", "--warmup", "0").ib().warmup());
         final PerfOptions w = PerfOptions.parse("send_lat", "-a", "-n", "7", "--warmup", "300", "h").forWarmup();
         assertEquals(300, w.iterations());
         assertEquals(2, w.size());
@@ -153,6 +153,40 @@ class PerfOptionsTest
         assertFalse(PerfOptions.parse("write_lat", "-n", "20001").noPeak());
     }
 
+    /**
+     * One parser, two parts: the common options are the same for the ib_* and the raw tests (spellings, checks), their
+     * ranges and defaults are the part's, and each part keeps its own options. Where the two parsers differed, the
+     * merged one follows perftest: --inline_size (perftest's spelling) for every test, cq-mod clamped to tx-depth for
+     * every test, the latency sample limit only where samples are kept (not with -D).
+     */
+    @Test
+    void oneParserTwoParts()
+    {
+        assertEquals(64, PerfOptions.parse("write_bw", "--inline_size", "64").inlineSize());
+        assertEquals(32, PerfOptions.parse("raw_lat", "--loopback", "--inline-size", "32").inlineSize());
+        assertEquals(4, PerfOptions.parse("write_lat", "-n", "4").iterations());
+        assertMessage("option -n must be in 5..100000000, got 4", () -> PerfOptions.parse("raw_lat", "-n", "4"));
+        assertEquals(1 << 21, PerfOptions.parse("write_bw", "-s", "2097152").size());
+        assertMessage("option -s must be in 1..1048576", () -> PerfOptions.parse("raw_bw", "-s", "2097152"));
+        assertEquals(8, PerfOptions.parse("raw_lat", "--loopback", "-t", "8", "-Q", "20").cqMod());
+        assertEquals(8, PerfOptions.parse("send_lat", "-t", "8", "-Q", "20").cqMod());
+        assertEquals(20_000_000L, PerfOptions.parse("write_lat", "-D", "5", "-n", "20000000").iterations());
+        assertMessage("raw_lat keeps one 8-byte sample per iteration",
+            () -> PerfOptions.parse("raw_lat", "-n", "10000001"));
+        assertMessage("-b: bidirectional runs are not supported", () -> PerfOptions.parse("raw_bw", "-b"));
+        assertMessage("-b: bidirectional runs are not supported", () -> PerfOptions.parse("write_bw", "-b"));
+        assertMessage("choose one of", () -> PerfOptions.parse("raw_bw", "--server", "-P"));
+        // the raw word selects the raw part wherever it stands; each part refuses the other's options
+        final PerfOptions raw = PerfOptions.parse("--server", "-B", "02:00:00:00:52:01", "raw_bw", "-D", "8");
+        assertEquals(PerfTest.RAW_BW, raw.test());
+        assertNull(raw.ib());
+        assertEquals(2, raw.margin(), "a quarter of the duration, as for every test");
+        assertMessage("GID index isn't supported for Raw Ethernet tests", () -> PerfOptions.parse("raw_bw", "-x", "1"));
+        assertMessage("unknown option '-B'", () -> PerfOptions.parse("write_bw", "-B", "02:00:00:00:52:01"));
+        assertMessage("unknown option '--margin'", () -> PerfOptions.parse("raw_bw", "-D", "8", "--margin", "1"));
+        assertNull(PerfOptions.parse("write_bw").raw());
+    }
+
     @Test
     void badCommandLinesSayWhatIsWrong()
     {
@@ -168,7 +202,7 @@ class PerfOptionsTest
         assertMessage("choose one of", () -> PerfOptions.parse("write_lat", "--server", "--client", "h"));
         assertMessage("--mtu is 256", () -> PerfOptions.parse("write_lat", "-m", "1000"));
         assertMessage("takes no value", () -> PerfOptions.parse("write_lat", "--server=yes"));
-        assertEquals("read_lat", PerfOptions.parse("write_lat", "read_lat").host(), "a second word is the server");
+        assertEquals("read_lat", PerfOptions.parse("write_lat", "read_lat").ib().host(), "a second word is the server");
         assertMessage("unknown option", () -> PerfOptions.parse("write_lat", "--fast"));
         assertMessage("at most 10000000 iterations", () -> PerfOptions.parse("read_lat", "-n", "10000001"));
         assertEquals(10_000_001L, PerfOptions.parse("read_bw", "-n", "10000001").iterations());

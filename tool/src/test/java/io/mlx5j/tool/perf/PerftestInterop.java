@@ -90,7 +90,7 @@ final class PerftestInterop
         }
         assertTrue(java.text().contains("peer perftest 6.06"), what + ":\n" + java.text());
         // a latency run over TCP warms the JIT first (JitWarmup) by default; the peer sees nothing of it
-        final boolean warmed = java.text().contains("JIT warm-up: " + PerfOptions.DEFAULT_WARMUP
+        final boolean warmed = java.text().contains("JIT warm-up: " + IbOptions.DEFAULT_WARMUP
             + " iterations on a private QP pair");
         assertEquals(test.endsWith("_lat") && !args.contains("-R"), warmed, what + ":\n" + java.text());
         assertTrue(java.text().lines().anyMatch(l -> l.matches(" " + size + " +(" + iters + "|0) .*"))

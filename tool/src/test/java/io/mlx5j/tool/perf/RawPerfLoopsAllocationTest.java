@@ -36,8 +36,8 @@ class RawPerfLoopsAllocationTest
             {"raw_lat", "-n", "300", "-s", "128", "--doorbell", "doorbell"},
             {"raw_bw", "-D", "1", "-s", "256", "--doorbell", "doorbell"}})
         {
-            final RawOptions o = RawOptions.parse(args);
-            final long samples = o.latency() ? 16L + 8L * o.iterations() : 0;
+            final PerfOptions o = PerfOptions.parse(args);
+            final long samples = o.test().isLatency() ? 16L + 8L * o.iterations() : 0;
             long least = Long.MAX_VALUE;
             for (int round = 0; round < 4; round++)
             {
@@ -54,7 +54,7 @@ class RawPerfLoopsAllocationTest
                     {
                         RawDurationLoops.bwClient(client, server, stall);
                     }
-                    else if (o.latency())
+                    else if (o.test().isLatency())
                     {
                         RawPerfLoops.latClient(client, server, quiet, stall);
                     }

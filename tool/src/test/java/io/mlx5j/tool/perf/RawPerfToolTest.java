@@ -240,25 +240,25 @@ class RawPerfToolTest
     @Test
     void perftestsRulesForOptions()
     {
-        final RawOptions lat = RawOptions.parse("raw_lat");
+        final PerfOptions lat = PerfOptions.parse("raw_lat");
         assertEquals(64, lat.size());
         assertEquals(1000, lat.iterations());
         assertEquals(236, lat.inlineSize());
         assertEquals(PerfOptions.Role.LOOPBACK, lat.role());
-        final RawOptions bw = RawOptions.parse("raw_bw", "--server", "-B", SERVER_MAC, "-s", "9000", "host");
+        final PerfOptions bw = PerfOptions.parse("raw_bw", "--server", "-B", SERVER_MAC, "-s", "9000", "host");
         assertEquals(1518, bw.size());      // clamped to the MTU, with perftest's notice
         assertTrue(bw.notes().stream().anyMatch(n -> n.startsWith("Max msg size in RawEth is MTU 1518")));
         assertTrue(bw.notes().stream().anyMatch(n -> n.startsWith("host 'host' ignored")));
         assertEquals(0, bw.inlineSize());
-        assertEquals(-1, bw.dstMac());      // a raw_bw server need not know its client's MAC
-        assertEquals(0x020000005201L, bw.serverMac());
-        assertEquals(64, RawOptions.parse("raw_bw", "-s", "10").size());
-        final RawOptions c = RawOptions.parse("raw_bw", "-P", "-B", CLIENT_MAC, "-E", SERVER_MAC, "-J",
+        assertEquals(-1, bw.raw().clientMac()); // a raw_bw server need not know its client's MAC (its -E)
+        assertEquals(0x020000005201L, bw.raw().serverMac());
+        assertEquals(64, PerfOptions.parse("raw_bw", "-s", "10").size());
+        final PerfOptions c = PerfOptions.parse("raw_bw", "-P", "-B", CLIENT_MAC, "-E", SERVER_MAC, "-J",
             "10.1.0.2", "-j", "10.1.0.1", "-K", "7001", "-k", "7002");
-        assertEquals(0x0a010002, c.serverIp());
-        assertEquals(7002, c.clientPort());
-        assertEquals(0x020000005201L, c.serverMac());
-        assertEquals(0x020000005202L, c.clientMac());
+        assertEquals(0x0a010002, c.raw().serverIp());
+        assertEquals(7002, c.raw().clientPort());
+        assertEquals(0x020000005201L, c.raw().serverMac());
+        assertEquals(0x020000005202L, c.raw().clientMac());
 
         final Emulated.Capture out = new Emulated.Capture();
         for (final String[] bad : List.of(new String[] {"perf", "raw_lat", "--server"},
