@@ -59,8 +59,8 @@ final class JitWarmup
             final int mtu = PerfCommand.pathMtu(w, a.port);
             a.connect(b.local(), mtu, rdAtomic);
             b.connect(a.local(), mtu, rdAtomic);
-            PerfCommand.prepare(a, w);
-            PerfCommand.prepare(b, w);
+            a.prepare(w, true);
+            b.prepare(w, true);
             loops(a, b, w, PerfCommand.stallNanos(w));
         }
         final long ran = System.nanoTime() - start;
@@ -88,7 +88,7 @@ final class JitWarmup
         final PerfTest t = w.test();
         if (t != PerfTest.WRITE_LAT && t != PerfTest.SEND_LAT)
         {
-            PerfLoops.oneSidedLat(a, t == PerfTest.ATOMIC_LAT, w, quiet, stall);
+            PerfLoops.oneSidedLat(a, w, quiet, stall);
             return;
         }
         final Throwable[] failed = new Throwable[1];

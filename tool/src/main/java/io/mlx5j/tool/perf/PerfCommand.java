@@ -14,7 +14,6 @@ import io.mlx5j.tool.perf.report.ResultTable;
 
 import java.io.PrintStream;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.Locale;
 
 /**
@@ -24,8 +23,6 @@ import java.util.Locale;
  */
 public final class PerfCommand
 {
-    /** 8-byte atomics are host-endian on ConnectX-4+ under Linux (mlx5 core sets atomic_req_8B_endianness_mode). */
-    private static final ValueLayout.OfLong HOST64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.nativeOrder());
     /** Latency tests keep this many send WQEs and signal every half of it (perftest signals every cq-mod). */
     static final int LAT_SEND_DEPTH = PerfOptions.LAT_SEND_DEPTH;
 
@@ -79,42 +76,6 @@ public final class PerfCommand
         return Math.max(PerftestSession.CYCLE_BUFFER, o.maxSize());
     }
 
-    /** Everything the run needs after the QPs are connected: patterns, receives, signaling. */
-    static void prepare(final RcEndpoint e, final PerfOptions o)
-    {
-        prepare(e, o, true);
-    }
-
-    /** {@code patterns}: fill the buffers with the patterns the data checks expect (an mlx5j peer). */
-    static void prepare(final RcEndpoint e, final PerfOptions o, final boolean patterns)
-    {
-        if (patterns)
-        {
-            e.fillPatterns();
-        }
-        if (o.test() == PerfTest.WRITE_LAT)
-        {
-            // the byte write_lat spins on must not start out as the first marker (1): recvPattern(107) is 1; with
-            // -a each size spins on its own last byte, which the smaller sizes' WRITEs before it do not reach
-            for (final int size : o.sizes())
-            {
-                e.buffer.set(ValueLayout.JAVA_BYTE, size - 1, (byte) 0);
-            }
-        }
-        if (o.test() == PerfTest.ATOMIC_LAT || o.test() == PerfTest.ATOMIC_BW)
-        {
-            e.buffer.set(HOST64, 0, 0L); // the counter peers add to
-        }
-        if (o.test().isSend())
-        {
-            e.postReceives(o.rxDepth());
-        }
-        if (o.test().isLatency())
-        {
-            e.sq.signalEvery(Math.min(o.cqMod(), LAT_SEND_DEPTH / 2));
-        }
-    }
-
     private static int loopback(final Context context, final ProtectionDomain pd, final PerfOptions o,
         final int rdAtomic, final PrintStream out, final PrintStream err)
     {
@@ -128,8 +89,8 @@ public final class PerfCommand
             final int mtu = pathMtu(o, a.port);
             a.connect(b.local(), mtu, rdAtomic, rdAtomic, o.ib().qpTimeout());
             b.connect(a.local(), mtu, rdAtomic, rdAtomic, o.ib().qpTimeout());
-            prepare(a, o);
-            prepare(b, o);
+            a.prepare(o, true);
+            b.prepare(o, true);
             banner(out, o, context, a, mtu, "loopback: both QPs in this process, one thread");
             final long stall = stallNanos(o);
             final PerfTest t = o.test();
@@ -147,7 +108,7 @@ public final class PerfCommand
                     {
                         case WRITE_LAT -> PerfLoops.writeLat(a, b, os, progress, stall);
                         case SEND_LAT -> PerfLoops.sendLat(a, b, os, progress, stall);
-                        default -> PerfLoops.oneSidedLat(a, t == PerfTest.ATOMIC_LAT, os, progress, stall);
+                        default -> PerfLoops.oneSidedLat(a, os, progress, stall);
                     };
                     progress.finish(r.iterations());
                     latencyRow(out, os, r);
@@ -162,7 +123,7 @@ public final class PerfCommand
                 {
                     final PerfOptions os = o.withSize(size);
                     final Progress progress = PerftestSession.progress(err, os);
-                    final PerfLoops.Bandwidth r = PerfLoops.bandwidth(a, b, os, 1, progress, stall,
+                    final PerfLoops.Bandwidth r = PerfLoops.bandwidth(a, b, os, progress, stall,
                         PerftestSession.peakRecorder(os));
                     progress.finish(r.iterations());
                     bandwidthRow(out, os, r);
@@ -203,7 +164,7 @@ public final class PerfCommand
             case READ_LAT, READ_BW -> expect(e, true, size, false, "READ data", false);
             case ATOMIC_LAT ->
             {
-                final long fetched = e.buffer.get(HOST64, e.areaSize);
+                final long fetched = e.buffer.get(RcEndpoint.HOST64, e.areaSize);
                 if (o.duration() > 0)
                 {
                     yield "last FETCH_ADD returned " + fetched + " (a duration run has no count to check it against)";
@@ -231,7 +192,7 @@ public final class PerfCommand
             case READ_LAT, READ_BW -> "READ source";
             case ATOMIC_LAT, ATOMIC_BW ->
             {
-                final long counter = e.buffer.get(HOST64, 0);
+                final long counter = e.buffer.get(RcEndpoint.HOST64, 0);
                 if (o.duration() > 0)
                 {
                     yield "counter " + counter + " (a duration run has no count to check it against)";

@@ -1,19 +1,22 @@
 package io.mlx5j.tool.perf;
 
-import io.mlx5j.direct.PeerInfo;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.tool.perf.report.BandwidthPeak;
 
 /**
- * The measuring loops. Each takes the endpoint that initiates ({@code me}) and, in loopback, the endpoint that
- * answers ({@code peer}, driven by the same thread between the initiator's steps); in two-process runs {@code peer} is
- * null and the answering loop runs in the other process ({@link #writeLatResponder}, {@link #sendLatResponder},
- * {@link #sendBwResponder}).
+ * The measuring loops, one family for every transport: each takes the endpoint that initiates ({@code me}) and, in
+ * loopback, the endpoint that answers ({@code peer}, driven by the same thread between the initiator's steps); in
+ * two-process runs {@code peer} is null and the answering loop runs in the other process ({@link #sendLatResponder},
+ * {@link #sendBwResponder}, {@link #writeLatResponder}). The send ping-pong, the stream and the receiving side of a
+ * stream are written once against {@link Endpoint} and serve send_lat / raw_lat and the *_bw tests / raw_bw alike
+ * (perftest v4.5 perftest_resources.c run_iter_lat_send, run_iter_bw, run_iter_bw_server); write_lat's buffer spin
+ * and the one-sided READ / atomic latency are the RC part's own ({@link RcEndpoint}).
  * <p>
- * No allocation and no exceptions inside the loops except on failure: an error completion, or a stall (nothing
- * arrives within {@code stallNanos}; checked every 4096 spins), which names the iteration so a lost peer is never a
- * silent hang. Work request ids are iteration numbers, offset where a loop waits for its own completions (so they keep
- * rising across the runs of a sweep).
+ * A duration run ({@code -D}) reads its {@link RunWindow} between iterations. No allocation and no exceptions inside
+ * the loops except on failure: an error completion, a message that is not the one the peer must send (raw), or a
+ * stall (nothing arrives within {@code stallNanos}; checked every 4096 spins), which names the iteration so a lost
+ * peer is never a silent hang. Work request ids are message numbers, offset where a loop waits for its own
+ * completions (so they keep rising across the runs of a sweep).
  */
 final class PerfLoops
 {
@@ -36,14 +39,276 @@ final class PerfLoops
     }
 
     /**
-     * A bandwidth run: messages and the nanoseconds from the first post to the last completion (iteration runs), or
-     * the messages completed while sampling and the sampling time (duration runs); {@code peak} as recorded, or null.
+     * A bandwidth run: messages and the nanoseconds from the first post to the last completion (the receiving side:
+     * from the first message to the last), or the messages completed while sampling and the sampling time (duration
+     * runs); {@code peak} as recorded, or null.
      */
     record Bandwidth(long iterations, long nanos, BandwidthPeak peak)
     {
     }
 
-    // ----------------------------------------------------------------------------------------------- latency
+    // ------------------------------------------------------------------------------------- send ping-pong
+
+    /**
+     * send_lat / raw_lat initiator: send, then poll until the peer's message has completed a receive here. Sample =
+     * that round trip (reported halved). The last message is signaled, so that the caller can wait for every send.
+     */
+    static Latency sendLat(final Endpoint me, final Endpoint peer, final PerfOptions o, final Progress progress,
+        final long stallNanos)
+    {
+        me.begin(o);
+        if (peer != null)
+        {
+            peer.begin(o);
+        }
+        final int flags = (o.inline() ? SendFlags.INLINE : 0) | SendFlags.RING;
+        final RunWindow window = RunWindow.of(o);
+        final long iterations = window == null ? o.iterations() : Long.MAX_VALUE;
+        final long[] samples = window == null ? new long[(int) iterations] : null;
+        final long base = me.received;
+        final long peerBase = peer == null ? 0 : peer.received;
+        long counted = 0;
+        for (long i = 0; i < iterations; i++)
+        {
+            final long t0 = System.nanoTime();
+            if (window != null && window.over(t0))
+            {
+                break;
+            }
+            final long deadline = t0 + stallNanos;
+            final int f = i == iterations - 1 ? flags | SendFlags.SIGNALED : flags;
+            post(me, i, f, deadline);
+            if (peer != null)
+            {
+                if (!awaitRecv(peer, peerBase + i + 1, deadline, i, window))
+                {
+                    break;
+                }
+                post(peer, i, f, deadline);
+            }
+            if (!awaitRecv(me, base + i + 1, deadline, i, window))
+            {
+                break;
+            }
+            final long now = System.nanoTime();
+            if (samples != null)
+            {
+                samples[(int) i] = now - t0;
+            }
+            else if (window.sampling(now))
+            {
+                counted++;
+            }
+            me.retireSends();
+            if (peer != null)
+            {
+                peer.retireSends();
+            }
+            progress.tick(i + 1);
+        }
+        return result(samples, counted, window);
+    }
+
+    /**
+     * send_lat / raw_lat in the answering process: receive, send back. Samples are the times between consecutive
+     * sends (perftest's way on both sides), so there are iterations - 1 of them. The first message is awaited for
+     * the whole stall timeout (the initiator may start later), and a duration run's clock starts when it arrives.
+     */
+    static Latency sendLatResponder(final Endpoint me, final PerfOptions o, final Progress progress,
+        final long stallNanos)
+    {
+        me.begin(o);
+        final int flags = (o.inline() ? SendFlags.INLINE : 0) | SendFlags.RING;
+        final long base = me.received;
+        awaitRecv(me, base + 1, System.nanoTime() + stallNanos, 0, null);
+        final RunWindow window = RunWindow.of(o);
+        final long iterations = window == null ? o.iterations() : Long.MAX_VALUE;
+        final long[] samples = window == null ? new long[(int) Math.max(1, iterations - 1)] : null;
+        long counted = 0;
+        long previous = 0;
+        for (long i = 0; i < iterations; i++)
+        {
+            if (!awaitRecv(me, base + i + 1, System.nanoTime() + stallNanos, i, window))
+            {
+                break;
+            }
+            final long now = System.nanoTime();
+            if (samples != null)
+            {
+                if (i > 0)
+                {
+                    samples[(int) i - 1] = now - previous;
+                }
+            }
+            else if (window.over(now))
+            {
+                break;
+            }
+            else if (window.sampling(now))
+            {
+                counted++;
+            }
+            previous = now;
+            post(me, i, i == iterations - 1 ? flags | SendFlags.SIGNALED : flags, now + stallNanos);
+            me.retireSends();
+            progress.tick(i + 1);
+        }
+        return result(samples, counted, window);
+    }
+
+    // ------------------------------------------------------------------------------------------ stream
+
+    /** {@link #bandwidth(Endpoint, Endpoint, PerfOptions, Progress, long, BandwidthPeak)} without a peak. */
+    static Bandwidth bandwidth(final Endpoint me, final Endpoint peer, final PerfOptions o, final Progress progress,
+        final long stallNanos)
+    {
+        return bandwidth(me, peer, o, progress, stallNanos, null);
+    }
+
+    /**
+     * *_bw / raw_bw initiator: keep up to tx-depth messages in flight, signal every cq-mod-th (and the last), ring
+     * each. An iteration run returns the nanoseconds from the first post to the last completion; a duration run posts
+     * until the end and counts what completes while sampling (perftest leaves what is still in flight at the end). In
+     * loopback the same thread also polls the receiver (which posts each receive again as it completes). {@code
+     * peak}: records each post and completion time for perftest's BW peak, or null.
+     */
+    static Bandwidth bandwidth(final Endpoint me, final Endpoint peer, final PerfOptions o, final Progress progress,
+        final long stallNanos, final BandwidthPeak peak)
+    {
+        me.begin(o);
+        if (peer != null)
+        {
+            peer.begin(o);
+        }
+        final RunWindow window = RunWindow.of(o);
+        final long iterations = window == null ? o.iterations() : Long.MAX_VALUE;
+        final int depth = o.txDepth();
+        final int flags = (o.inline() ? SendFlags.INLINE : 0) | SendFlags.RING;
+        final long peerBase = peer == null ? 0 : peer.received;
+        final long wrBase = me.sendsRetired;   // wr_ids keep rising across the runs of a sweep
+        long posted = 0;
+        long completed = 0;
+        long counted = 0;
+        long spins = 0;
+        long deadline = System.nanoTime() + stallNanos;
+        final long t0 = System.nanoTime();
+        while (window == null ? completed < iterations : !window.over(System.nanoTime()))
+        {
+            while (posted < iterations && posted - completed < depth)
+            {
+                final int f = posted == iterations - 1 ? flags | SendFlags.SIGNALED : flags;
+                if (peak != null)
+                {
+                    peak.posted(posted, System.nanoTime());
+                }
+                if (!me.post(wrBase + posted, f))
+                {
+                    break;
+                }
+                posted++;
+            }
+            final int polled = me.pollSend();
+            if (peer != null)
+            {
+                // drain the loopback receiver's CQ: each message read gives its buffer back at once. Reading one per
+                // pass fell behind the sends (a signaled completion opens the window by cq-mod messages), the receive
+                // queue ran dry, and a raw frame the NIC then holds is dropped after 200 ms (the emulator's
+                // pause-frame limit) if this thread is descheduled that long: seen at load 80, raw_bw frame 4999 of
+                // 5000 never came
+                while (peer.pollRecv() != 0)
+                {
+                    // every message is counted (and a frame checked) and its receive posted again inside pollRecv
+                }
+            }
+            if (polled != 0)
+            {
+                final long now = System.nanoTime();
+                final long done = me.sendsRetired - wrBase;
+                if (window != null && window.sampling(now))
+                {
+                    counted += done - completed;
+                }
+                completed = done;
+                if (peak != null)
+                {
+                    peak.completed(done - 1, now);
+                }
+                deadline = now + stallNanos;
+                progress.tick(completed);
+            }
+            else
+            {
+                spins = checkStall(spins, deadline, me, "send completion", completed);
+            }
+        }
+        final long elapsed = System.nanoTime() - t0;
+        if (window != null)
+        {
+            return new Bandwidth(counted, window.sampleNanos(), null);
+        }
+        if (peer != null && peer.receives())
+        {
+            awaitRecv(peer, peerBase + iterations, System.nanoTime() + stallNanos, iterations, null);
+        }
+        return new Bandwidth(iterations, Math.max(1, elapsed), peak);
+    }
+
+    /**
+     * send_bw / raw_bw in the receiving process: count receives (each posted again at once) until {@code iterations}
+     * more arrived, or in a duration run until the end, counting those that arrive while sampling. The first
+     * message is awaited for the whole stall timeout (the sender may start later); the time, and a duration run's
+     * clock, start when it arrives (perftest's server measures from its first receive).
+     */
+    static Bandwidth sendBwResponder(final Endpoint me, final PerfOptions o, final Progress progress,
+        final long stallNanos)
+    {
+        me.begin(o);
+        final long base = me.received;
+        awaitRecv(me, base + 1, System.nanoTime() + stallNanos, 0, null);
+        final long first = System.nanoTime();
+        final RunWindow window = RunWindow.of(o);
+        final long target = window == null ? base + o.iterations() : Long.MAX_VALUE;
+        long seen = me.received;
+        long counted = window != null && window.sampling(first) ? seen - base : 0;
+        long deadline = first + stallNanos;
+        long spins = 0;
+        while (me.received < target)
+        {
+            if (me.pollRecv() != 0)
+            {
+                final long now = System.nanoTime();
+                if (window != null)
+                {
+                    if (window.over(now))
+                    {
+                        break;
+                    }
+                    if (window.sampling(now))
+                    {
+                        counted += me.received - seen;
+                    }
+                }
+                seen = me.received;
+                deadline = now + stallNanos;
+                progress.tick(seen - base);
+            }
+            else if (window != null)
+            {
+                if ((++spins & SPIN_CHECK_MASK) == 0 && window.over(System.nanoTime()))
+                {
+                    break;
+                }
+            }
+            else
+            {
+                spins = checkStall(spins, deadline, me, null, me.received - base);
+            }
+        }
+        return window != null ? new Bandwidth(counted, window.sampleNanos(), null)
+            : new Bandwidth(me.received - base, Math.max(1, System.nanoTime() - first), null);
+    }
+
+    // ------------------------------------------------------------------------- the RC part's own loops
 
     /**
      * write_lat initiator: write the message with marker {@code (byte) (i + 1)} in its last byte, wait for that WRITE's
@@ -53,14 +318,19 @@ final class PerfLoops
     static Latency writeLat(final RcEndpoint me, final RcEndpoint peer, final PerfOptions o, final Progress progress,
         final long stallNanos)
     {
+        me.begin(o);
+        if (peer != null)
+        {
+            peer.begin(o);
+        }
         final int size = o.size();
         final int last = size - 1;
         final int flags = (o.inline() ? SendFlags.INLINE : 0) | SendFlags.SIGNALED | SendFlags.RING;
         final RunWindow window = RunWindow.of(o);
         final long iterations = window == null ? o.iterations() : Long.MAX_VALUE;
         final long[] samples = window == null ? new long[(int) iterations] : null;
-        final long wrBase = me.lastSendWrId + 1;   // wr_ids keep rising across the runs of a sweep
-        final long peerWrBase = peer == null ? 0 : peer.lastSendWrId + 1;
+        final long wrBase = me.sendsRetired;   // wr_ids keep rising across the runs of a sweep
+        final long peerWrBase = peer == null ? 0 : peer.sendsRetired;
         long counted = 0;
         for (long i = 0; i < iterations; i++)
         {
@@ -111,13 +381,14 @@ final class PerfLoops
     static Latency writeLatResponder(final RcEndpoint me, final PerfOptions o, final Progress progress,
         final long stallNanos)
     {
+        me.begin(o);
         final int size = o.size();
         final int last = size - 1;
         final int flags = (o.inline() ? SendFlags.INLINE : 0) | SendFlags.SIGNALED | SendFlags.RING;
         final RunWindow window = RunWindow.of(o);
         final long iterations = window == null ? o.iterations() : Long.MAX_VALUE;
         final long[] samples = window == null ? new long[(int) Math.max(1, iterations - 1)] : null;
-        final long wrBase = me.lastSendWrId + 1;
+        final long wrBase = me.sendsRetired;
         long counted = 0;
         long previous = 0;
         for (long i = 0; i < iterations; i++)
@@ -151,98 +422,16 @@ final class PerfLoops
         return result(samples, counted, window);
     }
 
-    /** send_lat initiator: SEND, then poll until the peer's SEND has completed a receive here. */
-    static Latency sendLat(final RcEndpoint me, final RcEndpoint peer, final PerfOptions o, final Progress progress,
-        final long stallNanos)
-    {
-        final int size = o.size();
-        final int flags = (o.inline() ? SendFlags.INLINE : 0) | SendFlags.RING;
-        final RunWindow window = RunWindow.of(o);
-        final long iterations = window == null ? o.iterations() : Long.MAX_VALUE;
-        final long[] samples = window == null ? new long[(int) iterations] : null;
-        final long base = me.recvDone;
-        final long peerBase = peer == null ? 0 : peer.recvDone;
-        long counted = 0;
-        for (long i = 0; i < iterations; i++)
-        {
-            final long t0 = System.nanoTime();
-            final long deadline = t0 + stallNanos;
-            postSend(me, i, size, flags, deadline);
-            if (peer != null)
-            {
-                if (!awaitRecv(peer, peerBase + i + 1, deadline, i, window))
-                {
-                    break;
-                }
-                postSend(peer, i, size, flags, deadline);
-            }
-            if (!awaitRecv(me, base + i + 1, deadline, i, window))
-            {
-                break;
-            }
-            final long now = System.nanoTime();
-            if (samples != null)
-            {
-                samples[(int) i] = now - t0;
-            }
-            else if (window.sampling(now))
-            {
-                counted++;
-            }
-            progress.tick(i + 1);
-        }
-        return result(samples, counted, window);
-    }
-
-    /** send_lat in the answering process: receive, SEND back; samples between consecutive posts. */
-    static Latency sendLatResponder(final RcEndpoint me, final PerfOptions o, final Progress progress,
-        final long stallNanos)
-    {
-        final int size = o.size();
-        final int flags = (o.inline() ? SendFlags.INLINE : 0) | SendFlags.RING;
-        final RunWindow window = RunWindow.of(o);
-        final long iterations = window == null ? o.iterations() : Long.MAX_VALUE;
-        final long[] samples = window == null ? new long[(int) Math.max(1, iterations - 1)] : null;
-        final long base = me.recvDone;
-        long counted = 0;
-        long previous = 0;
-        for (long i = 0; i < iterations; i++)
-        {
-            if (!awaitRecv(me, base + i + 1, System.nanoTime() + stallNanos, i, window))
-            {
-                break;
-            }
-            final long now = System.nanoTime();
-            if (samples != null)
-            {
-                if (i > 0)
-                {
-                    samples[(int) i - 1] = now - previous;
-                }
-            }
-            else if (window.sampling(now))
-            {
-                counted++;
-            }
-            previous = now;
-            postSend(me, i, size, flags, now + stallNanos);
-            progress.tick(i + 1);
-        }
-        return result(samples, counted, window);
-    }
-
     /** read_lat / atomic_lat: one signaled READ (of the peer's receive area) or FETCH_ADD(1), until it completes. */
-    static Latency oneSidedLat(final RcEndpoint me, final boolean atomic, final PerfOptions o, final Progress progress,
+    static Latency oneSidedLat(final RcEndpoint me, final PerfOptions o, final Progress progress,
         final long stallNanos)
     {
-        final int size = o.size();
+        me.begin(o);
+        final boolean atomic = o.test().isAtomic();
         final RunWindow window = RunWindow.of(o);
         final long iterations = window == null ? o.iterations() : Long.MAX_VALUE;
         final long[] samples = window == null ? new long[(int) iterations] : null;
-        final PeerInfo remote = me.remote;
-        final long raddr = remote.addr();
-        final int rkey = remote.rkey();
-        final long wrBase = me.lastSendWrId + 1;   // wr_ids keep rising across the runs of a sweep
+        final long wrBase = me.sendsRetired;   // wr_ids keep rising across the runs of a sweep
         long counted = 0;
         for (long i = 0; i < iterations; i++)
         {
@@ -252,21 +441,18 @@ final class PerfLoops
                 break;
             }
             final long deadline = t0 + stallNanos;
-            final int flags = SendFlags.SIGNALED | SendFlags.RING;
             final long wrId = wrBase + i;
             long spins = 0;
-            while (!(atomic
-                ? me.sq.fetchAdd(wrId, me.sendArea, me.lkey, raddr, rkey, 1L, flags)
-                : me.sq.rdmaRead(wrId, me.sendArea, me.lkey, size, raddr, rkey, flags)))
+            while (!me.post(wrId, SendFlags.SIGNALED | SendFlags.RING))
             {
                 me.pollOnce();
-                spins = checkStall(spins, deadline, "send queue full", i);
+                spins = checkStall(spins, deadline, me, "send completion (send queue full)", i);
             }
-            while (me.lastSendWrId != wrId)
+            while (me.sendsRetired != wrId + 1)
             {
                 if (me.pollOnce() == 0)
                 {
-                    spins = checkStall(spins, deadline, atomic ? "atomic completion" : "READ completion", i);
+                    spins = checkStall(spins, deadline, me, atomic ? "atomic completion" : "READ completion", i);
                 }
             }
             final long now = System.nanoTime();
@@ -289,150 +475,18 @@ final class PerfLoops
             window.sampleNanos());
     }
 
-    // --------------------------------------------------------------------------------------------- bandwidth
-
-    /** {@link #bandwidth(RcEndpoint, RcEndpoint, PerfOptions, int, Progress, long, BandwidthPeak)} without a peak. */
-    static Bandwidth bandwidth(final RcEndpoint me, final RcEndpoint peer, final PerfOptions o, final int postList,
-        final Progress progress, final long stallNanos)
-    {
-        return bandwidth(me, peer, o, postList, progress, stallNanos, null);
-    }
-
-    /**
-     * *_bw initiator: keep up to tx-depth WQEs in flight, signal every cq-mod-th (and the last), ring once per
-     * {@code postList} WQEs. An iteration run returns the nanoseconds from the first post to the last completion; a
-     * duration run posts until the end and counts what completes while sampling (perftest leaves what is still in
-     * flight at the end). In loopback send_bw the same thread also polls the receiver (which re-posts each receive
-     * as it completes). {@code peak}: records each post and completion time for perftest's BW peak, or null.
-     */
-    static Bandwidth bandwidth(final RcEndpoint me, final RcEndpoint peer, final PerfOptions o, final int postList,
-        final Progress progress, final long stallNanos, final BandwidthPeak peak)
-    {
-        final PerfTest test = o.test();
-        final int size = o.size();
-        final RunWindow window = RunWindow.of(o);
-        final long iterations = window == null ? o.iterations() : Long.MAX_VALUE;
-        final int window0 = o.txDepth();
-        final int base = o.inline() ? SendFlags.INLINE : 0;
-        final PeerInfo remote = me.remote;
-        final long raddr = remote.addr();
-        final int rkey = remote.rkey();
-        final long peerBase = peer == null ? 0 : peer.recvDone;
-        final long wrBase = me.lastSendWrId + 1;   // wr_ids keep rising across the runs of a sweep
-        me.sq.signalEvery(o.cqMod());
-        long posted = 0;
-        long completed = 0;
-        long counted = 0;
-        long spins = 0;
-        long deadline = System.nanoTime() + stallNanos;
-        final long t0 = System.nanoTime();
-        while (window == null ? completed < iterations : !window.over(System.nanoTime()))
-        {
-            while (posted < iterations && posted - completed < window0)
-            {
-                final boolean lastOne = posted == iterations - 1;
-                final int flags = base | (lastOne ? SendFlags.SIGNALED : 0)
-                    | ((posted + 1) % postList == 0 || lastOne ? SendFlags.RING : 0);
-                if (peak != null)
-                {
-                    peak.posted(posted, System.nanoTime());
-                }
-                final long wrId = wrBase + posted;
-                final boolean ok = switch (test)
-                {
-                    case WRITE_BW -> me.sq.rdmaWrite(wrId, me.sendArea, me.lkey, size, raddr, rkey, flags);
-                    case READ_BW -> me.sq.rdmaRead(wrId, me.sendArea, me.lkey, size, raddr, rkey, flags);
-                    case ATOMIC_BW -> me.sq.fetchAdd(wrId, me.sendArea, me.lkey, raddr, rkey, 1L, flags);
-                    default -> me.sq.send(wrId, me.sendArea, me.lkey, size, flags);
-                };
-                if (!ok)
-                {
-                    break;
-                }
-                posted++;
-            }
-            me.sq.ring(); // a batch cut short by the window or a full ring still goes out (0 if nothing is staged)
-            final int polled = me.pollOnce();
-            if (peer != null)
-            {
-                peer.pollOnce();
-            }
-            if (polled != 0)
-            {
-                final long now = System.nanoTime();
-                final long done = me.lastSendWrId + 1 - wrBase;
-                if (window != null && window.sampling(now))
-                {
-                    counted += done - completed;
-                }
-                completed = done;
-                if (peak != null)
-                {
-                    peak.completed(done - 1, now);
-                }
-                deadline = now + stallNanos;
-                progress.tick(completed);
-            }
-            else
-            {
-                spins = checkStall(spins, deadline, "completions", completed);
-            }
-        }
-        final long elapsed = System.nanoTime() - t0;
-        if (window != null)
-        {
-            return new Bandwidth(counted, window.sampleNanos(), null);
-        }
-        if (peer != null && test == PerfTest.SEND_BW)
-        {
-            awaitRecv(peer, peerBase + iterations, System.nanoTime() + stallNanos, iterations, null);
-        }
-        return new Bandwidth(iterations, elapsed, peak);
-    }
-
-    /**
-     * send_bw in the receiving process: count (and re-post) receives until {@code iterations} more arrived, or in a
-     * duration run until the end (counting those that arrive while sampling). Returns the count.
-     */
-    static long sendBwResponder(final RcEndpoint me, final PerfOptions o, final Progress progress,
-        final long stallNanos)
-    {
-        final RunWindow window = RunWindow.of(o);
-        final long base = me.recvDone;
-        final long target = window == null ? base + o.iterations() : Long.MAX_VALUE;
-        long seen = me.recvDone;
-        long counted = 0;
-        long deadline = System.nanoTime() + stallNanos;
-        long spins = 0;
-        while (me.recvDone < target)
-        {
-            if (me.pollOnce() != 0 && me.recvDone != seen)
-            {
-                final long now = System.nanoTime();
-                if (window != null && window.sampling(now))
-                {
-                    counted += me.recvDone - seen;
-                }
-                seen = me.recvDone;
-                deadline = now + stallNanos;
-                progress.tick(seen - base);
-            }
-            else if (window != null)
-            {
-                if ((++spins & SPIN_CHECK_MASK) == 0 && window.over(System.nanoTime()))
-                {
-                    break;
-                }
-            }
-            else
-            {
-                spins = checkStall(spins, deadline, "receives", me.recvDone - base);
-            }
-        }
-        return window == null ? me.recvDone - base : counted;
-    }
-
     // ------------------------------------------------------------------------------------------------ helpers
+
+    /** Posts message {@code wrId}, retiring sends while the ring is full. */
+    private static void post(final Endpoint e, final long wrId, final int flags, final long deadline)
+    {
+        long spins = 0;
+        while (!e.post(wrId, flags))
+        {
+            e.pollSend();
+            spins = checkStall(spins, deadline, e, "send completion (send queue full)", wrId);
+        }
+    }
 
     private static void postWrite(final RcEndpoint e, final long wrId, final int size, final int flags,
         final long deadline)
@@ -441,18 +495,7 @@ final class PerfLoops
         while (!e.sq.rdmaWrite(wrId, e.sendArea, e.lkey, size, e.remote.addr(), e.remote.rkey(), flags))
         {
             e.pollOnce();
-            spins = checkStall(spins, deadline, "send queue full", wrId);
-        }
-    }
-
-    private static void postSend(final RcEndpoint e, final long wrId, final int size, final int flags,
-        final long deadline)
-    {
-        long spins = 0;
-        while (!e.sq.send(wrId, e.sendArea, e.lkey, size, flags))
-        {
-            e.pollOnce();
-            spins = checkStall(spins, deadline, "send queue full", wrId);
+            spins = checkStall(spins, deadline, e, "send completion (send queue full)", wrId);
         }
     }
 
@@ -473,20 +516,20 @@ final class PerfLoops
             }
             else
             {
-                spins = checkStall(spins, deadline, "the peer's RDMA WRITE", iteration);
+                spins = checkStall(spins, deadline, e, "RDMA WRITE from the peer", iteration);
             }
         }
         return true;
     }
 
     /** Waits until {@code count} receives completed in all; false when a duration run ended meanwhile. */
-    private static boolean awaitRecv(final RcEndpoint e, final long count, final long deadline, final long iteration,
+    private static boolean awaitRecv(final Endpoint e, final long count, final long deadline, final long iteration,
         final RunWindow window)
     {
         long spins = 0;
-        while (e.recvDone < count)
+        while (e.received < count)
         {
-            if (e.pollOnce() == 0 && (spins = emptyPoll(spins, deadline, window, "the peer's SEND", iteration)) < 0)
+            if (e.pollRecv() == 0 && (spins = emptyPoll(spins, deadline, window, e, null, iteration)) < 0)
             {
                 return false;
             }
@@ -503,10 +546,10 @@ final class PerfLoops
         final RunWindow window)
     {
         long spins = 0;
-        while (e.lastSendWrId != wrId)
+        while (e.sendsRetired != wrId + 1)
         {
             if (e.pollOnce() == 0
-                && (spins = emptyPoll(spins, deadline, window, "the RDMA WRITE's completion", iteration)) < 0)
+                && (spins = emptyPoll(spins, deadline, window, e, "RDMA WRITE completion", iteration)) < 0)
             {
                 return false;
             }
@@ -518,24 +561,29 @@ final class PerfLoops
      * After an empty poll in a wait: the new spin count, or -1 when a duration run's window ended (checked every
      * 4096 spins); an iteration run throws once {@code deadline} passed ({@link #checkStall}).
      */
-    private static long emptyPoll(final long spins, final long deadline, final RunWindow window,
+    private static long emptyPoll(final long spins, final long deadline, final RunWindow window, final Endpoint e,
         final String waitingFor, final long iteration)
     {
         if (window == null)
         {
-            return checkStall(spins, deadline, waitingFor, iteration);
+            return checkStall(spins, deadline, e, waitingFor, iteration);
         }
         final long next = spins + 1;
         return (next & SPIN_CHECK_MASK) == 0 && window.over(System.nanoTime()) ? -1 : next;
     }
 
-    private static long checkStall(final long spins, final long deadline, final String waitingFor,
+    /**
+     * Counts a spin; once {@code deadline} passed (checked every 4096 spins) throws, naming what did not come: {@code
+     * waitingFor} (a constant: nothing is built per spin), or when null the peer's next message.
+     */
+    private static long checkStall(final long spins, final long deadline, final Endpoint e, final String waitingFor,
         final long iteration)
     {
         if ((spins & SPIN_CHECK_MASK) == SPIN_CHECK_MASK && System.nanoTime() - deadline > 0)
         {
-            throw new IllegalStateException("stalled at iteration " + iteration + ": no " + waitingFor
-                + " within the stall timeout (peer gone, or the QP in error?)");
+            throw new IllegalStateException("stalled at iteration " + iteration + ": no "
+                + (waitingFor != null ? waitingFor : e.messageName() + " from the peer") + " within the stall timeout ("
+                + e.received + " received, " + e.sendsRetired + " sends completed; " + e.stallHint() + ")");
         }
         return spins + 1;
     }

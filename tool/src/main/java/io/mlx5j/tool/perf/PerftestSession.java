@@ -246,7 +246,7 @@ final class PerftestSession
         {
             e.remote = peer;    // the CM connected the QP; the handshake brought the buffer
         }
-        PerfCommand.prepare(e, o, w.remoteIsMlx5j());
+        e.prepare(o, w.remoteIsMlx5j());
         w.handshake(my, gid);
         w.handshake(my, gid);
         PerfCommand.banner(out, o, context, e, mtu,
@@ -329,8 +329,7 @@ final class PerftestSession
                     {
                         final PerfOptions os = o.withSize(size);
                         final Progress progress = progress(err, os);
-                        final PerfLoops.Latency r = PerfLoops.oneSidedLat(e, t == PerfTest.ATOMIC_LAT, os, progress,
-                            stall);
+                        final PerfLoops.Latency r = PerfLoops.oneSidedLat(e, os, progress, stall);
                         progress.finish(r.iterations());
                         PerfCommand.latencyRow(out, os, r);
                         lastRun = r;
@@ -353,7 +352,7 @@ final class PerftestSession
                     final Progress progress = progress(err, os);
                     if (server)
                     {
-                        final long n = PerfLoops.sendBwResponder(e, os, progress, stall);
+                        final long n = PerfLoops.sendBwResponder(e, os, progress, stall).iterations();
                         progress.finish(n);
                         served = n;
                         if (sizes.length > 1)
@@ -363,7 +362,7 @@ final class PerftestSession
                     }
                     else
                     {
-                        final PerfLoops.Bandwidth r = PerfLoops.bandwidth(e, null, os, 1, progress, stall,
+                        final PerfLoops.Bandwidth r = PerfLoops.bandwidth(e, null, os, progress, stall,
                             peakRecorder(os));
                         progress.finish(r.iterations());
                         PerfCommand.bandwidthRow(out, os, r);
@@ -405,7 +404,7 @@ final class PerftestSession
                     {
                         final PerfOptions os = o.withSize(size);
                         final Progress progress = progress(err, os);
-                        final PerfLoops.Bandwidth r = PerfLoops.bandwidth(e, null, os, 1, progress, stall,
+                        final PerfLoops.Bandwidth r = PerfLoops.bandwidth(e, null, os, progress, stall,
                             peakRecorder(os));
                         progress.finish(r.iterations());
                         report = PerfCommand.bandwidthRow(out, os, r);

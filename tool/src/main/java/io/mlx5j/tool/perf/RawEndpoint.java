@@ -2,25 +2,21 @@ package io.mlx5j.tool.perf;
 
 import io.mlx5j.direct.Access;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
 import io.mlx5j.direct.Context;
 import io.mlx5j.direct.DirectCq;
 import io.mlx5j.direct.DirectRecvQueue;
 import io.mlx5j.direct.FlowRule;
-import io.mlx5j.direct.MemoryRegion;
 import io.mlx5j.direct.ProtectionDomain;
-import io.mlx5j.direct.QpConfig;
 import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
 import io.mlx5j.direct.RawSendQueue;
+import io.mlx5j.direct.SendFlags;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * One side of a raw perf test: a RAW_PACKET QP with a send CQ and a receive CQ of its own, its Java send queue,
- * receive queue and CQ pollers, the flow rule perftest installs for it, and one registered buffer:
+ * The raw Ethernet part of an {@link Endpoint} (perftest's raw_ethernet_* tests): a RAW_PACKET QP whose send and
+ * receive queues have a CQ each, the Java raw send queue, the flow rule perftest installs for it, and the buffer:
  * <pre>
  *   [ the frame this side sends (built once, never changed) | rxDepth receive slots of slotSize bytes ]
  * </pre>
@@ -32,24 +28,12 @@ import java.lang.foreign.ValueLayout;
  * with IP addresses, on the server an IPv4 spec matching source = client and destination = server (the client's
  * IPv4 spec is empty: it matches any address); with ports, a UDP/TCP spec matching the peer's port as source and
  * this side's as destination; with -Y, the ethertype.
- * <p>
- * Thread model: after setup one thread drives the queues and pollers (in loopback that thread drives both sides).
  */
-final class RawEndpoint implements AutoCloseable
+final class RawEndpoint extends Endpoint
 {
-    /** Latency tests keep this many send WQEs (perftest signals every cq-mod; we also retire by signalEvery). */
-    static final int LAT_SEND_DEPTH = 64;
-
     final PerfOptions o;
     /** This QP plays the server (true) or the client (false). */
     final boolean server;
-    final CompletionQueue sendCqObject;
-    final CompletionQueue recvCqObject;
-    final QueuePair qp;
-    final Arena memory;
-    final MemoryRegion mr;
-    final MemorySegment buffer;
-    final int lkey;
     /** Bytes posted per frame. */
     final int length;
     /** Address of the frame this side sends. */
@@ -60,64 +44,51 @@ final class RawEndpoint implements AutoCloseable
     /** The frame the peer must send, for the receive checks (heap memory). */
     final MemorySegment expected;
     RawSendQueue sq;
-    DirectRecvQueue rq;
     DirectCq sendCq;
     DirectCq recvCq;
     FlowRule rule;
     final Completion sc = new Completion();
     final Completion rc = new Completion();
-    /** Receive completions so far. */
-    long received;
     /** Frames whose first bytes carried {@link RawFrame#MAGIC} and were compared whole. */
     long wholeChecked;
-    /** Send completions: the newest signaled wr_id + 1 (wr_ids are frame numbers). */
-    long sendsRetired;
-    /** raw_bw client with a BW peak: post time of every frame, completion time of every signaled one (else null). */
-    long[] postedAt;
-    long[] completedAt;
-    /** Every this many sends one is signaled (perftest's cq-mod; at most half the ring in raw_lat). */
+    /** Frames posted so far, and whether the newest was signaled (what {@link #drain} must wait for). */
+    long posted;
+    boolean lastSignaled;
+    /** Every this many sends one is signaled ({@link PerfOptions#signalInterval()}). */
     int signalInterval;
 
     RawEndpoint(final Context context, final ProtectionDomain pd, final PerfOptions o, final boolean server)
     {
+        super(context, pd, QpType.RAW_PACKET, true,
+            o.test().isLatency() ? PerfOptions.LAT_SEND_DEPTH : Math.max(o.txDepth(), 16), slots(o, server),
+            o.inlineSize(), slotsOffset(o) + (long) slots(o, server) * slotSize(o), Access.LOCAL_WRITE);
         this.o = o;
         this.server = server;
         this.length = RawFrame.wireLength(o);
-        final int sendDepth = o.test().isLatency() ? LAT_SEND_DEPTH : Math.max(o.txDepth(), 16);
-        this.slots = o.test().isLatency() || server ? o.rxDepth() : 1;     // receives(): a raw_bw client posts none
-        this.slotSize = (int) align(Math.max(length, 64), 64);
-        this.slotsOffset = align(length, 64);
-        CompletionQueue scq = null;
-        CompletionQueue rcq = null;
-        QueuePair createdQp = null;
-        Arena createdMemory = null;
-        MemoryRegion createdMr = null;
-        try
-        {
-            scq = context.createCq(sendDepth + 1);
-            rcq = context.createCq(slots + 1);
-            createdQp = pd.createQp(QpConfig.builder(QpType.RAW_PACKET, scq).recvCq(rcq).maxSendWr(sendDepth)
-                .maxRecvWr(slots).maxSendSge(1).maxRecvSge(1).maxInlineData(o.inlineSize()).build());
-            createdMemory = Arena.ofShared();
-            createdMr = pd.register(createdMemory.allocate(slotsOffset + (long) slots * slotSize, 4096),
-                Access.LOCAL_WRITE);
-        }
-        catch (final RuntimeException ex)
-        {
-            closeAll(null, createdQp, scq, rcq, createdMr, createdMemory);
-            throw ex;
-        }
-        this.sendCqObject = scq;
-        this.recvCqObject = rcq;
-        this.qp = createdQp;
-        this.memory = createdMemory;
-        this.mr = createdMr;
-        this.buffer = mr.memory();
-        this.lkey = mr.lkey();
+        this.slots = slots(o, server);
+        this.slotSize = slotSize(o);
+        this.slotsOffset = slotsOffset(o);
         this.frame = buffer.address();
         RawFrame.write(buffer, 0, o, server);
         this.expected = MemorySegment.ofArray(new byte[length]);
         RawFrame.write(expected, 0, o, !server);
+    }
+
+    /** Receive slots: rxDepth, but one for a raw_bw client, which posts none ({@link #receives()}). */
+    private static int slots(final PerfOptions o, final boolean server)
+    {
+        return o.test().isLatency() || server ? o.rxDepth() : 1;
+    }
+
+    private static int slotSize(final PerfOptions o)
+    {
+        return (int) RcEndpoint.align(Math.max(RawFrame.wireLength(o), 64), 64);
+    }
+
+    /** The frame sent comes first, the slots after it. */
+    private static long slotsOffset(final PerfOptions o)
+    {
+        return RcEndpoint.align(RawFrame.wireLength(o), 64);
     }
 
     /**
@@ -128,11 +99,10 @@ final class RawEndpoint implements AutoCloseable
     {
         qp.activate(o.ibPort());
         sq = RawSendQueue.of(qp, o.mode(), sharedRegister);
-        signalInterval = Math.min(o.cqMod(), o.test().isLatency() ? LAT_SEND_DEPTH / 2 : o.txDepth());
-        sq.signalEvery(signalInterval);
         rq = DirectRecvQueue.of(qp);
         sendCq = DirectCq.of(sendCqObject).attach(sq.queue());
         recvCq = DirectCq.of(recvCqObject).attach(rq);
+        begin(o);
         if (!receives())
         {
             return this;    // a raw_bw client receives nothing: perftest gives it no flow rule
@@ -142,54 +112,54 @@ final class RawEndpoint implements AutoCloseable
             rq.post(i, buffer.address() + slotsOffset + (long) i * slotSize, lkey, slotSize);
         }
         rq.ring();
+        final RawOptions raw = o.raw();
         FlowRule.Builder b = FlowRule.builder(qp, o.ibPort());
-        final long ownMac = server ? o.raw().serverMac() : o.raw().clientMac();
-        if (o.raw().ethertype() >= 0)
+        final long ownMac = server ? raw.serverMac() : raw.clientMac();
+        if (raw.ethertype() >= 0)
         {
-            b = b.eth(ownMac, 0xffff_ffff_ffffL, 0, 0, o.raw().ethertype(), 0xffff, 0, 0);
+            b = b.eth(ownMac, 0xffff_ffff_ffffL, 0, 0, raw.ethertype(), 0xffff, 0, 0);
         }
         else
         {
             b = b.ethDst(ownMac);
         }
-        if (o.raw().hasIp())
+        if (raw.hasIp())
         {
-            b = server ? b.ipv4(o.raw().clientIp(), -1, o.raw().serverIp(), -1) : b.ipv4(0, 0, 0, 0);
+            b = server ? b.ipv4(raw.clientIp(), -1, raw.serverIp(), -1) : b.ipv4(0, 0, 0, 0);
         }
-        if (o.raw().hasPorts())
+        if (raw.hasPorts())
         {
-            final int own = server ? o.raw().serverPort() : o.raw().clientPort();
-            final int peer = server ? o.raw().clientPort() : o.raw().serverPort();
-            b = o.raw().tcp() ? b.tcp(own, 0xffff, peer, 0xffff) : b.udp(own, 0xffff, peer, 0xffff);
+            final int own = server ? raw.serverPort() : raw.clientPort();
+            final int peer = server ? raw.clientPort() : raw.serverPort();
+            b = raw.tcp() ? b.tcp(own, 0xffff, peer, 0xffff) : b.udp(own, 0xffff, peer, 0xffff);
         }
         rule = b.create();
         return this;
     }
 
-    /** Keep the post and completion times perftest's BW peak is computed from ({@link RawPeak}). */
-    void recordTimes()
+    /** Every frame is the same: only the signal interval is the run's. */
+    @Override
+    void begin(final PerfOptions run)
     {
-        postedAt = new long[(int) o.iterations()];
-        completedAt = new long[(int) o.iterations()];
-    }
-
-    /** Whether this side receives: both sides of raw_lat, the server of raw_bw (perftest's flow rules likewise). */
-    boolean receives()
-    {
-        return o.test().isLatency() || server;
+        signalInterval = run.signalInterval();
+        sq.signalEvery(signalInterval);
     }
 
     /** Posts the frame; false when the ring is full (nothing posted). */
-    boolean send(final long wrId, final int flags)
+    @Override
+    boolean post(final long wrId, final int flags)
     {
-        if (postedAt != null)
+        if (!sq.send(wrId, frame, lkey, length, flags))
         {
-            postedAt[(int) wrId] = System.nanoTime();
+            return false;
         }
-        return sq.send(wrId, frame, lkey, length, flags);
+        posted++;
+        lastSignaled = (flags & SendFlags.SIGNALED) != 0;
+        return true;
     }
 
     /** Polls the send CQ once; returns completions seen (errors throw). */
+    @Override
     int pollSend()
     {
         final int n = sendCq.poll(sc);
@@ -200,10 +170,6 @@ final class RawEndpoint implements AutoCloseable
                 throw new IllegalStateException("send completion with error: " + sc);
             }
             sendsRetired = sc.wrId() + 1;
-            if (completedAt != null)
-            {
-                completedAt[(int) sc.wrId()] = System.nanoTime();
-            }
         }
         return n;
     }
@@ -212,6 +178,7 @@ final class RawEndpoint implements AutoCloseable
      * Polls the receive CQ once; a frame is checked and its buffer posted again (rung at once). Returns 1 when a
      * frame arrived.
      */
+    @Override
     int pollRecv()
     {
         if (recvCq.poll(rc) == 0)
@@ -230,6 +197,69 @@ final class RawEndpoint implements AutoCloseable
         return 1;
     }
 
+    /** The send CQ is the send queue's own: polled once between the iterations of a ping-pong. */
+    @Override
+    void retireSends()
+    {
+        pollSend();
+    }
+
+    /** Whether this side receives: both sides of raw_lat, the server of raw_bw (perftest's flow rules likewise). */
+    @Override
+    boolean receives()
+    {
+        return o.test().isLatency() || server;
+    }
+
+    @Override
+    String messageName()
+    {
+        return "frame";
+    }
+
+    @Override
+    String stallHint()
+    {
+        return "the peer is not running, or its frames do not match this side's flow rule: check -B/-E/-J/-j/-K/-k "
+            + "on both sides";
+    }
+
+    /**
+     * Waits until every frame posted so far has left the ring (its send completion polled), so that none is lost at
+     * teardown: the newest frame, signaled, or else one more signaled frame behind the unsignaled tail (the ring
+     * completes in order). {@code peer}: the loopback peer, whose receives this thread must keep posted meanwhile,
+     * else null.
+     */
+    void drain(final RawEndpoint peer, final long stallNanos)
+    {
+        final long deadline = System.nanoTime() + stallNanos;
+        if (posted > sendsRetired && !lastSignaled)
+        {
+            while (!post(posted, SendFlags.SIGNALED | SendFlags.RING))
+            {
+                pollAndCheck(peer, deadline);
+            }
+        }
+        while (sendsRetired < posted)
+        {
+            pollAndCheck(peer, deadline);
+        }
+    }
+
+    private void pollAndCheck(final RawEndpoint peer, final long deadline)
+    {
+        pollSend();
+        if (peer != null)
+        {
+            peer.pollRecv();
+        }
+        if (System.nanoTime() - deadline > 0)
+        {
+            throw new IllegalStateException("the last send did not complete (" + sendsRetired + " of " + posted
+                + " frames retired)");
+        }
+    }
+
     /**
      * The frame must be the one the peer sends under the same options: its length, and its header bytes as perftest
      * builds them (the source MAC only when this side knows the peer's); a frame from an mlx5j peer also its payload.
@@ -241,9 +271,8 @@ final class RawEndpoint implements AutoCloseable
             throw new IllegalStateException("frame " + received + " has " + byteLen + " bytes, expected " + length
                 + " (-s " + o.size() + " less the 4-byte FCS)");
         }
-        final boolean peerMacKnown = (server ? o.raw().clientMac() : o.raw().serverMac()) >= 0;
         final int hdr = RawFrame.headerLength(o);
-        final long diff = peerMacKnown
+        final long diff = peerMacKnown()
             ? MemorySegment.mismatch(buffer, at, at + hdr, expected, 0, hdr)
             : mismatchWithout(at, 6, 12, hdr);
         if (diff >= 0)
@@ -264,6 +293,11 @@ final class RawEndpoint implements AutoCloseable
         }
     }
 
+    private boolean peerMacKnown()
+    {
+        return (server ? o.raw().clientMac() : o.raw().serverMac()) >= 0;
+    }
+
     /** mismatch of [0, hdr) skipping [from, to). */
     private long mismatchWithout(final long at, final int from, final int to, final int hdr)
     {
@@ -279,57 +313,26 @@ final class RawEndpoint implements AutoCloseable
     /** What the receive checks covered, for the report. */
     String checkSummary()
     {
-        final boolean peerMacKnown = (server ? o.raw().clientMac() : o.raw().serverMac()) >= 0;
         return received + " frames of " + length + " bytes, headers as perftest builds them"
-            + (peerMacKnown ? "" : " (source MAC not known here, not compared)") + "; "
+            + (peerMacKnown() ? "" : " (source MAC not known here, not compared)") + "; "
             + (wholeChecked == received ? "payload pattern ok (an mlx5j peer)"
             : wholeChecked == 0 ? "payload not compared (perftest's random bytes)"
             : wholeChecked + " with the mlx5j payload pattern");
     }
 
-    /** Address of the QP's BlueFlame register: two QPs of one context may be given the same one. */
-    long bfRegister()
-    {
-        return qp.rings().bfReg().address();
-    }
-
     @Override
     public void close()
     {
-        closeAll(rule, qp, sendCqObject, recvCqObject, mr, memory);
-    }
-
-    private static void closeAll(final FlowRule rule, final QueuePair qp, final CompletionQueue scq,
-        final CompletionQueue rcq, final MemoryRegion mr, final Arena memory)
-    {
-        if (rule != null)
+        try
         {
-            rule.close();
+            if (rule != null)
+            {
+                rule.close();
+            }
         }
-        if (qp != null)
+        finally
         {
-            qp.close();
+            super.close();
         }
-        if (scq != null)
-        {
-            scq.close();
-        }
-        if (rcq != null)
-        {
-            rcq.close();
-        }
-        if (mr != null)
-        {
-            mr.close();
-        }
-        if (memory != null)
-        {
-            memory.close();
-        }
-    }
-
-    private static long align(final long v, final long a)
-    {
-        return (v + a - 1) & -a;
     }
 }

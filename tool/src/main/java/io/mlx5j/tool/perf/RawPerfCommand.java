@@ -4,6 +4,7 @@ import io.mlx5j.direct.Context;
 import io.mlx5j.direct.PortAttributes;
 import io.mlx5j.direct.ProtectionDomain;
 import io.mlx5j.tool.DevicesCommand;
+import io.mlx5j.tool.perf.report.BandwidthPeak;
 import io.mlx5j.tool.perf.report.BandwidthStats;
 import io.mlx5j.tool.perf.report.LatencyStats;
 import io.mlx5j.tool.perf.report.ResultTable;
@@ -14,11 +15,12 @@ import java.util.Locale;
 /**
  * {@code mlx5j perf raw_lat | raw_bw}: perftest's raw_ethernet_lat / raw_ethernet_bw on the Java raw path
  * ({@link io.mlx5j.direct.RawSendQueue}, {@link io.mlx5j.direct.DirectRecvQueue}, {@link io.mlx5j.direct.DirectCq},
- * {@link io.mlx5j.direct.FlowRule}). Loopback runs a client QP and a server QP in this process on one thread;
- * {@code --server} / {@code --client} run one side against another process, mlx5j or perftest. As in perftest's raw
- * tools nothing is exchanged but the measured frames: each side knows the other's addresses from its command line, so
- * the server must be ready first; it is once it has printed the result table's header (flow rule installed and
- * receives posted before that line).
+ * {@link io.mlx5j.direct.FlowRule}), with the measuring loops every test uses ({@link PerfLoops}: raw_lat is
+ * send_lat's ping-pong, raw_bw send_bw's stream). Loopback runs a client QP and a server QP in this process on one
+ * thread; {@code --server} / {@code --client} run one side against another process, mlx5j or perftest. As in
+ * perftest's raw tools nothing is exchanged but the measured frames: each side knows the other's addresses from its
+ * command line, so the server must be ready first; it is once it has printed the result table's header (flow rule
+ * installed and receives posted before that line).
  */
 final class RawPerfCommand
 {
@@ -57,37 +59,35 @@ final class RawPerfCommand
             client.start(shared);
             banner(out, o, context, port, client, server,
                 "loopback: a client QP and a server QP in this process, one thread");
-            final Progress progress = new Progress(err, o.test().cliName(), o.iterations(), o.progress());
+            out.println(header(o));
+            final Progress progress = progress(err, o);
             final long stall = o.timeout().toNanos();
+            final boolean latency = o.test().isLatency();
+            if (latency)
+            {
+                final PerfLoops.Latency r = PerfLoops.sendLat(client, server, o, progress, stall);
+                final String check = client.checkSummary() + " (client); " + server.checkSummary() + " (server)";
+                if (r.timed())
+                {
+                    printDuration(out, o, r.iterations(), r.sampleNanos(), check);
+                    return 0;
+                }
+                client.drain(server, stall);
+                server.drain(client, stall);
+                progress.finish(o.iterations());
+                printLatency(out, o, r, check);
+                return 0;
+            }
+            final BandwidthPeak peak = o.noPeak() ? null : new BandwidthPeak(o.iterations());
+            final PerfLoops.Bandwidth r = PerfLoops.bandwidth(client, server, o, progress, stall, peak);
             if (o.duration() > 0)
             {
-                out.println(o.test().isLatency() ? latencyDurationHeader() : bandwidthHeader(o.reportGbits()));
-                final RawDurationLoops.Result r = o.test().isLatency() ? RawDurationLoops.lat(client, server, stall)
-                    : RawDurationLoops.bwClient(client, server, stall);
-                printDuration(out, o, r, o.test().isLatency()
-                    ? client.checkSummary() + " (client); " + server.checkSummary() + " (server)"
-                    : "server received " + server.checkSummary());
+                client.drain(server, stall);
+                printDuration(out, o, r.iterations(), r.nanos(), "server received " + server.checkSummary());
+                return 0;
             }
-            else if (o.test().isLatency())
-            {
-                out.println(ResultTable.latencyHeader());
-                final long[] samples = RawPerfLoops.latClient(client, server, progress, stall);
-                progress.finish(o.iterations());
-                printLatency(out, o, samples, samples.length, client.checkSummary() + " (client); "
-                    + server.checkSummary() + " (server)");
-            }
-            else
-            {
-                out.println(bandwidthHeader(o.reportGbits()));
-                if (!o.noPeak())
-                {
-                    client.recordTimes();
-                }
-                final long nanos = RawPerfLoops.bwClient(client, server, progress, stall);
-                progress.finish(o.iterations());
-                printBandwidth(out, o, nanos, o.noPeak() ? null : client, "server received "
-                    + server.checkSummary());
-            }
+            progress.finish(o.iterations());
+            printBandwidth(out, o, r, "server received " + server.checkSummary());
             return 0;
         }
     }
@@ -103,47 +103,68 @@ final class RawPerfCommand
                 ? "server: flow rule installed, receives posted; start the client now (no TCP exchange)"
                 : "client: sending to the server given by -E/-J/-K (no TCP exchange)");
             // the header line is what a waiting script (or test) takes as "the server is ready"
-            out.println(o.test().isLatency()
-                ? (o.duration() > 0 ? latencyDurationHeader() : ResultTable.latencyHeader())
-                : bandwidthHeader(o.reportGbits()));
+            out.println(header(o));
             out.flush();
-            final Progress progress = new Progress(err, o.test().cliName(), o.iterations(), o.progress());
+            final Progress progress = progress(err, o);
             final long stall = o.timeout().toNanos();
-            if (o.duration() > 0)
+            if (o.test().isLatency())
             {
-                final RawDurationLoops.Result r = o.test().isLatency() ? RawDurationLoops.lat(e, null, stall)
-                    : server ? RawDurationLoops.bwServer(e, stall) : RawDurationLoops.bwClient(e, null, stall);
-                printDuration(out, o, r, e.receives() ? (server && !o.test().isLatency() ? "received " : "")
-                    + e.checkSummary() : "sent frames of " + e.length + " bytes");
-            }
-            else if (o.test().isLatency())
-            {
-                final long[] samples = server ? RawPerfLoops.latServer(e, progress, stall)
-                    : RawPerfLoops.latClient(e, null, progress, stall);
+                final PerfLoops.Latency r = server ? PerfLoops.sendLatResponder(e, o, progress, stall)
+                    : PerfLoops.sendLat(e, null, o, progress, stall);
+                if (r.timed())
+                {
+                    printDuration(out, o, r.iterations(), r.sampleNanos(), e.checkSummary());
+                    return 0;
+                }
+                e.drain(null, stall);
                 progress.finish(o.iterations());
-                printLatency(out, o, samples, server ? (int) Math.max(1, o.iterations() - 1) : samples.length,
-                    e.checkSummary());
+                printLatency(out, o, r, e.checkSummary());
             }
             else if (server)
             {
-                final long nanos = RawPerfLoops.bwServer(e, progress, stall);
-                progress.finish(o.iterations());
-                printBandwidth(out, o, nanos, null, "received " + e.checkSummary()
+                final PerfLoops.Bandwidth r = PerfLoops.sendBwResponder(e, o, progress, stall);
+                if (o.duration() > 0)
+                {
+                    printDuration(out, o, r.iterations(), r.nanos(), "received " + e.checkSummary());
+                    return 0;
+                }
+                progress.finish(r.iterations());
+                printBandwidth(out, o, r, "received " + e.checkSummary()
                     + "; timed from the first frame to the last, as perftest's server");
             }
             else
             {
-                if (!o.noPeak())
+                final BandwidthPeak peak = o.noPeak() ? null : new BandwidthPeak(o.iterations());
+                final PerfLoops.Bandwidth r = PerfLoops.bandwidth(e, null, o, progress, stall, peak);
+                final String sent = "sent frames of " + e.length + " bytes";
+                if (o.duration() > 0)
                 {
-                    e.recordTimes();
+                    e.drain(null, stall);
+                    printDuration(out, o, r.iterations(), r.nanos(), sent);
+                    return 0;
                 }
-                final long nanos = RawPerfLoops.bwClient(e, null, progress, stall);
                 progress.finish(o.iterations());
-                printBandwidth(out, o, nanos, o.noPeak() ? null : e, "sent " + o.iterations() + " frames of " + e.length
+                printBandwidth(out, o, r, "sent " + o.iterations() + " frames of " + e.length
                     + " bytes; timed from the first post to the last send completion");
             }
             return 0;
         }
+    }
+
+    /** Progress lines of an iteration run; a duration run has no count to show progress against. */
+    private static Progress progress(final PrintStream err, final PerfOptions o)
+    {
+        return new Progress(err, o.test().cliName(), o.iterations(), o.progress() && o.duration() == 0);
+    }
+
+    /** perftest's table header: latency (RESULT_FMT_LAT, or with -D RESULT_FMT_LAT_DUR) or bandwidth with peak. */
+    private static String header(final PerfOptions o)
+    {
+        if (o.test().isLatency())
+        {
+            return o.duration() > 0 ? ResultTable.latencyDurationHeader() : ResultTable.latencyHeader();
+        }
+        return ResultTable.bandwidthHeader(o.reportGbits());
     }
 
     // ------------------------------------------------------------------------------------------ output
@@ -152,24 +173,23 @@ final class RawPerfCommand
     private static void banner(final PrintStream out, final PerfOptions o, final Context context,
         final PortAttributes p, final RawEndpoint e, final RawEndpoint loopbackServer, final String connection)
     {
+        final boolean latency = o.test().isLatency();
         out.println(ResultTable.LINE);
-        out.println("                    Raw Ethernet " + (o.test().isLatency() ? "Send Latency" : "Send BW")
-            + " Test (mlx5j Java direct path)");
+        out.println("                    " + o.test().title() + " (mlx5j Java direct path)");
         out.printf(Locale.ROOT, " Device         : %s port %d (%s, Ethernet)%n", context.deviceName(), p.port(),
             DevicesCommand.portState(p.state()));
         out.printf(Locale.ROOT, " Connection     : RawEth, %s%n", connection);
-        out.printf(Locale.ROOT, " Mtu            : %d[B]     Doorbell : %s     Eth min inline : %d[B]%n", o.raw().mtu(),
-            e.sq.queue().mode().name().toLowerCase(Locale.ROOT), e.sq.minInline());
+        out.printf(Locale.ROOT, " Mtu            : %d[B]     Doorbell : %s     Eth min inline : %d[B]%n",
+            o.raw().mtu(), e.sq.queue().mode().name().toLowerCase(Locale.ROOT), e.sq.minInline());
         out.printf(Locale.ROOT, " %s : %d     CQ Moderation : %d     RX depth : %s%n",
-            o.test().isLatency() ? "Send depth    " : "TX depth      ",
-            o.test().isLatency() ? RawEndpoint.LAT_SEND_DEPTH : o.txDepth(),
+            latency ? "Send depth    " : "TX depth      ", latency ? PerfOptions.LAT_SEND_DEPTH : o.txDepth(),
             e.signalInterval, e.receives() ? Integer.toString(o.rxDepth()) : "none");
         out.printf(Locale.ROOT, " Inline         : %s (inline size %d, QP max %d)%n", o.inline() ? "on" : "off",
             o.inlineSize(), e.sq.maxInlineData());
-        out.println(" Frame sent     : " + (o.test().isLatency() || !e.server
+        out.println(" Frame sent     : " + (latency || !e.server
             ? describeFrame(o, e.server) + ", " + e.length + " bytes + 4 FCS"
             : "none (a raw_bw server only receives)"));
-        if (e.server && !o.test().isLatency())
+        if (e.server && !latency)
         {
             out.println(" Frame expected : " + describeFrame(o, false) + ", " + e.length + " bytes + 4 FCS");
         }
@@ -188,60 +208,51 @@ final class RawPerfCommand
 
     private static String describeFrame(final PerfOptions o, final boolean fromServer)
     {
-        final long src = fromServer ? o.raw().serverMac() : o.raw().clientMac();
-        final long dst = fromServer ? o.raw().clientMac() : o.raw().serverMac();
+        final RawOptions r = o.raw();
+        final long src = fromServer ? r.serverMac() : r.clientMac();
+        final long dst = fromServer ? r.clientMac() : r.serverMac();
         final StringBuilder sb = new StringBuilder();
         sb.append(src < 0 ? "any" : RawOptions.macText(src)).append(" -> ").append(RawOptions.macText(dst));
-        if (o.raw().hasIp())
+        if (r.hasIp())
         {
-            sb.append(", IPv4 ").append(RawOptions.ipText(fromServer ? o.raw().serverIp() : o.raw().clientIp()))
-                .append(" -> ").append(RawOptions.ipText(fromServer ? o.raw().clientIp() : o.raw().serverIp()));
-            if (o.raw().hasPorts())
+            sb.append(", IPv4 ").append(RawOptions.ipText(fromServer ? r.serverIp() : r.clientIp()))
+                .append(" -> ").append(RawOptions.ipText(fromServer ? r.clientIp() : r.serverIp()));
+            if (r.hasPorts())
             {
-                sb.append(o.raw().tcp() ? ", TCP " : ", UDP ")
-                    .append(fromServer ? o.raw().serverPort() : o.raw().clientPort())
-                    .append(" -> ").append(fromServer ? o.raw().clientPort() : o.raw().serverPort());
+                sb.append(r.tcp() ? ", TCP " : ", UDP ").append(fromServer ? r.serverPort() : r.clientPort())
+                    .append(" -> ").append(fromServer ? r.clientPort() : r.serverPort());
             }
         }
         else
         {
-            sb.append(o.raw().ethertype() >= 0 ? String.format(Locale.ROOT, ", ethertype 0x%04x", o.raw().ethertype())
+            sb.append(r.ethertype() >= 0 ? String.format(Locale.ROOT, ", ethertype 0x%04x", r.ethertype())
                 : ", 802.3 length " + (o.size() - RawFrame.RAWETH_ADDITION));
         }
         return sb.toString();
     }
 
-    private static void printLatency(final PrintStream out, final PerfOptions o, final long[] samples,
-        final int count, final String check)
+    private static void printLatency(final PrintStream out, final PerfOptions o, final PerfLoops.Latency r,
+        final String check)
     {
-        final LatencyStats s = LatencyStats.of(samples, count, 2);
+        final int count = r.samples().length;
+        final LatencyStats s = LatencyStats.of(r.samples(), count, o.test().rttFactor());
         out.println(ResultTable.latencyRow(o.size(), o.iterations(), s));
         out.println(ResultTable.LINE);
         out.println(" " + count + " samples (round trip / 2); data check: " + check);
     }
 
     /**
-     * perftest's bandwidth row (REPORT_FMT under RESULT_FMT / RESULT_FMT_G), BW peak column included; {@code peak}:
-     * the client's endpoint when it kept the times for the peak, else null (0.00, as perftest prints without one).
+     * perftest's bandwidth row (REPORT_FMT under RESULT_FMT / RESULT_FMT_G), BW peak column included: the peak the
+     * run recorded, or 0.00 as perftest prints without one.
      */
-    private static void printBandwidth(final PrintStream out, final PerfOptions o, final long nanos,
-        final RawEndpoint peak, final String check)
+    private static void printBandwidth(final PrintStream out, final PerfOptions o, final PerfLoops.Bandwidth r,
+        final String check)
     {
-        final BandwidthStats s = new BandwidthStats(o.size(), o.iterations(), nanos);
-        final double peakBw = peak == null ? 0 : RawPeak.peak(o.size(), RawPeak.bestNanosPerMessage(peak.postedAt,
-            peak.completedAt, (int) o.iterations(), peak.signalInterval), o.reportGbits());
-        out.println(bandwidthRow(o.size(), o.iterations(), peakBw, o.reportGbits() ? s.gbitPerSec() : s.mbPerSec(),
-            s.mpps()));
+        final BandwidthStats s = new BandwidthStats(o.size(), r.iterations(), r.nanos());
+        final double peak = r.peak() == null ? 0 : r.peak().peak(o.size(), o.reportGbits());
+        out.println(ResultTable.bandwidthRow(s, peak, o.reportGbits()));
         out.println(ResultTable.LINE);
-        out.println(String.format(Locale.ROOT, " %.3f ms; data check: %s", nanos * 1e-6, check));
-    }
-
-    /** perftest v4.5 perftest_parameters.h RESULT_FMT_LAT_DUR: the latency table of a duration run. */
-    static final String[] LATENCY_DURATION_COLUMNS = {"#bytes", "#iterations", "t_avg[usec]", "tps average"};
-
-    static String latencyDurationHeader()
-    {
-        return row(LATENCY_DURATION_COLUMNS, LATENCY_DURATION_COLUMNS);
+        out.println(String.format(Locale.ROOT, " %.3f ms; data check: %s", r.nanos() * 1e-6, check));
     }
 
     /**
@@ -249,59 +260,24 @@ final class RawPerfCommand
      * / 2 and tps = iterations per second (print_report_lat_duration); raw_bw: perftest's bandwidth row without
      * peak (perftest keeps no per-message times in this mode).
      */
-    private static void printDuration(final PrintStream out, final PerfOptions o, final RawDurationLoops.Result r,
+    private static void printDuration(final PrintStream out, final PerfOptions o, final long count, final long nanos,
         final String check)
     {
+        if (count == 0)
+        {
+            throw new IllegalStateException("no iteration completed in the sample window");
+        }
         if (o.test().isLatency())
         {
-            out.println(row(LATENCY_DURATION_COLUMNS, Long.toString(o.size()), Long.toString(r.count()),
-                String.format(Locale.ROOT, "%.2f", r.nanos() / 1e3 / 2 / r.count()),
-                String.format(Locale.ROOT, "%.2f", r.count() / (r.nanos() * 1e-9))));
+            out.println(ResultTable.latencyDurationRow(o.size(), count, nanos / 1e3 / o.test().rttFactor() / count,
+                count / (nanos * 1e-9)));
         }
         else
         {
-            final BandwidthStats s = new BandwidthStats(o.size(), r.count(), r.nanos());
-            out.println(bandwidthRow(o.size(), r.count(), 0, o.reportGbits() ? s.gbitPerSec() : s.mbPerSec(),
-                s.mpps()));
+            out.println(ResultTable.bandwidthRow(new BandwidthStats(o.size(), count, nanos), 0, o.reportGbits()));
         }
         out.println(ResultTable.LINE);
         out.println(String.format(Locale.ROOT, " -D %d: %d iterations in the %.3f s sample window (%d s warm-up and "
-            + "cool-down each); data check: %s", o.duration(), r.count(), r.nanos() * 1e-9, o.duration() / 4, check));
-    }
-
-    // perftest v4.5 perftest_parameters.h RESULT_FMT / RESULT_FMT_G: the raw tools print the BW peak column
-    static final String[] BANDWIDTH_COLUMNS = {"#bytes", "#iterations", "BW peak[MB/sec]", "BW average[MB/sec]",
-        "MsgRate[Mpps]"};
-    static final String[] BANDWIDTH_COLUMNS_GBITS = {"#bytes", "#iterations", "BW peak[Gb/sec]",
-        "BW average[Gb/sec]", "MsgRate[Mpps]"};
-
-    static String bandwidthHeader(final boolean gbits)
-    {
-        final String[] c = gbits ? BANDWIDTH_COLUMNS_GBITS : BANDWIDTH_COLUMNS;
-        return row(c, c);
-    }
-
-    static String bandwidthRow(final long size, final long iterations, final double peak, final double bw,
-        final double mpps)
-    {
-        return row(BANDWIDTH_COLUMNS, Long.toString(size), Long.toString(iterations),
-            String.format(Locale.ROOT, "%.2f", peak), String.format(Locale.ROOT, "%.2f", bw),
-            String.format(Locale.ROOT, "%.6f", mpps));
-    }
-
-    /** Values left-aligned under the start of their titles, as {@link ResultTable} lays out its tables. */
-    private static String row(final String[] columns, final String... values)
-    {
-        final StringBuilder sb = new StringBuilder(" ");
-        for (int i = 0; i < columns.length; i++)
-        {
-            sb.append(values[i]);
-            if (i < columns.length - 1)
-            {
-                final int width = Math.max(columns[i].length(), 11) + 2;
-                sb.append(" ".repeat(Math.max(1, width - values[i].length())));
-            }
-        }
-        return sb.toString();
+            + "cool-down each); data check: %s", o.duration(), count, nanos * 1e-9, o.margin(), check));
     }
 }

@@ -3,80 +3,73 @@ package io.mlx5j.tool.perf;
 import io.mlx5j.direct.Access;
 import io.mlx5j.direct.AddressVector;
 import io.mlx5j.direct.Completion;
-import io.mlx5j.direct.CompletionQueue;
 import io.mlx5j.direct.Context;
 import io.mlx5j.direct.DirectCq;
 import io.mlx5j.direct.DirectRecvQueue;
 import io.mlx5j.direct.DirectSendQueue;
 import io.mlx5j.direct.Gid;
 import io.mlx5j.direct.InitAttributes;
-import io.mlx5j.direct.MemoryRegion;
 import io.mlx5j.direct.PeerInfo;
 import io.mlx5j.direct.PortAttributes;
 import io.mlx5j.direct.ProtectionDomain;
-import io.mlx5j.direct.QpConfig;
 import io.mlx5j.direct.QpType;
-import io.mlx5j.direct.QueuePair;
 import io.mlx5j.direct.RtrAttributes;
 import io.mlx5j.direct.RtsAttributes;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.doorbell.DoorbellMode;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * One side of a perf test: a CQ, an RC QP with its Java send queue, receive queue and CQ poller, and one registered
- * buffer. Setup and teardown are control path; the fields the measuring loops use are final.
+ * The RC part of an {@link Endpoint} (perftest's ib_* tests): one CQ for both queues, the Java send queue, and the
+ * buffer split in two areas:
  * <pre>
  *   buffer:  [ recv area: peers write/send/read here | send area: the source of our writes/sends/read targets ]
  *            0                                   areaSize                                           2*areaSize
  * </pre>
  * Two areas because write_lat spins on the last byte of the area the peer writes: were it also our source, the
  * marker we set before posting would satisfy our own spin.
- * <p>
- * Thread model: after setup, one thread drives {@link #sq}, {@link #rq} and {@link #cq} (in loopback that one thread
- * drives both endpoints, which is allowed: each queue is still used by a single thread).
  */
-final class RcEndpoint implements AutoCloseable
+final class RcEndpoint extends Endpoint
 {
     static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
-    static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    /** 8-byte atomics are host-endian on ConnectX-4+ under Linux (mlx5 core sets atomic_req_8B_endianness_mode). */
+    static final ValueLayout.OfLong HOST64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.nativeOrder());
 
-    final Context context;
+    /** What {@link #post} sends: the test's operation. */
+    private static final int WRITE = 0;
+    private static final int READ = 1;
+    private static final int FETCH_ADD = 2;
+    private static final int SEND = 3;
+
     final PortAttributes port;
     final Gid gid;
     final int gidIndex;
-    final CompletionQueue cqObject;
-    final QueuePair qp;
-    final Arena memory;
-    final MemoryRegion mr;
-    final MemorySegment buffer;
     final long areaSize;
     final long recvArea;
     final long sendArea;
-    final int lkey;
+    final int psn;
     DirectSendQueue sq;
-    DirectRecvQueue rq;
     DirectCq cq;
     final Completion wc = new Completion();
-    final int psn;
     /** The peer, once connected. */
     PeerInfo remote;
-    /** RECV completions seen so far. */
-    long recvDone;
-    /** wr_id of the newest send-side completion (wr_ids are iteration numbers), -1 before the first. */
-    long lastSendWrId = -1;
     /** Length each receive WQE offers (the whole receive area). */
     int recvLength;
+    private final boolean receives;
+    /** The run {@link #begin} readied: operation, message size, the peer's area. */
+    private int operation;
+    private int size;
+    private long remoteAddr;
+    private int remoteKey;
 
     /**
      * @param sendDepth    send WQEs the QP holds
-     * @param recvDepth    receive WQEs the QP holds (at least 1)
+     * @param recvDepth    receive WQEs the QP holds (0: this side receives nothing; 1 is still asked for)
      * @param inlineSize   max inline data requested for the QP
      * @param areaSize     bytes per area (at least the message size, 8-byte aligned)
      * @param gidIndex     -1 = no GID unless the port is Ethernet (then 0)
@@ -84,38 +77,34 @@ final class RcEndpoint implements AutoCloseable
     RcEndpoint(final Context context, final ProtectionDomain pd, final int ibPort, final int gidIndex,
         final int sendDepth, final int recvDepth, final int inlineSize, final long areaSize)
     {
-        this.context = context;
-        this.port = context.queryPort(ibPort);
-        this.gidIndex = gidIndex >= 0 ? gidIndex : port.isEthernet() ? 0 : -1;
-        this.gid = this.gidIndex >= 0 ? context.queryGid(ibPort, this.gidIndex) : Gid.ZERO;
-        this.areaSize = align(Math.max(areaSize, 64), 64);
-        CompletionQueue createdCq = null;
-        QueuePair createdQp = null;
-        Arena createdMemory = null;
-        MemoryRegion createdMr = null;
-        try
-        {
-            createdCq = context.createCq(sendDepth + recvDepth + 1);
-            createdQp = pd.createQp(QpConfig.builder(QpType.RC, createdCq).maxSendWr(sendDepth)
-                .maxRecvWr(Math.max(1, recvDepth)).maxSendSge(1).maxRecvSge(1).maxInlineData(inlineSize).build());
-            createdMemory = Arena.ofShared();
-            createdMr = pd.register(createdMemory.allocate(2 * this.areaSize, 4096), Access.ALL_REMOTE);
-        }
-        catch (final RuntimeException ex)
-        {
-            // undo in reverse so the PD and context can still close
-            closeAll(createdQp, createdCq, createdMr, createdMemory);
-            throw ex;
-        }
-        this.cqObject = createdCq;
-        this.qp = createdQp;
-        this.memory = createdMemory;
-        this.mr = createdMr;
-        this.buffer = mr.memory();
+        // the port and GID are queried before anything is created (a failure then leaves nothing to close)
+        this(context, pd, Address.of(context, ibPort, gidIndex), sendDepth, recvDepth, inlineSize,
+            align(Math.max(areaSize, 64), 64));
+    }
+
+    private RcEndpoint(final Context context, final ProtectionDomain pd, final Address address, final int sendDepth,
+        final int recvDepth, final int inlineSize, final long areaSize)
+    {
+        super(context, pd, QpType.RC, false, sendDepth, recvDepth, inlineSize, 2 * areaSize, Access.ALL_REMOTE);
+        this.port = address.port();
+        this.gidIndex = address.gidIndex();
+        this.gid = address.gid();
+        this.areaSize = areaSize;
         this.recvArea = buffer.address();
-        this.sendArea = buffer.address() + this.areaSize;
-        this.lkey = mr.lkey();
+        this.sendArea = buffer.address() + areaSize;
         this.psn = ThreadLocalRandom.current().nextInt(1 << 24);
+        this.receives = recvDepth > 0;
+    }
+
+    /** The port and the GID this endpoint uses: -1 = LID addressing (InfiniBand, no -x). */
+    private record Address(PortAttributes port, int gidIndex, Gid gid)
+    {
+        static Address of(final Context context, final int ibPort, final int gidIndex)
+        {
+            final PortAttributes port = context.queryPort(ibPort);
+            final int index = gidIndex >= 0 ? gidIndex : port.isEthernet() ? 0 : -1;
+            return new Address(port, index, index >= 0 ? context.queryGid(ibPort, index) : Gid.ZERO);
+        }
     }
 
     /**
@@ -126,14 +115,8 @@ final class RcEndpoint implements AutoCloseable
     {
         sq = DirectSendQueue.of(qp, mode, sharedRegister);
         rq = DirectRecvQueue.of(qp);
-        cq = DirectCq.of(cqObject).attach(sq).attach(rq);
+        cq = DirectCq.of(sendCqObject).attach(sq).attach(rq);
         return this;
-    }
-
-    /** Address of the QP's BlueFlame register: two QPs of one context may be given the same one. */
-    long bfRegister()
-    {
-        return qp.rings().bfReg().address();
     }
 
     /** What the peer needs: addressing and our receive area as the RDMA target. */
@@ -173,6 +156,35 @@ final class RcEndpoint implements AutoCloseable
         this.remote = remote;
     }
 
+    /**
+     * Everything a run needs once the QP is connected: the patterns the data checks expect ({@code patterns}: the
+     * peer is mlx5j), the byte write_lat spins on, the atomic counter, the receives of the send tests.
+     */
+    void prepare(final PerfOptions o, final boolean patterns)
+    {
+        if (patterns)
+        {
+            fillPatterns();
+        }
+        if (o.test() == PerfTest.WRITE_LAT)
+        {
+            // the byte write_lat spins on must not start out as the first marker (1): recvPattern(107) is 1; with
+            // -a each size spins on its own last byte, which the smaller sizes' WRITEs before it do not reach
+            for (final int s : o.sizes())
+            {
+                buffer.set(ValueLayout.JAVA_BYTE, s - 1, (byte) 0);
+            }
+        }
+        if (o.test().isAtomic())
+        {
+            buffer.set(HOST64, 0, 0L); // the counter peers add to
+        }
+        if (o.test().isSend())
+        {
+            postReceives(o.rxDepth());
+        }
+    }
+
     /** Posts {@code n} receives of the whole receive area and rings once (setup). */
     void postReceives(final int n)
     {
@@ -187,9 +199,81 @@ final class RcEndpoint implements AutoCloseable
         rq.ring();
     }
 
+    @Override
+    void begin(final PerfOptions run)
+    {
+        operation = switch (run.test())
+        {
+            case WRITE_LAT, WRITE_BW -> WRITE;
+            case READ_LAT, READ_BW -> READ;
+            case ATOMIC_LAT, ATOMIC_BW -> FETCH_ADD;
+            case SEND_LAT, SEND_BW -> SEND;
+            case RAW_LAT, RAW_BW -> throw new IllegalArgumentException(run.test().cliName() + " is not an RC test");
+        };
+        size = run.size();
+        if (remote != null)
+        {
+            remoteAddr = remote.addr();
+            remoteKey = remote.rkey();
+        }
+        sq.signalEvery(run.signalInterval());
+    }
+
+    /** The test's operation: a WRITE or SEND of the run's size from the send area, a READ into it, a FETCH_ADD(1). */
+    @Override
+    boolean post(final long wrId, final int flags)
+    {
+        return switch (operation)
+        {
+            case WRITE -> sq.rdmaWrite(wrId, sendArea, lkey, size, remoteAddr, remoteKey, flags);
+            case READ -> sq.rdmaRead(wrId, sendArea, lkey, size, remoteAddr, remoteKey, flags);
+            case FETCH_ADD -> sq.fetchAdd(wrId, sendArea, lkey, remoteAddr, remoteKey, 1L, flags);
+            default -> sq.send(wrId, sendArea, lkey, size, flags);
+        };
+    }
+
+    /** One CQ serves both queues: {@link #pollOnce}. */
+    @Override
+    int pollSend()
+    {
+        return pollOnce();
+    }
+
+    /** One CQ serves both queues: {@link #pollOnce}. */
+    @Override
+    int pollRecv()
+    {
+        return pollOnce();
+    }
+
+    /** The waits for receives poll the one CQ, which retires the sends too. */
+    @Override
+    void retireSends()
+    {
+    }
+
+    @Override
+    boolean receives()
+    {
+        return receives;
+    }
+
+    @Override
+    String messageName()
+    {
+        return "SEND";
+    }
+
+    @Override
+    String stallHint()
+    {
+        return "peer gone, or the QP in error?";
+    }
+
     /**
      * Polls at most one completion: a receive is counted and replaced by a new receive at once; a send-side
-     * completion records its wr_id. An error completion throws, naming it. Returns 1 if something was polled.
+     * completion advances {@link #sendsRetired}. An error completion throws, naming it. Returns 1 if something was
+     * polled.
      */
     int pollOnce()
     {
@@ -214,8 +298,8 @@ final class RcEndpoint implements AutoCloseable
         }
         if (wc.opcode() == WcOpcode.RECV)
         {
-            recvDone++;
-            if (!rq.post(recvDone, recvArea, lkey, recvLength))
+            received++;
+            if (!rq.post(received, recvArea, lkey, recvLength))
             {
                 throw new IllegalStateException("receive queue full after a receive completed on " + qp);
             }
@@ -223,7 +307,7 @@ final class RcEndpoint implements AutoCloseable
         }
         else
         {
-            lastSendWrId = wc.wrId();
+            sendsRetired = wc.wrId() + 1;
         }
         return 1;
     }
@@ -303,20 +387,6 @@ final class RcEndpoint implements AutoCloseable
         return (byte) ~sendPattern(i);
     }
 
-    /** First offset in [0, length) of the receive area (or the send area) not holding sendPattern, or -1. */
-    long firstMismatch(final boolean sendArea, final long length)
-    {
-        final long base = sendArea ? areaSize : 0;
-        for (long i = 0; i < length; i++)
-        {
-            if (buffer.get(ValueLayout.JAVA_BYTE, base + i) != sendPattern(i))
-            {
-                return i;
-            }
-        }
-        return -1;
-    }
-
     byte recvByte(final long offset)
     {
         return (byte) BYTE.getVolatile(buffer, offset);
@@ -330,33 +400,5 @@ final class RcEndpoint implements AutoCloseable
     static long align(final long value, final long to)
     {
         return (value + to - 1) & -to;
-    }
-
-    @Override
-    public void close()
-    {
-        closeAll(qp, cqObject, mr, memory);
-    }
-
-    /** Dependents first: the QP uses the CQ; the memory outlives the MR. Nulls are skipped. */
-    private static void closeAll(final QueuePair qp, final CompletionQueue cq, final MemoryRegion mr,
-        final Arena memory)
-    {
-        if (qp != null)
-        {
-            qp.close();
-        }
-        if (cq != null)
-        {
-            cq.close();
-        }
-        if (mr != null)
-        {
-            mr.close();
-        }
-        if (memory != null)
-        {
-            memory.close();
-        }
     }
 }

@@ -28,7 +28,7 @@ class EndpointTest
              RcEndpoint e = PerfCommand.endpoint(context, pd, o))
         {
             e.directPath(DoorbellMode.DOORBELL, false);
-            PerfCommand.prepare(e, o);
+            e.prepare(o, true);
             assertEquals(0, e.buffer.get(ValueLayout.JAVA_BYTE, 107), "cleared before the first iteration");
             assertEquals(RcEndpoint.recvPattern(106), e.buffer.get(ValueLayout.JAVA_BYTE, 106));
             assertEquals(RcEndpoint.sendPattern(107), e.buffer.get(ValueLayout.JAVA_BYTE, e.areaSize + 107));

@@ -43,8 +43,8 @@ class PerfLoopsAllocationTest
                 final int mtu = a.port.activeMtu();
                 a.connect(b.local(), mtu, 1);
                 b.connect(a.local(), mtu, 1);
-                PerfCommand.prepare(a, options);
-                PerfCommand.prepare(b, options);
+                a.prepare(options, true);
+                b.prepare(options, true);
                 final Progress quiet = new Progress(new PrintStream(OutputStream.nullOutputStream()), test, N, false);
                 run(a, b, options, quiet); // warm-up: JIT, lazily built state
                 // The least of three runs: a per-iteration allocation shows in every run (at least N bytes), a
@@ -70,9 +70,8 @@ class PerfLoopsAllocationTest
         {
             case WRITE_LAT -> PerfLoops.writeLat(a, b, o, progress, stall);
             case SEND_LAT -> PerfLoops.sendLat(a, b, o, progress, stall);
-            case READ_LAT -> PerfLoops.oneSidedLat(a, false, o, progress, stall);
-            case ATOMIC_LAT -> PerfLoops.oneSidedLat(a, true, o, progress, stall);
-            default -> PerfLoops.bandwidth(a, b, o, 1, progress, stall);
+            case READ_LAT, ATOMIC_LAT -> PerfLoops.oneSidedLat(a, o, progress, stall);
+            default -> PerfLoops.bandwidth(a, b, o, progress, stall);
         }
     }
 }

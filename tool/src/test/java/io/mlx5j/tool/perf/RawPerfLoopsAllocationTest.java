@@ -50,17 +50,16 @@ class RawPerfLoopsAllocationTest
                     client.start(server.bfRegister() == client.bfRegister());
                     final long stall = 60_000_000_000L;
                     final long before = mx.getThreadAllocatedBytes(thread);
-                    if (o.duration() > 0)
+                    if (o.test().isLatency())
                     {
-                        RawDurationLoops.bwClient(client, server, stall);
-                    }
-                    else if (o.test().isLatency())
-                    {
-                        RawPerfLoops.latClient(client, server, quiet, stall);
+                        PerfLoops.sendLat(client, server, o, quiet, stall);
+                        client.drain(server, stall);
+                        server.drain(client, stall);
                     }
                     else
                     {
-                        RawPerfLoops.bwClient(client, server, quiet, stall);
+                        PerfLoops.bandwidth(client, server, o, quiet, stall);
+                        client.drain(server, stall);
                     }
                     final long allocated = mx.getThreadAllocatedBytes(thread) - before;
                     if (round > 0) // round 0 warms up (JIT, lazily built state)
