@@ -42,8 +42,8 @@ public record IbOptions(
         "  TEST: " + PerfTest.names(),
         "  raw_lat, raw_bw: raw Ethernet, perftest's raw_ethernet_lat/_bw (options: mlx5j perf raw_lat --help)",
         "  Options are perftest's (v4.5, its programs say 6.06), and so is the TCP protocol: an mlx5j client runs",
-        "  against 'ib_write_lat' etc. as server and the other way round. SERVER_HOST makes this side the client;",
-        "  --server waits for one; with neither, both QPs run in this process (--loopback).",
+        "  against 'ib_write_lat' etc. as server and the other way round. As with perftest, SERVER_HOST makes this",
+        "  side the client; without it this side is the server and waits for one on port -p.",
         "  -s, --size BYTES         message size (default 2 for *_lat, 65536 for *_bw; atomic_lat is always 8)",
         "  -n, --iters N            iterations (default 1000 for *_lat, 5000 for *_bw)",
         "  -d, --device NAME        RDMA device (default: the first one)",
@@ -59,8 +59,9 @@ public record IbOptions(
         "  -m, --mtu BYTES          path MTU 256..4096 (default: the port's active MTU)",
         "  -u, --qp-timeout T       the QP's ACK timeout, 4.096 us * 2^T, 0..31 (default 14: 67 ms; retried 7",
         "                           times before RETRY_EXC_ERR); not with -R, where the CM sets it",
-        "      --loopback           both QPs in this process (default without --server/--client)",
-        "      --server             wait for a client (perftest or mlx5j) on TCP port -p",
+        "      --loopback           mlx5j only: both QPs in this process, one thread; no peer, no exchange",
+        "      --server             the server (the default without SERVER_HOST): wait for a client, perftest or",
+        "                           mlx5j, on TCP port -p",
         "      --client HOST        the same as the positional SERVER_HOST",
         "  -o, --outs N             outstanding READs/atomics (default 16, at most what the device allows)",
         "      --report_gbits       bandwidth in Gb/sec (10^9 bits) instead of MB/sec (2^20 bytes)",
@@ -81,8 +82,8 @@ public record IbOptions(
         "      --no-progress        no progress lines on stderr",
         "      --warmup N           mlx5j only, latency tests: before the exchange, run N iterations of the same",
         "                           loops on a private QP pair in this process and wait for the JIT compiler to",
-        "                           finish (default " + DEFAULT_WARMUP + " with --server or SERVER_HOST over TCP,",
-        "                           0 otherwise); the peer sees nothing of it",
+        "                           finish (default " + DEFAULT_WARMUP + " for a server or a client over TCP, 0 with",
+        "                           --loopback); the peer sees nothing of it",
         "      --emulated           (launcher) use the emulated ConnectX even if a real device exists");
 
     /** This part in the warm-up run: no peer, no exchange, one size. */
@@ -232,14 +233,13 @@ public record IbOptions(
             {
                 c.inlineSize = 0;
             }
-            if (rdmaCm && (c.role == null || c.role == PerfOptions.Role.LOOPBACK))
-            {
-                throw new UsageException("-R connects to a peer through rdma_cm: give --server or the server's "
-                    + "address");
-            }
             if (c.role == null)
             {
-                c.role = PerfOptions.Role.LOOPBACK;
+                c.role = PerfOptions.Role.SERVER;   // perftest: no server name, so this side is the server
+            }
+            if (rdmaCm && c.role == PerfOptions.Role.LOOPBACK)
+            {
+                throw new UsageException("-R connects to a peer through rdma_cm: not with --loopback");
             }
             if (warmup > 0 && !test.isLatency())
             {

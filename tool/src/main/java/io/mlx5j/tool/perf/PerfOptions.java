@@ -16,8 +16,10 @@ import java.util.Locale;
  * address from the command line). One parser reads both: a word naming a raw test selects the raw part, as
  * perftest's raw tools are separate programs.
  * <p>
- * The side: {@code --server}, {@code --client} (for an ib_* test also a positional server host), or by default
- * {@code --loopback}: both QPs in this process, one thread.
+ * The side is perftest's: an ib_* test given a server host is the client, without one the server (so
+ * {@code mlx5j perf write_lat -p 18515} waits for {@code ib_write_lat -p 18515 HOST}); a raw test names its side
+ * ({@code --server} / {@code --client}), as perftest's raw tools require. {@code --loopback} (mlx5j only) runs both
+ * QPs in this process, one thread.
  *
  * @param size       message size (raw: the frame including its 4-byte FCS)
  * @param inlineSize messages up to this size go inline (0 where nothing can: READ, atomics)
@@ -59,7 +61,7 @@ public record PerfOptions(
     {
         /** Both QPs in this process, driven by one thread ({@code --loopback}). */
         LOOPBACK,
-        /** Wait for the client ({@code --server}). */
+        /** Wait for the client: an ib_* test given no server host, or {@code --server}. */
         SERVER,
         /** Connect to (send to) the server. */
         CLIENT

@@ -17,9 +17,10 @@ import java.util.Locale;
  * <li>{@code -B} this side's MAC, {@code -E} the peer's; {@code -J}/{@code -j} the server's / client's IPv4 address,
  *     {@code -K}/{@code -k} the server's / client's port (UDP, or TCP with {@code --tcp}); {@code -Y} ethertype.
  *     Both sides are given the same {@code -J -j -K -k}.</li>
- * <li>{@code --server} ({@code -Z}) / {@code --client} ({@code -P}): there is no TCP exchange, every address comes
- *     from the command line; a positional host name is accepted and ignored, as perftest's raw tools do. With
- *     neither, both QPs run in this process ({@code --loopback}).</li>
+ * <li>{@code --server} ({@code -Z}) / {@code --client} ({@code -P}): one of them is required, as perftest's raw tools
+ *     require it ("you must choose test side"); there is no TCP exchange, every address comes from the command line,
+ *     and a positional host name is accepted and ignored, as perftest's raw tools do. {@code --loopback} runs both
+ *     QPs in this process instead.</li>
  * </ul>
  *
  * @param serverMac the server's MAC: -B on a server, -E on a client (in loopback the server QP's)
@@ -56,6 +57,7 @@ public record RawOptions(
         "  exchange: every address comes from the command line, and the server must be up before the client starts",
         "  (it is once it printed its table header). A HOST argument is accepted and ignored, as perftest does.",
         "  raw_lat: ping-pong, the client sends first; raw_bw: the client sends, the server counts what arrives.",
+        "  Choose the side as perftest requires: --server or --client (or --loopback, mlx5j only).",
         "  -s, --size BYTES         frame size including the 4-byte FCS, 64..MTU (default 64 raw_lat, MTU raw_bw)",
         "  -n, --iters N            frames each way (raw_lat) or sent (raw_bw) (default 1000)",
         "  -D, --duration SECONDS   run for a time instead: warm-up of SECONDS/4, count in the middle, SECONDS/4",
@@ -72,7 +74,7 @@ public record RawOptions(
         "  -Y, --ethertype 0xXXXX   ethertype of the frames, also matched by the flow rule",
         "      --server, -Z         wait for the client's frames (flow rule installed and receives posted first)",
         "      --client, -P         send to the server (start it first)",
-        "      --loopback           both QPs in this process, one thread (default without --server/--client)",
+        "      --loopback           mlx5j only: a client QP and a server QP in this process, one thread",
         "  -t, --tx-depth N         raw_bw: frames in flight (default 128)",
         "  -Q, --cq-mod N           signal every N-th send (default 100, at most -t)",
         "  -r, --rx-depth N         receives kept posted (default 512)",
@@ -217,7 +219,8 @@ public record RawOptions(
             final boolean latency = c.test.isLatency();
             if (c.role == null)
             {
-                c.role = PerfOptions.Role.LOOPBACK;
+                throw new UsageException("choose the test side: --server or --client, as perftest's raw tools "
+                    + "require (\"you must choose test side\"), or --loopback for both QPs in this process");
             }
             if (c.role == PerfOptions.Role.LOOPBACK)
             {

@@ -30,9 +30,9 @@ class PerfLoopsAllocationTest
         for (final String test : new String[] {"write_lat", "send_lat", "read_lat", "atomic_lat", "write_bw"})
         {
             final PerfOptions options = test.equals("atomic_lat")
-                ? PerfOptions.parse(test, "-n", Integer.toString(N), "--doorbell", "doorbell")
-                : PerfOptions.parse(test, "-n", Integer.toString(N), "--doorbell", "doorbell", "-s", "64", "-t", "32",
-                    "-Q", "8");
+                ? PerfOptions.parse(test, "--loopback", "-n", Integer.toString(N), "--doorbell", "doorbell")
+                : PerfOptions.parse(test, "--loopback", "-n", Integer.toString(N), "--doorbell", "doorbell", "-s",
+                    "64", "-t", "32", "-Q", "8");
             try (Context context = Context.open("mlx5_0");
                  ProtectionDomain pd = context.allocPd();
                  RcEndpoint a = PerfCommand.endpoint(context, pd, options);

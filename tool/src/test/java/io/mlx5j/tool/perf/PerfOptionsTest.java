@@ -23,7 +23,7 @@ class PerfOptionsTest
         assertEquals(1000, lat.iterations());
         assertEquals(220, lat.inlineSize());
         assertTrue(lat.inline());
-        assertEquals(PerfOptions.Role.LOOPBACK, lat.role());
+        assertEquals(PerfOptions.Role.SERVER, lat.role(), "no server host: this side is perftest's server");
         assertEquals(DoorbellMode.AUTO, lat.mode());
         assertEquals(18515, lat.ib().tcpPort());
         assertEquals(1, lat.ibPort());
@@ -91,7 +91,9 @@ class PerfOptionsTest
         assertEquals(PerfTest.ATOMIC_BW, PerfOptions.parse("atomic_bw", "-A", "FETCH_AND_ADD").test());
         assertEquals(8, PerfOptions.parse("atomic_bw").size());
         assertMessage("multicast", () -> PerfOptions.parse("send_lat", "-g", "0"));
-        assertMessage("-R connects to a peer through rdma_cm", () -> PerfOptions.parse("send_lat", "-R"));
+        assertMessage("-R connects to a peer through rdma_cm",
+            () -> PerfOptions.parse("send_lat", "-R", "--loopback"));
+        assertEquals(PerfOptions.Role.SERVER, PerfOptions.parse("send_lat", "-R").role());
         assertTrue(PerfOptions.parse("send_lat", "-R", "127.0.0.1").ib().rdmaCm());
         assertMessage("-c UD: mlx5j perf runs RC QPs only", () -> PerfOptions.parse("send_lat", "-c", "UD"));
         assertMessage("-A CMP_AND_SWAP", () -> PerfOptions.parse("atomic_lat", "-A", "CMP_AND_SWAP"));
@@ -109,13 +111,36 @@ class PerfOptionsTest
             () -> PerfOptions.parse("write_lat", "-R", "-u", "18", "127.0.0.1"));
     }
 
+    /**
+     * perftest's sides: with a server host the client, without one the server (ib_write_lat -p 18515 waits for a
+     * client); the in-process pair only when asked for. A raw test names its side, as perftest's raw tools require.
+     */
+    @Test
+    void sidesAreTheOnesOfPerftest()
+    {
+        assertEquals(PerfOptions.Role.SERVER, PerfOptions.parse("write_lat", "-p", "18515").role());
+        assertEquals(PerfOptions.Role.SERVER, PerfOptions.parse("read_bw", "--server").role());
+        assertEquals(PerfOptions.Role.CLIENT, PerfOptions.parse("write_lat", "-p", "18515", "h").role());
+        assertEquals(PerfOptions.Role.LOOPBACK, PerfOptions.parse("write_lat", "--loopback", "-n", "2000").role());
+        assertNull(PerfOptions.parse("write_lat", "--loopback").ib().host());
+        assertMessage("choose one of", () -> PerfOptions.parse("write_lat", "--loopback", "h"));
+        assertMessage("choose one of", () -> PerfOptions.parse("write_lat", "--loopback", "--server"));
+        assertMessage("you must choose test side", () -> PerfOptions.parse("raw_lat"));
+        assertMessage("--loopback", () -> PerfOptions.parse("raw_bw", "-B", "02:00:00:00:52:01"));
+        assertEquals(PerfOptions.Role.LOOPBACK, PerfOptions.parse("raw_lat", "--loopback").role());
+        assertEquals(PerfOptions.Role.SERVER, PerfOptions.parse("raw_bw", "-Z", "-B", "02:00:00:00:52:01").role());
+        assertTrue(IbOptions.USAGE.contains("--loopback"), IbOptions.USAGE);
+        assertTrue(RawOptions.USAGE.contains("--loopback"), RawOptions.USAGE);
+    }
+
     /** --warmup: on by default for two-process latency runs over TCP only; its run is a loopback at the first size. */
     @Test
     void warmsUpTwoProcessLatencyRuns()
     {
         assertEquals(20_000, PerfOptions.parse("write_lat", "--server").ib().warmup());
         assertEquals(20_000, PerfOptions.parse("read_lat", "host1").ib().warmup());
-        assertEquals(0, PerfOptions.parse("write_lat").ib().warmup());                  // loopback: nothing to wait for
+        assertEquals(20_000, PerfOptions.parse("write_lat").ib().warmup());           // no host: the server
+        assertEquals(0, PerfOptions.parse("write_lat", "--loopback").ib().warmup()); // nothing to wait for
         assertEquals(0, PerfOptions.parse("write_bw", "--server").ib().warmup());
         assertEquals(0, PerfOptions.parse("send_lat", "-R", "--server").ib().warmup()); // no TCP exchange to precede
         assertEquals(0, PerfOptions.parse("write_lat", "--server", "--warmup", "0").ib().warmup());

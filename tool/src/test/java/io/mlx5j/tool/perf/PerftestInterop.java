@@ -12,7 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * One {@code mlx5j perf} run against the unmodified perftest program of the same test (ib_write_lat ...), in either
- * role, on the emulated device this JVM's surefire execution provides (the child joins its fabric). Both sides must
+ * role, on the emulated device this JVM's surefire execution provides (the child joins its fabric). Both sides get
+ * perftest's command line: the server none but the options, the client the server's host last. Both sides must
  * exit 0, print their result row (perftest's own columns on its side), and cause no strict-mode report.
  */
 final class PerftestInterop
@@ -53,7 +54,7 @@ final class PerftestInterop
         final int status;
         if (javaServer)
         {
-            mlx5j.add("--server");
+            // no host: perftest's server (mlx5j perf write_lat -p PORT waits as ib_write_lat -p PORT does)
             final CompletableFuture<Integer> s = CompletableFuture.supplyAsync(
                 () -> Mlx5jTool.run(mlx5j.toArray(String[]::new), java.stream, java.stream));
             java.awaitContains("waiting for a client", 60);

@@ -1,13 +1,20 @@
 package io.mlx5j.tool.perf;
 
+import io.mlx5j.tool.Emulated;
+import io.mlx5j.tool.Mlx5jTool;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * {@code mlx5j perf} against the unmodified perftest 4.5 programs over InfiniBand, every test in both roles, with
@@ -96,6 +103,54 @@ class PerftestInteropTest
             List.of("-D", "2"), List.of("-D", "3", "-u", "17"));
         assertTrue(out.contains("mlx5j: the peer ended its run before acknowledging our last RDMA WRITE"), out);
         assertTrue(out.contains("transport retry counter exceeded") || out.contains("RETRY_EXC"), out);
+    }
+
+    /**
+     * A perftest user's two command lines, each in a process of its own: {@code mlx5j perf write_lat -p PORT -n 200}
+     * names no host, so it is perftest's server and waits (it printed an in-process loopback run and exited before),
+     * and the unmodified {@code ib_write_lat -p PORT -n 200 localhost} completes against it. {@code --loopback} still
+     * runs both QPs in one process.
+     */
+    @Test
+    void noHostMakesTheServerAsInPerftest() throws Exception
+    {
+        final int port = Emulated.freePort();
+        final String java = ProcessHandle.current().info().command().orElseThrow();
+        final String name = "write_lat-no-host-" + port;
+        final Emulated.Child mlx5j = new Emulated.Child(name, List.of(java, "--enable-native-access=ALL-UNNAMED",
+            "-cp", System.getProperty("java.class.path"), Mlx5jTool.class.getName(), "perf", "write_lat", "-p",
+            "" + port, "-n", "200", "--no-progress"));
+        final Path out = Path.of("target", "interop", name + ".out");
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!Files.exists(out) || !Files.readString(out).contains("waiting for a client"))
+        {
+            if (System.nanoTime() > deadline)
+            {
+                mlx5j.kill();
+                fail("mlx5j perf write_lat -p " + port + " did not wait for a client:\n"
+                    + (Files.exists(out) ? Files.readString(out) : ""));
+            }
+            Thread.sleep(20);
+        }
+        final Emulated.Result client = new Emulated.Child("ib_write_lat-client-" + port, List.of("ib_write_lat",
+            "-p", "" + port, "-n", "200", "localhost")).await(120);
+        final Emulated.Result server = mlx5j.await(120);
+        client.assertClean("ib_write_lat -p " + port + " -n 200 localhost", server.out() + server.err());
+        server.assertClean("mlx5j perf write_lat -p " + port + " -n 200", client.out());
+        assertTrue(server.out().contains("mlx5j: waiting for a client (perftest or mlx5j) on TCP port " + port),
+            server.out());
+        assertTrue(server.out().contains(" Connection     : RC, server, client "), server.out());
+        assertTrue(server.out().contains("peer perftest 6.06"), server.out());
+        assertTrue(server.lines().stream().anyMatch(l -> l.matches(" 2 +200 .*")), server.out());
+        assertTrue(client.lines().stream().anyMatch(l -> l.matches(" 2 +200 .*")), client.out());
+
+        final Emulated.Capture loopback = new Emulated.Capture();
+        assertEquals(0, Mlx5jTool.run(new String[] {"perf", "write_lat", "--loopback", "-n", "200", "--no-progress"},
+            loopback.stream, loopback.stream), loopback.text());
+        assertTrue(loopback.text().contains(" Connection     : RC, loopback: both QPs in this process, one thread"),
+            loopback.text());
+        assertTrue(loopback.text().contains(" 200 samples (round trip / 2); data check: reply 1 bytes ok; message 1 "
+            + "bytes ok"), loopback.text());
     }
 
     /** The same over RoCE (the surefire execution with an Ethernet link): both sides use GID index 1 (RoCE v2). */

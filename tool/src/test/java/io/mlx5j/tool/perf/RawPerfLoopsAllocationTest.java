@@ -31,10 +31,10 @@ class RawPerfLoopsAllocationTest
         final long thread = Thread.currentThread().threadId();
         final Progress quiet = new Progress(new PrintStream(OutputStream.nullOutputStream()), "raw", 1, false);
         for (final String[] args : new String[][] {
-            {"raw_bw", "-n", "5000", "-s", "256", "-J", "10.1.0.2", "-j", "10.1.0.1", "-K", "7001", "-k", "7002",
-                "--doorbell", "doorbell", "-N"},
-            {"raw_lat", "-n", "300", "-s", "128", "--doorbell", "doorbell"},
-            {"raw_bw", "-D", "1", "-s", "256", "--doorbell", "doorbell"}})
+            {"raw_bw", "--loopback", "-n", "5000", "-s", "256", "-J", "10.1.0.2", "-j", "10.1.0.1", "-K", "7001",
+                "-k", "7002", "--doorbell", "doorbell", "-N"},
+            {"raw_lat", "--loopback", "-n", "300", "-s", "128", "--doorbell", "doorbell"},
+            {"raw_bw", "--loopback", "-D", "1", "-s", "256", "--doorbell", "doorbell"}})
         {
             final PerfOptions o = PerfOptions.parse(args);
             final long samples = o.test().isLatency() ? 16L + 8L * o.iterations() : 0;

@@ -45,7 +45,8 @@ class RawPerfToolTest
     {
         final Emulated.Capture c = new Emulated.Capture();
         final long before = Emulated.strictViolations();
-        assertEquals(0, Mlx5jTool.run(new String[] {"perf", "raw_lat", "-n", "30", "--no-progress"}, c.stream,
+        assertEquals(0, Mlx5jTool.run(new String[] {"perf", "raw_lat", "--loopback", "-n", "30",
+            "--no-progress"}, c.stream,
             c.stream), c.text());
         final List<String> row = row(c.text(), LAT_COLUMNS, 9);
         assertEquals(List.of("64", "30"), row.subList(0, 2), c.text());
@@ -61,9 +62,9 @@ class RawPerfToolTest
     {
         final Emulated.Capture c = new Emulated.Capture();
         final long before = Emulated.strictViolations();
-        assertEquals(0, Mlx5jTool.run(new String[] {"perf", "raw_bw", "-n", "500", "-s", "512", "-J", "10.1.0.2",
-            "-j", "10.1.0.1", "-K", "7001", "-k", "7002", "--tcp", "--report_gbits", "--no-progress"}, c.stream,
-            c.stream), c.text());
+        assertEquals(0, Mlx5jTool.run(new String[] {"perf", "raw_bw", "--loopback", "-n", "500", "-s", "512", "-J",
+            "10.1.0.2", "-j", "10.1.0.1", "-K", "7001", "-k", "7002", "--tcp", "--report_gbits", "--no-progress"},
+            c.stream, c.stream), c.text());
         final List<String> row = row(c.text(), List.of("#bytes", "#iterations", "BW", "peak[Gb/sec]", "BW",
             "average[Gb/sec]", "MsgRate[Mpps]"), 5);
         assertEquals(List.of("512", "500"), row.subList(0, 2), c.text());
@@ -201,7 +202,8 @@ class RawPerfToolTest
     void loopbackLatencyForADuration()
     {
         final Emulated.Capture c = new Emulated.Capture();
-        assertEquals(0, Mlx5jTool.run(new String[] {"perf", "raw_lat", "-D", "1", "--no-progress"}, c.stream,
+        assertEquals(0, Mlx5jTool.run(new String[] {"perf", "raw_lat", "--loopback", "-D", "1",
+            "--no-progress"}, c.stream,
             c.stream), c.text());
         final List<String> row = row(c.text(), List.of("#bytes", "#iterations", "t_avg[usec]", "tps", "average"), 4);
         assertEquals("64", row.get(0));
@@ -240,7 +242,7 @@ class RawPerfToolTest
     @Test
     void perftestsRulesForOptions()
     {
-        final PerfOptions lat = PerfOptions.parse("raw_lat");
+        final PerfOptions lat = PerfOptions.parse("raw_lat", "--loopback");
         assertEquals(64, lat.size());
         assertEquals(1000, lat.iterations());
         assertEquals(236, lat.inlineSize());
@@ -252,7 +254,7 @@ class RawPerfToolTest
         assertEquals(0, bw.inlineSize());
         assertEquals(-1, bw.raw().clientMac()); // a raw_bw server need not know its client's MAC (its -E)
         assertEquals(0x020000005201L, bw.raw().serverMac());
-        assertEquals(64, PerfOptions.parse("raw_bw", "-s", "10").size());
+        assertEquals(64, PerfOptions.parse("raw_bw", "--loopback", "-s", "10").size());
         final PerfOptions c = PerfOptions.parse("raw_bw", "-P", "-B", CLIENT_MAC, "-E", SERVER_MAC, "-J",
             "10.1.0.2", "-j", "10.1.0.1", "-K", "7001", "-k", "7002");
         assertEquals(0x0a010002, c.raw().serverIp());
@@ -263,14 +265,16 @@ class RawPerfToolTest
         final Emulated.Capture out = new Emulated.Capture();
         for (final String[] bad : List.of(new String[] {"perf", "raw_lat", "--server"},
             new String[] {"perf", "raw_bw", "--client", "-B", CLIENT_MAC},
-            new String[] {"perf", "raw_bw", "-K", "1"},
-            new String[] {"perf", "raw_bw", "-K", "1", "-k", "2"},
-            new String[] {"perf", "raw_lat", "-B", SERVER_MAC, "-E", SERVER_MAC},
-            new String[] {"perf", "raw_lat", "-D", "0"}))
+            new String[] {"perf", "raw_bw", "--loopback", "-K", "1"},
+            new String[] {"perf", "raw_bw", "--loopback", "-K", "1", "-k", "2"},
+            new String[] {"perf", "raw_lat", "--loopback", "-B", SERVER_MAC, "-E", SERVER_MAC},
+            new String[] {"perf", "raw_lat", "--loopback", "-D", "0"},
+            new String[] {"perf", "raw_lat", "-n", "30"}))
         {
             assertEquals(2, Mlx5jTool.run(bad, out.stream, out.stream), Arrays.toString(bad));
         }
         assertTrue(out.text().contains("usage: mlx5j perf raw_lat|raw_bw"), out.text());
+        assertTrue(out.text().contains("mlx5j: choose the test side: --server or --client"), out.text());
     }
 
     // ------------------------------------------------------------------------------------------------ helpers
