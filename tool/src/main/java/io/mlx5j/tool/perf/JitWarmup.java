@@ -39,7 +39,7 @@ final class JitWarmup
     }
 
     /**
-     * Runs the warm-up of {@code o} ({@link PerfOptions#warmup()} iterations; nothing if 0) and reports it in one
+     * Runs the warm-up of {@code o} ({@link IbOptions#warmup()} iterations; nothing if 0) and reports it in one
      * line on {@code err}.
      */
     static void run(final Context context, final ProtectionDomain pd, final PerfOptions o, final int rdAtomic,

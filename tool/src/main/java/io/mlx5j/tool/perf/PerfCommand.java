@@ -23,9 +23,6 @@ import java.util.Locale;
  */
 public final class PerfCommand
 {
-    /** Latency tests keep this many send WQEs and signal every half of it (perftest signals every cq-mod). */
-    static final int LAT_SEND_DEPTH = PerfOptions.LAT_SEND_DEPTH;
-
     private PerfCommand()
     {
     }
@@ -63,11 +60,8 @@ public final class PerfCommand
     /** {@code area}: bytes the peer may target (at least the message size). */
     static RcEndpoint endpoint(final Context context, final ProtectionDomain pd, final PerfOptions o, final long area)
     {
-        final PerfTest t = o.test();
-        final int sendDepth = t.isLatency() ? LAT_SEND_DEPTH : Math.max(o.txDepth(), 16);
-        final int recvDepth = t.isSend() ? o.rxDepth() : 0;
-        return new RcEndpoint(context, pd, o.ibPort(), o.ib().gidIndex(), sendDepth, recvDepth, o.inlineSize(),
-            Math.max(area, o.maxSize()));
+        return new RcEndpoint(context, pd, o.ibPort(), o.ib().gidIndex(), o.sendDepth(),
+            o.test().isSend() ? o.rxDepth() : 0, o.inlineSize(), Math.max(area, o.maxSize()));
     }
 
     /** Bytes of each area a two-process run registers: a perftest bw client walks one cycle buffer (a page). */
@@ -260,8 +254,8 @@ public final class PerfCommand
             : "n/a");
         if (o.test().isLatency())
         {
-            out.printf(Locale.ROOT, " Send depth     : %d     Signal every : %d%n", LAT_SEND_DEPTH,
-                Math.min(o.cqMod(), LAT_SEND_DEPTH / 2));
+            out.printf(Locale.ROOT, " Send depth     : %d     Signal every : %d%n", PerfOptions.LAT_SEND_DEPTH,
+                o.signalInterval());
         }
         else
         {

@@ -246,6 +246,12 @@ public record PerfOptions(
         return test.canInline() && size <= inlineSize;
     }
 
+    /** Send WQEs of a QP: {@link #LAT_SEND_DEPTH} in latency tests, else tx-depth (at least 16). */
+    public int sendDepth()
+    {
+        return test.isLatency() ? LAT_SEND_DEPTH : Math.max(txDepth, 16);
+    }
+
     /** Every how many sends one is signaled: cq-mod, in latency tests at most half of {@link #LAT_SEND_DEPTH}. */
     public int signalInterval()
     {

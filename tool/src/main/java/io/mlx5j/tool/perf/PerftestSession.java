@@ -193,10 +193,8 @@ final class PerftestSession
         final CmId id)
     {
         PerftestCmLink.requireDevice(context, id);
-        final PerfTest t = o.test();
-        final int sendDepth = t.isLatency() ? PerfCommand.LAT_SEND_DEPTH : Math.max(o.txDepth(), 16);
-        return new RcEndpoint(context, pd, id.port(), o.ib().gidIndex(), sendDepth, t.isSend() ? o.rxDepth() : 0,
-            o.inlineSize(), Math.max(CYCLE_BUFFER, PerfCommand.area(o)));
+        return new RcEndpoint(context, pd, id.port(), o.ib().gidIndex(), o.sendDepth(),
+            o.test().isSend() ? o.rxDepth() : 0, o.inlineSize(), Math.max(CYCLE_BUFFER, PerfCommand.area(o)));
     }
 
     /** Versions, system data and MTU; returns the path MTU both use (0 in: the QP's is the CM's, print the port's). */

@@ -59,9 +59,8 @@ final class RawEndpoint extends Endpoint
 
     RawEndpoint(final Context context, final ProtectionDomain pd, final PerfOptions o, final boolean server)
     {
-        super(context, pd, QpType.RAW_PACKET, true,
-            o.test().isLatency() ? PerfOptions.LAT_SEND_DEPTH : Math.max(o.txDepth(), 16), slots(o, server),
-            o.inlineSize(), slotsOffset(o) + (long) slots(o, server) * slotSize(o), Access.LOCAL_WRITE);
+        super(context, pd, QpType.RAW_PACKET, true, o.sendDepth(), slots(o, server), o.inlineSize(),
+            slotsOffset(o) + (long) slots(o, server) * slotSize(o), Access.LOCAL_WRITE);
         this.o = o;
         this.server = server;
         this.length = RawFrame.wireLength(o);
