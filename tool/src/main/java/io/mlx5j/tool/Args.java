@@ -6,24 +6,24 @@ import java.util.List;
  * A small getopt: {@code -s 64}, {@code --size 64} and {@code --size=64}; flags take no value. Each option is looked up
  * by every spelling it has. Control path only.
  */
-final class Args
+public final class Args
 {
     private final List<String> args;
     private int next;
     private String pendingValue;
 
-    Args(final String[] args)
+    public Args(final String[] args)
     {
         this.args = List.of(args);
     }
 
-    boolean hasNext()
+    public boolean hasNext()
     {
         return next < args.size();
     }
 
     /** The next token; for {@code --name=value} the name part (the value is kept for {@link #value}). */
-    String nextToken()
+    public String nextToken()
     {
         final String token = args.get(next++);
         pendingValue = null;
@@ -39,7 +39,7 @@ final class Args
         return token;
     }
 
-    String value(final String option)
+    public String value(final String option)
     {
         if (pendingValue != null)
         {
@@ -55,7 +55,7 @@ final class Args
     }
 
     /** Fails when a flag was given as {@code --flag=value}. */
-    void noValue(final String option)
+    public void noValue(final String option)
     {
         if (pendingValue != null)
         {
@@ -63,7 +63,7 @@ final class Args
         }
     }
 
-    long longValue(final String option, final long min, final long max)
+    public long longValue(final String option, final long min, final long max)
     {
         final String v = value(option);
         final long n;
@@ -82,7 +82,7 @@ final class Args
         return n;
     }
 
-    int intValue(final String option, final int min, final int max)
+    public int intValue(final String option, final int min, final int max)
     {
         return (int) longValue(option, min, max);
     }

@@ -17,9 +17,9 @@ import java.util.Locale;
  * {@code mlx5j devices [-d NAME]}: every device with its node GUID, and per port the state, link layer, LID, active
  * MTU and the non-zero GIDs, as ibv_devinfo reports them (but through mlx5j's control path).
  */
-final class DevicesCommand
+public final class DevicesCommand
 {
-    static final String USAGE = "usage: mlx5j devices [-d NAME]";
+    public static final String USAGE = "usage: mlx5j devices [-d NAME]";
 
     private DevicesCommand()
     {
@@ -118,7 +118,7 @@ final class DevicesCommand
     }
 
     /** enum ibv_port_state. */
-    static String portState(final int state)
+    public static String portState(final int state)
     {
         return switch (state)
         {

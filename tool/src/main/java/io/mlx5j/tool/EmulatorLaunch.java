@@ -1,5 +1,6 @@
 package io.mlx5j.tool;
 
+import io.mlx5j.tool.perf.PerfOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -45,7 +46,7 @@ final class EmulatorLaunch
     /** Raw Ethernet needs an Ethernet port: the feed and the raw perf tests get one on the emulated device. */
     static boolean needsEthernet(final String command, final String[] rest)
     {
-        return command.equals("feed") || command.equals("perf") && RawPerfOptions.isRaw(rest);
+        return command.equals("feed") || command.equals("perf") && PerfOptions.isRaw(rest);
     }
 
     /** The emulator to run {@code args} on, or null to run here: a device command, not yet emulated, no device. */

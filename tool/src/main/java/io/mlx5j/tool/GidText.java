@@ -8,13 +8,13 @@ import io.mlx5j.verbs.Gid;
  * equal runs, as "::"; and the IPv4 forms {@code ::a.b.c.d} / {@code ::ffff:a.b.c.d} that RoCE v2 GIDs of IPv4
  * addresses take). The examples' "local address:" lines show it, and the interop tests compare those lines.
  */
-final class GidText
+public final class GidText
 {
     private GidText()
     {
     }
 
-    static String ntop(final Gid gid)
+    public static String ntop(final Gid gid)
     {
         final byte[] b = gid.toBytes();
         final int[] words = new int[8];

@@ -1,5 +1,13 @@
 package io.mlx5j.tool;
 
+import io.mlx5j.tool.feed.FeedCommand;
+import io.mlx5j.tool.perf.PerfCommand;
+import io.mlx5j.tool.perf.PerfOptions;
+import io.mlx5j.tool.pingpong.PingpongCommand;
+import io.mlx5j.tool.pingpong.PingpongOptions;
+import io.mlx5j.tool.rping.RpingCommand;
+import io.mlx5j.tool.rping.RpingOptions;
+import io.mlx5j.tool.selfcheck.SelfCheck;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
@@ -65,19 +73,9 @@ public final class Mlx5jTool
                     }
                     return DevicesCommand.run(rest, out);
                 case "perf":
-                    if (RawPerfOptions.isRaw(rest))
-                    {
-                        // raw Ethernet tests: options of perftest's raw_ethernet_* tools, no TCP exchange
-                        if (help)
-                        {
-                            out.println(RawPerfOptions.USAGE);
-                            return 0;
-                        }
-                        return RawPerfCommand.run(RawPerfOptions.parse(rest), out, err);
-                    }
                     if (help)
                     {
-                        out.println(PerfOptions.USAGE);
+                        out.println(PerfOptions.usage(rest));
                         return 0;
                     }
                     return PerfCommand.run(PerfOptions.parse(rest), out, err);
@@ -126,7 +124,7 @@ public final class Mlx5jTool
             err.println("mlx5j: " + ex.getMessage());
             err.println(switch (command)
             {
-                case "perf" -> RawPerfOptions.isRaw(rest) ? RawPerfOptions.USAGE : PerfOptions.USAGE;
+                case "perf" -> PerfOptions.usage(rest);
                 case "pingpong" -> PingpongOptions.USAGE;
                 case "rping" -> RpingOptions.USAGE;
                 case "devices" -> DevicesCommand.USAGE;
@@ -149,7 +147,7 @@ public final class Mlx5jTool
     }
 
     /** " (emulated ConnectX: emulator/mlx5emu)" when this process runs on the emulated device, else "". */
-    static String platform()
+    public static String platform()
     {
         return isEmulated() ? " (emulated ConnectX-5 through emulator/mlx5emu; no RDMA hardware in use)" : "";
     }

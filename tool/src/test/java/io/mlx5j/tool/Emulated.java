@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * processes under the same environment (surefire's LD_PRELOAD/SYSFS_PATH/MLX5EMU_* are inherited, so a C example
  * started here joins this JVM's emulated fabric), and captured tool output.
  */
-final class Emulated
+public final class Emulated
 {
     private static final MethodHandle STRICT_VIOLATIONS;
 
@@ -55,7 +55,7 @@ final class Emulated
     }
 
     /** Driver-rule violations the engine of this process counted (strict mode is on in this module's tests). */
-    static long strictViolations()
+    public static long strictViolations()
     {
         assertEquals("1", System.getenv("MLX5EMU_STRICT"), "strict mode must be on");
         try
@@ -69,7 +69,7 @@ final class Emulated
     }
 
     /** A TCP port nobody listens on right now. */
-    static int freePort() throws IOException
+    public static int freePort() throws IOException
     {
         try (ServerSocket s = new ServerSocket(0))
         {
@@ -78,20 +78,20 @@ final class Emulated
     }
 
     /** A finished child process: exit status and its output. */
-    record Result(int exit, String out, String err)
+    public record Result(int exit, String out, String err)
     {
-        List<String> lines()
+        public List<String> lines()
         {
             return out.lines().toList();
         }
 
-        void assertClean(final String what)
+        public void assertClean(final String what)
         {
             assertClean(what, "");
         }
 
         /** Exit 0 and no strict-mode report; {@code peer} (the other side's output) goes into failure messages. */
-        void assertClean(final String what, final String peer)
+        public void assertClean(final String what, final String peer)
         {
             assertEquals(0, exit, what + " failed:\n" + out + err + "\n--- the mlx5j side:\n" + peer);
             assertFalse(err.contains("STRICT"), what + " broke driver rules on the emulated device:\n" + err);
@@ -106,7 +106,7 @@ final class Emulated
          * ping rping printed, so a run that stopped early fails there. emulator/test/kernel/t_rdmacm_rping.sh runs
          * such a pair again instead.
          */
-        void assertCleanRping(final String what, final String peer)
+        public void assertCleanRping(final String what, final String peer)
         {
             final boolean race = exit == 255 &&
                 err.matches("(?s).*rdma_get_cm_event: (Bad file descriptor|Invalid argument).*");
@@ -115,14 +115,14 @@ final class Emulated
     }
 
     /** A child started with this JVM's environment, output to files under target/ (no pipe can fill up). */
-    static final class Child
+    public static final class Child
     {
         private final Process process;
         private final Path out;
         private final Path err;
         private final List<String> command;
 
-        Child(final String name, final List<String> command) throws IOException
+        public Child(final String name, final List<String> command) throws IOException
         {
             final Path dir = Path.of("target", "interop");
             Files.createDirectories(dir);
@@ -133,7 +133,7 @@ final class Emulated
         }
 
         /** Waits up to {@code seconds}; a child still running then is killed and the test fails. */
-        Result await(final long seconds) throws Exception
+        public Result await(final long seconds) throws Exception
         {
             if (!process.waitFor(seconds, TimeUnit.SECONDS))
             {
@@ -144,19 +144,19 @@ final class Emulated
             return new Result(process.exitValue(), Files.readString(out), Files.readString(err));
         }
 
-        void kill()
+        public void kill()
         {
             process.destroyForcibly();
         }
     }
 
     /** Output captured from an in-process tool run; readable while the tool still runs. */
-    static final class Capture
+    public static final class Capture
     {
         private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        final PrintStream stream = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        public final PrintStream stream = new PrintStream(bytes, true, StandardCharsets.UTF_8);
 
-        String text()
+        public String text()
         {
             synchronized (bytes)
             {
@@ -165,7 +165,7 @@ final class Emulated
         }
 
         /** Waits until the output contains {@code marker}. */
-        void awaitContains(final String marker, final long seconds) throws InterruptedException
+        public void awaitContains(final String marker, final long seconds) throws InterruptedException
         {
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
             while (!text().contains(marker))

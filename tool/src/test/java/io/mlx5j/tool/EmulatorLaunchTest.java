@@ -78,7 +78,7 @@ class EmulatorLaunchTest
         assertTrue(devices.out.contains("    port 1         ACTIVE, InfiniBand, LID 0x0001, MTU 4096"), devices.out);
 
         // raw Ethernet: the dispatcher asks mlx5emu for an Ethernet port (on InfiniBand raw_lat could not run)
-        final Run raw = runUnemulated("perf", "raw_lat", "-n", "50", "--no-progress", "--emulated");
+        final Run raw = runUnemulated("perf", "raw_lat", "--loopback", "-n", "50", "--no-progress", "--emulated");
         assertEquals(0, raw.exit, raw.out + raw.err);
         assertTrue(raw.out.contains("Raw Ethernet"), raw.out);
 

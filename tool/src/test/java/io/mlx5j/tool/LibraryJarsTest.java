@@ -12,8 +12,8 @@ import java.util.jar.JarFile;
 import java.util.stream.Stream;
 
 import io.mlx5j.bindings.IbvContext;
-import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.verbs.Context;
+import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.wqe.SendRing;
 
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package io.mlx5j.tool;
 
+import io.mlx5j.tool.perf.report.ResultTable;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -180,9 +181,10 @@ class Mlx5jToolTest
     private static List<String> perf(final String... args)
     {
         final long before = Emulated.strictViolations();
-        final String[] argv = new String[args.length + 2];
+        final String[] argv = new String[args.length + 3];
         argv[0] = "perf";
         System.arraycopy(args, 0, argv, 1, args.length);
+        argv[argv.length - 2] = "--loopback";
         argv[argv.length - 1] = "--no-progress";
         final Emulated.Capture out = new Emulated.Capture();
         final Emulated.Capture err = new Emulated.Capture();

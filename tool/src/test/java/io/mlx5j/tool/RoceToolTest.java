@@ -36,7 +36,8 @@ class RoceToolTest
         final long before = Emulated.strictViolations();
         final Emulated.Capture out = new Emulated.Capture();
         final Emulated.Capture err = new Emulated.Capture();
-        final String[] args = {"perf", "write_lat", "-n", "200", "--doorbell", "doorbell", "--no-progress"};
+        final String[] args = {"perf", "write_lat", "--loopback", "-n", "200", "--doorbell", "doorbell",
+            "--no-progress"};
         assertEquals(0, Mlx5jTool.run(args, out.stream, err.stream), out.text() + err.text());
         assertTrue(out.text().contains(" Device         : mlx5_0 port 1 (ACTIVE, Ethernet/RoCE)"), out.text());
         assertTrue(out.text().contains(" GID " + GID + "\n"), out.text());

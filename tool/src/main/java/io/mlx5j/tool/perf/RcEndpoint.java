@@ -1,0 +1,404 @@
+package io.mlx5j.tool.perf;
+
+import io.mlx5j.verbs.Access;
+import io.mlx5j.verbs.AddressVector;
+import io.mlx5j.direct.Completion;
+import io.mlx5j.verbs.Context;
+import io.mlx5j.direct.CqPoller;
+import io.mlx5j.direct.RecvQueue;
+import io.mlx5j.direct.SendQueue;
+import io.mlx5j.verbs.Gid;
+import io.mlx5j.verbs.InitAttributes;
+import io.mlx5j.verbs.PeerInfo;
+import io.mlx5j.verbs.PortAttributes;
+import io.mlx5j.verbs.ProtectionDomain;
+import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.RtrAttributes;
+import io.mlx5j.verbs.RtsAttributes;
+import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.WcOpcode;
+import io.mlx5j.doorbell.DoorbellMode;
+
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The RC part of an {@link Endpoint} (perftest's ib_* tests): one CQ for both queues, the Java send queue, and the
+ * buffer split in two areas:
+ * <pre>
+ *   buffer:  [ recv area: peers write/send/read here | send area: the source of our writes/sends/read targets ]
+ *            0                                   areaSize                                           2*areaSize
+ * </pre>
+ * Two areas because write_lat spins on the last byte of the area the peer writes: were it also our source, the
+ * marker we set before posting would satisfy our own spin.
+ */
+final class RcEndpoint extends Endpoint
+{
+    static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
+    /** 8-byte atomics are host-endian on ConnectX-4+ under Linux (mlx5 core sets atomic_req_8B_endianness_mode). */
+    static final ValueLayout.OfLong HOST64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.nativeOrder());
+
+    /** What {@link #post} sends: the test's operation. */
+    private static final int WRITE = 0;
+    private static final int READ = 1;
+    private static final int FETCH_ADD = 2;
+    private static final int SEND = 3;
+
+    final PortAttributes port;
+    final Gid gid;
+    final int gidIndex;
+    final long areaSize;
+    final long recvArea;
+    final long sendArea;
+    final int psn;
+    SendQueue sq;
+    CqPoller cq;
+    final Completion wc = new Completion();
+    /** The peer, once connected. */
+    PeerInfo remote;
+    /** Length each receive WQE offers (the whole receive area). */
+    int recvLength;
+    private final boolean receives;
+    /** The run {@link #begin} readied: operation, message size, the peer's area. */
+    private int operation;
+    private int size;
+    private long remoteAddr;
+    private int remoteKey;
+
+    /**
+     * @param sendDepth    send WQEs the QP holds
+     * @param recvDepth    receive WQEs the QP holds (0: this side receives nothing; 1 is still asked for)
+     * @param inlineSize   max inline data requested for the QP
+     * @param areaSize     bytes per area (at least the message size, 8-byte aligned)
+     * @param gidIndex     -1 = no GID unless the port is Ethernet (then 0)
+     */
+    RcEndpoint(final Context context, final ProtectionDomain pd, final int ibPort, final int gidIndex,
+        final int sendDepth, final int recvDepth, final int inlineSize, final long areaSize)
+    {
+        // the port and GID are queried before anything is created (a failure then leaves nothing to close)
+        this(context, pd, Address.of(context, ibPort, gidIndex), sendDepth, recvDepth, inlineSize,
+            align(Math.max(areaSize, 64), 64));
+    }
+
+    private RcEndpoint(final Context context, final ProtectionDomain pd, final Address address, final int sendDepth,
+        final int recvDepth, final int inlineSize, final long areaSize)
+    {
+        super(context, pd, QpType.RC, false, sendDepth, recvDepth, inlineSize, 2 * areaSize, Access.ALL_REMOTE);
+        this.port = address.port();
+        this.gidIndex = address.gidIndex();
+        this.gid = address.gid();
+        this.areaSize = areaSize;
+        this.recvArea = buffer.address();
+        this.sendArea = buffer.address() + areaSize;
+        this.psn = ThreadLocalRandom.current().nextInt(1 << 24);
+        this.receives = recvDepth > 0;
+    }
+
+    /** The port and the GID this endpoint uses: -1 = LID addressing (InfiniBand, no -x). */
+    private record Address(PortAttributes port, int gidIndex, Gid gid)
+    {
+        static Address of(final Context context, final int ibPort, final int gidIndex)
+        {
+            final PortAttributes port = context.queryPort(ibPort);
+            final int index = gidIndex >= 0 ? gidIndex : port.isEthernet() ? 0 : -1;
+            return new Address(port, index, index >= 0 ? context.queryGid(ibPort, index) : Gid.ZERO);
+        }
+    }
+
+    /**
+     * Builds the Java data path over the QP's rings. {@code sharedRegister}: another QP posted by another send queue
+     * uses the same BlueFlame register (see {@link #bfRegister()}), so rings take its lock as libmlx5 does.
+     */
+    RcEndpoint directPath(final DoorbellMode mode, final boolean sharedRegister)
+    {
+        sq = SendQueue.of(qp, mode, sharedRegister);
+        rq = RecvQueue.of(qp);
+        cq = CqPoller.of(sendCqObject).attach(sq).attach(rq);
+        return this;
+    }
+
+    /** What the peer needs: addressing and our receive area as the RDMA target. */
+    PeerInfo local()
+    {
+        return PeerInfo.of(port.lid(), qp.qpn(), psn, gid).withBuffer(mr.rkey(), recvArea, areaSize);
+    }
+
+    /**
+     * RESET to RTS towards {@code remote}, as rc_pingpong's pp_connect_ctx does, but with remote access for RDMA and
+     * {@code rdAtomic} outstanding READ/atomic requests each way.
+     */
+    void connect(final PeerInfo remote, final int pathMtu, final int rdAtomic)
+    {
+        connect(remote, pathMtu, rdAtomic, rdAtomic);
+    }
+
+    /**
+     * {@code destRdAtomic}: READs/atomics the peer may have outstanding at us (what we told it, perftest's
+     * out_reads); {@code rdAtomic}: ours at the peer (at most what it told us).
+     */
+    void connect(final PeerInfo remote, final int pathMtu, final int destRdAtomic, final int rdAtomic)
+    {
+        connect(remote, pathMtu, destRdAtomic, rdAtomic, IbOptions.DEFAULT_QP_TIMEOUT);
+    }
+
+    /** {@code qpTimeout}: the local ACK timeout exponent (perftest's -u), retried 7 times. */
+    void connect(final PeerInfo remote, final int pathMtu, final int destRdAtomic, final int rdAtomic,
+        final int qpTimeout)
+    {
+        final AddressVector path = remote.gid().interfaceId() != 0 || port.isEthernet()
+            ? AddressVector.global(port.port(), remote.gid(), Math.max(0, gidIndex), 1, 0)
+            : AddressVector.ib(port.port(), remote.lid(), 0);
+        qp.toInit(InitAttributes.connected(port.port(), Access.ALL_REMOTE));
+        qp.toRtr(new RtrAttributes(pathMtu, remote.qpn(), remote.psn(), destRdAtomic, 12, path));
+        qp.toRts(new RtsAttributes(psn, qpTimeout, 7, 7, rdAtomic));
+        this.remote = remote;
+    }
+
+    /**
+     * Everything a run needs once the QP is connected: the patterns the data checks expect ({@code patterns}: the
+     * peer is mlx5j), the byte write_lat spins on, the atomic counter, the receives of the send tests.
+     */
+    void prepare(final PerfOptions o, final boolean patterns)
+    {
+        if (patterns)
+        {
+            fillPatterns();
+        }
+        if (o.test() == PerfTest.WRITE_LAT)
+        {
+            // the byte write_lat spins on must not start out as the first marker (1): recvPattern(107) is 1; with
+            // -a each size spins on its own last byte, which the smaller sizes' WRITEs before it do not reach
+            for (final int s : o.sizes())
+            {
+                buffer.set(ValueLayout.JAVA_BYTE, s - 1, (byte) 0);
+            }
+        }
+        if (o.test().isAtomic())
+        {
+            buffer.set(HOST64, 0, 0L); // the counter peers add to
+        }
+        if (o.test().isSend())
+        {
+            postReceives(o.rxDepth());
+        }
+    }
+
+    /** Posts {@code n} receives of the whole receive area and rings once (setup). */
+    void postReceives(final int n)
+    {
+        recvLength = (int) Math.min(Integer.MAX_VALUE, areaSize);
+        for (int i = 0; i < n; i++)
+        {
+            if (!rq.post(i, recvArea, lkey, recvLength))
+            {
+                throw new IllegalStateException("receive queue of " + qp + " holds fewer than " + n + " WQEs");
+            }
+        }
+        rq.ring();
+    }
+
+    @Override
+    void begin(final PerfOptions run)
+    {
+        operation = switch (run.test())
+        {
+            case WRITE_LAT, WRITE_BW -> WRITE;
+            case READ_LAT, READ_BW -> READ;
+            case ATOMIC_LAT, ATOMIC_BW -> FETCH_ADD;
+            case SEND_LAT, SEND_BW -> SEND;
+            case RAW_LAT, RAW_BW -> throw new IllegalArgumentException(run.test().cliName() + " is not an RC test");
+        };
+        size = run.size();
+        if (remote != null)
+        {
+            remoteAddr = remote.addr();
+            remoteKey = remote.rkey();
+        }
+        sq.signalEvery(run.signalInterval());
+    }
+
+    /** The test's operation: a WRITE or SEND of the run's size from the send area, a READ into it, a FETCH_ADD(1). */
+    @Override
+    boolean post(final long wrId, final int flags)
+    {
+        return switch (operation)
+        {
+            case WRITE -> sq.rdmaWrite(wrId, sendArea, lkey, size, remoteAddr, remoteKey, flags);
+            case READ -> sq.rdmaRead(wrId, sendArea, lkey, size, remoteAddr, remoteKey, flags);
+            case FETCH_ADD -> sq.fetchAdd(wrId, sendArea, lkey, remoteAddr, remoteKey, 1L, flags);
+            default -> sq.send(wrId, sendArea, lkey, size, flags);
+        };
+    }
+
+    /** One CQ serves both queues: {@link #pollOnce}. */
+    @Override
+    int pollSend()
+    {
+        return pollOnce();
+    }
+
+    /** One CQ serves both queues: {@link #pollOnce}. */
+    @Override
+    int pollRecv()
+    {
+        return pollOnce();
+    }
+
+    /** The waits for receives poll the one CQ, which retires the sends too. */
+    @Override
+    void retireSends()
+    {
+    }
+
+    @Override
+    boolean receives()
+    {
+        return receives;
+    }
+
+    @Override
+    String messageName()
+    {
+        return "SEND";
+    }
+
+    @Override
+    String stallHint()
+    {
+        return "peer gone, or the QP in error?";
+    }
+
+    /**
+     * Polls at most one completion: a receive is counted and replaced by a new receive at once; a send-side
+     * completion advances {@link #sendsRetired}. An error completion throws, naming it. Returns 1 if something was
+     * polled.
+     */
+    int pollOnce()
+    {
+        final int n = poll();
+        if (n < 0)
+        {
+            throw new IllegalStateException(errorText());
+        }
+        return n;
+    }
+
+    /** {@link #pollOnce}, but an error completion returns -1 and stays in {@link #wc}. */
+    private int poll()
+    {
+        if (cq.poll(wc) == 0)
+        {
+            return 0;
+        }
+        if (!wc.isSuccess())
+        {
+            return -1;
+        }
+        if (wc.opcode() == WcOpcode.RECV)
+        {
+            received++;
+            if (!rq.post(received, recvArea, lkey, recvLength))
+            {
+                throw new IllegalStateException("receive queue full after a receive completed on " + qp);
+            }
+            rq.ring();
+        }
+        else
+        {
+            sendsRetired = wc.wrId() + 1;
+        }
+        return 1;
+    }
+
+    /** Names the error completion in {@link #wc}. */
+    String errorText()
+    {
+        return "error completion on QP 0x" + Integer.toHexString(qp.qpn()) + ": " + wc;
+    }
+
+    /**
+     * Waits until every WQE posted so far has completed: a signaled NOP behind them (RC completes in order, so its
+     * CQE means the earlier, possibly unsignaled, WRITEs and SENDs are done). Before the QP is destroyed, so that the
+     * last message of a run reaches a peer that is still waiting for it. An error completion throws, naming it.
+     */
+    void quiesce(final long stallNanos)
+    {
+        if (!settle(stallNanos))
+        {
+            throw new IllegalStateException(errorText());
+        }
+    }
+
+    /**
+     * {@link #quiesce}, but the first error completion ends the wait and returns false, leaving it in {@link #wc}
+     * (the WQEs behind it would only be flushed): for a caller that may excuse it, as the end of a write_lat
+     * duration run whose peer left first does.
+     */
+    boolean settle(final long stallNanos)
+    {
+        final long deadline = System.nanoTime() + stallNanos;
+        while (!sq.nop(-1L, SendFlags.SIGNALED | SendFlags.RING))
+        {
+            if (poll() < 0)
+            {
+                return false;
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new IllegalStateException("send queue of " + qp + " still full at the end of the run");
+            }
+        }
+        while (sq.outstanding() != 0)
+        {
+            final int n = poll();
+            if (n < 0)
+            {
+                return false;
+            }
+            if (n == 0 && System.nanoTime() - deadline > 0)
+            {
+                throw new IllegalStateException(sq.outstanding() + " WQEs of " + qp + " never completed");
+            }
+        }
+        return true;
+    }
+
+    /** Fills the send area with {@link #sendPattern} and the receive area with {@link #recvPattern}. */
+    void fillPatterns()
+    {
+        for (long i = 0; i < areaSize; i++)
+        {
+            buffer.set(ValueLayout.JAVA_BYTE, i, recvPattern(i));
+            buffer.set(ValueLayout.JAVA_BYTE, areaSize + i, sendPattern(i));
+        }
+    }
+
+    /** What every side sends from: a shifted copy never matches it (7 * shift is not 0 mod 256 for shift < 256). */
+    static byte sendPattern(final long i)
+    {
+        return (byte) (i * 7 + 0x11);
+    }
+
+    /** What every receive area holds before anything arrives: differs from sendPattern at every offset. */
+    static byte recvPattern(final long i)
+    {
+        return (byte) ~sendPattern(i);
+    }
+
+    byte recvByte(final long offset)
+    {
+        return (byte) BYTE.getVolatile(buffer, offset);
+    }
+
+    void setSendByte(final long offset, final byte value)
+    {
+        BYTE.setRelease(buffer, areaSize + offset, value);
+    }
+
+    static long align(final long value, final long to)
+    {
+        return (value + to - 1) & -to;
+    }
+}

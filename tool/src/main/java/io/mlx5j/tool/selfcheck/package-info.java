@@ -1,0 +1,2 @@
+/** {@code mlx5j selfcheck}: the encoded bytes of a few work requests, printed without a device. */
+package io.mlx5j.tool.selfcheck;

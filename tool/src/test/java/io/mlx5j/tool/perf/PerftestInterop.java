@@ -1,0 +1,102 @@
+package io.mlx5j.tool.perf;
+
+import io.mlx5j.tool.Emulated;
+import io.mlx5j.tool.Mlx5jTool;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * One {@code mlx5j perf} run against the unmodified perftest program of the same test (ib_write_lat ...), in either
+ * role, on the emulated device this JVM's surefire execution provides (the child joins its fabric). Both sides get
+ * perftest's command line: the server none but the options, the client the server's host last. Both sides must
+ * exit 0, print their result row (perftest's own columns on its side), and cause no strict-mode report.
+ */
+final class PerftestInterop
+{
+    private PerftestInterop()
+    {
+    }
+
+    /**
+     * @param javaServer true: mlx5j waits, perftest connects; false: perftest waits, mlx5j connects
+     * @param args       the options both sides get (perftest's command line, which mlx5j accepts)
+     */
+    static void run(final String test, final boolean javaServer, final List<String> args) throws Exception
+    {
+        run(test, javaServer, List.of(), args, args);
+    }
+
+    /**
+     * {@link #run(String, boolean, List)} with options that differ between the sides; {@code perftestPrefix} comes
+     * before perftest's command (an {@code env} that sets its emulator's knobs). Returns what mlx5j printed.
+     */
+    static String run(final String test, final boolean javaServer, final List<String> perftestPrefix,
+        final List<String> perftestArgs, final List<String> mlx5jArgs) throws Exception
+    {
+        final List<String> args = perftestArgs;
+        final long before = Emulated.strictViolations();
+        final int port = Emulated.freePort();
+        final List<String> perftest = new ArrayList<>(perftestPrefix);
+        perftest.addAll(List.of("ib_" + test, "-p", "" + port));
+        perftest.addAll(perftestArgs);
+        final List<String> mlx5j = new ArrayList<>(List.of("perf", test, "-p", "" + port, "--no-progress",
+            "--timeout", "60"));
+        mlx5j.addAll(mlx5jArgs);
+        final Emulated.Capture java = new Emulated.Capture();
+        final String what = (javaServer ? "mlx5j server, ib_" : "ib_") + test + (javaServer ? " client " : " server ")
+            + String.join(" ", args);
+        final Emulated.Result peer;
+        final int status;
+        if (javaServer)
+        {
+            // no host: perftest's server (mlx5j perf write_lat -p PORT waits as ib_write_lat -p PORT does)
+            final CompletableFuture<Integer> s = CompletableFuture.supplyAsync(
+                () -> Mlx5jTool.run(mlx5j.toArray(String[]::new), java.stream, java.stream));
+            java.awaitContains("waiting for a client", 60);
+            perftest.add("localhost");
+            peer = new Emulated.Child(test + "-client-" + port, perftest).await(120);
+            status = s.get(120, TimeUnit.SECONDS);
+        }
+        else
+        {
+            final Emulated.Child child = new Emulated.Child(test + "-server-" + port, perftest);
+            mlx5j.add("localhost");     // perftest's positional server host
+            status = Mlx5jTool.run(mlx5j.toArray(String[]::new), java.stream, java.stream);
+            if (status != 0)
+            {
+                child.kill();
+            }
+            peer = child.await(120);
+        }
+        peer.assertClean(what, java.text());
+        assertEquals(0, status, what + ", the mlx5j side:\n" + java.text() + "\n--- perftest:\n" + peer.out());
+        // -a: a row per size (a perftest bw server prints only its client's last)
+        final String size = args.contains("-a") ? "[0-9]+" : args.contains("-s") ? args.get(args.indexOf("-s") + 1)
+            : test.startsWith("atomic") ? "8" : test.endsWith("_lat") ? "2" : "65536";
+        // a duration run (-D) counts its own iterations
+        final String iters = args.contains("-n") ? args.get(args.indexOf("-n") + 1) : "[0-9]+";
+        // perftest's result row: its columns, then " SIZE ITERS ..." (a server of a bw test prints the client's)
+        // every perftest side prints a row, but the server of read_lat / atomic_lat (it only waits); the server of a
+        // bw test prints its client's report
+        final boolean perftestServerWaitsOnly = !javaServer && (test.equals("read_lat") || test.equals("atomic_lat"));
+        if (!perftestServerWaitsOnly)
+        {
+            assertTrue(peer.out().contains("#bytes") && peer.lines().stream().anyMatch(
+                l -> l.matches(" " + size + " +" + iters + " .*")), what + ": no perftest result row\n" + peer.out());
+        }
+        assertTrue(java.text().contains("peer perftest 6.06"), what + ":\n" + java.text());
+        // a latency run over TCP warms the JIT first (JitWarmup) by default; the peer sees nothing of it
+        final boolean warmed = java.text().contains("JIT warm-up: " + IbOptions.DEFAULT_WARMUP
+            + " iterations on a private QP pair");
+        assertEquals(test.endsWith("_lat") && !args.contains("-R"), warmed, what + ":\n" + java.text());
+        assertTrue(java.text().lines().anyMatch(l -> l.matches(" " + size + " +(" + iters + "|0) .*"))
+            || java.text().contains(" iterations served"), what + ": no mlx5j result\n" + java.text());
+        assertEquals(before, Emulated.strictViolations(), what + " broke a driver rule in this JVM");
+        return java.text();
+    }
+}
