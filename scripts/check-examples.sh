@@ -10,7 +10,7 @@
 #      is fetched from the network;
 #   4. each example's run.sh runs, if it has one; the emulator's cache is private too.
 # Afterwards it checks that every io.mlx5j artifact in the private local repository was fetched from the file
-# repository. consumer-check's verify runs this with -Dmlx5j.examples.skip=false.
+# repository. consumer-check runs this in the reactor's verify (-Dmlx5j.examples.skip=true skips it).
 #
 #   scripts/check-examples.sh [--offline=true|false] [--examples DIR] [--repo DIR]
 #       --examples DIR  the examples to copy (default: this checkout's examples/)
