@@ -23,6 +23,9 @@ find_jdk() {
 }
 jdk=$(find_jdk)
 JAVA=$jdk/bin/java
+# java -jar JAR ARGS. Without hsperfdata: a JVM whose pid matches a stale, locked /tmp/hsperfdata_USER/PID file
+# prints a warning on stdout, which would land in what --where and --env print.
+launch() { "$JAVA" -XX:-UsePerfData -jar "$jar" "$@"; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/mlx5j-check-jar.XXXXXX")
 fabric="mlx5j-check-jar-$$"
 cleanup() { rm -rf "$work"; rm -f /dev/shm/"$fabric"*; }
@@ -45,13 +48,13 @@ grep -q '^Main-Class: io.mlx5j.emulator.Launcher' "$work/x/META-INF/MANIFEST.MF"
 ok "entries, Main-Class"
 
 # 2. version
-version=$("$JAVA" -jar "$jar" --version)
+version=$(launch --version)
 [[ "$version" =~ ^mlx5j-emulator\ [0-9.]+(-SNAPSHOT)?\ linux-x86_64\ payload\ [0-9a-f]{12}$ ]] \
   || fail "--version: $version"
 ok "$version"
 
 # 3. parallel first launches: one directory, no leftovers
-for i in 1 2 3 4 5 6 7 8; do "$JAVA" -jar "$jar" --where > "$work/where.$i" & done
+for i in 1 2 3 4 5 6 7 8; do launch --where > "$work/where.$i" & done
 wait
 dirs=$(sort -u "$work"/where.*)
 [ "$(wc -l <<< "$dirs")" -eq 1 ] || fail "parallel launches unpacked to: $dirs"
@@ -60,19 +63,19 @@ cmp -s "$dirs/libmlx5emu.so" "$work/x/$payload/libmlx5emu.so" || fail "library d
 ok "8 parallel first launches share $dirs"
 
 # 4. ibv_devinfo
-out=$("$JAVA" -jar "$jar" --fabric "$fabric" -- ibv_devinfo)
+out=$(launch --fabric "$fabric" -- ibv_devinfo)
 grep -qP '^hca_id:\tmlx5_0$' <<< "$out" || fail "ibv_devinfo: $out"
 grep -q 'PORT_ACTIVE' <<< "$out" || fail "ibv_devinfo: $out"
 ok "ibv_devinfo sees mlx5_0, port active"
 
 # 5. ib_write_lat loopback pair: a server and a client, each a java -jar launch, on one fabric
 port=$((20000 + $$ % 20000))
-"$JAVA" -jar "$jar" --fabric "$fabric" -- timeout 120 ib_write_lat -n 200 -p "$port" > "$work/server.log" 2>&1 &
+launch --fabric "$fabric" -- timeout 120 ib_write_lat -n 200 -p "$port" > "$work/server.log" 2>&1 &
 server=$!
 client_rc=1
 for try in $(seq 1 50); do
   sleep 0.2
-  if "$JAVA" -jar "$jar" --fabric "$fabric" -- timeout 120 ib_write_lat -n 200 -p "$port" 127.0.0.1 \
+  if launch --fabric "$fabric" -- timeout 120 ib_write_lat -n 200 -p "$port" 127.0.0.1 \
        > "$work/client.log" 2>&1; then client_rc=0; break; fi
   # the server may not listen yet: the client then fails to connect at once; anything else is a failure
   grep -q "Couldn't connect" "$work/client.log" || break
@@ -84,7 +87,7 @@ grep -qE '^ *2 +200 ' "$work/client.log" || { cat "$work/client.log" >&2; fail "
 ok "ib_write_lat server and client, 200 iterations: $(grep -E '^ *2 +200 ' "$work/client.log" | tr -s ' \t' ' ')"
 
 # 6. --env DIR for surefire
-envout=$("$JAVA" -jar "$jar" --link eth --env "$work/env")
+envout=$(launch --link eth --env "$work/env")
 grep -qxF "SYSFS_PATH=$work/env" <<< "$envout" || fail "--env: $envout"
 grep -qxF "LD_PRELOAD=$work/env/libmlx5emu.so" <<< "$envout" || fail "--env: $envout"
 cmp -s "$work/env/libmlx5emu.so" "$dirs/libmlx5emu.so" || fail "--env: the library copy differs"
@@ -95,7 +98,7 @@ grep -qP '^\t\t\tlink_layer:\t\tEthernet$' <<< "$out" || fail "SYSFS_PATH + LD_P
 ok "--env writes the tree, the library and the lines; SYSFS_PATH + LD_PRELOAD alone give an Ethernet mlx5_0"
 
 # 7. --clean
-"$JAVA" -jar "$jar" --clean | grep -qF "removed $dirs" || fail "--clean"
+launch --clean | grep -qF "removed $dirs" || fail "--clean"
 [ -z "$(ls -A "$MLX5J_EMULATOR_CACHE")" ] || fail "--clean left $(ls -A "$MLX5J_EMULATOR_CACHE")"
 ok "--clean empties the cache"
 
