@@ -21,10 +21,10 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_NOP;
  * page, a WQE over the size limit, or a full ring. The caller then posts through the staging path, which throws the
  * error, or stages the WR and reports the full ring.
  * <p>
- * The ctrl segment is not written here: the queue writes it last, with its signaling state ({@link
- * SendQueue}'s finish). Each encoder stays under C2's inlining limit (FreqInlineSize, 325 bytecodes): as one
- * 424-bytecode method the fast path was "hot method too big" (-XX:+PrintInlining) and every post paid a call; split,
- * each one-call method compiles as one unit with its constant arguments (opcode, remote) folded.
+ * The ctrl segment is not written here: the queue writes it last, with its signaling state
+ * ({@link io.mlx5j.direct.SendQueue}'s finish). Each encoder stays under C2's inlining limit (FreqInlineSize, 325
+ * bytecodes): as one 424-bytecode method the fast path was "hot method too big" (-XX:+PrintInlining) and every post
+ * paid a call; split, each one-call method compiles as one unit with its constant arguments (opcode, remote) folded.
  * <p>
  * The stores and the inline payload copy go through {@link RingStores} at {@code base + offset}, where {@code base}
  * is the ring's address that {@link io.mlx5j.direct.SendQueue}'s liveness check of this post returned and every offset
