@@ -1,0 +1,371 @@
+/*
+ * Device contexts of a process come and go while its connections stay up, as on a ConnectX, where each open of
+ * /dev/infiniband/uverbsN is a context of its own and neither the port nor the QPs of other contexts notice:
+ *  - refused DEVX open: mlx5dv_open_device(MLX5DV_CONTEXT_FLAGS_DEVX), as UCX tries it, is refused (GET_CONTEXT
+ *    answers EINVAL, libmlx5 closes the file); the process's connections keep completing, on both sides;
+ *  - second context: a second context of the same device opened with other flags (mlx5dv_open_device without
+ *    DEVX next to ibv_open_device) carries traffic next to the first one; either one closes while the other
+ *    keeps completing;
+ * The peer is a second process (forked before either opens the device, so each has its own engine), driven by
+ * the parent over a pipe. Every case has a time bound (SIGALRM) that names the case, and every completion a
+ * shorter one that names what it waited for: a packet into the void ends in IBV_WC_RETRY_EXC_ERR ("transport retry
+ * counter exceeded") within a second, but an engine that stopped completes nothing at all.
+ * The Makefile also runs it in RoCE mode (t_reopen_eth.c).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "etest.h"
+
+#define MSG_LEN 32
+#define WC_WAIT_MS 15000 /* one completion; a loaded 2-core machine with ASan takes well under a second */
+#define CASE_S 90        /* one case: a few dozen completions, contexts opened and closed */
+#define RECV_ID 1
+#define ROUNDS 3
+
+/* One connection end: its own PD, CQ, MR and RC QP on some context. */
+struct node {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t *buf; /* receive at 0, send from MSG_LEN */
+	struct ibv_wc kept[4]; /* polled before they were waited for */
+	int nkept;
+};
+
+static int to_child[2], to_parent[2];
+static pid_t peer_pid; /* in the parent: the child, killed when a case times out */
+static const char *who = "parent";
+static const char *case_name = "setup";
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	char msg[256];
+	int n = snprintf(msg, sizeof msg, "FAIL TIMEOUT (%s): case '%s' did not finish within %d s\n", who, case_name,
+			 CASE_S);
+	if (n > 0 && write(2, msg, (size_t)n) < 0)
+		n = 0;
+	if (peer_pid > 0)
+		kill(peer_pid, SIGKILL);
+	_exit(3);
+}
+
+static void begin(const char *name)
+{
+	case_name = name;
+	alarm(CASE_S);
+	fprintf(stderr, "%s: case '%s'\n", who, name);
+}
+
+static struct ibv_device *device0(struct ibv_device ***list)
+{
+	int n = 0;
+	*list = ibv_get_device_list(&n);
+	CHECK(*list && n > 0, "no device");
+	return (*list)[0];
+}
+
+static struct ibv_context *open_plain(void)
+{
+	struct ibv_device **l;
+	struct ibv_context *c = ibv_open_device(device0(&l));
+	CHECK(c, "ibv_open_device: %s", strerror(errno));
+	ibv_free_device_list(l);
+	return c;
+}
+
+/* mlx5dv_open_device with these flags; NULL (errno set) when the device refuses them. */
+static struct ibv_context *open_dv(uint32_t flags)
+{
+	struct ibv_device **l;
+	struct mlx5dv_context_attr a = { .flags = flags };
+	struct ibv_device *d = device0(&l);
+	errno = 0;
+	struct ibv_context *c = mlx5dv_open_device(d, &a);
+	int e = errno;
+	ibv_free_device_list(l);
+	errno = e;
+	return c;
+}
+
+/* The device has no DEVX (cmd_context.c): this open must be refused, and nothing else may change. */
+static void refused_devx_open(void)
+{
+	struct ibv_context *c = open_dv(MLX5DV_CONTEXT_FLAGS_DEVX);
+	CHECK(!c, "a DEVX context was granted by a device without DEVX");
+	CHECK(errno != 0, "refused DEVX open left errno 0");
+}
+
+static void close_ctx(struct ibv_context *c)
+{
+	CHECK(ibv_close_device(c) == 0, "ibv_close_device: %s", strerror(errno));
+}
+
+/* etest.h's helpers work on t_ctx and t_pd */
+static void use(struct node *n)
+{
+	t_ctx = n->ctx;
+	t_pd = n->pd;
+	CHECK(ibv_query_port(t_ctx, 1, &t_port) == 0, "query_port");
+}
+
+static uint32_t node_up(struct node *n, struct ibv_context *ctx)
+{
+	memset(n, 0, sizeof *n);
+	n->ctx = ctx;
+	n->pd = ibv_alloc_pd(ctx);
+	CHECK(n->pd, "alloc_pd");
+	use(n);
+	n->cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	CHECK(n->cq, "create_cq");
+	n->mr = t_mr(4096, T_ALL_ACCESS, (void **)&n->buf);
+	n->qp = t_qp(IBV_QPT_RC, n->cq, n->cq, NULL, 1);
+	return n->qp->qp_num;
+}
+
+static void node_connect(struct node *n, uint32_t remote_qpn)
+{
+	use(n);
+	t_connect(n->qp, remote_qpn, &t_default_conn, 1);
+	t_post_recv(n->qp, RECV_ID, n->buf, MSG_LEN, n->mr->lkey);
+}
+
+/* Everything but the context. */
+static void node_down(struct node *n)
+{
+	CHECK(ibv_destroy_qp(n->qp) == 0, "destroy_qp");
+	CHECK(ibv_destroy_cq(n->cq) == 0, "destroy_cq");
+	CHECK(ibv_dereg_mr(n->mr) == 0, "dereg_mr");
+	CHECK(ibv_dealloc_pd(n->pd) == 0, "dealloc_pd");
+	free(n->buf);
+	memset(n, 0, sizeof *n);
+}
+
+static void fill(uint8_t *p, const char *what, int round)
+{
+	memset(p, 0, MSG_LEN);
+	snprintf((char *)p, MSG_LEN, "%s %d of %d", what, round, (int)getpid());
+}
+
+/* Waits for the completion of wr_id, bounded; what says which. A SEND's completion (its ACK) and the answer to it
+ * come in either order: whichever arrives first is kept until it is waited for. */
+static void wait_wc(struct node *n, enum ibv_wc_opcode op, uint64_t wr_id, const char *what, int round)
+{
+	struct ibv_wc wc;
+	int found = 0;
+	for (int i = 0; i < n->nkept && !found; i++)
+		if (n->kept[i].wr_id == wr_id) {
+			wc = n->kept[i];
+			n->kept[i] = n->kept[--n->nkept];
+			found = 1;
+		}
+	for (uint64_t end = t_ms() + WC_WAIT_MS; !found;) {
+		int got = ibv_poll_cq(n->cq, 1, &wc);
+		CHECK(got >= 0, "poll_cq");
+		if (got && wc.status == IBV_WC_SUCCESS && wc.wr_id != wr_id) {
+			CHECK(n->nkept < 4, "%s: completions nobody waits for", who);
+			n->kept[n->nkept++] = wc;
+			continue;
+		}
+		found = got;
+		CHECK(found || t_ms() < end, "%s: no %s completion of round %d within %d ms on QP 0x%06x (case '%s')", who,
+		      what, round, WC_WAIT_MS, n->qp->qp_num, case_name);
+		if (!found)
+			usleep(20);
+	}
+	CHECK(wc.status == IBV_WC_SUCCESS, "%s: %s completion of round %d on QP 0x%06x: %s (vendor 0x%x) (case '%s')",
+	      who, what, round, n->qp->qp_num, ibv_wc_status_str(wc.status), wc.vendor_err, case_name);
+	CHECK(wc.opcode == op && wc.wr_id == wr_id, "%s: opcode %d wr_id %llu, expected %d %llu", what, wc.opcode,
+	      (unsigned long long)wc.wr_id, op, (unsigned long long)wr_id);
+	if (op == IBV_WC_RECV)
+		CHECK(wc.byte_len == MSG_LEN, "%s: %u bytes", what, wc.byte_len);
+}
+
+static void send_msg(struct node *n, const char *what, int round)
+{
+	fill(n->buf + MSG_LEN, what, round);
+	struct ibv_sge sge = { (uintptr_t)(n->buf + MSG_LEN), MSG_LEN, n->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 100 + (uint64_t)round, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND };
+	t_post_send(n->qp, &wr);
+	wait_wc(n, IBV_WC_SEND, 100 + (uint64_t)round, what, round);
+}
+
+/* The receive of round, with the exact bytes the peer's send_msg wrote; the next receive is posted before the
+ * caller sends anything, so the peer's next SEND always finds one. */
+static void recv_msg(struct node *n, const char *what, int round, pid_t from)
+{
+	wait_wc(n, IBV_WC_RECV, RECV_ID, what, round);
+	uint8_t want[MSG_LEN];
+	memset(want, 0, sizeof want);
+	snprintf((char *)want, MSG_LEN, "%s %d of %d", what, round, (int)from);
+	CHECK(memcmp(n->buf, want, MSG_LEN) == 0, "%s: received \"%.*s\", expected \"%s\"", who, MSG_LEN,
+	      (char *)n->buf, (char *)want);
+	t_post_recv(n->qp, RECV_ID, n->buf, MSG_LEN, n->mr->lkey);
+}
+
+/* ROUNDS ping-pongs, this side pinging (initiator) or answering. */
+static void pingpong(struct node *n, int initiator, pid_t peer)
+{
+	for (int r = 0; r < ROUNDS; r++) {
+		if (initiator) {
+			send_msg(n, "ping", r);
+			recv_msg(n, "pong", r, peer);
+		} else {
+			recv_msg(n, "ping", r, peer);
+			send_msg(n, "pong", r);
+		}
+	}
+}
+
+/* ---- the child: does what the parent's commands say ---- */
+
+struct cmd {
+	char op;      /* see child() */
+	uint8_t node; /* which node */
+	uint32_t qpn; /* 'n': the parent's new QPN */
+	char case_name[40];
+};
+
+static void reply_qpn(uint32_t qpn) { t_xwrite(to_parent[1], &qpn, sizeof qpn); }
+
+static void child(void)
+{
+	who = "child";
+	signal(SIGALRM, on_alarm);
+	alarm(CASE_S * 8); /* the parent's cases, one after the other */
+	pid_t parent = getppid();
+	struct ibv_context *ctx = open_plain();
+	struct node nodes[2];
+	memset(nodes, 0, sizeof nodes);
+	static struct cmd c; /* case_name points into it */
+	for (;;) {
+		t_xread(to_child[0], &c, sizeof c);
+		case_name = c.case_name;
+		struct node *n = &nodes[c.node & 1];
+		switch (c.op) {
+		case 'n': /* a new node on this process's context, connected to the parent's QP c.qpn */
+			if (n->qp)
+				node_down(n);
+			reply_qpn(node_up(n, ctx));
+			node_connect(n, c.qpn);
+			break;
+		case 'x': /* drop a node (its peer QP is gone) */
+			node_down(n);
+			break;
+		case 'p': /* answer the parent's pings */
+			pingpong(n, 0, parent);
+			break;
+		case 'P': /* ping the parent */
+			pingpong(n, 1, parent);
+			break;
+		case 'd':
+			refused_devx_open();
+			break;
+		case 'q':
+			for (int i = 0; i < 2; i++)
+				if (nodes[i].qp)
+					node_down(&nodes[i]);
+			close_ctx(ctx);
+			t_xwrite(to_parent[1], "k", 1);
+			return;
+		default:
+			CHECK(0, "command %c", c.op);
+		}
+		t_xwrite(to_parent[1], "k", 1);
+	}
+}
+
+/* ---- the parent ---- */
+
+static void tell(char op, int node, uint32_t qpn)
+{
+	struct cmd c = { op, (uint8_t)node, qpn, "" };
+	snprintf(c.case_name, sizeof c.case_name, "%s", case_name);
+	t_xwrite(to_child[1], &c, sizeof c);
+}
+
+static void done(void)
+{
+	char k;
+	t_xread(to_parent[0], &k, 1);
+	CHECK(k == 'k', "child answered %c", k);
+}
+
+/* A new node k on ctx here and a new node k in the child, connected to each other. */
+static void connect_pair(struct node *n, int k, struct ibv_context *ctx)
+{
+	if (n->qp)
+		node_down(n);
+	uint32_t mine = node_up(n, ctx), theirs;
+	tell('n', k, mine);
+	t_xread(to_parent[0], &theirs, sizeof theirs);
+	node_connect(n, theirs);
+	done();
+}
+
+/* Pings in both directions over node k: the child's answer and its ping run while this side answers. */
+static void traffic(struct node *n, int k)
+{
+	tell('p', k, 0);
+	pingpong(n, 1, peer_pid);
+	done();
+	tell('P', k, 0);
+	pingpong(n, 0, peer_pid);
+	done();
+}
+
+int main(void)
+{
+	signal(SIGALRM, on_alarm);
+	peer_pid = t_fork_peer(to_child, to_parent, child);
+	struct node a, b;
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+
+	begin("setup");
+	struct ibv_context *ctx1 = open_plain();
+	connect_pair(&a, 0, ctx1);
+	traffic(&a, 0);
+
+	begin("refused DEVX open");
+	refused_devx_open();
+	traffic(&a, 0);
+	tell('d', 0, 0);
+	done();
+	traffic(&a, 0);
+
+	begin("second context");
+	struct ibv_context *ctx2 = open_dv(0);
+	CHECK(ctx2, "mlx5dv_open_device without flags: %s", strerror(errno));
+	connect_pair(&b, 1, ctx2);
+	traffic(&b, 1);
+	traffic(&a, 0);
+	node_down(&b);
+	close_ctx(ctx2);
+	traffic(&a, 0); /* the first context outlives the second */
+	ctx2 = open_dv(0);
+	CHECK(ctx2, "mlx5dv_open_device again: %s", strerror(errno));
+	connect_pair(&b, 1, ctx2);
+	node_down(&a);
+	close_ctx(ctx1);
+	tell('x', 0, 0);
+	done();
+	traffic(&b, 1); /* and the second outlives the first */
+
+	begin("teardown");
+	node_down(&b);
+	close_ctx(ctx2);
+	tell('q', 0, 0);
+	done();
+	int st;
+	CHECK(waitpid(peer_pid, &st, 0) == peer_pid, "waitpid");
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status 0x%x", st);
+	alarm(0);
+	printf("t_reopen: ok\n");
+	return 0;
+}
