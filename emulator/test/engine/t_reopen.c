@@ -6,6 +6,9 @@
  *  - second context: a second context of the same device opened with other flags (mlx5dv_open_device without
  *    DEVX next to ibv_open_device) carries traffic next to the first one; either one closes while the other
  *    keeps completing;
+ *  - close and reopen: a process closes its last context (its engine stops) and opens the device again, on each
+ *    side in turn; its peer, which stayed up all along and had reached it before, reaches its new QPs and is
+ *    reached by them.
  * The peer is a second process (forked before either opens the device, so each has its own engine), driven by
  * the parent over a pipe. Every case has a time bound (SIGALRM) that names the case, and every completion a
  * shorter one that names what it waited for: a packet into the void ends in IBV_WC_RETRY_EXC_ERR ("transport retry
@@ -32,6 +35,7 @@ struct node {
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	uint8_t *buf; /* receive at 0, send from MSG_LEN */
+	uint32_t remote_qpn;
 	struct ibv_wc kept[4]; /* polled before they were waited for */
 	int nkept;
 };
@@ -233,13 +237,13 @@ struct cmd {
 
 static void reply_qpn(uint32_t qpn) { t_xwrite(to_parent[1], &qpn, sizeof qpn); }
 
-static void child(void)
+/* The child's side of every case, from its first open of the device (again, after an exec) to 'q'. */
+static void child_loop(struct ibv_context *ctx)
 {
 	who = "child";
 	signal(SIGALRM, on_alarm);
 	alarm(CASE_S * 8); /* the parent's cases, one after the other */
 	pid_t parent = getppid();
-	struct ibv_context *ctx = open_plain();
 	struct node nodes[2];
 	memset(nodes, 0, sizeof nodes);
 	static struct cmd c; /* case_name points into it */
@@ -266,6 +270,14 @@ static void child(void)
 		case 'd':
 			refused_devx_open();
 			break;
+		case 'R': /* close the last context and open the device again, as UCX opens it: DEVX first */
+			for (int i = 0; i < 2; i++)
+				if (nodes[i].qp)
+					node_down(&nodes[i]);
+			close_ctx(ctx);
+			refused_devx_open();
+			ctx = open_plain();
+			break;
 		case 'q':
 			for (int i = 0; i < 2; i++)
 				if (nodes[i].qp)
@@ -278,6 +290,11 @@ static void child(void)
 		}
 		t_xwrite(to_parent[1], "k", 1);
 	}
+}
+
+static void child(void)
+{
+	child_loop(open_plain());
 }
 
 /* ---- the parent ---- */
@@ -301,10 +318,10 @@ static void connect_pair(struct node *n, int k, struct ibv_context *ctx)
 {
 	if (n->qp)
 		node_down(n);
-	uint32_t mine = node_up(n, ctx), theirs;
+	uint32_t mine = node_up(n, ctx);
 	tell('n', k, mine);
-	t_xread(to_parent[0], &theirs, sizeof theirs);
-	node_connect(n, theirs);
+	t_xread(to_parent[0], &n->remote_qpn, sizeof n->remote_qpn);
+	node_connect(n, n->remote_qpn);
 	done();
 }
 
@@ -357,9 +374,24 @@ int main(void)
 	done();
 	traffic(&b, 1); /* and the second outlives the first */
 
-	begin("teardown");
+	begin("close and reopen (child)");
+	tell('R', 0, 0);
+	done();
+	connect_pair(&a, 0, ctx2);
+	traffic(&a, 0);
+
+	begin("close and reopen (parent)");
+	node_down(&a);
 	node_down(&b);
 	close_ctx(ctx2);
+	refused_devx_open(); /* as UCX opens it */
+	ctx1 = open_plain();
+	connect_pair(&a, 0, ctx1);
+	traffic(&a, 0);
+
+	begin("teardown");
+	node_down(&a);
+	close_ctx(ctx1);
 	tell('q', 0, 0);
 	done();
 	int st;
