@@ -8,7 +8,10 @@
  *    keeps completing;
  *  - close and reopen: a process closes its last context (its engine stops) and opens the device again, on each
  *    side in turn; its peer, which stayed up all along and had reached it before, reaches its new QPs and is
- *    reached by them.
+ *    reached by them;
+ *  - exec: the child execs itself (its contexts vanish without a close, as the kernel closes uverbs files on exec)
+ *    and opens the device again under the same pid: the registry forgets the QPs of the image before, and the
+ *    parent reaches the new image's QPs.
  * The peer is a second process (forked before either opens the device, so each has its own engine), driven by
  * the parent over a pipe. Every case has a time bound (SIGALRM) that names the case, and every completion a
  * shorter one that names what it waited for: a packet into the void ends in IBV_WC_RETRY_EXC_ERR ("transport retry
@@ -20,6 +23,7 @@
 #include <sys/wait.h>
 
 #include "etest.h"
+#include "emu_objects.h"
 
 #define MSG_LEN 32
 #define WC_WAIT_MS 15000 /* one completion; a loaded 2-core machine with ASan takes well under a second */
@@ -278,6 +282,14 @@ static void child_loop(struct ibv_context *ctx)
 			refused_devx_open();
 			ctx = open_plain();
 			break;
+		case 'E': { /* exec this program: it opens the device again; what it had vanishes, closed by no one */
+			char rd[16], wr[16];
+			snprintf(rd, sizeof rd, "%d", to_child[0]);
+			snprintf(wr, sizeof wr, "%d", to_parent[1]);
+			execl("/proc/self/exe", "t_reopen", "child", rd, wr, (char *)NULL);
+			fprintf(stderr, "FAIL child: exec: %s\n", strerror(errno));
+			_exit(1);
+		}
 		case 'q':
 			for (int i = 0; i < 2; i++)
 				if (nodes[i].qp)
@@ -336,8 +348,16 @@ static void traffic(struct node *n, int k)
 	done();
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc == 4 && strcmp(argv[1], "child") == 0) { /* the child after its exec */
+		to_child[0] = atoi(argv[2]);
+		to_parent[1] = atoi(argv[3]);
+		struct ibv_context *ctx = open_plain();
+		t_xwrite(to_parent[1], "k", 1); /* 'E' done */
+		child_loop(ctx);
+		return 0;
+	}
 	signal(SIGALRM, on_alarm);
 	peer_pid = t_fork_peer(to_child, to_parent, child);
 	struct node a, b;
@@ -386,6 +406,19 @@ int main(void)
 	close_ctx(ctx2);
 	refused_devx_open(); /* as UCX opens it */
 	ctx1 = open_plain();
+	connect_pair(&a, 0, ctx1);
+	traffic(&a, 0);
+
+	begin("exec (child)");
+	uint32_t before_exec = a.remote_qpn;
+	tell('E', 0, 0);
+	done();
+	int (*reg_qp_get)(uint32_t, struct emu_reg_qp *);
+	*(void **)&reg_qp_get = dlsym(RTLD_DEFAULT, "emu_reg_qp_get");
+	CHECK(reg_qp_get, "emu_reg_qp_get not exported");
+	struct emu_reg_qp e;
+	CHECK(reg_qp_get(before_exec, &e) == -1, "QP 0x%06x of the child's image before exec is still registered",
+	      before_exec);
 	connect_pair(&a, 0, ctx1);
 	traffic(&a, 0);
 
