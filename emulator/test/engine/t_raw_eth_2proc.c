@@ -1,9 +1,10 @@
 /*
  * t_raw_eth_2proc.c - the Ethernet fabric between processes: a multicast frame sent by one process reaches every
  * QP that steers it, in another process (two QPs there: each gets a copy) and in the sender's own process
- * (loopback), in order and byte for byte; a unicast frame to a MAC no rule matches reaches nobody. The second
- * process is this program
- * re-executed (argv[1] = "child"), so it opens the device itself as a separately launched program would.
+ * (loopback), in order and byte for byte; a unicast frame to a MAC no rule matches reaches nobody. The receiving
+ * process then closes its device and opens it again, and still gets what is sent (its new inbox, eng_wire.h).
+ * The second process is this program re-executed (argv[1] = "child"), so it opens the device itself as a
+ * separately launched program would.
  */
 #include <errno.h>
 #include <sys/wait.h>
@@ -98,12 +99,40 @@ static int child(int rd, int wr)
 	CHECK(write(wr, &c, 1) == 1, "ready");
 	expect(&a, N_MC, 200, "child QP a");
 	expect(&b, N_MC, 200, "child QP b");
-	CHECK(read(rd, &c, 1) == 1, "done");
+	/* Closing the last context stops this process's engine; the next one has a new inbox, and the sender, which
+	 * put frames into the old one, must find it. */
 	rq_free(&a);
 	rq_free(&b);
 	ibv_dealloc_pd(t_pd);
 	ibv_close_device(t_ctx);
+	t_open();
+	rq_make(&a, MAC_MC);
+	CHECK(write(wr, &c, 1) == 1, "ready again");
+	expect(&a, N_MC, 200, "child QP a after the device was opened again");
+	CHECK(read(rd, &c, 1) == 1, "done");
+	rq_free(&a);
+	ibv_dealloc_pd(t_pd);
+	ibv_close_device(t_ctx);
 	return 0;
+}
+
+/* The N_MC multicast frames (byte i of frame k = k + i, after the headers), then one unicast frame to a MAC that
+ * no rule matches. */
+static void send_frames(struct ibv_qp *tx, struct ibv_cq *scq, uint8_t *buf, struct ibv_mr *mr)
+{
+	for (int k = 0; k <= N_MC; k++) {
+		memcpy(buf, k < N_MC ? MAC_MC : MAC_UC, 6);
+		memcpy(buf + 6, "\x02\x00\x00\x00\x00\x07", 6);
+		buf[12] = 0x88; buf[13] = 0xb5; /* local experimental ethertype */
+		for (int i = 14; i < 200; i++)
+			buf[i] = (uint8_t)(k + i - 14);
+		struct ibv_sge sge = { (uintptr_t)buf, 200, mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = (uint64_t)k, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SIGNALED };
+		t_post_send(tx, &wr);
+		struct ibv_wc wc;
+		CHECK(t_poll(scq, &wc, 1, 10000) == 1 && wc.status == IBV_WC_SUCCESS, "send %d", k);
+	}
 }
 
 int main(int argc, char **argv)
@@ -144,20 +173,11 @@ int main(int argc, char **argv)
 	CHECK(ibv_modify_qp(tx, &at, IBV_QP_STATE) == 0, "rts");
 	uint8_t *buf;
 	struct ibv_mr *mr = t_mr(4096, IBV_ACCESS_LOCAL_WRITE, (void **)&buf);
-	for (int k = 0; k <= N_MC; k++) {
-		memcpy(buf, k < N_MC ? MAC_MC : MAC_UC, 6);
-		memcpy(buf + 6, "\x02\x00\x00\x00\x00\x07", 6);
-		buf[12] = 0x88; buf[13] = 0xb5; /* local experimental ethertype */
-		for (int i = 14; i < 200; i++)
-			buf[i] = (uint8_t)(k + i - 14);
-		struct ibv_sge sge = { (uintptr_t)buf, 200, mr->lkey };
-		struct ibv_send_wr wr = { .wr_id = (uint64_t)k, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
-					  .send_flags = IBV_SEND_SIGNALED };
-		t_post_send(tx, &wr);
-		struct ibv_wc wc;
-		CHECK(t_poll(scq, &wc, 1, 10000) == 1 && wc.status == IBV_WC_SUCCESS, "send %d", k);
-	}
+	send_frames(tx, scq, buf, mr);
 	expect(&me, N_MC, 200, "sender's own QP (loopback)");
+	CHECK(read(up[0], &c, 1) == 1 && c == 'R', "child ready again");
+	send_frames(tx, scq, buf, mr);
+	expect(&me, N_MC, 200, "sender's own QP (loopback), second time");
 	c = 'D';
 	CHECK(write(down[1], &c, 1) == 1, "done");
 	int st = 0;
