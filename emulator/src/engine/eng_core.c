@@ -483,6 +483,8 @@ static void atfork_child(void)
 	memset(G.qp_by_slot, 0, sizeof G.qp_by_slot);
 	memset(G.mr_hash, 0, sizeof G.mr_hash);
 	memset(G.peers, 0, sizeof G.peers);
+	eng_eth_forget();
+	eng_fault_forget();
 }
 
 __attribute__((constructor)) static void engine_init(void)

@@ -126,6 +126,21 @@ static struct eng_inbox *inbox_of(int pid, int slot, uint32_t id)
 	return ib;
 }
 
+void eng_eth_forget(void)
+{
+	/* The flows are the parent's, and point to its QPs: steered to here, a frame would land in the child's copies
+	 * of the parent's buffers and CQs, memory the child may use for anything by now. The inboxes stay mapped: they
+	 * are still the other processes' live ones. */
+	for (struct eng_flow *e = g_flows, *n; e; e = n) {
+		n = e->next;
+		free(e);
+	}
+	g_flows = NULL;
+	g_raw_qps = 0;
+	g_held = NULL;
+	memset(g_pace_next, 0, sizeof g_pace_next);
+}
+
 void eng_eth_reap_inboxes(void)
 {
 	for (int i = 0; i < EMU_REG_MAX_PROCS; i++)

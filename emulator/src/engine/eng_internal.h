@@ -342,6 +342,7 @@ int eng_eth_rx(struct pkt *p);
 void eng_eth_qp_count(int delta);       /* raw QPs of this process (advertised in the fabric registry) */
 void eng_eth_qp_destroying(struct eng_qp *qp);
 void eng_eth_reap_inboxes(void);         /* drop mappings of inboxes that are no longer live (eng_peer_stale) */
+void eng_eth_forget(void);               /* fork child: forget the parent's flows and raw QP count */
 
 /* eng_xport.c */
 uint32_t eng_rq_avail(struct eng_qp *qp);
@@ -366,6 +367,8 @@ void eng_xmit(struct eng_qp *qp, struct eng_inbox *ib, struct eng_ring *r, uint6
 int eng_fault_pump(void);
 /* Whether fault injection is on in this process. */
 int eng_fault_on(void);
+/* fork child: drop the parent's held packets and counts. */
+void eng_fault_forget(void);
 
 /* eng_direct.c (layer 3): direct placement of RDMA WRITEs into a peer process's memory. The owner publishes its
  * QPs and MRs (under G.lock, from the hooks); a requester asks eng_direct_wanted before it builds the packets of

@@ -4,7 +4,8 @@
  * (loopback), in order and byte for byte; a unicast frame to a MAC no rule matches reaches nobody. The receiving
  * process then closes its device and opens it again, and still gets what is sent (its new inbox, eng_wire.h).
  * The second process is this program re-executed (argv[1] = "child"), so it opens the device itself as a
- * separately launched program would.
+ * separately launched program would. A third, a fork child, opens the device next to the copies of its parent's
+ * QP and flow: its engine must steer to its own QP only, never into what it inherited.
  */
 #include <errno.h>
 #include <sys/wait.h>
@@ -182,6 +183,45 @@ int main(int argc, char **argv)
 	CHECK(write(down[1], &c, 1) == 1, "done");
 	int st = 0;
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, "child failed: status 0x%x", st);
+
+	/* A fork child (no exec) that opens the device: its copies of this process's QP, buffers and flow are inert
+	 * memory (emu_objects.h). A NIC writes into this process's pages, never into the child's copies, which the
+	 * child may have reused for anything; the child's own QP gets its frames. */
+	CHECK(pipe(up) == 0, "pipe");
+	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		close(up[0]);
+		memset(me.buf, 0xee, FR * 32); /* the inherited receive buffer, reused */
+		struct t_rawcq raw;
+		t_rawcq(me.cq, &raw);
+		size_t ring_len = (size_t)raw.cqe_cnt * raw.cqe_size;
+		uint8_t *ring = malloc(ring_len);
+		CHECK(ring, "malloc");
+		memcpy(ring, raw.buf, ring_len);
+		t_open();
+		struct rq mine;
+		rq_make(&mine, MAC_MC);
+		c = 'R';
+		CHECK(write(up[1], &c, 1) == 1, "fork child ready");
+		expect(&mine, N_MC, 200, "fork child's own QP");
+		for (size_t i = 0; i < FR * 32; i++)
+			CHECK(me.buf[i] == 0xee, "the fork child's engine wrote into its copy of the parent's receive buffer "
+			      "(byte %zu: 0x%02x)", i, me.buf[i]);
+		CHECK(memcmp(ring, raw.buf, ring_len) == 0, "the fork child's engine wrote a CQE into its copy of the "
+		      "parent's CQ");
+		rq_free(&mine);
+		ibv_dealloc_pd(t_pd);
+		ibv_close_device(t_ctx);
+		free(ring);
+		_exit(0);
+	}
+	close(up[1]);
+	CHECK(read(up[0], &c, 1) == 1 && c == 'R', "fork child ready");
+	send_frames(tx, scq, buf, mr);
+	expect(&me, N_MC, 200, "sender's own QP (loopback), with a fork child");
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, "fork child failed: status 0x%x",
+	      st);
 	rq_free(&me);
 	ibv_destroy_qp(tx);
 	ibv_destroy_cq(scq);
