@@ -53,7 +53,7 @@ static void begin(const char *name)
 /* ---- the child: does what the parent's commands say ---- */
 
 struct cmd {
-	char op;      /* see child() */
+	char op;      /* see child_loop() */
 	uint8_t node; /* which node */
 	uint32_t qpn; /* 'n': the parent's new QPN */
 	char case_name[40];
