@@ -314,7 +314,8 @@ void emu_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct emu_reg_proc {
 	_Atomic int32_t  pid;          /* 0 = free; reclaimable when kill(pid, 0) fails with ESRCH */
 	_Atomic uint32_t alive;        /* 1 while the process runs (cleared at exit) */
-	_Atomic uint32_t inbox;        /* [engine] the engine's inbox id for this process (0 = none yet) */
+	_Atomic uint32_t inbox;        /* [engine] the id of this process's live engine inbox (0 = none): a process
+	                                  that closes its last context and opens another gets a new inbox, with a new id */
 	uint32_t         reserved;
 	_Atomic uint64_t engine_word[6]; /* [engine] free for the engine */
 };
@@ -349,7 +350,8 @@ struct emu_registry {
 	_Atomic uint32_t next_srqn;
 	_Atomic uint32_t next_pdn;
 	_Atomic uint32_t next_mkey;    /* lkey/rkey = (next_mkey++ << 8) | 8-bit tag */
-	uint32_t         reserved[3];
+	_Atomic uint32_t next_inbox_id; /* [engine] ids of engine inboxes (procs[].inbox), never 0 */
+	uint32_t         reserved[2];
 	struct emu_reg_proc procs[EMU_REG_MAX_PROCS];
 	struct emu_reg_qp   qps[EMU_REG_QP_SLOTS];
 };

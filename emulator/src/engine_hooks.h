@@ -10,6 +10,8 @@
  *    K frees it (and, for a context, unmaps its UAR alias and closes its pipes) right after the hook returns.
  *    When a context closes with live objects, K calls the destroying hook of each object first
  *    (QPs, then SRQs, then CQs, then MRs), then emu_engine_ctx_closing.
+ *  - emu_engine_ctx_opened and emu_engine_ctx_closing come in pairs: closing only for a context whose GET_CONTEXT
+ *    succeeded (opened ran); the close of a file whose GET_CONTEXT failed calls no hook.
  *  - emu_engine_qp_modified: the transition was validated and every attribute in attr_mask (IBV_QP_* bits)
  *    applied to the struct emu_qp and to the registry entry; old_state is the state before the command.
  *  - emu_engine_cq_resized: cq->buf / cq->cqe_cnt / cq->cqe_size already describe the new ring, and

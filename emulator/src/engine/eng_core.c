@@ -97,6 +97,7 @@ static int engine_iteration(uint64_t now)
 		if (eng_doorbells_polled() == 2)
 			eng_adopt_mappings(now, 1000000000ull); /* pages mapped where the library did not see it */
 		eng_reap_peers();
+		eng_eth_reap_inboxes();
 		emu_clock_maintain();
 	}
 	return work;
@@ -444,6 +445,12 @@ static void engine_stop(void)
 	}
 	pthread_mutex_lock(&G.lock);
 	if (G.inbox) {
+		/* Peers stop looking this inbox up, and drop their mappings of it (eng_reap_peers); the next context
+		 * opened here makes a new one, with a new id. */
+		struct emu_registry *r = emu_registry();
+		int slot = emu_reg_self_slot();
+		if (r && slot >= 0)
+			atomic_store(&r->procs[slot].inbox, 0);
 		eng_direct_withdraw_all(); /* peers that still map the inbox must not write into this process any more */
 		eng_inbox_destroy(G.inbox, G.fabric, G.pid);
 		G.inbox = NULL;
@@ -476,6 +483,8 @@ static void atfork_child(void)
 	memset(G.qp_by_slot, 0, sizeof G.qp_by_slot);
 	memset(G.mr_hash, 0, sizeof G.mr_hash);
 	memset(G.peers, 0, sizeof G.peers);
+	eng_eth_forget();
+	eng_fault_forget();
 }
 
 __attribute__((constructor)) static void engine_init(void)
@@ -512,16 +521,21 @@ static void engine_start_locked(void)
 	eng_wire_pid = G.pid;
 	if (!G.inbox) {
 		eng_fabric_name();
-		G.inbox = eng_inbox_create(G.fabric, G.pid);
+		struct emu_registry *r = emu_registry();
+		int slot = emu_reg_self_slot();
+		/* A fabric-wide id per inbox, never 0 (0 is "none" in the registry): peers tell this inbox from one this
+		 * pid had before (eng_wire.h) */
+		uint32_t id = 0;
+		while (r && !id)
+			id = atomic_fetch_add(&r->next_inbox_id, 1) + 1;
+		G.inbox = eng_inbox_create(G.fabric, G.pid, id ? id : 1);
 		if (!G.inbox) {
 			fprintf(stderr, "mlx5emu[%d]: engine cannot create its inbox in /dev/shm: %s\n", G.pid,
 				strerror(errno));
 			return;
 		}
-		struct emu_registry *r = emu_registry();
-		int slot = emu_reg_self_slot();
 		if (r && slot >= 0)
-			atomic_store(&r->procs[slot].inbox, 1);
+			atomic_store(&r->procs[slot].inbox, id);
 		/* MRs registered before the first QP, and QPs already connected, become reachable for direct
 		 * placement now that there is an inbox to publish them in */
 		for (unsigned b = 0; b < sizeof G.mr_hash / sizeof G.mr_hash[0]; b++)

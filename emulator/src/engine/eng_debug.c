@@ -13,7 +13,7 @@ EXPORT int mlx5emu_debug_abandon_reservation(int pid, int resp, uint32_t len)
 {
 	if (!G.fabric[0])
 		eng_fabric_name();
-	struct eng_inbox *ib = eng_inbox_open(G.fabric, pid);
+	struct eng_inbox *ib = eng_inbox_open(G.fabric, pid, eng_inbox_id_of_pid(pid));
 	if (!ib)
 		return -1;
 	eng_wire_pid = (int)getpid(); /* as the engine of this process would have set it */

@@ -51,7 +51,7 @@ static struct eng_flow *g_flows;
 static int g_raw_qps;
 static uint8_t g_frame[ENG_ETH_MAX_FRAME + 4];
 static uint8_t g_seg[ENG_ETH_MAX_FRAME];
-static struct { int pid; struct eng_inbox *ib; } g_inboxes[EMU_REG_MAX_PROCS];
+static struct eng_peer g_inboxes[EMU_REG_MAX_PROCS]; /* other engines' inboxes, one per registry slot at most */
 static uint64_t g_pace_next[EMU_REG_QP_SLOTS]; /* packet pacing: earliest time of a QP's next frame (ns) */
 static struct pkt *g_held;         /* frame at the head of the inbox waiting for receives ... */
 static uint64_t g_held_since;      /* ... since then */
@@ -110,25 +110,44 @@ void eng_eth_qp_destroying(struct eng_qp *qp)
 
 /* ---------------- the fabric ---------------- */
 
-static struct eng_inbox *inbox_of(int pid)
+/* The inbox with id of the process in registry slot (pid). Not evicted while frames are being put (fabric_send
+ * holds up to one per slot): entries go in eng_eth_reap_inboxes only. */
+static struct eng_inbox *inbox_of(int pid, int slot, uint32_t id)
 {
-	if (pid == G.pid)
-		return G.inbox;
-	int freeslot = -1;
-	for (int i = 0; i < EMU_REG_MAX_PROCS; i++) {
-		if (g_inboxes[i].ib && g_inboxes[i].pid == pid)
-			return g_inboxes[i].ib;
-		if (!g_inboxes[i].ib && freeslot < 0)
-			freeslot = i;
-	}
-	if (freeslot < 0)
-		return NULL;
-	struct eng_inbox *ib = eng_inbox_open(G.fabric, pid);
-	if (ib) {
-		g_inboxes[freeslot].pid = pid;
-		g_inboxes[freeslot].ib = ib;
-	}
+	if (pid == G.pid) /* a slot of this process's image before an exec is nobody's now */
+		return slot == emu_reg_self_slot() ? G.inbox : NULL;
+	int freeslot;
+	struct eng_inbox *ib = eng_peer_cached(g_inboxes, EMU_REG_MAX_PROCS, pid, id, &freeslot);
+	if (ib || freeslot < 0)
+		return ib;
+	ib = eng_inbox_open(G.fabric, pid, id);
+	if (ib)
+		g_inboxes[freeslot] = (struct eng_peer){ .pid = pid, .id = id, .slot = slot, .ib = ib };
 	return ib;
+}
+
+void eng_eth_forget(void)
+{
+	/* The flows are the parent's, and point to its QPs: steered to here, a frame would land in the child's copies
+	 * of the parent's buffers and CQs, memory the child may use for anything by now. The inboxes stay mapped: they
+	 * are still the other processes' live ones. */
+	for (struct eng_flow *e = g_flows, *n; e; e = n) {
+		n = e->next;
+		free(e);
+	}
+	g_flows = NULL;
+	g_raw_qps = 0;
+	g_held = NULL;
+	memset(g_pace_next, 0, sizeof g_pace_next);
+}
+
+void eng_eth_reap_inboxes(void)
+{
+	for (int i = 0; i < EMU_REG_MAX_PROCS; i++)
+		if (g_inboxes[i].ib && eng_peer_stale(&g_inboxes[i])) {
+			eng_inbox_unmap(g_inboxes[i].ib);
+			memset(&g_inboxes[i], 0, sizeof g_inboxes[i]);
+		}
 }
 
 /* Put n frames into every receiving inbox, all or nothing. Returns 0 when some inbox is full. */
@@ -141,12 +160,12 @@ static int fabric_send(struct eng_qp *qp, uint8_t *const *frames, const uint32_t
 	int nt = 0;
 	for (int i = 0; i < EMU_REG_MAX_PROCS; i++) {
 		int pid = atomic_load(&r->procs[i].pid);
-		if (!pid || !atomic_load(&r->procs[i].alive) || !atomic_load(&r->procs[i].inbox) ||
-		    !atomic_load(&r->procs[i].engine_word[0]))
+		uint32_t id = atomic_load(&r->procs[i].inbox);
+		if (!pid || !atomic_load(&r->procs[i].alive) || !id || !atomic_load(&r->procs[i].engine_word[0]))
 			continue;
 		if (pid != G.pid && !eng_pid_alive(pid))
 			continue;
-		struct eng_inbox *ib = inbox_of(pid);
+		struct eng_inbox *ib = inbox_of(pid, i, id);
 		if (ib)
 			tgt[nt++] = ib;
 	}

@@ -66,6 +66,20 @@ __attribute__((destructor)) static void fault_fini(void)
 	 * of other files run, and it owns the list. */
 }
 
+void eng_fault_forget(void)
+{
+	/* fork child: the held packets are the parent's to send, and the counts its engine's */
+	for (struct held *h = held_head, *n; h; h = n) {
+		n = h->next;
+		free(h);
+	}
+	held_head = NULL;
+	held_tail = &held_head;
+	nheld = 0;
+	for (int i = 0; i < 5; i++)
+		stats[i] = 0;
+}
+
 /* The device that owns qpn, from the fabric registry (seqlock protocol of emu_objects.h); -1 if unknown. */
 static int qpn_device(uint32_t qpn)
 {

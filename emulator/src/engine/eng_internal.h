@@ -210,8 +210,11 @@ struct eng_uar {
 	uint64_t open_since;
 };
 
+/* A mapping of another process's inbox: the one with id (eng_wire.h) of process pid, registry procs[slot]. */
 struct eng_peer {
 	int pid;
+	uint32_t id;
+	int slot;
 	struct eng_inbox *ib;
 };
 
@@ -278,6 +281,14 @@ int eng_pid_running(int pid); /* alive and not stopped (SIGSTOP, tracing) nor a 
 int eng_pid_gone(int pid);    /* dead or a zombie: it will never run again */
 void eng_fabric_name(void);   /* G.fabric from MLX5EMU_FABRIC, or the per-user default */
 void eng_reap_peers(void);
+/* The id of the live inbox of the process in registry procs[slot], if that is still pid; 0 if it has none. */
+uint32_t eng_live_inbox_id(int slot, int pid);
+/* The same, for process pid in whichever registry slot it has. */
+uint32_t eng_inbox_id_of_pid(int pid);
+/* cache[0..n)'s mapping of inbox id of pid, or NULL; *freeslot receives an unused entry (-1: none). */
+struct eng_inbox *eng_peer_cached(struct eng_peer *cache, int n, int pid, uint32_t id, int *freeslot);
+/* Whether a cached mapping is no longer its process's live inbox (the process is gone, or has another one). */
+int eng_peer_stale(const struct eng_peer *e);
 void eng_qp_set_error(struct eng_qp *qp);
 
 /* eng_cq.c (layer 2) */
@@ -330,6 +341,8 @@ int eng_eth_send(struct eng_qp *qp, uint8_t *synd);
 int eng_eth_rx(struct pkt *p);
 void eng_eth_qp_count(int delta);       /* raw QPs of this process (advertised in the fabric registry) */
 void eng_eth_qp_destroying(struct eng_qp *qp);
+void eng_eth_reap_inboxes(void);         /* drop mappings of inboxes that are no longer live (eng_peer_stale) */
+void eng_eth_forget(void);               /* fork child: forget the parent's flows and raw QP count */
 
 /* eng_xport.c */
 uint32_t eng_rq_avail(struct eng_qp *qp);
@@ -354,6 +367,8 @@ void eng_xmit(struct eng_qp *qp, struct eng_inbox *ib, struct eng_ring *r, uint6
 int eng_fault_pump(void);
 /* Whether fault injection is on in this process. */
 int eng_fault_on(void);
+/* fork child: drop the parent's held packets and counts. */
+void eng_fault_forget(void);
 
 /* eng_direct.c (layer 3): direct placement of RDMA WRITEs into a peer process's memory. The owner publishes its
  * QPs and MRs (under G.lock, from the hooks); a requester asks eng_direct_wanted before it builds the packets of

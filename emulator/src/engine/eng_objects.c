@@ -93,12 +93,62 @@ static int reg_qp_read(uint32_t qpn, struct emu_reg_qp *out)
 			continue;
 		out->qpn = e->qpn;
 		out->pid = e->pid;
+		out->proc_slot = e->proc_slot;
 		out->lid = e->lid;
 		seq_read_retry_barrier(); /* else the fields could be read after the check and torn by a writer */
 		if (atomic_load(&e->seq) == s1)
 			return out->qpn == qpn && qpn ? 0 : -1;
 	}
 	return -1;
+}
+
+/* ---------------- other processes' inboxes ---------------- */
+
+uint32_t eng_live_inbox_id(int slot, int pid)
+{
+	struct emu_registry *r = emu_registry();
+	if (!r || slot < 0 || slot >= EMU_REG_MAX_PROCS)
+		return 0;
+	uint32_t id = atomic_load(&r->procs[slot].inbox);
+	/* the owner after the id: a slot that changed hands in between shows the new owner's pid */
+	return atomic_load(&r->procs[slot].pid) == pid ? id : 0;
+}
+
+uint32_t eng_inbox_id_of_pid(int pid)
+{
+	for (int i = 0; i < EMU_REG_MAX_PROCS; i++) {
+		uint32_t id = eng_live_inbox_id(i, pid);
+		if (id)
+			return id;
+	}
+	return 0;
+}
+
+struct eng_inbox *eng_peer_cached(struct eng_peer *cache, int n, int pid, uint32_t id, int *freeslot)
+{
+	*freeslot = -1;
+	for (int i = 0; i < n; i++) {
+		if (cache[i].ib && cache[i].pid == pid && cache[i].id == id)
+			return cache[i].ib;
+		if (!cache[i].ib && *freeslot < 0)
+			*freeslot = i;
+	}
+	return NULL;
+}
+
+int eng_peer_stale(const struct eng_peer *e)
+{
+	return !eng_pid_alive(e->pid) || eng_live_inbox_id(e->slot, e->pid) != e->id;
+}
+
+/* Unmap G.peers[i]; the QPs that send through it look their peer up again. */
+static void drop_peer(int i)
+{
+	for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
+		if (qp->peer == G.peers[i].ib)
+			qp->peer = NULL;
+	eng_inbox_unmap(G.peers[i].ib);
+	memset(&G.peers[i], 0, sizeof G.peers[i]);
 }
 
 struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid)
@@ -113,46 +163,44 @@ struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid)
 		*pid = e.pid;
 	if (lid)
 		*lid = e.lid;
-	if (e.pid == G.pid)
-		return G.inbox;
-	int freeslot = -1;
-	for (int i = 0; i < ENG_MAX_PEERS; i++) {
-		if (G.peers[i].pid == e.pid && G.peers[i].ib)
-			return G.peers[i].ib;
-		if (!G.peers[i].ib && freeslot < 0)
-			freeslot = i;
+	if (e.pid == G.pid) /* a QP of this process's image before an exec is nobody's now */
+		return e.proc_slot == emu_reg_self_slot() ? G.inbox : NULL;
+	/* The inbox its process has now, not the one it had when we first sent to it: a process that closed its last
+	 * context and opened another, or a process that got the pid of a dead one, has a new inbox under the old name
+	 * (eng_wire.h). */
+	uint32_t id = eng_live_inbox_id(e.proc_slot, e.pid);
+	if (!id) {
+		if (emu_log_enabled)
+			emu_log("engine: process %d (owner of QP 0x%06x) has no inbox", e.pid, qpn);
+		return NULL;
 	}
-	struct eng_inbox *ib = eng_inbox_open(G.fabric, e.pid);
+	int freeslot;
+	struct eng_inbox *ib = eng_peer_cached(G.peers, ENG_MAX_PEERS, e.pid, id, &freeslot);
+	if (ib)
+		return ib;
+	errno = 0;
+	ib = eng_inbox_open(G.fabric, e.pid, id);
 	if (!ib) {
 		if (emu_log_enabled)
-			emu_log("engine: no inbox of process %d (owner of QP 0x%06x): %s", e.pid, qpn, strerror(errno));
+			emu_log("engine: no inbox %u of process %d (owner of QP 0x%06x): %s", id, e.pid, qpn,
+				errno ? strerror(errno) : "another one under its name");
 		return NULL;
 	}
 	if (freeslot < 0) { /* evict one */
 		freeslot = (int)(eng_now_ns() % ENG_MAX_PEERS);
-		eng_inbox_unmap(G.peers[freeslot].ib);
-		for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
-			if (qp->peer == G.peers[freeslot].ib)
-				qp->peer = NULL;
+		drop_peer(freeslot);
 	}
-	G.peers[freeslot].pid = e.pid;
-	G.peers[freeslot].ib = ib;
+	G.peers[freeslot] = (struct eng_peer){ .pid = e.pid, .id = id, .slot = e.proc_slot, .ib = ib };
 	return ib;
 }
 
-/* Drop cached mappings of processes that are gone, so a vanished peer looks like a silent link. */
+/* Drop cached mappings of processes that are gone, so a vanished peer looks like a silent link, and of inboxes
+ * their processes replaced (each mapping holds 16 MiB of /dev/shm after its file is unlinked). */
 void eng_reap_peers(void)
 {
-	for (int i = 0; i < ENG_MAX_PEERS; i++) {
-		if (!G.peers[i].ib || eng_pid_alive(G.peers[i].pid))
-			continue;
-		for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
-			if (qp->peer == G.peers[i].ib)
-				qp->peer = NULL;
-		eng_inbox_unmap(G.peers[i].ib);
-		G.peers[i].ib = NULL;
-		G.peers[i].pid = 0;
-	}
+	for (int i = 0; i < ENG_MAX_PEERS; i++)
+		if (G.peers[i].ib && eng_peer_stale(&G.peers[i]))
+			drop_peer(i);
 }
 
 void eng_qp_set_error(struct eng_qp *qp)

@@ -260,7 +260,7 @@ static void reap_stale_inboxes(const char *fabric)
 }
 
 /* A stale file of a dead process that had our pid is replaced, not reused (EMU_SHM_REPLACE). */
-struct eng_inbox *eng_inbox_create(const char *fabric, int pid)
+struct eng_inbox *eng_inbox_create(const char *fabric, int pid, uint32_t id)
 {
 	char name[300];
 	reap_stale_inboxes(fabric);
@@ -270,6 +270,7 @@ struct eng_inbox *eng_inbox_create(const char *fabric, int pid)
 		return NULL;
 	struct eng_inbox *ib = p;
 	ib->pid = pid;
+	ib->id = id;
 	emu_shm_publish(ib, ENG_WIRE_MAGIC);
 	return ib;
 }
@@ -285,12 +286,12 @@ void eng_inbox_destroy(struct eng_inbox *ib, const char *fabric, int pid)
 	}
 }
 
-struct eng_inbox *eng_inbox_open(const char *fabric, int pid)
+struct eng_inbox *eng_inbox_open(const char *fabric, int pid, uint32_t id)
 {
 	char name[300];
 	inbox_name(name, sizeof name, fabric, pid);
 	struct eng_inbox *ib = emu_shm_attach(name, sizeof(struct eng_inbox), ENG_WIRE_MAGIC);
-	if (ib && ib->pid != pid) {
+	if (ib && (ib->pid != pid || ib->id != id)) {
 		munmap(ib, sizeof(struct eng_inbox));
 		return NULL;
 	}

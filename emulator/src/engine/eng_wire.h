@@ -25,8 +25,8 @@
 #include <stdatomic.h>
 
 #define ENG_RING_BYTES   (8u << 20)
-#define ENG_WIRE_MAGIC   0x45524957394c4d45ULL /* "EML9WIRE": v6 added the wake futex, v7 the poll time, v8 the
-                                                 * direct placement tables, v9 the awake time */
+#define ENG_WIRE_MAGIC   0x45524957414c4d45ULL /* "EMLAWIRE": v6 added the wake futex, v7 the poll time, v8 the
+                                                 * direct placement tables, v9 the awake time, v10 the id */
 
 struct eng_ring {
 	_Atomic uint64_t tail;
@@ -64,7 +64,11 @@ struct eng_direct_mr {
 struct eng_inbox {
 	uint64_t magic;
 	int32_t  pid;
-	uint32_t reserved;
+	/* Which inbox of process pid this is (the fabric registry's procs[].inbox names the live one). The file name
+	 * holds only the pid: a process that closes its last context and opens another, a process after exec, and a
+	 * process that got a dead one's pid all create a new file under an old name, while peers still map the old
+	 * file (unlinked, but still memory) and would put packets in it that no engine ever reads. */
+	uint32_t id;
 	/* A process-shared futex: the owner's engine thread sleeps on wake_seq (with a timeout, since doorbells are
 	 * polled) after announcing it in sleeping; the first producer to commit a packet after that takes the announcement
 	 * down (exchange to 0), bumps wake_seq and wakes it; later producers see it awake. */
@@ -118,11 +122,12 @@ void eng_inbox_forget_deferred(void);
  * Returns whether a packet is waiting. */
 int eng_inbox_wait(struct eng_inbox *ib, long ns);
 
-/* Create (and map) this process's inbox; unlink it with eng_inbox_destroy. */
-struct eng_inbox *eng_inbox_create(const char *fabric, int pid);
+/* Create (and map) this process's inbox, with id (never 0); unlink it with eng_inbox_destroy. */
+struct eng_inbox *eng_inbox_create(const char *fabric, int pid, uint32_t id);
 void eng_inbox_destroy(struct eng_inbox *ib, const char *fabric, int pid);
-/* Map another process's inbox (NULL if it does not exist). Unmap with eng_inbox_unmap. */
-struct eng_inbox *eng_inbox_open(const char *fabric, int pid);
+/* Map another process's inbox with this id (NULL if it does not exist, or the file under its name is another one).
+ * Unmap with eng_inbox_unmap. */
+struct eng_inbox *eng_inbox_open(const char *fabric, int pid, uint32_t id);
 void eng_inbox_unmap(struct eng_inbox *ib);
 
 #endif

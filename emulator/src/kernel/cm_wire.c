@@ -187,6 +187,33 @@ int cm_dir_ready(void)
 	return err;
 }
 
+/* ---- this process's leftovers ---- */
+
+/* The pid whose directory entries this image has reclaimed (0: none yet). An image starts from 0 after exec; a fork
+ * child has its parent's pid here, not its own. */
+static int32_t g_claimed_pid;
+
+/* Entries (bound ids, multicast attachments) that hold this process's pid before this image made any: the image
+ * before an exec, whose rdma_cm file the kernel would have closed with it (librdmacm opens it O_CLOEXEC), or a
+ * killed process whose pid this one got. Left there, they keep their ports bound (a server that re-execs itself
+ * got EADDRINUSE) and catch REQs for a listener that no longer exists. Called under the directory lock by
+ * everything that adds an entry, so that no entry of this image is ever taken for one. */
+static void claim_pid_locked(void)
+{
+	int32_t me = (int32_t)getpid();
+	if (g_claimed_pid == me)
+		return;
+	for (int i = 0; i < DIR_SLOTS; i++)
+		if (g_dir->e[i].pid == me) {
+			g_dir->e[i].state = CM_DIR_FREE;
+			g_dir->e[i].pid = 0;
+		}
+	for (int i = 0; i < EMU_MCAST_ATTACH_MAX; i++)
+		if (g_dir->mc[i].pid == me)
+			g_dir->mc[i].pid = 0;
+	g_claimed_pid = me;
+}
+
 /* ---- multicast attachments ---- */
 
 int cm_mcast_attach(const uint8_t gid[16], uint32_t qpn)
@@ -195,6 +222,7 @@ int cm_mcast_attach(const uint8_t gid[16], uint32_t qpn)
 		return ENOMEM;
 	int rc = ENOMEM, free_slot = -1;
 	robust_lock(&g_dir->lock);
+	claim_pid_locked();
 	for (int i = 0; i < EMU_MCAST_ATTACH_MAX; i++) {
 		struct cm_mc_entry *m = &g_dir->mc[i];
 		if (m->pid && (m->pid == (int32_t)getpid() || !cm_pid_dead(m->pid))) {
@@ -319,6 +347,7 @@ int cm_dir_bind(uint16_t ps, struct sockaddr *addr, int reuse, int afonly, uint3
 	uint16_t port = emu_cm_addr_port(addr);
 
 	robust_lock(&g_dir->lock);
+	claim_pid_locked();
 	for (int i = 0; i < DIR_SLOTS && slot < 0; i++)
 		if (!g_dir->e[i].pid || !entry_live(&g_dir->e[i]))
 			slot = i;

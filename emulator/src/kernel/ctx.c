@@ -60,7 +60,11 @@ static void ctx_destroy(struct emu_ctx *ctx)
 	if (!foreign) {
 		emu_ctx_unlink(ctx);
 		emu_destroy_all_objects(ctx);
-		emu_engine_ctx_closing(ctx);
+		/* Only a context the engine was told of: one whose GET_CONTEXT was refused (a DEVX request, as UCX makes
+		 * next to its plain context) never counted, and its close must not count down another live one's (the
+		 * engine stops with the last, and takes the process off the fabric). */
+		if (ctx->have_context)
+			emu_engine_ctx_closing(ctx);
 		if (ctx->uar_alias)
 			munmap(ctx->uar_alias, emu_uar_file_len(ctx));
 	}

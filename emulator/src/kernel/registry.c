@@ -37,12 +37,13 @@ static int pid_dead(int32_t pid)
 	return pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH);
 }
 
-/* Reclaims entries of processes that exited without cleaning up (killed). Called under reg_lock. */
-static void reap_dead(void)
+/* Reclaims entries of processes that exited without cleaning up (killed), and those of stale_pid (0: none).
+ * Called under reg_lock. */
+static void reap_dead(int32_t stale_pid)
 {
 	for (int i = 0; i < EMU_REG_MAX_PROCS; i++) {
 		int32_t pid = atomic_load(&g_reg->procs[i].pid);
-		if (pid && pid_dead(pid)) {
+		if (pid && (pid == stale_pid || pid_dead(pid))) {
 			atomic_store(&g_reg->procs[i].alive, 0);
 			atomic_store(&g_reg->procs[i].inbox, 0);
 			atomic_store(&g_reg->procs[i].pid, 0);
@@ -50,7 +51,7 @@ static void reap_dead(void)
 	}
 	for (int i = 0; i < EMU_REG_QP_SLOTS; i++) {
 		struct emu_reg_qp *e = &g_reg->qps[i];
-		if (e->qpn && pid_dead(e->pid)) {
+		if (e->qpn && (e->pid == stale_pid || pid_dead(e->pid))) {
 			atomic_fetch_add(&e->seq, 1);
 			e->qpn = 0;
 			atomic_fetch_add(&e->seq, 1);
@@ -103,7 +104,10 @@ int emu_reg_attach(void)
 		rc = map_registry();
 	if (!rc && g_self_slot < 0) {
 		reg_lock();
-		reap_dead();
+		/* Entries with this pid that this image did not make are stale: the image before an exec (it never
+		 * reached emu_reg_detach_process), or a killed process whose pid this one got. Peers would otherwise take
+		 * them for live QPs of this process. */
+		reap_dead((int32_t)getpid());
 		for (int i = 0; i < EMU_REG_MAX_PROCS; i++) {
 			int32_t zero = 0;
 			if (atomic_compare_exchange_strong(&g_reg->procs[i].pid, &zero, (int32_t)getpid())) {
@@ -188,7 +192,7 @@ int emu_reg_qp_alloc(struct emu_qp *qp)
 	reg_lock();
 	for (int pass = 0; pass < 2 && rc; pass++) {
 		if (pass)
-			reap_dead();
+			reap_dead(0);
 		for (uint32_t n = 0; n < EMU_REG_QP_SLOTS; n++) {
 			uint32_t slot = (atomic_fetch_add(&hint, 1) + n) & (EMU_REG_QP_SLOTS - 1);
 			struct emu_reg_qp *e = &g_reg->qps[slot];

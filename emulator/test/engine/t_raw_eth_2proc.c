@@ -1,9 +1,11 @@
 /*
  * t_raw_eth_2proc.c - the Ethernet fabric between processes: a multicast frame sent by one process reaches every
  * QP that steers it, in another process (two QPs there: each gets a copy) and in the sender's own process
- * (loopback), in order and byte for byte; a unicast frame to a MAC no rule matches reaches nobody. The second
- * process is this program
- * re-executed (argv[1] = "child"), so it opens the device itself as a separately launched program would.
+ * (loopback), in order and byte for byte; a unicast frame to a MAC no rule matches reaches nobody. The receiving
+ * process then closes its device and opens it again, and still gets what is sent (its new inbox, eng_wire.h).
+ * The second process is this program re-executed (argv[1] = "child"), so it opens the device itself as a
+ * separately launched program would. A third, a fork child, opens the device next to the copies of its parent's
+ * QP and flow: its engine must steer to its own QP only, never into what it inherited.
  */
 #include <errno.h>
 #include <sys/wait.h>
@@ -98,12 +100,40 @@ static int child(int rd, int wr)
 	CHECK(write(wr, &c, 1) == 1, "ready");
 	expect(&a, N_MC, 200, "child QP a");
 	expect(&b, N_MC, 200, "child QP b");
-	CHECK(read(rd, &c, 1) == 1, "done");
+	/* Closing the last context stops this process's engine; the next one has a new inbox, and the sender, which
+	 * put frames into the old one, must find it. */
 	rq_free(&a);
 	rq_free(&b);
 	ibv_dealloc_pd(t_pd);
 	ibv_close_device(t_ctx);
+	t_open();
+	rq_make(&a, MAC_MC);
+	CHECK(write(wr, &c, 1) == 1, "ready again");
+	expect(&a, N_MC, 200, "child QP a after the device was opened again");
+	CHECK(read(rd, &c, 1) == 1, "done");
+	rq_free(&a);
+	ibv_dealloc_pd(t_pd);
+	ibv_close_device(t_ctx);
 	return 0;
+}
+
+/* The N_MC multicast frames (byte i of frame k = k + i, after the headers), then one unicast frame to a MAC that
+ * no rule matches. */
+static void send_frames(struct ibv_qp *tx, struct ibv_cq *scq, uint8_t *buf, struct ibv_mr *mr)
+{
+	for (int k = 0; k <= N_MC; k++) {
+		memcpy(buf, k < N_MC ? MAC_MC : MAC_UC, 6);
+		memcpy(buf + 6, "\x02\x00\x00\x00\x00\x07", 6);
+		buf[12] = 0x88; buf[13] = 0xb5; /* local experimental ethertype */
+		for (int i = 14; i < 200; i++)
+			buf[i] = (uint8_t)(k + i - 14);
+		struct ibv_sge sge = { (uintptr_t)buf, 200, mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = (uint64_t)k, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SIGNALED };
+		t_post_send(tx, &wr);
+		struct ibv_wc wc;
+		CHECK(t_poll(scq, &wc, 1, 10000) == 1 && wc.status == IBV_WC_SUCCESS, "send %d", k);
+	}
 }
 
 int main(int argc, char **argv)
@@ -144,24 +174,54 @@ int main(int argc, char **argv)
 	CHECK(ibv_modify_qp(tx, &at, IBV_QP_STATE) == 0, "rts");
 	uint8_t *buf;
 	struct ibv_mr *mr = t_mr(4096, IBV_ACCESS_LOCAL_WRITE, (void **)&buf);
-	for (int k = 0; k <= N_MC; k++) {
-		memcpy(buf, k < N_MC ? MAC_MC : MAC_UC, 6);
-		memcpy(buf + 6, "\x02\x00\x00\x00\x00\x07", 6);
-		buf[12] = 0x88; buf[13] = 0xb5; /* local experimental ethertype */
-		for (int i = 14; i < 200; i++)
-			buf[i] = (uint8_t)(k + i - 14);
-		struct ibv_sge sge = { (uintptr_t)buf, 200, mr->lkey };
-		struct ibv_send_wr wr = { .wr_id = (uint64_t)k, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
-					  .send_flags = IBV_SEND_SIGNALED };
-		t_post_send(tx, &wr);
-		struct ibv_wc wc;
-		CHECK(t_poll(scq, &wc, 1, 10000) == 1 && wc.status == IBV_WC_SUCCESS, "send %d", k);
-	}
+	send_frames(tx, scq, buf, mr);
 	expect(&me, N_MC, 200, "sender's own QP (loopback)");
+	CHECK(read(up[0], &c, 1) == 1 && c == 'R', "child ready again");
+	send_frames(tx, scq, buf, mr);
+	expect(&me, N_MC, 200, "sender's own QP (loopback), second time");
 	c = 'D';
 	CHECK(write(down[1], &c, 1) == 1, "done");
 	int st = 0;
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, "child failed: status 0x%x", st);
+
+	/* A fork child (no exec) that opens the device: its copies of this process's QP, buffers and flow are inert
+	 * memory (emu_objects.h). A NIC writes into this process's pages, never into the child's copies, which the
+	 * child may have reused for anything; the child's own QP gets its frames. */
+	CHECK(pipe(up) == 0, "pipe");
+	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		close(up[0]);
+		memset(me.buf, 0xee, FR * 32); /* the inherited receive buffer, reused */
+		struct t_rawcq raw;
+		t_rawcq(me.cq, &raw);
+		size_t ring_len = (size_t)raw.cqe_cnt * raw.cqe_size;
+		uint8_t *ring = malloc(ring_len);
+		CHECK(ring, "malloc");
+		memcpy(ring, raw.buf, ring_len);
+		t_open();
+		struct rq mine;
+		rq_make(&mine, MAC_MC);
+		c = 'R';
+		CHECK(write(up[1], &c, 1) == 1, "fork child ready");
+		expect(&mine, N_MC, 200, "fork child's own QP");
+		for (size_t i = 0; i < FR * 32; i++)
+			CHECK(me.buf[i] == 0xee, "the fork child's engine wrote into its copy of the parent's receive buffer "
+			      "(byte %zu: 0x%02x)", i, me.buf[i]);
+		CHECK(memcmp(ring, raw.buf, ring_len) == 0, "the fork child's engine wrote a CQE into its copy of the "
+		      "parent's CQ");
+		rq_free(&mine);
+		ibv_dealloc_pd(t_pd);
+		ibv_close_device(t_ctx);
+		free(ring);
+		_exit(0);
+	}
+	close(up[1]);
+	CHECK(read(up[0], &c, 1) == 1 && c == 'R', "fork child ready");
+	send_frames(tx, scq, buf, mr);
+	expect(&me, N_MC, 200, "sender's own QP (loopback), with a fork child");
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, "fork child failed: status 0x%x",
+	      st);
 	rq_free(&me);
 	ibv_destroy_qp(tx);
 	ibv_destroy_cq(scq);

@@ -45,10 +45,41 @@ expect "devinfo (eth): RoCE v2 gid" 'GID\[  1\]:\s+fe80::9a03:9bff:fe4d:4500, Ro
 
 # --env: a tree for tools that cannot run under the wrapper (Maven surefire), usable by hand-set environment
 "$MLX5EMU" --link eth --env "$out/envtree" > "$out/env"
-expect "--env prints SYSFS_PATH" "^SYSFS_PATH=$out/envtree\$" "$out/env"
-expect "--env prints LD_PRELOAD" '^LD_PRELOAD=.*libmlx5emu\.so$' "$out/env"
+expect "--env prints SYSFS_PATH" "^SYSFS_PATH='$out/envtree'\$" "$out/env"
+expect "--env prints LD_PRELOAD" "^LD_PRELOAD='.*libmlx5emu\\.so'\$" "$out/env"
 ( set -a; . "$out/env"; set +a; ibv_devinfo > "$out/devinfo.env" 2>&1 ) || { echo "FAIL ibv_devinfo with --env environment"; fail=1; }
 expect "--env environment works" 'link_layer:\s+Ethernet' "$out/devinfo.env"
+# Every value is one shell word, whatever it holds: MLX5EMU_IPS has spaces (unquoted, sourcing ran "0=::1" as a
+# command), a directory may have a space and a quote. A strict shell, bash and POSIX sh, must read back each value
+# exactly as the launcher exports it to a program it runs.
+tricky="$out/env tree's dir"
+# (both launched from an empty environment: make's MLX5EMU_FABRIC and MLX5EMU_STRICT would reach only the program)
+env -i PATH="$PATH" "$MLX5EMU" --link eth --devices 2 --ip 127.0.0.9 --ip mlx5_1=127.0.0.10 --env "$tricky" \
+  > "$out/env2"
+env -i PATH="$PATH" "$MLX5EMU" --link eth --devices 2 --ip 127.0.0.9 --ip mlx5_1=127.0.0.10 -- env |
+  grep -E '^(MLX5EMU_[A-Z]+|LD_PRELOAD)=' | grep -v '^MLX5EMU_SYSFS=' | sort > "$out/env2.launched"
+for sh in bash sh; do
+  if ! env -i PATH="$PATH" "$sh" -c 'set -eu; set -a; . "$1"; set +a; env' _ "$out/env2" > "$out/env2.$sh" \
+      2> "$out/env2.$sh.err"; then
+    echo "FAIL --env file does not source in $sh:"; sed 's/^/     /' "$out/env2.$sh.err" | head; fail=1
+    continue
+  fi
+  echo "ok   --env file sources in $sh"
+  if [ "$(grep -x "SYSFS_PATH=$tricky" "$out/env2.$sh")" = "SYSFS_PATH=$tricky" ] &&
+     [ "$(grep -x "MLX5EMU_SYSFS=$tricky" "$out/env2.$sh")" = "MLX5EMU_SYSFS=$tricky" ]; then
+    echo "ok   --env paths with a space and a quote ($sh)"
+  else
+    echo "FAIL --env paths read back wrong ($sh):"; grep SYSFS "$out/env2.$sh" | sed 's/^/     /'; fail=1
+  fi
+  grep -E '^(MLX5EMU_[A-Z]+|LD_PRELOAD)=' "$out/env2.$sh" | grep -v '^MLX5EMU_SYSFS=' | sort > "$out/env2.$sh.knobs"
+  if cmp -s "$out/env2.$sh.knobs" "$out/env2.launched"; then
+    echo "ok   --env values equal what the launcher exports ($sh)"
+  else
+    echo "FAIL --env values differ from what the launcher exports ($sh):"
+    diff "$out/env2.launched" "$out/env2.$sh.knobs" | sed 's/^/     /'; fail=1
+  fi
+done
+expect "--env MLX5EMU_IPS" "^MLX5EMU_IPS=0=127.0.0.1 0=::1 0=127.0.0.9 1=127.0.0.2 1=127.0.0.10\$" "$out/env2.launched"
 
 # ibv_rc_pingpong: server and client launched separately; they meet on the fabric named by MLX5EMU_FABRIC
 for link in ib eth; do

@@ -32,7 +32,7 @@ class EmulatorEnvTest
         {
             final int eq = line.indexOf('=');
             final String key = line.substring(0, eq);
-            final String expected = line.substring(eq + 1);
+            final String expected = shellWord(line.substring(eq + 1));
             final String actual = System.getenv(key);
             assertNotNull(actual, key + " is not set in the test JVM; the launcher sets it to " + expected);
             if (key.equals("LD_PRELOAD") || key.endsWith("SYSFS") || key.equals("SYSFS_PATH"))
@@ -44,5 +44,37 @@ class EmulatorEnvTest
                 assertEquals(expected, actual, key);
             }
         }
+    }
+
+    /**
+     * The value of a {@code KEY=VALUE} line as a POSIX shell reads it: the launcher prints every value as one
+     * single-quoted word (a quote inside becomes {@code '\''}), so that {@code set -a; . FILE} loads the file.
+     */
+    static String shellWord(final String word)
+    {
+        final StringBuilder value = new StringBuilder(word.length());
+        for (int i = 0; i < word.length(); i++)
+        {
+            final char c = word.charAt(i);
+            if (c == '\'')
+            {
+                final int end = word.indexOf('\'', i + 1);
+                if (end < 0)
+                {
+                    throw new IllegalArgumentException("unterminated quote in " + word);
+                }
+                value.append(word, i + 1, end);
+                i = end;
+            }
+            else if (c == '\\' && i + 1 < word.length())
+            {
+                value.append(word.charAt(++i));
+            }
+            else
+            {
+                value.append(c);
+            }
+        }
+        return value.toString();
     }
 }

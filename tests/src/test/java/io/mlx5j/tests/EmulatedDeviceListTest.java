@@ -55,7 +55,7 @@ class EmulatedDeviceListTest
         for (final String line : env)
         {
             final String key = line.substring(0, line.indexOf('='));
-            final String value = line.substring(line.indexOf('=') + 1);
+            final String value = shellWord(line.substring(line.indexOf('=') + 1));
             assertNotNull(System.getenv(key), key + " missing from the surefire environment; mlx5emu sets " + value);
             if (!key.equals("LD_PRELOAD") && !key.contains("SYSFS"))
             {
@@ -75,5 +75,37 @@ class EmulatedDeviceListTest
         {
             assertEquals(1, context.queryDevice().physPortCnt());
         }
+    }
+
+    /**
+     * The value of a {@code KEY=VALUE} line as a POSIX shell reads it: the launcher prints every value as one
+     * single-quoted word (a quote inside becomes {@code '\''}), so that {@code set -a; . FILE} loads the file.
+     */
+    static String shellWord(final String word)
+    {
+        final StringBuilder value = new StringBuilder(word.length());
+        for (int i = 0; i < word.length(); i++)
+        {
+            final char c = word.charAt(i);
+            if (c == '\'')
+            {
+                final int end = word.indexOf('\'', i + 1);
+                if (end < 0)
+                {
+                    throw new IllegalArgumentException("unterminated quote in " + word);
+                }
+                value.append(word, i + 1, end);
+                i = end;
+            }
+            else if (c == '\\' && i + 1 < word.length())
+            {
+                value.append(word.charAt(++i));
+            }
+            else
+            {
+                value.append(c);
+            }
+        }
+        return value.toString();
     }
 }

@@ -1,0 +1,2 @@
+/* RoCE run of t_reopen.c: the Makefile runs test programs named *_eth with --link eth. */
+#include "engine/t_reopen.c"
