@@ -62,13 +62,30 @@ static void fire_comp_event(struct eng_cq *cq)
 	}
 }
 
+/* A QP that was not working when its CQ failed (RESET, ERR), brought back since, finds out when it next completes
+ * into it: the catastrophic error then (IBA 11.6.3.1: generated when a SQ or RQ attempts to use the CQ). */
+static void cqe_into_failed_cq(const struct eng_cqe_info *ci)
+{
+	struct eng_qp *qp = eng_find_qp(ci->qpn);
+	if (!qp || qp->state == EMU_QPS_RESET || qp->state == EMU_QPS_ERR)
+		return;
+	eng_qp_set_error(qp);
+	eng_qp_event(qp, IBV_EVENT_QP_FATAL);
+}
+
 void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited)
 {
-	if (!cq || cq->overrun)
+	if (!cq)
 		return;
-	/* the slot written below was freed by the driver before it stored this index: its reads of it are done */
+	if (cq->overrun) {
+		cqe_into_failed_cq(ci);
+		return;
+	}
+	/* the slot written below was freed by the driver before it stored this index: its reads of it are done.
+	 * A CQ created with IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN is not checked, as the HCA does not check it (the driver
+	 * promised never to fall behind): the CQE is written over whatever the slot holds. */
 	uint32_t cons = udma_device_load_dbrec(&cq->dbrec[0]) & 0xffffff;
-	if (((cq->pi - cons) & 0xffffff) >= cq->cnt) {
+	if (((cq->pi - cons) & 0xffffff) >= cq->cnt && !(cq->c->ibv_flags & IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN)) {
 		eng_strict(ci->qpn, ci->wqe_counter, "CQ 0x%06x overrun: consumer index %u not advanced (%u CQEs)",
 			   cq->c->cqn, cons, cq->cnt);
 		cq_error(cq);

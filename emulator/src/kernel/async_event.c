@@ -64,9 +64,16 @@ int emu_async_is_fd(int fd)
 
 /* The pipe's byte follows the queue: written when the first event arrives, read when the last one leaves. K's
  * descriptors are used, never the program's (it may have closed or reused that number). */
+/* Only the process that opened the context touches its pipe: a fork child's copy of the queue shares the pipe with
+ * the parent, and reading the byte there would hide the parent's events from its poll. */
+static int owns_pipe(const struct emu_async_queue *q)
+{
+	return q->ctx && q->ctx->owner_pid == getpid();
+}
+
 static void signal_ready(struct emu_async_queue *q)
 {
-	if (q->signalled || !q->ctx || q->ctx->async_write_fd < 0)
+	if (q->signalled || !owns_pipe(q) || q->ctx->async_write_fd < 0)
 		return;
 	char b = 1;
 	if (emu_real_write(q->ctx->async_write_fd, &b, 1) == 1)
@@ -75,7 +82,7 @@ static void signal_ready(struct emu_async_queue *q)
 
 static void clear_ready(struct emu_async_queue *q)
 {
-	if (!q->signalled || !q->ctx || q->ctx->async_keep_fd < 0)
+	if (!q->signalled || !owns_pipe(q) || q->ctx->async_keep_fd < 0)
 		return;
 	/* The byte is known to be there (written under this lock), so the read returns at once even on a blocking
 	 * fd; poll first all the same, in case a program read the pipe with a call that is not interposed. */

@@ -4,7 +4,8 @@
  *    an error took it there; a QP destroyed with the event unread is destroyed at once (the event goes with it);
  *  - IBV_EVENT_QP_ACCESS_ERR at the responder of an RDMA WRITE with a bad rkey (the requester gets its CQE only);
  *  - IBV_EVENT_SRQ_LIMIT_REACHED once per arm;
- *  - IBV_EVENT_CQ_ERR on overrun, then IBV_EVENT_QP_FATAL for every working QP on that CQ;
+ *  - IBV_EVENT_CQ_ERR on overrun, then IBV_EVENT_QP_FATAL for every working QP on that CQ; nothing for a CQ created
+ *    with IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN;
  *  - a down port: the events, and nothing delivered through it (UD lost, RC retries to RETRY_EXC_ERR).
  * Every case runs under its own alarm, so a hang (a destroy waiting for an event count) fails the test.
  */
@@ -222,6 +223,32 @@ static void case_cq_overrun(void)
 	CHECK(ibv_destroy_cq(small) == 0 && ibv_destroy_cq(other) == 0, "destroy cqs");
 }
 
+/* IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN: the device does not check, so 9 completions into 8 entries raise nothing and
+ * the QP keeps working (the ninth CQE overwrote the first, as on hardware). */
+static void case_cq_ignore_overrun(void)
+{
+	alarm(CASE_SECONDS);
+	struct ibv_cq_init_attr_ex ca = { .cqe = 4, .wc_flags = IBV_WC_STANDARD_FLAGS,
+					  .comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS,
+					  .flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN };
+	struct ibv_cq_ex *cx = ibv_create_cq_ex(t_ctx, &ca);
+	CHECK(cx, "create_cq_ex IGNORE_OVERRUN");
+	struct ibv_cq *small = ibv_cq_ex_to_cq(cx), *other = ibv_create_cq(t_ctx, 64, NULL, NULL, 0);
+	int entries = small->cqe + 1;
+	struct ibv_qp *o = t_qp(IBV_QPT_RC, small, small, NULL, 1), *ob = t_qp(IBV_QPT_RC, other, other, NULL, 1);
+	t_connect(o, ob->qp_num, &t_default_conn, 1);
+	t_connect(ob, o->qp_num, &t_default_conn, 1);
+	unsigned long v0 = t_violations();
+	for (int i = 0; i < entries + 1; i++)
+		send_one(o, IBV_WR_RDMA_WRITE, mr->rkey);
+	usleep(200 * 1000);
+	expect_none(t_ctx, 100, "an overrun of a CQ that ignores overruns");
+	CHECK(qp_state(o) == IBV_QPS_RTS && t_violations() == v0, "state %d, violations %lu -> %lu", qp_state(o), v0,
+	      t_violations());
+	CHECK(ibv_destroy_qp(o) == 0 && ibv_destroy_qp(ob) == 0, "destroy");
+	CHECK(ibv_destroy_cq(small) == 0 && ibv_destroy_cq(other) == 0, "destroy cqs");
+}
+
 /* A down port: both contexts hear of it; a UD message is lost and an RC WRITE retries until RETRY_EXC_ERR; up
  * again, UD goes through. Taken down in this process (the kernel test t_async does it from another one). */
 static void case_port(void)
@@ -301,6 +328,7 @@ int main(void)
 	case_access_err(1);
 	case_srq_limit();
 	case_cq_overrun();
+	case_cq_ignore_overrun();
 	case_port();
 	alarm(0);
 	expect_none(t_ctx2, 0, "QP, SRQ and CQ events in another context");
