@@ -14,7 +14,7 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 
 import static io.mlx5j.bindings.CTypes.C_INT;
-import static io.mlx5j.bindings.CTypes.C_POINTER;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
@@ -208,7 +208,8 @@ public final class AsyncEvents
     }
 
     /**
-     * Copies the event into the view, before it is acknowledged: until then libibverbs keeps the object it names
+     * Copies the event into the view, before it is acknowledged (the element pointer is read as a long: a pointer
+     * get would allocate a segment per event): until then libibverbs keeps the object it names
      * alive (its destroy waits for the acknowledgement), so its struct may be read. Takes no lock but readLock, so
      * that a thread closing a QP under the Context's lock is never waited for while its acknowledgement is pending.
      */
@@ -226,22 +227,22 @@ public final class AsyncEvents
             case PORT -> into.port = event.get(C_INT, IbvAsyncEvent.ELEMENT_OFFSET);
             case QP ->
             {
-                final long qp = event.get(C_POINTER, IbvAsyncEvent.ELEMENT_OFFSET).address();
+                final long qp = event.get(JAVA_LONG, IbvAsyncEvent.ELEMENT_OFFSET);
                 into.element = qp;
                 into.qpn = AddressSpace.ALL.get(C_INT, qp + IbvQp.QP_NUM_OFFSET);
                 into.queuePair = context.objectAt(qp) instanceof QueuePair q ? q : null;
             }
             case CQ ->
             {
-                into.element = event.get(C_POINTER, IbvAsyncEvent.ELEMENT_OFFSET).address();
+                into.element = event.get(JAVA_LONG, IbvAsyncEvent.ELEMENT_OFFSET);
                 into.completionQueue = context.objectAt(into.element) instanceof CompletionQueue c ? c : null;
             }
             case SRQ ->
             {
-                into.element = event.get(C_POINTER, IbvAsyncEvent.ELEMENT_OFFSET).address();
+                into.element = event.get(JAVA_LONG, IbvAsyncEvent.ELEMENT_OFFSET);
                 into.sharedReceiveQueue = context.objectAt(into.element) instanceof SharedReceiveQueue s ? s : null;
             }
-            case WQ -> into.element = event.get(C_POINTER, IbvAsyncEvent.ELEMENT_OFFSET).address();
+            case WQ -> into.element = event.get(JAVA_LONG, IbvAsyncEvent.ELEMENT_OFFSET);
         }
     }
 

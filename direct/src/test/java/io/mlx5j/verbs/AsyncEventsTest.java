@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -28,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Asynchronous events on the emulated device, read through {@link AsyncEvents}: exact types, the numbers and the live
@@ -246,6 +248,38 @@ class AsyncEventsTest
             assertEquals(violations + 1, EmulatorDebug.strictViolations(), "the overrun, once");
             assertEquals(QpState.ERR, rig.a.state());
             assertEquals(QpState.RTS, rig.b.state());
+        }
+    }
+
+    /** The call an event loop makes all the time, on an empty queue: no allocation (the thread's counter). */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void anEmptyPollAllocatesNothing()
+    {
+        try (Context context = Context.open("mlx5_0"))
+        {
+            final AsyncEvents events = context.asyncEvents();
+            final AsyncEvent event = new AsyncEvent();
+            final AsyncEvents.Handler handler = e -> fail("no event was raised: " + e);
+            final com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            final long tid = Thread.currentThread().threadId();
+            // the least of 5 rounds of 100000: an allocation per call would be at least 1.6 MB in every round, while
+            // one-off work (linking the downcalls, the JIT's compilations) shows up in some rounds only
+            long bytes = Long.MAX_VALUE;
+            for (int round = 0; round < 5; round++)
+            {
+                final long before = threads.getThreadAllocatedBytes(tid);
+                for (int i = 0; i < 100_000; i++)
+                {
+                    if (events.poll(event) || events.poll(handler, 4) != 0)
+                    {
+                        fail("an event: " + event);
+                    }
+                }
+                bytes = Math.min(bytes, threads.getThreadAllocatedBytes(tid) - before);
+            }
+            assertEquals(0, bytes, "bytes allocated by 100000 empty polls, in the best round");
         }
     }
 
