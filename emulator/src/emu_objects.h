@@ -64,6 +64,7 @@ enum emu_qp_state {
 
 struct emu_ctx;
 struct emu_rss_qp;
+struct emu_async_queue;
 
 /* One gid table entry as the sysfs tree describes it (index 0..gid_tbl_len-1; all-zero = empty). */
 struct emu_gid { uint8_t raw[16]; };
@@ -247,6 +248,7 @@ struct emu_ctx {
 	int             async_read_fd; /* given to the user as the async fd */
 	int             async_write_fd;/* engine writes struct ib_uverbs_async_event_desc here (O_NONBLOCK) */
 	int             async_keep_fd; /* K's duplicate of the read end (no SIGPIPE after the user closed it); K only */
+	struct emu_async_queue *async_q; /* the async event file behind async_read_fd (async_event.c); K only */
 	int             have_context;  /* GET_CONTEXT done */
 	uint32_t        tot_bfregs;    /* as answered in GET_CONTEXT */
 	uint32_t        num_low_lat_bfregs; /* dedicated BlueFlame registers requested; K only */
@@ -292,6 +294,17 @@ struct emu_mr  *emu_find_mr_rkey(uint32_t rkey);
 const struct emu_port_info *emu_port_info(int dev_index);
 /* Number of emulated devices (MLX5EMU_DEVICES). */
 int emu_num_devices(void);
+
+/* Queues an asynchronous event on ctx's async event file, as the kernel's ib_uverbs_async_handler does: element is
+ * what the reader gets (the object's user_handle, or the port number for port events), obj_handle the uverbs handle
+ * of the QP, CQ or SRQ the event type names (unused for port and device events). The object's events_reported
+ * counts the event when the user reads it; events of an object destroyed before they were read are dropped, and so is
+ * every event once the user closed the async fd. Never blocks; takes emu_lock. */
+void emu_async_post(struct emu_ctx *ctx, uint32_t event_type, uint64_t element, uint32_t obj_handle);
+
+/* Ports taken down with mlx5emu_port_set (the launcher's `mlx5emu port DEV PORT down`), fabric-wide: bit N is port 1
+ * of mlx5_N. A down port sends and receives nothing. One relaxed load of the registry. */
+uint32_t emu_ports_down(void);
 
 /* Multicast: the QPNs attached (ATTACH_MCAST, any process of the fabric) to the group with this MGID; fills at
  * most max, returns how many. A UD send to QPN 0xffffff goes to each of them. */
@@ -351,7 +364,8 @@ struct emu_registry {
 	_Atomic uint32_t next_pdn;
 	_Atomic uint32_t next_mkey;    /* lkey/rkey = (next_mkey++ << 8) | 8-bit tag */
 	_Atomic uint32_t next_inbox_id; /* [engine] ids of engine inboxes (procs[].inbox), never 0 */
-	uint32_t         reserved[2];
+	_Atomic uint32_t ports_down;   /* bit N: port 1 of mlx5_N is down (port.c; 0, all up, in a new registry) */
+	_Atomic uint32_t port_seq;     /* bumped with every change of ports_down; a shared futex every process waits on */
 	struct emu_reg_proc procs[EMU_REG_MAX_PROCS];
 	struct emu_reg_qp   qps[EMU_REG_QP_SLOTS];
 };

@@ -882,6 +882,13 @@ void emu_engine_qp_modified(struct emu_qp *q, int old_state, int attr_mask)
 	emu_unlock();
 	if (st != EMU_QPS_RTR && st != EMU_QPS_RTS)
 		eng_qp_flush_ack(qp);
+	if (st == EMU_QPS_ERR && qp->state != EMU_QPS_ERR)
+		qp->last_wqe_due = qp->srq != NULL; /* raised by the flush (eng_flush_qp) */
+	if (st != EMU_QPS_ERR && qp->last_wqe_due) {
+		/* moved on (to RESET) before an engine pass flushed it: nothing is in progress any more */
+		qp->last_wqe_due = 0;
+		eng_qp_event(qp, IBV_EVENT_QP_LAST_WQE_REACHED);
+	}
 	if (st == EMU_QPS_RESET) {
 		eng_qp_reset_state(qp);
 	}

@@ -13,11 +13,40 @@
 
 /* ---------------- events and CQEs ---------------- */
 
-void eng_async_event(struct emu_ctx *ctx, uint64_t element, uint32_t type)
+/* The element is the object's user_handle (what libibverbs turns back into its ibv_qp, ibv_cq, ibv_srq); K counts
+ * the event in the object's events_reported when the program reads it (src/kernel/async_event.c). */
+void eng_qp_event(struct eng_qp *qp, uint32_t type)
 {
-	struct ib_uverbs_async_event_desc d = { .element = element, .event_type = type };
-	if (ctx && ctx->async_write_fd >= 0 && write(ctx->async_write_fd, &d, sizeof d) != (ssize_t)sizeof d)
-		emu_log("engine: async event %u lost (pipe full)", type);
+	if (qp->q)
+		emu_async_post(qp->q->ctx, type, qp->q->user_handle, qp->q->handle);
+	if (emu_log_enabled)
+		emu_log("engine: QP 0x%06x: async event %u", qp->qpn, type);
+}
+
+void eng_cq_event(struct eng_cq *cq, uint32_t type)
+{
+	emu_async_post(cq->c->ctx, type, cq->c->user_handle, cq->c->handle);
+}
+
+void eng_srq_event(struct eng_srq *srq, uint32_t type)
+{
+	emu_async_post(srq->s->ctx, type, srq->s->user_handle, srq->s->handle);
+}
+
+/* CQ error (IBA 11.6.3.1, affiliated asynchronous errors): the CQ takes no CQE any more, and the QPs that complete
+ * into it cannot report completions: each gets a local work queue catastrophic error (IBV_EVENT_QP_FATAL) and goes
+ * to ERR. NVIDIA's verbs manual (Events, IBV_EVENT_CQ_ERR) says of ConnectX that all QPs associated with the CQ, on
+ * the send or the receive side, get it, so every such QP that can still work is told now, not at its next CQE. */
+static void cq_error(struct eng_cq *cq)
+{
+	cq->overrun = 1;
+	eng_cq_event(cq, IBV_EVENT_CQ_ERR);
+	for (struct eng_qp *qp = G.qps; qp; qp = qp->next) {
+		if ((qp->scq != cq && qp->rcq != cq) || qp->state == EMU_QPS_RESET || qp->state == EMU_QPS_ERR)
+			continue;
+		eng_qp_set_error(qp);
+		eng_qp_event(qp, IBV_EVENT_QP_FATAL);
+	}
 }
 
 static void fire_comp_event(struct eng_cq *cq)
@@ -33,20 +62,33 @@ static void fire_comp_event(struct eng_cq *cq)
 	}
 }
 
+/* A QP that was not working when its CQ failed (RESET, ERR), brought back since, finds out when it next completes
+ * into it: the catastrophic error then (IBA 11.6.3.1: generated when a SQ or RQ attempts to use the CQ). */
+static void cqe_into_failed_cq(const struct eng_cqe_info *ci)
+{
+	struct eng_qp *qp = eng_find_qp(ci->qpn);
+	if (!qp || qp->state == EMU_QPS_RESET || qp->state == EMU_QPS_ERR)
+		return;
+	eng_qp_set_error(qp);
+	eng_qp_event(qp, IBV_EVENT_QP_FATAL);
+}
+
 void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited)
 {
-	if (!cq || cq->overrun)
+	if (!cq)
 		return;
-	/* the slot written below was freed by the driver before it stored this index: its reads of it are done */
+	if (cq->overrun) {
+		cqe_into_failed_cq(ci);
+		return;
+	}
+	/* the slot written below was freed by the driver before it stored this index: its reads of it are done.
+	 * A CQ created with IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN is not checked, as the HCA does not check it (the driver
+	 * promised never to fall behind): the CQE is written over whatever the slot holds. */
 	uint32_t cons = udma_device_load_dbrec(&cq->dbrec[0]) & 0xffffff;
-	if (((cq->pi - cons) & 0xffffff) >= cq->cnt) {
-		cq->overrun = 1;
+	if (((cq->pi - cons) & 0xffffff) >= cq->cnt && !(cq->c->ibv_flags & IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN)) {
 		eng_strict(ci->qpn, ci->wqe_counter, "CQ 0x%06x overrun: consumer index %u not advanced (%u CQEs)",
 			   cq->c->cqn, cons, cq->cnt);
-		emu_lock();
-		cq->c->async_events++;
-		emu_unlock();
-		eng_async_event(cq->c->ctx, cq->c->user_handle, IBV_EVENT_CQ_ERR);
+		cq_error(cq);
 		return;
 	}
 	uint8_t *entry = cq->buf + (size_t)(cq->pi & (cq->cnt - 1)) * cq->size;

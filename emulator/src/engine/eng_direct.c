@@ -208,7 +208,7 @@ int eng_direct_wanted(struct eng_qp *qp, struct eng_inbox *peer, const struct en
 	    w->total_len > ENG_CHUNK || !peer || peer->pid == G.pid || qp->direct_off)
 		return 0;
 	int mode = direct_mode();
-	if (!mode)
+	if (!mode || emu_ports_down()) /* a down port drops packets in eng_xmit; placement would bypass that */
 		return 0;
 	/* Placement is for request and response: the responder answers each WRITE (or some of them) with a request of
 	 * its own, and its engine would have to be woken for every one. A stream of WRITEs that the peer never answers

@@ -156,6 +156,9 @@ static int fabric_send(struct eng_qp *qp, uint8_t *const *frames, const uint32_t
 	struct emu_registry *r = emu_registry();
 	if (!r)
 		return 1;
+	int dev = qp->q && qp->q->ctx ? qp->q->ctx->dev_index : 0;
+	if (__builtin_expect(emu_ports_down() >> dev & 1, 0))
+		return 1; /* the port is down: the frames are lost (port.c) */
 	struct eng_inbox *tgt[EMU_REG_MAX_PROCS];
 	int nt = 0;
 	for (int i = 0; i < EMU_REG_MAX_PROCS; i++) {
@@ -407,7 +410,10 @@ static int collect(const struct pkt *p, const struct emu_frame_info *fi, struct 
 		if (!seen && nd < EMU_MAX_DEVICES)
 			devs[nd++] = e->dev;
 	}
+	uint32_t down = emu_ports_down();
 	for (int d = 0; d < nd; d++) {
+		if (down >> devs[d] & 1)
+			continue; /* a down port receives nothing, nor do its sniffers see anything */
 		int dev = devs[d], rx = port_receives(dev, fi->dmac), tx = p->slid == dev;
 		/* sniffers: every frame the port sends or receives */
 		for (struct eng_flow *e = g_flows; e; e = e->next)

@@ -183,10 +183,26 @@ int eng_fault_pump(void)
 	return held_head ? pump(eng_now_ns(), NULL, 0) : 0;
 }
 
+/* A port that is down (mlx5emu_port_set) neither sends nor receives: the packet leaves no trace, as on a pulled
+ * cable; RC then retries until RETRY_EXC_ERR, UD and UC lose it. */
+static int link_down(const struct eng_qp *qp, const struct pkt *p, uint32_t down)
+{
+	int src = qp->q && qp->q->ctx ? qp->q->ctx->dev_index : -1, dst = qpn_device(p->dst_qpn);
+	return (src >= 0 && (down >> src & 1)) || (dst >= 0 && (down >> dst & 1));
+}
+
 void eng_xmit(struct eng_qp *qp, struct eng_inbox *ib, struct eng_ring *r, uint64_t tok, struct pkt *p, size_t len)
 {
 	int resp = r == &ib->resp;
 	int what = ENG_FAULT_PASS;
+	uint32_t down = emu_ports_down();
+	if (__builtin_expect(down != 0, 0) && link_down(qp, p, down)) {
+		if (emu_log_enabled)
+			emu_log("engine: QP 0x%06x -> 0x%06x type %d PSN 0x%06x lost: port down", p->src_qpn, p->dst_qpn,
+				p->type, p->psn);
+		eng_ring_cancel(r, tok);
+		return;
+	}
 	if (F.active && matches(qp, p, resp)) {
 		stats[0]++;
 		what = eng_fault_decide(&F, eng_fault_draw(F.seed, qp->qpn, qp->fault_seq++));

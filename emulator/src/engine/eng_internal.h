@@ -158,6 +158,7 @@ struct eng_qp {
 	uint64_t peer_tail_seen;   /* the peer inbox's request consumer position at the last timeout */
 	uint64_t peer_stall_since; /* since when (ns) the peer has consumed nothing of what is queued for it */
 	int flushing;
+	int last_wqe_due;          /* in ERR with an SRQ: IBV_EVENT_QP_LAST_WQE_REACHED once the flush is done */
 	int nak_rewound;           /* rewound after a NAK (or implied NAK) for nak_psn: ignore more until progress */
 	uint32_t nak_psn;
 	uint64_t fault_seq;        /* packets this QP sent: the index of its fault-injection draw (eng_fault.c) */
@@ -293,7 +294,10 @@ void eng_qp_set_error(struct eng_qp *qp);
 
 /* eng_cq.c (layer 2) */
 void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited);
-void eng_async_event(struct emu_ctx *ctx, uint64_t element, uint32_t type);
+/* Affiliated asynchronous events (emu_async_post): of a QP, a CQ, an SRQ */
+void eng_qp_event(struct eng_qp *qp, uint32_t type);
+void eng_cq_event(struct eng_cq *cq, uint32_t type);
+void eng_srq_event(struct eng_srq *srq, uint32_t type);
 void eng_cq_arm_doorbell(const uint8_t *db);
 
 /* eng_doorbell.c (layer 4); all under G.lock */

@@ -209,6 +209,7 @@ void eng_qp_set_error(struct eng_qp *qp)
 		return;
 	qp->state = EMU_QPS_ERR;
 	qp->flushing = 1;
+	qp->last_wqe_due = qp->srq != NULL; /* eng_flush_qp raises it */
 	emu_lock();
 	if (qp->q)
 		qp->q->state = EMU_QPS_ERR; /* so that ibv_query_qp reports what the device did */

@@ -156,7 +156,12 @@ static uint8_t send_cqe_opcode(const struct pkt *p)
 	return MLX5_CQE_RESP_SEND;
 }
 
-/* Responder-side fatal error: error CQE for the consumed receive (if any), NAK, QP to error. */
+/* Responder-side fatal error: error CQE for the consumed receive (if any), NAK, QP to error. An error with no
+ * receive WQE to complete (RDMA WRITE, READ, atomic) cannot be reported in a CQE: the responder's owner learns of it
+ * through an affiliated asynchronous error (IBA 11.6.3.1), IBV_EVENT_QP_ACCESS_ERR for an R_Key, bounds, permission
+ * or alignment violation and IBV_EVENT_QP_REQ_ERR for an invalid request, as NVIDIA's verbs manual (Events) lists
+ * them for ConnectX; mlx5_ib maps the device's WQ_ACCESS_ERROR and WQ_INVAL_REQ_ERROR events to these
+ * (drivers/infiniband/hw/mlx5/qp.c, mlx5_ib_qp_event). */
 static void resp_fail(struct eng_qp *qp, struct pkt *p, uint8_t cqe_synd, uint32_t nak, int have_rwqe)
 {
 	if (have_rwqe)
@@ -166,7 +171,10 @@ static void resp_fail(struct eng_qp *qp, struct pkt *p, uint8_t cqe_synd, uint32
 		flush_ack(qp);
 		send_ack(qp, nak, p->psn);
 	}
+	int was_err = qp->state == EMU_QPS_ERR;
 	eng_qp_set_error(qp);
+	if (!have_rwqe && qp->type == EMU_QPT_RC && !was_err)
+		eng_qp_event(qp, nak == NAK_REM_ACCESS ? IBV_EVENT_QP_ACCESS_ERR : IBV_EVENT_QP_REQ_ERR);
 }
 
 static void ud_recv(struct eng_qp *qp, struct pkt *p)

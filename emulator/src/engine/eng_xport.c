@@ -38,6 +38,7 @@ void eng_qp_reset_state(struct eng_qp *qp)
 	qp->read_off = 0;
 	qp->atomic_hist_n = 0;
 	qp->flushing = 0;
+	qp->last_wqe_due = 0;
 	qp->nak_sent = qp->uc_drop = qp->nak_rewound = 0;
 	qp->rnr_until = 0;
 	qp->rec_stall_since = 0;
@@ -193,6 +194,13 @@ int eng_flush_qp(struct eng_qp *qp)
 		work = 1;
 	}
 	qp->rx.active = qp->rx.held = 0;
+	if (qp->last_wqe_due) {
+		/* IBA 10.2.9.5 / 11.6.3.1: a QP on an SRQ in the Error state, its receive WQE in progress (if any)
+		 * flushed just above, will take no more WQEs from the SRQ: the Last WQE Reached event, once */
+		qp->last_wqe_due = 0;
+		eng_qp_event(qp, IBV_EVENT_QP_LAST_WQE_REACHED);
+		work = 1;
+	}
 	if (!qp->srq && qp->rq_cnt) {
 		/* every receive WQE the driver posted before its record is flushed, none it is still writing */
 		uint32_t pi = udma_device_load_dbrec(&qp->dbrec[0]) & 0xffff;
@@ -251,9 +259,8 @@ void eng_rq_take(struct eng_qp *qp, struct eng_rx *rx)
 			s->limit = 0;
 			emu_lock();
 			s->s->srq_limit = 0;
-			s->s->async_events++;
 			emu_unlock();
-			eng_async_event(s->s->ctx, s->s->user_handle, IBV_EVENT_SRQ_LIMIT_REACHED);
+			eng_srq_event(s, IBV_EVENT_SRQ_LIMIT_REACHED);
 		}
 	} else {
 		rx->wqe_counter = qp->rq_ci & 0xffff;

@@ -24,6 +24,7 @@
  * user never received the async fd, so it is closed here too, and a retry starts from nothing. */
 static void emu_ctx_drop_resources(struct emu_ctx *ctx)
 {
+	emu_async_release(ctx);
 	if (ctx->uar_alias)
 		munmap(ctx->uar_alias, emu_uar_file_len(ctx));
 	ctx->uar_alias = NULL;
@@ -65,7 +66,9 @@ static int emu_ctx_setup_resources(struct emu_ctx *ctx, uint32_t num_pages)
 	ctx->async_read_fd = pfd[0];
 	ctx->async_write_fd = pfd[1];
 	ctx->async_keep_fd = fcntl(pfd[0], F_DUPFD_CLOEXEC, 0);
-	return ctx->async_keep_fd < 0 ? errno : 0;
+	if (ctx->async_keep_fd < 0)
+		return errno;
+	return emu_async_open(ctx); /* the events themselves queue in async_event.c; the pipe signals readiness */
 }
 
 /* Linux mlx5_ib_alloc_ucontext: MLX5_MAX_BFREGS (256 UAR pages x 2 non-fast-path bfregs). */
@@ -167,6 +170,7 @@ int emu_cmd_get_context(struct emu_cmd *cmd)
 		emu_log("context: %u bfregs (%u low latency), %u UAR pages, cqe_version %u, async fd %d", total,
 			ctx->num_low_lat_bfregs, ctx->num_uar_pages, ctx->cqe_version, ctx->async_read_fd);
 	emu_engine_ctx_opened(ctx);
+	emu_port_watch_start();
 	/* Watch every UAR page from now on: a program may map them with a raw mmap system call that only the
 	 * memfd behind the command fd sees (libmlx5 maps all of them at once anyway). */
 	for (uint32_t i = 0; i < ctx->num_uar_pages; i++)
@@ -290,9 +294,10 @@ int emu_cmd_query_port(struct emu_cmd *cmd)
 		return EINVAL;
 	memset(&r, 0, sizeof(r));
 	r.max_msg_sz = 1u << 30;
-	r.state = IBV_PORT_ACTIVE;
+	int down = emu_port_is_down(cmd->ctx->dev_index); /* mlx5emu_port_set (port.c) */
+	r.state = down ? IBV_PORT_DOWN : IBV_PORT_ACTIVE;
 	r.max_mtu = IBV_MTU_4096;
-	r.phys_state = 5; /* LinkUp */
+	r.phys_state = down ? 3 : 5; /* Disabled : LinkUp (the sysfs tree says the same) */
 	r.active_width = 2; /* 4X */
 	if (p->link_layer == EMU_LINK_ETH) {
 		r.port_cap_flags = 0x04010000; /* IsCM | IP-based GIDs, as mlx5 reports for RoCE */

@@ -290,6 +290,7 @@ int emu_cmd_destroy_cq(struct emu_cmd *cmd)
 	r.comp_events_reported = cq->comp_events;
 	r.async_events_reported = cq->async_events;
 	free(cq);
+	emu_async_prune(ctx); /* its unread events go with it */
 	return emu_cmd_respond(cmd, &r, sizeof(r));
 }
 

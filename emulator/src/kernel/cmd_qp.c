@@ -704,8 +704,9 @@ int emu_cmd_destroy_qp(struct emu_cmd *cmd)
 		return EINVAL;
 	if (busy)
 		return EBUSY;
-	r.events_reported = qp->async_events;
+	r.events_reported = qp->async_events; /* final: an event read from now on no longer finds the QP */
 	destroy_qp_obj(qp);
+	emu_async_prune(cmd->ctx); /* its unread events go with it */
 	return emu_cmd_respond(cmd, &r, sizeof(r));
 }
 

@@ -257,6 +257,7 @@ int emu_cmd_destroy_srq(struct emu_cmd *cmd)
 	emu_engine_srq_destroying(srq);
 	r.events_reported = srq->async_events;
 	free(srq);
+	emu_async_prune(cmd->ctx); /* its unread events go with it */
 	return emu_cmd_respond(cmd, &r, sizeof(r));
 }
 

@@ -76,6 +76,7 @@ static void ctx_destroy(struct emu_ctx *ctx)
 		emu_close_fd(&ch->keep_fd);
 		free(ch);
 	}
+	emu_async_release(ctx); /* its unread events go; the program's async fd reads EIO from now on */
 	emu_close_fd(&ctx->async_write_fd);
 	emu_close_fd(&ctx->async_keep_fd);
 	emu_close_fd(&ctx->uar_memfd);

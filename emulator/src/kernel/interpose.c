@@ -6,9 +6,10 @@
  * What libibverbs 44 / libmlx5 44 on Debian 12 call (nm -D: open, openat, stat@GLIBC_2.33, fstat@GLIBC_2.33,
  * ioctl, write, read, mmap, munmap, close, socket): we interpose open/openat (and their 64/_2 aliases, which other
  * callers may use), stat/stat64/lstat/lstat64 and access/faccessat/eaccess (the cdev path; UCX checks
- * access(R_OK|W_OK)), fstat/fstat64 (command fds only), ioctl, write, mmap/mmap64, close, dup/dup2/dup3,
- * fcntl(F_DUPFD*), and socket (NETLINK_RDMA fails so libibverbs uses sysfs). Path calls (open*, stat*, fstatat*,
- * statx, access*, opendir, readlink, realpath) also see /sys/class/infiniband* as the emulated sysfs tree.
+ * access(R_OK|W_OK)), fstat/fstat64 (command fds only), ioctl, write, read (async event fds only), mmap/mmap64,
+ * close, dup/dup2/dup3, fcntl(F_DUPFD*), and socket (NETLINK_RDMA fails so libibverbs uses sysfs). Path calls
+ * (open*, stat*, fstatat*, statx, access*, opendir, readlink, realpath) also see /sys/class/infiniband* as the
+ * emulated sysfs tree.
  *
  * The command fd is a memfd holding the context's UAR pages at the offsets libmlx5 maps them from, so a program
  * whose mmap bypasses libc (UCX's memory hooks issue the raw system call) still maps the very pages the engine
@@ -377,6 +378,15 @@ int faccessat(int dirfd, const char *path, int mode, int flags)
 	return idx < 0 ? REAL(faccessat)(dirfd, sysfs_path(path, buf), mode, flags) : access_cdev(idx, mode);
 }
 
+/* ---- the async event fd: read() takes one event from the context's queue (async_event.c) ---- */
+
+ssize_t read(int fd, void *buf, size_t count)
+{
+	if (__builtin_expect(!emu_async_is_fd(fd), 1))
+		return REAL(read)(fd, buf, count);
+	return emu_async_read(fd, buf, count);
+}
+
 /* ---- the command channel ---- */
 
 ssize_t write(int fd, const void *buf, size_t count)
@@ -459,6 +469,8 @@ int close(int fd)
 {
 	if (__builtin_expect(emu_ucma_is_fd(fd), 0))
 		emu_ucma_close(fd);
+	if (__builtin_expect(emu_async_is_fd(fd), 0))
+		emu_async_fd_closing(fd);
 	if (__builtin_expect(emu_fd_ctx(fd) == NULL, 1))
 		return REAL(close)(fd);
 	/* Forget the fd before the real close, so a concurrent open() reusing the number is never ours. */
@@ -471,12 +483,22 @@ int dup(int oldfd)
 	int fd = REAL(dup)(oldfd);
 	if (fd >= 0 && emu_fd_ctx(oldfd))
 		fd_dup_to(oldfd, fd);
+	if (fd >= 0 && emu_async_is_fd(oldfd))
+		emu_async_fd_dup(oldfd, fd);
 	return fd;
+}
+
+/* An async fd as either end of dup2/dup3: newfd stops being what it was (closed), then becomes oldfd's. */
+static void async_dup_over(int oldfd, int newfd)
+{
+	if (emu_async_is_fd(newfd))
+		emu_async_fd_closing(newfd);
+	emu_async_fd_dup(oldfd, newfd);
 }
 
 int dup2(int oldfd, int newfd)
 {
-	if (!emu_fd_ctx(oldfd) && !emu_fd_ctx(newfd))
+	if (!emu_fd_ctx(oldfd) && !emu_fd_ctx(newfd) && !emu_async_is_fd(oldfd) && !emu_async_is_fd(newfd))
 		return REAL(dup2)(oldfd, newfd);
 	if (oldfd == newfd)
 		return REAL(dup2)(oldfd, newfd);
@@ -484,18 +506,20 @@ int dup2(int oldfd, int newfd)
 	if (fd >= 0) {
 		fd_drop(newfd); /* dup2 closed whatever newfd was */
 		fd_dup_to(oldfd, newfd);
+		async_dup_over(oldfd, newfd);
 	}
 	return fd;
 }
 
 int dup3(int oldfd, int newfd, int flags)
 {
-	if (!emu_fd_ctx(oldfd) && !emu_fd_ctx(newfd))
+	if (!emu_fd_ctx(oldfd) && !emu_fd_ctx(newfd) && !emu_async_is_fd(oldfd) && !emu_async_is_fd(newfd))
 		return REAL(dup3)(oldfd, newfd, flags);
 	int fd = REAL(dup3)(oldfd, newfd, flags);
 	if (fd >= 0) {
 		fd_drop(newfd);
 		fd_dup_to(oldfd, newfd);
+		async_dup_over(oldfd, newfd);
 	}
 	return fd;
 }
@@ -507,6 +531,8 @@ static int do_fcntl(fcntl_fn fn, int fd, int cmd, va_list ap)
 	int r = fn(fd, cmd, arg);
 	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && emu_fd_ctx(fd))
 		fd_dup_to(fd, r);
+	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && emu_async_is_fd(fd))
+		emu_async_fd_dup(fd, r);
 	return r;
 }
 
@@ -564,6 +590,7 @@ static void atfork_child(void)
 	 * VM_DONTCOPY UAR mappings, the doorbell pages are not inherited either): mark them foreign. */
 	emu_objects_after_fork_child();
 	emu_reg_after_fork_child();
+	emu_port_after_fork_child();
 }
 
 __attribute__((constructor)) static void emu_init(void)

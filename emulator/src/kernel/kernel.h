@@ -44,6 +44,21 @@ int emu_reg_qp_alloc(struct emu_qp *qp);   /* assigns qp->qpn and qp->reg_slot; 
 void emu_reg_qp_update(const struct emu_qp *qp);
 void emu_reg_qp_free(const struct emu_qp *qp);
 
+/* async_event.c: a context's async event file (the queue behind its async fd; see there). */
+int emu_async_open(struct emu_ctx *ctx);    /* GET_CONTEXT, once the pipe exists: 0 or errno */
+void emu_async_release(struct emu_ctx *ctx); /* the context goes: its events too; the fd then reads EIO */
+int emu_async_is_fd(int fd);                 /* fd is a program's async fd (lock-free; for the interposers) */
+ssize_t emu_async_read(int fd, void *buf, size_t count);
+void emu_async_fd_closing(int fd);           /* before the real close of an async fd */
+void emu_async_fd_dup(int oldfd, int newfd); /* newfd is now a duplicate of oldfd */
+void emu_async_prune(struct emu_ctx *ctx);   /* DESTROY_QP/CQ/SRQ, once unlinked: its unread events go with it */
+
+/* port.c: port up/down (see there; emu_ports_down() is in emu_objects.h for the engine). */
+int emu_port_is_down(int dev_index);
+void emu_port_watch_start(void);             /* GET_CONTEXT: this process hears of port changes from now on */
+void emu_port_after_fork_child(void);
+int mlx5emu_port_set(int dev_index, int port, int up);
+
 /* handles.c: a context's next object handle; object lookups by handle within one context (under emu_lock). */
 uint32_t emu_ctx_new_handle(struct emu_ctx *ctx);
 struct emu_pd *emu_pd_by_handle(struct emu_ctx *ctx, uint32_t h);

@@ -20,6 +20,7 @@ void emu_libc_resolve(void)
 	emu_libc.openat = (openat_fn)must_sym("openat");
 	emu_libc.openat64 = (openat_fn)must_sym("openat64");
 	emu_libc.write = (write_fn)must_sym("write");
+	emu_libc.read = (read_fn)must_sym("read");
 	emu_libc.close = (close_fn)must_sym("close");
 	emu_libc.ioctl = (ioctl_fn)must_sym("ioctl");
 	emu_libc.mmap = (mmap_fn)must_sym("mmap");

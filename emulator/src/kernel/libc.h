@@ -13,6 +13,7 @@
 typedef int (*open_fn)(const char *, int, ...);
 typedef int (*openat_fn)(int, const char *, int, ...);
 typedef ssize_t (*write_fn)(int, const void *, size_t);
+typedef ssize_t (*read_fn)(int, void *, size_t);
 typedef int (*close_fn)(int);
 typedef int (*ioctl_fn)(int, unsigned long, ...);
 typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
@@ -36,6 +37,7 @@ struct emu_libc {
 	open_fn open, open64;
 	openat_fn openat, openat64;
 	write_fn write;
+	read_fn read;
 	close_fn close;
 	ioctl_fn ioctl;
 	mmap_fn mmap, mmap64;

@@ -52,6 +52,13 @@ int main(void)
 	F(struct ibv_ah_attr, sl);
 	F(struct ibv_ah_attr, src_path_bits);
 	F(struct ibv_ah_attr, static_rate);
+	F(struct ibv_async_event, element);
+	F(struct ibv_async_event, element.cq);
+	F(struct ibv_async_event, element.port_num);
+	F(struct ibv_async_event, element.qp);
+	F(struct ibv_async_event, element.srq);
+	F(struct ibv_async_event, element.wq);
+	F(struct ibv_async_event, event_type);
 	F(struct ibv_comp_channel, context);
 	F(struct ibv_comp_channel, fd);
 	F(struct ibv_comp_channel, refcnt);
@@ -712,6 +719,7 @@ int main(void)
 
 	S(struct ibv_ah_attr);
 
+	S(struct ibv_async_event);
 	S(struct ibv_comp_channel);
 
 	S(struct ibv_context);

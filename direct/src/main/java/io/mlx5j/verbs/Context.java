@@ -12,8 +12,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import static io.mlx5j.bindings.CTypes.C_INT;
 
@@ -26,8 +24,12 @@ public final class Context extends NativeResource
     private final String deviceName;
     private final boolean mlx5;
     private final List<NativeResource> resources = new ArrayList<>();
-    /** CQ by native address: ibv_get_cq_event returns a pointer, the channel maps it back to the Java object. */
-    private final Map<Long, CompletionQueue> cqs = new ConcurrentHashMap<>();
+    /**
+     * QPs, CQs and SRQs by native address: ibv_get_cq_event and ibv_get_async_event return pointers, and the channel
+     * and the async event loop map them back to the Java objects.
+     */
+    private final ObjectsByAddress objects = new ObjectsByAddress();
+    private AsyncEvents asyncEvents;
 
     private Context(final Arena arena, final MemorySegment handle, final String deviceName, final boolean mlx5)
     {
@@ -219,6 +221,30 @@ public final class Context extends NativeResource
         }
     }
 
+    /**
+     * The context's asynchronous events (QP errors, LAST_WQE_REACHED, SRQ limit, CQ error, port up and down): one
+     * {@link AsyncEvents} per context, created on first use, over its async fd. See there for polling, the
+     * acknowledgement rule and threads.
+     */
+    public AsyncEvents asyncEvents()
+    {
+        synchronized (this)
+        {
+            ensureOpen();
+            if (asyncEvents == null)
+            {
+                asyncEvents = new AsyncEvents(this);
+            }
+            return asyncEvents;
+        }
+    }
+
+    /** The async fd libibverbs opened with the context ({@code ibv_context.async_fd}). */
+    int asyncFd()
+    {
+        return handle.get(C_INT, IbvContext.ASYNC_FD_OFFSET);
+    }
+
     private void checkPort(final int port)
     {
         if (port < 1 || port > 255)
@@ -230,33 +256,45 @@ public final class Context extends NativeResource
     void register(final NativeResource resource)
     {
         resources.add(resource);
-        if (resource instanceof CompletionQueue cq)
+        if (resource instanceof CompletionQueue || resource instanceof QueuePair
+            || resource instanceof SharedReceiveQueue)
         {
-            cqs.put(cq.handle.address(), cq);
+            objects.put(resource.handle.address(), resource);
         }
     }
 
     void unregister(final NativeResource resource)
     {
         resources.remove(resource);
-        if (resource instanceof CompletionQueue cq)
+        if (resource instanceof CompletionQueue || resource instanceof QueuePair
+            || resource instanceof SharedReceiveQueue)
         {
-            cqs.remove(cq.handle.address());
+            objects.remove(resource.handle.address());
         }
     }
 
     CompletionQueue cqAt(final long address)
     {
-        return cqs.get(address);
+        return objects.get(address) instanceof CompletionQueue cq ? cq : null;
     }
 
-    /** Closes every object created under this context, newest first. */
+    /** The live QP, CQ or SRQ whose libibverbs struct is at {@code address}, or null; no lock, no allocation. */
+    NativeResource objectAt(final long address)
+    {
+        return objects.get(address);
+    }
+
+    /** Closes every object created under this context, newest first, then the async event loop's memory. */
     @Override
     void beforeDestroy()
     {
         for (int i = resources.size() - 1; i >= 0; i--)
         {
             resources.get(i).close();
+        }
+        if (asyncEvents != null)
+        {
+            asyncEvents.release();
         }
     }
 

@@ -78,6 +78,54 @@ public final class SharedReceiveQueue extends NativeResource
         return maxSge;
     }
 
+    /**
+     * Arms the limit event ({@code ibv_modify_srq} with {@code IBV_SRQ_LIMIT}): when fewer than {@code limit} receive
+     * WQEs are left posted, the context's {@link AsyncEvents} get {@link AsyncEvent.Type#SRQ_LIMIT_REACHED} for this
+     * SRQ, once; the SRQ is then disarmed ({@link #limit()} is 0) until armed again. 0 disarms.
+     *
+     * @throws VerbsException with EINVAL if {@code limit} is not below the SRQ's size
+     */
+    public void armLimit(final int limit)
+    {
+        if (limit < 0)
+        {
+            throw new IllegalArgumentException("limit must be >= 0, got " + limit);
+        }
+        synchronized (lock())
+        {
+            ensureOpen();
+            try (Arena tmp = Arena.ofConfined())
+            {
+                final MemorySegment attr = tmp.allocate(IbvSrqAttr.LAYOUT);
+                attr.set(U32, IbvSrqAttr.SRQ_LIMIT_OFFSET, limit);
+                final int rc = Verbs.ibv_modify_srq(handle, attr, IbvSrqAttr.IBV_SRQ_LIMIT);
+                if (rc != 0)
+                {
+                    throw new VerbsException("ibv_modify_srq", rc, this + ", limit " + limit);
+                }
+            }
+        }
+    }
+
+    /** The armed limit ({@code ibv_query_srq}): 0 when not armed, as after its event fired. */
+    public int limit()
+    {
+        synchronized (lock())
+        {
+            ensureOpen();
+            try (Arena tmp = Arena.ofConfined())
+            {
+                final MemorySegment attr = tmp.allocate(IbvSrqAttr.LAYOUT);
+                final int rc = Verbs.ibv_query_srq(handle, attr);
+                if (rc != 0)
+                {
+                    throw new VerbsException("ibv_query_srq", rc, toString());
+                }
+                return attr.get(U32, IbvSrqAttr.SRQ_LIMIT_OFFSET);
+            }
+        }
+    }
+
     /** The raw WQE ring ({@code mlx5dv_init_obj} with MLX5DV_OBJ_SRQ, asking for the SRQ number), computed once. */
     public SrqRing ring()
     {

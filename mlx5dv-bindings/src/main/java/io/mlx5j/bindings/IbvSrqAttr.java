@@ -9,6 +9,10 @@ import static java.lang.foreign.MemoryLayout.structLayout;
 /** {@code struct ibv_srq_attr} (verbs.h, rdma-core 44). */
 public final class IbvSrqAttr
 {
+    /** enum ibv_srq_attr_mask (ibv_modify_srq). */
+    public static final int IBV_SRQ_MAX_WR = 1 << 0;
+    public static final int IBV_SRQ_LIMIT = 1 << 1;
+
     public static final GroupLayout LAYOUT = structLayout(
         U32.withName("max_wr"),
         U32.withName("max_sge"),

@@ -714,6 +714,111 @@ public final class Verbs
         }
     }
 
+    private static final class ibv_modify_srq$
+    {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_INT);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_modify_srq"), DESC, NONE);
+    }
+
+    /**
+     * int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr, int srq_attr_mask): 0 or errno. With
+     * {@code IBV_SRQ_LIMIT} it arms the SRQ limit event.
+     */
+    public static int ibv_modify_srq(final MemorySegment srq, final MemorySegment srq_attr, final int srq_attr_mask)
+    {
+        try
+        {
+            return (int) ibv_modify_srq$.HANDLE.invokeExact(srq, srq_attr, srq_attr_mask);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable: ibv_modify_srq", ex);
+        }
+    }
+
+    private static final class ibv_query_srq$
+    {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_query_srq"), DESC, NONE);
+    }
+
+    /** int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr): 0 or errno. */
+    public static int ibv_query_srq(final MemorySegment srq, final MemorySegment srq_attr)
+    {
+        try
+        {
+            return (int) ibv_query_srq$.HANDLE.invokeExact(srq, srq_attr);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable: ibv_query_srq", ex);
+        }
+    }
+
+    private static final class ibv_get_async_event$
+    {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_get_async_event"), DESC,
+            CAPTURE);
+    }
+
+    /**
+     * int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event): reads one event from the
+     * context's async fd (blocking unless the fd is non-blocking); 0, or -1 + errno. Every event it returns must be
+     * acknowledged with {@link #ibv_ack_async_event} before the object it names can be destroyed.
+     * {@code callState}: see {@link CallState}.
+     */
+    public static int ibv_get_async_event(final MemorySegment callState, final MemorySegment context,
+        final MemorySegment event)
+    {
+        try
+        {
+            return (int) ibv_get_async_event$.HANDLE.invokeExact(callState, context, event);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable: ibv_get_async_event", ex);
+        }
+    }
+
+    private static final class ibv_ack_async_event$
+    {
+        static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_ack_async_event"), DESC, NONE);
+    }
+
+    /**
+     * void ibv_ack_async_event(struct ibv_async_event *event): counts the event as handled on the QP, CQ, SRQ or WQ it
+     * names; ibv_destroy_qp/cq/srq/wq wait until every event ibv_get_async_event returned for it was acknowledged.
+     */
+    public static void ibv_ack_async_event(final MemorySegment event)
+    {
+        try
+        {
+            ibv_ack_async_event$.HANDLE.invokeExact(event);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable: ibv_ack_async_event", ex);
+        }
+    }
+
     private static final class ibv_create_ah$
     {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER);

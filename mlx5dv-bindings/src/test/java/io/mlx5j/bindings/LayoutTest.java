@@ -38,7 +38,7 @@ class LayoutTest
         "ibv_cq_init_attr_ex", "ibv_qp", "ibv_qp_cap", "ibv_qp_init_attr", "ibv_qp_init_attr_ex", "ibv_qp_attr",
         "ibv_port_attr", "ibv_gid", "ibv_global_route", "ibv_ah_attr", "ibv_ah", "ibv_sge", "ibv_send_wr",
         "ibv_recv_wr", "ibv_wc", "ibv_qp_ex", "ibv_srq", "ibv_srq_attr", "ibv_srq_init_attr", "ibv_device_attr",
-        "ibv_comp_channel", "ibv_data_buf",
+        "ibv_comp_channel", "ibv_data_buf", "ibv_async_event",
         "mlx5dv_obj", "mlx5dv_qp", "mlx5dv_cq", "mlx5dv_srq", "mlx5dv_ah", "mlx5dv_pd", "mlx5dv_cq_init_attr",
         "mlx5_wqe_av", "rdma_event_channel", "rdma_cm_id", "rdma_route", "rdma_addr", "rdma_ib_addr", "rdma_conn_param",
         "rdma_ud_param", "rdma_cm_event", "ibv_sa_path_rec", "sockaddr", "sockaddr_in", "sockaddr_in6",

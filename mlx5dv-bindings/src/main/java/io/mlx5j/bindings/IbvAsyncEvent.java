@@ -1,0 +1,55 @@
+package io.mlx5j.bindings;
+
+import java.lang.foreign.GroupLayout;
+
+import static io.mlx5j.bindings.CTypes.*;
+import static io.mlx5j.bindings.Layouts.offset;
+import static java.lang.foreign.MemoryLayout.structLayout;
+import static java.lang.foreign.MemoryLayout.unionLayout;
+
+/**
+ * {@code struct ibv_async_event} (verbs.h, rdma-core 44): what ibv_get_async_event fills. {@code element} is a union:
+ * the object's pointer for QP, CQ, SRQ and WQ events, the port number for port events (which of them follows from
+ * {@code event_type}, as ibv_get_async_event's own switch decides).
+ */
+public final class IbvAsyncEvent
+{
+    /** enum ibv_event_type. */
+    public static final int IBV_EVENT_CQ_ERR = 0;
+    public static final int IBV_EVENT_QP_FATAL = 1;
+    public static final int IBV_EVENT_QP_REQ_ERR = 2;
+    public static final int IBV_EVENT_QP_ACCESS_ERR = 3;
+    public static final int IBV_EVENT_COMM_EST = 4;
+    public static final int IBV_EVENT_SQ_DRAINED = 5;
+    public static final int IBV_EVENT_PATH_MIG = 6;
+    public static final int IBV_EVENT_PATH_MIG_ERR = 7;
+    public static final int IBV_EVENT_DEVICE_FATAL = 8;
+    public static final int IBV_EVENT_PORT_ACTIVE = 9;
+    public static final int IBV_EVENT_PORT_ERR = 10;
+    public static final int IBV_EVENT_LID_CHANGE = 11;
+    public static final int IBV_EVENT_PKEY_CHANGE = 12;
+    public static final int IBV_EVENT_SM_CHANGE = 13;
+    public static final int IBV_EVENT_SRQ_ERR = 14;
+    public static final int IBV_EVENT_SRQ_LIMIT_REACHED = 15;
+    public static final int IBV_EVENT_QP_LAST_WQE_REACHED = 16;
+    public static final int IBV_EVENT_CLIENT_REREGISTER = 17;
+    public static final int IBV_EVENT_GID_CHANGE = 18;
+    public static final int IBV_EVENT_WQ_FATAL = 19;
+
+    public static final GroupLayout LAYOUT = structLayout(
+        unionLayout(
+            C_POINTER.withName("cq"),
+            C_POINTER.withName("qp"),
+            C_POINTER.withName("srq"),
+            C_POINTER.withName("wq"),
+            C_INT.withName("port_num")).withName("element"),
+        C_INT.withName("event_type"),
+        pad(4)).withName("ibv_async_event");
+
+    public static final long ELEMENT_OFFSET = offset(LAYOUT, "element");
+    public static final long EVENT_TYPE_OFFSET = offset(LAYOUT, "event_type");
+
+    private IbvAsyncEvent()
+    {
+    }
+}
