@@ -1,177 +1,191 @@
-package io.mlx5j.tool;
+package io.mlx5j.testkit;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.SymbolLookup;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
- * Test plumbing for runs on the emulated device: the strict-mode violation count of this JVM's engine, child
- * processes under the same environment (surefire's LD_PRELOAD/SYSFS_PATH/MLX5EMU_* are inherited, so a C example
- * started here joins this JVM's emulated fabric), and captured tool output.
+ * A program started by a test on the same emulated fabric: it inherits this JVM's environment (surefire's
+ * {@code LD_PRELOAD}, {@code SYSFS_PATH} and {@code MLX5EMU_*}), so an unmodified C tool (rping, perftest, the
+ * pingpong examples, mckey) or a second JVM started here joins this JVM's fabric. Its output goes to files,
+ * {@code target/interop/NAME.out} and {@code .err} under the working directory (the module's, under surefire):
+ * no pipe can fill up and stall it, the files can be read while it runs, and they stay for a failure's post-mortem.
+ * <p>
+ * Threads: the instance may be shared; {@link Process} is thread-safe, and the files are only read.
  */
-public final class Emulated
+public final class ChildProcess
 {
-    private static final MethodHandle STRICT_VIOLATIONS;
+    private final Process process;
+    private final Path out;
+    private final Path err;
+    private final List<String> command;
 
-    static
+    /**
+     * Starts {@code command} with this JVM's environment.
+     *
+     * @param name    names its output files; unique per test run
+     * @param command the program and its arguments
+     * @throws IOException when the directory cannot be made or the program cannot start
+     */
+    public ChildProcess(final String name, final List<String> command) throws IOException
     {
-        final String preload = System.getenv("LD_PRELOAD");
-        if (preload == null || !preload.contains("libmlx5emu.so"))
-        {
-            throw new IllegalStateException("tests must run with the emulator preloaded; LD_PRELOAD=" + preload);
-        }
-        String lib = null;
-        for (final String part : preload.split("[: ]"))
-        {
-            if (part.endsWith("libmlx5emu.so"))
-            {
-                lib = part;
-            }
-        }
-        // dlopen of an LD_PRELOADed library returns the copy already in the process
-        final SymbolLookup lookup = SymbolLookup.libraryLookup(Path.of(lib), Arena.global());
-        STRICT_VIOLATIONS = Linker.nativeLinker().downcallHandle(lookup.find("mlx5emu_strict_violations")
-            .orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_LONG));
+        this(name, command, Map.of());
     }
 
-    private Emulated()
+    /**
+     * Starts {@code command} with this JVM's environment plus {@code environment} (an emulator knob such as
+     * {@code MLX5EMU_LOG=1} for this child alone).
+     *
+     * @param name        names its output files; unique per test run
+     * @param command     the program and its arguments
+     * @param environment variables to add or replace
+     * @throws IOException when the directory cannot be made or the program cannot start
+     */
+    public ChildProcess(final String name, final List<String> command, final Map<String, String> environment)
+        throws IOException
     {
+        final Path dir = Path.of("target", "interop");
+        Files.createDirectories(dir);
+        this.out = dir.resolve(name + ".out");
+        this.err = dir.resolve(name + ".err");
+        this.command = command;
+        final ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().putAll(environment);
+        this.process = pb.start();
     }
 
-    /** Driver-rule violations the engine of this process counted (strict mode is on in this module's tests). */
-    public static long strictViolations()
+    /**
+     * The command line of a child JVM that runs {@code main} from this JVM's class path, with the native-access
+     * options every mlx5j test JVM has ({@code --enable-native-access=ALL-UNNAMED --illegal-native-access=deny}).
+     *
+     * @param main    the class whose {@code main} runs
+     * @param options more JVM options (system properties...), placed before the class path
+     * @return the command, for {@link #ChildProcess(String, List)} or a {@link ProcessBuilder}
+     */
+    public static List<String> javaCommand(final Class<?> main, final String... options)
     {
-        assertEquals("1", System.getenv("MLX5EMU_STRICT"), "strict mode must be on");
-        try
-        {
-            return (long) STRICT_VIOLATIONS.invokeExact();
-        }
-        catch (final Throwable t)
-        {
-            throw new AssertionError(t);
-        }
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("--enable-native-access=ALL-UNNAMED");
+        command.add("--illegal-native-access=deny");
+        command.addAll(List.of(options));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+        return command;
     }
 
-    /** A TCP port nobody listens on right now. */
-    public static int freePort() throws IOException
+    /**
+     * The running process, for its pid, signals and liveness.
+     *
+     * @return the process
+     */
+    public Process process()
     {
-        try (ServerSocket s = new ServerSocket(0))
-        {
-            return s.getLocalPort();
-        }
+        return process;
     }
 
-    /** A finished child process: exit status and its output. */
+    /**
+     * The file its standard output goes to.
+     *
+     * @return {@code target/interop/NAME.out}
+     */
+    public Path out()
+    {
+        return out;
+    }
+
+    /**
+     * The file its standard error goes to.
+     *
+     * @return {@code target/interop/NAME.err}
+     */
+    public Path err()
+    {
+        return err;
+    }
+
+    /**
+     * Waits for the child to exit. A child still running after {@code seconds} is killed and the test fails.
+     *
+     * @param seconds how long to wait
+     * @return its exit status and output
+     * @throws AssertionError       when it did not finish in time (the message carries its output)
+     * @throws IOException          when its output files cannot be read
+     * @throws InterruptedException when this thread is interrupted while it waits
+     */
+    public Result await(final long seconds) throws IOException, InterruptedException
+    {
+        if (!process.waitFor(seconds, TimeUnit.SECONDS))
+        {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new AssertionError(command + " did not finish within " + seconds + " s:\n" + Files.readString(out)
+                + Files.readString(err));
+        }
+        return new Result(process.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
+    /** Kills the child (SIGKILL, which also ends a stopped one) without waiting. */
+    public void kill()
+    {
+        process.destroyForcibly();
+    }
+
+    /**
+     * A finished child: exit status and its output.
+     *
+     * @param exit its exit status
+     * @param out  its standard output
+     * @param err  its standard error
+     */
     public record Result(int exit, String out, String err)
     {
+        /**
+         * Its standard output as lines.
+         *
+         * @return the lines, without terminators
+         */
         public List<String> lines()
         {
             return out.lines().toList();
         }
 
+        /**
+         * {@link #assertClean(String, String)} with nothing from a peer.
+         *
+         * @param what names the child in failure messages
+         * @throws AssertionError when it failed or broke a driver rule
+         */
         public void assertClean(final String what)
         {
             assertClean(what, "");
         }
 
-        /** Exit 0 and no strict-mode report; {@code peer} (the other side's output) goes into failure messages. */
+        /**
+         * Exit 0 and no strict-mode report on its standard error ({@link EmulatedDevice#strictReports}).
+         *
+         * @param what names the child in failure messages
+         * @param peer the other side's output (the mlx5j side of an interop run), added to a failure's message
+         * @throws AssertionError        when it failed or broke a driver rule
+         * @throws IllegalStateException when strict mode is off in this JVM, which the child inherited: it would
+         *                               have reported nothing, and a clean stderr would prove nothing
+         */
         public void assertClean(final String what, final String peer)
         {
-            assertEquals(0, exit, what + " failed:\n" + out + err + "\n--- the mlx5j side:\n" + peer);
-            assertFalse(err.contains("STRICT"), what + " broke driver rules on the emulated device:\n" + err);
-            assertFalse(err.contains("strict-mode violations"), what + ":\n" + err);
-        }
-
-        /**
-         * As {@link #assertClean(String, String)}, for the unmodified rping, which has a race of its own: after the
-         * DISCONNECTED event its CM thread calls rdma_get_cm_event again while the main thread destroys the channel,
-         * and if the close wins, perror + exit(-1) end the process with 255 ("Bad file descriptor", or "Invalid
-         * argument" when the descriptor number was reused). Only then is 255 accepted; the callers still check every
-         * ping rping printed, so a run that stopped early fails there. emulator/test/kernel/t_rdmacm_rping.sh runs
-         * such a pair again instead.
-         */
-        public void assertCleanRping(final String what, final String peer)
-        {
-            final boolean race = exit == 255 &&
-                err.matches("(?s).*rdma_get_cm_event: (Bad file descriptor|Invalid argument).*");
-            new Result(race ? 0 : exit, out, err).assertClean(what, peer);
-        }
-    }
-
-    /** A child started with this JVM's environment, output to files under target/ (no pipe can fill up). */
-    public static final class Child
-    {
-        private final Process process;
-        private final Path out;
-        private final Path err;
-        private final List<String> command;
-
-        public Child(final String name, final List<String> command) throws IOException
-        {
-            final Path dir = Path.of("target", "interop");
-            Files.createDirectories(dir);
-            this.out = dir.resolve(name + ".out");
-            this.err = dir.resolve(name + ".err");
-            this.command = command;
-            this.process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        }
-
-        /** Waits up to {@code seconds}; a child still running then is killed and the test fails. */
-        public Result await(final long seconds) throws Exception
-        {
-            if (!process.waitFor(seconds, TimeUnit.SECONDS))
+            if (!EmulatedDevice.strictMode())
             {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                throw new AssertionError(command + " did not finish within " + seconds + " s:\n" + Files.readString(out)
-                    + Files.readString(err));
+                throw new IllegalStateException("strict mode is off (MLX5EMU_STRICT): " + what + " reported nothing");
             }
-            return new Result(process.exitValue(), Files.readString(out), Files.readString(err));
-        }
-
-        public void kill()
-        {
-            process.destroyForcibly();
-        }
-    }
-
-    /** Output captured from an in-process tool run; readable while the tool still runs. */
-    public static final class Capture
-    {
-        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        public final PrintStream stream = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-
-        public String text()
-        {
-            synchronized (bytes)
+            if (exit != 0)
             {
-                return bytes.toString(StandardCharsets.UTF_8);
+                throw new AssertionError(what + " failed (exit " + exit + "):\n" + out + err
+                    + "\n--- the mlx5j side:\n" + peer);
             }
-        }
-
-        /** Waits until the output contains {@code marker}. */
-        public void awaitContains(final String marker, final long seconds) throws InterruptedException
-        {
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            while (!text().contains(marker))
+            if (!EmulatedDevice.strictReports(err).isEmpty())
             {
-                assertTrue(System.nanoTime() < deadline, "no '" + marker + "' within " + seconds + " s:\n" + text());
-                Thread.sleep(10);
+                throw new AssertionError(what + " broke driver rules on the emulated device:\n" + err);
             }
         }
     }
