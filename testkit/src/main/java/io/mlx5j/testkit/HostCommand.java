@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -23,6 +24,33 @@ public final class HostCommand
 
     private HostCommand()
     {
+    }
+
+    /**
+     * Compiles the C program {@code src/test/c/NAME.c} of the module under test (paths are relative to the working
+     * directory, the module's under surefire) into {@code target/NAME} with gcc, warnings as errors.
+     *
+     * @param name  the program's name, without {@code .c}
+     * @param flags more gcc options, before the source ({@code -std=c11}, {@code -O1}, {@code -I DIR}...)
+     * @return the executable
+     * @throws AssertionError when gcc fails (the message carries its diagnostics) or {@code target} cannot be made
+     */
+    public static Path gcc(final String name, final String... flags)
+    {
+        final Path exe = Path.of("target", name);
+        try
+        {
+            Files.createDirectories(exe.getParent());
+        }
+        catch (final IOException ex)
+        {
+            throw new AssertionError("target: " + ex, ex);
+        }
+        final List<String> command = new ArrayList<>(List.of("gcc", "-Wall", "-Wextra", "-Werror"));
+        command.addAll(List.of(flags));
+        command.addAll(List.of("-o", exe.toString(), Path.of("src", "test", "c", name + ".c").toString()));
+        run(command);
+        return exe;
     }
 
     /**

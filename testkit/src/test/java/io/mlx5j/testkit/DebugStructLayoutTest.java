@@ -5,7 +5,6 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.PaddingLayout;
 import java.lang.foreign.StructLayout;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -23,12 +22,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 class DebugStructLayoutTest
 {
     @Test
-    void everyStructAndMemberEqualsTheCompilersView() throws Exception
+    void everyStructAndMemberEqualsTheCompilersView()
     {
-        final Path exe = Path.of("target", "emu_debug_offsets");
-        Files.createDirectories(exe.getParent());
-        HostCommand.run(List.of("gcc", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-I",
-            Path.of("..", "emulator", "src").toString(), "-o", exe.toString(), "src/test/c/emu_debug_offsets.c"));
+        final Path exe = HostCommand.gcc("emu_debug_offsets", "-std=gnu11", "-I",
+            Path.of("..", "emulator", "src").toString());
         final Map<String, String> c = new TreeMap<>();
         for (final String line : HostCommand.run(List.of(exe.toString())).split("\n"))
         {
