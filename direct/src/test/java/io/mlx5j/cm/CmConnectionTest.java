@@ -6,6 +6,7 @@ import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.SendQueue;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.testkit.EmulatedDevice;
 import io.mlx5j.verbs.QpState;
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +14,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -46,11 +46,7 @@ class CmConnectionTest
     {
         for (int attempt = 0; ; attempt++)
         {
-            final int port;
-            try (ServerSocket s = new ServerSocket(0))
-            {
-                port = s.getLocalPort();
-            }
+            final int port = EmulatedDevice.freeTcpPort();
             try (EventChannel channel = EventChannel.create())
             {
                 channel.createId(PortSpace.TCP).bind(new InetSocketAddress("127.0.0.1", port));

@@ -1,20 +1,13 @@
 package io.mlx5j.cm;
 
 import io.mlx5j.direct.RecvQueue;
-import io.mlx5j.verbs.EmulatorDebug;
+import io.mlx5j.testkit.ChildProcess;
+import io.mlx5j.testkit.EmulatedDevice;
 import org.junit.jupiter.api.Test;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,9 +31,6 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 class CmFailureTest
 {
-    /** rdma_cm's TCP port space, enum rdma_port_space in rdma/rdma_cma.h. */
-    private static final int RDMA_PS_TCP = 0x0106;
-
     private static final Duration T = Duration.ofSeconds(10);
     private static final Duration SHORT = Duration.ofSeconds(1);
 
@@ -117,7 +107,8 @@ class CmFailureTest
         final Leaks leaks = new Leaks();
         final int port = CmConnectionTest.freePort();
         final Process silent = stoppedListener(port);
-        setenv("MLX5EMU_CM_TIMEOUT_MS", "1500");
+        // the emulated kernel reads MLX5EMU_CM_TIMEOUT_MS with getenv when it arms a REQ timer
+        EmulatedDevice.setenv("MLX5EMU_CM_TIMEOUT_MS", "1500");
         try (Endpoint client = new Endpoint())
         {
             final long t0 = System.nanoTime();
@@ -133,7 +124,7 @@ class CmFailureTest
         }
         finally
         {
-            unsetenv("MLX5EMU_CM_TIMEOUT_MS");
+            EmulatedDevice.unsetenv("MLX5EMU_CM_TIMEOUT_MS");
             silent.destroyForcibly();   // SIGKILL ends a stopped process too
             silent.waitFor(10, TimeUnit.SECONDS);
         }
@@ -176,8 +167,8 @@ class CmFailureTest
         final InetSocketAddress address = new InetSocketAddress("127.0.0.1", CmConnectionTest.freePort());
         try (Endpoint server = new Endpoint(); CmListener listener = CmListener.bind(address, 1))
         {
-            final Process peer = child("rping-doomed-client", List.of("/usr/bin/rping", "-c", "-a", "127.0.0.1", "-p",
-                "" + address.getPort(), "-C", "0"));
+            final Process peer = new ChildProcess("rping-doomed-client", List.of("/usr/bin/rping", "-c", "-a",
+                "127.0.0.1", "-p", "" + address.getPort(), "-C", "0")).process();
             try (CmConnection s = listener.awaitRequest(T).accept(server::rc, ConnectOptions.builder().timeout(T)
                 .build(), qp ->
                 {
@@ -263,8 +254,8 @@ class CmFailureTest
     /** An unmodified rping server listening on {@code port}, then stopped (SIGSTOP): its CM answers nothing. */
     private static Process stoppedListener(final int port) throws Exception
     {
-        final Process p = child("rping-silent-server-" + port, List.of("/usr/bin/rping", "-s", "-a", "127.0.0.1",
-            "-p", "" + port));
+        final Process p = new ChildProcess("rping-silent-server-" + port, List.of("/usr/bin/rping", "-s", "-a",
+            "127.0.0.1", "-p", "" + port)).process();
         // wait until it listens
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (!listening(port))
@@ -288,44 +279,11 @@ class CmFailureTest
      */
     private static boolean listening(final int port)
     {
-        return EmulatorDebug.cmListeners(RDMA_PS_TCP, port) > 0;
-    }
-
-    private static Process child(final String name, final List<String> command) throws Exception
-    {
-        final Path dir = Path.of("target", "interop");
-        Files.createDirectories(dir);
-        return new ProcessBuilder(command).redirectOutput(dir.resolve(name + ".out").toFile())
-            .redirectError(dir.resolve(name + ".err").toFile()).start();
+        return EmulatedDevice.cmListeners(EmulatedDevice.RDMA_PS_TCP, port) > 0;
     }
 
     private static void signal(final String signal, final long pid) throws Exception
     {
         assertEquals(0, new ProcessBuilder("kill", "-" + signal, "" + pid).start().waitFor());
-    }
-
-    private static final MethodHandle SETENV = Linker.nativeLinker().downcallHandle(
-        Linker.nativeLinker().defaultLookup().find("setenv").orElseThrow(),
-        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-    private static final MethodHandle UNSETENV = Linker.nativeLinker().downcallHandle(
-        Linker.nativeLinker().defaultLookup().find("unsetenv").orElseThrow(),
-        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
-
-    /** The emulated kernel reads MLX5EMU_CM_TIMEOUT_MS with getenv when it arms a REQ timer. */
-    private static void setenv(final String name, final String value) throws Throwable
-    {
-        try (Arena a = Arena.ofConfined())
-        {
-            final MemorySegment n = a.allocateFrom(name);
-            assertEquals(0, (int) SETENV.invokeExact(n, a.allocateFrom(value), 1));
-        }
-    }
-
-    private static void unsetenv(final String name) throws Throwable
-    {
-        try (Arena a = Arena.ofConfined())
-        {
-            assertEquals(0, (int) UNSETENV.invokeExact(a.allocateFrom(name)));
-        }
     }
 }

@@ -7,6 +7,7 @@ import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.SendQueue;
 import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.testkit.ChildProcess;
 import io.mlx5j.verbs.AddressHandle;
 import io.mlx5j.verbs.AddressVector;
 import io.mlx5j.verbs.QpType;
@@ -24,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -240,31 +242,28 @@ class CmMulticastTest
         final InetAddress group = group();
         final int count = RECEIVES;
         final int size = SLOT - GRH;
-        final Path dir = Path.of("target", "interop");
-        Files.createDirectories(dir);
-        final String name = "mckey-sender-" + group.getHostAddress();
-        final Path err = dir.resolve(name + ".err");
         try (EventChannel channel = EventChannel.create();
              Member member = new Member(channel, InetAddress.getByName("127.0.0.1")))
         {
             member.join(group);
-            final ProcessBuilder pb = new ProcessBuilder(List.of("stdbuf", "-oL", "mckey", "-m",
-                group.getHostAddress(), "-b", "127.0.0.1", "-C", "" + count, "-S", "" + size, "-s"));
-            pb.environment().put("MLX5EMU_LOG", "1");   // its "modify qpn" line names the sending QP
-            // mckey sends from a malloc'ed buffer it never writes (mckey.c init_node): glibc's perturb tunable fills
-            // every allocation with ~0x9e = 'a', and tcache off so that no allocation bypasses it (glibc 2.36
-            // malloc.c: the tcache fast path of __libc_malloc skips alloc_perturb)
-            pb.environment().put("GLIBC_TUNABLES", "glibc.malloc.tcache_count=0:glibc.malloc.perturb=" + 0x9e);
-            final Process mckey = pb.redirectOutput(dir.resolve(name + ".out").toFile())
-                .redirectError(err.toFile()).start();
+            final ChildProcess child = new ChildProcess("mckey-sender-" + group.getHostAddress(), List.of("stdbuf",
+                "-oL", "mckey", "-m", group.getHostAddress(), "-b", "127.0.0.1", "-C", "" + count, "-S", "" + size,
+                "-s"), Map.of(
+                    // its "modify qpn" line names the sending QP
+                    "MLX5EMU_LOG", "1",
+                    // mckey sends from a malloc'ed buffer it never writes (mckey.c init_node): glibc's perturb
+                    // tunable fills every allocation with ~0x9e = 'a', and tcache off so that no allocation bypasses
+                    // it (glibc 2.36 malloc.c: the tcache fast path of __libc_malloc skips alloc_perturb)
+                    "GLIBC_TUNABLES", "glibc.malloc.tcache_count=0:glibc.malloc.perturb=" + 0x9e));
+            final Process mckey = child.process();
             try
             {
                 assertTrue(mckey.waitFor(30, TimeUnit.SECONDS), "mckey did not finish");
-                final String out = Files.readString(dir.resolve(name + ".out"));
+                final String out = Files.readString(child.out());
                 assertEquals(0, mckey.exitValue(), out);
                 assertTrue(out.contains("data transfers complete"), out);
                 final Matcher qp = Pattern.compile("modify qpn 0x([0-9a-f]+)")
-                    .matcher(Files.readString(err));
+                    .matcher(Files.readString(child.err()));
                 assertTrue(qp.find(), "mckey's QPN in its log");
                 final int senderQpn = Integer.parseInt(qp.group(1), 16);
                 final byte[] expect = new byte[size];
@@ -357,15 +356,11 @@ class CmMulticastTest
         final InetAddress group = group();
         final int count = 5;
         final int size = 100;
-        final Path dir = Path.of("target", "interop");
-        Files.createDirectories(dir);
-        final String name = "mckey-receiver-" + group.getHostAddress();
-        final ProcessBuilder pb = new ProcessBuilder(List.of("stdbuf", "-oL", "mckey", "-m", group.getHostAddress(),
-            "-b", "127.0.0.1", "-C", "" + count, "-S", "" + size));
-        pb.environment().put("MLX5EMU_LOG", "1");   // its ATTACH_MCAST line says it is a member
-        final Path err = dir.resolve(name + ".err");
-        final Process mckey = pb.redirectOutput(dir.resolve(name + ".out").toFile())
-            .redirectError(err.toFile()).start();
+        final ChildProcess child = new ChildProcess("mckey-receiver-" + group.getHostAddress(), List.of("stdbuf",
+            "-oL", "mckey", "-m", group.getHostAddress(), "-b", "127.0.0.1", "-C", "" + count, "-S", "" + size),
+            Map.of("MLX5EMU_LOG", "1"));   // its ATTACH_MCAST line says it is a member
+        final Path err = child.err();
+        final Process mckey = child.process();
         try (EventChannel channel = EventChannel.create();
              Member member = new Member(channel, InetAddress.getByName("127.0.0.1")))
         {
@@ -391,7 +386,7 @@ class CmMulticastTest
                 }
             }
             assertTrue(mckey.waitFor(30, TimeUnit.SECONDS), "mckey did not receive " + count + " datagrams");
-            final String out = Files.readString(dir.resolve(name + ".out"));
+            final String out = Files.readString(child.out());
             assertEquals(0, mckey.exitValue(), out);
             assertTrue(out.contains("data transfers complete"), out);
         }

@@ -1,6 +1,6 @@
 package io.mlx5j.cm;
 
-import io.mlx5j.verbs.EmulatorDebug;
+import io.mlx5j.testkit.EmulatedDevice;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
@@ -42,8 +42,8 @@ class CmQpAttributesTest
                      .initiatorDepth(2).retryCount(5).rnrRetryCount(4).ackTimeout(15).timeout(T).build(), client::rc);
                  CmConnection s = accepted.get(20, TimeUnit.SECONDS))
             {
-                final Map<String, Long> cq = EmulatorDebug.qp(c.qp().qpn());
-                final Map<String, Long> sq = EmulatorDebug.qp(s.qp().qpn());
+                final Map<String, Long> cq = EmulatedDevice.qp(c.qp().qpn());
+                final Map<String, Long> sq = EmulatedDevice.qp(s.qp().qpn());
                 assertEquals(3L, cq.get("max_dest_rd_atomic"), "client responder resources");
                 assertEquals(2L, cq.get("max_rd_atomic"), "client initiator depth");
                 assertEquals(2L, sq.get("max_dest_rd_atomic"), "server responder resources");

@@ -1,6 +1,6 @@
 package io.mlx5j.cm;
 
-import io.mlx5j.verbs.EmulatorDebug;
+import io.mlx5j.testkit.EmulatedDevice;
 
 import java.util.Map;
 import java.util.TreeMap;
@@ -23,12 +23,12 @@ final class Leaks
         {
             channel.createId(PortSpace.TCP).bind(new java.net.InetSocketAddress("127.0.0.1", 0));
         }
-        before = new TreeMap<>(EmulatorDebug.live());
+        before = new TreeMap<>(EmulatedDevice.live());
     }
 
     void assertNone()
     {
-        final Map<String, Long> after = new TreeMap<>(EmulatorDebug.live());
+        final Map<String, Long> after = new TreeMap<>(EmulatedDevice.live());
         assertEquals(before, after, "live emulated objects before vs after");
     }
 
@@ -38,6 +38,6 @@ final class Leaks
      */
     void assertNoQpLeft()
     {
-        assertEquals(before.get("qps"), EmulatorDebug.live().get("qps"), "QPs live after the failed attempt");
+        assertEquals(before.get("qps"), EmulatedDevice.live().get("qps"), "QPs live after the failed attempt");
     }
 }

@@ -1,12 +1,10 @@
 package io.mlx5j.verbs;
 
+import io.mlx5j.testkit.HostCommand;
 import org.junit.jupiter.api.Test;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -36,32 +34,15 @@ class GidAndPeerInfoTest
     @Test
     void pingpongMessageMatchesTheCFormatting() throws Exception
     {
-        final Path exe = Path.of("target/pingpong_msg");
-        Files.createDirectories(exe.getParent());
-        run(List.of("gcc", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-o", exe.toString(),
-            "src/test/c/pingpong_msg.c"));
+        final Path exe = HostCommand.gcc("pingpong_msg", "-std=gnu11");
         final Gid gid = Gid.parse("fe80:0000:0000:0000:9803:9b03:004d:4501");
         final PeerInfo peer = PeerInfo.of(0x1a, 0xabcdef, 0x123456, gid);
-        final String c = run(List.of(exe.toString(), "26", Integer.toString(0xabcdef), Integer.toString(0x123456),
-            gid.toString().replace(":", "")));
+        final String c = HostCommand.run(List.of(exe.toString(), "26", Integer.toString(0xabcdef),
+            Integer.toString(0x123456), gid.toString().replace(":", "")));
         assertEquals(c.strip(), peer.toPingpongMessage());
         assertEquals(PeerInfo.PINGPONG_MESSAGE_BYTES, peer.toPingpongMessage().length() + 1);
         assertEquals(peer, PeerInfo.parsePingpongMessage(peer.toPingpongMessage() + "\0"));
         assertThrows(IllegalArgumentException.class, () -> PeerInfo.parsePingpongMessage("0001:000002:000003:00"));
         assertThrows(IllegalArgumentException.class, () -> PeerInfo.of(0, 1 << 24, 0, Gid.ZERO));
-    }
-
-    private static String run(final List<String> command) throws Exception
-    {
-        // no LD_PRELOAD for helper tools: they do not need the emulated device
-        final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-        pb.environment().remove("LD_PRELOAD");
-        final Process process = pb.start();
-        final byte[] out = process.getInputStream().readAllBytes();
-        if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0)
-        {
-            throw new AssertionError(command + " failed: " + new String(out, StandardCharsets.UTF_8));
-        }
-        return new String(out, StandardCharsets.UTF_8);
     }
 }

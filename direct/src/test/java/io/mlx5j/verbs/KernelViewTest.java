@@ -1,5 +1,6 @@
 package io.mlx5j.verbs;
 
+import io.mlx5j.testkit.EmulatedDevice;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,11 +33,11 @@ class KernelViewTest
     @BeforeEach
     void open()
     {
-        assertEquals(0L, EmulatorDebug.live().get("contexts"), "a previous test leaked a context");
+        assertEquals(0L, EmulatedDevice.live().get("contexts"), "a previous test leaked a context");
         context = Context.open("mlx5_0");
         memory = Arena.ofShared();
         // the count is per process; only this test's own violations count here
-        violationsBefore = EmulatorDebug.strictViolations();
+        violationsBefore = EmulatedDevice.strictViolations();
     }
 
     @AfterEach
@@ -45,8 +46,8 @@ class KernelViewTest
         context.close();
         memory.close();
         assertEquals(Map.of("contexts", 0L, "pds", 0L, "mrs", 0L, "cqs", 0L, "qps", 0L, "srqs", 0L, "ahs", 0L,
-            "channels", 0L), EmulatorDebug.live(), "Context.close must destroy everything");
-        assertEquals(violationsBefore, EmulatorDebug.strictViolations(), "emulator strict-mode violations");
+            "channels", 0L), EmulatedDevice.live(), "Context.close must destroy everything");
+        assertEquals(violationsBefore, EmulatedDevice.strictViolations(), "emulator strict-mode violations");
     }
 
     @Test
@@ -63,7 +64,7 @@ class KernelViewTest
         a.toRtr(new RtrAttributes(IBV_MTU_1024, b.qpn(), 0x123456, 4, 17, path));
         a.toRts(new RtsAttributes(0x654321, 18, 6, 5, 2));
 
-        final Map<String, Long> k = EmulatorDebug.qp(a.qpn());
+        final Map<String, Long> k = EmulatedDevice.qp(a.qpn());
         assertNotNull(k);
         assertEquals(IBV_QPS_RTS, k.get("state"));
         assertEquals(2L, k.get("type"), "IBV_QPT_RC");
@@ -85,7 +86,7 @@ class KernelViewTest
             | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
         assertEquals(rtsMasks, k.get("attr_mask_seen"),
             "attribute masks, hex " + Long.toHexString(k.get("attr_mask_seen")));
-        assertEquals(IBV_QPS_RESET, EmulatorDebug.qp(b.qpn()).get("state"));
+        assertEquals(IBV_QPS_RESET, EmulatedDevice.qp(b.qpn()).get("state"));
         assertTrue(gid.interfaceId() != 0);
     }
 
@@ -102,7 +103,7 @@ class KernelViewTest
         final QueuePair onSrq = pd.createQp(QpConfig.builder(QpType.UD, cq).srq(srq).build());
 
         final QpRing rings = qp.rings();
-        final Map<String, Long> kqp = EmulatorDebug.qp(qp.qpn());
+        final Map<String, Long> kqp = EmulatedDevice.qp(qp.qpn());
         assertEquals(rings.sq().address(), kqp.get("sq_buf"));
         assertEquals(rings.rq().address(), kqp.get("rq_buf"));
         assertEquals(rings.dbrec().address(), kqp.get("dbrec"));
@@ -117,17 +118,17 @@ class KernelViewTest
         for (final CompletionQueue c : new CompletionQueue[] {cq, cq128})
         {
             final CqRing ring = c.ring();
-            final Map<String, Long> kcq = EmulatorDebug.cq(ring.cqn());
+            final Map<String, Long> kcq = EmulatedDevice.cq(ring.cqn());
             assertEquals(ring.buf().address(), kcq.get("buf"));
             assertEquals(ring.dbrec().address(), kcq.get("dbrec"));
             assertEquals(ring.cqeCnt(), kcq.get("cqe_cnt"));
             assertEquals(ring.cqeSize(), kcq.get("cqe_size"));
         }
-        assertTrue((int) (long) EmulatorDebug.cq(cq.ring().cqn()).get("comp_fd") >= 0, "CQ with a channel");
-        assertEquals(0xffffffffL, EmulatorDebug.cq(cq128.ring().cqn()).get("comp_fd"), "CQ without a channel: -1");
+        assertTrue((int) (long) EmulatedDevice.cq(cq.ring().cqn()).get("comp_fd") >= 0, "CQ with a channel");
+        assertEquals(0xffffffffL, EmulatedDevice.cq(cq128.ring().cqn()).get("comp_fd"), "CQ without a channel: -1");
 
         final SrqRing srqRing = srq.ring();
-        final Map<String, Long> ksrq = EmulatorDebug.srq(srqRing.srqn());
+        final Map<String, Long> ksrq = EmulatedDevice.srq(srqRing.srqn());
         assertEquals(srqRing.buf().address(), ksrq.get("buf"));
         assertEquals(srqRing.dbrec().address(), ksrq.get("dbrec"));
         // libmlx5 (v44 srq.c mlx5_alloc_srq_buf) allocates 2 * max_wr + 1 WQEs rounded up (64 for 30) and keeps the
@@ -135,7 +136,7 @@ class KernelViewTest
         assertEquals(31, srqRing.tail());
         assertEquals(64L, ksrq.get("wqe_cnt"));
         assertEquals(srqRing.stride(), 1L << ksrq.get("wqe_shift"));
-        assertEquals(srqRing.srqn(), EmulatorDebug.qp(onSrq.qpn()).get("srqn"));
+        assertEquals(srqRing.srqn(), EmulatedDevice.qp(onSrq.qpn()).get("srqn"));
     }
 
     /** A 5 GiB registration (reserved, never touched: MAP_NORESERVE) keeps its 64-bit length end to end. */
@@ -159,7 +160,7 @@ class KernelViewTest
             final ProtectionDomain pd = context.allocPd();
             final MemoryRegion mr = pd.register(raw.reinterpret(length), Access.LOCAL_WRITE);
             assertEquals(length, mr.length());
-            assertEquals(length, EmulatorDebug.mr(mr.lkey()).get("length"));
+            assertEquals(length, EmulatedDevice.mr(mr.lkey()).get("length"));
             mr.close();
         }
         finally
@@ -175,7 +176,7 @@ class KernelViewTest
         final MemorySegment buffer = memory.allocate(3 * 4096 + 100, 64).asSlice(64);
         final int access = Access.LOCAL_WRITE | Access.REMOTE_READ;
         final MemoryRegion mr = pd.register(buffer, access);
-        final Map<String, Long> k = EmulatorDebug.mr(mr.lkey());
+        final Map<String, Long> k = EmulatedDevice.mr(mr.lkey());
         assertEquals(buffer.address(), k.get("addr"));
         assertEquals(buffer.byteSize(), k.get("length"));
         assertEquals(access, k.get("access"));
@@ -183,7 +184,7 @@ class KernelViewTest
         assertEquals((long) pd.pdn(), k.get("pdn"));
         final int lkey = mr.lkey();
         mr.close();
-        assertNull(EmulatorDebug.mr(lkey), "ibv_dereg_mr reached the kernel");
-        assertEquals(1L, EmulatorDebug.live().get("pds"));
+        assertNull(EmulatedDevice.mr(lkey), "ibv_dereg_mr reached the kernel");
+        assertEquals(1L, EmulatedDevice.live().get("pds"));
     }
 }

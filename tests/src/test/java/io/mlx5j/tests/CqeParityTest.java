@@ -11,6 +11,7 @@ import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.SendQueue;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.testkit.EmulatedDevice;
 import io.mlx5j.verbs.Access;
 import io.mlx5j.verbs.AddressHandle;
 import io.mlx5j.verbs.CompletionQueue;
@@ -84,7 +85,7 @@ class CqeParityTest
     void open()
     {
         rig = new Rig();
-        violationsBefore = Emu.strictViolations();
+        violationsBefore = EmulatedDevice.strictViolations();
     }
 
     private long violationsBefore;
@@ -93,7 +94,8 @@ class CqeParityTest
     void close()
     {
         rig.close();
-        assertEquals(violationsBefore, Emu.strictViolations(), "emulator strict-mode violations (see stderr)");
+        assertEquals(violationsBefore, EmulatedDevice.strictViolations(),
+            "emulator strict-mode violations (see stderr)");
     }
 
     /** One side of the twin traffic. */

@@ -7,6 +7,8 @@ import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.SendQueue;
 import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.testkit.ChildProcess;
+import io.mlx5j.testkit.EmulatedDevice;
 import io.mlx5j.verbs.Access;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.InitAttributes;
@@ -29,8 +31,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static io.mlx5j.tests.Rig.await;
@@ -60,10 +60,7 @@ class CrossProcessTest
 
         Peer() throws Exception
         {
-            final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            final ProcessBuilder pb = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED",
-                "--illegal-native-access=deny", "-cp", System.getProperty("java.class.path"),
-                RemotePeer.class.getName()));
+            final ProcessBuilder pb = new ProcessBuilder(ChildProcess.javaCommand(RemotePeer.class));
             pb.redirectError(ProcessBuilder.Redirect.INHERIT);   // emulator diagnostics show up in the test log
             process = pb.start();
             out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
@@ -92,7 +89,7 @@ class CrossProcessTest
     @Test
     void everyOperationAcrossTwoProcessesThenPeerGone() throws Exception
     {
-        final long violationsBefore = Emu.strictViolations();
+        final long violationsBefore = EmulatedDevice.strictViolations();
         try (Rig rig = new Rig(); Peer peer = new Peer())
         {
             final String[] info = peer.ask(null, "INFO ").split(" ");
@@ -210,6 +207,7 @@ class CrossProcessTest
             assertEquals(11, c.wrId());
             assertEquals(WcStatus.WR_FLUSH_ERR, c.status(), c::toString);
         }
-        assertEquals(violationsBefore, Emu.strictViolations(), "emulator strict-mode violations in this JVM");
+        assertEquals(violationsBefore, EmulatedDevice.strictViolations(),
+            "emulator strict-mode violations in this JVM");
     }
 }

@@ -7,6 +7,8 @@ import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.SendQueue;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.testkit.ChildProcess;
+import io.mlx5j.testkit.EmulatedDevice;
 import io.mlx5j.verbs.CompletionChannel;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.MemoryRegion;
@@ -19,8 +21,6 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -45,14 +45,15 @@ class DirectBehaviourTest
     void open()
     {
         rig = new Rig();
-        violationsBefore = Emu.strictViolations();
+        violationsBefore = EmulatedDevice.strictViolations();
     }
 
     @AfterEach
     void close()
     {
         rig.close();
-        assertEquals(violationsBefore, Emu.strictViolations(), "emulator strict-mode violations (see stderr)");
+        assertEquals(violationsBefore, EmulatedDevice.strictViolations(),
+            "emulator strict-mode violations (see stderr)");
     }
 
     @Test
@@ -231,10 +232,8 @@ class DirectBehaviourTest
     @Test
     void debugModeChecksTheOwnerThread() throws Exception
     {
-        final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        final Process child = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED",
-            "--illegal-native-access=deny", "-Dmlx5j.debug=true", "-cp", System.getProperty("java.class.path"),
-            OwnerCheckMain.class.getName())).redirectErrorStream(true).start();
+        final Process child = new ProcessBuilder(ChildProcess.javaCommand(OwnerCheckMain.class, "-Dmlx5j.debug=true"))
+            .redirectErrorStream(true).start();
         final String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(child.waitFor(60, TimeUnit.SECONDS), out);
         assertEquals(0, child.exitValue(), out);

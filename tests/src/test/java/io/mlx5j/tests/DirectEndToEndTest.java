@@ -7,6 +7,7 @@ import io.mlx5j.direct.SendQueue;
 import io.mlx5j.direct.SrqRecvQueue;
 import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.testkit.EmulatedDevice;
 import io.mlx5j.verbs.AddressHandle;
 import io.mlx5j.verbs.QpConfig;
 import io.mlx5j.verbs.QpType;
@@ -53,14 +54,15 @@ class DirectEndToEndTest
     void open()
     {
         rig = new Rig();
-        violationsBefore = Emu.strictViolations();
+        violationsBefore = EmulatedDevice.strictViolations();
     }
 
     @AfterEach
     void close()
     {
         rig.close();
-        assertEquals(violationsBefore, Emu.strictViolations(), "emulator strict-mode violations (see stderr)");
+        assertEquals(violationsBefore, EmulatedDevice.strictViolations(),
+            "emulator strict-mode violations (see stderr)");
     }
 
     private static byte[] bytes(final MemorySegment s, final long off, final int len)

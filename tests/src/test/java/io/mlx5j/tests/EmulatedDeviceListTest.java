@@ -1,15 +1,16 @@
 package io.mlx5j.tests;
 
+import io.mlx5j.testkit.ChildProcess;
+import io.mlx5j.testkit.EmulatedDevice;
 import io.mlx5j.verbs.Context;
 import io.mlx5j.verbs.DeviceList;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,10 +30,9 @@ class EmulatedDeviceListTest
     {
         final String launcher = System.getProperty("mlx5emu.launcher");
         assertNotNull(launcher, "system property mlx5emu.launcher not set (run through Maven)");
-        final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         final List<String> command = new ArrayList<>(List.of(launcher, "--devices", "2", "--fabric", "mlx5j-e2e-child",
-            "--", java, "--enable-native-access=ALL-UNNAMED", "--illegal-native-access=deny",
-            "-cp", System.getProperty("java.class.path"), ListDevices.class.getName()));
+            "--"));
+        command.addAll(ChildProcess.javaCommand(ListDevices.class));
         final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().keySet()
             .removeIf(k -> k.equals("LD_PRELOAD") || k.equals("SYSFS_PATH") || k.startsWith("MLX5EMU_"));
@@ -48,24 +48,9 @@ class EmulatedDeviceListTest
     @Test
     void thisJvmSeesTheEmulatedDeviceThroughTheDirectApi() throws IOException
     {
-        // KEY=VALUE lines only: the file also holds the output of building the emulator library, if that happened
-        final List<String> env = Files.readAllLines(Path.of(System.getProperty("mlx5emu.env"))).stream()
-            .filter(l -> l.matches("[A-Z][A-Z0-9_]*=.*")).toList();
-        assertTrue(env.stream().anyMatch(l -> l.startsWith("LD_PRELOAD=")), "mlx5emu --env printed no environment");
-        for (final String line : env)
-        {
-            final String key = line.substring(0, line.indexOf('='));
-            final String value = shellWord(line.substring(line.indexOf('=') + 1));
-            assertNotNull(System.getenv(key), key + " missing from the surefire environment; mlx5emu sets " + value);
-            if (!key.equals("LD_PRELOAD") && !key.contains("SYSFS"))
-            {
-                assertEquals(value, System.getenv(key), key);
-            }
-            else
-            {
-                assertEquals(Path.of(value).toRealPath(), Path.of(System.getenv(key)).toRealPath(), key);
-            }
-        }
+        final Map<String, String> launcher = EmulatedDevice.launcherEnvironment();
+        assertTrue(launcher.containsKey("LD_PRELOAD"), "mlx5emu --env printed no environment");
+        assertEquals(List.of(), EmulatedDevice.environmentDifferences(launcher));
         try (DeviceList list = DeviceList.open())
         {
             assertEquals(List.of("mlx5_0"), list.names());
@@ -75,37 +60,5 @@ class EmulatedDeviceListTest
         {
             assertEquals(1, context.queryDevice().physPortCnt());
         }
-    }
-
-    /**
-     * The value of a {@code KEY=VALUE} line as a POSIX shell reads it: the launcher prints every value as one
-     * single-quoted word (a quote inside becomes {@code '\''}), so that {@code set -a; . FILE} loads the file.
-     */
-    static String shellWord(final String word)
-    {
-        final StringBuilder value = new StringBuilder(word.length());
-        for (int i = 0; i < word.length(); i++)
-        {
-            final char c = word.charAt(i);
-            if (c == '\'')
-            {
-                final int end = word.indexOf('\'', i + 1);
-                if (end < 0)
-                {
-                    throw new IllegalArgumentException("unterminated quote in " + word);
-                }
-                value.append(word, i + 1, end);
-                i = end;
-            }
-            else if (c == '\\' && i + 1 < word.length())
-            {
-                value.append(word.charAt(++i));
-            }
-            else
-            {
-                value.append(c);
-            }
-        }
-        return value.toString();
     }
 }

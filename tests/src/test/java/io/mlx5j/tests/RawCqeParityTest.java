@@ -13,6 +13,8 @@ import io.mlx5j.direct.Completion;
 import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.raw.NicClock;
+import io.mlx5j.testkit.EmulatedDevice;
+import io.mlx5j.testkit.HostCommand;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.verbs.QpConfig;
@@ -24,22 +26,17 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Raw receive CQEs decoded by mlx5j equal what libmlx5 reports for them. Twin RAW_PACKET QPs; the libmlx5 twin's CQ
@@ -91,8 +88,8 @@ class RawCqeParityTest
         final MemoryRegion mr = rig.memory(1 << 16);
         final RecvQueue rqJ = RecvQueue.of(qpJ);
         final CqPoller dcq = CqPoller.of(cqJ).attach(rqJ);
-        final int uidxL = Emu.uidx(qpL.qpn());
-        final int uidxJ = Emu.uidx(qpJ.qpn());
+        final int uidxL = EmulatedDevice.uidx(qpL.qpn());
+        final int uidxJ = EmulatedDevice.uidx(qpJ.qpn());
         final Completion c = new Completion();
         final Random rnd = new Random(11);
         int csumOk = 0;
@@ -323,37 +320,9 @@ class RawCqeParityTest
     }
 
     /** Compiles src/test/c/ts_to_ns.c against the installed headers and runs it on {@code input}. */
-    private static List<String> judge(final String input) throws IOException, InterruptedException
+    private static List<String> judge(final String input)
     {
-        final Path exe = Path.of("target", "ts_to_ns");
-        Files.createDirectories(exe.getParent());
-        run(List.of("gcc", "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-o", exe.toString(),
-            "src/test/c/ts_to_ns.c"), "");
-        return List.of(run(List.of(exe.toString()), input).split("\n"));
-    }
-
-    private static String run(final List<String> cmd, final String input) throws IOException, InterruptedException
-    {
-        final ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().remove("LD_PRELOAD");
-        final Process p = pb.start();
-        final Thread feeder = Thread.ofVirtual().start(() ->
-        {
-            try (var out = p.getOutputStream())
-            {
-                out.write(input.getBytes(StandardCharsets.US_ASCII));
-            }
-            catch (final IOException ignored)
-            {
-                // the process's output says what went wrong
-            }
-        });
-        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
-        feeder.join();
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0)
-        {
-            fail(cmd + " failed: " + out);
-        }
-        return out;
+        final Path exe = HostCommand.gcc("ts_to_ns", "-std=c11", "-O1");
+        return List.of(HostCommand.run(List.of(exe.toString()), input).split("\n"));
     }
 }

@@ -10,6 +10,7 @@ import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.raw.RawSendQueue;
+import io.mlx5j.testkit.EmulatedDevice;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.verbs.QpConfig;
@@ -101,7 +102,7 @@ class RawSendParityTest
     /** Opens the device with MLX5EMU_ETH_MIN_INLINE = mode (the emulator reads it per context). */
     private Rig open(final String mode)
     {
-        Libc.setenv("MLX5EMU_ETH_MIN_INLINE", mode);
+        EmulatedDevice.setenv("MLX5EMU_ETH_MIN_INLINE", mode);
         rig = new Rig();
         return rig;
     }
@@ -148,8 +149,8 @@ class RawSendParityTest
             assertEquals(l.sqWqeCnt(), j.sqWqeCnt());
             sq = RawSendQueue.of(qpJ, DoorbellMode.AUTO);
             dcq = CqPoller.of(cqJ).attach(sq.queue());
-            uidxL = Emu.uidx(qpL.qpn());
-            uidxJ = Emu.uidx(qpJ.qpn());
+            uidxL = EmulatedDevice.uidx(qpL.qpn());
+            uidxJ = EmulatedDevice.uidx(qpJ.qpn());
             final Random rnd = new Random(7);
             for (long i = 0; i < (1 << 16); i++)
             {

@@ -5,6 +5,7 @@ import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.raw.RawSendQueue;
+import io.mlx5j.testkit.EmulatedDevice;
 import io.mlx5j.verbs.Access;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.MemoryRegion;
@@ -70,8 +71,8 @@ class RawTemplateSendTest
             final CqPoller dcqS = CqPoller.of(cqS).attach(s.queue());
             final CqeInjector injT = new CqeInjector(cqT);
             final CqeInjector injS = new CqeInjector(cqS);
-            final int uidxT = Emu.uidx(qpT.qpn());
-            final int uidxS = Emu.uidx(qpS.qpn());
+            final int uidxT = EmulatedDevice.uidx(qpT.qpn());
+            final int uidxS = EmulatedDevice.uidx(qpS.qpn());
             final MemoryRegion mr = "confined".equals(arena) ?
                 rig.pd.register(own, own.allocate(1 << 16, 4096), Access.ALL_REMOTE) : rig.memory(1 << 16);
             final MemorySegment tmpl = mr.memory().asSlice(1001, UdpHeaderTemplate.LENGTH);  // odd: any alignment
@@ -212,7 +213,7 @@ class RawTemplateSendTest
             final UdpHeaderTemplate live = template(mr.memory().asSlice(0, UdpHeaderTemplate.LENGTH), 2);
             assertTrue(t.send(2, live, mr.lkey(), payload, mr.lkey(), PAYLOAD, RawSendQueue.NO_VLAN, flags));
             assertEquals(1, t.ring());
-            inj.req(qp.qpn(), Emu.uidx(qp.qpn()), Mlx5Opcode.MLX5_OPCODE_SEND, pi, 0);
+            inj.req(qp.qpn(), EmulatedDevice.uidx(qp.qpn()), Mlx5Opcode.MLX5_OPCODE_SEND, pi, 0);
             final Completion c = new Completion();
             assertEquals(1, dcq.poll(c));
             assertEquals(2, c.wrId());

@@ -8,6 +8,7 @@ import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.raw.NicClock;
 import io.mlx5j.raw.RawSendQueue;
 import io.mlx5j.raw.StridingRecvQueue;
+import io.mlx5j.testkit.EmulatedDevice;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.verbs.QpConfig;
@@ -53,7 +54,7 @@ class RawZeroAllocationTest
             final RecvQueue rq = RecvQueue.of(qp);
             final CqPoller dcq = CqPoller.of(cq).attach(sq.queue()).attach(rq);
             final Injector inj = new Injector(cq);
-            final int uidx = Emu.uidx(qp.qpn());
+            final int uidx = EmulatedDevice.uidx(qp.qpn());
             final UdpHeaderTemplate h = new UdpHeaderTemplate(mr.memory().asSlice(0, 64)).srcMac(0x020000000001L)
                 .srcIp(0x0a000001).multicast(0xef000001, 5000);
             final long payload = mr.address() + 4096;

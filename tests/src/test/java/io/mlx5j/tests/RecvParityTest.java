@@ -7,6 +7,7 @@ import io.mlx5j.bindings.InlineVerbs;
 import io.mlx5j.direct.Completion;
 import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.SrqRecvQueue;
+import io.mlx5j.testkit.EmulatedDevice;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.QpConfig;
 import io.mlx5j.verbs.QpType;
@@ -233,8 +234,8 @@ class RecvParityTest
         final CompletionQueue cqJ = rig.cq(256);
         final QueuePair qpL = rig.pd.createQp(QpConfig.builder(QpType.RC, cqL).maxRecvWr(0).srq(srqL).build());
         final QueuePair qpJ = rig.pd.createQp(QpConfig.builder(QpType.RC, cqJ).maxRecvWr(0).srq(srqJ).build());
-        final int uidxL = Emu.uidx(qpL.qpn());
-        final int uidxJ = Emu.uidx(qpJ.qpn());
+        final int uidxL = EmulatedDevice.uidx(qpL.qpn());
+        final int uidxJ = EmulatedDevice.uidx(qpJ.qpn());
         final SrqRing ringL = srqL.ring();
         final SrqRing ringJ = srqJ.ring();
         assertEquals(ringL.stride(), ringJ.stride());

@@ -7,6 +7,7 @@ import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.SendQueue;
 import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.testkit.EmulatedDevice;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.verbs.PeerInfo;
@@ -113,7 +114,7 @@ public final class RemotePeer
                     }
                     case "BYE" ->
                     {
-                        out.println("VIOLATIONS " + Emu.strictViolations());
+                        out.println("VIOLATIONS " + EmulatedDevice.strictViolations());
                         return;
                     }
                     default -> throw new IllegalArgumentException("unknown command " + line);

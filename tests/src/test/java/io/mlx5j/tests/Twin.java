@@ -8,6 +8,7 @@ import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.direct.SendQueue;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.testkit.EmulatedDevice;
 import io.mlx5j.verbs.AddressHandle;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.MemoryRegion;
@@ -97,8 +98,8 @@ final class Twin
         dcqJ = CqPoller.of(cqJ).attach(sqJ).attach(rqJ);
         injL = new CqeInjector(cqL);
         injJ = new CqeInjector(cqJ);
-        uidxL = Emu.uidx(qpL.qpn());
-        uidxJ = Emu.uidx(qpJ.qpn());
+        uidxL = EmulatedDevice.uidx(qpL.qpn());
+        uidxJ = EmulatedDevice.uidx(qpJ.qpn());
         mr = rig.memory(1 << 16);
     }
 

@@ -6,6 +6,7 @@ import io.mlx5j.bindings.IbvSge;
 import io.mlx5j.bindings.InlineVerbs;
 import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.raw.StridingRecvQueue;
+import io.mlx5j.testkit.HostCommand;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.WorkQueue;
 import io.mlx5j.verbs.WqRing;
@@ -15,23 +16,18 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Receive WQ rings written by mlx5j equal their judges, with the device idle (engine off):
@@ -167,37 +163,9 @@ class WqRecvParityTest
     }
 
     /** Compiles src/test/c/mprq_wqe.c against the installed headers and runs it on {@code input}. */
-    private static List<String> judge(final String input) throws IOException, InterruptedException
+    private static List<String> judge(final String input)
     {
-        final Path exe = Path.of("target", "mprq_wqe");
-        Files.createDirectories(exe.getParent());
-        run(List.of("gcc", "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-o", exe.toString(),
-            "src/test/c/mprq_wqe.c"), "");
-        return List.of(run(List.of(exe.toString()), input).split("\n"));
-    }
-
-    private static String run(final List<String> cmd, final String input) throws IOException, InterruptedException
-    {
-        final ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().remove("LD_PRELOAD");
-        final Process p = pb.start();
-        final Thread feeder = Thread.ofVirtual().start(() ->
-        {
-            try (var out = p.getOutputStream())
-            {
-                out.write(input.getBytes(StandardCharsets.US_ASCII));
-            }
-            catch (final IOException ignored)
-            {
-                // the process's output says what went wrong
-            }
-        });
-        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
-        feeder.join();
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0)
-        {
-            fail(cmd + " failed: " + out);
-        }
-        return out;
+        final Path exe = HostCommand.gcc("mprq_wqe", "-std=c11", "-O1");
+        return List.of(HostCommand.run(List.of(exe.toString()), input).split("\n"));
     }
 }

@@ -19,8 +19,8 @@ class DispatcherTest
     {
         for (final String help : List.of("--help", "-h", "help"))
         {
-            final Emulated.Capture out = new Emulated.Capture();
-            final Emulated.Capture err = new Emulated.Capture();
+            final Capture out = new Capture();
+            final Capture err = new Capture();
             assertEquals(0, Mlx5jTool.run(new String[] {help}, out.stream, err.stream), err.text());
             assertEquals("", err.text());
             final List<String> commandLines = out.text().lines().filter(l -> l.startsWith("  ")).toList();
@@ -37,8 +37,8 @@ class DispatcherTest
     @Test
     void noArgumentsPrintsTheList()
     {
-        final Emulated.Capture out = new Emulated.Capture();
-        final Emulated.Capture err = new Emulated.Capture();
+        final Capture out = new Capture();
+        final Capture err = new Capture();
         assertEquals(0, Mlx5jTool.run(new String[0], out.stream, err.stream));
         assertEquals(Mlx5jTool.USAGE + "\n", out.text());
         assertEquals("", err.text());
@@ -47,8 +47,8 @@ class DispatcherTest
     @Test
     void unknownCommandExitsTwoNamingIt()
     {
-        final Emulated.Capture out = new Emulated.Capture();
-        final Emulated.Capture err = new Emulated.Capture();
+        final Capture out = new Capture();
+        final Capture err = new Capture();
         assertEquals(2, Mlx5jTool.run(new String[] {"frobnicate", "-x"}, out.stream, err.stream));
         assertEquals("", out.text());
         assertTrue(err.text().startsWith("mlx5j: unknown command 'frobnicate'\n" + Mlx5jTool.USAGE), err.text());
@@ -59,12 +59,12 @@ class DispatcherTest
     {
         for (final String command : COMMANDS.subList(0, COMMANDS.size() - 1))
         {
-            final Emulated.Capture out = new Emulated.Capture();
-            final Emulated.Capture err = new Emulated.Capture();
+            final Capture out = new Capture();
+            final Capture err = new Capture();
             assertEquals(0, Mlx5jTool.run(new String[] {command, "--help"}, out.stream, err.stream), err.text());
             assertTrue(out.text().startsWith("usage: mlx5j " + command), command + ": " + out.text());
         }
-        final Emulated.Capture out = new Emulated.Capture();
+        final Capture out = new Capture();
         assertEquals(2, Mlx5jTool.run(new String[] {"selfcheck", "--verbose"}, out.stream, out.stream));
         assertTrue(out.text().startsWith("mlx5j: selfcheck takes no options ('--verbose')\nusage: mlx5j selfcheck"),
             out.text());

@@ -1,5 +1,6 @@
 package io.mlx5j.tool;
 
+import io.mlx5j.testkit.ChildProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -121,9 +122,8 @@ class EmulatorLaunchTest
         final String name = RUNS.incrementAndGet() + "-" + String.join("-", args).replaceAll("[^A-Za-z0-9_-]", "");
         final Path out = dir.resolve(name + ".out");
         final Path err = dir.resolve(name + ".err");
-        final List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-            "--enable-native-access=ALL-UNNAMED", "-D" + EmulatorLaunch.EMULATOR_PROPERTY + "=" + emulator, "-cp",
-            System.getProperty("java.class.path"), Mlx5jTool.class.getName()));
+        final List<String> cmd = new ArrayList<>(ChildProcess.javaCommand(Mlx5jTool.class,
+            "-D" + EmulatorLaunch.EMULATOR_PROPERTY + "=" + emulator));
         cmd.addAll(List.of(args));
         final ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
         final Map<String, String> env = pb.environment();

@@ -1,16 +1,14 @@
 package io.mlx5j.tool;
 
+import io.mlx5j.testkit.HostCommand;
 import io.mlx5j.verbs.Gid;
 import org.junit.jupiter.api.Test;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -46,29 +44,14 @@ class GidTextTest
             }
             hex.add(HexFormat.of().formatHex(b));
         }
-        final Path exe = Path.of("target/gid_ntop");
-        Files.createDirectories(exe.getParent());
-        run(List.of("gcc", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-o", exe.toString(), "src/test/c/gid_ntop.c"));
+        final Path exe = HostCommand.gcc("gid_ntop", "-std=gnu11");
         final List<String> command = new ArrayList<>(List.of(exe.toString()));
         command.addAll(hex);
-        final String[] expected = run(command).split("\n");
+        final String[] expected = HostCommand.run(command).split("\n");
         assertEquals(hex.size(), expected.length);
         for (int i = 0; i < hex.size(); i++)
         {
             assertEquals(expected[i], GidText.ntop(Gid.fromBytes(HexFormat.of().parseHex(hex.get(i)))), hex.get(i));
         }
-    }
-
-    private static String run(final List<String> command) throws Exception
-    {
-        final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-        pb.environment().remove("LD_PRELOAD");
-        final Process process = pb.start();
-        final byte[] out = process.getInputStream().readAllBytes();
-        if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0)
-        {
-            throw new AssertionError(command.get(0) + " failed: " + new String(out, StandardCharsets.UTF_8));
-        }
-        return new String(out, StandardCharsets.UTF_8);
     }
 }

@@ -1,5 +1,7 @@
 package io.mlx5j.tool;
 
+import io.mlx5j.testkit.ChildProcess;
+import io.mlx5j.testkit.EmulatedDevice;
 import io.mlx5j.tool.perf.report.ResultTable;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +22,7 @@ class Mlx5jToolTest
     @Test
     void devicesListsTheEmulatedDevice()
     {
-        final Emulated.Capture out = new Emulated.Capture();
+        final Capture out = new Capture();
         assertEquals(0, Mlx5jTool.run(new String[] {"devices"}, out.stream, out.stream), out.text());
         final List<String> lines = out.text().lines().toList();
         assertEquals("mlx5j: 1 device (emulated ConnectX-5 through emulator/mlx5emu; no RDMA hardware in use)",
@@ -36,7 +38,7 @@ class Mlx5jToolTest
     @Test
     void unknownDeviceAndBadOptionsAreUsageErrors()
     {
-        final Emulated.Capture out = new Emulated.Capture();
+        final Capture out = new Capture();
         assertEquals(2, Mlx5jTool.run(new String[] {"devices", "-d", "mlx5_9"}, out.stream, out.stream));
         assertTrue(out.text().contains("no device named 'mlx5_9'; devices: [mlx5_0]"), out.text());
         assertEquals(2, Mlx5jTool.run(new String[] {"perf", "write_lat", "-s", "x"}, out.stream, out.stream));
@@ -51,9 +53,9 @@ class Mlx5jToolTest
     @Test
     void writeLatLoopbackThousandIterations()
     {
-        final long before = Emulated.strictViolations();
+        final long before = EmulatedDevice.strictViolations();
         final List<String> out = perf("write_lat", "-n", "1000", "--doorbell", "blueflame");
-        assertEquals(before, Emulated.strictViolations());
+        assertEquals(before, EmulatedDevice.strictViolations());
         assertTrue(out.contains(" ".repeat(20) + "RDMA_Write Latency Test (mlx5j Java direct path)"), out.toString());
         assertTrue(out.contains(" Path MTU       : 4096     Doorbell : blueflame"), out.toString());
         assertTrue(out.contains(" Connection     : RC, loopback: both QPs in this process, one thread"),
@@ -68,13 +70,13 @@ class Mlx5jToolTest
     @Test
     void everyLatencyTestInLoopback()
     {
-        final long before = Emulated.strictViolations();
+        final long before = EmulatedDevice.strictViolations();
         latencyRow(perf("send_lat", "-n", "300", "-s", "64", "--doorbell", "blueflame"), 64, 300);
         // not inline: DMA
         latencyRow(perf("write_lat", "-n", "300", "-s", "4096", "--doorbell", "blueflame"), 4096, 300);
         latencyRow(perf("read_lat", "-n", "300", "-s", "32", "--doorbell", "blueflame"), 32, 300);
         final List<String> atomic = perf("atomic_lat", "-n", "300", "--doorbell", "blueflame");
-        assertEquals(before, Emulated.strictViolations());
+        assertEquals(before, EmulatedDevice.strictViolations());
         latencyRow(atomic, 8, 300);
         assertTrue(atomic.contains(" 300 samples; data check: last FETCH_ADD returned 299; counter 300"),
             atomic.toString());
@@ -90,10 +92,10 @@ class Mlx5jToolTest
     {
         for (final String test : List.of("write_bw", "read_bw", "send_bw"))
         {
-            final long before = Emulated.strictViolations();
+            final long before = EmulatedDevice.strictViolations();
             final List<String> out = perf(test, "-n", "500", "-s", "8192", "-t", "32", "-Q", "8", "--doorbell",
                 "blueflame");
-            assertEquals(before, Emulated.strictViolations(), test);
+            assertEquals(before, EmulatedDevice.strictViolations(), test);
             assertTrue(out.contains(" TX depth       : 32     CQ moderation : 8"), out.toString());
             final int h = out.indexOf(ResultTable.bandwidthHeader());
             assertTrue(h > 0, out.toString());
@@ -117,16 +119,16 @@ class Mlx5jToolTest
     @Test
     void serverAndClientOverTheTcpExchange() throws Exception
     {
-        final int port = Emulated.freePort();
+        final int port = EmulatedDevice.freeTcpPort();
         for (final String test : List.of("write_lat", "read_bw"))
         {
-            final long before = Emulated.strictViolations();
-            final Emulated.Capture server = new Emulated.Capture();
+            final long before = EmulatedDevice.strictViolations();
+            final Capture server = new Capture();
             final CompletableFuture<Integer> s = CompletableFuture.supplyAsync(() -> Mlx5jTool.run(new String[] {
                 "perf", test, "--server", "-p", "" + port, "-n", "200", "--timeout", "60", "--doorbell", "doorbell"},
                 server.stream, server.stream));
             server.awaitContains("waiting for a client", 60);
-            final Emulated.Capture client = new Emulated.Capture();
+            final Capture client = new Capture();
             assertEquals(0, Mlx5jTool.run(new String[] {"perf", test, "--client", "localhost", "-p", "" + port, "-n",
                 "200", "--timeout", "60", "--doorbell", "doorbell"}, client.stream, client.stream), client.text());
             assertEquals(0, s.get(120, TimeUnit.SECONDS), server.text());
@@ -148,7 +150,7 @@ class Mlx5jToolTest
             }
             assertTrue(client.text().contains(" Connection     : RC, client of localhost:" + port), client.text());
             assertTrue(server.text().contains(" Connection     : RC, server, client "), server.text());
-            assertEquals(before, Emulated.strictViolations());
+            assertEquals(before, EmulatedDevice.strictViolations());
         }
     }
 
@@ -156,41 +158,42 @@ class Mlx5jToolTest
     @Test
     void sendBwAgainstAServerInAnotherProcess() throws Exception
     {
-        final long before = Emulated.strictViolations();
-        final int port = Emulated.freePort();
+        final long before = EmulatedDevice.strictViolations();
+        final int port = EmulatedDevice.freeTcpPort();
         final String java = ProcessHandle.current().info().command().orElseThrow();
-        final Emulated.Child server = new Emulated.Child("perf-send-bw-server", List.of(java,
+        final ChildProcess server = new ChildProcess("perf-send-bw-server", List.of(java,
             "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
             Mlx5jTool.class.getName(), "perf", "send_bw", "--server", "-p", "" + port, "-n", "300", "-s", "4096",
             "--doorbell", "doorbell", "--timeout", "60"));
-        final Emulated.Capture client = new Emulated.Capture();
+        final Capture client = new Capture();
         final int status = Mlx5jTool.run(new String[] {"perf", "send_bw", "--client", "localhost", "-p", "" + port,
             "-n", "300", "-s", "4096", "--doorbell", "doorbell", "--timeout", "60"}, client.stream, client.stream);
         if (status != 0)
         {
             server.kill();
         }
-        final Emulated.Result s = server.await(120);
+        final ChildProcess.Result s = server.await(120);
         s.assertClean("perf send_bw --server", client.text());
         assertEquals(0, status, client.text());
         assertTrue(client.text().lines().anyMatch(l -> l.startsWith(" 4096         300 ")), client.text());
         assertTrue(s.out().contains(" 300 iterations served; data check: message 4096 bytes ok"), s.out());
-        assertEquals(before, Emulated.strictViolations());
+        assertEquals(before, EmulatedDevice.strictViolations());
     }
 
     private static List<String> perf(final String... args)
     {
-        final long before = Emulated.strictViolations();
+        final long before = EmulatedDevice.strictViolations();
         final String[] argv = new String[args.length + 3];
         argv[0] = "perf";
         System.arraycopy(args, 0, argv, 1, args.length);
         argv[argv.length - 2] = "--loopback";
         argv[argv.length - 1] = "--no-progress";
-        final Emulated.Capture out = new Emulated.Capture();
-        final Emulated.Capture err = new Emulated.Capture();
+        final Capture out = new Capture();
+        final Capture err = new Capture();
         assertEquals(0, Mlx5jTool.run(argv, out.stream, err.stream), out.text() + err.text());
         assertEquals("", err.text(), "nothing on stderr without progress");
-        assertEquals(before, Emulated.strictViolations(), "strict-mode violations during " + String.join(" ", args));
+        assertEquals(before, EmulatedDevice.strictViolations(),
+            "strict-mode violations during " + String.join(" ", args));
         return out.text().lines().toList();
     }
 

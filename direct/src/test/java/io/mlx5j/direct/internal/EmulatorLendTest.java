@@ -1,12 +1,11 @@
 package io.mlx5j.direct.internal;
 
 import io.mlx5j.direct.CqPoller;
+import io.mlx5j.testkit.ChildProcess;
 
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -49,9 +48,7 @@ class EmulatorLendTest
 
     private static String probe(final Map<String, String> env, final boolean withoutEmulator) throws Exception
     {
-        final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        final ProcessBuilder pb = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp",
-            System.getProperty("java.class.path"), Probe.class.getName())).redirectErrorStream(true);
+        final ProcessBuilder pb = new ProcessBuilder(ChildProcess.javaCommand(Probe.class)).redirectErrorStream(true);
         pb.environment().putAll(env);
         if (withoutEmulator)
         {

@@ -1,6 +1,8 @@
 package io.mlx5j.tool.feed;
 
-import io.mlx5j.tool.Emulated;
+import io.mlx5j.testkit.ChildProcess;
+import io.mlx5j.testkit.EmulatedDevice;
+import io.mlx5j.tool.Capture;
 import io.mlx5j.tool.Mlx5jTool;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -24,12 +26,12 @@ class FeedToolTest
     @Test
     void multicastFeedReachesSubscribersInOtherProcesses() throws Exception
     {
-        final long before = Emulated.strictViolations();
+        final long before = EmulatedDevice.strictViolations();
         final String java = ProcessHandle.current().info().command().orElseThrow();
-        final List<Emulated.Child> subscribers = new ArrayList<>();
+        final List<ChildProcess> subscribers = new ArrayList<>();
         for (int i = 0; i < 2; i++)
         {
-            subscribers.add(new Emulated.Child("feed-subscriber-" + i, List.of(java,
+            subscribers.add(new ChildProcess("feed-subscriber-" + i, List.of(java,
                 "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 Mlx5jTool.class.getName(), "feed", "subscribe", "-n", "2000", "-g", "239.7.7.7", "-p", "30001",
                 "--tag", "" + (10 + i), "-t", "20")));
@@ -38,27 +40,27 @@ class FeedToolTest
         {
             awaitLine(Path.of("target", "interop", "feed-subscriber-" + i + ".out"), "subscribed to 239.7.7.7:30001");
         }
-        final Emulated.Capture pub = new Emulated.Capture();
+        final Capture pub = new Capture();
         final int status = Mlx5jTool.run(new String[] {"feed", "publish", "-n", "2000", "-r", "500", "-s", "100",
             "-g", "239.7.7.7", "-p", "30001"}, pub.stream, pub.stream);
         assertEquals(0, status, pub.text());
         assertTrue(pub.text().contains("published 2000 messages of 100 bytes to 239.7.7.7:30001"), pub.text());
         for (int i = 0; i < 2; i++)
         {
-            final Emulated.Result r = subscribers.get(i).await(60);
+            final ChildProcess.Result r = subscribers.get(i).await(60);
             r.assertClean("feed subscribe " + i, pub.text());
             assertTrue(r.out().contains("received 2000 messages, lost 0, reordered 0, duplicated 0"), r.out());
             assertTrue(r.out().contains("checks: 0 with another flow tag, 0 without IBV_WC_IP_CSUM_OK"), r.out());
             assertTrue(r.out().lines().anyMatch(l -> l.startsWith("one-way latency (NIC receive time - send time): "
                 + "p50 ") && l.contains(" p99.9 ") && l.contains(" max ")), r.out());
         }
-        assertEquals(before, Emulated.strictViolations());
+        assertEquals(before, EmulatedDevice.strictViolations());
     }
 
     @Test
     void badOptionsAreUsageErrors()
     {
-        final Emulated.Capture c = new Emulated.Capture();
+        final Capture c = new Capture();
         assertEquals(2, Mlx5jTool.run(new String[] {"feed", "subscribe", "-g", "10.0.0.1"}, c.stream, c.stream));
         assertTrue(c.text().contains("--group must be an IPv4 multicast address"), c.text());
         assertEquals(2, Mlx5jTool.run(new String[] {"feed"}, c.stream, c.stream));

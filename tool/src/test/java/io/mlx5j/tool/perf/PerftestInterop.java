@@ -1,6 +1,8 @@
 package io.mlx5j.tool.perf;
 
-import io.mlx5j.tool.Emulated;
+import io.mlx5j.testkit.ChildProcess;
+import io.mlx5j.testkit.EmulatedDevice;
+import io.mlx5j.tool.Capture;
 import io.mlx5j.tool.Mlx5jTool;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,18 +41,18 @@ final class PerftestInterop
         final List<String> perftestArgs, final List<String> mlx5jArgs) throws Exception
     {
         final List<String> args = perftestArgs;
-        final long before = Emulated.strictViolations();
-        final int port = Emulated.freePort();
+        final long before = EmulatedDevice.strictViolations();
+        final int port = EmulatedDevice.freeTcpPort();
         final List<String> perftest = new ArrayList<>(perftestPrefix);
         perftest.addAll(List.of("ib_" + test, "-p", "" + port));
         perftest.addAll(perftestArgs);
         final List<String> mlx5j = new ArrayList<>(List.of("perf", test, "-p", "" + port, "--no-progress",
             "--timeout", "60"));
         mlx5j.addAll(mlx5jArgs);
-        final Emulated.Capture java = new Emulated.Capture();
+        final Capture java = new Capture();
         final String what = (javaServer ? "mlx5j server, ib_" : "ib_") + test + (javaServer ? " client " : " server ")
             + String.join(" ", args);
-        final Emulated.Result peer;
+        final ChildProcess.Result peer;
         final int status;
         if (javaServer)
         {
@@ -59,12 +61,12 @@ final class PerftestInterop
                 () -> Mlx5jTool.run(mlx5j.toArray(String[]::new), java.stream, java.stream));
             java.awaitContains("waiting for a client", 60);
             perftest.add("localhost");
-            peer = new Emulated.Child(test + "-client-" + port, perftest).await(120);
+            peer = new ChildProcess(test + "-client-" + port, perftest).await(120);
             status = s.get(120, TimeUnit.SECONDS);
         }
         else
         {
-            final Emulated.Child child = new Emulated.Child(test + "-server-" + port, perftest);
+            final ChildProcess child = new ChildProcess(test + "-server-" + port, perftest);
             mlx5j.add("localhost");     // perftest's positional server host
             status = Mlx5jTool.run(mlx5j.toArray(String[]::new), java.stream, java.stream);
             if (status != 0)
@@ -96,7 +98,7 @@ final class PerftestInterop
         assertEquals(test.endsWith("_lat") && !args.contains("-R"), warmed, what + ":\n" + java.text());
         assertTrue(java.text().lines().anyMatch(l -> l.matches(" " + size + " +(" + iters + "|0) .*"))
             || java.text().contains(" iterations served"), what + ": no mlx5j result\n" + java.text());
-        assertEquals(before, Emulated.strictViolations(), what + " broke a driver rule in this JVM");
+        assertEquals(before, EmulatedDevice.strictViolations(), what + " broke a driver rule in this JVM");
         return java.text();
     }
 }

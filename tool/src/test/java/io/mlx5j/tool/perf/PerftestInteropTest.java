@@ -1,6 +1,8 @@
 package io.mlx5j.tool.perf;
 
-import io.mlx5j.tool.Emulated;
+import io.mlx5j.testkit.ChildProcess;
+import io.mlx5j.testkit.EmulatedDevice;
+import io.mlx5j.tool.Capture;
 import io.mlx5j.tool.Mlx5jTool;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -114,10 +116,10 @@ class PerftestInteropTest
     @Test
     void noHostMakesTheServerAsInPerftest() throws Exception
     {
-        final int port = Emulated.freePort();
+        final int port = EmulatedDevice.freeTcpPort();
         final String java = ProcessHandle.current().info().command().orElseThrow();
         final String name = "write_lat-no-host-" + port;
-        final Emulated.Child mlx5j = new Emulated.Child(name, List.of(java, "--enable-native-access=ALL-UNNAMED",
+        final ChildProcess mlx5j = new ChildProcess(name, List.of(java, "--enable-native-access=ALL-UNNAMED",
             "-cp", System.getProperty("java.class.path"), Mlx5jTool.class.getName(), "perf", "write_lat", "-p",
             "" + port, "-n", "200", "--no-progress"));
         final Path out = Path.of("target", "interop", name + ".out");
@@ -132,9 +134,9 @@ class PerftestInteropTest
             }
             Thread.sleep(20);
         }
-        final Emulated.Result client = new Emulated.Child("ib_write_lat-client-" + port, List.of("ib_write_lat",
+        final ChildProcess.Result client = new ChildProcess("ib_write_lat-client-" + port, List.of("ib_write_lat",
             "-p", "" + port, "-n", "200", "localhost")).await(120);
-        final Emulated.Result server = mlx5j.await(120);
+        final ChildProcess.Result server = mlx5j.await(120);
         client.assertClean("ib_write_lat -p " + port + " -n 200 localhost", server.out() + server.err());
         server.assertClean("mlx5j perf write_lat -p " + port + " -n 200", client.out());
         assertTrue(server.out().contains("mlx5j: waiting for a client (perftest or mlx5j) on TCP port " + port),
@@ -144,7 +146,7 @@ class PerftestInteropTest
         assertTrue(server.lines().stream().anyMatch(l -> l.matches(" 2 +200 .*")), server.out());
         assertTrue(client.lines().stream().anyMatch(l -> l.matches(" 2 +200 .*")), client.out());
 
-        final Emulated.Capture loopback = new Emulated.Capture();
+        final Capture loopback = new Capture();
         assertEquals(0, Mlx5jTool.run(new String[] {"perf", "write_lat", "--loopback", "-n", "200", "--no-progress"},
             loopback.stream, loopback.stream), loopback.text());
         assertTrue(loopback.text().contains(" Connection     : RC, loopback: both QPs in this process, one thread"),

@@ -1,6 +1,6 @@
 package io.mlx5j.tool.perf;
 
-import io.mlx5j.tool.Emulated;
+import io.mlx5j.tool.Capture;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -13,7 +13,7 @@ class ProgressTest
     @Test
     void reportsOnEvery1024thIterationOnceTheQuietTimeHasPassed()
     {
-        final Emulated.Capture err = new Emulated.Capture();
+        final Capture err = new Capture();
         final Progress p = new Progress(err.stream, "write_lat", 4096, true, 0, 0);
         p.tick(1000); // not a multiple of 1024: the clock is not even read
         assertEquals("", err.text());
@@ -30,7 +30,7 @@ class ProgressTest
     @Test
     void shortRunsAndDisabledProgressPrintNothing()
     {
-        final Emulated.Capture err = new Emulated.Capture();
+        final Capture err = new Capture();
         final Progress quiet = new Progress(err.stream, "write_bw", 2048, true); // first second is quiet
         quiet.tick(1024);
         quiet.finish(2048);

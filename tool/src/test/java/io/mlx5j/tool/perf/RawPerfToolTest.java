@@ -1,6 +1,8 @@
 package io.mlx5j.tool.perf;
 
-import io.mlx5j.tool.Emulated;
+import io.mlx5j.testkit.ChildProcess;
+import io.mlx5j.testkit.EmulatedDevice;
+import io.mlx5j.tool.Capture;
 import io.mlx5j.tool.Mlx5jTool;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -43,8 +45,8 @@ class RawPerfToolTest
     @Test
     void loopbackLatency()
     {
-        final Emulated.Capture c = new Emulated.Capture();
-        final long before = Emulated.strictViolations();
+        final Capture c = new Capture();
+        final long before = EmulatedDevice.strictViolations();
         assertEquals(0, Mlx5jTool.run(new String[] {"perf", "raw_lat", "--loopback", "-n", "30",
             "--no-progress"}, c.stream,
             c.stream), c.text());
@@ -54,14 +56,14 @@ class RawPerfToolTest
             + "perftest builds them; payload pattern ok (an mlx5j peer) (client); 30 frames of 60 bytes, headers as "
             + "perftest builds them; payload pattern ok (an mlx5j peer) (server)"), c.text());
         assertTrue(c.text().contains("802.3 length 46"), c.text());
-        assertEquals(before, Emulated.strictViolations());
+        assertEquals(before, EmulatedDevice.strictViolations());
     }
 
     @Test
     void loopbackBandwidthTcpGbits()
     {
-        final Emulated.Capture c = new Emulated.Capture();
-        final long before = Emulated.strictViolations();
+        final Capture c = new Capture();
+        final long before = EmulatedDevice.strictViolations();
         assertEquals(0, Mlx5jTool.run(new String[] {"perf", "raw_bw", "--loopback", "-n", "500", "-s", "512", "-J",
             "10.1.0.2", "-j", "10.1.0.1", "-K", "7001", "-k", "7002", "--tcp", "--report_gbits", "--no-progress"},
             c.stream, c.stream), c.text());
@@ -72,7 +74,7 @@ class RawPerfToolTest
         assertTrue(c.text().contains("data check: server received 500 frames of 508 bytes, headers as perftest "
             + "builds them; payload pattern ok (an mlx5j peer)"), c.text());
         assertTrue(c.text().contains("IPv4 10.1.0.1 -> 10.1.0.2, TCP 7002 -> 7001"), c.text());
-        assertEquals(before, Emulated.strictViolations());
+        assertEquals(before, EmulatedDevice.strictViolations());
     }
 
     /**
@@ -86,7 +88,7 @@ class RawPerfToolTest
     })
     void twoProcesses(final String test, final String args, final String minInline) throws Exception
     {
-        final long before = Emulated.strictViolations();
+        final long before = EmulatedDevice.strictViolations();
         final String java = ProcessHandle.current().info().command().orElseThrow();
         final List<String> server = new ArrayList<>(List.of("env", "MLX5EMU_ETH_MIN_INLINE=" + minInline, java,
             "--enable-native-access=ALL-UNNAMED", "-cp",
@@ -94,9 +96,9 @@ class RawPerfToolTest
             SERVER_MAC, "-E", CLIENT_MAC, "--no-progress", "--timeout", "60"));
         server.addAll(words(args));
         final String name = "raw-java-server-" + test + "-" + System.nanoTime();
-        final Emulated.Child child = new Emulated.Child(name, server);
+        final ChildProcess child = new ChildProcess(name, server);
         awaitHeader(Path.of("target", "interop", name + ".out"), child);
-        final Emulated.Capture c = new Emulated.Capture();
+        final Capture c = new Capture();
         final List<String> client = new ArrayList<>(List.of("perf", test, "--client", "-B", CLIENT_MAC, "-E",
             SERVER_MAC, "--no-progress", "--timeout", "60"));
         client.addAll(words(args));
@@ -105,7 +107,7 @@ class RawPerfToolTest
         {
             child.kill();
         }
-        final Emulated.Result r = child.await(90);
+        final ChildProcess.Result r = child.await(90);
         r.assertClean("mlx5j server " + test, c.text());
         assertEquals(0, status, c.text() + "\n--- server:\n" + r.out());
         final String size = value(args, "-s");
@@ -122,7 +124,7 @@ class RawPerfToolTest
         {
             assertTrue(c.text().contains(whole), c.text());
         }
-        assertEquals(before, Emulated.strictViolations());
+        assertEquals(before, EmulatedDevice.strictViolations());
     }
 
     /**
@@ -140,7 +142,7 @@ class RawPerfToolTest
     void againstPerftest(final String test, final String args, final boolean javaServer, final String minInline)
         throws Exception
     {
-        final long before = Emulated.strictViolations();
+        final long before = EmulatedDevice.strictViolations();
         final String tool = test.equals("raw_lat") ? "raw_ethernet_lat" : "raw_ethernet_bw";
         final String myMac = javaServer ? SERVER_MAC : CLIENT_MAC;
         final String peerMac = javaServer ? CLIENT_MAC : SERVER_MAC;
@@ -154,8 +156,8 @@ class RawPerfToolTest
         mlx5j.addAll(words(args));
         final String what = (javaServer ? "mlx5j server, " + tool + " client " : tool + " server, mlx5j client ")
             + args;
-        final Emulated.Capture java = new Emulated.Capture();
-        final Emulated.Result peer;
+        final Capture java = new Capture();
+        final ChildProcess.Result peer;
         final int status;
         final String name = tool + (javaServer ? "-client-" : "-server-") + System.nanoTime();
         if (javaServer)
@@ -163,12 +165,12 @@ class RawPerfToolTest
             final CompletableFuture<Integer> s = CompletableFuture.supplyAsync(
                 () -> Mlx5jTool.run(mlx5j.toArray(String[]::new), java.stream, java.stream));
             java.awaitContains("#bytes", 60);
-            peer = new Emulated.Child(name, perftest).await(90);
+            peer = new ChildProcess(name, perftest).await(90);
             status = s.get(90, TimeUnit.SECONDS);
         }
         else
         {
-            final Emulated.Child child = new Emulated.Child(name, perftest);
+            final ChildProcess child = new ChildProcess(name, perftest);
             awaitHeader(Path.of("target", "interop", name + ".out"), child);
             status = Mlx5jTool.run(mlx5j.toArray(String[]::new), java.stream, java.stream);
             if (status != 0)
@@ -194,14 +196,14 @@ class RawPerfToolTest
                 + (Integer.parseInt(size) - 4) + " bytes, headers as perftest builds them; payload not compared "
                 + "(perftest's random bytes)"), java.text());
         }
-        assertEquals(before, Emulated.strictViolations(), what + " broke a driver rule in this JVM");
+        assertEquals(before, EmulatedDevice.strictViolations(), what + " broke a driver rule in this JVM");
     }
 
     /** perftest's duration mode (-D): the latency table of RESULT_FMT_LAT_DUR in loopback; an iteration count > 0. */
     @Test
     void loopbackLatencyForADuration()
     {
-        final Emulated.Capture c = new Emulated.Capture();
+        final Capture c = new Capture();
         assertEquals(0, Mlx5jTool.run(new String[] {"perf", "raw_lat", "--loopback", "-D", "1",
             "--no-progress"}, c.stream,
             c.stream), c.text());
@@ -219,13 +221,13 @@ class RawPerfToolTest
     @Test
     void durationAgainstPerftest() throws Exception
     {
-        final long before = Emulated.strictViolations();
-        final Emulated.Capture java = new Emulated.Capture();
+        final long before = EmulatedDevice.strictViolations();
+        final Capture java = new Capture();
         final CompletableFuture<Integer> s = CompletableFuture.supplyAsync(() -> Mlx5jTool.run(new String[] {"perf",
             "raw_bw", "--server", "-B", SERVER_MAC, "-D", "2", "-s", "256", "--no-progress", "--timeout", "60"},
             java.stream, java.stream));
         java.awaitContains("#bytes", 60);
-        final Emulated.Result peer = new Emulated.Child("raw_ethernet_bw-D-client-" + System.nanoTime(), List.of(
+        final ChildProcess.Result peer = new ChildProcess("raw_ethernet_bw-D-client-" + System.nanoTime(), List.of(
             "raw_ethernet_bw", "--client", "-B", CLIENT_MAC, "-E", SERVER_MAC, "-D", "2", "-s", "256")).await(90);
         final int status = s.get(90, TimeUnit.SECONDS);
         peer.assertClean("raw_ethernet_bw -D 2 client", java.text());
@@ -236,7 +238,7 @@ class RawPerfToolTest
         assertTrue(Long.parseLong(mine.get(1)) > 0, java.text());
         assertTrue(java.text().contains("headers as perftest builds them (source MAC not known here, not compared); "
             + "payload not compared (perftest's random bytes)"), java.text());
-        assertEquals(before, Emulated.strictViolations());
+        assertEquals(before, EmulatedDevice.strictViolations());
     }
 
     @Test
@@ -262,7 +264,7 @@ class RawPerfToolTest
         assertEquals(0x020000005201L, c.raw().serverMac());
         assertEquals(0x020000005202L, c.raw().clientMac());
 
-        final Emulated.Capture out = new Emulated.Capture();
+        final Capture out = new Capture();
         for (final String[] bad : List.of(new String[] {"perf", "raw_lat", "--server"},
             new String[] {"perf", "raw_bw", "--client", "-B", CLIENT_MAC},
             new String[] {"perf", "raw_bw", "--loopback", "-K", "1"},
@@ -334,7 +336,7 @@ class RawPerfToolTest
         return w.get(w.indexOf(option) + 1);
     }
 
-    private static void awaitHeader(final Path out, final Emulated.Child child) throws Exception
+    private static void awaitHeader(final Path out, final ChildProcess child) throws Exception
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!Files.exists(out) || !Files.readString(out).contains("#bytes"))

@@ -1,6 +1,8 @@
 package io.mlx5j.tool.pingpong;
 
-import io.mlx5j.tool.Emulated;
+import io.mlx5j.testkit.ChildProcess;
+import io.mlx5j.testkit.EmulatedDevice;
+import io.mlx5j.tool.Capture;
 import io.mlx5j.tool.Mlx5jTool;
 import org.junit.jupiter.api.Test;
 
@@ -59,50 +61,50 @@ class PingpongInteropTest
     @Test
     void eventModeAgainstIbvRcPingpongServerInEventMode() throws Exception
     {
-        final long before = Emulated.strictViolations();
-        final int port = Emulated.freePort();
-        final Emulated.Child c = new Emulated.Child("rc-events-server", command("ibv_rc_pingpong", "-p", port, "-n",
+        final long before = EmulatedDevice.strictViolations();
+        final int port = EmulatedDevice.freeTcpPort();
+        final ChildProcess c = new ChildProcess("rc-events-server", command("ibv_rc_pingpong", "-p", port, "-n",
             ITERATIONS, "-e", "-c"));
-        final Emulated.Capture client = new Emulated.Capture();
+        final Capture client = new Capture();
         final int status = Mlx5jTool.run(args("pingpong", "-e", "-p", port, "-n", ITERATIONS, "-c", "--timeout", 20,
             "localhost"), client.stream, client.stream);
         if (status != 0)
         {
             c.kill();
         }
-        final Emulated.Result server = c.await(CHILD_SECONDS);
+        final ChildProcess.Result server = c.await(CHILD_SECONDS);
         server.assertClean("ibv_rc_pingpong -e server", client.text());
         assertEquals(0, status, client.text());
         assertCrossed(server.lines(), client.text().lines().toList(), 4096, ITERATIONS);
-        assertEquals(before, Emulated.strictViolations());
+        assertEquals(before, EmulatedDevice.strictViolations());
     }
 
     /** Non-default size and a small receive depth, so the receive queue is topped up many times. */
     @Test
     void rcWithSmallMessagesAndShallowReceiveQueue() throws Exception
     {
-        final long before = Emulated.strictViolations();
-        final int port = Emulated.freePort();
-        final Emulated.Capture server = new Emulated.Capture();
+        final long before = EmulatedDevice.strictViolations();
+        final int port = EmulatedDevice.freeTcpPort();
+        final Capture server = new Capture();
         final CompletableFuture<Integer> java = CompletableFuture.supplyAsync(() -> Mlx5jTool.run(
             args("pingpong", "-p", port, "-n", 60, "-s", 100, "-r", 4, "-c", "--timeout", 20), server.stream,
             server.stream));
         server.awaitContains("local address:", 60);
-        final Emulated.Result c = new Emulated.Child("rc-small-client", command("ibv_rc_pingpong", "-p", port, "-n",
+        final ChildProcess.Result c = new ChildProcess("rc-small-client", command("ibv_rc_pingpong", "-p", port, "-n",
             60, "-s", 100, "-r", 4, "-c", "localhost")).await(CHILD_SECONDS);
         c.assertClean("ibv_rc_pingpong client", server.text());
         assertEquals(0, java.get(CHILD_SECONDS, TimeUnit.SECONDS), server.text());
         assertCrossed(c.lines(), server.text().lines().toList(), 100, 60);
-        assertEquals(before, Emulated.strictViolations());
+        assertEquals(before, EmulatedDevice.strictViolations());
     }
 
     private void javaClientAgainstCServer(final String example, final boolean ud, final int size) throws Exception
     {
-        final long before = Emulated.strictViolations();
-        final int port = Emulated.freePort();
-        final Emulated.Child c = new Emulated.Child(example + "-server", command(example, "-p", port, "-n",
+        final long before = EmulatedDevice.strictViolations();
+        final int port = EmulatedDevice.freeTcpPort();
+        final ChildProcess c = new ChildProcess(example + "-server", command(example, "-p", port, "-n",
             ITERATIONS, "-c"));
-        final Emulated.Capture client = new Emulated.Capture();
+        final Capture client = new Capture();
         final List<String> argv = new ArrayList<>(List.of("pingpong", "-p", "" + port, "-n", "" + ITERATIONS, "-c",
             "--timeout", "20"));
         if (ud)
@@ -124,18 +126,18 @@ class PingpongInteropTest
         {
             c.kill(); // our side gave up: the example's server may wait forever; its output still shows why
         }
-        final Emulated.Result server = c.await(CHILD_SECONDS);
+        final ChildProcess.Result server = c.await(CHILD_SECONDS);
         server.assertClean(example + " server", client.text());
         assertEquals(0, status, client.text());
         assertCrossed(server.lines(), client.text().lines().toList(), size, ITERATIONS);
-        assertEquals(before, Emulated.strictViolations(), "strict-mode violations in this JVM");
+        assertEquals(before, EmulatedDevice.strictViolations(), "strict-mode violations in this JVM");
     }
 
     private void cClientAgainstJavaServer(final String example, final boolean ud, final int size) throws Exception
     {
-        final long before = Emulated.strictViolations();
-        final int port = Emulated.freePort();
-        final Emulated.Capture server = new Emulated.Capture();
+        final long before = EmulatedDevice.strictViolations();
+        final int port = EmulatedDevice.freeTcpPort();
+        final Capture server = new Capture();
         final List<String> argv = new ArrayList<>(List.of("pingpong", "-p", "" + port, "-n", "" + ITERATIONS, "-c",
             "--timeout", "20"));
         if (ud)
@@ -146,12 +148,12 @@ class PingpongInteropTest
             () -> Mlx5jTool.run(argv.toArray(String[]::new), server.stream, server.stream));
         // the Java server listens before it prints its address line (the C client tries to connect only once)
         server.awaitContains("local address:", 60);
-        final Emulated.Result c = new Emulated.Child(example + "-client", command(example, "-p", port, "-n",
+        final ChildProcess.Result c = new ChildProcess(example + "-client", command(example, "-p", port, "-n",
             ITERATIONS, "-c", "localhost")).await(CHILD_SECONDS);
         c.assertClean(example + " client", server.text());
         assertEquals(0, java.get(CHILD_SECONDS, TimeUnit.SECONDS), server.text());
         assertCrossed(c.lines(), server.text().lines().toList(), size, ITERATIONS);
-        assertEquals(before, Emulated.strictViolations(), "strict-mode violations in this JVM");
+        assertEquals(before, EmulatedDevice.strictViolations(), "strict-mode violations in this JVM");
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.mlx5j.tool.rping;
 
-import io.mlx5j.tool.Emulated;
+import io.mlx5j.testkit.ChildProcess;
+import io.mlx5j.testkit.EmulatedDevice;
+import io.mlx5j.tool.Capture;
 import io.mlx5j.tool.Mlx5jTool;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -51,13 +53,13 @@ class RpingInteropTest
     @Test
     void twoJvms() throws Exception
     {
-        final int port = Emulated.freePort();
+        final int port = EmulatedDevice.freeTcpPort();
         final List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
             "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
             Mlx5jTool.class.getName(), "rping", "-s", "-a", "127.0.0.1", "-p", "" + port, "-v", "-S", "200",
             "--timeout", "60"));
-        final Emulated.Child server = new Emulated.Child("rping-jvm-server", command);
-        final Emulated.Capture client = new Emulated.Capture();
+        final ChildProcess server = new ChildProcess("rping-jvm-server", command);
+        final Capture client = new Capture();
         final int status = connectWithRetry(() -> Mlx5jTool.run(new String[] {"rping", "-c", "-a", "127.0.0.1",
             "-p", "" + port, "-v", "-V", "-C", "20", "-S", "200", "--timeout", "20"}, client.stream, client.stream),
             client);
@@ -65,7 +67,7 @@ class RpingInteropTest
         {
             server.kill();
         }
-        final Emulated.Result s = server.await(CHILD_SECONDS);
+        final ChildProcess.Result s = server.await(CHILD_SECONDS);
         s.assertClean("mlx5j rping server JVM", client.text());
         assertEquals(0, status, client.text());
         assertPings(client.text(), "ping data: ", 200, 20);
@@ -75,11 +77,11 @@ class RpingInteropTest
 
     static void javaClientAgainstCServer(final int size, final int count, final String address) throws Exception
     {
-        final long before = Emulated.strictViolations();
-        final int port = Emulated.freePort();
-        final Emulated.Child c = new Emulated.Child("rping-server-" + size, List.of("/usr/bin/rping", "-s", "-a",
+        final long before = EmulatedDevice.strictViolations();
+        final int port = EmulatedDevice.freeTcpPort();
+        final ChildProcess c = new ChildProcess("rping-server-" + size, List.of("/usr/bin/rping", "-s", "-a",
             address, "-p", "" + port, "-v", "-S", "" + size));
-        final Emulated.Capture client = new Emulated.Capture();
+        final Capture client = new Capture();
         final int status;
         try
         {
@@ -96,35 +98,35 @@ class RpingInteropTest
         {
             c.kill();   // rping's server would wait for a client forever
         }
-        final Emulated.Result server = c.await(CHILD_SECONDS);
-        server.assertCleanRping("rping server", client.text());
+        final ChildProcess.Result server = c.await(CHILD_SECONDS);
+        assertCleanRping(server, "rping server", client.text());
         assertEquals(0, status, client.text());
         assertPings(client.text(), "ping data: ", size, count);
         assertPings(server.out(), "server ping data: ", size, count);
-        assertEquals(before, Emulated.strictViolations(), "strict-mode violations in this JVM");
+        assertEquals(before, EmulatedDevice.strictViolations(), "strict-mode violations in this JVM");
     }
 
     static void cClientAgainstJavaServer(final int size, final int count, final String address) throws Exception
     {
-        final long before = Emulated.strictViolations();
-        final int port = Emulated.freePort();
-        final Emulated.Capture server = new Emulated.Capture();
+        final long before = EmulatedDevice.strictViolations();
+        final int port = EmulatedDevice.freeTcpPort();
+        final Capture server = new Capture();
         final CompletableFuture<Integer> java = CompletableFuture.supplyAsync(() -> Mlx5jTool.run(new String[] {
             "rping", "-s", "-a", address, "-p", "" + port, "-v", "-d", "-S", "" + size, "--timeout", "60"},
             server.stream, server.stream));
         server.awaitContains("listening on", 60);
-        final Emulated.Result c = new Emulated.Child("rping-client-" + size, List.of("/usr/bin/rping", "-c", "-a",
+        final ChildProcess.Result c = new ChildProcess("rping-client-" + size, List.of("/usr/bin/rping", "-c", "-a",
             address, "-p", "" + port, "-v", "-V", "-C", "" + count, "-S", "" + size)).await(CHILD_SECONDS);
-        c.assertCleanRping("rping client", server.text());
+        assertCleanRping(c, "rping client", server.text());
         assertEquals(0, java.get(CHILD_SECONDS, TimeUnit.SECONDS), server.text());
         assertPings(c.out(), "ping data: ", size, count);
         assertPings(server.text(), "server ping data: ", size, count);
         assertTrue(server.text().contains("server DISCONNECT EVENT..."), server.text());
-        assertEquals(before, Emulated.strictViolations(), "strict-mode violations in this JVM");
+        assertEquals(before, EmulatedDevice.strictViolations(), "strict-mode violations in this JVM");
     }
 
     /** The client may start before the C server listens: retry while the CM rejects for want of a listener. */
-    static int connectWithRetry(final java.util.function.IntSupplier run, final Emulated.Capture out)
+    static int connectWithRetry(final java.util.function.IntSupplier run, final Capture out)
         throws InterruptedException
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -160,5 +162,20 @@ class RpingInteropTest
             assertEquals(want.length(), got.get(i).getBytes(StandardCharsets.ISO_8859_1).length, "ping " + i);
             assertEquals(want, got.get(i), "ping " + i);
         }
+    }
+
+    /**
+     * {@link ChildProcess.Result#assertClean(String, String)}, for the unmodified rping, which has a race of its own:
+     * after the DISCONNECTED event its CM thread calls rdma_get_cm_event again while the main thread destroys the
+     * channel, and if the close wins, perror + exit(-1) end the process with 255 ("Bad file descriptor", or "Invalid
+     * argument" when the descriptor number was reused). Only then is 255 accepted; the callers still check every
+     * ping rping printed, so a run that stopped early fails there. emulator/test/kernel/t_rdmacm_rping.sh runs
+     * such a pair again instead.
+     */
+    static void assertCleanRping(final ChildProcess.Result r, final String what, final String peer)
+    {
+        final boolean race = r.exit() == 255 &&
+            r.err().matches("(?s).*rdma_get_cm_event: (Bad file descriptor|Invalid argument).*");
+        new ChildProcess.Result(race ? 0 : r.exit(), r.out(), r.err()).assertClean(what, peer);
     }
 }

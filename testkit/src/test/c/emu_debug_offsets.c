@@ -1,6 +1,8 @@
 /*
- * Prints "<struct>.<member> <offsetof> <sizeof>" for the emulator's test introspection structs
- * (emulator/src/mlx5emu_debug.h), so EmulatorDebug reads them at the offsets the compiler chose.
+ * Prints "<struct>.<member> <offsetof> <sizeof>" and "<struct> <sizeof> 0" for the emulator's test introspection
+ * structs (emulator/src/mlx5emu_debug.h); DebugStructLayoutTest compares every line with EmulatedDevice's Java
+ * layouts. The functions EmulatedDevice binds are checked here against their declarations, with the types its
+ * FunctionDescriptors assume: a changed signature stops the compile (-Werror), not a test run.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -10,6 +12,19 @@
 #define M(T, m) printf("%s.%s %zu %zu\n", #T, #m, offsetof(struct mlx5emu_debug_##T, m), \
 		       sizeof(((struct mlx5emu_debug_##T *)0)->m))
 #define S(T) printf("%s %zu 0\n", #T, sizeof(struct mlx5emu_debug_##T))
+
+_Static_assert(__builtin_types_compatible_p(__typeof__(mlx5emu_debug_qp),
+					   int(uint32_t, struct mlx5emu_debug_qp *)), "mlx5emu_debug_qp");
+_Static_assert(__builtin_types_compatible_p(__typeof__(mlx5emu_debug_cq),
+					   int(uint32_t, struct mlx5emu_debug_cq *)), "mlx5emu_debug_cq");
+_Static_assert(__builtin_types_compatible_p(__typeof__(mlx5emu_debug_srq),
+					   int(uint32_t, struct mlx5emu_debug_srq *)), "mlx5emu_debug_srq");
+_Static_assert(__builtin_types_compatible_p(__typeof__(mlx5emu_debug_mr),
+					   int(uint32_t, struct mlx5emu_debug_mr *)), "mlx5emu_debug_mr");
+_Static_assert(__builtin_types_compatible_p(__typeof__(mlx5emu_debug_live), int(struct mlx5emu_debug_live *)),
+	       "mlx5emu_debug_live");
+_Static_assert(__builtin_types_compatible_p(__typeof__(mlx5emu_debug_cm_listeners), int(uint16_t, uint16_t)),
+	       "mlx5emu_debug_cm_listeners");
 
 int main(void)
 {
