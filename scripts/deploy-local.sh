@@ -31,7 +31,7 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 cd "$(dirname "$0")/.."
 version=$(sed -n 's:^  <version>\(.*\)</version>$:\1:p' pom.xml | head -1)
-published=(mlx5j-bom mlx5j-bindings mlx5j-wqe mlx5j-doorbell mlx5j-direct mlx5j-emulator)
+published=(mlx5j-bom mlx5j-bindings mlx5j-wqe mlx5j-doorbell mlx5j-direct mlx5j-testkit mlx5j-emulator)
 pl=$(printf ':%s,' "${published[@]}")
 
 echo "deploy-local: mvn deploy of ${published[*]} $version (and mlx5j-parent) to $dir"

@@ -430,7 +430,7 @@ public final class EmulatedDevice
 
     /**
      * A value as a POSIX shell reads it: the launcher prints every value as one single-quoted word (a quote inside
-     * becomes {@code '\\''}); a backslash outside quotes escapes the next character.
+     * becomes {@code '\''}); a backslash outside quotes escapes the next character.
      */
     private static String shellWord(final String word)
     {
