@@ -88,8 +88,10 @@ ok "ib_write_lat server and client, 200 iterations: $(grep -E '^ *2 +200 ' "$wor
 
 # 6. --env DIR for surefire
 envout=$(launch --link eth --env "$work/env")
-grep -qxF "SYSFS_PATH=$work/env" <<< "$envout" || fail "--env: $envout"
-grep -qxF "LD_PRELOAD=$work/env/libmlx5emu.so" <<< "$envout" || fail "--env: $envout"
+# KEY='VALUE' lines, each value one single-quoted shell word
+grep -qxF "SYSFS_PATH='$work/env'" <<< "$envout" || fail "--env: $envout"
+grep -qxF "LD_PRELOAD='$work/env/libmlx5emu.so'" <<< "$envout" || fail "--env: $envout"
+(set -a; . <(printf '%s\n' "$envout"); [ "$MLX5EMU_IPS" = "0=127.0.0.1 0=::1" ]) || fail "--env: not shell words: $envout"
 cmp -s "$work/env/libmlx5emu.so" "$dirs/libmlx5emu.so" || fail "--env: the library copy differs"
 [ "$(cat "$work/env/class/infiniband/mlx5_0/ports/1/link_layer")" = Ethernet ] || fail "--env: no Ethernet tree"
 # the two variables alone make a program see the device (what a surefire block sets)
