@@ -7,6 +7,7 @@ import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.SendQueue;
 import io.mlx5j.direct.SrqRecvQueue;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.testkit.EmulatedDevice;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -227,7 +228,7 @@ class AsyncEventsTest
             final Rig rig = new Rig(context, arena, 4, false);   // a on the small CQ, b on its own
             final int entries = rig.cq.ring().cqeCnt();
             final SendQueue sq = SendQueue.of(rig.a, DoorbellMode.AUTO);
-            final long violations = EmulatorDebug.strictViolations();
+            final long violations = EmulatedDevice.strictViolations();
             for (int i = 0; i <= entries; i++)
             {
                 assertTrue(sq.rdmaWrite(i, rig.mr.address(), rig.mr.lkey(), 8, rig.mr.address() + 8192,
@@ -245,7 +246,7 @@ class AsyncEventsTest
                 }
             }
             assertEquals(List.of("CQ_ERR true " + rig.cq.ring().cqn(), "QP_FATAL true " + rig.a.qpn()), seen);
-            assertEquals(violations + 1, EmulatorDebug.strictViolations(), "the overrun, once");
+            assertEquals(violations + 1, EmulatedDevice.strictViolations(), "the overrun, once");
             assertEquals(QpState.ERR, rig.a.state());
             assertEquals(QpState.RTS, rig.b.state());
         }
