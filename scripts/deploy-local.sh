@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Deploys the published artifacts (mlx5j-parent, -bom, -bindings, -wqe, -doorbell, -direct, -emulator) into a file
+# Deploys the published artifacts (mlx5j-parent, -bom, -bindings, -wqe, -doorbell, -direct, -testkit, -emulator) into a file
 # repository DIR with `mvn deploy`, as a release deploys them to Maven Central (docs/releasing.md), then checks that
 # DIR holds every file a consumer and Central expect. The artifacts come from this reactor and DIR gets only
 # io/mlx5j. The local repository is not touched: install is skipped (the deploy phase comes after it), and the build
@@ -56,12 +56,12 @@ expect() {
   done
 }
 for a in mlx5j-parent mlx5j-bom; do expect "$a" .pom; done
-for a in mlx5j-bindings mlx5j-wqe mlx5j-doorbell mlx5j-direct; do
+for a in mlx5j-bindings mlx5j-wqe mlx5j-doorbell mlx5j-direct mlx5j-testkit; do
   expect "$a" .pom; expect "$a" .jar; expect "$a" -sources.jar; expect "$a" -javadoc.jar
 done
 expect mlx5j-emulator .pom; expect mlx5j-emulator -linux-x86_64.jar; expect mlx5j-emulator -sources.jar
 # only published artifacts: nothing else under io/mlx5j
-extra=$(cd "$base" && ls | grep -vxE 'mlx5j-(parent|bom|bindings|wqe|doorbell|direct|emulator)' || true)
+extra=$(cd "$base" && ls | grep -vxE 'mlx5j-(parent|bom|bindings|wqe|doorbell|direct|testkit|emulator)' || true)
 if [ -n "$extra" ]; then echo "deploy-local: unpublished artifacts deployed: $extra" >&2; missing=$((missing + 1)); fi
 if [ "$missing" -gt 0 ]; then exit 1; fi
 echo "deploy-local: $dir/io/mlx5j holds $(cd "$base" && ls | tr '\n' ' ')at $version"
