@@ -511,14 +511,17 @@ int eng_eth_rx(struct pkt *p)
 		for (int i = 0; i < n; i++)
 			if (t[i].qp->qpn == p->src_qpn)
 				t[i--] = t[--n];
-	/* hold the frame while a receiving QP has no receive posted (bounded, see the top of the file) */
+	/* hold the frame while a receiving QP has no receive posted (bounded, see the top of the file). The clock is
+	 * read before the receive queues are looked at: time this thread spends descheduled after the look must not
+	 * count as time the receiver had no receive posted (on a loaded machine that drops frames whose receive was
+	 * reposted meanwhile). */
+	uint64_t now = eng_now_ns();
 	int missing = 0;
 	for (int i = 0; i < n; i++)
 		if (t[i].qp->q && t[i].qp->q->rss ? !eng_rss_ready(t[i].qp, p->data, p->len) /* eng_wq.c */
 						   : qp_receiving(t[i].qp) && !eng_rq_avail(t[i].qp))
 			missing = 1;
 	if (missing) {
-		uint64_t now = eng_now_ns();
 		if (g_held != p) {
 			g_held = p;
 			g_held_since = now;
