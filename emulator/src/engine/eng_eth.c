@@ -18,7 +18,7 @@
  * gets a copy (a drop rule gets none) and the search stops unless all of them are DONT_TRAP; when no NORMAL rule
  * trapped the frame, MC_DEFAULT (multicast destination) and ALL_DEFAULT rules get it. A QP gets one copy per
  * frame from the NORMAL/default rules. A target QP without a posted receive holds the frame (and its inbox) for
- * up to ENG_ETH_HOLD_NS, like a pause frame, then the frame is dropped for that QP, as a NIC drops on a full RQ.
+ * up to MLX5EMU_ETH_HOLD_MS (emu_eth_hold_ns, default 200 ms), like a pause frame, then the frame is dropped for that QP, as a NIC drops on a full RQ.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -35,7 +35,6 @@
 
 #define ENG_ETH_MAX_FRAME (256u * 1024 + 512)   /* largest LSO payload (max_tso) plus headers */
 #define ENG_ETH_MAX_SEGS  256
-#define ENG_ETH_HOLD_NS   (200ull * 1000 * 1000)
 #define ENG_ETH_MIN_FRAME 60                    /* shorter frames are padded on the wire */
 #define PF_BLOCK_MC_LB    64                    /* PKT_ETH: the sender asked IBV_QP_CREATE_BLOCK_SELF_MCAST_LB */
 
@@ -55,6 +54,7 @@ static struct eng_peer g_inboxes[EMU_REG_MAX_PROCS]; /* other engines' inboxes, 
 static uint64_t g_pace_next[EMU_REG_QP_SLOTS]; /* packet pacing: earliest time of a QP's next frame (ns) */
 static struct pkt *g_held;         /* frame at the head of the inbox waiting for receives ... */
 static uint64_t g_held_since;      /* ... since then */
+static uint64_t g_hold_ns;         /* emu_eth_hold_ns(), read once */
 
 /* ---------------- hooks and bookkeeping ---------------- */
 
@@ -526,7 +526,9 @@ int eng_eth_rx(struct pkt *p)
 			g_held = p;
 			g_held_since = now;
 		}
-		if (now - g_held_since < ENG_ETH_HOLD_NS)
+		if (!g_hold_ns)
+			g_hold_ns = emu_eth_hold_ns() + 1; /* + 1: 0 means not read yet */
+		if (now - g_held_since < g_hold_ns - 1)
 			return 0;
 		if (emu_log_enabled)
 			emu_log("engine: Ethernet frame from QP 0x%06x dropped for QPs without a posted receive", p->src_qpn);

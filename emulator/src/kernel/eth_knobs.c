@@ -8,7 +8,12 @@
  * MLX5_CAP_INLINE_MODE_NOT_REQUIRED in the usual configuration (ConnectX-4 and ConnectX-4 Lx need L2); l2
  * exercises libmlx5's other path, where the first 18 bytes travel in the WQE.
  * MLX5EMU_ETH_MTU (default 1500, 68..9600): the port's Ethernet MTU; frames longer than MTU + 18 (Ethernet header
- * and one VLAN tag) are not transmitted (strict mode reports them). */
+ * and one VLAN tag) are not transmitted (strict mode reports them).
+ * MLX5EMU_ETH_HOLD_MS (default 200, 0..600000): how long a frame waits for a receiving QP that has no receive
+ * posted before it is dropped for that QP. A ConnectX drops at once (rx_out_of_buffer); the default wait stands for
+ * a receiver that reposts late. A run that must count every frame between two processes, one of them a JVM still
+ * loading and compiling while the other already sends, sets a long wait: that is a lossless link, not a faster
+ * receiver. */
 #include <stdlib.h>
 #include <string.h>
 #include <rdma/mlx5-abi.h>
@@ -45,4 +50,14 @@ uint8_t emu_eth_active_mtu(void)
 	while (e > 1 && mtu < (128 << e))
 		e--;
 	return e;
+}
+
+uint64_t emu_eth_hold_ns(void)
+{
+	const char *s = getenv("MLX5EMU_ETH_HOLD_MS");
+	char *end = NULL;
+	long v = s ? strtol(s, &end, 10) : 200;
+	if (s && (end == s || *end != '\0' || v < 0 || v > 600000))
+		v = 200;
+	return (uint64_t)v * 1000 * 1000;
 }
