@@ -127,7 +127,7 @@ struct eng_sched_attr { /* struct sched_attr, include/uapi/linux/sched/types.h (
  * saw: UCX maps its pages with a raw mmap system call; or no userfaultfd) gives up nice -19: to notice those
  * doorbells it wakes every microsecond or two after traffic, and at nice -19 each wake-up took the core from the
  * program it polls for, whose next doorbell then waited for the engine to sleep again. UCX's rc_mlx5 am_lat between
- * two processes: 142 ms per round trip at nice -19, 4 ms at nice 0 (stop 29).
+ * two processes: 142 ms per round trip at nice -19, 4 ms at nice 0.
  */
 void eng_thread_sched_polling(void)
 {

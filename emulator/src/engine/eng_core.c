@@ -105,7 +105,7 @@ static int engine_iteration(uint64_t now)
 
 /* The inbox's first cache line (wake_seq, sleeping, poll_ns, awake_ns) is read by every producer with every packet
  * (eng_inbox_kick, eng_direct_wanted): written with every pass of a spinning engine, or every pass lent by a
- * poller, it moved between the cores with every packet (stop 28: the loads of it were a tenth of ib_write_bw's
+ * poller, it moved between the cores with every packet (measured: the loads of it were a tenth of ib_write_bw's
  * client thread). So both times are stored only when they moved by ENG_INBOX_TIME_STEP_NS, well below the
  * windows in which they are read (ENG_AWAKE_FRESH_NS, ENG_POLL_FRESH_NS); a change to or from 0 always. */
 #define ENG_INBOX_TIME_STEP_NS 1000ull
@@ -314,7 +314,7 @@ static void *engine_main(void *arg)
 			/* Each time-out that finds the poller still at it doubles the next nap, up to ENG_LEND_OPEN_NS: every
 			 * wake-up costs this VM about 20 us of CPU and adds a runnable thread, which made the peer's
 			 * spinning engine sleep (core_free) and the poller pay a futex wake for every packet after
-			 * (ib_write_bw -s 8, stop 28: 10 000 wake-ups a second of the client's engine at 100 us). */
+			 * (ib_write_bw -s 8: 10 000 wake-ups a second of the client's engine at 100 us). */
 			long nap = ns << poller_naps;
 			if (nap > (long)ENG_LEND_OPEN_NS)
 				nap = (long)ENG_LEND_OPEN_NS;
@@ -328,7 +328,7 @@ static void *engine_main(void *arg)
 			poller_naps = 0; /* a packet: back to the short steps, the poller may have gone to spin on memory */
 			/* A packet is waiting, but an application thread is polling and will take it in the pass it lends
 			 * at its next ibv_poll_cq. Woken, this thread would preempt that very poller (nice -19), and on the
-			 * VM of stop 26 a wake-up and switch cost 50 to 150 us: ib_send_lat -s 8 then stays for whole runs
+			 * 2-core test VM a wake-up and switch cost 50 to 150 us: ib_send_lat -s 8 then stays for whole runs
 			 * at 22 to 79 us typical, the two engines waking each other with their ACKs. So leave it to the
 			 * poller until the poller has been quiet for 100 us (ib_send_lat 2.35 to 2.58 us typical in three
 			 * runs, p99 325 to 332 us; ib_write_lat, ib_read_lat and ib_write_bw unchanged). A program that
@@ -369,7 +369,7 @@ static void *engine_main(void *arg)
 		 * watched through write faults. Only doorbells on polled pages wait for the end of the step.
 		 * No fixed number of idle passes before sleeping either: at nice -19 each wake-up would then take a
 		 * core from a program for the 64 passes (50 to 100 us, perf sched), and two JVMs that poll their CQs
-		 * in memory lose that on every round trip (stop 13: two-JVM write_lat typical 20.6 -> 18.0 us, median
+		 * in memory lose that on every round trip (measured: two-JVM write_lat typical 20.6 -> 18.0 us, median
 		 * of 6 alternated pairs, all 6 in favour; ib_send_lat, ib_write_lat and the loopback unchanged). */
 		if (now - last_work < 200000ull && now - spin_checked > 20000ull) {
 			spin_checked = now;
@@ -380,7 +380,7 @@ static void *engine_main(void *arg)
 			continue;
 		}
 		/* A thread that lends passes takes the doorbells of open pages itself: leave them open (each protect
-		 * costs a TLB shootdown, and the next doorbell a write fault: 80 to 190 us on the VM of stop 26) until
+		 * costs a TLB shootdown, and the next doorbell a write fault: 80 to 190 us on the 2-core test VM) until
 		 * it has not lent for ENG_LEND_OPEN_NS, and sleep until then. A doorbell it leaves behind is still seen,
 		 * by the pass after that sleep. */
 		uint64_t lent_ago = lent_before(now);

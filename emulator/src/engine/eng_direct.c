@@ -5,9 +5,10 @@
  * Why. A real responder NIC places a WRITE without any CPU of the responder's host. Here the responder's "NIC" is
  * its engine thread, which must be woken and scheduled for every packet when the responding program spins on its
  * buffer and never calls the library (ib_write_lat, two JVMs running `mlx5j perf write_lat`). In the virtual
- * machine this project is tested on, each such wake-up and context switch costs 50 to 150 us (emulator/README.md,
- * issue 13 "Speed"), so a round trip took 130 to 190 us. The requester's pass, already running on a CPU, can do the
- * placement instead: one process_vm_writev(2) of the payload (about 2 us here) and no thread of the responder.
+ * machine this project is tested on, each such wake-up and context switch costs 50 to 150 us (docs/history.md,
+ * "The emulated device under perftest"), so a round trip took 130 to 190 us. The requester's pass, already running on a
+ * CPU, can do the placement instead: one process_vm_writev(2) of the payload (about 2 us here) and no thread of the
+ * responder.
  *
  * What it does. For an RC RDMA WRITE (no immediate: that consumes a receive WQE) of one packet, when the QP has
  * nothing unacknowledged in flight (so every earlier packet of it was executed by the responder, and nothing this
@@ -214,11 +215,11 @@ int eng_direct_wanted(struct eng_qp *qp, struct eng_inbox *peer, const struct en
 	 * its own, and its engine would have to be woken for every one. A stream of WRITEs that the peer never answers
 	 * goes through the rings after the first, where one wake-up of the responder's engine serves all the packets
 	 * that arrive until it sleeps again: placing each cost a system call, and ib_write_bw -s 8 ran at 0.27-0.52 M
-	 * msg/s placed against 0.57-0.88 through the rings (stop 28). */
+	 * msg/s placed against 0.57-0.88 through the rings. */
 	if (mode == 1 && qp->placed_unanswered && placed_into(qp) == qp->placed_into_seen)
 		return 0;
 	/* An awake responder engine takes the packet within microseconds without a system call; placing costs one
-	 * (process_vm_writev, 1.8 us on the VM of stop 26): ib_write_bw -s 8 gave 0.21 to 0.27 M msg/s placed and
+	 * (process_vm_writev, 1.8 us on the 2-core test VM): ib_write_bw -s 8 gave 0.21 to 0.27 M msg/s placed and
 	 * 0.54 to 0.77 through the rings. Placement is for a responder whose engine would first have to be woken. */
 	uint64_t now = eng_pass_ns(), awake = atomic_load_explicit(&peer->awake_ns, memory_order_relaxed);
 	if (mode == 1 && awake && (awake > now || now - awake < ENG_AWAKE_FRESH_NS))

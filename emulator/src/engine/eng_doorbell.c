@@ -94,7 +94,7 @@ static int scan_page(int i)
  * mapping the library never saw (aliased, below); the other passes skip them. Each BlueFlame half costs a load and
  * a branch, and libmlx5 maps several pages per context of which a program uses one or two: in ib_write_bw -s 8,
  * where every post and poll lends a pass, the scan of every half of every page was the largest single cost of the
- * pass (perf, stop 28).
+ * pass (perf).
  */
 int eng_scan_doorbells(int full)
 {

@@ -17,8 +17,9 @@
  * receives; NORMAL rules are looked at from priority 0 up, every matching rule of the first priority with a match
  * gets a copy (a drop rule gets none) and the search stops unless all of them are DONT_TRAP; when no NORMAL rule
  * trapped the frame, MC_DEFAULT (multicast destination) and ALL_DEFAULT rules get it. A QP gets one copy per
- * frame from the NORMAL/default rules. A target QP without a posted receive holds the frame (and its inbox) for
- * up to MLX5EMU_ETH_HOLD_MS (emu_eth_hold_ns, default 200 ms), like a pause frame, then the frame is dropped for that QP, as a NIC drops on a full RQ.
+ * frame from the NORMAL/default rules. A target QP without a posted receive holds the frame (and its inbox) for up to
+ * MLX5EMU_ETH_HOLD_MS (emu_eth_hold_ns, default 200 ms), like a pause frame, then the frame is dropped for that QP, as
+ * a NIC drops on a full RQ.
  */
 #include <stddef.h>
 #include <stdlib.h>

@@ -256,11 +256,11 @@ extern struct eng_global G;
 /* eng_base.c (layer 0 of src/engine/LAYERS) */
 uint64_t eng_now_ns(void);
 /* The time the running engine pass started (caller holds G.lock, inside a pass): per-packet bookkeeping (ACK
- * timers, the responder's awake time) needs no fresher clock than that, and each clock read costs 28 ns on the VM
- * of stop 28, several per packet when every one read it. */
+ * timers, the responder's awake time) needs no fresher clock than that, and each clock read costs 28 ns on the 2-core
+ * test VM, several per packet when every one read it. */
 uint64_t eng_pass_ns(void);
 /* Threads runnable on the machine now, the caller included (the fourth field of /proc/loadavg), or -1 if unknown;
- * a pread, about 2.5 us on the VM of stop 26. And the number of online CPUs. */
+ * a pread, about 2.5 us on the 2-core test VM. And the number of online CPUs. */
 int eng_runnable_threads(void);
 long eng_cpus(void);
 /* Whether a CPU is idle for a thread woken now (runnable threads, the caller included, fewer than the CPUs);

@@ -5,7 +5,7 @@
  * address from the mmap this library interposes. A program whose mmap bypasses libc (UCX's memory hooks turn
  * libmlx5's mmap of the command fd into the system call) maps the same memfd pages where the library never sees it;
  * the engine then could only poll those pages (a doorbell waited for an engine thread to get a CPU: 4 ms per UCX
- * rc_mlx5 round trip on a 2-core machine, stop 29). The kernel's list of mappings names them all: a line is
+ * rc_mlx5 round trip on a 2-core machine). The kernel's list of mappings names them all: a line is
  * "start-end perms offset major:minor inode [path]" (proc(5)); the mappings of a file are the lines of its device
  * and inode, and file offset off is mapped at start + (off - offset) by a line whose [offset, offset + end - start)
  * holds it.

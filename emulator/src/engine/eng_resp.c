@@ -63,7 +63,7 @@ static int flush_ack(struct eng_qp *qp)
  * ENG_ACK_COALESCE packets, when it is ENG_ACK_DELAY_NS old, before a NAK or a response (flush_ack), and always
  * before the engine thread sleeps or a lent pass returns (force). Why: a spinning responder engine took each
  * packet of ib_write_bw -s 8 in its own pass and answered each with a ring record that the requester's thread had
- * to take, one cross-core transfer each way per message (perf, stop 28).
+ * to take, one cross-core transfer each way per message (perf).
  */
 #define ENG_ACK_COALESCE 16u
 #define ENG_ACK_DELAY_NS 5000ull

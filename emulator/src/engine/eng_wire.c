@@ -145,7 +145,7 @@ static uint64_t wire_now_ns(void)
 /* Wake the inbox's engine thread if it is still announced as sleeping. The first producer to find it so takes the
  * announcement down and makes the system call; the others, committing packets before that thread even runs again,
  * see it awake and make none. Measured why: in ib_write_bw -s 8 the client committed a packet every 1-2 us while a
- * wake-up took the server's engine 50-150 us on the VM of stop 28, a futex wake per packet meanwhile; in the slow
+ * wake-up took the server's engine 50-150 us on the 2-core test VM, a futex wake per packet meanwhile; in the slow
  * runs (0.35-0.45 M msg/s, half the fast ones) those system calls were a quarter of the client thread's time.
  * No wake-up is lost: the sleeper reads wake_seq before it announces itself, and looks at the rings after. */
 static void wake(struct eng_inbox *ib)
@@ -196,7 +196,7 @@ void eng_inbox_kick_deferred(uint64_t now, int all)
 		int busy = ring_busy(&ib->req) || ring_busy(&ib->resp);
 		/* Held while its owner still polls, too: a thread that lends a pass every microsecond or two (ib_write_bw's
 		 * client between posts and polls) takes the packet itself, and a woken engine thread only competes with
-		 * it and the other engines for the two cores (stop 28: 6700 wake-ups a second of ib_write_bw's client
+		 * it and the other engines for the two cores (measured: 6700 wake-ups a second of ib_write_bw's client
 		 * engine, each of which made the server's engine stop spinning and sleep). */
 		uint64_t polled = atomic_load_explicit(&ib->poll_ns, memory_order_relaxed);
 		int still_polled = polled <= now && now - polled < ENG_POLL_FRESH_NS;

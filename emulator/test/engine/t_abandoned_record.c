@@ -4,7 +4,7 @@
  * goes on. The single consumer of a ring stops at the first uncommitted record, so before the fix every packet
  * behind that record, of every QP of the process, waited forever, and a requester whose own engine held the
  * packet never even timed out (eng_req.c check_timeout: "our own engine is behind"). This is how a CI run lost
- * the first SEND of two rdma_cm tests in one JVM after an rping client was killed (stop 29).
+ * the first SEND of two rdma_cm tests in one JVM after an rping client was killed.
  * - A child reserves a record in our request ring and dies (SIGKILL, left a zombie): a loopback SEND and its
  *   receive complete within 2 s, with the data.
  * - The same in the response ring, the child reaped: a loopback RDMA WRITE (its ACK comes through that ring)

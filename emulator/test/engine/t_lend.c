@@ -6,9 +6,9 @@
  *   reading its memory;
  * - while a thread keeps lending, even with pauses of 200 us between doorbells, the UAR page opened by the first
  *   doorbell fault stays open: later doorbells are taken by the lent passes, not by write faults (each fault is a
- *   page-table change and a thread wake-up). Before stop 27 the engine protected the page again after 100 us
- *   without a poller, so nearly every doorbell of this loop faulted; a few may still fault on a loaded machine
- *   (a pause that overran 1 ms), so the test allows one in ten.
+ *   page-table change and a thread wake-up). Before doorbell pages stayed open for lending threads, the engine
+ *   protected the page again after 100 us without a poller, so nearly every doorbell of this loop faulted; a few may
+ *   still fault on a loaded machine (a pause that overran 1 ms), so the test allows one in ten.
  */
 #include <sys/wait.h>
 

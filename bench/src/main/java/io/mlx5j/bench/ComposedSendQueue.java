@@ -17,7 +17,7 @@ import io.mlx5j.wqe.WqeWriter;
  * The mlx5j send path composed directly from its parts over {@code QueuePair.rings()}: {@link SendRing} (ring
  * bookkeeping), {@link WqeWriter} (segment stores), {@link SendDoorbell} (doorbell record, fences, BlueFlame or
  * 8-byte doorbell). This is the hot path of {@code io.mlx5j.direct.SendQueue}, with the same method shapes
- * (issue 5 DIRECT_API); the benchmarks use it where the product class is not available.
+ * (the composed form of the direct API); the benchmarks use it where the product class is not available.
  * <p>
  * Confinement: one posting thread.
  */

@@ -107,7 +107,7 @@ public class DoorbellBench
     }
 
     /**
-     * The floor of one BlueFlame RDMA WRITE (issue 15): what any post must do at least, measured alone. The six
+     * The floor of one BlueFlame RDMA WRITE: what any post must do at least, measured alone. The six
      * big-endian 8-byte stores of its ctrl, raddr and data segments, then {@link #ringBlueFlame64}'s ring (record
      * with its release fence, wcStart, the 64-byte copy, toggle). No checks, no bookkeeping, no wr_id.
      */

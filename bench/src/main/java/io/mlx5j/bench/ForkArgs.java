@@ -20,8 +20,8 @@ final class ForkArgs
     /**
      * Fails a fork that lacks {@link #SFENCE}'s export. JMH's {@code -jvmArgsAppend} on the command line replaces a
      * benchmark's {@code @Fork(jvmArgsAppend)} rather than adding to it, so a hand-added JVM flag (a CompileCommand,
-     * PrintInlining) silently measures another mlx5j: checked ring stores and locked-instruction fences. Stop 31
-     * measured a few runs that way before noticing; every benchmark on the emulated device now refuses to start.
+     * PrintInlining) silently measures another mlx5j: checked ring stores and locked-instruction fences. A few runs
+     * were measured that way before anyone noticed; every benchmark on the emulated device now refuses to start.
      */
     static void requireExport()
     {

@@ -137,7 +137,7 @@ public final class SendDoorbell
      * record and the register are alive, and that keeps every other thread from freeing them until this returns
      * ({@code SendQueue}'s close rule: one liveness check per post, the QP closed only by its posting thread or
      * after it). The doorbell record store, the 8-byte doorbell and the 512-bit BlueFlame blocks then go by address
-     * ({@link AddressStores}), without a segment's bounds, alignment and session checks on each: issue 15, JMH
+     * ({@link AddressStores}), without a segment's bounds, alignment and session checks on each: JMH
      * ({@code Mlx5jPostBench.rdmaWrite}, jars alternated): about 4 ns less per post in both doorbell modes. Where the
      * JVM does not allow it ({@link #storesByAddress()} false) this is {@link #ring(int, long, int, int)}. The
      * arguments are checked as there.
