@@ -206,6 +206,8 @@ static int fabric_send(struct eng_qp *qp, uint8_t *const *frames, const uint32_t
 		}
 	for (int t = 0; t < nt; t++)
 		eng_inbox_kick(tgt[t]); /* wake receivers that sleep on their inbox futex */
+	if (emu_log_enabled)
+		emu_log("engine: QP 0x%06x put %d frame(s) into %d inbox(es) of processes with raw QPs", qp->qpn, n, nt);
 	return 1;
 }
 

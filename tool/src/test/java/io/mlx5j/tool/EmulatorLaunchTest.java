@@ -106,17 +106,77 @@ class EmulatorLaunchTest
         assertTrue(run.err.endsWith("); start the tool through ./mlx5j\n"), run.err);
     }
 
+    /**
+     * The market-data feed as docs/market-data.md shows it, in two shells: a subscriber started by hand, a publisher
+     * started seconds later, each tool launching itself on its own emulator launch (its own sysfs tree), meeting on
+     * one fabric. The publisher starts after the subscriber's after-the-last-message timeout ({@code -t 1}) has
+     * passed: the subscriber waits for the first message however late it comes.
+     */
+    @Test
+    void aFeedBetweenTwoSeparatelyLaunchedToolsReachesTheSubscriber() throws Exception
+    {
+        final Launch subscriber = startUnemulated("feed", "subscribe", "-n", "500", "-g", "239.7.7.9", "-p", "30009",
+            "--tag", "12", "-t", "1", "-w", "300");
+        try
+        {
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (!Files.readString(subscriber.out).contains("subscribed to 239.7.7.9:30009 (flow tag 12)"))
+            {
+                assertTrue(subscriber.process.isAlive(), "the subscriber ended: " + Files.readString(subscriber.err));
+                assertTrue(System.nanoTime() < deadline, "the subscriber did not subscribe within 120 s");
+                Thread.sleep(20);
+            }
+            Thread.sleep(2000);     // twice the subscriber's -t: what a person typing the second command takes
+            final Run pub = runUnemulated("feed", "publish", "-n", "500", "-r", "1000", "-s", "100", "-g",
+                "239.7.7.9", "-p", "30009");
+            assertEquals(0, pub.exit, pub.out + pub.err);
+            assertTrue(pub.out.contains("published 500 messages of 100 bytes to 239.7.7.9:30009"), pub.out);
+            final Run sub = subscriber.await();
+            assertEquals(0, sub.exit, sub.out + sub.err);
+            assertTrue(sub.out.contains("received 500 messages, lost 0, reordered 0, duplicated 0"), sub.out);
+            assertTrue(sub.out.contains("checks: 0 with another flow tag, 0 without IBV_WC_IP_CSUM_OK"), sub.out);
+        }
+        finally
+        {
+            subscriber.process.destroyForcibly();
+        }
+    }
+
     private record Run(int exit, String out, String err)
     {
     }
 
+    /** A child started by {@link #startUnemulated}: its process and where its output goes. */
+    private record Launch(Process process, Path out, Path err, List<String> command)
+    {
+        Run await() throws Exception
+        {
+            if (!process.waitFor(120, TimeUnit.SECONDS))
+            {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                throw new AssertionError(command + " did not finish within 120 s");
+            }
+            return new Run(process.exitValue(), Files.readString(out), Files.readString(err));
+        }
+    }
+
     private static Run runUnemulated(final String... args) throws Exception
     {
-        return run(Path.of(System.getProperty("mlx5emu.launcher")).toAbsolutePath().toString(), args);
+        return startUnemulated(args).await();
+    }
+
+    private static Launch startUnemulated(final String... args) throws Exception
+    {
+        return start(Path.of(System.getProperty("mlx5emu.launcher")).toAbsolutePath().toString(), args);
+    }
+
+    private static Run run(final String emulator, final String... args) throws Exception
+    {
+        return start(emulator, args).await();
     }
 
     /** This JVM's class path in a child without the emulator's environment, {@code emulator} as the launcher's. */
-    private static Run run(final String emulator, final String... args) throws Exception
+    private static Launch start(final String emulator, final String... args) throws Exception
     {
         final Path dir = Files.createDirectories(Path.of("target", "launch"));
         final String name = RUNS.incrementAndGet() + "-" + String.join("-", args).replaceAll("[^A-Za-z0-9_-]", "");
@@ -130,12 +190,6 @@ class EmulatorLaunchTest
         env.keySet().removeIf(k -> k.equals("LD_PRELOAD") || k.equals("SYSFS_PATH") || k.startsWith("MLX5EMU_"));
         env.remove(EmulatorLaunch.OPTIONS_ENV);
         env.put("MLX5EMU_FABRIC", "mlx5j-tool-launch-" + ProcessHandle.current().pid());
-        final Process p = pb.start();
-        if (!p.waitFor(120, TimeUnit.SECONDS))
-        {
-            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            throw new AssertionError(cmd + " did not finish within 120 s");
-        }
-        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+        return new Launch(pb.start(), out, err, cmd);
     }
 }

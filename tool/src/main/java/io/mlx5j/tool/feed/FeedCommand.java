@@ -52,7 +52,9 @@ public final class FeedCommand
         "  -n, --count N          messages to send / to wait for (default 10000)",
         "  -r, --rate N           publish: messages per second, 0 = as fast as possible (default 100000)",
         "  -s, --size N           publish: UDP payload bytes, at least 16 (default 64)",
-        "  -t, --timeout S        subscribe: give up S seconds after the last message (default 5)",
+        "  -t, --timeout S        subscribe: stop S seconds after the last message (default 5)",
+        "  -w, --wait S           subscribe: give up when no first message came within S seconds (default 0: wait",
+        "                         for the publisher however late it starts, with a progress line every second)",
         "      --tag N            subscribe: flow tag of the rule (default 1)");
 
     private static final int DEFAULT_GROUP = 0xef010101;
@@ -67,7 +69,7 @@ public final class FeedCommand
 
     /** Parsed options of either side. */
     record Options(boolean publish, String device, int ibPort, int group, int port, long count, long rate, int size,
-        int timeoutSeconds, int tag)
+        int timeoutSeconds, int waitSeconds, int tag)
     {
     }
 
@@ -85,6 +87,7 @@ public final class FeedCommand
         long rate = 100000;
         int size = 64;
         int timeout = 5;
+        int wait = 0;
         int tag = 1;
         for (int i = 1; i < args.length; i++)
         {
@@ -108,6 +111,7 @@ public final class FeedCommand
                 case "-r", "--rate" -> rate = number(a, v, 0, Integer.MAX_VALUE);
                 case "-s", "--size" -> size = number(a, v, 16, 1472);
                 case "-t", "--timeout" -> timeout = number(a, v, 1, 3600);
+                case "-w", "--wait" -> wait = number(a, v, 0, 86400);
                 case "--tag" -> tag = number(a, v, 0, 0xffffff);
                 default -> throw new UsageException("unknown option " + a);
             }
@@ -116,7 +120,8 @@ public final class FeedCommand
         {
             throw new UsageException("--group must be an IPv4 multicast address (224.0.0.0/4)");
         }
-        return new Options(args[0].equals("publish"), device, ibPort, group, port, count, rate, size, timeout, tag);
+        return new Options(args[0].equals("publish"), device, ibPort, group, port, count, rate, size, timeout, wait,
+            tag);
     }
 
     private static int number(final String option, final String v, final int min, final int max)
@@ -292,12 +297,16 @@ public final class FeedCommand
             long lastReport = lastArrival;
             long reportedCount = 0;
             final long timeout = o.timeoutSeconds() * 1_000_000_000L;
+            // Until the first message the subscriber waits for the publisher, which a person starts by hand in
+            // another shell some seconds later (with the after-the-last-message timeout counted from here, the
+            // documented two-shell run ended with "received 0 messages" before the publisher had started).
+            final long wait = o.waitSeconds() * 1_000_000_000L;
             while (received < o.count())
             {
                 if (dcq.poll(c) == 0)
                 {
                     final long now = System.nanoTime();
-                    if (now - lastArrival > timeout)
+                    if (received == 0 ? wait > 0 && now - lastArrival > wait : now - lastArrival > timeout)
                     {
                         break;
                     }

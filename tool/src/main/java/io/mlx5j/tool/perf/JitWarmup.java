@@ -16,8 +16,8 @@ import java.lang.management.ManagementFactory;
  * Why: a run's samples start with its first iteration, and a JVM compiles its hot methods during the first second of
  * it. On two cores, with both programs' main threads spinning, the compiler threads then take a core from a poller
  * or an engine: in two-JVM {@code write_lat -n 50000} runs most samples over 1 ms fell in the first tenth of the run
- * (measured on the 2-core test VM), and p99.9 was 2 to 6 ms against 0.7 to 1.1 ms for runs six times longer. perftest in C has nothing to
- * warm, so warming the JVM first compares like with like.
+ * (measured on the 2-core test VM), and p99.9 was 2 to 6 ms against 0.7 to 1.1 ms for runs six times longer.
+ * perftest in C has nothing to warm, so warming the JVM first compares like with like.
  * <p>
  * The wire is untouched: a server warms up after it listens (a client that connects meanwhile waits in the kernel's
  * backlog, perftest included) and before it accepts; a client warms up before it connects.
