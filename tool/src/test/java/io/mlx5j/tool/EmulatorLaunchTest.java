@@ -190,6 +190,7 @@ class EmulatorLaunchTest
         env.keySet().removeIf(k -> k.equals("LD_PRELOAD") || k.equals("SYSFS_PATH") || k.startsWith("MLX5EMU_"));
         env.remove(EmulatorLaunch.OPTIONS_ENV);
         env.put("MLX5EMU_FABRIC", "mlx5j-tool-launch-" + ProcessHandle.current().pid());
+        env.put("MLX5EMU_ETH_HOLD_MS", "30000");    // the feed counts every message: a lossless link (FeedToolTest)
         return new Launch(pb.start(), out, err, cmd);
     }
 }

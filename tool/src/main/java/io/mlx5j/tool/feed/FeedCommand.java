@@ -6,6 +6,7 @@ import io.mlx5j.verbs.Context;
 import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.raw.FlowRule;
+import io.mlx5j.raw.Neighbours;
 import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.raw.NicClock;
 import io.mlx5j.verbs.ProtectionDomain;
@@ -47,7 +48,8 @@ public final class FeedCommand
         "       mlx5j feed subscribe [options]   join the group, count gaps/reorders, one-way latency from NIC time",
         "  -d, --ib-dev NAME      device (default: the first)",
         "  -i, --ib-port N        port (default 1; it must be Ethernet)",
-        "  -g, --group A.B.C.D    IPv4 multicast group (default 239.1.1.1)",
+        "  -g, --group A.B.C.D    IPv4 multicast group (default 239.1.1.1); publish also takes a unicast address,",
+        "                         sent to its next hop's MAC from the kernel's route and neighbour tables",
         "  -p, --port N           UDP destination port (default 31001)",
         "  -n, --count N          messages to send / to wait for (default 10000)",
         "  -r, --rate N           publish: messages per second, 0 = as fast as possible (default 100000)",
@@ -116,7 +118,7 @@ public final class FeedCommand
                 default -> throw new UsageException("unknown option " + a);
             }
         }
-        if ((group >>> 28) != 0xe)
+        if ((group >>> 28) != 0xe && (!args[0].equals("publish") || group == 0))
         {
             throw new UsageException("--group must be an IPv4 multicast address (224.0.0.0/4)");
         }
@@ -182,6 +184,12 @@ public final class FeedCommand
         final RawSendQueue sq = RawSendQueue.of(qp, DoorbellMode.AUTO).signalEvery(RING / 4);
         final CqPoller dcq = CqPoller.of(cq).attach(sq.queue());
         final Completion c = new Completion();
+        // a unicast destination: the MAC of the hop the kernel would send it to, resolved once, before the loop
+        final Neighbours.Hop hop = (o.group() >>> 28) == 0xe ? null : Neighbours.resolve(o.group());
+        if (hop != null)
+        {
+            out.println("unicast to " + ip(o.group()) + ": next hop " + hop);
+        }
         // Frame buffers used round robin: the NIC reads a gathered frame when it transmits it, later than the post,
         // so a buffer may be rewritten only once the WQE that used it has retired. At most wqe_cnt WQEs are
         // outstanding, so with 2 * wqe_cnt buffers the one about to be rewritten is always retired. Each buffer
@@ -195,7 +203,15 @@ public final class FeedCommand
         for (int i = 0; i < slots; i++)
         {
             headers[i] = new UdpHeaderTemplate(mr.memory().asSlice((long) i * stride, UdpHeaderTemplate.LENGTH))
-                .srcMac(SRC_MAC).srcIp(SRC_IP).srcPort(o.port()).multicast(o.group(), o.port());
+                .srcMac(SRC_MAC).srcIp(SRC_IP).srcPort(o.port());
+            if (hop == null)
+            {
+                headers[i].multicast(o.group(), o.port());
+            }
+            else
+            {
+                headers[i].dst(hop.mac(), o.group(), o.port());
+            }
         }
         final int inline = frameBytes - sq.minInline() <= sq.maxInlineData() ? SendFlags.INLINE : 0;
         final long interval = o.rate() == 0 ? 0 : 1_000_000_000L / o.rate();
@@ -278,6 +294,12 @@ public final class FeedCommand
         rq.ring();
         final CqPoller dcq = CqPoller.of(cq).attach(rq);
         final Completion c = new Completion();
+        // a unicast destination: the MAC of the hop the kernel would send it to, resolved once, before the loop
+        final Neighbours.Hop hop = (o.group() >>> 28) == 0xe ? null : Neighbours.resolve(o.group());
+        if (hop != null)
+        {
+            out.println("unicast to " + ip(o.group()) + ": next hop " + hop);
+        }
         final long[] latency = new long[(int) Math.min(o.count(), 10_000_000)];
         try (FlowRule rule = FlowRule.builder(qp, o.ibPort()).multicast(o.group()).udpDst(o.port()).tag(o.tag())
             .create(); NicClock clock = NicClock.of(ctx))

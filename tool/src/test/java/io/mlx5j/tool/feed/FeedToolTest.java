@@ -31,7 +31,10 @@ class FeedToolTest
         final List<ChildProcess> subscribers = new ArrayList<>();
         for (int i = 0; i < 2; i++)
         {
-            subscribers.add(new ChildProcess("feed-subscriber-" + i, List.of(java,
+            // MLX5EMU_ETH_HOLD_MS: a lossless link. The test counts every message; on a loaded machine a
+            // subscriber JVM stalled longer than the emulator's default 200 ms hold with its 256 receives used up
+            // (measured: 1 of 2000 lost at load 20), which a NIC would drop too and a feed handler must survive.
+            subscribers.add(new ChildProcess("feed-subscriber-" + i, List.of("env", "MLX5EMU_ETH_HOLD_MS=30000", java,
                 "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 Mlx5jTool.class.getName(), "feed", "subscribe", "-n", "2000", "-g", "239.7.7.7", "-p", "30001",
                 "--tag", "" + (10 + i), "-t", "20")));
@@ -65,6 +68,11 @@ class FeedToolTest
         assertTrue(c.text().contains("--group must be an IPv4 multicast address"), c.text());
         assertEquals(2, Mlx5jTool.run(new String[] {"feed"}, c.stream, c.stream));
         assertEquals(2, Mlx5jTool.run(new String[] {"feed", "publish", "-s", "8"}, c.stream, c.stream));
+        assertEquals(2, Mlx5jTool.run(new String[] {"feed", "publish", "-g", "0.0.0.0"}, c.stream, c.stream));
+        // a publisher may send to a unicast address (its next hop's MAC is resolved when it starts)
+        assertEquals(0x0a000001, FeedCommand.parse(new String[] {"publish", "-g", "10.0.0.1"}).group());
+        assertEquals(300, FeedCommand.parse(new String[] {"subscribe", "-w", "300"}).waitSeconds());
+        assertEquals(0, FeedCommand.parse(new String[] {"subscribe"}).waitSeconds());
     }
 
     private static void awaitLine(final Path file, final String marker) throws Exception
