@@ -15,7 +15,6 @@ import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.doorbell.DoorbellRecord;
 import io.mlx5j.doorbell.SendDoorbell;
 import io.mlx5j.memory.AddressSpace;
-import io.mlx5j.memory.RingStores;
 import io.mlx5j.verbs.AddressHandle;
 import io.mlx5j.verbs.QpCapabilities;
 import io.mlx5j.verbs.QpRing;
@@ -413,11 +412,8 @@ public final class SendQueue
         final long wrId, final int flags)
     {
         staging.staged = false;     // a one-call post replaces whatever was staged, as begin() does
-        // CtrlSeg.set's two words, through RingStores
-        RingStores.putLongBE(base + ctrl + CtrlSeg.OPMOD_IDX_OPCODE_OFFSET,
-            ((long)CtrlSeg.opmodIdxOpcode(0, sq.wqeIndex(), opcode) << 32) | (CtrlSeg.qpnDs(qpn, ds) & 0xffffffffL));
-        RingStores.putLongBE(base + ctrl + CtrlSeg.SIGNATURE_OFFSET,
-            ((long)(fmCeSe(flags) & 0xff) << 32) | (imm & 0xffffffffL));
+        CtrlSeg.put(base + ctrl, CtrlSeg.opmodIdxOpcode(0, sq.wqeIndex(), opcode), CtrlSeg.qpnDs(qpn, ds),
+            fmCeSe(flags), imm);
         sq.commit(ds, wrId);
         pending++;
         if ((flags & SendFlags.RING) != 0)
