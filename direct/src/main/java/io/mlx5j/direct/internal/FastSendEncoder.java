@@ -22,7 +22,7 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_NOP;
  * error, or stages the WR and reports the full ring.
  * <p>
  * The ctrl segment is not written here: the queue writes it last, with its signaling state
- * ({@link io.mlx5j.direct.SendQueue}'s finish). Each encoder stays under C2's inlining limit (FreqInlineSize, 325
+ * ({@link SendRingCore#commit}). Each encoder stays under C2's inlining limit (FreqInlineSize, 325
  * bytecodes): as one 424-bytecode method the fast path was "hot method too big" (-XX:+PrintInlining) and every post
  * paid a call; split, each one-call method compiles as one unit with its constant arguments (opcode, remote) folded.
  * <p>
