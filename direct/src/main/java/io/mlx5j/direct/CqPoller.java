@@ -154,7 +154,7 @@ public final class CqPoller
             throw new IllegalArgumentException("a SendQueue for QP 0x" + Integer.toHexString(sq.qpn()) +
                 " is already attached to " + this);
         }
-        Ownership.merge(ownership, sq.ownership);
+        Ownership.merge(ownership, sq.core().ownership());
         sqQpn = append(sqQpn, sq.qpn());
         sqs = Arrays.copyOf(sqs, sqs.length + 1);
         sqs[sqs.length - 1] = sq;
@@ -274,7 +274,7 @@ public final class CqPoller
         }
         sqQpn = remove(sqQpn, i);
         sqs = remove(sqs, i);
-        sq.ownership = Ownership.leave(sq.ownership, sq);
+        sq.core().ownership(Ownership.leave(sq.core().ownership(), sq));
         return true;
     }
 

@@ -5,7 +5,6 @@ import io.mlx5j.direct.internal.Scatter;
 import io.mlx5j.direct.internal.ScatterList;
 import io.mlx5j.doorbell.DoorbellRecord;
 import io.mlx5j.memory.AddressSpace;
-import io.mlx5j.memory.RingStores;
 import io.mlx5j.verbs.QpRing;
 import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
@@ -157,14 +156,10 @@ public final class RecvQueue
             return begin(wrId).sge(addr, lkey, len).post();
         }
         final long wqe = base + at;
-        // mlx5_wqe_data_seg: byte_count and lkey in the first 8 bytes, addr in the second (the 4-byte fields'
-        // big-endian bytes in one big-endian 8-byte store)
-        RingStores.putLongBE(wqe, (long)len << 32 | (lkey & 0xffffffffL));
-        RingStores.putLongBE(wqe + DataSeg.ADDR_OFFSET, addr);
+        DataSeg.put(wqe, len, lkey, addr);
         if (stride > DataSeg.LENGTH)
         {
-            RingStores.putLongBE(wqe + DataSeg.LENGTH, (long)DataSeg.MLX5_INVALID_LKEY & 0xffffffffL);
-            RingStores.putLongBE(wqe + DataSeg.LENGTH + DataSeg.ADDR_OFFSET, 0L);
+            DataSeg.putTerminator(wqe + DataSeg.LENGTH);
         }
         firstAddr[rq.headCounter() & (firstAddr.length - 1)] = addr;
         rq.commit(wrId);

@@ -1,38 +1,27 @@
 package io.mlx5j.direct;
 
-import io.mlx5j.bindings.IbvQpAttr;
-import io.mlx5j.bindings.IbvQpInitAttr;
-import io.mlx5j.bindings.Verbs;
 import io.mlx5j.direct.internal.BlueFlameRegisters;
 import io.mlx5j.direct.internal.FastSendEncoder;
 import io.mlx5j.direct.internal.Ownership;
 import io.mlx5j.direct.internal.SendOpcodeRules;
-import io.mlx5j.direct.internal.SendQueueAccess;
 import io.mlx5j.direct.internal.SendScatter;
+import io.mlx5j.direct.internal.SendRingCore;
 import io.mlx5j.direct.internal.SendStaging;
 import io.mlx5j.doorbell.BlueFlameRegister;
 import io.mlx5j.doorbell.DoorbellMode;
-import io.mlx5j.doorbell.DoorbellRecord;
 import io.mlx5j.doorbell.SendDoorbell;
-import io.mlx5j.memory.AddressSpace;
-import io.mlx5j.memory.RingStores;
 import io.mlx5j.verbs.AddressHandle;
 import io.mlx5j.verbs.QpCapabilities;
 import io.mlx5j.verbs.QpRing;
 import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
-import io.mlx5j.verbs.VerbsException;
-import io.mlx5j.verbs.internal.VerbsAccess;
-import io.mlx5j.wqe.CtrlSeg;
 import io.mlx5j.wqe.Mlx5Opcode;
 import io.mlx5j.wqe.SendRing;
 import io.mlx5j.wqe.WcStatus;
 import io.mlx5j.wqe.WqeWriter;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
-import static io.mlx5j.bindings.CTypes.C_INT;
 import static io.mlx5j.direct.internal.SendOpcodeRules.CAS;
 import static io.mlx5j.direct.internal.SendOpcodeRules.FAA;
 import static io.mlx5j.direct.internal.SendOpcodeRules.MASKED_CAS_32;
@@ -117,11 +106,12 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  * rings through their QP-scoped segments.
  *
  * <h2>Parts</h2>
- * This class holds the ring state (slots, pending doorbell, signaling) and the public API; the rest is one concept
- * per class: {@link SendStaging} (the multi-segment work request being staged, its size and its segments),
- * {@link SendOpcodeRules} (which opcodes each QP type carries, one table row per opcode), {@link FastSendEncoder}
- * (the one-call posts' encoders) and {@link SendScatter} (READ and atomic responses copied into the WQE's gather list
- * when their completion is polled).
+ * This class holds the public API and the RC/UC/UD work-request state; the rest is one concept per class:
+ * {@link SendRingCore} (the ring: slots, ctrl segment with the signaling rules, pending doorbell, liveness check,
+ * thread group; composed by {@link io.mlx5j.raw.RawSendQueue} too), {@link SendStaging} (the multi-segment work
+ * request being staged, its size and its segments), {@link SendOpcodeRules} (which opcodes each QP type carries,
+ * one table row per opcode), {@link FastSendEncoder} (the one-call posts' encoders) and {@link SendScatter} (READ
+ * and atomic responses copied into the WQE's gather list when their completion is polled).
  *
  * <h2>Errors</h2>
  * Programming errors throw {@link IllegalArgumentException} (too many SGEs, inline data larger than the QP allows,
@@ -130,72 +120,37 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  */
 public final class SendQueue
 {
-    private static final VerbsAccess VERBS = VerbsAccess.get();
-
-    static
-    {
-        SendQueueAccess.set(new Access());
-    }
     private final QueuePair qp;
     private final QpType type;
     private final int qpn;
+    /** The ring, its slots, signaling, doorbell and thread group, shared with a RawSendQueue over this queue. */
+    private final SendRingCore core;
     private final MemorySegment ring;
     private final long ringMask;
-    /** The ring's address for the one-call posts' unchecked stores ({@link #liveRing()}) and its arena's scope. */
-    private final long ringBase;
-    private final MemorySegment.Scope ringScope;
     private final SendRing sq;
     private final WqeWriter writer;
-    private final SendDoorbell doorbell;
     private final int maxSge;
     private final int maxInline;
-    private final int sqSignalBits;
     private final SendStaging staging;
     private final FastSendEncoder fast;
-
-    // posted but not rung (the last of them is the send queue's lastCtrlOffset/lastDs)
-    private int pending;
-
-    private int signalEvery;
-    private int unsignaled;
-    Ownership ownership = new Ownership(this);
 
     private SendQueue(final QueuePair qp, final DoorbellMode mode, final boolean sharedRegister)
     {
         this.qp = qp;
         this.type = qp.type();
-        final QpRing rings = qp.rings();
-        this.qpn = rings.qpn();
-        if (rings.sqStride() != SendRing.MLX5_SEND_WQE_BB || rings.sqWqeCnt() < 1)
-        {
-            throw new IllegalArgumentException(qp + " has no usable send queue (wqe_cnt " + rings.sqWqeCnt() +
-                ", stride " + rings.sqStride() + ")");
-        }
-        this.ring = rings.sq();
-        this.ringMask = ring.byteSize() - 1;
-        this.ringBase = ring.address();
-        this.ringScope = ring.scope();
-        this.sq = new SendRing(rings.sqWqeCnt());
-        this.writer = new WqeWriter(Math.min(rings.sqWqeCnt(), 16));
-        if (!rings.dbrec().scope().equals(ringScope) || !rings.bfReg().scope().equals(ringScope))
-        {
-            // ring() checks the ring's scope once and then stores to the record and the register by address
-            throw new IllegalArgumentException(qp + ": its doorbell record and BlueFlame register must share the " +
-                "send ring's scope");
-        }
+        final QpRing rings = SendRingCore.checkRings(qp);
         final BlueFlameRegister bf = BlueFlameRegisters.acquire(qp, rings, sharedRegister);
-        this.doorbell = new SendDoorbell(ring, new DoorbellRecord(rings.dbrec()), bf, mode);
+        this.core = new SendRingCore(qp, this, rings, bf, mode);
+        this.qpn = core.qpn();
+        this.ring = core.memory();
+        this.ringMask = ring.byteSize() - 1;
+        this.sq = core.slots();
+        this.writer = core.writer();
         final QpCapabilities caps = qp.capabilities();
         this.maxSge = caps.maxSendSge();
         this.maxInline = caps.maxInlineData();
-        this.sqSignalBits = queriedSqSigAll(qp) ? CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE : 0;
         this.staging = new SendStaging(qp, maxSge, maxInline);
         this.fast = new FastSendEncoder(ring, sq, writer, type, maxSge, maxInline);
-        if (Ownership.DEBUG)
-        {
-            // the close rule (class comment): a close of the QP from another live thread throws and leaves it open
-            VERBS.addCloseGuard(qp, resource -> ownership.checkClose(resource));
-        }
     }
 
     /** A send queue over {@code qp}'s ring with a dedicated BlueFlame register. One per QP. */
@@ -213,22 +168,6 @@ public final class SendQueue
         return new SendQueue(qp, mode, sharedRegister);
     }
 
-    /** libmlx5's sq_signal_bits: a QP created with sq_sig_all signals every WQE (queried once, setup path). */
-    private static boolean queriedSqSigAll(final QueuePair qp)
-    {
-        try (Arena tmp = Arena.ofConfined())
-        {
-            final MemorySegment attr = tmp.allocate(IbvQpAttr.LAYOUT);
-            final MemorySegment init = tmp.allocate(IbvQpInitAttr.LAYOUT);
-            final int rc = Verbs.ibv_query_qp(qp.pointer(), attr, IbvQpAttr.IBV_QP_STATE, init);
-            if (rc != 0)
-            {
-                throw new VerbsException("ibv_query_qp", rc, qp.toString());
-            }
-            return init.get(C_INT, IbvQpInitAttr.SQ_SIG_ALL_OFFSET) != 0;
-        }
-    }
-
     /**
      * Selective signaling: every n-th WQE is posted SIGNALED even without the flag, so unsignaled WQEs get retired.
      * 0 turns it off. Counting restarts at every signaled WQE.
@@ -239,8 +178,7 @@ public final class SendQueue
         {
             throw new IllegalArgumentException("signalEvery must be >= 0: " + n);
         }
-        signalEvery = n;
-        unsignaled = 0;
+        core.signalEvery(n);
         return this;
     }
 
@@ -376,9 +314,9 @@ public final class SendQueue
     {
         if (Ownership.DEBUG)
         {
-            ownership.check(this);
+            core.ownership().check(this);
         }
-        final long base = liveRing();
+        final long base = core.liveRing();
         final int ds = (flags & SendFlags.INLINE) != 0
             ? fast.inline(base, opcode, remote, raddr, rkey, laddr, len, flags)
             : fast.gather(base, opcode, remote, raddr, rkey, laddr, lkey, len, flags);
@@ -386,71 +324,9 @@ public final class SendQueue
         {
             return false;
         }
-        finish(base, fast.ctrl(), ds, opcode, imm, wrId, flags);
-        return true;
-    }
-
-    /**
-     * The ring's address, for one post's stores through {@link AddressSpace#ALL}, after the one liveness check of that
-     * post: throws if the QP is closed (its arena, which scopes the ring, is closed first). Why not the ring segment's
-     * own checks: each store through it pays bounds, alignment and session checks, six to eight times per WQE, and the
-     * compiled post then stays too large for C2 to inline into the caller's loop (issue 15: rdmaWriteBatch8 fastest
-     * fork iterations 16.1-24.1 ns/WQE through the segment, 13.6-21.5 through this, median of 12 forks each 16.6
-     * and 14.4; rdmaWrite 22.7-31.5 and 19.8-22.7 ns). What keeps it safe is the close rule in the class comment:
-     * a close from another thread cannot run between this check and the stores.
-     */
-    long liveRing()
-    {
-        if (!ringScope.isAlive())
-        {
-            throw new IllegalStateException(this + ": the QP is closed");
-        }
-        return ringBase;
-    }
-
-    /** A post's last steps: the ctrl segment (written last, when ds is known), the ring slot, the doorbell. */
-    private void finish(final long base, final long ctrl, final int ds, final int opcode, final int imm,
-        final long wrId, final int flags)
-    {
         staging.staged = false;     // a one-call post replaces whatever was staged, as begin() does
-        // CtrlSeg.set's two words, through RingStores
-        RingStores.putLongBE(base + ctrl + CtrlSeg.OPMOD_IDX_OPCODE_OFFSET,
-            ((long)CtrlSeg.opmodIdxOpcode(0, sq.wqeIndex(), opcode) << 32) | (CtrlSeg.qpnDs(qpn, ds) & 0xffffffffL));
-        RingStores.putLongBE(base + ctrl + CtrlSeg.SIGNATURE_OFFSET,
-            ((long)(fmCeSe(flags) & 0xff) << 32) | (imm & 0xffffffffL));
-        sq.commit(ds, wrId);
-        pending++;
-        if ((flags & SendFlags.RING) != 0)
-        {
-            ringPending();     // this post has checked liveness (base)
-        }
-    }
-
-    /** The ctrl segment's fm_ce_se for a WQE posted with {@code flags}, counting selective signaling. */
-    private int fmCeSe(final int flags)
-    {
-        int fmCeSe = sqSignalBits;
-        if ((flags & SendFlags.SIGNALED) != 0)
-        {
-            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE;
-        }
-        if (signalEvery > 0 && (fmCeSe & CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE) == 0 && ++unsignaled >= signalEvery)
-        {
-            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE;
-        }
-        if ((fmCeSe & CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE) != 0)
-        {
-            unsignaled = 0;
-        }
-        if ((flags & SendFlags.FENCE) != 0)
-        {
-            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_FENCE;
-        }
-        if ((flags & SendFlags.SOLICITED) != 0)
-        {
-            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_SOLICITED;
-        }
-        return fmCeSe;
+        core.commit(base, fast.ctrl(), ds, opcode, imm, wrId, flags);
+        return true;
     }
 
     // ------------------------------------------------------------------------------------------------ staging form
@@ -466,7 +342,7 @@ public final class SendQueue
     {
         if (Ownership.DEBUG)
         {
-            ownership.check(this);
+            core.ownership().check(this);
         }
         staging.begin(wrId, mlx5Opcode, flags);
         return this;
@@ -526,7 +402,7 @@ public final class SendQueue
     {
         if (Ownership.DEBUG)
         {
-            ownership.check(this);
+            core.ownership().check(this);
         }
         final SendStaging st = staging;
         if (!st.staged)
@@ -545,12 +421,11 @@ public final class SendQueue
         }
         final WqeWriter w = writer.wrap(ring, ctrl);
         final int opmod = st.write(w);
-        w.ctrl(opmod, st.opcode, sq.wqeIndex(), qpn, fmCeSe(st.flags), st.imm);
-        sq.commit(w.ds(), st.wrId);
-        pending++;
+        w.ctrl(opmod, st.opcode, sq.wqeIndex(), qpn, core.fmCeSe(st.flags), st.imm);
+        core.committed(w.ds(), st.wrId);
         if ((st.flags & SendFlags.RING) != 0)
         {
-            ring();
+            core.ring();
         }
         return true;
     }
@@ -565,31 +440,9 @@ public final class SendQueue
     {
         if (Ownership.DEBUG)
         {
-            ownership.check(this);
+            core.ownership().check(this);
         }
-        if (pending == 0)
-        {
-            return 0;
-        }
-        liveRing();     // this ring's one liveness check (the close rule, as for the posts)
-        return ringPending();
-    }
-
-    /**
-     * {@link #ring()} for a caller that has checked liveness in this post: the doorbell record store, the 8-byte
-     * doorbell and the BlueFlame blocks go by address ({@link SendDoorbell#ringLive}; the record and the register
-     * share the ring's scope, which the constructor checks).
-     */
-    private int ringPending()
-    {
-        final int n = pending;
-        if (n == 0)
-        {
-            return 0;
-        }
-        doorbell.ringLive(n, sq.lastCtrlOffset(), sq.lastDs(), sq.producerCounter()); // the last WQE posted
-        pending = 0;
-        return n;
+        return core.ring();
     }
 
     /** WQEBBs free in the ring. */
@@ -607,7 +460,7 @@ public final class SendQueue
     /** WQEs posted but not rung yet. */
     public int pending()
     {
-        return pending;
+        return core.pending();
     }
 
     /** Free-running WQEBB producer counter (its low 16 bits are in the doorbell record after a ring). */
@@ -621,6 +474,16 @@ public final class SendQueue
         return qp;
     }
 
+    /**
+     * The ring core this queue posts through: its slots, ctrl segment rules, doorbell and thread group. For
+     * {@link io.mlx5j.raw.RawSendQueue}, which composes this queue's core to write raw-packet WQEs into the same ring;
+     * its type lives in {@code io.mlx5j.direct.internal}, which the module descriptor will not export.
+     */
+    public SendRingCore core()
+    {
+        return core;
+    }
+
     public int qpn()
     {
         return qpn;
@@ -628,7 +491,7 @@ public final class SendQueue
 
     public DoorbellMode mode()
     {
-        return doorbell.mode();
+        return core.mode();
     }
 
     /** Largest inline payload per WQE, as the QP was granted. */
@@ -653,7 +516,7 @@ public final class SendQueue
     /** A send CQE with this wqe_counter arrived: retire up to that WQE and return its wr_id. */
     long complete(final int wqeCounter)
     {
-        return sq.complete(wqeCounter);
+        return core.complete(wqeCounter);
     }
 
     /** Operand size of the (masked) atomic WQE at {@code wqeCounter} (see {@link SendScatter#atomicBytes}). */
@@ -681,7 +544,7 @@ public final class SendQueue
      */
     public SendQueue claim()
     {
-        ownership.claim();
+        core.ownership().claim();
         return this;
     }
 
@@ -689,46 +552,5 @@ public final class SendQueue
     public String toString()
     {
         return "SendQueue(" + type + " qpn 0x" + Integer.toHexString(qpn) + ")";
-    }
-
-    /** RawSendQueue's back doors (see {@link SendQueueAccess}). */
-    private static final class Access extends SendQueueAccess
-    {
-        @Override
-        public MemorySegment ring(final SendQueue queue)
-        {
-            return queue.ring;
-        }
-
-        @Override
-        public SendRing slots(final SendQueue queue)
-        {
-            return queue.sq;
-        }
-
-        @Override
-        public WqeWriter writer(final SendQueue queue)
-        {
-            return queue.writer;
-        }
-
-        @Override
-        public Ownership ownership(final SendQueue queue)
-        {
-            return queue.ownership;
-        }
-
-        @Override
-        public long liveRing(final SendQueue queue)
-        {
-            return queue.liveRing();
-        }
-
-        @Override
-        public void commit(final SendQueue queue, final long base, final long ctrl, final int ds, final int opcode,
-            final long wrId, final int flags)
-        {
-            queue.finish(base, ctrl, ds, opcode, 0, wrId, flags);
-        }
     }
 }

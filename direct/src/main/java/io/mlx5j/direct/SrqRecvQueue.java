@@ -172,7 +172,7 @@ public final class SrqRecvQueue
         }
         busy[wqeCounter] = false;
         outstanding--;
-        Be.BE16.set(buf, (long) tail * stride + SrqNextSeg.NEXT_WQE_INDEX_OFFSET, (short) wqeCounter);
+        SrqNextSeg.setNextWqeIndex(buf, (long) tail * stride, wqeCounter);
         tail = wqeCounter;
         return wrId[wqeCounter];
     }

@@ -7,7 +7,7 @@ import io.mlx5j.direct.SendQueue;
 import io.mlx5j.direct.internal.EthFrameEncoder;
 import io.mlx5j.direct.internal.Ownership;
 import io.mlx5j.direct.internal.ScatterList;
-import io.mlx5j.direct.internal.SendQueueAccess;
+import io.mlx5j.direct.internal.SendRingCore;
 import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.memory.AddressSpace;
 import io.mlx5j.verbs.QpType;
@@ -56,17 +56,17 @@ import java.lang.foreign.MemorySegment;
  *     untagged frame's inlined bytes. libmlx5 has no VLAN insertion; the parity test compares with libmlx5
  *     posting the tagged frame.</li>
  * </ul>
- * Posting, ringing, signaling and completions are those of the underlying {@link SendQueue} ({@link #queue()}):
- * attach that to the {@link CqPoller} of the QP's send CQ; {@link #ring()} rings once for everything posted (BlueFlame
- * for a single WQE in AUTO mode, as libmlx5). Every post returns false, writing nothing, when the ring is full.
+ * Posting, ringing, signaling and completions are those of the underlying {@link SendQueue} ({@link #queue()}),
+ * whose ring core ({@link SendRingCore}: slots, ctrl segment, doorbell) this queue composes to commit its WQEs.
+ * Attach that SendQueue to the {@link CqPoller} of the QP's send CQ; {@link #ring()} rings once for everything
+ * posted (BlueFlame for a single WQE in AUTO mode, as libmlx5). Every post returns false, writing nothing, when the
+ * ring is full.
  * <p>
  * <b>Threads:</b> as {@link SendQueue}: one thread, together with the CqPoller that retires it. No post
  * allocates.
  */
 public final class RawSendQueue
 {
-    /** The back doors into the SendQueue this queue posts through (io.mlx5j.direct.internal.SendQueueAccess). */
-    private static final SendQueueAccess SEND = SendQueueAccess.get();
     /** {@link #vlan(int)} / one-call argument: no VLAN tag. */
     public static final int NO_VLAN = -1;
     private static final long NULL_PAGE = 4096;
@@ -75,6 +75,8 @@ public final class RawSendQueue
 
     private final QueuePair qp;
     private final SendQueue queue;
+    /** The ring core of {@link #queue}, composed: slots, ctrl segment rules, doorbell, thread group. */
+    private final SendRingCore core;
     private final MemorySegment ring;
     private final long ringSize;
     private final SendRing sq;
@@ -101,10 +103,11 @@ public final class RawSendQueue
         }
         this.qp = qp;
         this.queue = SendQueue.of(qp, mode, sharedRegister);
-        this.ring = SEND.ring(queue);
+        this.core = queue.core();
+        this.ring = core.memory();
         this.ringSize = ring.byteSize();
-        this.sq = SEND.slots(queue);
-        this.writer = SEND.writer(queue);
+        this.sq = core.slots();
+        this.writer = core.writer();
         this.frame = new EthFrameEncoder(ring);
         this.minInline = EthMinInline.of(qp);
         this.inlineHeader = minInline;
@@ -217,7 +220,7 @@ public final class RawSendQueue
     {
         if (Ownership.DEBUG)
         {
-            SEND.ownership(queue).check(queue);
+            core.ownership().check(queue);
         }
         final int hdr = inlineHeader;
         final int hLen = (int)h.byteSize();
@@ -248,7 +251,7 @@ public final class RawSendQueue
         {
             return false;
         }
-        final long base = SEND.liveRing(queue);     // this post's one liveness check (SendQueue's close rule)
+        final long base = core.liveRing();     // this post's one liveness check (SendQueue's close rule)
         final long ctrl = sq.claim(SendRing.numWqebb(ds));
         if (ctrl == SendRing.NO_SPACE)
         {
@@ -282,7 +285,7 @@ public final class RawSendQueue
                 e.data(base, at, pLen, pLkey, payload);
             }
         }
-        SEND.commit(queue, base, ctrl, ds, Mlx5Opcode.MLX5_OPCODE_SEND, wrId, flags);
+        core.commit(base, ctrl, ds, Mlx5Opcode.MLX5_OPCODE_SEND, 0, wrId, flags);
         return true;
     }
 
@@ -350,7 +353,7 @@ public final class RawSendQueue
     {
         if (Ownership.DEBUG)
         {
-            SEND.ownership(queue).check(queue);
+            core.ownership().check(queue);
         }
         if (!staged)
         {
@@ -469,7 +472,7 @@ public final class RawSendQueue
                 }
             }
         }
-        SEND.commit(queue, SEND.liveRing(queue), ctrl, w.ds(), Mlx5Opcode.MLX5_OPCODE_SEND, stWrId, flags);
+        core.commit(core.liveRing(), ctrl, w.ds(), Mlx5Opcode.MLX5_OPCODE_SEND, 0, stWrId, flags);
         return true;
     }
 
@@ -567,7 +570,7 @@ public final class RawSendQueue
 
     public int pending()
     {
-        return queue.pending();
+        return core.pending();
     }
 
     public int producerCounter()

@@ -9,6 +9,7 @@ import io.mlx5j.memory.Be;
 import io.mlx5j.verbs.WorkQueue;
 import io.mlx5j.verbs.WqRing;
 import io.mlx5j.wqe.DataSeg;
+import io.mlx5j.wqe.SrqNextSeg;
 
 import java.lang.foreign.MemorySegment;
 
@@ -137,11 +138,8 @@ public final class StridingRecvQueue
     {
         final long at = (long) slot * wqeBytes;
         // next segment (unused on a cyclic WQ), the data segment, and zero for any further data segments
-        Be.BE64.set(ring, at, 0L);
-        Be.BE64.set(ring, at + 8, 0L);
-        Be.BE32.set(ring, at + NEXT_SEG_BYTES, numStrides * strideBytes);
-        Be.BE32.set(ring, at + NEXT_SEG_BYTES + 4, key);
-        Be.BE64.set(ring, at + NEXT_SEG_BYTES + DataSeg.ADDR_OFFSET, address);
+        SrqNextSeg.set(ring, at, 0);
+        DataSeg.set(ring, at + NEXT_SEG_BYTES, numStrides * strideBytes, key, address);
         for (long o = NEXT_SEG_BYTES + DataSeg.LENGTH; o < wqeBytes; o += 8)
         {
             Be.BE64.set(ring, at + o, 0L);

@@ -1,5 +1,10 @@
 package io.mlx5j.wqe;
 
+import io.mlx5j.memory.Be;
+import io.mlx5j.memory.RingStores;
+
+import java.lang.foreign.MemorySegment;
+
 /**
  * Atomic segments, placed after the {@link RaddrSeg}. Sources: {@code struct mlx5_wqe_atomic_seg} (mlx5dv.h) for
  * CAS/FAA, {@code struct mlx5_wqe_masked_atomic_seg} (rdma-core v44 providers/mlx5/wqe.h) for the masked 64-bit
@@ -51,5 +56,47 @@ public final class AtomicSeg
 
     private AtomicSeg()
     {
+    }
+
+    /**
+     * One 16-byte unit of 64-bit operands at {@code at}: swap_add and compare ({@code struct mlx5_wqe_atomic_seg};
+     * CAS, FAA with compare 0), and each unit of the masked 64-bit forms (swap_add and compare, then swap_add_mask
+     * and compare_mask; masked FAA add and field_boundary). Two 8-byte big-endian stores.
+     */
+    public static void set(final MemorySegment sq, final long at, final long swapAdd, final long compare)
+    {
+        Be.BE64.set(sq, at + SWAP_ADD_OFFSET, swapAdd);
+        Be.BE64.set(sq, at + COMPARE_OFFSET, compare);
+    }
+
+    /** {@link #set} at a ring address ({@link RingStores}: only an address inside a live ring, 8-aligned). */
+    public static void put(final long address, final long swapAdd, final long compare)
+    {
+        RingStores.putLongBE(address + SWAP_ADD_OFFSET, swapAdd);
+        RingStores.putLongBE(address + COMPARE_OFFSET, compare);
+    }
+
+    /** Two 32-bit operands as one big-endian 8-byte word: {@code first} at the lower address. */
+    public static long pair32(final int first, final int second)
+    {
+        return ((long)first << 32) | (second & 0xffffffffL);
+    }
+
+    /**
+     * The 16-byte unit of a masked 32-bit atomic at {@code at}: CAS swap, compare, swap_mask, compare_mask; FAA
+     * add, field_boundary, 0, 0 (the reserved 8 bytes). Two 8-byte big-endian stores.
+     */
+    public static void setMasked32(final MemorySegment sq, final long at, final int w0, final int w4, final int w8,
+        final int w12)
+    {
+        Be.BE64.set(sq, at + MASKED32_SWAP_OFFSET, pair32(w0, w4));
+        Be.BE64.set(sq, at + MASKED32_SWAP_MASK_OFFSET, pair32(w8, w12));
+    }
+
+    /** {@link #setMasked32} at a ring address ({@link RingStores}: only an address inside a live ring). */
+    public static void putMasked32(final long address, final int w0, final int w4, final int w8, final int w12)
+    {
+        RingStores.putLongBE(address + MASKED32_SWAP_OFFSET, pair32(w0, w4));
+        RingStores.putLongBE(address + MASKED32_SWAP_MASK_OFFSET, pair32(w8, w12));
     }
 }

@@ -1,6 +1,7 @@
 package io.mlx5j.wqe;
 
 import io.mlx5j.memory.Be;
+import io.mlx5j.memory.RingStores;
 
 import java.lang.foreign.MemorySegment;
 
@@ -70,6 +71,18 @@ public final class CtrlSeg
         return ((signature & 0xff) << 24) | (fmCeSe & 0xff);
     }
 
+    /** First 8 bytes as one big-endian word: opmod_idx_opcode, then qpn_ds. */
+    public static long word0(final int opmodIdxOpcode, final int qpnDs)
+    {
+        return ((long)opmodIdxOpcode << 32) | (qpnDs & 0xffffffffL);
+    }
+
+    /** Last 8 bytes as one big-endian word: signature 0, dci_stream_channel_id 0, fm_ce_se, then imm. */
+    public static long word8(final int fmCeSe, final int imm)
+    {
+        return ((long)(fmCeSe & 0xff) << 32) | (imm & 0xffffffffL);
+    }
+
     /**
      * Encode the segment at {@code at} as mlx5dv_set_ctrl_seg does (signature 0), with two 8-byte big-endian stores:
      * opmod_idx_opcode and qpn_ds in one, the signature word and imm in the other.
@@ -82,7 +95,18 @@ public final class CtrlSeg
     public static void set(final MemorySegment sq, final long at, final int opmodIdxOpcode, final int qpnDs,
         final int fmCeSe, final int imm)
     {
-        Be.BE64.set(sq, at + OPMOD_IDX_OPCODE_OFFSET, ((long)opmodIdxOpcode << 32) | (qpnDs & 0xffffffffL));
-        Be.BE64.set(sq, at + SIGNATURE_OFFSET, ((long)(fmCeSe & 0xff) << 32) | (imm & 0xffffffffL));
+        Be.BE64.set(sq, at + OPMOD_IDX_OPCODE_OFFSET, word0(opmodIdxOpcode, qpnDs));
+        Be.BE64.set(sq, at + SIGNATURE_OFFSET, word8(fmCeSe, imm));
+    }
+
+    /**
+     * {@link #set} at a ring address ({@link RingStores}: only an address inside a live ring, 8-aligned).
+     * Small and static so that C2 inlines it into every post.
+     */
+    public static void put(final long address, final int opmodIdxOpcode, final int qpnDs, final int fmCeSe,
+        final int imm)
+    {
+        RingStores.putLongBE(address + OPMOD_IDX_OPCODE_OFFSET, word0(opmodIdxOpcode, qpnDs));
+        RingStores.putLongBE(address + SIGNATURE_OFFSET, word8(fmCeSe, imm));
     }
 }

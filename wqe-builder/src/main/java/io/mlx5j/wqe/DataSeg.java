@@ -1,6 +1,7 @@
 package io.mlx5j.wqe;
 
 import io.mlx5j.memory.Be;
+import io.mlx5j.memory.RingStores;
 
 import java.lang.foreign.MemorySegment;
 
@@ -36,6 +37,12 @@ public final class DataSeg
     {
     }
 
+    /** First 8 bytes as one big-endian word: byte_count, then lkey. */
+    public static long word0(final int byteCount, final int lkey)
+    {
+        return ((long)byteCount << 32) | (lkey & 0xffffffffL);
+    }
+
     /**
      * Encode the segment at {@code at} as mlx5dv_set_data_seg does, with two 8-byte big-endian stores: byte_count
      * and lkey in one, addr in the other.
@@ -44,7 +51,29 @@ public final class DataSeg
      */
     public static void set(final MemorySegment sq, final long at, final int byteCount, final int lkey, final long addr)
     {
-        Be.BE64.set(sq, at + BYTE_COUNT_OFFSET, ((long)byteCount << 32) | (lkey & 0xffffffffL));
+        Be.BE64.set(sq, at + BYTE_COUNT_OFFSET, word0(byteCount, lkey));
         Be.BE64.set(sq, at + ADDR_OFFSET, addr);
+    }
+
+    /** The entry that ends a receive scatter list: byte_count 0, lkey {@link #MLX5_INVALID_LKEY}, addr 0. */
+    public static void setTerminator(final MemorySegment rq, final long at)
+    {
+        set(rq, at, 0, MLX5_INVALID_LKEY, 0L);
+    }
+
+    /**
+     * {@link #set} at a ring address ({@link RingStores}: only an address inside a live ring, 8-aligned).
+     * Small and static so that C2 inlines it into every post.
+     */
+    public static void put(final long address, final int byteCount, final int lkey, final long addr)
+    {
+        RingStores.putLongBE(address + BYTE_COUNT_OFFSET, word0(byteCount, lkey));
+        RingStores.putLongBE(address + ADDR_OFFSET, addr);
+    }
+
+    /** {@link #setTerminator} at a ring address. */
+    public static void putTerminator(final long address)
+    {
+        put(address, 0, MLX5_INVALID_LKEY, 0L);
     }
 }

@@ -1,5 +1,10 @@
 package io.mlx5j.wqe;
 
+import io.mlx5j.memory.Be;
+import io.mlx5j.memory.RingStores;
+
+import java.lang.foreign.MemorySegment;
+
 /**
  * Datagram segment = address vector of a UD (or DC) send ({@code struct mlx5_wqe_datagram_seg} /
  * {@code struct mlx5_wqe_av}, rdma-core v44 mlx5dv.h; the encoding of {@code mlx5dv_set_dgram_seg}). 48 bytes.
@@ -53,6 +58,64 @@ public final class DatagramSeg
 
     private DatagramSeg()
     {
+    }
+
+    /** Bytes 0x08..0x0F as one big-endian word: dqp_dct (with the E flag), stat_rate_sl, fl_mlid, rlid. */
+    public static long word8(final int dqpDct, final boolean extended, final int statRateSl, final int flMlid,
+        final int rlid)
+    {
+        return ((long)((extended ? MLX5_EXTENDED_UD_AV : 0) | dqpDct) << 32) |
+            (((statRateSl & 0xffL) << 24) | ((flMlid & 0xffL) << 16) | (rlid & 0xffffL));
+    }
+
+    /** Bytes 0x10..0x17 as one big-endian word: reserved0 0, rmac bytes 0..3 ({@code rmac} in its low 48 bits). */
+    public static long word16(final long rmac)
+    {
+        return (rmac >>> 16) & 0xffffffffL;
+    }
+
+    /** Bytes 0x18..0x1F as one big-endian word: rmac bytes 4..5, tclass, hop_limit, grh_gid_fl. */
+    public static long word24(final long rmac, final int tclass, final int hopLimit, final int grhGidFl)
+    {
+        return ((rmac & 0xffffL) << 48) | ((tclass & 0xffL) << 40) | ((hopLimit & 0xffL) << 32) |
+            (grhGidFl & 0xffffffffL);
+    }
+
+    /**
+     * The segment, field for field what mlx5dv_set_dgram_seg writes, as six 8-byte big-endian stores into its three
+     * 16-byte units at {@code unit0}, {@code unit1} and {@code unit2} (the offsets of units 1 and 2 are passed
+     * because they may continue at the ring start).
+     *
+     * @param key      64-bit key; for UD the qkey goes in the upper 32 bits ({@code (long) qkey << 32})
+     * @param rmac     destination MAC, the 6 bytes in the low 48 bits, first wire byte most significant
+     * @param grhGidFl see {@link #grhGidFlIb} / {@link #grhGidFlRoce}; 0 for IB without GRH
+     * @param rgidHi   bytes 0..7 of the remote GID, first byte most significant
+     * @param rgidLo   bytes 8..15 of the remote GID
+     */
+    public static void set(final MemorySegment sq, final long unit0, final long unit1, final long unit2,
+        final long key, final int dqpDct, final boolean extended, final int statRateSl, final int flMlid,
+        final int rlid, final long rmac, final int tclass, final int hopLimit, final int grhGidFl, final long rgidHi,
+        final long rgidLo)
+    {
+        Be.BE64.set(sq, unit0 + KEY_OFFSET, key);
+        Be.BE64.set(sq, unit0 + DQP_DCT_OFFSET, word8(dqpDct, extended, statRateSl, flMlid, rlid));
+        Be.BE64.set(sq, unit1 + RESERVED0_OFFSET - 16, word16(rmac));
+        Be.BE64.set(sq, unit1 + RMAC_OFFSET + 4 - 16, word24(rmac, tclass, hopLimit, grhGidFl));
+        Be.BE64.set(sq, unit2 + RGID_OFFSET - 32, rgidHi);
+        Be.BE64.set(sq, unit2 + RGID_OFFSET + 8 - 32, rgidLo);
+    }
+
+    /** {@link #set} at ring addresses ({@link RingStores}: only addresses inside a live ring, 8-aligned). */
+    public static void put(final long unit0, final long unit1, final long unit2, final long key, final int dqpDct,
+        final boolean extended, final int statRateSl, final int flMlid, final int rlid, final long rmac,
+        final int tclass, final int hopLimit, final int grhGidFl, final long rgidHi, final long rgidLo)
+    {
+        RingStores.putLongBE(unit0 + KEY_OFFSET, key);
+        RingStores.putLongBE(unit0 + DQP_DCT_OFFSET, word8(dqpDct, extended, statRateSl, flMlid, rlid));
+        RingStores.putLongBE(unit1 + RESERVED0_OFFSET - 16, word16(rmac));
+        RingStores.putLongBE(unit1 + RMAC_OFFSET + 4 - 16, word24(rmac, tclass, hopLimit, grhGidFl));
+        RingStores.putLongBE(unit2 + RGID_OFFSET - 32, rgidHi);
+        RingStores.putLongBE(unit2 + RGID_OFFSET + 8 - 32, rgidLo);
     }
 
     /** grh_gid_fl word for InfiniBand with GRH: G flag, source GID index (bits 27..20), flow label (19..0). */

@@ -1,5 +1,10 @@
 package io.mlx5j.wqe;
 
+import io.mlx5j.memory.Be;
+import io.mlx5j.memory.RingStores;
+
+import java.lang.foreign.MemorySegment;
+
 /**
  * Ethernet segment of a raw-packet send WQE ({@code struct mlx5_wqe_eth_seg} in rdma-core v44 mlx5dv.h; 32 bytes
  * in the header, but only its first 16 bytes are fixed): it follows the ctrl segment and carries the checksum
@@ -71,5 +76,53 @@ public final class EthSeg
     public static int ds(final int inlineHdrSz)
     {
         return (INLINE_HDR_START_OFFSET + inlineHdrSz + 15) >>> 4;
+    }
+
+    /** Bytes 0x00..0x07 as one big-endian word: rsvd0 0, cs_flags, reserved 0, mss. */
+    public static long word0(final int csFlags, final int mss)
+    {
+        return ((csFlags & 0xffL) << 24) | (mss & 0xffffL);
+    }
+
+    /**
+     * Bytes 0x0C..0x0F: inline_hdr_sz and the first two frame bytes ({@code start}, first byte most significant).
+     */
+    public static int inlineHdrWord(final int inlineHdrSz, final int start)
+    {
+        return (inlineHdrSz << 16) | (start & 0xffff);
+    }
+
+    /** Bytes 0x0C..0x0F with nothing inlined: insert.type {@link #INSERT_VLAN} and insert.vlan_tci. */
+    public static int insertVlanWord(final int tci)
+    {
+        return (INSERT_VLAN << 16) | (tci & 0xffff);
+    }
+
+    /**
+     * The fixed first 16 bytes at {@code at} (16-aligned), two 8-byte big-endian stores: rsvd0, cs_flags, mss,
+     * rsvd2 and the word at 0x0C ({@link #inlineHdrWord} or {@link #insertVlanWord}). The inline header bytes from
+     * 0x10 on and their padding are the caller's.
+     */
+    public static void set(final MemorySegment sq, final long at, final int csFlags, final int mss, final int word12)
+    {
+        Be.BE64.set(sq, at + RSVD0_OFFSET, word0(csFlags, mss));
+        Be.BE64.set(sq, at + RSVD2_OFFSET, word12 & 0xffffffffL);
+    }
+
+    /** {@link #set} at a ring address ({@link RingStores}: only an address inside a live ring, 8-aligned). */
+    public static void put(final long address, final int csFlags, final int mss, final int word12)
+    {
+        RingStores.putLongBE(address + RSVD0_OFFSET, word0(csFlags, mss));
+        RingStores.putLongBE(address + RSVD2_OFFSET, word12 & 0xffffffffL);
+    }
+
+    /**
+     * The 802.1Q tag (ethertype 0x8100, then {@code tci}) at {@code at}, inside an inline header copy: two 2-byte
+     * stores, because the tag lands at segment offset 0x1a, which is only 2-aligned.
+     */
+    public static void setVlanTag(final MemorySegment sq, final long at, final int tci)
+    {
+        Be.BE16.set(sq, at, (short)ETH_P_8021Q);
+        Be.BE16.set(sq, at + 2, (short)tci);
     }
 }

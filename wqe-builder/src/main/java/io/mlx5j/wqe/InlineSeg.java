@@ -1,5 +1,10 @@
 package io.mlx5j.wqe;
 
+import io.mlx5j.memory.Be;
+import io.mlx5j.memory.RingStores;
+
+import java.lang.foreign.MemorySegment;
+
 /**
  * Inline data segment ({@code struct mlx5_wqe_inl_data_seg} in mlx5dv.h, {@code mlx5_wqe_inline_seg} in wqe.h):
  * a 4-byte header followed by the data itself, the whole padded to a multiple of 16 bytes.
@@ -31,5 +36,23 @@ public final class InlineSeg
     public static int ds(final int byteCount)
     {
         return (DATA_OFFSET + byteCount + 15) >>> 4;
+    }
+
+    /** The header word: byte_count with {@link #MLX5_INLINE_SEG}. */
+    public static int header(final int byteCount)
+    {
+        return byteCount | MLX5_INLINE_SEG;
+    }
+
+    /** The 4-byte header at {@code at} (16-aligned); the caller writes the data and its padding. */
+    public static void setHeader(final MemorySegment sq, final long at, final int byteCount)
+    {
+        Be.BE32.set(sq, at + BYTE_COUNT_OFFSET, header(byteCount));
+    }
+
+    /** {@link #setHeader} at a ring address ({@link RingStores}: only an address inside a live ring). */
+    public static void putHeader(final long address, final int byteCount)
+    {
+        RingStores.putIntBE(address + BYTE_COUNT_OFFSET, header(byteCount));
     }
 }

@@ -1,6 +1,7 @@
 package io.mlx5j.wqe;
 
 import io.mlx5j.memory.Be;
+import io.mlx5j.memory.RingStores;
 
 import java.lang.foreign.MemorySegment;
 
@@ -30,6 +31,12 @@ public final class RaddrSeg
     {
     }
 
+    /** Last 8 bytes as one big-endian word: rkey, then the reserved word 0. */
+    public static long word8(final int rkey)
+    {
+        return (long)rkey << 32;
+    }
+
     /**
      * Encode the segment at {@code at} with two 8-byte big-endian stores: raddr, then rkey with the reserved word 0
      * in its low half (the wire bytes of two 4-byte stores, in half the stores).
@@ -39,6 +46,16 @@ public final class RaddrSeg
     public static void set(final MemorySegment sq, final long at, final long raddr, final int rkey)
     {
         Be.BE64.set(sq, at + RADDR_OFFSET, raddr);
-        Be.BE64.set(sq, at + RKEY_OFFSET, (long)rkey << 32);
+        Be.BE64.set(sq, at + RKEY_OFFSET, word8(rkey));
+    }
+
+    /**
+     * {@link #set} at a ring address ({@link RingStores}: only an address inside a live ring, 8-aligned).
+     * Small and static so that C2 inlines it into every post.
+     */
+    public static void put(final long address, final long raddr, final int rkey)
+    {
+        RingStores.putLongBE(address + RADDR_OFFSET, raddr);
+        RingStores.putLongBE(address + RKEY_OFFSET, word8(rkey));
     }
 }

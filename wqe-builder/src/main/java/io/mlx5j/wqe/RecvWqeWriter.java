@@ -2,10 +2,6 @@ package io.mlx5j.wqe;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.mlx5j.memory.Be.BE16;
-import static io.mlx5j.memory.Be.BE32;
-import static io.mlx5j.memory.Be.BE64;
-
 /**
  * Flyweight encoder of one receive WQE: a list of {@link DataSeg} scatter entries filling a fixed stride (the RQ's
  * {@code mlx5dv_qp.rq.stride}, or the SRQ's stride after its {@link SrqNextSeg}). When fewer entries are used than
@@ -55,12 +51,7 @@ public final class RecvWqeWriter
         {
             throw new IllegalArgumentException("SRQ stride " + stride + " has no room for a data segment");
         }
-        BE16.set(srq, wqeOffset + SrqNextSeg.RSVD0_OFFSET, (short)0);
-        BE16.set(srq, wqeOffset + SrqNextSeg.NEXT_WQE_INDEX_OFFSET, (short)nextWqeIndex);
-        // signature (0) and the 11 bytes of rsvd1 as two aligned stores: a 4-byte word at the signature, then the
-        // 8 bytes that end the segment
-        BE32.set(srq, wqeOffset + SrqNextSeg.SIGNATURE_OFFSET, 0);
-        BE64.set(srq, wqeOffset + SrqNextSeg.LENGTH - 8, 0L);
+        SrqNextSeg.set(srq, wqeOffset, nextWqeIndex);
         this.cursor = wqeOffset + SrqNextSeg.LENGTH;
         return this;
     }
@@ -72,9 +63,7 @@ public final class RecvWqeWriter
         {
             throw new IllegalArgumentException("receive WQE holds only " + sges + " SGEs; one more does not fit");
         }
-        BE32.set(rq, cursor + DataSeg.BYTE_COUNT_OFFSET, byteCount);
-        BE32.set(rq, cursor + DataSeg.LKEY_OFFSET, lkey);
-        BE64.set(rq, cursor + DataSeg.ADDR_OFFSET, addr);
+        DataSeg.set(rq, cursor, byteCount, lkey, addr);
         cursor += DataSeg.LENGTH;
         sges++;
         return this;
@@ -85,9 +74,7 @@ public final class RecvWqeWriter
     {
         if (cursor + DataSeg.LENGTH <= end)
         {
-            BE32.set(rq, cursor + DataSeg.BYTE_COUNT_OFFSET, 0);
-            BE32.set(rq, cursor + DataSeg.LKEY_OFFSET, DataSeg.MLX5_INVALID_LKEY);
-            BE64.set(rq, cursor + DataSeg.ADDR_OFFSET, 0L);
+            DataSeg.setTerminator(rq, cursor);
         }
         return this;
     }

@@ -1,5 +1,10 @@
 package io.mlx5j.wqe;
 
+import io.mlx5j.memory.Be;
+import io.mlx5j.memory.RingStores;
+
+import java.lang.foreign.MemorySegment;
+
 /**
  * First 16 bytes of every SRQ receive WQE ({@code struct mlx5_wqe_srq_next_seg}, rdma-core v44 mlx5dv.h): links the
  * free list of SRQ WQEs, which the device follows when it consumes one.
@@ -11,6 +16,9 @@ package io.mlx5j.wqe;
  *  0x04 |   signature   |                  rsvd1 (11 bytes) ...       |
  *       +---------------+---------------------------------------------+
  * </pre>
+ * A striding (multi-packet) RQ WQE starts with the same 16 bytes, unused on its cyclic WQ and written as zeros,
+ * followed by one {@link DataSeg} (PRM "Multi-Packet Receive Queue" WQE; rdma-core v44 providers/mlx5 mlx5dv.h
+ * gives no struct of its own for it).
  */
 public final class SrqNextSeg
 {
@@ -22,5 +30,31 @@ public final class SrqNextSeg
 
     private SrqNextSeg()
     {
+    }
+
+    /** First 8 bytes as one big-endian word: rsvd0 0, next_wqe_index, signature 0, the first 3 bytes of rsvd1 0. */
+    public static long word0(final int nextWqeIndex)
+    {
+        return (long)(nextWqeIndex & 0xffff) << 32;
+    }
+
+    /** The whole segment at {@code at} (16-aligned): next_wqe_index, everything else 0; two 8-byte stores. */
+    public static void set(final MemorySegment rq, final long at, final int nextWqeIndex)
+    {
+        Be.BE64.set(rq, at, word0(nextWqeIndex));
+        Be.BE64.set(rq, at + 8, 0L);
+    }
+
+    /** Only next_wqe_index of the segment at {@code at}: relinks the free list and leaves the rest as it is. */
+    public static void setNextWqeIndex(final MemorySegment rq, final long at, final int nextWqeIndex)
+    {
+        Be.BE16.set(rq, at + NEXT_WQE_INDEX_OFFSET, (short)nextWqeIndex);
+    }
+
+    /** {@link #set} at a ring address ({@link RingStores}: only an address inside a live ring, 8-aligned). */
+    public static void put(final long address, final int nextWqeIndex)
+    {
+        RingStores.putLongBE(address, word0(nextWqeIndex));
+        RingStores.putLongBE(address + 8, 0L);
     }
 }

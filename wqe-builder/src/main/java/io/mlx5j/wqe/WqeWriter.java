@@ -2,10 +2,7 @@ package io.mlx5j.wqe;
 
 import java.lang.foreign.MemorySegment;
 
-import static io.mlx5j.memory.Be.BE16;
-import static io.mlx5j.memory.Be.BE32;
 import static io.mlx5j.memory.Be.BE64;
-import static io.mlx5j.memory.Be.U8;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
@@ -106,7 +103,7 @@ public final class WqeWriter
         final long last = (at + ((long)(units - 1) << 4)) & sqMask;
         BE64.set(sq, last, 0L);
         BE64.set(sq, last + 8, 0L);
-        BE32.set(sq, at + InlineSeg.BYTE_COUNT_OFFSET, byteCount | InlineSeg.MLX5_INLINE_SEG);
+        InlineSeg.setHeader(sq, at, byteCount);
         final long ringSize = sqMask + 1;
         final long data = at + InlineSeg.DATA_OFFSET;   // never past the ring end: at is 16-aligned
         final long first = Math.min(byteCount, ringSize - data);
@@ -133,7 +130,7 @@ public final class WqeWriter
         reserve(units, "inline data");
         final long at = cursor;
         zeroLastUnit(at, units);
-        BE32.set(sq, at + InlineSeg.BYTE_COUNT_OFFSET, byteCount | InlineSeg.MLX5_INLINE_SEG);
+        InlineSeg.setHeader(sq, at, byteCount);
         final long data = at + InlineSeg.DATA_OFFSET;   // never past the ring end: at is 16-aligned
         copyToRing(a, aOffset, data, aLen);
         copyToRing(b, bOffset, (data + aLen) & sqMask, bLen);
@@ -161,7 +158,7 @@ public final class WqeWriter
         zeroLastUnit(at, units);
         final int start = (inlineHdrSz > 0 ? (src.get(JAVA_BYTE, srcOffset) & 0xff) << 8 : 0) |
             (inlineHdrSz > 1 ? src.get(JAVA_BYTE, srcOffset + 1) & 0xff : 0);
-        ethFixed(at, csFlags, mss, (inlineHdrSz << 16) | start);
+        EthSeg.set(sq, at, csFlags, mss, EthSeg.inlineHdrWord(inlineHdrSz, start));
         if (inlineHdrSz > 2)
         {
             copyToRing(src, srcOffset + 2, at + EthSeg.INLINE_HDR_OFFSET, inlineHdrSz - 2);
@@ -185,7 +182,7 @@ public final class WqeWriter
         if (inlineHdrSz == 0)
         {
             reserve(1, "Ethernet segment");
-            ethFixed(cursor, csFlags, mss, EthSeg.INSERT_VLAN << 16 | (tci & 0xffff));
+            EthSeg.set(sq, cursor, csFlags, mss, EthSeg.insertVlanWord(tci));
             return advance(1);
         }
         if (inlineHdrSz < EthSeg.MLX5_ETH_L2_INLINE_HEADER_SIZE)
@@ -198,26 +195,18 @@ public final class WqeWriter
         reserve(units, "Ethernet segment (inline header)");
         final long at = cursor;
         zeroLastUnit(at, units);
-        ethFixed(at, csFlags, mss, (inlineHdrSz << 16) | (src.get(JAVA_BYTE, srcOffset) & 0xff) << 8 |
-            (src.get(JAVA_BYTE, srcOffset + 1) & 0xff));
+        EthSeg.set(sq, at, csFlags, mss, EthSeg.inlineHdrWord(inlineHdrSz,
+            (src.get(JAVA_BYTE, srcOffset) & 0xff) << 8 | (src.get(JAVA_BYTE, srcOffset + 1) & 0xff)));
         // Tagged frame bytes 2..11 (the rest of the MACs) go to 0x10..0x19 of the segment, the tag to 0x1a..0x1d, the
         // rest of the header from 0x1e on. The segment starts 16 bytes into a WQEBB, so nothing before 0x20 can
         // reach the ring end, and 0x1a / 0x1c are 2-byte aligned.
         final long macs = at + EthSeg.INLINE_HDR_OFFSET;
         final long tag = at + EthSeg.INLINE_HDR_START_OFFSET + EthSeg.VLAN_TAG_OFFSET;
         MemorySegment.copy(src, srcOffset + 2, sq, macs, EthSeg.VLAN_TAG_OFFSET - 2);
-        BE16.set(sq, tag, (short)EthSeg.ETH_P_8021Q);
-        BE16.set(sq, tag + 2, (short)tci);
+        EthSeg.setVlanTag(sq, tag, tci);
         copyToRing(src, srcOffset + EthSeg.VLAN_TAG_OFFSET, tag + EthSeg.VLAN_HLEN,
             inlineHdrSz - EthSeg.VLAN_HLEN - EthSeg.VLAN_TAG_OFFSET);
         return advance(units);
-    }
-
-    /** First 16 bytes of an Ethernet segment: two 8-byte stores, reserved words zero. */
-    private void ethFixed(final long at, final int csFlags, final int mss, final int word12)
-    {
-        BE64.set(sq, at + EthSeg.RSVD0_OFFSET, ((csFlags & 0xffL) << 24) | (mss & 0xffffL));
-        BE64.set(sq, at + EthSeg.RSVD2_OFFSET, word12 & 0xffffffffL);
     }
 
     private void zeroLastUnit(final long at, final int units)
@@ -261,8 +250,7 @@ public final class WqeWriter
     public WqeWriter atomicCas(final long swap, final long compare)
     {
         reserve(1, "atomic segment");
-        BE64.set(sq, cursor + AtomicSeg.SWAP_ADD_OFFSET, swap);
-        BE64.set(sq, cursor + AtomicSeg.COMPARE_OFFSET, compare);
+        AtomicSeg.set(sq, cursor, swap, compare);
         return advance(1);
     }
 
@@ -270,8 +258,7 @@ public final class WqeWriter
     public WqeWriter atomicFa(final long add)
     {
         reserve(1, "atomic segment");
-        BE64.set(sq, cursor + AtomicSeg.SWAP_ADD_OFFSET, add);
-        BE64.set(sq, cursor + AtomicSeg.COMPARE_OFFSET, 0L);
+        AtomicSeg.set(sq, cursor, add, 0L);
         return advance(1);
     }
 
@@ -282,11 +269,9 @@ public final class WqeWriter
     public WqeWriter maskedCas64(final long swap, final long compare, final long swapMask, final long compareMask)
     {
         reserve(2, "masked atomic segment");
-        BE64.set(sq, cursor + AtomicSeg.MASKED64_SWAP_ADD_OFFSET, swap);
-        BE64.set(sq, cursor + AtomicSeg.MASKED64_COMPARE_OFFSET, compare);
-        advance(1);   // the second half may start at the ring beginning
-        BE64.set(sq, cursor + AtomicSeg.MASKED64_SWAP_ADD_MASK_OFFSET - 16, swapMask);
-        BE64.set(sq, cursor + AtomicSeg.MASKED64_COMPARE_MASK_OFFSET - 16, compareMask);
+        AtomicSeg.set(sq, cursor, swap, compare);
+        advance(1);   // the second half (swap_add_mask, compare_mask) may start at the ring beginning
+        AtomicSeg.set(sq, cursor, swapMask, compareMask);
         return advance(1);
     }
 
@@ -294,8 +279,7 @@ public final class WqeWriter
     public WqeWriter maskedFa64(final long add, final long fieldBoundary)
     {
         reserve(1, "masked atomic segment");
-        BE64.set(sq, cursor + AtomicSeg.MASKED64_FA_ADD_OFFSET, add);
-        BE64.set(sq, cursor + AtomicSeg.MASKED64_FA_FIELD_BOUNDARY_OFFSET, fieldBoundary);
+        AtomicSeg.set(sq, cursor, add, fieldBoundary);
         return advance(1);
     }
 
@@ -303,10 +287,7 @@ public final class WqeWriter
     public WqeWriter maskedCas32(final int swap, final int compare, final int swapMask, final int compareMask)
     {
         reserve(1, "masked atomic segment");
-        BE32.set(sq, cursor + AtomicSeg.MASKED32_SWAP_OFFSET, swap);
-        BE32.set(sq, cursor + AtomicSeg.MASKED32_COMPARE_OFFSET, compare);
-        BE32.set(sq, cursor + AtomicSeg.MASKED32_SWAP_MASK_OFFSET, swapMask);
-        BE32.set(sq, cursor + AtomicSeg.MASKED32_COMPARE_MASK_OFFSET, compareMask);
+        AtomicSeg.setMasked32(sq, cursor, swap, compare, swapMask, compareMask);
         return advance(1);
     }
 
@@ -314,9 +295,7 @@ public final class WqeWriter
     public WqeWriter maskedFa32(final int add, final int fieldBoundary)
     {
         reserve(1, "masked atomic segment");
-        BE32.set(sq, cursor + AtomicSeg.MASKED32_FA_ADD_OFFSET, add);
-        BE32.set(sq, cursor + AtomicSeg.MASKED32_FA_FIELD_BOUNDARY_OFFSET, fieldBoundary);
-        BE64.set(sq, cursor + AtomicSeg.MASKED32_FA_RESERVED_OFFSET, 0L);
+        AtomicSeg.setMasked32(sq, cursor, add, fieldBoundary, 0, 0);   // 8 reserved bytes written as 0
         return advance(1);
     }
 
@@ -334,24 +313,13 @@ public final class WqeWriter
         final long rgidHi, final long rgidLo)
     {
         reserve(3, "datagram segment");
-        long at = cursor;
-        BE64.set(sq, at + DatagramSeg.KEY_OFFSET, key);
-        BE32.set(sq, at + DatagramSeg.DQP_DCT_OFFSET, (extended ? DatagramSeg.MLX5_EXTENDED_UD_AV : 0) | dqpDct);
-        BE32.set(sq, at + DatagramSeg.STAT_RATE_SL_OFFSET,
-            ((statRateSl & 0xff) << 24) | ((flMlid & 0xff) << 16) | (rlid & 0xffff));
-        advance(1);
-        at = cursor - 16;   // offsets below stay relative to the AV start; cursor may have wrapped to 0
-        BE32.set(sq, at + DatagramSeg.RESERVED0_OFFSET, 0);
-        BE32.set(sq, at + DatagramSeg.RMAC_OFFSET, (int)(rmac >>> 16));
-        BE16.set(sq, at + DatagramSeg.RMAC_OFFSET + 4, (short)rmac);
-        U8.set(sq, at + DatagramSeg.TCLASS_OFFSET, (byte)tclass);
-        U8.set(sq, at + DatagramSeg.HOP_LIMIT_OFFSET, (byte)hopLimit);
-        BE32.set(sq, at + DatagramSeg.GRH_GID_FL_OFFSET, grhGidFl);
-        advance(1);
-        at = cursor - 32;
-        BE64.set(sq, at + DatagramSeg.RGID_OFFSET, rgidHi);
-        BE64.set(sq, at + DatagramSeg.RGID_OFFSET + 8, rgidLo);
-        return advance(1);
+        // its three units one by one: the second and third may continue at the ring start
+        final long unit0 = cursor;
+        final long unit1 = (unit0 + 16) & sqMask;
+        final long unit2 = (unit1 + 16) & sqMask;
+        DatagramSeg.set(sq, unit0, unit1, unit2, key, dqpDct, extended, statRateSl, flMlid, rlid, rmac, tclass,
+            hopLimit, grhGidFl, rgidHi, rgidLo);
+        return advance(3);
     }
 
     /**

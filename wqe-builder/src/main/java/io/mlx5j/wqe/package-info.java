@@ -8,7 +8,12 @@
  * <li>Descriptors (offsets, flags, bit rulers; names from the PRM and rdma-core v44 mlx5dv.h): {@link
  *     io.mlx5j.wqe.CtrlSeg}, {@link io.mlx5j.wqe.RaddrSeg}, {@link io.mlx5j.wqe.DataSeg}, {@link
  *     io.mlx5j.wqe.InlineSeg}, {@link io.mlx5j.wqe.AtomicSeg}, {@link io.mlx5j.wqe.DatagramSeg}, {@link
- *     io.mlx5j.wqe.SrqNextSeg}, {@link io.mlx5j.wqe.Cqe64}, {@link io.mlx5j.wqe.Mlx5Opcode}.</li>
+ *     io.mlx5j.wqe.SrqNextSeg}, {@link io.mlx5j.wqe.EthSeg}, {@link io.mlx5j.wqe.Cqe64}, {@link
+ *     io.mlx5j.wqe.Mlx5Opcode}. Each segment descriptor is also the one encoding of its segment: static writers
+ *     {@code set(MemorySegment, offset, ...)} (through {@link io.mlx5j.memory.Be}'s handles) and {@code put(address,
+ *     ...)} (through {@link io.mlx5j.memory.RingStores}, for the posts that store by ring address) store the same
+ *     packed big-endian words; every encoder of mlx5j (the writers below, the direct module's one-call posts, raw
+ *     frames and receive queues) calls them instead of storing fields itself.</li>
  * <li>Encoders (flyweights, re-wrapped per WQE): {@link io.mlx5j.wqe.WqeWriter} (send),
  *     {@link io.mlx5j.wqe.RecvWqeWriter} (RQ/SRQ).</li>
  * <li>Counters (no bytes): {@link io.mlx5j.wqe.SendRing}, {@link io.mlx5j.wqe.RecvRing}.</li>

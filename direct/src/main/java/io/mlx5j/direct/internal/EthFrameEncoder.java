@@ -77,8 +77,7 @@ public final class EthFrameEncoder
         }
         final int start = hdr > 1 ? Short.toUnsignedInt(h.get(BE16_UNALIGNED, 0)) :
             hdr == 1 ? (h.get(JAVA_BYTE, 0) & 0xff) << 8 : 0;
-        RingStores.putLongBE(base + at + EthSeg.RSVD0_OFFSET, (csFlags & 0xffL) << 24);
-        RingStores.putLongBE(base + at + EthSeg.RSVD2_OFFSET, ((long)hdr << 16 | start) & 0xffffffffL);
+        EthSeg.put(base + at, csFlags, 0, EthSeg.inlineHdrWord(hdr, start));
         if (hdr > 2)
         {
             // from the second unit on, the header may reach the ring end and continue at offset 0
@@ -97,10 +96,7 @@ public final class EthFrameEncoder
     /** One gather entry at {@code at}; returns the offset after it (not masked). */
     public long data(final long base, final long at, final int byteCount, final int lkey, final long addr)
     {
-        // DataSeg.set's two words, through RingStores
-        final long seg = base + (at & ringMask);
-        RingStores.putLongBE(seg + DataSeg.BYTE_COUNT_OFFSET, ((long)byteCount << 32) | (lkey & 0xffffffffL));
-        RingStores.putLongBE(seg + DataSeg.ADDR_OFFSET, addr);
+        DataSeg.put(base + (at & ringMask), byteCount, lkey, addr);
         return at + DataSeg.LENGTH;
     }
 
@@ -122,7 +118,7 @@ public final class EthFrameEncoder
             RingStores.zeroPadding(base + ((at + ((long)(units - 1) << 4)) & ringMask), end);
         }
         final long seg = at & ringMask;
-        RingStores.putIntBE(base + seg + InlineSeg.BYTE_COUNT_OFFSET, byteCount | InlineSeg.MLX5_INLINE_SEG);
+        InlineSeg.putHeader(base + seg, byteCount);
         final long data = seg + InlineSeg.DATA_OFFSET;  // seg is 16-aligned: data is before the ring end
         final long ringSize = ringMask + 1;
         if (hLen > 0)
@@ -167,8 +163,7 @@ public final class EthFrameEncoder
         }
         final int start = hdr > 1 ? Short.toUnsignedInt(h.get(BE16_UNALIGNED, 0)) :
             hdr == 1 ? (h.get(JAVA_BYTE, 0) & 0xff) << 8 : 0;
-        RingStores.putLongBE(eth + EthSeg.RSVD0_OFFSET, (csFlags & 0xffL) << 24);
-        RingStores.putLongBE(eth + EthSeg.RSVD2_OFFSET, ((long)hdr << 16 | start) & 0xffffffffL);
+        EthSeg.put(eth, csFlags, 0, EthSeg.inlineHdrWord(hdr, start));
         if (hdr > 2)
         {
             copyTemplate(h, 2, base, eth + EthSeg.INLINE_HDR_OFFSET - base, hdr - 2);
@@ -180,7 +175,7 @@ public final class EthFrameEncoder
         {
             RingStores.zeroPadding(seg + ((long)(InlineSeg.ds(byteCount) - 1) << 4), end);
         }
-        RingStores.putIntBE(seg + InlineSeg.BYTE_COUNT_OFFSET, byteCount | InlineSeg.MLX5_INLINE_SEG);
+        InlineSeg.putHeader(seg, byteCount);
         final long data = seg + InlineSeg.DATA_OFFSET;
         if (hRest > 0)
         {

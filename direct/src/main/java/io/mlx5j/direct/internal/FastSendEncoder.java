@@ -22,7 +22,7 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_NOP;
  * error, or stages the WR and reports the full ring.
  * <p>
  * The ctrl segment is not written here: the queue writes it last, with its signaling state
- * ({@link io.mlx5j.direct.SendQueue}'s finish). Each encoder stays under C2's inlining limit (FreqInlineSize, 325
+ * ({@link SendRingCore#commit}). Each encoder stays under C2's inlining limit (FreqInlineSize, 325
  * bytecodes): as one 424-bytecode method the fast path was "hot method too big" (-XX:+PrintInlining) and every post
  * paid a call; split, each one-call method compiles as one unit with its constant arguments (opcode, remote) folded.
  * <p>
@@ -82,14 +82,12 @@ public final class FastSendEncoder
         long at = ctrl + CtrlSeg.LENGTH;
         if (remote)
         {
-            raddr(base + at, raddr, rkey);
+            RaddrSeg.put(base + at, raddr, rkey);
             at += RaddrSeg.LENGTH;
         }
         if (len != 0 && opcode != MLX5_OPCODE_NOP)
         {
-            // DataSeg.set's two words, through RingStores
-            RingStores.putLongBE(base + at + DataSeg.BYTE_COUNT_OFFSET, ((long)len << 32) | (lkey & 0xffffffffL));
-            RingStores.putLongBE(base + at + DataSeg.ADDR_OFFSET, laddr);
+            DataSeg.put(base + at, len, lkey, laddr);
             at += DataSeg.LENGTH;
         }
         this.ctrl = ctrl;
@@ -126,7 +124,7 @@ public final class FastSendEncoder
         long at = ctrl + CtrlSeg.LENGTH;
         if (remote)
         {
-            raddr(base + at, raddr, rkey);
+            RaddrSeg.put(base + at, raddr, rkey);
             at += RaddrSeg.LENGTH;
         }
         if (payload)
@@ -148,7 +146,7 @@ public final class FastSendEncoder
         final long last = (at + ((long)(InlineSeg.ds(len) - 1) << 4)) & ringMask;
         RingStores.putLongBE(base + last, 0L);
         RingStores.putLongBE(base + last + 8, 0L);
-        RingStores.putIntBE(base + at + InlineSeg.BYTE_COUNT_OFFSET, len | InlineSeg.MLX5_INLINE_SEG);
+        InlineSeg.putHeader(base + at, len);
         final long data = at + InlineSeg.DATA_OFFSET;
         final long first = Math.min(len, ringMask + 1 - data);
         RingStores.copy(laddr, base + data, first);
@@ -156,12 +154,5 @@ public final class FastSendEncoder
         {
             RingStores.copy(laddr + first, base, len - first);
         }
-    }
-
-    /** RaddrSeg.set's two words at address {@code at}, through {@link RingStores}. */
-    private static void raddr(final long at, final long raddr, final int rkey)
-    {
-        RingStores.putLongBE(at + RaddrSeg.RADDR_OFFSET, raddr);
-        RingStores.putLongBE(at + RaddrSeg.RKEY_OFFSET, (long)rkey << 32);
     }
 }

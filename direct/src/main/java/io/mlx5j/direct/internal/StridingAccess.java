@@ -20,7 +20,7 @@ public abstract class StridingAccess
         StridingAccess a = access;
         if (a == null)
         {
-            SendQueueAccess.initialise(StridingRecvQueue.class);
+            initialise(StridingRecvQueue.class);
             a = access;
         }
         return a;
@@ -59,4 +59,17 @@ public abstract class StridingAccess
 
     /** Moves the queue to another thread group (attach, detach). */
     public abstract void ownership(StridingRecvQueue queue, Ownership ownership);
+
+    /** Runs the class initialiser of {@code type}, which registers the implementation. */
+    private static void initialise(final Class<?> type)
+    {
+        try
+        {
+            Class.forName(type.getName(), true, type.getClassLoader());
+        }
+        catch (final ClassNotFoundException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
 }

@@ -7,8 +7,9 @@
  * scatter-to-CQE copies ({@link io.mlx5j.direct.internal.ScatterList}, {@link io.mlx5j.direct.internal.Scatter},
  * {@link io.mlx5j.direct.internal.SendScatter}), thread groups and the debug switch
  * ({@link io.mlx5j.direct.internal.Ownership}), the BlueFlame register registry ({@link
- * io.mlx5j.direct.internal.BlueFlameRegisters}), cycles lent to the emulator ({@link
- * io.mlx5j.direct.internal.EmulatorLend}), and the doors between the data-path packages that the package split
- * left ({@link io.mlx5j.direct.internal.SendQueueAccess}, {@link io.mlx5j.direct.internal.StridingAccess}).
+ * io.mlx5j.direct.internal.BlueFlameRegisters}), the send ring both send queues compose ({@link
+ * io.mlx5j.direct.internal.SendRingCore}), cycles lent to the emulator ({@link
+ * io.mlx5j.direct.internal.EmulatorLend}), and the door between the data-path packages that the package split
+ * left ({@link io.mlx5j.direct.internal.StridingAccess}).
  */
 package io.mlx5j.direct.internal;

@@ -1,0 +1,303 @@
+package io.mlx5j.direct.internal;
+
+import io.mlx5j.bindings.IbvQpAttr;
+import io.mlx5j.bindings.IbvQpInitAttr;
+import io.mlx5j.bindings.Verbs;
+import io.mlx5j.direct.SendFlags;
+import io.mlx5j.doorbell.BlueFlameRegister;
+import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.doorbell.DoorbellRecord;
+import io.mlx5j.doorbell.SendDoorbell;
+import io.mlx5j.verbs.QpRing;
+import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.VerbsException;
+import io.mlx5j.verbs.internal.VerbsAccess;
+import io.mlx5j.wqe.CtrlSeg;
+import io.mlx5j.wqe.SendRing;
+import io.mlx5j.wqe.WqeWriter;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static io.mlx5j.bindings.CTypes.C_INT;
+
+/**
+ * The send ring of one QP, shared by every queue that posts WQEs into it: {@link io.mlx5j.direct.SendQueue} (RC, UC,
+ * UD) and {@link io.mlx5j.raw.RawSendQueue} (raw packets, over the same SendQueue's core). It holds what a post needs
+ * once its body is written: the ring memory and its one liveness check, the WQEBB slots ({@link SendRing}: producer
+ * counter, wqe_counter, completion tracking), the ctrl segment with the QP's signaling and fence rules, the pending
+ * doorbell and its ring ({@link SendDoorbell}: doorbell record, then BlueFlame or the 8-byte doorbell, as libmlx5's
+ * post_send_db), and the thread group with the close guard of {@code -Dmlx5j.debug=true}. The queues write the
+ * segments between ctrl and the commit; they own the work-request state (staging, encoders) and the public API.
+ * <p>
+ * Which BlueFlame register the core rings, and whether it is locked, is decided by the queue that creates it
+ * ({@code SendQueue.of}, through {@link BlueFlameRegisters}); the core only rings it.
+ * <p>
+ * <b>Close rule</b> (the SendQueue class comment): {@link #liveRing()} checks once per post that the ring is alive,
+ * and the stores that follow go by address. Confined to the queue's thread, together with the CqPoller that retires
+ * its WQEs.
+ */
+public final class SendRingCore
+{
+    private static final VerbsAccess VERBS = VerbsAccess.get();
+
+    private final QueuePair qp;
+    private final Object owner;
+    private final int qpn;
+    private final MemorySegment ring;
+    /** The ring's address for the posts' unchecked stores ({@link #liveRing()}) and its arena's scope. */
+    private final long ringBase;
+    private final MemorySegment.Scope ringScope;
+    private final SendRing sq;
+    private final WqeWriter writer;
+    private final SendDoorbell doorbell;
+    private final int sqSignalBits;
+
+    /** Posted but not rung (the last of them is {@link SendRing#lastCtrlOffset()} / {@link SendRing#lastDs()}). */
+    private int pending;
+    private int signalEvery;
+    private int unsignaled;
+    private Ownership ownership;
+
+    /**
+     * @param owner the queue this core belongs to: the member of its thread group, named in messages
+     * @param rings {@code qp}'s rings, checked by {@link #checkRings}
+     * @param bf    the BlueFlame register the queue acquired for {@code qp}
+     */
+    public SendRingCore(final QueuePair qp, final Object owner, final QpRing rings, final BlueFlameRegister bf,
+        final DoorbellMode mode)
+    {
+        this.qp = qp;
+        this.owner = owner;
+        this.qpn = rings.qpn();
+        this.ring = rings.sq();
+        this.ringBase = ring.address();
+        this.ringScope = ring.scope();
+        this.sq = new SendRing(rings.sqWqeCnt());
+        this.writer = new WqeWriter(Math.min(rings.sqWqeCnt(), 16));
+        this.doorbell = new SendDoorbell(ring, new DoorbellRecord(rings.dbrec()), bf, mode);
+        this.sqSignalBits = queriedSqSigAll(qp) ? CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE : 0;
+        this.ownership = new Ownership(owner);
+        if (Ownership.DEBUG)
+        {
+            // the close rule: a close of the QP from another live thread throws and leaves it open
+            VERBS.addCloseGuard(qp, resource -> ownership.checkClose(resource));
+        }
+    }
+
+    /**
+     * {@code qp}'s rings if its send queue can be posted from Java: 64-byte WQEBBs, at least one, and a doorbell
+     * record and BlueFlame register in the ring's scope ({@link #ring()} checks the ring's scope once and then stores
+     * to the record and the register by address).
+     */
+    public static QpRing checkRings(final QueuePair qp)
+    {
+        final QpRing rings = qp.rings();
+        if (rings.sqStride() != SendRing.MLX5_SEND_WQE_BB || rings.sqWqeCnt() < 1)
+        {
+            throw new IllegalArgumentException(qp + " has no usable send queue (wqe_cnt " + rings.sqWqeCnt() +
+                ", stride " + rings.sqStride() + ")");
+        }
+        final MemorySegment.Scope scope = rings.sq().scope();
+        if (!rings.dbrec().scope().equals(scope) || !rings.bfReg().scope().equals(scope))
+        {
+            throw new IllegalArgumentException(qp + ": its doorbell record and BlueFlame register must share the " +
+                "send ring's scope");
+        }
+        return rings;
+    }
+
+    /** libmlx5's sq_signal_bits: a QP created with sq_sig_all signals every WQE (queried once, setup path). */
+    private static boolean queriedSqSigAll(final QueuePair qp)
+    {
+        try (Arena tmp = Arena.ofConfined())
+        {
+            final MemorySegment attr = tmp.allocate(IbvQpAttr.LAYOUT);
+            final MemorySegment init = tmp.allocate(IbvQpInitAttr.LAYOUT);
+            final int rc = Verbs.ibv_query_qp(qp.pointer(), attr, IbvQpAttr.IBV_QP_STATE, init);
+            if (rc != 0)
+            {
+                throw new VerbsException("ibv_query_qp", rc, qp.toString());
+            }
+            return init.get(C_INT, IbvQpInitAttr.SQ_SIG_ALL_OFFSET) != 0;
+        }
+    }
+
+    /**
+     * The ring's address, for one post's stores by address, after the one liveness check of that post: throws if
+     * the QP is closed (its arena, which scopes the ring, is closed first). Why not the ring segment's own checks:
+     * each store through it pays bounds, alignment and session checks, six to eight times per WQE, and the compiled
+     * post then stays too large for C2 to inline into the caller's loop (Mlx5jPostBench.rdmaWriteBatch8 fastest fork
+     * iterations 16.1-24.1 ns/WQE through the segment, 13.6-21.5 through this; rdmaWrite 22.7-31.5 and 19.8-22.7 ns).
+     * What keeps it safe is the close rule: a close from another thread cannot run between this check and the stores.
+     */
+    public long liveRing()
+    {
+        if (!ringScope.isAlive())
+        {
+            throw new IllegalStateException(owner + ": the QP is closed");
+        }
+        return ringBase;
+    }
+
+    /**
+     * A post's last steps once its body is written at {@code ctrl} ({@code ds} units): the ctrl segment (written last,
+     * when ds is known, with the signaling and fence rules of {@code flags}), the slot, the pending doorbell, and a
+     * ring for {@code SendFlags.RING}. {@code base} is the post's {@link #liveRing}.
+     */
+    public void commit(final long base, final long ctrl, final int ds, final int opcode, final int imm,
+        final long wrId, final int flags)
+    {
+        // one small method (72 bytecodes, as SendQueue.finish was 116): C2 inlines it into every one-call post
+        // (FreqInlineSize 325), so composing the core costs the posts no call
+        CtrlSeg.put(base + ctrl, CtrlSeg.opmodIdxOpcode(0, sq.wqeIndex(), opcode), CtrlSeg.qpnDs(qpn, ds),
+            fmCeSe(flags), imm);
+        sq.commit(ds, wrId);
+        pending++;
+        if ((flags & SendFlags.RING) != 0)
+        {
+            ringPending();     // this post has checked liveness (base)
+        }
+    }
+
+    /**
+     * The staging path's commit: the WQE at the writer's ctrl offset is complete, ctrl segment included (written
+     * through {@link #writer()} with {@link #fmCeSe} and {@link #wqeIndex()}); takes the slot and pends the doorbell.
+     * The caller rings for {@code SendFlags.RING} ({@link #ring()}, which checks liveness).
+     */
+    public void committed(final int ds, final long wrId)
+    {
+        sq.commit(ds, wrId);
+        pending++;
+    }
+
+    /** The ctrl segment's fm_ce_se for a WQE posted with {@code flags}, counting selective signaling. */
+    public int fmCeSe(final int flags)
+    {
+        int fmCeSe = sqSignalBits;
+        if ((flags & SendFlags.SIGNALED) != 0)
+        {
+            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE;
+        }
+        if (signalEvery > 0 && (fmCeSe & CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE) == 0 && ++unsignaled >= signalEvery)
+        {
+            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE;
+        }
+        if ((fmCeSe & CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE) != 0)
+        {
+            unsignaled = 0;
+        }
+        if ((flags & SendFlags.FENCE) != 0)
+        {
+            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_FENCE;
+        }
+        if ((flags & SendFlags.SOLICITED) != 0)
+        {
+            fmCeSe |= CtrlSeg.MLX5_WQE_CTRL_SOLICITED;
+        }
+        return fmCeSe;
+    }
+
+    /** Selective signaling: every n-th WQE signaled (0: off); counting restarts. */
+    public void signalEvery(final int n)
+    {
+        signalEvery = n;
+        unsignaled = 0;
+    }
+
+    /**
+     * Hand everything posted since the last ring to the NIC with one doorbell: the doorbell record, then BlueFlame
+     * (a single WQE that fits) or the 8-byte doorbell of the last WQE, as libmlx5's post_send_db.
+     *
+     * @return the number of WQEs rung (0: nothing was pending, nothing was written)
+     */
+    public int ring()
+    {
+        if (pending == 0)
+        {
+            return 0;
+        }
+        liveRing();     // this ring's one liveness check (the close rule, as for the posts)
+        return ringPending();
+    }
+
+    /**
+     * {@link #ring()} for a caller that has checked liveness in this post: the doorbell record store, the 8-byte
+     * doorbell and the BlueFlame blocks go by address ({@link SendDoorbell#ringLive}; the record and the register
+     * share the ring's scope, which {@link #checkRings} checks).
+     */
+    private int ringPending()
+    {
+        final int n = pending;
+        if (n == 0)
+        {
+            return 0;
+        }
+        doorbell.ringLive(n, sq.lastCtrlOffset(), sq.lastDs(), sq.producerCounter()); // the last WQE posted
+        pending = 0;
+        return n;
+    }
+
+    /** A send CQE with this wqe_counter arrived: retire up to that WQE and return its wr_id. */
+    public long complete(final int wqeCounter)
+    {
+        return sq.complete(wqeCounter);
+    }
+
+    /** The send ring's memory (mlx5dv_qp.sq.buf), for the checked accesses of the staging path and the CQ side. */
+    public MemorySegment memory()
+    {
+        return ring;
+    }
+
+    /** The ring's WQEBB slots: claim a WQE's room before writing it. */
+    public SendRing slots()
+    {
+        return sq;
+    }
+
+    /** The staging path's WQE writer over {@link #memory()}. */
+    public WqeWriter writer()
+    {
+        return writer;
+    }
+
+    /** wqe_index of the next WQE (the ctrl segment's opmod_idx_opcode). */
+    public int wqeIndex()
+    {
+        return sq.wqeIndex();
+    }
+
+    public int qpn()
+    {
+        return qpn;
+    }
+
+    public QueuePair queuePair()
+    {
+        return qp;
+    }
+
+    public DoorbellMode mode()
+    {
+        return doorbell.mode();
+    }
+
+    /** WQEs posted but not rung yet. */
+    public int pending()
+    {
+        return pending;
+    }
+
+    /** The thread group of the owning queue ({@code -Dmlx5j.debug=true} checks). */
+    public Ownership ownership()
+    {
+        return ownership;
+    }
+
+    /** The owning queue moves to another group (a CqPoller detach). */
+    public void ownership(final Ownership group)
+    {
+        this.ownership = group;
+    }
+}
