@@ -174,11 +174,24 @@ final class CqQueues
         final Object b = srqBindings.get(qpn);
         final SharedReceive srq = b instanceof SrqBinding binding && (binding.qp.isClosed() || binding.srq.dead())
             ? binding.srq : b instanceof Retired retired ? retired.srq : null;
-        if (srq != null && Arrays.asList(srqs).contains(srq))
+        if (srq != null && attached(srq))
         {
             srq.reclaim(wqeCounter);
         }
         return b != null;
+    }
+
+    /** Whether {@code srq} is attached (a loop, not Arrays.asList: this runs on a poll and allocates nothing). */
+    private boolean attached(final SharedReceive srq)
+    {
+        for (final SharedReceive s : srqs)
+        {
+            if (s == srq)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ------------------------------------------------------------------------------------------------ attach, detach
