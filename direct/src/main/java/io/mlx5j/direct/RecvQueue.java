@@ -1,5 +1,6 @@
 package io.mlx5j.direct;
 
+import io.mlx5j.direct.internal.OrderedReceive;
 import io.mlx5j.direct.internal.Ownership;
 import io.mlx5j.direct.internal.Scatter;
 import io.mlx5j.direct.internal.ScatterList;
@@ -34,8 +35,11 @@ import java.lang.foreign.MemorySegment;
  * {@link IllegalStateException}. With {@code -Dmlx5j.debug=true}, a close from another thread while the queue's
  * thread is alive throws and leaves the QP or WQ open. The staging form and {@link #ring()} access the ring and the
  * doorbell record through their scoped segments.
+ * <p>
+ * The public methods under "CQ side" are its {@link OrderedReceive} contract with {@link CqPoller}, not for
+ * applications.
  */
-public final class RecvQueue
+public final class RecvQueue implements OrderedReceive
 {
     private static final VerbsAccess VERBS = VerbsAccess.get();
     /** The QP, or null for a WQ. */
@@ -286,39 +290,59 @@ public final class RecvQueue
         return qpn;
     }
 
-    /** Its CQEs carry flow tags (a RAW_PACKET QP's RQ, or a WQ): the CQ serves this queue alone. */
-    boolean raw()
+    // ------------------------------------------------------------------------------------------------ CQ side
+
+    @Override
+    public boolean flowTagged()
     {
         return wq != null || qp.type() == QpType.RAW_PACKET;
     }
 
-    // ------------------------------------------------------------------------------------------------ CQ side
+    @Override
+    public boolean ipCsumValid()
+    {
+        return qp != null && qp.type() == QpType.RAW_PACKET && (qp.pd().context().queryDevice().deviceCapFlags() &
+            io.mlx5j.bindings.IbvDeviceAttr.IBV_DEVICE_RAW_IP_CSUM) != 0;
+    }
 
-    /** The QP is destroyed: its number may already belong to a new QP, so no CQE is this queue's any more. */
-    boolean dead()
+    @Override
+    public boolean dead()
     {
         return qp != null ? qp.isClosed() : wq.isClosed();
     }
 
-    /** Slot of the oldest outstanding WQE: the one the next receive completion is for. */
-    int tailSlot()
+    @Override
+    public Ownership ownership()
+    {
+        return ownership;
+    }
+
+    @Override
+    public void ownership(final Ownership ownership)
+    {
+        this.ownership = ownership;
+    }
+
+    @Override
+    public int tailSlot()
     {
         return rq.tailSlot();
     }
 
-    /** Address in the first data segment of the receive WQE in {@code slot}: where a received frame starts. */
-    long frameAddress(final int slot)
+    @Override
+    public long frameAddress(final int slot)
     {
         return firstAddr[slot];
     }
 
-    long complete()
+    @Override
+    public long complete()
     {
         return rq.complete();
     }
 
-    /** Scatter-to-CQE: mlx5_copy_to_recv_wqe (qp.c) over the receive WQE in {@code slot}. */
-    int copyToRecvWqe(final int slot, final MemorySegment src, final long srcOffset, final int size)
+    @Override
+    public int copyToRecvWqe(final int slot, final MemorySegment src, final long srcOffset, final int size)
     {
         return Scatter.copy(ring, ringMask, (long) slot * stride, maxSge, src, srcOffset, size).code();
     }

@@ -1,6 +1,7 @@
 package io.mlx5j.direct;
 
 import io.mlx5j.direct.internal.Ownership;
+import io.mlx5j.direct.internal.SharedReceive;
 import io.mlx5j.direct.internal.Scatter;
 import io.mlx5j.direct.internal.ScatterList;
 import io.mlx5j.doorbell.DoorbellRecord;
@@ -22,8 +23,10 @@ import java.lang.foreign.MemorySegment;
  * A CQE names its SRQ WQE by wqe_counter, so completions may arrive in any order.
  * <p>
  * Confined to one thread, which also polls the CQs the SRQ's QPs complete on ({@code -Dmlx5j.debug=true} checks).
+ * The public methods under "CQ side" are its {@link SharedReceive} contract with {@link CqPoller}, not for
+ * applications.
  */
-public final class SrqRecvQueue
+public final class SrqRecvQueue implements SharedReceive
 {
     private final SharedReceiveQueue srq;
     private final int srqn;
@@ -162,14 +165,49 @@ public final class SrqRecvQueue
 
     // ------------------------------------------------------------------------------------------------ CQ side
 
-    /** The WQE at {@code wqeCounter} completed: return its wr_id and link it after the tail of the free list. */
-    long complete(final int wqeCounter)
+    @Override
+    public boolean dead()
+    {
+        return srq.isClosed();
+    }
+
+    @Override
+    public Ownership ownership()
+    {
+        return ownership;
+    }
+
+    @Override
+    public void ownership(final Ownership ownership)
+    {
+        this.ownership = ownership;
+    }
+
+    @Override
+    public long complete(final int wqeCounter)
     {
         if (wqeCounter < 0 || wqeCounter >= wqeCnt || !busy[wqeCounter])
         {
             throw new IllegalStateException("SRQ CQE names WQE " + wqeCounter + " of " + this +
                 ", which is not outstanding");
         }
+        return free(wqeCounter);
+    }
+
+    @Override
+    public boolean reclaim(final int wqeCounter)
+    {
+        if (wqeCounter < 0 || wqeCounter >= wqeCnt || !busy[wqeCounter] || srq.isClosed())
+        {
+            return false;
+        }
+        free(wqeCounter);
+        return true;
+    }
+
+    /** Links the WQE at {@code wqeCounter} after the tail of the free list; returns its wr_id. */
+    private long free(final int wqeCounter)
+    {
         busy[wqeCounter] = false;
         outstanding--;
         SrqNextSeg.setNextWqeIndex(buf, (long) tail * stride, wqeCounter);
@@ -177,8 +215,8 @@ public final class SrqRecvQueue
         return wrId[wqeCounter];
     }
 
-    /** Scatter-to-CQE: mlx5_copy_to_recv_srq (srq.c) over the WQE at {@code wqeCounter}. */
-    int copyToRecvSrq(final int wqeCounter, final MemorySegment src, final long srcOffset, final int size)
+    @Override
+    public int copyToRecvSrq(final int wqeCounter, final MemorySegment src, final long srcOffset, final int size)
     {
         return Scatter.copy(buf, -1L, (long) wqeCounter * stride + SrqNextSeg.LENGTH,
             (stride - SrqNextSeg.LENGTH) / DataSeg.LENGTH, src, srcOffset, size).code();

@@ -1,12 +1,13 @@
 package io.mlx5j.direct;
 
 /**
- * A CQE that {@link CqPoller} cannot give to a queue: its QP has no attached queue (never attached, {@link
- * CqPoller#detach detached}, or destroyed, so that its number may belong to a new QP), or its opcode is one mlx5j
- * does not decode. Nothing is lost: the CQE stays at the head of the CQ, unconsumed, so that after {@link
- * CqPoller#attach attaching} the right queue the next poll decodes it normally, or {@link CqPoller#skip()} consumes
- * it; until then every poll reports it again. A batch poll returns the completions before it first. This exception
- * carries a copy of the whole entry.
+ * In {@link CqPoller#strict(boolean) strict mode} only: a CQE that {@link CqPoller} cannot give to a queue because its
+ * QP never had a queue attached to the poller, or its opcode is one mlx5j does not decode (CQEs of detached or
+ * destroyed queues are orphans, consumed in either mode). Nothing is lost: the CQE stays at the head of the CQ,
+ * unconsumed, so that after {@link CqPoller#attach attaching} the right queue the next poll decodes it normally, or
+ * {@link CqPoller#skip()} consumes it; until then every poll reports it again. A batch poll returns the completions
+ * before it first. This exception carries a copy of the whole entry. Outside strict mode such a CQE is consumed and
+ * counted instead ({@link CqPoller#unexpectedCqes()}, {@link CqPoller#lastUnexpected()}).
  */
 public final class UnexpectedCqeException extends IllegalStateException
 {

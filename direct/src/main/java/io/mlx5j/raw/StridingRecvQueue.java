@@ -3,7 +3,7 @@ package io.mlx5j.raw;
 import io.mlx5j.direct.Completion;
 import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.internal.Ownership;
-import io.mlx5j.direct.internal.StridingAccess;
+import io.mlx5j.direct.internal.StridingReceive;
 import io.mlx5j.doorbell.DoorbellRecord;
 import io.mlx5j.memory.Be;
 import io.mlx5j.verbs.WorkQueue;
@@ -31,14 +31,10 @@ import java.lang.foreign.MemorySegment;
  * until then); otherwise {@link Completion#releasedWqes()} reports it and the caller posts a new one.
  * <p>
  * Confined to one thread, which also polls the WQ's CQ ({@code -Dmlx5j.debug=true} checks). Allocation-free.
+ * The public methods under "CQ side" are its {@link StridingReceive} contract with the poller, not for applications.
  */
-public final class StridingRecvQueue
+public final class StridingRecvQueue implements StridingReceive
 {
-    static
-    {
-        StridingAccess.set(new Access());
-    }
-
     private static final int NEXT_SEG_BYTES = 16;
 
     private final WorkQueue wq;
@@ -187,31 +183,44 @@ public final class StridingRecvQueue
 
     // ------------------------------------------------------------------------------------------------ CQ side
 
-    private boolean dead()
+    @Override
+    public boolean dead()
     {
         return wq.isClosed();
     }
 
-    /** wr_id of the WQE the next CQE is for. */
-    private long tailWrId()
+    @Override
+    public Ownership ownership()
+    {
+        return ownership;
+    }
+
+    @Override
+    public void ownership(final Ownership ownership)
+    {
+        this.ownership = ownership;
+    }
+
+    @Override
+    public long tailWrId()
     {
         return wrId[tail & mask];
     }
 
-    /** Where a frame starting at stride {@code strideIndex} of the oldest WQE is. */
-    private long frameAddress(final int strideIndex)
+    @Override
+    public long frameAddress(final int strideIndex)
     {
         return addr[tail & mask] + (long) strideIndex * strideBytes + shift;
     }
 
     /**
-     * A CQE consumed {@code strides} strides from {@code strideIndex} on of the oldest WQE.
+     * {@inheritDoc}
      *
-     * @return 1 if that released the WQE, else 0
      * @throws IllegalStateException if the CQE does not continue where the last one ended (a corrupt CQ), or names
      *                               no outstanding WQE
      */
-    private int consume(final int strideIndex, final int strides)
+    @Override
+    public int consume(final int strideIndex, final int strides)
     {
         if (head == tail || strideIndex != consumed || strides < 1 || consumed + strides > numStrides)
         {
@@ -228,8 +237,8 @@ public final class StridingRecvQueue
         return 1;
     }
 
-    /** An error CQE: the oldest WQE is done whatever its strides. */
-    private void releaseOldest()
+    @Override
+    public void releaseOldest()
     {
         if (head == tail)
         {
@@ -271,51 +280,5 @@ public final class StridingRecvQueue
     public String toString()
     {
         return "StridingRecvQueue(wqn 0x" + Integer.toHexString(wqn) + ")";
-    }
-
-    /** The CQ side, for the poller (see {@link StridingAccess}). */
-    private static final class Access extends StridingAccess
-    {
-        @Override
-        public boolean dead(final StridingRecvQueue queue)
-        {
-            return queue.dead();
-        }
-
-        @Override
-        public long tailWrId(final StridingRecvQueue queue)
-        {
-            return queue.tailWrId();
-        }
-
-        @Override
-        public long frameAddress(final StridingRecvQueue queue, final int strideIndex)
-        {
-            return queue.frameAddress(strideIndex);
-        }
-
-        @Override
-        public int consume(final StridingRecvQueue queue, final int strideIndex, final int strides)
-        {
-            return queue.consume(strideIndex, strides);
-        }
-
-        @Override
-        public void releaseOldest(final StridingRecvQueue queue)
-        {
-            queue.releaseOldest();
-        }
-
-        @Override
-        public Ownership ownership(final StridingRecvQueue queue)
-        {
-            return queue.ownership;
-        }
-
-        @Override
-        public void ownership(final StridingRecvQueue queue, final Ownership ownership)
-        {
-            queue.ownership = ownership;
-        }
     }
 }

@@ -48,8 +48,29 @@ final class CqeInjector
         put(MLX5_CQE_RESP_SEND, qpn, uidx, 0, wqeCounter, byteCnt, srcQp);
     }
 
+    /**
+     * An error CQE (struct mlx5_err_cqe: vendor_err_synd at 0x36, syndrome at 0x37) of {@code opcode} (REQ_ERR 13,
+     * RESP_ERR 14) for the WQE at {@code wqeCounter}; syndrome 5 is WR_FLUSH_ERR.
+     */
+    void error(final int opcode, final int qpn, final int wqeCounter, final int syndrome)
+    {
+        put(opcode, qpn, 0, 0, wqeCounter, 0, 0, syndrome);
+    }
+
+    /** A CQE of any opcode (for example one mlx5j does not decode) with only sop_drop_qpn and wqe_counter set. */
+    void raw(final int opcode, final int qpn, final int wqeCounter)
+    {
+        put(opcode, qpn, 0, 0, wqeCounter, 0, 0, 0);
+    }
+
     private void put(final int opcode, final int qpn, final int uidx, final int wqeOpcode, final int wqeCounter,
         final int byteCnt, final int srcQp)
+    {
+        put(opcode, qpn, uidx, wqeOpcode, wqeCounter, byteCnt, srcQp, 0);
+    }
+
+    private void put(final int opcode, final int qpn, final int uidx, final int wqeOpcode, final int wqeCounter,
+        final int byteCnt, final int srcQp, final int syndrome)
     {
         final long at = (long) (produced & (cqeCnt - 1)) * cqeSize;
         final long c = at + cqeSize - 64;
@@ -57,6 +78,7 @@ final class CqeInjector
         buf.set(BE32, c + 0x18, srcQp & 0xffffff);                 // flags_rqpn
         buf.set(BE32, c + 0x20, uidx & 0xffffff);                  // srqn_uidx: the user index under CQE version 1
         buf.set(BE32, c + 0x2c, byteCnt);                          // byte_cnt
+        buf.set(ValueLayout.JAVA_BYTE, c + 0x37, (byte) syndrome);       // syndrome (error CQEs; timestamp byte else)
         buf.set(BE32, c + 0x38, (wqeOpcode << 24) | (qpn & 0xffffff)); // sop_drop_qpn
         buf.set(BE16, c + 0x3c, (short) wqeCounter);               // wqe_counter
         final int owner = (produced >>> log) & 1;

@@ -9,7 +9,8 @@
  * ({@link io.mlx5j.direct.internal.Ownership}), the BlueFlame register registry ({@link
  * io.mlx5j.direct.internal.BlueFlameRegisters}), the send ring both send queues compose ({@link
  * io.mlx5j.direct.internal.SendRingCore}), cycles lent to the emulator ({@link
- * io.mlx5j.direct.internal.EmulatorLend}), and the door between the data-path packages that the package split
- * left ({@link io.mlx5j.direct.internal.StridingAccess}).
+ * io.mlx5j.direct.internal.EmulatorLend}), the receive-queue contracts the poller holds attached
+ * receive queues by ({@link io.mlx5j.direct.internal.AttachedReceive} and its three kinds), and the poller's queue
+ * table ({@link io.mlx5j.direct.internal.QpnTable}).
  */
 package io.mlx5j.direct.internal;

@@ -1,0 +1,35 @@
+package io.mlx5j.direct.internal;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The CQ side of a shared receive queue: a CQE names the SRQ WQE it completes by wqe_counter, so completions may come
+ * in any order (rdma-core v44 providers/mlx5/cq.c handle_responder, srq.c mlx5_free_srq_wqe). See
+ * {@link AttachedReceive} for who calls it.
+ */
+public interface SharedReceive extends AttachedReceive
+{
+    /**
+     * The WQE at {@code wqeCounter} completed: links it back into the free list.
+     *
+     * @return its wr_id
+     * @throws IllegalStateException if that WQE is not outstanding (a corrupt CQ)
+     */
+    long complete(int wqeCounter);
+
+    /**
+     * A CQE of a QP that is gone (destroyed or detached) consumed the WQE at {@code wqeCounter}: gives the WQE back to
+     * the free list, as libmlx5's CQ clean on QP destroy does, so the SRQ does not lose it; a WQE that is not
+     * outstanding is left alone.
+     *
+     * @return whether a WQE was given back
+     */
+    boolean reclaim(int wqeCounter);
+
+    /**
+     * Scatter-to-CQE into the WQE at {@code wqeCounter}, as mlx5_copy_to_recv_srq (srq.c) does.
+     *
+     * @return 0, or the ibv_wc_status of a copy that does not fit (IBV_WC_LOC_LEN_ERR)
+     */
+    int copyToRecvSrq(int wqeCounter, MemorySegment src, long srcOffset, int size);
+}
