@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Checks the packaged emulator jar as a consumer gets it (the emulator module's verify phase runs it):
 #   its entries; java -jar ... --version; eight first launches in parallel share one unpacked directory and leave
-#   no temporary one; -- ibv_devinfo sees mlx5_0; an ib_write_lat server and client, each under its own java -jar,
+#   no temporary one; -- ibv_devinfo sees mlx5_0; port DEV PORT down|up runs the unpacked control program (ibv_devinfo
+#   sees the port go down and come back); an ib_write_lat server and client, each under its own java -jar,
 #   complete a loopback run; --env DIR writes the tree, the library copy and the KEY=VALUE lines surefire needs.
 # Everything runs in a private cache (MLX5J_EMULATOR_CACHE) and on a private fabric, removed at the end.
 #
@@ -39,7 +40,7 @@ fail() { echo "check_jar: FAIL $*" >&2; exit 1; }
 entries=$("$jdk/bin/jar" tf "$jar" | sort)
 for e in META-INF/MANIFEST.MF META-INF/LICENSE META-INF/NOTICE io/mlx5j/emulator/Launcher.class \
          io/mlx5j/emulator/emulator.properties io/mlx5j/emulator/linux-x86_64/libmlx5emu.so \
-         io/mlx5j/emulator/linux-x86_64/mlx5emu; do
+         io/mlx5j/emulator/linux-x86_64/mlx5emu io/mlx5j/emulator/linux-x86_64/mlx5emu-ctl; do
   grep -qxF "$e" <<< "$entries" || fail "the jar lacks $e"
 done
 payload=io/mlx5j/emulator/linux-x86_64
@@ -67,6 +68,16 @@ out=$(launch --fabric "$fabric" -- ibv_devinfo)
 grep -qP '^hca_id:\tmlx5_0$' <<< "$out" || fail "ibv_devinfo: $out"
 grep -q 'PORT_ACTIVE' <<< "$out" || fail "ibv_devinfo: $out"
 ok "ibv_devinfo sees mlx5_0, port active"
+
+# 4b. the control program from the unpacked directory (no make, no checkout): port down, then up again
+[ -x "$dirs/mlx5emu-ctl" ] || fail "mlx5emu-ctl is not unpacked beside the library"
+launch --fabric "$fabric" port mlx5_0 1 down || fail "port mlx5_0 1 down"
+out=$(launch --fabric "$fabric" -- ibv_devinfo)
+grep -q 'PORT_DOWN' <<< "$out" || fail "after port down: $out"
+launch --fabric "$fabric" port mlx5_0 1 up || fail "port mlx5_0 1 up"
+out=$(launch --fabric "$fabric" -- ibv_devinfo)
+grep -q 'PORT_ACTIVE' <<< "$out" || fail "after port up: $out"
+ok "port mlx5_0 1 down / up through the jar: ibv_devinfo says PORT_DOWN, then PORT_ACTIVE"
 
 # 5. ib_write_lat loopback pair: a server and a client, each a java -jar launch, on one fabric
 port=$((20000 + $$ % 20000))

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Runs the example on the emulated ConnectX through the emulator artifact's launcher, with an InfiniBand port and
-# with an Ethernet (RoCE) port, on the class path. `mvn package` (or verify) first: it puts the runtime
-# dependencies in target/lib and the emulator jar at target/mlx5j-emulator.jar, both from Maven coordinates.
+# with an Ethernet (RoCE) port, on the class path and on the module path. `mvn package` (or verify) first: it puts
+# the runtime dependencies in target/lib and the emulator jar at target/mlx5j-emulator.jar, both from Maven coordinates.
 #
 #   examples/rc-loopback/run.sh
 set -euo pipefail
@@ -31,11 +31,11 @@ for link in ib eth; do
   "$JAVA" "${emulator[@]}" --link "$link" -- \
     "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$app:target/lib/*" io.mlx5j.examples.rcloopback.RcLoopback
 
-  # Module path: pending the module descriptors of io.mlx5j.bindings, io.mlx5j.wqe, io.mlx5j.doorbell and
-  # io.mlx5j.direct, and this example's src/main/java/module-info.java:
-  #     module io.mlx5j.examples.rcloopback { requires io.mlx5j.direct; }
-  # (io.mlx5j.direct requiring io.mlx5j.doorbell and io.mlx5j.verbs' types transitively). Then this runs it:
-  # "$JAVA" "${emulator[@]}" --link "$link" -- \
-  #   "$JAVA" --enable-native-access=io.mlx5j.bindings,io.mlx5j.wqe,io.mlx5j.doorbell,io.mlx5j.direct \
-  #   --module-path "$app:target/lib" --module io.mlx5j.examples.rcloopback/io.mlx5j.examples.rcloopback.RcLoopback
+  # module path: the example and the libraries are named modules (src/main/java/module-info.java requires
+  # io.mlx5j.direct); native access for exactly the modules that make restricted calls (deny: any other fails), and jdk.internal.misc exported
+  # to io.mlx5j.wqe, the module whose io.mlx5j.memory stores by address through Unsafe
+  "$JAVA" "${emulator[@]}" --link "$link" -- \
+    "$JAVA" --enable-native-access=io.mlx5j.bindings,io.mlx5j.wqe,io.mlx5j.direct --illegal-native-access=deny \
+    --add-exports java.base/jdk.internal.misc=io.mlx5j.wqe \
+    --module-path "$app:target/lib" --module io.mlx5j.examples.rcloopback/io.mlx5j.examples.rcloopback.RcLoopback
 done

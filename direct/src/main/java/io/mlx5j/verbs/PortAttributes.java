@@ -61,7 +61,7 @@ public record PortAttributes(
         return linkLayer == IbvPortAttr.IBV_LINK_LAYER_ETHERNET;
     }
 
-    /** Active MTU in bytes (256 << (activeMtu - 1)). */
+    /** Active MTU in bytes ({@code 256 << (activeMtu - 1)}). */
     public int activeMtuBytes()
     {
         return 128 << activeMtu;

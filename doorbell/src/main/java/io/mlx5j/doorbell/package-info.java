@@ -5,7 +5,7 @@
  * <p>A send post, after the WQE bytes are written ({@code io.mlx5j.wqe.WqeWriter}):
  * <pre>
  *   Dma.toDevice()                         WQE bytes before the counter that covers them
- *   dbrec[MLX5_SND_DBR] = be32(cur_post & 0xffff)                   DoorbellRecord.sendCounter
+ *   dbrec[MLX5_SND_DBR] = be32(cur_post &amp; 0xffff)                   DoorbellRecord.sendCounter
  *   Dma.wcStart()                          counter before the MMIO stores
  *   BlueFlame copy of the WQE, or the 8-byte doorbell               BlueFlameRegister (via SendDoorbell)
  *   Dma.wcFlush()                          push the WC buffer out, before the half toggle (8-byte doorbell, or

@@ -136,7 +136,7 @@ public final class DatagramSeg
         return ((staticRate & 0xf) << 4) | (sl & 0xf);
     }
 
-    /** stat_rate_sl over RoCE: static rate in bits 7..4, Ethernet priority (SL & 7) in bits 3..1. */
+    /** stat_rate_sl over RoCE: static rate in bits 7..4, Ethernet priority (SL {@code &} 7) in bits 3..1. */
     public static int statRateSlRoce(final int staticRate, final int sl)
     {
         return ((staticRate & 0xf) << 4) | ((sl & 0x7) << 1);

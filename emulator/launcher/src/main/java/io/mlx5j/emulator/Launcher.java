@@ -28,9 +28,10 @@ import java.util.stream.Stream;
 /**
  * The emulator jar's entry point: {@code java -jar mlx5j-emulator-VERSION-linux-x86_64.jar [OPTIONS] -- CMD [ARGS...]}
  * runs any program (a JVM, {@code ib_write_lat}, {@code ibv_devinfo}) on the emulated ConnectX, exactly as
- * {@code emulator/mlx5emu} does in a checkout: the jar carries that launcher script and the native library it
- * preloads, unpacks both once into a versioned cache directory and runs the script from there with
- * {@code MLX5EMU_LIB} naming the unpacked library (so the script never looks for make or sources).
+ * {@code emulator/mlx5emu} does in a checkout: the jar carries that launcher script, the native library it
+ * preloads and the control program of its {@code port DEV PORT up|down} form, unpacks them once into a versioned
+ * cache directory and runs the script from there with {@code MLX5EMU_LIB} naming the unpacked library (so the
+ * script never looks for make or sources, and finds the control program beside the library).
  *
  * <p>The cache directory is {@code BASE/VERSION-HASH}, HASH the first 12 hex digits of the SHA-256 of the payload.
  * BASE is the system property {@value #CACHE_PROPERTY}, else the environment variable {@value #CACHE_ENV}, else
@@ -58,10 +59,12 @@ public final class Launcher
     static final String CACHE_ENV = "MLX5J_EMULATOR_CACHE";
     static final String LIBRARY = "libmlx5emu.so";
     static final String SCRIPT = "mlx5emu";
+    /** The script's control subcommands ({@code port DEV PORT up|down}) run it; its rpath finds the library beside. */
+    static final String CONTROL = "mlx5emu-ctl";
 
     private static final String RESOURCES = "/io/mlx5j/emulator/";
-    /** What is unpacked, in hashing order; both executable (the script runs through bash either way). */
-    private static final List<String> PAYLOAD = List.of(SCRIPT, LIBRARY);
+    /** What is unpacked, in hashing order; all executable (the script runs through bash either way). */
+    private static final List<String> PAYLOAD = List.of(SCRIPT, LIBRARY, CONTROL);
     private static final String MODE = "rwxr-xr-x";
     private static final int HASH_DIGITS = 12;
     /** Options of mlx5emu that take the next argument as their value (a value is never read as an option). */

@@ -29,6 +29,8 @@ import io.mlx5j.verbs.QueuePair;
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp ... io.mlx5j.examples.rcloopback.RcLoopback [DEVICE [GID_INDEX]]
+ * java --enable-native-access=io.mlx5j.bindings,io.mlx5j.wqe,io.mlx5j.direct --module-path ... \
+ *      --module io.mlx5j.examples.rcloopback/io.mlx5j.examples.rcloopback.RcLoopback [DEVICE [GID_INDEX]]
  * </pre>
  *
  * DEVICE defaults to the first RDMA device; GID_INDEX (default 1, the emulator's first RoCE v2 entry) is used on an
@@ -135,7 +137,10 @@ public final class RcLoopback
     public static void main(final String[] args)
     {
         final Result r = run(args.length > 0 ? args[0] : null, args.length > 1 ? Integer.parseInt(args[1]) : 1);
-        System.out.println("rc-loopback: " + r.device() + " (" + r.link() + "): RDMA WRITE of " + LENGTH
+        // named when run from the module path (run.sh does both)
+        final Module module = RcLoopback.class.getModule();
+        System.out.println("rc-loopback: " + (module.isNamed() ? "module " + module.getName() : "class path") + ", "
+            + r.device() + " (" + r.link() + "): RDMA WRITE of " + LENGTH
             + " bytes, completion wr_id " + r.wrId() + " opcode " + r.opcode() + " status " + r.status()
             + ", bytes " + (r.bytesLanded() ? "landed" : "DID NOT land"));
         final boolean ok = r.success() && r.wrId() == WR_ID && r.opcode() == WcOpcode.RDMA_WRITE && r.bytesLanded();
