@@ -284,7 +284,7 @@ public final class WqeDump
         out.add(new WqeField(s, "dqp_dct", p + 8, 4, ((dqp & PrmNames.MLX5_EXTENDED_UD_AV) != 0
             ? "EXTENDED_UD_AV|" : "") + hex24(dqp & 0xffffff)));
         // stat_rate_sl and fl_mlid stay whole: where the SL sits depends on the link (bits 3:0 on InfiniBand, bits
-        // 3:1 on RoCE in libmlx5 mlx5_create_ah), which the bytes do not tell; RoCE v2 keeps the UDP source port in rlid
+        // 3:1 on RoCE in libmlx5 mlx5_create_ah), not in the bytes; RoCE v2 keeps the UDP source port in rlid
         out.add(new WqeField(s, "stat_rate_sl", p + 12, 1, hex8(u8(b, p + 12))));
         out.add(new WqeField(s, "fl_mlid", p + 13, 1, hex8(u8(b, p + 13))));
         out.add(new WqeField(s, "rlid", p + 14, 2, hex16(be16(b, p + 14))));
