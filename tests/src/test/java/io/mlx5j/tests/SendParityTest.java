@@ -2,6 +2,12 @@ package io.mlx5j.tests;
 
 import io.mlx5j.bindings.IbvSendWr;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.testkit.ExpectedWqe;
+import io.mlx5j.testkit.Libmlx5Oracle;
+import io.mlx5j.testkit.QpKind;
+import io.mlx5j.testkit.WorkRequest;
+import io.mlx5j.testkit.WqeAssertions;
+import io.mlx5j.testkit.WqeDump;
 import io.mlx5j.verbs.QpRing;
 import io.mlx5j.verbs.QpType;
 import io.mlx5j.wqe.Mlx5Opcode;
@@ -61,6 +67,9 @@ class SendParityTest
     private static final int[] SGE_LENGTHS = {100, 0, 4096, 7, 1, 65, 3, 2};
 
     private Rig rig;
+    // the testkit's libmlx5 oracle, one per QP type and posting API of this test: a second judge of every single WR
+    private final java.util.Map<String, Libmlx5Oracle> oracles = new java.util.HashMap<>();
+    private int oracleChecks;
     private long nextWrId = 1;
     // what the comparisons covered (printed, and checked so that a matrix that silently shrank fails)
     private int cases;
@@ -80,6 +89,8 @@ class SendParityTest
     @AfterEach
     void close()
     {
+        oracles.values().forEach(Libmlx5Oracle::close);
+        oracles.clear();
         rig.close();
         System.out.printf("SendParityTest: %d WRs compared, %d BlueFlame copies, %d wrapping WQEs, justified bytes:"
             + " %d qpn, %d left unwritten by libmlx5; %d WRs posted by mlx5j's one-call form (%d wrapping)%n", cases,
@@ -193,6 +204,7 @@ class SendParityTest
         }
         assertTrue(cases >= (type == QpType.UD ? 90 : 200), "matrix shrank: " + cases);
         assertTrue(staleBytes > 0 && qpnBytes > 0 && blueFlameCopies > 0, "justifications never exercised");
+        assertTrue(oracleChecks >= cases / 2, "testkit oracle compared " + oracleChecks + " of " + cases + " WRs");
         assertTrue(type == QpType.UD || oneCalls >= 30, "one-call form compared " + oneCalls + " times");
     }
 
@@ -310,6 +322,50 @@ class SendParityTest
         assertEquals(0, t.sqJ.outstanding());
     }
 
+    /**
+     * The same WR through the testkit's {@link Libmlx5Oracle} (libmlx5 on a QP of the twins' geometry) against
+     * mlx5j's WQE, field by field ({@link WqeAssertions}: the failure names the field). On RoCE UD the datagram
+     * segment's rlid is not compared: libmlx5 puts the RoCE v2 UDP source port of each address handle there, and the
+     * oracle has its own handle.
+     */
+    private void oracleCheck(final Twin t, final SendWr w, final int pi)
+    {
+        final Libmlx5Oracle oracle = oracles.computeIfAbsent(t.type + (t.wrApi ? "/wr" : "/post_send"),
+            k -> Libmlx5Oracle.open(kind(t.type), t.wrApi ? Libmlx5Oracle.Api.WR : Libmlx5Oracle.Api.POST_SEND,
+                MAX_SEND_WR, MAX_SGE, MAX_INLINE));
+        final WorkRequest k = WorkRequest.of(w.ibvOpcode).flags(w.ibvFlags()).wrId(w.wrId).imm(w.imm)
+            .remote(w.raddr, w.rkey).atomic(w.compareAdd, w.swap);
+        for (int i = 0; i < w.len.length; i++)
+        {
+            k.sge(w.addr[i], w.len[i], w.lkey);
+        }
+        if (t.type == QpType.UD)
+        {
+            k.ud(t.qpJ.qpn(), Rig.QKEY);
+        }
+        ExpectedWqe e = oracle.expect(k).withQpn(t.qpJ.qpn()).withWqeIndex(pi & 0xffff);
+        if (t.type == QpType.UD && rig.roce)
+        {
+            final boolean[] mask = e.unwritten();
+            mask[16 + 14] = true;   // datagram rlid (struct mlx5_wqe_av bytes 14..15)
+            mask[16 + 15] = true;
+            e = new ExpectedWqe(e.bytes(), e.kind(), mask);
+        }
+        WqeAssertions.assertWqe(e, WqeDump.linearize(t.ringsJ.sq(), t.ringsJ.sqWqeCnt(), pi));
+        oracleChecks++;
+    }
+
+    private static QpKind kind(final QpType type)
+    {
+        return switch (type)
+        {
+            case RC -> QpKind.RC;
+            case UC -> QpKind.UC;
+            case UD -> QpKind.UD;
+            default -> throw new IllegalArgumentException(type.toString());
+        };
+    }
+
     private static void post(final Twin t, final SendWr w)
     {
         if (t.wrApi)
@@ -389,6 +445,10 @@ class SendParityTest
             w.stageDirect(t);
         }
         assertEquals(wrs.size(), t.sqJ.ring());
+        if (wrs.size() == 1)
+        {
+            oracleCheck(t, wrs.get(0), pi);
+        }
 
         final byte[] ringL = l.sq().toArray(ValueLayout.JAVA_BYTE);
         final byte[] ringJ = j.sq().toArray(ValueLayout.JAVA_BYTE);

@@ -30,6 +30,7 @@ public final class Mlx5jTool
         "  rping -s|-c [options]            rping's protocol over rdma_cm (mlx5j rping --help)",
         "  feed publish|subscribe [options] multicast market data over raw Ethernet (mlx5j feed --help)",
         "  selfcheck                        print the encoded WQEs of a few work requests (pure Java, no device)",
+        "  decode wqe|rwqe|srq-wqe|cqe HEX  a WQE or CQE in hex, with PRM field names (mlx5j decode --help)",
         "  help, --help, -h                 this list",
         "Commands that open a device run on the emulated ConnectX (emulator/mlx5emu) when there is no RDMA device, or",
         "with --emulated; MLX5J_EMU_OPTS adds emulator options (e.g. --log).");
@@ -112,6 +113,13 @@ public final class Mlx5jTool
                     }
                     SelfCheck.run(out);
                     return 0;
+                case "decode":
+                    if (help)
+                    {
+                        out.println(DecodeCommand.USAGE);
+                        return 0;
+                    }
+                    return DecodeCommand.run(rest, System.in, out);
                 case "help", "-h", "--help":
                     out.println(USAGE);
                     return 0;
@@ -130,6 +138,7 @@ public final class Mlx5jTool
                 case "devices" -> DevicesCommand.USAGE;
                 case "feed" -> FeedCommand.USAGE;
                 case "selfcheck" -> SELFCHECK_USAGE;
+                case "decode" -> DecodeCommand.USAGE;
                 default -> USAGE;
             });
             return 2;

@@ -12,7 +12,7 @@ class DispatcherTest
 {
     /** Every command the dispatcher runs, in the order --help lists them. */
     private static final List<String> COMMANDS = List.of("devices", "perf", "pingpong", "rping", "feed", "selfcheck",
-        "help");
+        "decode", "help");
 
     @Test
     void helpListsEveryCommandOnOneLine()

@@ -3,7 +3,10 @@ package io.mlx5j.tool.selfcheck;
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
+import io.mlx5j.testkit.QpKind;
+import io.mlx5j.testkit.WqeDump;
 import io.mlx5j.wqe.DatagramSeg;
 import io.mlx5j.wqe.InlineSeg;
 import io.mlx5j.wqe.RecvWqeWriter;
@@ -21,7 +24,8 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_IMM;
 /**
  * Prints the encoded bytes of a few work requests, 16 bytes per line with ring offsets and the segment each line
  * belongs to: {@code ./mlx5j selfcheck}. It drives wqe-builder's public encoders only, so what it prints is what
- * the direct path would write. Pure Java, heap memory only: it needs no RDMA device.
+ * the direct path would write; under each WQE the testkit's decoder ({@link WqeDump}) names its fields. Pure Java,
+ * heap memory only: it needs no RDMA device.
  */
 public final class SelfCheck
 {
@@ -112,6 +116,7 @@ public final class SelfCheck
         {
             out.println(hexLine(rq, line * 16L, labels[line]));
         }
+        decoded(out, WqeDump.recv(rq, 64));
         count++;
         return count;
     }
@@ -127,6 +132,15 @@ public final class SelfCheck
         {
             out.println(hexLine(ring, (w.ctrlOffset() + line * 16L) & mask, line < labels.length ? labels[line] : ""));
         }
+        final QpKind kind = Arrays.asList(labels).contains("av") ? QpKind.UD : QpKind.RC;
+        decoded(out, WqeDump.sendFromRing(ring, (int)(ring.byteSize() / WqeDump.MLX5_SEND_WQE_BB),
+            (int)(w.ctrlOffset() / WqeDump.MLX5_SEND_WQE_BB), kind));
+    }
+
+    /** The testkit's decoding of the same bytes (written from mlx5dv.h, not from these encoders), indented. */
+    private static void decoded(final PrintStream out, final WqeDump dump)
+    {
+        dump.text().lines().forEach(l -> out.println("    " + l));
     }
 
     static String hexLine(final MemorySegment seg, final long offset, final String label)
