@@ -38,7 +38,7 @@ final class EmulatorLaunch
     {
         return switch (command)
         {
-            case "devices", "perf", "pingpong", "rping", "feed" -> true;
+            case "devices", "perf", "pingpong", "rping", "feed", "validate" -> true;
             default -> false;
         };
     }

@@ -8,6 +8,7 @@ import io.mlx5j.tool.pingpong.PingpongOptions;
 import io.mlx5j.tool.rping.RpingCommand;
 import io.mlx5j.tool.rping.RpingOptions;
 import io.mlx5j.tool.selfcheck.SelfCheck;
+import io.mlx5j.tool.validate.ValidateCommand;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
@@ -29,6 +30,7 @@ public final class Mlx5jTool
         "  pingpong [--ud] [options] [HOST] the ibv_rc_pingpong / ibv_ud_pingpong protocol (mlx5j pingpong --help)",
         "  rping -s|-c [options]            rping's protocol over rdma_cm (mlx5j rping --help)",
         "  feed publish|subscribe [options] multicast market data over raw Ethernet (mlx5j feed --help)",
+        "  validate [--json FILE]           check rdma-core, the device and RC traffic (mlx5j validate --help)",
         "  selfcheck                        print the encoded WQEs of a few work requests (pure Java, no device)",
         "  help, --help, -h                 this list",
         "Commands that open a device run on the emulated ConnectX (emulator/mlx5emu) when there is no RDMA device, or",
@@ -100,6 +102,13 @@ public final class Mlx5jTool
                         return 0;
                     }
                     return FeedCommand.run(FeedCommand.parse(rest), out, err);
+                case "validate":
+                    if (help)
+                    {
+                        out.println(ValidateCommand.USAGE);
+                        return 0;
+                    }
+                    return ValidateCommand.run(rest, out);
                 case "selfcheck":
                     if (rest.length > 0)
                     {
@@ -129,6 +138,7 @@ public final class Mlx5jTool
                 case "rping" -> RpingOptions.USAGE;
                 case "devices" -> DevicesCommand.USAGE;
                 case "feed" -> FeedCommand.USAGE;
+                case "validate" -> ValidateCommand.USAGE;
                 case "selfcheck" -> SELFCHECK_USAGE;
                 default -> USAGE;
             });
