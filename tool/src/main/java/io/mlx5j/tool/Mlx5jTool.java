@@ -12,6 +12,7 @@ import io.mlx5j.tool.validate.ValidateCommand;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The {@code mlx5j} command line: the one dispatcher of its commands ({@code ./mlx5j} at the repository root finds a
@@ -45,7 +46,8 @@ public final class Mlx5jTool
 
     public static void main(final String[] args)
     {
-        final String emulated = EmulatorLaunch.reason(args, EmulatorLaunch.realDevice());
+        final boolean mlx5 = EmulatorLaunch.realDevice();
+        final String emulated = EmulatorLaunch.reason(args, mlx5, mlx5 ? List.of() : EmulatorLaunch.otherDevices());
         final int status = emulated != null ? EmulatorLaunch.run(args, emulated, System.err)
             : run(args, System.out, System.err);
         System.out.flush();
