@@ -39,6 +39,10 @@ uint32_t emu_clock_mult(void);
 uint64_t emu_clock_ticks(uint64_t mono_ns);
 uint64_t emu_clock_now(void);
 
+/* The timer value ticks in the real-time format of a CQ created with MLX5_IB_CREATE_CQ_FLAGS_REAL_TIME_TS:
+ * CLOCK_REALTIME seconds in bits 63..32, nanoseconds in 31..0 (libmlx5 mlx5_cqe_ts_to_ns reads it so). */
+uint64_t emu_clock_real_time_format(uint64_t ticks);
+
 /* GET_CONTEXT: make sure this process has the timer and clock-info pages (errno value on failure), and offer
  * them in the mlx5 driver response (of drv_out_len bytes). */
 int emu_clock_setup(void);

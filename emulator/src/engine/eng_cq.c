@@ -7,6 +7,7 @@
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/mlx5-abi.h>
 
 #include "emu_clock.h"
 #include "engine/eng_internal.h"
@@ -101,6 +102,8 @@ void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicit
 	if (stamped.timestamp < cq->last_ts)
 		stamped.timestamp = cq->last_ts;
 	cq->last_ts = stamped.timestamp;
+	if (cq->c->flags & MLX5_IB_CREATE_CQ_FLAGS_REAL_TIME_TS) /* profiles cx6dx, cx7: the CQ asked for real time */
+		stamped.timestamp = emu_clock_real_time_format(stamped.timestamp);
 	uint8_t op_own = eng_cqe_build(entry, cq->size, &stamped, owner);
 	/* op_own last: without release order a poller could see the new owner bit over the previous CQE's body */
 	udma_device_publish_cqe(eng_cqe_op_own(entry, cq->size), op_own);

@@ -97,6 +97,15 @@ uint64_t emu_clock_publish(uint64_t ticks)
 	}
 }
 
+uint64_t emu_clock_real_time_format(uint64_t ticks)
+{
+	/* the inverse of emu_clock_ticks, then the wall-clock offset the clock-info page publishes (relaxed: a
+	 * rebase racing with a CQE moves it by at most the step the wall clock took) */
+	uint64_t mono = (uint64_t)(((unsigned __int128)ticks * emu_clock_mult()) >> EMU_CLOCK_SHIFT);
+	uint64_t rt = mono + (uint64_t)__atomic_load_n(&CK.offset_ns, __ATOMIC_RELAXED);
+	return ((rt / NSEC_PER_SEC) << 32) | (rt % NSEC_PER_SEC);
+}
+
 /* CLOCK_REALTIME - CLOCK_MONOTONIC: a realtime read between two monotonic reads, the tightest of up to 16 tries
  * (it stops at a pair closer than 200 ns). Returns the gap of the pair used: the offset is good to half of it. */
 static uint64_t measure_offset(int64_t *off_out, uint64_t *mono_out)

@@ -18,6 +18,7 @@
 #include "engine_hooks.h"
 #include "rss_wq.h"
 #include "eth_knobs.h"
+#include "emu_profile.h"
 #include "uverbs.h"
 
 /* Undoes emu_ctx_setup_resources (all of it, or what a failure in it left) for a GET_CONTEXT that fails: the
@@ -144,7 +145,8 @@ int emu_cmd_get_context(struct emu_cmd *cmd)
 	dresp.max_recv_wr = EMU_MAX_QP_WR;
 	dresp.max_srq_recv_wr = EMU_MAX_SRQ_WR;
 	dresp.num_ports = 1;
-	dresp.comp_mask = 0;          /* no dump-fill mkey, no ECE, no real-time timestamps (not on ConnectX-5) */
+	/* no dump-fill mkey, no ECE; real-time timestamps from ConnectX-6 Dx on (set_ucontext_resp, profile.c) */
+	dresp.comp_mask = emu_profile()->real_time_ts ? MLX5_IB_ALLOC_UCONTEXT_RESP_MASK_REAL_TIME_TS : 0;
 	dresp.cqe_version = ctx->cqe_version;
 	dresp.cmds_supp_uhw = MLX5_USER_CMDS_SUPP_UHW_QUERY_DEVICE | MLX5_USER_CMDS_SUPP_UHW_CREATE_AH;
 	dresp.eth_min_inline = ctx->port->link_layer == EMU_LINK_ETH ? emu_eth_min_inline() : 0;
@@ -178,17 +180,20 @@ int emu_cmd_get_context(struct emu_cmd *cmd)
 	return 0;
 }
 
-/* ConnectX-5 attributes as a real one reports them, limited where the emulator enforces smaller limits. */
+/* ConnectX attributes as a real one of the profile's generation reports them (profile.c), limited where the
+ * emulator enforces smaller limits. */
 static void fill_device_attr(const struct emu_ctx *ctx, struct ib_uverbs_query_device_resp *r)
 {
+	const struct emu_profile *prof = emu_profile();
 	memset(r, 0, sizeof(*r));
-	r->fw_ver = ((uint64_t)16 << 32) | ((uint64_t)35 << 16) | 2000; /* 16.35.2000 */
+	/* mlx5_ib_query_device: fw_rev_maj << 32 | fw_rev_min << 16 | fw_rev_sub; libibverbs prints it as x.y.z */
+	r->fw_ver = ((uint64_t)prof->fw_major << 32) | ((uint64_t)prof->fw_minor << 16) | prof->fw_sub;
 	r->node_guid = htobe64(ctx->port->node_guid);
 	r->sys_image_guid = htobe64(ctx->port->node_guid);
 	r->max_mr_size = UINT64_MAX;
 	r->page_size_cap = 0xfffffffffffff000ULL;
 	r->vendor_id = 0x02c9;
-	r->vendor_part_id = 4119;     /* ConnectX-5 */
+	r->vendor_part_id = prof->vendor_part_id;
 	r->hw_ver = 0;
 	r->max_qp = EMU_REG_QP_SLOTS - 2; /* the fabric registry's QP directory */
 	r->max_qp_wr = EMU_MAX_QP_WR;
@@ -268,11 +273,13 @@ int emu_cmd_ex_query_device(struct emu_cmd *cmd)
 						 MLX5_RX_HASH_DST_IPV6 | MLX5_RX_HASH_SRC_PORT_TCP |
 						 MLX5_RX_HASH_DST_PORT_TCP | MLX5_RX_HASH_SRC_PORT_UDP |
 						 MLX5_RX_HASH_DST_PORT_UDP;
-		d.striding_rq_caps.min_single_stride_log_num_of_bytes = EMU_MPRQ_MIN_LOG_STRIDE_BYTES;
-		d.striding_rq_caps.max_single_stride_log_num_of_bytes = EMU_MPRQ_MAX_LOG_STRIDE_BYTES;
-		d.striding_rq_caps.min_single_wqe_log_num_of_strides = EMU_MPRQ_MIN_LOG_STRIDES;
-		d.striding_rq_caps.max_single_wqe_log_num_of_strides = EMU_MPRQ_MAX_LOG_STRIDES;
-		d.striding_rq_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
+		if (emu_profile()->striding_rq) { /* MLX5_CAP_GEN(striding_rq): ConnectX-5 and later */
+			d.striding_rq_caps.min_single_stride_log_num_of_bytes = EMU_MPRQ_MIN_LOG_STRIDE_BYTES;
+			d.striding_rq_caps.max_single_stride_log_num_of_bytes = EMU_MPRQ_MAX_LOG_STRIDE_BYTES;
+			d.striding_rq_caps.min_single_wqe_log_num_of_strides = EMU_MPRQ_MIN_LOG_STRIDES;
+			d.striding_rq_caps.max_single_wqe_log_num_of_strides = EMU_MPRQ_MAX_LOG_STRIDES;
+			d.striding_rq_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
+		}
 	}
 	/* offered on Ethernet: TSO, packet pacing, RSS, striding RQ; never: CQE compression, tunnels */
 	size_t dlen = cmd->drv_out_len < sizeof(d) ? cmd->drv_out_len : sizeof(d);

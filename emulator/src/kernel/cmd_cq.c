@@ -65,7 +65,8 @@ static int create_cq(struct emu_cmd *cmd, const struct cq_args *a, struct ib_uve
 		return EINVAL;
 	if (ucmd.flags & MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX)
 		return EINVAL; /* dynamic UAR pages do not exist here */
-	if (ucmd.flags & MLX5_IB_CREATE_CQ_FLAGS_REAL_TIME_TS)
+	/* create_cq_user: real-time stamps only where the device's ts_format allows them (profile.c) */
+	if ((ucmd.flags & MLX5_IB_CREATE_CQ_FLAGS_REAL_TIME_TS) && !emu_profile()->real_time_ts)
 		return EOPNOTSUPP;
 	if (!emu_user_range_mapped(ucmd.buf_addr, (uint64_t)entries * ucmd.cqe_size) || !emu_user_range_mapped(ucmd.db_addr, 8))
 		return EFAULT;

@@ -88,6 +88,8 @@ int emu_cmd_ex_create_wq(struct emu_cmd *cmd)
 	if (ucmd.comp_mask & ~(uint32_t)MLX5_IB_CREATE_WQ_STRIDING_RQ)
 		return EOPNOTSUPP;
 	int mprq = (ucmd.comp_mask & MLX5_IB_CREATE_WQ_STRIDING_RQ) != 0;
+	if (mprq && !emu_profile()->striding_rq)
+		return EOPNOTSUPP; /* no MLX5_CAP_GEN(striding_rq): ConnectX-4 Lx (profile.c) */
 	if (mprq) {
 		if (ucmd.single_stride_log_num_of_bytes < EMU_MPRQ_MIN_LOG_STRIDE_BYTES ||
 		    ucmd.single_stride_log_num_of_bytes > EMU_MPRQ_MAX_LOG_STRIDE_BYTES)

@@ -1,12 +1,12 @@
 /* Ethernet knobs of the emulated port that both the "kernel" (GET_CONTEXT) and the engine (raw send path,
  * strict mode) must agree on.
  *
- * MLX5EMU_ETH_MIN_INLINE=none|l2 (default none): the minimum inline header mode of the port. The kernel answers
+ * MLX5EMU_ETH_MIN_INLINE=none|l2 (default: the profile's, emu_profile.h): the minimum inline header mode of the port. The kernel answers
  * mlx5_query_min_inline() + 1 in mlx5_ib_alloc_ucontext_resp.eth_min_inline; libmlx5 (mlx5.c) then inlines
  * 0 bytes (MLX5_USER_INLINE_MODE_NONE) or 18 bytes (L2 and above) of every frame into the Ethernet segment.
- * Default none because the emulated device is a ConnectX-5 (part 4119), whose wqe_inline_mode capability is
- * MLX5_CAP_INLINE_MODE_NOT_REQUIRED in the usual configuration (ConnectX-4 and ConnectX-4 Lx need L2); l2
- * exercises libmlx5's other path, where the first 18 bytes travel in the WQE.
+ * The default follows the profile: none on ConnectX-5 and later, whose wqe_inline_mode capability is
+ * MLX5_CAP_INLINE_MODE_NOT_REQUIRED in the usual configuration, l2 on ConnectX-4 Lx (profile cx4lx); l2 exercises
+ * libmlx5's other path, where the first 18 bytes travel in the WQE.
  * MLX5EMU_ETH_MTU (default 1500, 68..9600): the port's Ethernet MTU; frames longer than MTU + 18 (Ethernet header
  * and one VLAN tag) are not transmitted (strict mode reports them).
  * MLX5EMU_ETH_HOLD_MS (default 200, 0..600000): how long a frame waits for a receiving QP that has no receive
@@ -19,13 +19,16 @@
 #include <rdma/mlx5-abi.h>
 
 #include "eth_knobs.h"
+#include "emu_profile.h"
 
 uint8_t emu_eth_min_inline(void)
 {
 	const char *s = getenv("MLX5EMU_ETH_MIN_INLINE");
 	if (s && strcmp(s, "l2") == 0)
 		return MLX5_USER_INLINE_MODE_L2;
-	return MLX5_USER_INLINE_MODE_NONE;
+	if (s && strcmp(s, "none") == 0)
+		return MLX5_USER_INLINE_MODE_NONE;
+	return emu_profile()->eth_min_inline;
 }
 
 uint32_t emu_eth_min_inline_bytes(void)

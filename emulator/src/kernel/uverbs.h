@@ -93,6 +93,8 @@ int emu_wq_cq_refs(const struct emu_cq *cq);    /* WQs completing into cq (destr
 void emu_destroy_all_wqs(struct emu_ctx *ctx);   /* teardown: indirection tables, then WQs */
 /* eth_knobs.c: MLX5EMU_ETH_MIN_INLINE, MLX5EMU_ETH_MTU */
 #include "eth_knobs.h"
+/* profile.c: MLX5EMU_PROFILE, the generation the device answers as */
+#include "emu_profile.h"
 
 /* Teardown of every object of a context (close of the last fd), in dependency order, with engine hooks
  * (teardown.c), and the per-kind parts it calls (the cmd_*.c files) */

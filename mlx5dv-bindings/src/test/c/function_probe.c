@@ -52,5 +52,6 @@ void *const mlx5j_bound_functions[] = {
 	(void *)mlx5dv_create_wq,
 	(void *)mlx5dv_is_supported,
 	(void *)mlx5dv_get_clock_info,
+	(void *)mlx5dv_query_device,
 	(void *)poll,
 };

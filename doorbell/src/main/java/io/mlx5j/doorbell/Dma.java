@@ -20,10 +20,16 @@ import java.lang.invoke.VarHandle;
  * </ul>
  * <b>aarch64:</b> HotSpot's releaseFence is {@code dmb ish} and fullFence is {@code dmb ish}, but rdma-core needs
  * {@code dsb st} (an outer-shareable, device-visible barrier) for all three. These mappings are therefore NOT known to
- * be sufficient on aarch64 and must be revalidated (probably via a native {@code dsb st} stub) before mlx5j runs there.
+ * be sufficient on aarch64 and must be revalidated (probably via a native {@code dsb st} stub) before mlx5j runs there;
+ * until then this class refuses to initialise on anything but x86-64 ({@link Platform}).
  */
 public final class Dma
 {
+    static
+    {
+        Platform.requireSupported();
+    }
+
     private Dma()
     {
     }

@@ -460,6 +460,51 @@ public final class InlineVerbs
         return callCreateEx(callState, verbsContextOp(context, VerbsContext.CREATE_QP_EX_OFFSET), context, attr);
     }
 
+    /** int (*)(struct ibv_context *, const struct ibv_query_device_ex_input *, struct ibv_device_attr_ex *, size_t). */
+    private static final class QueryDeviceExFn
+    {
+        static final FunctionDescriptor FD = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER, C_POINTER, C_LONG);
+        static final MethodHandle HANDLE = NativeLibs.downcall(FD);
+    }
+
+    /**
+     * {@code ibv_query_device_ex} with no input: like verbs.h, {@code verbs_context.query_device_ex} with
+     * sizeof(struct ibv_device_attr_ex), and where that op is absent or answers EOPNOTSUPP/ENOSYS, a zeroed
+     * attribute with only orig_attr filled by ibv_query_device. 0 or an errno value.
+     */
+    public static int ibv_query_device_ex(final MemorySegment context, final MemorySegment attrEx)
+    {
+        final MemorySegment attr = attrEx.reinterpret(IbvDeviceAttrEx.LAYOUT.byteSize());
+        final MemorySegment fn = verbsContextOp(context, VerbsContext.QUERY_DEVICE_EX_OFFSET);
+        if (fn.address() != 0)
+        {
+            final int rc;
+            try
+            {
+                rc = (int) QueryDeviceExFn.HANDLE.invokeExact(fn, context, MemorySegment.NULL, attr,
+                    IbvDeviceAttrEx.LAYOUT.byteSize());
+            }
+            catch (final Error | RuntimeException ex)
+            {
+                throw ex;
+            }
+            catch (final Throwable ex)
+            {
+                throw new AssertionError("unreachable", ex);
+            }
+            if (rc != CallState.EOPNOTSUPP && rc != ENOSYS)
+            {
+                return rc;
+            }
+        }
+        attr.fill((byte) 0);
+        return Verbs.ibv_query_device(context, attr.asSlice(IbvDeviceAttrEx.ORIG_ATTR_OFFSET,
+            IbvDeviceAttr.LAYOUT.byteSize()));
+    }
+
+    /** ENOSYS of asm-generic/errno-base.h: an op the provider does not implement (verbs.h falls back on it). */
+    private static final int ENOSYS = 38;
+
     /** {@code ibv_create_cq_ex}: {@code verbs_context.create_cq_ex}, or NULL with errno EOPNOTSUPP when absent. */
     public static MemorySegment ibv_create_cq_ex(final MemorySegment callState, final MemorySegment context,
         final MemorySegment cqInitAttrEx)

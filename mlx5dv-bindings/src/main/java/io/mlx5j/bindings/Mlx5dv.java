@@ -129,6 +129,33 @@ public final class Mlx5dv
         }
     }
 
+    private static final class mlx5dv_query_device$
+    {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.mlx5("mlx5dv_query_device"), DESC, NONE);
+    }
+
+    /**
+     * int mlx5dv_query_device(struct ibv_context *, struct mlx5dv_context *): the mlx5-specific capabilities; the
+     * caller sets comp_mask to the MLX5DV_CONTEXT_MASK_* parts it wants, libmlx5 keeps the bits of those it filled.
+     * 0 or an errno value (EOPNOTSUPP on a non-mlx5 context).
+     */
+    public static int mlx5dv_query_device(final MemorySegment context, final MemorySegment attrsOut)
+    {
+        try
+        {
+            return (int) mlx5dv_query_device$.HANDLE.invokeExact(context, attrsOut);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable: mlx5dv_query_device", ex);
+        }
+    }
+
     private static final class mlx5dv_get_clock_info$
     {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER);

@@ -28,6 +28,8 @@ final class EmulatorLaunch
     /** Set in the child's environment: a child that still finds no emulator must not start another one. */
     static final String CHILD_ENV = "MLX5J_EMULATED_CHILD";
     private static final Path SYSFS_DEVICES = Path.of("/sys/class/infiniband");
+    /** The Linux driver of ConnectX-4 and later PCI functions (drivers/net/ethernet/mellanox/mlx5/core). */
+    static final String MLX5_DRIVER = "mlx5_core";
 
     private EmulatorLaunch()
     {
@@ -38,7 +40,7 @@ final class EmulatorLaunch
     {
         return switch (command)
         {
-            case "devices", "perf", "pingpong", "rping", "feed" -> true;
+            case "devices", "perf", "pingpong", "rping", "feed", "validate" -> true;
             default -> false;
         };
     }
@@ -52,6 +54,15 @@ final class EmulatorLaunch
     /** The emulator to run {@code args} on, or null to run here: a device command, not yet emulated, no device. */
     static String reason(final String[] args, final boolean realDevice)
     {
+        return reason(args, realDevice, List.of());
+    }
+
+    /**
+     * As {@link #reason(String[], boolean)}, naming the RDMA devices found that are not mlx5 ({@code others}, e.g.
+     * "rxe0 (driver rdma_rxe)"): they do not count, mlx5j drives ConnectX rings directly.
+     */
+    static String reason(final String[] args, final boolean realDevice, final List<String> others)
+    {
         if (args.length == 0 || !needsDevice(args[0]) || Mlx5jTool.isEmulated())
         {
             return null;
@@ -60,23 +71,72 @@ final class EmulatorLaunch
         {
             return "--emulated: using the emulated ConnectX (emulator/mlx5emu)";
         }
-        return realDevice ? null : "no RDMA device found; using the emulated ConnectX (emulator/mlx5emu)";
+        return realDevice ? null : noDevice(others);
     }
 
-    /** A device exists when the kernel lists one under /sys/class/infiniband (as libibverbs finds them). */
+    /** Why the emulator stands in: no RDMA device at all, or only ones mlx5j cannot drive (named). */
+    static String noDevice(final List<String> others)
+    {
+        return others.isEmpty() ? "no RDMA device found; using the emulated ConnectX (emulator/mlx5emu)"
+            : "no mlx5 device found (" + String.join(", ", others) + " cannot be used: mlx5j needs an mlx5 device, "
+            + "ConnectX-4 or later, driver mlx5_core); using the emulated ConnectX (emulator/mlx5emu)";
+    }
+
+    /** An mlx5 device exists: a /sys/class/infiniband entry whose PCI function is bound to mlx5_core. */
     static boolean realDevice()
     {
-        if (!Files.isDirectory(SYSFS_DEVICES))
+        return !devices(SYSFS_DEVICES, true).isEmpty();
+    }
+
+    /** The RDMA devices of this machine that mlx5j cannot drive, as "name (driver X)". */
+    static List<String> otherDevices()
+    {
+        return devices(SYSFS_DEVICES, false);
+    }
+
+    /**
+     * The entries of a /sys/class/infiniband directory whose driver is mlx5_core ({@code mlx5} true: their names) or
+     * is not ({@code mlx5} false: "name (driver X)"). The driver is the name of the {@code device/driver} link, as
+     * Linux binds a PCI function (rxe and siw devices have no PCI function: "no driver").
+     */
+    static List<String> devices(final Path classInfiniband, final boolean mlx5)
+    {
+        final List<String> found = new ArrayList<>();
+        if (!Files.isDirectory(classInfiniband))
         {
-            return false;
+            return found;
         }
-        try (Stream<Path> entries = Files.list(SYSFS_DEVICES))
+        try (Stream<Path> entries = Files.list(classInfiniband))
         {
-            return entries.findAny().isPresent();
+            for (final Path entry : entries.sorted().toList())
+            {
+                final String driver = driver(entry);
+                final boolean isMlx5 = MLX5_DRIVER.equals(driver);
+                if (isMlx5 == mlx5)
+                {
+                    found.add(mlx5 ? entry.getFileName().toString()
+                        : entry.getFileName() + " (" + (driver == null ? "no driver" : "driver " + driver) + ")");
+                }
+            }
         }
         catch (final IOException ex)
         {
-            return false;
+            return found;
+        }
+        return found;
+    }
+
+    /** The name of the driver bound to the device's function, or null. */
+    static String driver(final Path classEntry)
+    {
+        try
+        {
+            final Path link = classEntry.resolve("device").resolve("driver");
+            return Files.exists(link) ? link.toRealPath().getFileName().toString() : null;
+        }
+        catch (final IOException ex)
+        {
+            return null;
         }
     }
 

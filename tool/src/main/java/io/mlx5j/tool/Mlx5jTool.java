@@ -8,9 +8,11 @@ import io.mlx5j.tool.pingpong.PingpongOptions;
 import io.mlx5j.tool.rping.RpingCommand;
 import io.mlx5j.tool.rping.RpingOptions;
 import io.mlx5j.tool.selfcheck.SelfCheck;
+import io.mlx5j.tool.validate.ValidateCommand;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The {@code mlx5j} command line: the one dispatcher of its commands ({@code ./mlx5j} at the repository root finds a
@@ -29,6 +31,7 @@ public final class Mlx5jTool
         "  pingpong [--ud] [options] [HOST] the ibv_rc_pingpong / ibv_ud_pingpong protocol (mlx5j pingpong --help)",
         "  rping -s|-c [options]            rping's protocol over rdma_cm (mlx5j rping --help)",
         "  feed publish|subscribe [options] multicast market data over raw Ethernet (mlx5j feed --help)",
+        "  validate [--json FILE]           check rdma-core, the device and RC traffic (mlx5j validate --help)",
         "  selfcheck                        print the encoded WQEs of a few work requests (pure Java, no device)",
         "  decode wqe|rwqe|srq-wqe|cqe HEX  a WQE or CQE in hex, with PRM field names (mlx5j decode --help)",
         "  help, --help, -h                 this list",
@@ -44,7 +47,8 @@ public final class Mlx5jTool
 
     public static void main(final String[] args)
     {
-        final String emulated = EmulatorLaunch.reason(args, EmulatorLaunch.realDevice());
+        final boolean mlx5 = EmulatorLaunch.realDevice();
+        final String emulated = EmulatorLaunch.reason(args, mlx5, mlx5 ? List.of() : EmulatorLaunch.otherDevices());
         final int status = emulated != null ? EmulatorLaunch.run(args, emulated, System.err)
             : run(args, System.out, System.err);
         System.out.flush();
@@ -101,6 +105,13 @@ public final class Mlx5jTool
                         return 0;
                     }
                     return FeedCommand.run(FeedCommand.parse(rest), out, err);
+                case "validate":
+                    if (help)
+                    {
+                        out.println(ValidateCommand.USAGE);
+                        return 0;
+                    }
+                    return ValidateCommand.run(rest, out);
                 case "selfcheck":
                     if (rest.length > 0)
                     {
@@ -137,6 +148,7 @@ public final class Mlx5jTool
                 case "rping" -> RpingOptions.USAGE;
                 case "devices" -> DevicesCommand.USAGE;
                 case "feed" -> FeedCommand.USAGE;
+                case "validate" -> ValidateCommand.USAGE;
                 case "selfcheck" -> SELFCHECK_USAGE;
                 case "decode" -> DecodeCommand.USAGE;
                 default -> USAGE;

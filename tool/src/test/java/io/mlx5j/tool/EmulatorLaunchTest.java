@@ -31,7 +31,7 @@ class EmulatorLaunchTest
         // this JVM already runs on the emulator (surefire preloads it): nothing starts again
         assertTrue(Mlx5jTool.isEmulated());
         assertNull(EmulatorLaunch.reason(new String[] {"devices"}, false));
-        for (final String c : List.of("devices", "perf", "pingpong", "rping", "feed"))
+        for (final String c : List.of("devices", "perf", "pingpong", "rping", "feed", "validate"))
         {
             assertTrue(EmulatorLaunch.needsDevice(c), c);
         }
@@ -39,6 +39,35 @@ class EmulatorLaunchTest
         {
             assertFalse(EmulatorLaunch.needsDevice(c), c);
         }
+    }
+
+    @Test
+    void onlyMlx5DevicesCountAsHardware(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir)
+        throws Exception
+    {
+        // the emulator's tree (SYSFS_PATH, written by mlx5emu --env) binds its function to mlx5_core, as Linux does;
+        // beside it a soft-RoCE device without a PCI function and an Intel one bound to irdma
+        final java.nio.file.Path emulated = java.nio.file.Path.of(System.getenv("SYSFS_PATH"), "class", "infiniband");
+        assertEquals(List.of("mlx5_0"), EmulatorLaunch.devices(emulated, true));
+        assertEquals(List.of(), EmulatorLaunch.devices(emulated, false));
+        final java.nio.file.Path root = dir.resolve("class/infiniband");
+        java.nio.file.Files.createDirectories(root.resolve("rxe0"));
+        java.nio.file.Files.createDirectories(dir.resolve("bus/pci/drivers/irdma"));
+        java.nio.file.Files.createDirectories(dir.resolve("devices/0000:3b:00.0"));
+        java.nio.file.Files.createSymbolicLink(dir.resolve("devices/0000:3b:00.0/driver"),
+            dir.resolve("bus/pci/drivers/irdma"));
+        java.nio.file.Files.createDirectories(root.resolve("irdma0"));
+        java.nio.file.Files.createSymbolicLink(root.resolve("irdma0/device"), dir.resolve("devices/0000:3b:00.0"));
+        assertEquals(List.of(), EmulatorLaunch.devices(root, true));
+        final List<String> others = EmulatorLaunch.devices(root, false);
+        assertEquals(List.of("irdma0 (driver irdma)", "rxe0 (no driver)"), others);
+        assertEquals("no mlx5 device found (irdma0 (driver irdma), rxe0 (no driver) cannot be used: mlx5j needs an "
+            + "mlx5 device, ConnectX-4 or later, driver mlx5_core); using the emulated ConnectX (emulator/mlx5emu)",
+            EmulatorLaunch.noDevice(others));
+        assertEquals("no RDMA device found; using the emulated ConnectX (emulator/mlx5emu)",
+            EmulatorLaunch.noDevice(List.of()));
+        java.nio.file.Files.createSymbolicLink(root.resolve("mlx5_0"), emulated.resolve("mlx5_0").toRealPath());
+        assertEquals(List.of("mlx5_0"), EmulatorLaunch.devices(root, true));
     }
 
     @Test
