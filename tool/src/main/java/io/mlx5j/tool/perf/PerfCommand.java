@@ -247,8 +247,8 @@ public final class PerfCommand
         out.printf(Locale.ROOT, " Device         : %s port %d (%s, %s)%n", context.deviceName(), p.port(),
             DevicesCommand.portState(p.state()), p.isEthernet() ? "Ethernet/RoCE" : "InfiniBand");
         out.printf(Locale.ROOT, " Connection     : RC, %s%n", connection);
-        out.printf(Locale.ROOT, " Path MTU       : %d     Doorbell : %s%n", 128 << mtu,
-            e.sq.mode().name().toLowerCase(Locale.ROOT));
+        out.printf(Locale.ROOT, " Path MTU       : %d     Doorbell : %s     BlueFlame register : %s%n", 128 << mtu,
+            e.sq.mode().name().toLowerCase(Locale.ROOT), e.sq.registerMode().name().toLowerCase(Locale.ROOT));
         out.printf(Locale.ROOT, " Inline         : %s%n", o.test().canInline()
             ? (o.inline() ? "on" : "off") + " (inline size " + o.inlineSize() + ", QP max " + e.sq.maxInlineData() + ")"
             : "n/a");
