@@ -150,8 +150,8 @@ def main():
     res.update(index(load(paths["-c"]), "c"))
     res.update(index(load(paths["-c-nobf"]), "c"))
 
-    def mlx5j(method, mode_):
-        return get(res, "jmh", "Mlx5jPostBench", method, doorbell=mode_)
+    def mlx5j(method, mode_, register="AUTO"):
+        return get(res, "jmh", "Mlx5jPostBench", method, doorbell=mode_, register=register)
 
     def ffm(cls, method):
         return get(res, "jmh", cls, method)
@@ -168,11 +168,13 @@ def main():
     w("Post: ns per WQE (mean ± 99.9 % error). Each invocation posts 64 WQEs, the last one signaled, and consumes "
       "its completion (written by the synthetic completer) with the same stack's poller.")
     w("")
-    w("| workload | mlx5j BlueFlame | mlx5j 8-byte doorbell | ibv_post_send FFM | ibv_post_send C "
+    w("| workload | mlx5j BlueFlame | mlx5j 8-byte doorbell | mlx5j BlueFlame, locked register "
+      "| ibv_post_send FFM | ibv_post_send C "
       "| ibv_post_send C, MLX5_SHUT_UP_BF=1 | ibv_wr_* FFM | ibv_wr_* C | mlx5j B/op |")
-    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for method, label in POST_WORKLOADS:
         w(f"| {label} | {fmt(mlx5j(method, 'BLUEFLAME'))} | {fmt(mlx5j(method, 'DOORBELL'))} "
+          f"| {fmt(mlx5j(method, 'BLUEFLAME', 'LOCKED'))} "
           f"| {fmt(ffm('IbvPostSendBench', method))} | {fmt(c('IbvPostSendBench', method))} "
           f"| {fmt(c('IbvPostSendBench', method, 'MLX5_SHUT_UP_BF=1'))} "
           f"| {fmt(ffm('IbvWrBench', method))} | {fmt(c('IbvWrBench', method))} "

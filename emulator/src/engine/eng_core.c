@@ -845,6 +845,11 @@ void emu_engine_qp_created(struct emu_qp *q)
 	qp->rcq = q->recv_cq ? q->recv_cq->engine : NULL;
 	qp->srq = q->srq ? q->srq->engine : NULL;
 	q->engine = qp;
+	/* QPs past the context's low-latency registers share one (the kernel's alloc_bfreg): mark both, so that a
+	 * doorbell another QP wrote over is recovered (eng_doorbell.c, eng_take_shared_records) */
+	for (struct eng_qp *o = G.qps; o; o = o->next)
+		if (o->q && o->q->ctx == q->ctx && o->q->uar_page == q->uar_page && o->q->bf_offset == q->bf_offset)
+			o->reg_shared = qp->reg_shared = 1;
 	qp->next = G.qps;
 	G.qps = qp;
 	G.qp_by_slot[qp->qpn & (EMU_REG_QP_SLOTS - 1)] = qp;

@@ -29,6 +29,31 @@ void eng_sq_take_record(struct eng_qp *qp, uint32_t idx, uint32_t rec, uint32_t 
 	qp->rec_stall_since = 0;
 }
 
+/*
+ * A register shared by several QPs takes their doorbells one after another in the same two halves. A ConnectX
+ * receives every one of those writes; this engine keeps only what a half holds when it scans, so when it falls
+ * behind (its thread descheduled on a loaded machine) a QP's doorbell can be written over by another QP's before it
+ * is taken, and that QP's WQEs would never run: seen as hangs of ucmatose with 255-300 connections and of
+ * ib_write_bw -q 256 while other work loaded the machine (the emulator's strict report "doorbell record advanced
+ * ... but the doorbell was never rung" for the first QPs, each on a shared register). So whenever a doorbell comes
+ * through a shared register, the other QPs on it whose doorbell record is ahead of the device are taken up to their
+ * record as well: their WQEs were written before their record (the driver's order), and a doorbell of theirs still
+ * to come then finds nothing new. The same sweep runs in the slow housekeeping for a doorbell written over by the
+ * last one on its register.
+ */
+static void take_shared_records(const struct eng_qp *taken)
+{
+	for (struct eng_qp *o = G.qps; o; o = o->next) {
+		if (o == taken || !o->reg_shared || !o->q || o->state == EMU_QPS_RESET || o->q->ctx != taken->q->ctx ||
+		    o->q->uar_page != taken->q->uar_page || o->q->bf_offset != taken->q->bf_offset)
+			continue;
+		uint32_t rec = udma_device_load_dbrec(&o->dbrec[1]) & 0xffff;
+		uint32_t rec_ahead = (rec - (o->sq_pi & 0xffff)) & 0xffff;
+		if (rec_ahead && rec_ahead <= o->sq_cnt)
+			eng_sq_take_record(o, o->sq_pi & 0xffff, rec, rec_ahead);
+	}
+}
+
 static void sq_doorbell(const uint8_t *db, volatile const uint8_t *half, struct eng_bf_check *check)
 {
 	uint32_t o = eng_be32(db), qd = eng_be32(db + 4);
@@ -38,6 +63,8 @@ static void sq_doorbell(const uint8_t *db, volatile const uint8_t *half, struct 
 		eng_strict(qpn, idx, "doorbell for a QP this process does not own");
 		return;
 	}
+	if (qp->reg_shared && qp->q)
+		take_shared_records(qp);
 	/* the WQEs up to the record are read after it: without acquire order one could be read before its stores */
 	uint32_t rec = udma_device_load_dbrec(&qp->dbrec[1]) & 0xffff;
 	uint32_t cur = qp->sq_pi & 0xffff;
@@ -231,6 +258,13 @@ void eng_check_unrung(uint64_t now)
 		uint32_t rec = udma_device_load_dbrec(&qp->dbrec[1]) & 0xffff;
 		if (rec == (qp->sq_pi & 0xffff) || qp->state == EMU_QPS_RESET) {
 			qp->rec_stall_since = 0;
+			continue;
+		}
+		uint32_t rec_ahead = (rec - (qp->sq_pi & 0xffff)) & 0xffff;
+		if (qp->reg_shared && qp->rec_stall_since && rec_ahead <= qp->sq_cnt) {
+			/* on a shared register its doorbell may have been written over by the register's last one
+			 * (take_shared_records): a record ahead for a whole slow pass is taken as rung */
+			eng_sq_take_record(qp, qp->sq_pi & 0xffff, rec, rec_ahead);
 			continue;
 		}
 		if (!qp->rec_stall_since)

@@ -146,6 +146,7 @@ struct eng_qp {
 	uint32_t sq_pi, sq_next, sq_cqe_seen;
 	uint64_t rec_stall_since;  /* record ahead of every doorbell since (ns), for the never-rung diagnostic */
 	int rec_stall_reported;
+	int reg_shared;            /* another QP of this process rings the same BlueFlame register (eng_doorbell.c) */
 	int cur_valid, cur_status;
 	uint32_t tx_off, tx_psn, next_psn;
 	size_t cur_len;

@@ -25,9 +25,12 @@
 #include "ucma.h"
 
 #define DIR_MAGIC   0x32444d43554d45ULL /* "EMUCMD2" */
-#define MBOX_MAGIC  0x31424d43554d45ULL /* "EMUCMB1" */
+#define MBOX_MAGIC  0x32424d43554d45ULL /* "EMUCMB2": 4096 slots (a build of 128 reads another layout) */
 #define DIR_SLOTS   2048
-#define MBOX_SLOTS  128
+/* A client of 1,024 connections sends its 1,024 REQs in one burst, and the REQ is sent once (no MAD retries):
+ * with 128 slots ucmatose -c 1024 lost some 125 REQs to a full ring and failed with UNREACHABLE after the CM
+ * timeout. The ring lives in a sparse /dev/shm file: untouched slots cost no memory. */
+#define MBOX_SLOTS  4096
 #define PORT_LO     32768               /* Linux ip_local_port_range default: 32768..60999 */
 #define PORT_HI     60999
 

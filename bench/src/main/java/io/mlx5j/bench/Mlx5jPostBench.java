@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import io.mlx5j.direct.Completion;
 import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.SendFlags;
+import io.mlx5j.direct.RegisterMode;
 import io.mlx5j.direct.SendQueue;
 import io.mlx5j.doorbell.DoorbellMode;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -26,7 +27,8 @@ import static io.mlx5j.bench.Workload.BATCH;
  * The mlx5j direct send path ({@link SendQueue}, completions through {@link CqPoller}) on the same kind of QP
  * as {@link IbvPostSendBench} and {@link IbvWrBench}, with the same WQEs and the same {@link SyntheticCompleter}.
  * {@code doorbell}: BLUEFLAME copies every single-WQE post through the BlueFlame register (a batch rings the 8-byte
- * doorbell, as libmlx5), DOORBELL always rings the 8-byte doorbell. One op = one WQE.
+ * doorbell, as libmlx5), DOORBELL always rings the 8-byte doorbell; {@code register}: see {@link #register}. One op
+ * = one WQE.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -37,6 +39,15 @@ public class Mlx5jPostBench
 {
     @Param({"BLUEFLAME", "DOORBELL"})
     public String doorbell;
+
+    /**
+     * The QP's BlueFlame register: AUTO is what a send queue gets by default (this context's first QP has a
+     * low-latency register, so DEDICATED: no lock); LOCKED is a register shared with other QPs, as every QP past
+     * the first 4 of a context gets with libmlx5's defaults: each ring takes the register's spin lock and flushes
+     * inside it (as libmlx5 does for a medium register, whose cost the C rows pay only from that QP on).
+     */
+    @Param({"AUTO", "LOCKED"})
+    public String register;
 
     private EmulatedQp env;
     private SendQueue sq;
@@ -54,7 +65,7 @@ public class Mlx5jPostBench
     public void setup()
     {
         env = EmulatedQp.open();
-        sq = SendQueue.of(env.qp, DoorbellMode.valueOf(doorbell));
+        sq = SendQueue.of(env.qp, DoorbellMode.valueOf(doorbell), RegisterMode.valueOf(register));
         cq = CqPoller.of(env.cq).attach(sq);
         completer = new SyntheticCompleter(env.cq.ring(), env.qp.qpn(), env.uidx);
         lkey = env.mr.lkey();

@@ -88,10 +88,11 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  * A send queue is confined to one thread, and that thread must also poll the CQ that retires its WQEs (or the two
  * must be serialised by the caller): the counters are plain fields, as in libmlx5 under its QP lock. With
  * {@code -Dmlx5j.debug=true} every call checks that the queue and the {@link CqPoller}s it is attached to are used
- * from one thread, and {@link #claim()} hands them to another (a static final flag: free when off). QPs whose
- * BlueFlame registers are shared by several threads must be created with {@link #of(QueuePair, DoorbellMode,
- * boolean)} (locked as libmlx5 does for a shared bfreg); the default assumes a dedicated register and refuses a
- * second queue on the same register.
+ * from one thread, and {@link #claim()} hands them to another (a static final flag: free when off). Queues of
+ * different QPs may be posted from different threads whatever their BlueFlame registers: by default
+ * ({@link RegisterMode#AUTO}) a register libmlx5 may give to several QPs is locked for all of them, as libmlx5 locks
+ * a shared bfreg; {@link #of(QueuePair, DoorbellMode, RegisterMode)} overrides the choice, and
+ * {@link #registerMode()} and {@link #toString()} show it.
  * <p>
  * <b>Close rule.</b> Close the QP (or anything whose close closes it: its CQs, its PD, the Context) from the thread
  * that posts to it, or after that thread has stopped posting, with a happens-before edge between them (as for
@@ -129,17 +130,20 @@ public final class SendQueue
     private final long ringMask;
     private final SendRing sq;
     private final WqeWriter writer;
+    private final RegisterMode registerMode;
     private final int maxSge;
     private final int maxInline;
     private final SendStaging staging;
     private final FastSendEncoder fast;
 
-    private SendQueue(final QueuePair qp, final DoorbellMode mode, final boolean sharedRegister)
+    private SendQueue(final QueuePair qp, final DoorbellMode mode, final RegisterMode registerMode)
     {
         this.qp = qp;
         this.type = qp.type();
         final QpRing rings = SendRingCore.checkRings(qp);
-        final BlueFlameRegister bf = BlueFlameRegisters.acquire(qp, rings, sharedRegister);
+        final BlueFlameRegisters.Grant grant = BlueFlameRegisters.acquire(qp, rings, registerMode);
+        this.registerMode = grant.mode();
+        final BlueFlameRegister bf = grant.register();
         this.core = new SendRingCore(qp, this, rings, bf, mode);
         this.qpn = core.qpn();
         this.ring = core.memory();
@@ -153,19 +157,35 @@ public final class SendQueue
         this.fast = new FastSendEncoder(ring, sq, writer, type, maxSge, maxInline);
     }
 
-    /** A send queue over {@code qp}'s ring with a dedicated BlueFlame register. One per QP. */
+    /**
+     * A send queue over {@code qp}'s ring, its BlueFlame register locked or not as libmlx5 set it up
+     * ({@link RegisterMode#AUTO}). One per QP.
+     */
     public static SendQueue of(final QueuePair qp, final DoorbellMode mode)
     {
-        return new SendQueue(qp, mode, false);
+        return new SendQueue(qp, mode, RegisterMode.AUTO);
     }
 
     /**
-     * @param sharedRegister true if other QPs posted from other threads may use the same BlueFlame register (libmlx5
-     *                       {@code need_lock}): every ring then takes the register's lock
+     * A send queue with an explicit register choice.
+     *
+     * @param registerMode {@link RegisterMode#AUTO} (the default of {@link #of(QueuePair, DoorbellMode)}), or
+     *                     {@link RegisterMode#DEDICATED} / {@link RegisterMode#LOCKED} to override libmlx5's rules;
+     *                     see {@link RegisterMode} for each one's thread-safety contract
+     * @throws IllegalStateException if the register cannot be shared as asked (see {@link RegisterMode#DEDICATED})
+     */
+    public static SendQueue of(final QueuePair qp, final DoorbellMode mode, final RegisterMode registerMode)
+    {
+        return new SendQueue(qp, mode, registerMode);
+    }
+
+    /**
+     * @param sharedRegister true for {@link RegisterMode#LOCKED}, false for {@link RegisterMode#AUTO} (which locks
+     *                       every register libmlx5 may share)
      */
     public static SendQueue of(final QueuePair qp, final DoorbellMode mode, final boolean sharedRegister)
     {
-        return new SendQueue(qp, mode, sharedRegister);
+        return new SendQueue(qp, mode, sharedRegister ? RegisterMode.LOCKED : RegisterMode.AUTO);
     }
 
     /**
@@ -494,6 +514,12 @@ public final class SendQueue
         return core.mode();
     }
 
+    /** How this queue writes its BlueFlame register: never {@link RegisterMode#AUTO} (that is resolved when built). */
+    public RegisterMode registerMode()
+    {
+        return registerMode;
+    }
+
     /** Largest inline payload per WQE, as the QP was granted. */
     public int maxInlineData()
     {
@@ -551,6 +577,7 @@ public final class SendQueue
     @Override
     public String toString()
     {
-        return "SendQueue(" + type + " qpn 0x" + Integer.toHexString(qpn) + ")";
+        return "SendQueue(" + type + " qpn 0x" + Integer.toHexString(qpn) + ", " + core.mode() + ", register " +
+            registerMode + ")";
     }
 }

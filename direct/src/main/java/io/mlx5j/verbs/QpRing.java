@@ -16,6 +16,10 @@ import java.lang.foreign.MemorySegment;
  * @param dbrec     8 bytes: [MLX5_RCV_DBR] receive counter, [MLX5_SND_DBR] send counter, big-endian
  * @param bfReg     the BlueFlame register: {@code max(8, 2 * bfSize)} bytes, two halves used alternately
  * @param bfSize    bytes per BlueFlame half; 0 when the register only takes 8-byte doorbells
+ * @param uarMmapOffset {@code mlx5dv_qp.uar_mmap_offset}: the mmap offset of the UAR page holding {@code bfReg}
+ *                  (rdma-core v44 providers/mlx5/mlx5.c get_uar_mmap_offset: command and page index times the page
+ *                  size), or -1 when libmlx5 did not report it ({@code MLX5DV_QP_MASK_UAR_MMAP_OFFSET} not set on
+ *                  return)
  */
 public record QpRing(
     int qpn,
@@ -27,6 +31,7 @@ public record QpRing(
     int rqStride,
     MemorySegment dbrec,
     MemorySegment bfReg,
-    int bfSize)
+    int bfSize,
+    long uarMmapOffset)
 {
 }

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static io.mlx5j.bindings.CTypes.C_INT;
+import static io.mlx5j.bindings.CTypes.C_LONG;
 import static io.mlx5j.bindings.CTypes.C_POINTER;
 import static io.mlx5j.bindings.CTypes.U16;
 import static io.mlx5j.bindings.CTypes.U32;
@@ -539,6 +540,9 @@ public final class QueuePair extends NativeResource
             final MemorySegment out = tmp.allocate(Mlx5dvQp.LAYOUT);
             obj.set(C_POINTER, Mlx5dvObj.QP_IN_OFFSET, handle);
             obj.set(C_POINTER, Mlx5dvObj.QP_OUT_OFFSET, out);
+            // ask for the UAR page's mmap offset: it names the BlueFlame register libmlx5 gave the QP, from which
+            // SendQueue decides whether the register is dedicated or shared (io.mlx5j.direct.RegisterMode)
+            out.set(U64, Mlx5dvQp.COMP_MASK_OFFSET, Mlx5dvQp.MLX5DV_QP_MASK_UAR_MMAP_OFFSET);
             final int rc = Mlx5dv.mlx5dv_init_obj(obj, Mlx5dvObj.MLX5DV_OBJ_QP);
             if (rc != 0)
             {
@@ -549,6 +553,8 @@ public final class QueuePair extends NativeResource
             final int rqCnt = out.get(U32, Mlx5dvQp.RQ_WQE_CNT_OFFSET);
             final int rqStride = out.get(U32, Mlx5dvQp.RQ_STRIDE_OFFSET);
             final int bfSize = out.get(U32, Mlx5dvQp.BF_SIZE_OFFSET);
+            final long uarMmapOffset = (out.get(U64, Mlx5dvQp.COMP_MASK_OFFSET) &
+                Mlx5dvQp.MLX5DV_QP_MASK_UAR_MMAP_OFFSET) != 0 ? out.get(C_LONG, Mlx5dvQp.UAR_MMAP_OFFSET_OFFSET) : -1;
             return new QpRing(qpn,
                 Rings.view(out.get(C_POINTER, Mlx5dvQp.SQ_BUF_OFFSET), (long) sqCnt * sqStride, arena, "sq.buf"),
                 sqCnt, sqStride,
@@ -556,7 +562,7 @@ public final class QueuePair extends NativeResource
                 rqCnt, rqStride,
                 Rings.view(out.get(C_POINTER, Mlx5dvQp.DBREC_OFFSET), Rings.DBREC_BYTES, arena, "dbrec"),
                 Rings.view(out.get(C_POINTER, Mlx5dvQp.BF_REG_OFFSET), Math.max(8L, 2L * bfSize), arena, "bf.reg"),
-                bfSize);
+                bfSize, uarMmapOffset);
         }
     }
 

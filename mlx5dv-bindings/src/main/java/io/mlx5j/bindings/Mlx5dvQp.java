@@ -56,6 +56,11 @@ public final class Mlx5dvQp
     public static final int MLX5_RCV_DBR = 0;
     /** Index of the send counter in dbrec (mlx5dv.h enum: MLX5_SND_DBR). */
     public static final int MLX5_SND_DBR = 1;
+    /**
+     * {@code comp_mask} bit asking for, and on return confirming, {@code uar_mmap_offset} (mlx5dv.h enum
+     * mlx5dv_qp_comp_mask: MLX5DV_QP_MASK_UAR_MMAP_OFFSET).
+     */
+    public static final long MLX5DV_QP_MASK_UAR_MMAP_OFFSET = 1L;
 
     private Mlx5dvQp()
     {

@@ -57,7 +57,9 @@ class Mlx5jToolTest
         final List<String> out = perf("write_lat", "-n", "1000", "--doorbell", "blueflame");
         assertEquals(before, EmulatedDevice.strictViolations());
         assertTrue(out.contains(" ".repeat(20) + "RDMA_Write Latency Test (mlx5j Java direct path)"), out.toString());
-        assertTrue(out.contains(" Path MTU       : 4096     Doorbell : blueflame"), out.toString());
+        // a context's first QPs get low-latency BlueFlame registers: no lock (RegisterMode.DEDICATED)
+        assertTrue(out.contains(" Path MTU       : 4096     Doorbell : blueflame     BlueFlame register : dedicated"),
+            out.toString());
         assertTrue(out.contains(" Connection     : RC, loopback: both QPs in this process, one thread"),
             out.toString());
         final double[] row = latencyRow(out, 2, 1000);

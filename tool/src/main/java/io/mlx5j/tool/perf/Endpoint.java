@@ -53,6 +53,17 @@ abstract sealed class Endpoint implements AutoCloseable permits RcEndpoint, RawE
     Endpoint(final Context context, final ProtectionDomain pd, final QpType type, final boolean ownRecvCq,
         final int sendDepth, final int recvDepth, final int inlineSize, final long bytes, final int access)
     {
+        this(context, pd, type, ownRecvCq, sendDepth, recvDepth, inlineSize, bytes, access, 1);
+    }
+
+    /**
+     * @param cqShare how many QPs the one CQ serves (its size is that many times one QP's share; the subclass
+     *                creates the QPs past the first, perftest's -q)
+     */
+    Endpoint(final Context context, final ProtectionDomain pd, final QpType type, final boolean ownRecvCq,
+        final int sendDepth, final int recvDepth, final int inlineSize, final long bytes, final int access,
+        final int cqShare)
+    {
         CompletionQueue scq = null;
         CompletionQueue rcq = null;
         QueuePair createdQp = null;
@@ -67,7 +78,7 @@ abstract sealed class Endpoint implements AutoCloseable permits RcEndpoint, RawE
             }
             else
             {
-                scq = context.createCq(sendDepth + recvDepth + 1);
+                scq = context.createCq(cqShare * (sendDepth + recvDepth) + 1);
                 rcq = scq;
             }
             QpConfig.Builder config = QpConfig.builder(type, scq);
@@ -123,6 +134,12 @@ abstract sealed class Endpoint implements AutoCloseable permits RcEndpoint, RawE
 
     /** What to look at when nothing arrives, for the messages of a stall. */
     abstract String stallHint();
+
+    /** How many QPs this side posts on round-robin (perftest's -q); 1 but for an {@link RcEndpoint} built so. */
+    int qpCount()
+    {
+        return 1;
+    }
 
     /** Address of the QP's BlueFlame register: two QPs of one context may be given the same one. */
     final long bfRegister()

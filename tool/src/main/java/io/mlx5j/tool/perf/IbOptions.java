@@ -15,6 +15,8 @@ import io.mlx5j.tool.UsageException;
  * @param host      the server to connect to ({@link PerfOptions.Role#CLIENT}), else null
  * @param tcpPort   the exchange's TCP port, or with {@code -R} its rdma_cm port
  * @param warmup    iterations of the JIT warm-up before a two-process latency run ({@link JitWarmup}), or 0
+ * @param qps       QPs per side ({@code -q}): the bw tests post round-robin over them, {@code -n} messages each,
+ *                  their completions on one CQ, as perftest's run_iter_bw
  */
 public record IbOptions(
     int gidIndex,
@@ -25,8 +27,11 @@ public record IbOptions(
     int outReads,
     boolean rdmaCm,
     boolean allSizes,
-    long warmup)
+    long warmup,
+    int qps)
 {
+    /** The most QPs per side {@code -q} takes (perftest has no limit; each QP costs rings and a CQ's share). */
+    public static final int MAX_QPS = 4096;
     /** perftest's -a sweep: 2^1 .. 2^23 bytes (MAX_SIZE 8388608; the loops run i = 1 .. 23). */
     public static final int ALL_SIZES_MAX = 1 << 23;
     public static final int DEFAULT_TCP_PORT = 18515;
@@ -68,7 +73,9 @@ public record IbOptions(
         "  -N, --noPeak             bw tests: no BW peak (perftest's column then shows 0.00)",
         "  -F, --CPU-freq           accepted and ignored (a note says so): mlx5j has no CPU-frequency check",
         "      --use_old_post_send  accepted and ignored (a note says so): mlx5j posts through its own Java path",
-        "  -c RC, -q 1, -A FETCH_AND_ADD  the only values mlx5j runs (others fail, naming the option)",
+        "  -q, --qp N               write_bw, read_bw, send_bw over TCP: N QPs per side, -n messages each, posted",
+        "                           round-robin, one CQ (as perftest -q); default 1",
+        "  -c RC, -A FETCH_AND_ADD  the only values mlx5j runs (others fail, naming the option)",
         "  -R, --rdma_cm            connect through rdma_cm, as perftest -R: the exchange runs over an rdma_cm",
         "                           control connection to port -p and the test QP is connected by the CM",
         "                           (SERVER_HOST is then an IP address the emulated or real ports own)",
@@ -89,7 +96,7 @@ public record IbOptions(
     /** This part in the warm-up run: no peer, no exchange, one size. */
     IbOptions forWarmup()
     {
-        return new IbOptions(gidIndex, mtu, qpTimeout, null, tcpPort, outReads, false, false, 0);
+        return new IbOptions(gidIndex, mtu, qpTimeout, null, tcpPort, outReads, false, false, 0, 1);
     }
 
     /** The ib_* tests' options, defaults and checks. */
@@ -104,6 +111,7 @@ public record IbOptions(
         private boolean rdmaCm;
         private boolean allSizes;
         private long warmup = -1;
+        private int qps = 1;
 
         @Override
         public int maxSize()
@@ -141,7 +149,7 @@ public record IbOptions(
                     c.notes.add(o + " ignored: mlx5j posts through its Java direct path, not ibv_post_send");
                 }
                 case "-c", "--connection" -> requireValue(o, a.value(o), "RC", "mlx5j perf runs RC QPs only");
-                case "-q", "--qp" -> requireValue(o, a.value(o), "1", "mlx5j perf runs one QP");
+                case "-q", "--qp" -> qps = a.intValue(o, 1, MAX_QPS);
                 case "-A", "--atomic_type" -> requireValue(o, a.value(o), "FETCH_AND_ADD",
                     "mlx5j perf's atomic tests post FETCH_AND_ADD");
                 case "-R", "--rdma_cm" ->
@@ -261,8 +269,21 @@ public record IbOptions(
             {
                 warmup = test.isLatency() && !rdmaCm && c.role != PerfOptions.Role.LOOPBACK ? DEFAULT_WARMUP : 0;
             }
+            if (qps > 1 && test != PerfTest.WRITE_BW && test != PerfTest.READ_BW && test != PerfTest.SEND_BW)
+            {
+                throw new UsageException("-q " + qps + ": mlx5j perf runs several QPs in write_bw, read_bw and "
+                    + "send_bw only");
+            }
+            if (qps > 1 && rdmaCm)
+            {
+                throw new UsageException("-q " + qps + ": several QPs are exchanged over TCP only, not with -R");
+            }
+            if (qps > 1 && c.duration > 0)
+            {
+                throw new UsageException("-q " + qps + ": several QPs run -n iterations each, not -D");
+            }
             return c.build(new IbOptions(gidIndex, mtu, qpTimeout, host, tcpPort, outReads, rdmaCm, allSizes,
-                warmup), null);
+                warmup, qps), null);
         }
 
         private static void requireValue(final String option, final String value, final String only,

@@ -61,7 +61,7 @@ public final class PerfCommand
     static RcEndpoint endpoint(final Context context, final ProtectionDomain pd, final PerfOptions o, final long area)
     {
         return new RcEndpoint(context, pd, o.ibPort(), o.ib().gidIndex(), o.sendDepth(),
-            o.test().isSend() ? o.rxDepth() : 0, o.inlineSize(), Math.max(area, o.maxSize()));
+            o.test().isSend() ? o.rxDepth() : 0, o.inlineSize(), Math.max(area, o.maxSize()), o.ib().qps());
     }
 
     /** Bytes of each area a two-process run registers: a perftest bw client walks one cycle buffer (a page). */
@@ -81,8 +81,8 @@ public final class PerfCommand
             a.directPath(o.mode(), shared);
             b.directPath(o.mode(), shared);
             final int mtu = pathMtu(o, a.port);
-            a.connect(b.local(), mtu, rdAtomic, rdAtomic, o.ib().qpTimeout());
-            b.connect(a.local(), mtu, rdAtomic, rdAtomic, o.ib().qpTimeout());
+            a.connectAll(b, mtu, rdAtomic, rdAtomic, o.ib().qpTimeout());
+            b.connectAll(a, mtu, rdAtomic, rdAtomic, o.ib().qpTimeout());
             a.prepare(o, true);
             b.prepare(o, true);
             banner(out, o, context, a, mtu, "loopback: both QPs in this process, one thread");
@@ -247,8 +247,13 @@ public final class PerfCommand
         out.printf(Locale.ROOT, " Device         : %s port %d (%s, %s)%n", context.deviceName(), p.port(),
             DevicesCommand.portState(p.state()), p.isEthernet() ? "Ethernet/RoCE" : "InfiniBand");
         out.printf(Locale.ROOT, " Connection     : RC, %s%n", connection);
-        out.printf(Locale.ROOT, " Path MTU       : %d     Doorbell : %s%n", 128 << mtu,
-            e.sq.mode().name().toLowerCase(Locale.ROOT));
+        out.printf(Locale.ROOT, " Path MTU       : %d     Doorbell : %s     BlueFlame register : %s%n", 128 << mtu,
+            e.sq.mode().name().toLowerCase(Locale.ROOT), e.registerModes());
+        if (e.qpCount() > 1)
+        {
+            out.printf(Locale.ROOT, " Number of qps  : %d     posted round-robin, -n %d messages each, one CQ%n",
+                e.qpCount(), o.iterations());
+        }
         out.printf(Locale.ROOT, " Inline         : %s%n", o.test().canInline()
             ? (o.inline() ? "on" : "off") + " (inline size " + o.inlineSize() + ", QP max " + e.sq.maxInlineData() + ")"
             : "n/a");
@@ -323,6 +328,7 @@ public final class PerfCommand
             return new PerftestWire.BwReport(os.size(), 0, peak, 0, 0);
         }
         final BandwidthStats s = new BandwidthStats(os.size(), r.iterations(), r.nanos());
+        // with -q every QP's messages count, in #iterations too (perftest's tot_iters = -n times -q)
         out.println(ResultTable.bandwidthRow(s, peak, os.reportGbits()));
         return new PerftestWire.BwReport(os.size(), r.iterations(), peak,
             os.reportGbits() ? s.gbitPerSec() : s.mbPerSec(), s.mpps());

@@ -181,8 +181,10 @@ final class PerfLoops
             peer.begin(o);
         }
         final RunWindow window = RunWindow.of(o);
-        final long iterations = window == null ? o.iterations() : Long.MAX_VALUE;
-        final int depth = o.txDepth();
+        // perftest -q: -n messages and -t in flight per QP, the last one of each QP signaled (run_iter_bw)
+        final int qps = me.qpCount();
+        final long iterations = window == null ? o.iterations() * qps : Long.MAX_VALUE;
+        final int depth = o.txDepth() * qps;
         final int flags = (o.inline() ? SendFlags.INLINE : 0) | SendFlags.RING;
         final long peerBase = peer == null ? 0 : peer.received;
         final long wrBase = me.sendsRetired;   // wr_ids keep rising across the runs of a sweep
@@ -196,7 +198,7 @@ final class PerfLoops
         {
             while (posted < iterations && posted - completed < depth)
             {
-                final int f = posted == iterations - 1 ? flags | SendFlags.SIGNALED : flags;
+                final int f = posted >= iterations - qps ? flags | SendFlags.SIGNALED : flags;
                 if (peak != null)
                 {
                     peak.posted(posted, System.nanoTime());
@@ -267,7 +269,7 @@ final class PerfLoops
         awaitRecv(me, base + 1, System.nanoTime() + stallNanos, 0, null);
         final long first = System.nanoTime();
         final RunWindow window = RunWindow.of(o);
-        final long target = window == null ? base + o.iterations() : Long.MAX_VALUE;
+        final long target = window == null ? base + o.iterations() * me.qpCount() : Long.MAX_VALUE;
         long seen = me.received;
         long counted = window != null && window.sampling(first) ? seen - base : 0;
         long deadline = first + stallNanos;

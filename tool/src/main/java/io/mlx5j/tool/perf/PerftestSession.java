@@ -219,33 +219,53 @@ final class PerftestSession
         final boolean server = o.role() == PerfOptions.Role.SERVER;
         final PerfTest t = o.test();
         final boolean gid = e.gidIndex >= 0;
-        final PerftestWire.Dest my = new PerftestWire.Dest(e.port.lid(), outReads, e.qp.qpn(), e.psn,
-            e.mr.rkey(), e.recvArea, e.gid, 0, e.gidIndex);
-        PerftestWire.Dest rem = w.handshake(my, gid);
-        if (rem.srqn() != 0)
+        // perftest -q: one destination handshake per QP, in QP order (write_bw.c etc.: the loop over num_of_qps
+        // before ctx_connect); every later exchange carries QP 0's destination
+        final int qps = e.qpCount();
+        final PerftestWire.Dest[] mine = new PerftestWire.Dest[qps];
+        final PerftestWire.Dest[] theirs = new PerftestWire.Dest[qps];
+        for (int i = 0; i < qps; i++)
         {
-            throw new IllegalStateException("the peer sent SRQ number 0x" + Integer.toHexString(rem.srqn())
-                + ": it runs XRC or DC (perftest -c XRC/DC), which mlx5j perf does not; "
-                + "run it with -c RC");
+            mine[i] = new PerftestWire.Dest(e.port.lid(), outReads, e.qps[i].qpn(), e.psns[i], e.mr.rkey(),
+                e.recvArea, e.gid, 0, e.gidIndex);
+            theirs[i] = w.handshake(mine[i], gid);
+            if (theirs[i].srqn() != 0)
+            {
+                throw new IllegalStateException("the peer sent SRQ number 0x" + Integer.toHexString(theirs[i].srqn())
+                    + ": it runs XRC or DC (perftest -c XRC/DC), which mlx5j perf does not; "
+                    + "run it with -c RC");
+            }
         }
+        final PerftestWire.Dest my = mine[0];
         if (t.isLatency() && t != PerfTest.SEND_LAT)
         {
-            rem = w.handshake(my, gid);
+            theirs[0] = w.handshake(my, gid);
         }
-        final PeerInfo peer = PeerInfo.of(rem.lid(), rem.qpn(), rem.psn(), rem.gid())
-            .withBuffer(rem.rkey(), rem.vaddr(), e.areaSize);
-        if (cm == null)
+        for (int i = 0; i < qps; i++)
         {
-            // our RTR takes the peer's read depth as what it may ask of us (perftest: max_dest_rd_atomic =
-            // my out_reads; max_rd_atomic = the peer's)
-            e.connect(peer, mtu, outReads, Math.max(1, Math.min(outReads, rem.outReads())), o.ib().qpTimeout());
-        }
-        else
-        {
-            e.remote = peer;    // the CM connected the QP; the handshake brought the buffer
+            final PerftestWire.Dest rem = theirs[i];
+            final PeerInfo peer = PeerInfo.of(rem.lid(), rem.qpn(), rem.psn(), rem.gid())
+                .withBuffer(rem.rkey(), rem.vaddr(), e.areaSize);
+            if (cm == null)
+            {
+                // our RTR takes the peer's read depth as what it may ask of us (perftest: max_dest_rd_atomic =
+                // my out_reads; max_rd_atomic = the peer's)
+                e.connect(i, peer, mtu, outReads, Math.max(1, Math.min(outReads, rem.outReads())),
+                    o.ib().qpTimeout());
+            }
+            else
+            {
+                e.remote = peer;    // the CM connected the QP; the handshake brought the buffer
+                e.remotes[i] = peer;
+            }
         }
         e.prepare(o, w.remoteIsMlx5j());
-        w.handshake(my, gid);
+        // perftest 4.5-0.17: the exchange after connecting is a loop over the QPs (it prints each remote QP then);
+        // the one "after moving the QP to RTR" carries QP 0 only
+        for (int i = 0; i < qps; i++)
+        {
+            w.handshake(mine[i], gid);
+        }
         w.handshake(my, gid);
         PerfCommand.banner(out, o, context, e, mtu,
             (server ? "server, client " + w.peer() : "client of " + o.ib().host() + ":" + o.ib().tcpPort())
@@ -466,7 +486,8 @@ final class PerftestSession
     /** perftest's peak recorder for one bw run, or null when the peak is off (-N, -D, more than 20000). */
     static BandwidthPeak peakRecorder(final PerfOptions os)
     {
-        return os.noPeak() ? null : new BandwidthPeak(os.iterations());
+        // -q: every QP's messages are recorded (n per QP)
+        return os.noPeak() ? null : new BandwidthPeak(os.iterations() * os.ib().qps());
     }
 
     /** The data check, or why there is none: a perftest peer sends whatever its buffer holds. */

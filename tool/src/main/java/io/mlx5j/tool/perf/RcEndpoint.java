@@ -12,9 +12,12 @@ import io.mlx5j.verbs.InitAttributes;
 import io.mlx5j.verbs.PeerInfo;
 import io.mlx5j.verbs.PortAttributes;
 import io.mlx5j.verbs.ProtectionDomain;
+import io.mlx5j.verbs.QpConfig;
 import io.mlx5j.verbs.QpType;
+import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.verbs.RtrAttributes;
 import io.mlx5j.verbs.RtsAttributes;
+import io.mlx5j.direct.RegisterMode;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.doorbell.DoorbellMode;
@@ -22,6 +25,10 @@ import io.mlx5j.doorbell.DoorbellMode;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -33,6 +40,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * </pre>
  * Two areas because write_lat spins on the last byte of the area the peer writes: were it also our source, the
  * marker we set before posting would satisfy our own spin.
+ * <p>
+ * With perftest's {@code -q N} the endpoint holds N QPs on the one CQ, all over the same buffer (each QP writes from
+ * the send area to its peer QP's advertised address, and advertises the receive area): message {@code k} goes on QP
+ * {@code k mod N}, so the posts go round-robin as in perftest's run_iter_bw. {@link #qp}, {@link #sq} and the
+ * single-QP methods are QP 0's.
  */
 final class RcEndpoint extends Endpoint
 {
@@ -67,6 +79,20 @@ final class RcEndpoint extends Endpoint
     private long remoteAddr;
     private int remoteKey;
 
+    /** All the QPs, QP 0 first ({@link #qp}); the queues and peers index alike. */
+    final QueuePair[] qps;
+    final int[] psns;
+    SendQueue[] sqs;
+    private RecvQueue[] rqs;
+    final PeerInfo[] remotes;
+    private final long[] remoteAddrs;
+    private final int[] remoteKeys;
+    /** QP numbers in ascending order and each one's index: which queue a completion belongs to. */
+    private final int[] sortedQpns;
+    private final int[] sortedIndex;
+    /** Per QP, the lowest message number (wr_id) not yet known complete on it; wr_ids on QP q are q mod N. */
+    private final long[] pendingFrom;
+
     /**
      * @param sendDepth    send WQEs the QP holds
      * @param recvDepth    receive WQEs the QP holds (0: this side receives nothing; 1 is still asked for)
@@ -77,15 +103,23 @@ final class RcEndpoint extends Endpoint
     RcEndpoint(final Context context, final ProtectionDomain pd, final int ibPort, final int gidIndex,
         final int sendDepth, final int recvDepth, final int inlineSize, final long areaSize)
     {
+        this(context, pd, ibPort, gidIndex, sendDepth, recvDepth, inlineSize, areaSize, 1);
+    }
+
+    /** @param qpCount QPs on the one CQ (perftest's -q) */
+    RcEndpoint(final Context context, final ProtectionDomain pd, final int ibPort, final int gidIndex,
+        final int sendDepth, final int recvDepth, final int inlineSize, final long areaSize, final int qpCount)
+    {
         // the port and GID are queried before anything is created (a failure then leaves nothing to close)
         this(context, pd, Address.of(context, ibPort, gidIndex), sendDepth, recvDepth, inlineSize,
-            align(Math.max(areaSize, 64), 64));
+            align(Math.max(areaSize, 64), 64), qpCount);
     }
 
     private RcEndpoint(final Context context, final ProtectionDomain pd, final Address address, final int sendDepth,
-        final int recvDepth, final int inlineSize, final long areaSize)
+        final int recvDepth, final int inlineSize, final long areaSize, final int qpCount)
     {
-        super(context, pd, QpType.RC, false, sendDepth, recvDepth, inlineSize, 2 * areaSize, Access.ALL_REMOTE);
+        super(context, pd, QpType.RC, false, sendDepth, recvDepth, inlineSize, 2 * areaSize, Access.ALL_REMOTE,
+            qpCount);
         this.port = address.port();
         this.gidIndex = address.gidIndex();
         this.gid = address.gid();
@@ -94,6 +128,65 @@ final class RcEndpoint extends Endpoint
         this.sendArea = buffer.address() + areaSize;
         this.psn = ThreadLocalRandom.current().nextInt(1 << 24);
         this.receives = recvDepth > 0;
+        this.qps = new QueuePair[qpCount];
+        this.psns = new int[qpCount];
+        qps[0] = qp;
+        psns[0] = psn;
+        try
+        {
+            for (int i = 1; i < qpCount; i++)
+            {
+                qps[i] = pd.createQp(QpConfig.builder(QpType.RC, sendCqObject).maxSendWr(sendDepth)
+                    .maxRecvWr(Math.max(1, recvDepth)).maxSendSge(1).maxRecvSge(1).maxInlineData(inlineSize).build());
+                psns[i] = ThreadLocalRandom.current().nextInt(1 << 24);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            close();
+            throw ex;
+        }
+        this.remotes = new PeerInfo[qpCount];
+        this.remoteAddrs = new long[qpCount];
+        this.remoteKeys = new int[qpCount];
+        this.pendingFrom = new long[qpCount];
+        resetRetired();
+        final long[] byQpn = new long[qpCount];
+        for (int i = 0; i < qpCount; i++)
+        {
+            byQpn[i] = ((long) qps[i].qpn() << 32) | i;
+        }
+        Arrays.sort(byQpn);
+        this.sortedQpns = new int[qpCount];
+        this.sortedIndex = new int[qpCount];
+        for (int i = 0; i < qpCount; i++)
+        {
+            sortedQpns[i] = (int) (byQpn[i] >>> 32);
+            sortedIndex[i] = (int) byQpn[i];
+        }
+    }
+
+    @Override
+    int qpCount()
+    {
+        return qps.length;
+    }
+
+    /** The extra QPs first (they use the CQ the base closes). */
+    @Override
+    public void close()
+    {
+        if (qps != null)
+        {
+            for (int i = qps.length - 1; i > 0; i--)
+            {
+                if (qps[i] != null)
+                {
+                    qps[i].close();
+                }
+            }
+        }
+        super.close();
     }
 
     /** The port and the GID this endpoint uses: -1 = LID addressing (InfiniBand, no -x). */
@@ -113,16 +206,59 @@ final class RcEndpoint extends Endpoint
      */
     RcEndpoint directPath(final DoorbellMode mode, final boolean sharedRegister)
     {
-        sq = SendQueue.of(qp, mode, sharedRegister);
-        rq = RecvQueue.of(qp);
-        cq = CqPoller.of(sendCqObject).attach(sq).attach(rq);
+        sqs = new SendQueue[qps.length];
+        rqs = new RecvQueue[qps.length];
+        cq = CqPoller.of(sendCqObject);
+        for (int i = 0; i < qps.length; i++)
+        {
+            // past the first QP the registers are libmlx5's to share: RegisterMode.AUTO locks those that may be
+            sqs[i] = SendQueue.of(qps[i], mode, i == 0 && sharedRegister ? RegisterMode.LOCKED : RegisterMode.AUTO);
+            rqs[i] = RecvQueue.of(qps[i]);
+            cq.attach(sqs[i]).attach(rqs[i]);
+        }
+        sq = sqs[0];
+        rq = rqs[0];
         return this;
+    }
+
+    /** How the send queues write their BlueFlame registers: one mode, or each mode with its count. */
+    String registerModes()
+    {
+        final Map<RegisterMode, Integer> n = new EnumMap<>(RegisterMode.class);
+        for (final SendQueue s : sqs)
+        {
+            n.merge(s.registerMode(), 1, Integer::sum);
+        }
+        if (n.size() == 1)
+        {
+            return n.keySet().iterator().next().name().toLowerCase(Locale.ROOT);
+        }
+        final StringBuilder b = new StringBuilder();
+        n.forEach((m, c) -> b.append(b.isEmpty() ? "" : ", ").append(m.name().toLowerCase(Locale.ROOT)).append(' ')
+            .append(c));
+        return b.toString();
     }
 
     /** What the peer needs: addressing and our receive area as the RDMA target. */
     PeerInfo local()
     {
-        return PeerInfo.of(port.lid(), qp.qpn(), psn, gid).withBuffer(mr.rkey(), recvArea, areaSize);
+        return local(0);
+    }
+
+    /** {@link #local()} of QP {@code i}. */
+    PeerInfo local(final int i)
+    {
+        return PeerInfo.of(port.lid(), qps[i].qpn(), psns[i], gid).withBuffer(mr.rkey(), recvArea, areaSize);
+    }
+
+    /** Connects QP i to QP i of {@code peer} (loopback with several QPs), as {@link #connect}. */
+    void connectAll(final RcEndpoint peer, final int pathMtu, final int destRdAtomic, final int rdAtomic,
+        final int qpTimeout)
+    {
+        for (int i = 0; i < qps.length; i++)
+        {
+            connect(i, peer.local(i), pathMtu, destRdAtomic, rdAtomic, qpTimeout);
+        }
     }
 
     /**
@@ -147,13 +283,25 @@ final class RcEndpoint extends Endpoint
     void connect(final PeerInfo remote, final int pathMtu, final int destRdAtomic, final int rdAtomic,
         final int qpTimeout)
     {
+        connect(0, remote, pathMtu, destRdAtomic, rdAtomic, qpTimeout);
+    }
+
+    /** {@link #connect(PeerInfo, int, int, int, int)} of QP {@code i}. */
+    void connect(final int i, final PeerInfo remote, final int pathMtu, final int destRdAtomic, final int rdAtomic,
+        final int qpTimeout)
+    {
         final AddressVector path = remote.gid().interfaceId() != 0 || port.isEthernet()
             ? AddressVector.global(port.port(), remote.gid(), Math.max(0, gidIndex), 1, 0)
             : AddressVector.ib(port.port(), remote.lid(), 0);
-        qp.toInit(InitAttributes.connected(port.port(), Access.ALL_REMOTE));
-        qp.toRtr(new RtrAttributes(pathMtu, remote.qpn(), remote.psn(), destRdAtomic, 12, path));
-        qp.toRts(new RtsAttributes(psn, qpTimeout, 7, 7, rdAtomic));
-        this.remote = remote;
+        final QueuePair q = qps[i];
+        q.toInit(InitAttributes.connected(port.port(), Access.ALL_REMOTE));
+        q.toRtr(new RtrAttributes(pathMtu, remote.qpn(), remote.psn(), destRdAtomic, 12, path));
+        q.toRts(new RtsAttributes(psns[i], qpTimeout, 7, 7, rdAtomic));
+        remotes[i] = remote;
+        if (i == 0)
+        {
+            this.remote = remote;
+        }
     }
 
     /**
@@ -189,14 +337,18 @@ final class RcEndpoint extends Endpoint
     void postReceives(final int n)
     {
         recvLength = (int) Math.min(Integer.MAX_VALUE, areaSize);
-        for (int i = 0; i < n; i++)
+        for (int q = 0; q < rqs.length; q++)
         {
-            if (!rq.post(i, recvArea, lkey, recvLength))
+            for (int i = 0; i < n; i++)
             {
-                throw new IllegalStateException("receive queue of " + qp + " holds fewer than " + n + " WQEs");
+                if (!rqs[q].post(i, recvArea, lkey, recvLength))
+                {
+                    throw new IllegalStateException("receive queue of " + qps[q] + " holds fewer than " + n +
+                        " WQEs");
+                }
             }
+            rqs[q].ring();
         }
-        rq.ring();
     }
 
     @Override
@@ -216,13 +368,25 @@ final class RcEndpoint extends Endpoint
             remoteAddr = remote.addr();
             remoteKey = remote.rkey();
         }
-        sq.signalEvery(run.signalInterval());
+        for (int i = 0; i < qps.length; i++)
+        {
+            if (remotes[i] != null)
+            {
+                remoteAddrs[i] = remotes[i].addr();
+                remoteKeys[i] = remotes[i].rkey();
+            }
+            sqs[i].signalEvery(run.signalInterval());
+        }
     }
 
     /** The test's operation: a WRITE or SEND of the run's size from the send area, a READ into it, a FETCH_ADD(1). */
     @Override
     boolean post(final long wrId, final int flags)
     {
+        if (qps.length > 1)
+        {
+            return postOn((int) (wrId % qps.length), wrId, flags);
+        }
         return switch (operation)
         {
             case WRITE -> sq.rdmaWrite(wrId, sendArea, lkey, size, remoteAddr, remoteKey, flags);
@@ -230,6 +394,44 @@ final class RcEndpoint extends Endpoint
             case FETCH_ADD -> sq.fetchAdd(wrId, sendArea, lkey, remoteAddr, remoteKey, 1L, flags);
             default -> sq.send(wrId, sendArea, lkey, size, flags);
         };
+    }
+
+    /** {@link #post} on QP {@code q} (message {@code wrId}, round-robin: {@code q = wrId mod N}). */
+    private boolean postOn(final int q, final long wrId, final int flags)
+    {
+        final SendQueue s = sqs[q];
+        return switch (operation)
+        {
+            case WRITE -> s.rdmaWrite(wrId, sendArea, lkey, size, remoteAddrs[q], remoteKeys[q], flags);
+            case READ -> s.rdmaRead(wrId, sendArea, lkey, size, remoteAddrs[q], remoteKeys[q], flags);
+            case FETCH_ADD -> s.fetchAdd(wrId, sendArea, lkey, remoteAddrs[q], remoteKeys[q], 1L, flags);
+            default -> s.send(wrId, sendArea, lkey, size, flags);
+        };
+    }
+
+    /** Index of the QP numbered {@code qpn} (a completion's), by binary search: no boxing, no allocation. */
+    private int indexOf(final int qpn)
+    {
+        if (qps.length == 1)
+        {
+            return 0;
+        }
+        final int at = Arrays.binarySearch(sortedQpns, qpn);
+        if (at < 0)
+        {
+            throw new IllegalStateException("completion for QP 0x" + Integer.toHexString(qpn) + ", not one of ours");
+        }
+        return sortedIndex[at];
+    }
+
+    /** Message numbering restarts at 0: nothing is pending on any QP. */
+    private void resetRetired()
+    {
+        sendsRetired = 0;
+        for (int q = 0; q < pendingFrom.length; q++)
+        {
+            pendingFrom[q] = q;
+        }
     }
 
     /** One CQ serves both queues: {@link #pollOnce}. */
@@ -299,15 +501,25 @@ final class RcEndpoint extends Endpoint
         if (wc.opcode() == WcOpcode.RECV)
         {
             received++;
-            if (!rq.post(received, recvArea, lkey, recvLength))
+            final RecvQueue r = rqs[indexOf(wc.qpn())];
+            if (!r.post(received, recvArea, lkey, recvLength))
             {
-                throw new IllegalStateException("receive queue full after a receive completed on " + qp);
+                throw new IllegalStateException("receive queue full after a receive completed on " + r);
             }
-            rq.ring();
+            r.ring();
         }
-        else
+        else if (wc.wrId() >= 0)
         {
-            sendsRetired = wc.wrId() + 1;
+            // a completion of message k on QP q completes every message of q up to k (RC completes in order);
+            // sendsRetired counts them all, so with one QP it is k + 1
+            final int q = indexOf(wc.qpn());
+            final long k = wc.wrId();
+            final int n = qps.length;
+            if (k >= pendingFrom[q])
+            {
+                sendsRetired += (k - pendingFrom[q]) / n + 1;
+                pendingFrom[q] = k + n;
+            }
         }
         return 1;
     }
@@ -339,29 +551,36 @@ final class RcEndpoint extends Endpoint
     boolean settle(final long stallNanos)
     {
         final long deadline = System.nanoTime() + stallNanos;
-        while (!sq.nop(-1L, SendFlags.SIGNALED | SendFlags.RING))
+        for (final SendQueue s : sqs)
         {
-            if (poll() < 0)
+            while (!s.nop(-1L, SendFlags.SIGNALED | SendFlags.RING))
             {
-                return false;
-            }
-            if (System.nanoTime() - deadline > 0)
-            {
-                throw new IllegalStateException("send queue of " + qp + " still full at the end of the run");
+                if (poll() < 0)
+                {
+                    return false;
+                }
+                if (System.nanoTime() - deadline > 0)
+                {
+                    throw new IllegalStateException(s + " still full at the end of the run");
+                }
             }
         }
-        while (sq.outstanding() != 0)
+        for (final SendQueue s : sqs)
         {
-            final int n = poll();
-            if (n < 0)
+            while (s.outstanding() != 0)
             {
-                return false;
-            }
-            if (n == 0 && System.nanoTime() - deadline > 0)
-            {
-                throw new IllegalStateException(sq.outstanding() + " WQEs of " + qp + " never completed");
+                final int n = poll();
+                if (n < 0)
+                {
+                    return false;
+                }
+                if (n == 0 && System.nanoTime() - deadline > 0)
+                {
+                    throw new IllegalStateException(s.outstanding() + " WQEs of " + s + " never completed");
+                }
             }
         }
+        resetRetired();     // the next run numbers its messages from 0 again
         return true;
     }
 

@@ -81,7 +81,10 @@ final class PerftestInterop
         final String size = args.contains("-a") ? "[0-9]+" : args.contains("-s") ? args.get(args.indexOf("-s") + 1)
             : test.startsWith("atomic") ? "8" : test.endsWith("_lat") ? "2" : "65536";
         // a duration run (-D) counts its own iterations
-        final String iters = args.contains("-n") ? args.get(args.indexOf("-n") + 1) : "[0-9]+";
+        // with -q N every QP runs -n messages, and #iterations counts them all (perftest's tot_iters)
+        final long qps = args.contains("-q") ? Long.parseLong(args.get(args.indexOf("-q") + 1)) : 1;
+        final String iters = args.contains("-n") ? "" + Long.parseLong(args.get(args.indexOf("-n") + 1)) * qps
+            : "[0-9]+";
         // perftest's result row: its columns, then " SIZE ITERS ..." (a server of a bw test prints the client's)
         // every perftest side prints a row, but the server of read_lat / atomic_lat (it only waits); the server of a
         // bw test prints its client's report
