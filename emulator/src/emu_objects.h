@@ -1,6 +1,6 @@
 /*
- * emu_objects.h - the object model shared by the emulator's uverbs "kernel" (src/kernel, helper K)
- * and its device engine (src/engine, helper E). Owned by K; E includes it, never edits it.
+ * emu_objects.h - the object model shared by the emulator's uverbs "kernel" (src/kernel, "K" below)
+ * and its device engine (src/engine, "E"). The kernel part owns it; the engine includes it and never edits it.
  *
  * Two kinds of state:
  *  1. Process-local objects (struct emu_ctx, emu_pd, emu_mr, emu_cq, emu_qp, emu_srq, emu_ah, emu_comp_channel).

@@ -1,6 +1,6 @@
 /*
- * engine_hooks.h - calls from the uverbs "kernel" (src/kernel, helper K) into the device engine
- * (src/engine, helper E). Owned by K. K provides __attribute__((weak)) no-op definitions
+ * engine_hooks.h - calls from the uverbs "kernel" (src/kernel, "K" below) into the device engine
+ * (src/engine, "E"). The kernel part owns this file. K provides __attribute__((weak)) no-op definitions
  * (src/kernel/hooks_weak.c); E's strong definitions in src/engine/ replace them at link time.
  *
  * Calling conventions (see also the locking rules in emu_objects.h):

@@ -1,7 +1,7 @@
 /*
  * eng_fault.h - fault injection on the emulated fabric (MLX5EMU_FAULTS, `mlx5emu --faults SPEC`).
  *
- * The spec is a comma-separated list of key=value fields (README "Fault injection"):
+ * The spec is a comma-separated list of key=value fields (emulator/INTERNALS.md, "Fault injection"):
  *   drop=P  dup=P  reorder=P  delay=P:T   probabilities 0..1 per packet (their sum at most 1), T a time with a unit
  *                                          (ns, us, ms, s), e.g. delay=0.02:200us
  *   seed=N                                  decimal or 0x hex (default 1)

@@ -70,7 +70,7 @@ int main(void)
 	struct ibv_mr *iova = ibv_reg_mr_iova(pd, buf + 16, 4096, 0x7000010, IBV_ACCESS_LOCAL_WRITE);
 	CHECK(iova && dbg.mr(iova->lkey, &d) == 0 && d.addr == 0x7000010, "iova registration");
 
-	/* REREG_MR is not emulated (README, unsupported list): a clean EOPNOTSUPP through the raw ABI and a failed
+	/* REREG_MR is not emulated (README, "Not supported"): a clean EOPNOTSUPP through the raw ABI and a failed
 	 * ibv_rereg_mr, and the MR keeps its range */
 	struct ib_uverbs_rereg_mr_resp rgr;
 	struct ib_uverbs_rereg_mr rg = { .response = (uintptr_t)&rgr, .mr_handle = ro->handle,

@@ -1186,7 +1186,7 @@ int main(void)
 	F(struct sockaddr_storage, __ss_padding);
 	F(struct sockaddr_storage, ss_family);
 
-	/* issue 11: flow steering, clock info, extended polling */
+	/* flow steering, clock info, extended polling */
 	S(struct ibv_poll_cq_attr);
 	F(struct ibv_poll_cq_attr, comp_mask);
 	S(struct ibv_flow_attr);

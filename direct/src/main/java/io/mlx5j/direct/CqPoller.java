@@ -321,7 +321,7 @@ public final class CqPoller
      * <p>This method is a call in the caller's compiled loop, never inlined into it, and that is why the CQE dispatch
      * is written out here rather than called through {@link #decode} as the single poll does: with it this method is
      * above C2's FreqInlineSize (325 bytecodes, CqPollerInliningTest keeps it there), so C2 never inlines it into
-     * the caller. Inlined, its loop inside the caller's loop made a receive loop slower (issue 15: the 16-frame raw
+     * the caller. Inlined, its loop inside the caller's loop made a receive loop slower (JMH: the 16-frame raw
      * receive, {@code -XX:CompileCommand} inline against dontinline of this method, 6 forks each: 25.6-28.6 against
      * 19.0-20.9 ns per frame; the requester rows did not change). At 194 bytecodes it was inlined or not by compile
      * order (whether this method's own compilation finished first), so forks of one benchmark came out 20 or 27 ns.

@@ -142,7 +142,7 @@ public final class RecvQueue implements OrderedReceive
      * One receive buffer. Not published until {@link #ring()}. Writes the bytes the staging form writes for one
      * entry (its data segment, then the terminator when the stride has room for one), each segment as two 8-byte
      * stores at the ring's address after one liveness check (see the close rule), without staging: the receive loop
-     * of a raw QP reposts a buffer per frame (issue 15). A zero-length buffer, which libmlx5 drops, and a full ring
+     * of a raw QP reposts a buffer per frame. A zero-length buffer, which libmlx5 drops, and a full ring
      * (the WR stays staged, as documented for {@link #post()}) take the staging form.
      *
      * @throws IllegalStateException if the QP or WQ is closed

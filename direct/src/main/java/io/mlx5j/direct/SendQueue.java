@@ -97,7 +97,7 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  * <b>Close rule.</b> Close the QP (or anything whose close closes it: its CQs, its PD, the Context) from the thread
  * that posts to it, or after that thread has stopped posting, with a happens-before edge between them (as for
  * {@link #claim()}). Why: a one-call post checks once that the QP is open and then writes the WQE through the
- * process-wide segment, without the ring segment's per-store checks (issue 15). A close from the posting thread is
+ * process-wide segment, without the ring segment's per-store checks. A close from the posting thread is
  * always safe: the next post throws {@link IllegalStateException}. A close from another thread in the middle of a
  * post would free the ring under it. With {@code -Dmlx5j.debug=true}, closing the QP from a thread other than the
  * queue's (while that thread is alive and has not handed the queue over with {@link #claim()}) throws and leaves

@@ -207,7 +207,7 @@ public final class RawSendQueue
     }
 
     /**
-     * The template send's fast path (issue 15: the staging path's gather-list bookkeeping made this the slowest
+     * The template send's fast path (JMH: the staging path's gather-list bookkeeping made this the slowest
      * post): the same WQE {@link #post()} writes for the two-piece list {@code [h, payload]} without a VLAN tag,
      * when the inline header lies within the template (the usual case: 0, 18 or all 42 bytes). It declines,
      * writing and claiming nothing, whenever the staging path has something to say (an error to throw, a full ring
@@ -292,8 +292,8 @@ public final class RawSendQueue
     /**
      * An inline frame whose WQE runs past the ring end (or carries no bytes after the Ethernet segment), through
      * the encoder's wrapping methods. A method of its own so that C2 keeps it out of {@link #postTemplate}'s
-     * compiled body, which a post reaches about once per pass over the ring (issue 15: with this code in the body
-     * the raw inline frame took about 9 ns more, JMH, bench/HISTORY.md "Stop 36").
+     * compiled body, which a post reaches about once per pass over the ring (JMH: with this code in the body
+     * the raw inline frame took about 9 ns more; docs/history.md, "WQE stores and post bookkeeping").
      */
     private void inlineWrapped(final long base, final long ctrl, final int csFlags, final MemorySegment h,
         final int hdr, final int hRest, final long payload, final int pLen)

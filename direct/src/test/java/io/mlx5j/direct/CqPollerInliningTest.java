@@ -29,7 +29,7 @@ class CqPollerInliningTest
         final int length = codeLength("poll", "(Lio/mlx5j/direct/Completions;I)I");
         assertTrue(length > FREQ_INLINE_SIZE, "CqPoller.poll(Completions, int) is " + length +
             " bytecodes: at or below " + FREQ_INLINE_SIZE + " C2 may inline it into the caller's loop, where the" +
-            " 16-frame raw receive measured 26-28 ns against 19-21 (issue 15); keep the dispatch written out");
+            " 16-frame raw receive measured 26-28 ns against 19-21; keep the dispatch written out");
     }
 
     private static int codeLength(final String name, final String descriptor) throws IOException

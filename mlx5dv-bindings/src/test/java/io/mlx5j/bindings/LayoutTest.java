@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 class LayoutTest
 {
-    /** Every struct the project touches (issue 2); a class removed or renamed must fail here, not silently pass. */
+    /** Every struct the project touches; a class removed or renamed must fail here, not silently pass. */
     private static final Set<String> REQUIRED = Set.of(
         "ibv_device", "ibv_context", "ibv_context_ops", "verbs_context", "ibv_pd", "ibv_mr", "ibv_cq", "ibv_cq_ex",
         "ibv_cq_init_attr_ex", "ibv_qp", "ibv_qp_cap", "ibv_qp_init_attr", "ibv_qp_init_attr_ex", "ibv_qp_attr",
@@ -43,12 +43,12 @@ class LayoutTest
         "mlx5_wqe_av", "rdma_event_channel", "rdma_cm_id", "rdma_route", "rdma_addr", "rdma_ib_addr", "rdma_conn_param",
         "rdma_ud_param", "rdma_cm_event", "ibv_sa_path_rec", "sockaddr", "sockaddr_in", "sockaddr_in6",
         "sockaddr_storage",
-        // issue 11: the market-data path
+        // the market-data path
         "ibv_flow_attr", "ibv_flow", "ibv_flow_eth_filter", "ibv_flow_spec_eth", "ibv_flow_ipv4_filter",
         "ibv_flow_spec_ipv4", "ibv_flow_ipv6_filter", "ibv_flow_spec_ipv6", "ibv_flow_tcp_udp_filter",
         "ibv_flow_spec_tcp_udp", "ibv_flow_spec_action_tag", "ibv_flow_spec_action_drop", "mlx5dv_clock_info",
         "mlx5_ib_clock_info", "ibv_poll_cq_attr",
-        // issue 11: receive WQs, striding RQ, RSS
+        // receive WQs, striding RQ, RSS
         "ibv_wq", "ibv_wq_init_attr", "ibv_wq_attr", "ibv_rwq_ind_table", "ibv_rwq_ind_table_init_attr",
         "ibv_rx_hash_conf", "mlx5dv_rwq", "mlx5dv_wq_init_attr", "mlx5dv_striding_rq_init_attr",
         // libc: the event channels' timed waits

@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 3 acceptance: from the JVM, under the launcher, ibv_get_device_list through FFM lists the emulated device.
+ * From the JVM, under the launcher, ibv_get_device_list through FFM lists the emulated device.
  * Checked twice: a child JVM started as {@code emulator/mlx5emu -- java ...} with the emulator variables removed
  * from its inherited environment (so only the launcher can have set them), and this surefire JVM, whose
  * environment must equal what {@code mlx5emu --env} prints.

@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Every Java constant that carries a verbs or mlx5dv name has the value the installed C headers give that name
- * (issue 14: SendFlags.SIGNALED was 1 while IBV_SEND_SIGNALED is 2, so ported verbs code fenced instead of
+ * (once a defect: SendFlags.SIGNALED was 1 while IBV_SEND_SIGNALED is 2, so ported verbs code fenced instead of
  * signaling, silently). The test generates a C program from the Java side, compiles it with gcc against
  * /usr/include/infiniband, and compares each printed value with the Java one:
  * <ul>
@@ -59,7 +59,7 @@ class HeaderConstantsTest
         "MLX5_AV_GRH", "MLX5_BF_OFFSET", "MLX5_CQ_ARM_DB", "MLX5_CQ_ARM_DB_OFFSET", "MLX5_CQ_SET_CI",
         "MLX5_CQ_SET_CI_OFFSET", "MLX5_OPMOD_EXT_ATOMIC_32", "MLX5_OPMOD_EXT_ATOMIC_64", "MLX5_RCV_DBR_OFFSET",
         "MLX5_SND_DBR_OFFSET",
-        // rdma-core v44 providers/mlx5/wqe.h and mlx5.h (raw packet QPs, issue 11)
+        // rdma-core v44 providers/mlx5/wqe.h and mlx5.h (raw packet QPs)
         "MLX5_ETH_L2_MIN_HEADER_SIZE", "MLX5_ETH_L2_INLINE_HEADER_SIZE", "MLX5_FLOW_TAG_MASK");
 
     /** One Java value and the C expression it must equal. */

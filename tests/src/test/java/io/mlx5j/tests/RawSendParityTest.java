@@ -422,7 +422,7 @@ class RawSendParityTest
 
     /**
      * mlx5j's side of a frame: a [42-byte header, payload] frame without VLAN goes through the one-call template
-     * send (its own fast path, issue 15), every other frame through the staging form.
+     * send (its own fast path), every other frame through the staging form.
      */
     private boolean stage(final Twin t, final Frame f)
     {

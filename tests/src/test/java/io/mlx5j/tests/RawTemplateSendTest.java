@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * RawSendQueue's one-call template send writes its WQE straight into the ring (EthFrameEncoder, issue 15), beside the
+ * RawSendQueue's one-call template send writes its WQE straight into the ring (EthFrameEncoder), beside the
  * staging form ({@code begin().sge(header).sge(payload).post()}) that writes it through WqeWriter. RawSendParityTest
  * compares the template send with libmlx5 for the inline headers libmlx5 writes (0 and 18 bytes); libmlx5 never
  * inlines a whole 42-byte header into a plain send, so for that size (and a 30-byte one) this test holds the template

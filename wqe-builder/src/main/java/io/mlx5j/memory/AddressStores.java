@@ -11,7 +11,7 @@ import java.lang.invoke.MethodType;
  * system property {@code mlx5j.ring.unsafe} is not {@code false} (the switch that also turns off the unchecked ring
  * stores).
  *
- * <p>Why: issue 15, JMH on the emulated ConnectX ({@code Mlx5jPostBench.rdmaWrite}, 2 forks each, two alternated
+ * <p>Why: JMH on the emulated ConnectX ({@code Mlx5jPostBench.rdmaWrite}, 2 forks each, two alternated
  * rounds): the checked doorbell record store, doorbell and BlueFlame copy cost about 4 ns of an 18 ns post. Nothing
  * is checked here: callers pass addresses inside memory they have just checked is alive and that no other thread can
  * free meanwhile. Stateless; any thread.

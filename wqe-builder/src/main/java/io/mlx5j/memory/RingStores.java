@@ -16,7 +16,7 @@ import java.lang.invoke.VarHandle;
  * {@code mov}, byte-swapped ({@link Be#order}). Without it, the store goes through {@link AddressSpace#ALL}, whose
  * access still checks the offset against the segment's bounds and the address's alignment and keeps a
  * deoptimisation exit for each. Neither check can fail for an address a post computed from the live ring's base, but
- * each costs instructions and compiled size: issue 15's doorbell batch ({@code Mlx5jPostBench.rdmaWriteBatch8})
+ * each costs instructions and compiled size: the doorbell batch ({@code Mlx5jPostBench.rdmaWriteBatch8})
  * measured 11.3–12.2 ns per WQE through {@link AddressSpace#ALL} and 6.3–6.6 ns with the same stores through Unsafe
  * (per-fork fastest iterations, 2 × 2 forks, jars alternated). Both write the same bytes (RingStoresTest; the send and
  * receive parity tests run once each way). {@code -Dmlx5j.ring.unsafe=false} forces the checked way.
@@ -163,7 +163,7 @@ public final class RingStores
     /**
      * Zeroes the 8-byte words of the 16-byte unit at {@code unit} (a ring address) that hold padding, the segment's
      * bytes ending at {@code end} (1 to 15) within the unit; the segment's bytes are written over it afterwards. A
-     * segment that ends on a unit boundary has no padding and needs no call (issue 15: every store into a fresh
+     * segment that ends on a unit boundary has no padding and needs no call (JMH: every store into a fresh
      * WQEBB counts).
      */
     public static void zeroPadding(final long unit, final int end)
@@ -229,7 +229,7 @@ public final class RingStores
     /**
      * {@link #copy}, by 512-bit vectors when this JVM has them ({@link #WIDE}): the raw send's inline data (the
      * direct module's {@code EthFrameEncoder}). A separate entry point so that the other posts keep {@link #copy} as
-     * it compiles today (issue 15: routing every copy through one dispatch made SEND 16 B inline about 2 ns slower,
+     * it compiles today (JMH: routing every copy through one dispatch made SEND 16 B inline about 2 ns slower,
      * JMH).
      */
     public static void copyWide(final long from, final long to, final long bytes)

@@ -9,11 +9,11 @@ import java.lang.foreign.MemorySegment;
  * {@code WideCopy}). The only way into {@code Vector512}, the one class that touches {@code jdk.incubator.vector}.
  *
  * <p>Why: the raw send's inline data (a 42-byte UDP header template and a 64-byte payload, at a WQE offset that is
- * 4 mod 16) takes thirteen 8-byte and two 1-byte stores by words, two stores this way. Issue 15, JMH on that frame
+ * 4 mod 16) takes thirteen 8-byte and two 1-byte stores by words, two stores this way. JMH on that frame
  * ({@code Mlx5jRawSendBench.udpInline}, header MIN_INLINE, jars alternated, 2 forks each, with this class and the
  * padding stores cut to the words that hold padding): BlueFlame 37.1 / 35.3 to 34.8 / 33.6 ns, 8-byte doorbell 31.3 /
- * 31.5 to 29.8 / 29.4 ns (bench/HISTORY.md "Stop 33"). The RC posts' 16- and 64-byte inline SENDs do not use it: routed
- * through the same dispatch, SEND 16 B lost about 2 ns. Words in glibc memcpy's shape (blocks whose last one overlaps
+ * 31.5 to 29.8 / 29.4 ns (docs/history.md, "WQE stores and post bookkeeping"). The RC posts' 16- and 64-byte
+ * inline SENDs do not use it: routed through the same dispatch, SEND 16 B lost about 2 ns. Words in glibc memcpy's shape (blocks whose last one overlaps
  * the one before) were 4 to 7 ns slower than plain words.
  *
  * <p>Nothing is checked here: callers pass addresses they have validated (a ring address from a post's liveness

@@ -69,7 +69,7 @@ public final class EthFrameEncoder
         final int units = EthSeg.ds(hdr);
         // padding after the inline header is zero; with up to 2 header bytes the two words below write the whole
         // (single) unit, and a header that ends on a unit boundary leaves no padding (the ConnectX-5 default of 0
-        // and the L2 minimum of 18 both): no zero stores then (issue 15: every store into a fresh WQEBB counts)
+        // and the L2 minimum of 18 both): no zero stores then (JMH: every store into a fresh WQEBB counts)
         final int end = (EthSeg.INLINE_HDR_START_OFFSET + hdr) & 15;
         if (hdr > 2 && end != 0)
         {
@@ -148,8 +148,9 @@ public final class EthFrameEncoder
     /**
      * The Ethernet and inline segments of a template frame whose WQE lies before the ring end (every WQE but the
      * ones that wrap): the bytes {@link #eth} and {@link #inline} write, at addresses from {@code wqe} (the ctrl
-     * segment's address) with no wrap arithmetic. Issue 15: the raw inline frame took about 8 ns more through the
-     * two general methods than through these straight-line stores (JMH, bench/HISTORY.md "Stop 36").
+     * segment's address) with no wrap arithmetic. JMH: the raw inline frame took about 8 ns more through the
+     * two general methods than through these straight-line stores (docs/history.md, "WQE stores and post
+     * bookkeeping").
      */
     public void inlineFrame(final long base, final long wqe, final int csFlags, final MemorySegment h, final int hdr,
         final int hRest, final long payload, final int pLen)
@@ -190,7 +191,7 @@ public final class EthFrameEncoder
     /**
      * Copies {@code bytes} bytes of the template from {@code from} to ring offset {@code to} (not past the ring end).
      * <p>
-     * Through {@code MemorySegment.copy} every load of the template checks its bounds and its session (issue 15:
+     * Through {@code MemorySegment.copy} every load of the template checks its bounds and its session (JMH:
      * about 5 ns of a 40 ns raw inline send, JMH with the header copied by raw loads instead). The session can be
      * checked once when it is confined to this thread: {@code isAccessibleBy} is true for this thread and false for
      * a thread that never runs (a shared, global or automatic session is accessible by every thread), and only the
