@@ -28,9 +28,9 @@
  *
  * A stopped responder (SIGSTOP) still gets its WRITEs placed, as a host's NIC keeps answering while its process is
  * stopped; everything its engine must execute (SENDs, READs, atomics, WRITEs that take the wire) waits for it, and
- * its requesters time out as before (emulator/INTERNALS.md, "Behaviour (what the tests check)"). Checking the responder's state per WRITE
- * (a read of /proc/<pid>/stat) was measured and dropped: 2.5 us per WRITE here, ib_write_bw -s 8 0.26 -> 0.15 M
- * msg/s. A dead responder gets nothing (process_vm_writev fails) and its requesters time out.
+ * its requesters time out as before (emulator/INTERNALS.md, "Behaviour (what the tests check)"). Checking the
+ * responder's state per WRITE (a read of /proc/<pid>/stat) was measured and dropped: 2.5 us per WRITE here,
+ * ib_write_bw -s 8 0.26 -> 0.15 M msg/s. A dead responder gets nothing (process_vm_writev fails) and its requesters time out.
  *
  * Semantics kept: no write lands after ibv_dereg_mr of the target MR returned (the users count, eng_wire.h), a
  * requester never completes a WRITE the responder's checks would refuse, and WRITEs and everything else of one QP
