@@ -35,7 +35,7 @@ class DowncallTest
             }
         }
         assertTrue(names.contains("ibv_reg_mr_iova2") && names.contains("mlx5dv_init_obj"), names.toString());
-        assertEquals(41, names.size(), names.toString());
+        assertEquals(42, names.size(), names.toString());
     }
 
     @Test
