@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Where libmlx5's time goes: the C side of bench/profile.sh. Runs the C loop's benchmarks matching REGEX (short mode)
 # under perf (cpu-clock samples: this machine's virtual CPUs expose no hardware counters) on the emulated device with
 # its engine off, and writes to bench/results/profile-c-<name>.txt the loop's result line, the samples per library

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Where the time goes: runs JMH benchmarks matching REGEX under -prof perfasm (cpu-clock samples: this machine's
 # virtual CPUs expose no hardware counters) on the emulated device with its engine off, and writes the hottest code
 # regions with their x86-64 instructions to bench/results/profile-<name>.txt.

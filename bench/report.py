@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Turns one benchmark run (bench/run.sh) into tables and a plot (docs/performance.md quotes the full run's).
 
     python3 bench/report.py RESULTS_DIR MODE

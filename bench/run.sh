@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every benchmark on the emulated ConnectX with its engine off (MLX5EMU_ENGINE=off: only the benchmark thread
 # touches the rings), then writes the report:
 #   1. the native C loop (src/main/c/libmlx5_loop.c) twice: libmlx5's default environment, and MLX5_SHUT_UP_BF=1

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Prepares a fresh Debian 12 machine for mlx5j: Debian packages, a JDK >= 25 (the build's toolchain requirement),
 # and the emulator's native library. Idempotent: installs only what is missing.
 set -euo pipefail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the MLX5EMU_FAULTS parser (src/engine/eng_fault_spec.c): arbitrary bytes as the spec. Must
  * never crash or read past the string; an accepted spec must be within its documented ranges, a rejected one must

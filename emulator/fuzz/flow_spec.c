@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the EX_CREATE_FLOW payload parser (src/kernel/flow_spec.c) and the steering match
  * (src/engine/eng_frame.c): arbitrary bytes as the core request, then the first bytes again as a frame matched

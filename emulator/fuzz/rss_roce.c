@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the bytes the RSS hash and the pcap tap's RoCE framing read: eng_rss_hash_frame parses
  * frames that arrive from any process on the fabric (any length, any headers, any selected fields), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the engine's send WQE parser: arbitrary bytes as a send ring, every WQE position
  * linearized (with wrap) and parsed for every QP type. Must never crash, read out of bounds or hang.

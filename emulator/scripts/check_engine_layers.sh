@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fails when a file of the device engine calls a function of a higher layer than its own (src/engine/LAYERS).
 # Usage: scripts/check_engine_layers.sh [ENGINE_OBJ_DIR]   (run from emulator/; default build/obj/engine)
 # A call is an undefined symbol of one engine object that another engine object defines (nm); only the engine's

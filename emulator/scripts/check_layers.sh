@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fails when a file of the emulated kernel calls (or #includes) something of a higher layer than its own.
 # Usage: scripts/check_layers.sh [OBJ_DIR [ENGINE_OBJ_DIR]]   (run from emulator/; defaults build/obj/kernel and
 # build/obj/engine). The engine sits between layers 1 and 2: the commands call it through its hooks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * emu_barrier.h - memory ordering between the emulated device, the programs it serves and the emulator's own
  * processes, named by intent.

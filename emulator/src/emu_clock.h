@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * emu_clock.h - the device clock of the emulated ConnectX-5: the free-running internal timer that stamps CQEs,
  * the page through which libmlx5 reads it (MLX5_IB_MMAP_CORE_CLOCK) and the clock-info page that converts its

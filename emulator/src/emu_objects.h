@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * emu_objects.h - the object model shared by the emulator's uverbs "kernel" (src/kernel, "K" below)
  * and its device engine (src/engine, "E"). The kernel part owns it; the engine includes it and never edits it.

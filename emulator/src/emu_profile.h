@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* emu_profile.h - which ConnectX the emulated device claims to be (MLX5EMU_PROFILE / mlx5emu --profile), and the
  * capabilities that differ between the generations as the Linux mlx5 driver reports them. Implemented in
  * src/kernel/profile.c; the launcher's sysfs tree (mlx5emu write_tree) must agree on part ID and firmware. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * emu_shm.h - the emulator's files in /dev/shm, created, attached, published and reaped in one place (layer 0 of
  * src/kernel/LAYERS, src/kernel/shm.c; the engine calls it too).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * engine_hooks.h - calls from the uverbs "kernel" (src/kernel, "K" below) into the device engine
  * (src/engine, "E"). The kernel part owns this file. K provides __attribute__((weak)) no-op definitions

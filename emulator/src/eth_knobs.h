@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Ethernet port knobs shared by the kernel part and the engine (implemented in src/kernel/eth_knobs.c). */
 #ifndef MLX5EMU_ETH_KNOBS_H
 #define MLX5EMU_ETH_KNOBS_H

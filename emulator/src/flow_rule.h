@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * flow_rule.h - one steering rule of ibv_create_flow as the emulated ConnectX holds it, the parser that turns the
  * uverbs EX_CREATE_FLOW payload into it, and the flow object shared by the uverbs "kernel" (src/kernel/cmd_flow.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mlx5emu-ctl: what the launcher's control subcommands run (`mlx5emu port DEV PORT up|down`). Linked with
  * libmlx5emu.so, whose mlx5emu_port_set changes the port in the fabric registry of MLX5EMU_FABRIC and wakes every
  * process of that fabric (src/kernel/port.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mlx5emu_debug.h - introspection exported by libmlx5emu.so for tests: what the emulated "kernel" registered for
  * an object, so a test can compare it with what libmlx5 (mlx5dv_init_obj) or the application sees.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rss_wq.h - receive work queues (ibv_create_wq / mlx5dv_create_wq, with or without the striding "multi-packet"
  * layout), receive WQ indirection tables (ibv_create_rwq_ind_table) and the RSS settings of an RSS QP

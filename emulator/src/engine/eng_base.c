@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_base.c - what every layer of the engine uses: the global state G, the clock, strict-mode reports, the
  * scheduling of the device threads (layer 0 of src/engine/LAYERS).

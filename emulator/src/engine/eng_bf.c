@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_bf.c - the strict check that a BlueFlame copy equals the WQE the driver wrote to the send ring.
  *

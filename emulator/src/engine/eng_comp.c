@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_comp.c - the completer: ACKs, NAKs, READ and atomic responses for the requester's packets in flight
  * (layer 5 of src/engine/LAYERS).

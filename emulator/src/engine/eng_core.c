@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_core.c - the engine thread, the passes that application threads lend it, the doorbell fault handler, and
  * the hooks K calls (layer 5 of src/engine/LAYERS, the top: it may call every other engine file).

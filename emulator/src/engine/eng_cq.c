@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_cq.c - the CQ writer: CQEs, completion and asynchronous events, the CQ arm doorbell (layer 2 of
  * src/engine/LAYERS).

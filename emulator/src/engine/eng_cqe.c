@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_cqe.c - receive WQE reader and CQE writer (layouts and sources in eng_cqe.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_cqe.h - receive WQE reader and CQE writer of the emulated ConnectX: pure functions over bytes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_dbfault.c - doorbells noticed the moment they are written, through write faults on the UAR pages.
  *

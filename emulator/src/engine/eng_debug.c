@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_debug.c - the engine's part of the test introspection (mlx5emu_debug.h): states that tests cannot bring
  * about through the verbs, such as a peer that died halfway through putting a packet into our rings.

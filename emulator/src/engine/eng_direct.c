@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_direct.c - direct placement: a requester puts an RDMA WRITE's data into the responder's memory itself
  * (layer 3 of src/engine/LAYERS).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_doorbell.c - the doorbell watcher: send doorbells and their records, the scan of the UAR pages, the pages
  * opened by write faults (layer 4 of src/engine/LAYERS).

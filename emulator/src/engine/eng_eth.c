@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_eth.c - raw packet QPs and the Ethernet fabric.
  *

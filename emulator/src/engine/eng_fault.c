@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_fault.c - fault injection on the fabric: MLX5EMU_FAULTS (`mlx5emu --faults SPEC`, syntax in eng_fault.h)
  * drops, duplicates, reorders or delays the RC/UC/UD packets this process's engine sends, so that users can test

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_fault.h - fault injection on the emulated fabric (MLX5EMU_FAULTS, `mlx5emu --faults SPEC`).
  *

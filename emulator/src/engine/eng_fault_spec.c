@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_fault_spec.c - the MLX5EMU_FAULTS parser and the per-packet decision (syntax in eng_fault.h). No engine
  * state here, so the libFuzzer target fuzz/fault_spec.c links this file alone.

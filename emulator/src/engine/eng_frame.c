@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_frame.c - Ethernet frames: header parsing, flow-rule matching, checksums as a ConnectX computes them
  * (IPv4 header checksum, TCP/UDP checksums over the IPv4 or IPv6 pseudo-header: RFC 791, 768, 793, 8200),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_frame.h - Ethernet frame helpers of the engine (pure; see eng_frame.c). emu_frame_parse() and
  * emu_flow_match() are declared in flow_rule.h because the steering rules and the frames meet there.

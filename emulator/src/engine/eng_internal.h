@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_internal.h - state of the device engine shared by its translation units (not part of any API).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_maps.c - where this process maps one page of a file, read from /proc/self/maps (layer 0 of src/engine/LAYERS).
  *

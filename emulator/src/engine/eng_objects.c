@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_objects.c - the engine's object tables: QP, CQ and MR lookups, processes and their inboxes on the fabric
  * (layer 1 of src/engine/LAYERS).

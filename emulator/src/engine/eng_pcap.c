@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The pcap tap: see eng_pcap.h. Classic pcap format: 24-byte file header (magic 0xa1b23c4d = nanosecond
  * timestamps, version 2.4, snaplen, link type 1 = Ethernet), then per frame a 16-byte record header
  * (seconds, nanoseconds, captured length, original length) and the bytes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_pcap.h - the pcap tap (MLX5EMU_PCAP=FILE, launcher option --pcap FILE): every frame that crosses the
  * emulated Ethernet fabric in this process's view, appended to a classic pcap file (LINKTYPE_ETHERNET, nanosecond

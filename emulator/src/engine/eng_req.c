@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_req.c - the requester: executes send WQEs, turns them into wire packets, keeps them in flight, retries on
  * timeouts (layer 4 of src/engine/LAYERS).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_resp.c - the responder: consumes receive WQEs, checks keys, writes memory, executes READs and atomics,
  * ACKs (layer 4 of src/engine/LAYERS).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* RoCE v1/v2 framing of engine packets for the pcap tap: see eng_roce.h. */
 #include "engine/eng_roce.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_roce.h - the bytes a ConnectX would put on an Ethernet wire for one engine packet: Ethernet, then IPv4 or
  * IPv6 and UDP port 4791 (RoCE v2) or a GRH (RoCE v1, ethertype 0x8915), the InfiniBand BTH and extended

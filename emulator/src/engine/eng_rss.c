@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Toeplitz RSS over Ethernet frames: see eng_rss.h. */
 #include "engine/eng_rss.h"
 

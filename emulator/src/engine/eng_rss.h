@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_rss.h - receive side scaling as the mlx5 TIR does it: a Toeplitz hash over the header fields an RSS QP
  * selected (rx_hash_fields_mask, IB_UVERBS/IBV_RX_HASH_* bits), the hash's low bits index the receive WQ

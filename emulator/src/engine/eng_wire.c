@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_wire.c - shared-memory rings between engines (protocol described in eng_wire.h).
  */

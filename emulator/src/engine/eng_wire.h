@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_wire.h - the "wire" between engines: a multi-producer, single-consumer byte ring in shared memory.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_wq.c - receive WQs and RSS QPs in the engine (see eng_wq.h).
  *

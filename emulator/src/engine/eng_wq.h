@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_wq.h - the engine's side of receive WQs (rss_wq.h): an RSS QP's frames are hashed (eng_rss.c), the
  * indirection table picks the WQ, and the frame lands in that WQ's ring, plain (data segments, like a QP's RQ)

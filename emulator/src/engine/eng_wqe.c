@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_wqe.c - send WQE linearizer and parser (see eng_wqe.h for the layouts and their sources).
  * Pure: reads only the bytes it is given, writes only *w / dst. Fuzzed by fuzz/wqe_parse.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_wqe.h - the send WQE parser of the emulated ConnectX: pure functions over bytes.
  *

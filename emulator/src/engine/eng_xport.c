@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_xport.c - RC/UC/UD transport: what its parts share (layer 3 of src/engine/LAYERS). The parts, after rxe's
  * split: the requester eng_req.c (executes send WQEs, turns them into wire packets) and the responder eng_resp.c

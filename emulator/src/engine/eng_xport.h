@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eng_xport.h - what the parts of the RC/UC/UD transport share (eng_xport.c, eng_req.c, eng_comp.c, eng_resp.c).
  */

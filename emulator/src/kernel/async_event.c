@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The async event file of a context (layer 1): the queue behind the fd GET_CONTEXT answers as async_fd, with the
  * semantics of Linux's uverbs async file (drivers/infiniband/core/uverbs_main.c, ib_uverbs_async_handler and
  * ib_uverbs_event_read; uverbs_std_types_async_fd.c):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * clock.c - the device clock's two user-visible pages (the model is described in emu_clock.h).
  *

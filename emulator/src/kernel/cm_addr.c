@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* IP addresses of the emulated ports, as rdma_cm resolves them.
  *
  * Each port owns a few loopback-range addresses (there is no real netdev behind it): by default mlx5_0 owns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CM "wire" between processes of one fabric.
  *
  * - The directory, /dev/shm/<fabric>-cm: every bound rdma_cm id (port space, address, port, owner pid and id),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What every command handler shares (layer 2): the core and driver response writers and the copy of the driver
  * request, with the kernel's truncation and ib_is_udata_cleared rules. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Address handles through the kernel: CREATE_AH / DESTROY_AH. libmlx5 builds IB address vectors itself and only
  * asks the kernel on RoCE, to learn the destination MAC (mlx5_ib_create_ah_resp.dmac). */
 #include <errno.h>

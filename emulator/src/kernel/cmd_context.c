@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Context-level commands: GET_CONTEXT (with the mlx5 driver part, and the context's UAR memfd and async event pipe
  * it sets up), QUERY_DEVICE, EX_QUERY_DEVICE, QUERY_PORT, CREATE_COMP_CHANNEL. The device answers like a
  * ConnectX-5 (PCI 15b3:1017, MT4119) behind a Linux kernel that predates dynamic UAR allocation through the

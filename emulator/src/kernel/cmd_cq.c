@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Completion queues: CREATE_CQ (legacy and extended), RESIZE_CQ, DESTROY_CQ. Size and driver-data rules follow
  * Linux mlx5_ib_create_cq()/create_cq_user()/mlx5_ib_resize_cq() with a ConnectX-5's log_max_cq_sz of 22. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Flow steering: EX_CREATE_FLOW and EX_DESTROY_FLOW (the extended write commands libibverbs 44 uses when the
  * ioctl path is unavailable), with the checks of Linux ib_uverbs_ex_create_flow()/ib_uverbs_ex_destroy_flow()
  * (drivers/infiniband/core/uverbs_cmd.c) and mlx5_ib_create_flow() (drivers/infiniband/hw/mlx5/fs.c). The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Multicast attachments: ATTACH_MCAST / DETACH_MCAST. The fabric-wide member table lives in the CM directory
  * (cm_wire.c); the engine sends a UD message addressed to QPN 0xffffff to every QP attached to its MGID.
  * Checks of ib_attach_mcast()/ib_detach_mcast(): a multicast GID (rdma_is_multicast_addr: first byte 0xff, or an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Protection domains and memory regions: ALLOC_PD, DEALLOC_PD, REG_MR, DEREG_MR.
  * Access-flag and range checks follow the Linux kernel's ib_uverbs_reg_mr() and ib_check_mr_access(). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Queue pairs: CREATE_QP (legacy and extended), QUERY_QP, MODIFY_QP (legacy and extended), DESTROY_QP.
  * Checks follow the Linux kernel (uverbs_cmd.c create_qp()/modify_qp(), mlx5 qp.c: set_rq_size(),
  * set_user_buf_size(), process_vendor_flags(), mlx5_ib_modify_qp(), mlx5_set_path()), and the blue-flame

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared receive queues: CREATE_SRQ, CREATE_XSRQ (basic type only), MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ.
  * Sizing follows Linux mlx5_ib_create_srq(): max = roundup_pow_of_two(max_wr + 1), WQE = 16-byte next segment
  * plus max_sge 16-byte data segments rounded up to a power of two of at least 32 bytes. */

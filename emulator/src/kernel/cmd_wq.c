@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Receive WQs, their indirection tables and RSS QPs: EX_CREATE_WQ, EX_MODIFY_WQ, EX_DESTROY_WQ,
  * EX_CREATE_RWQ_IND_TBL, EX_DESTROY_RWQ_IND_TBL, and EX_CREATE_QP with an indirection table.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Life of one uverbs context: open of /dev/infiniband/uverbsN, the fd references (dup, dup2, fcntl), the static
  * UAR pages behind mmap of the command fd, and the teardown when the last fd closes. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test introspection (mlx5emu_debug.h): copies of what the emulated kernel registered, taken under emu_lock. */
 #include <string.h>
 

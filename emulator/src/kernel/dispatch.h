@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Layer 3 of the kernel, the uverbs device file (as the kernel's uverbs_main.c): open of
  * /dev/infiniband/uverbsN, its fd references, mmap of the command fd, release of the last fd (ctx.c), and the
  * write() entry that decodes a command and dispatches it to its handler (uverbs.c). The interposers call these. */

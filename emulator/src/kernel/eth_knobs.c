@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Ethernet knobs of the emulated port that both the "kernel" (GET_CONTEXT) and the engine (raw send path,
  * strict mode) must agree on.
  *

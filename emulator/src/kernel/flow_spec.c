@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The EX_CREATE_FLOW payload parser (interface and sources in flow_rule.h). Pure: reads only the bytes given.
  *
  * Layout (include/uapi/rdma/ib_user_verbs.h): struct ib_uverbs_create_flow = comp_mask(4) qp_handle(4) then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Handles (layer 1): the numbers a context gives its objects, and the lookups of an object by handle within one
  * context (callers hold emu_lock), as the kernel's idr of uobjects. */
 #include "kernel.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Weak no-op flow hooks (see flow_rule.h): the kernel part links and runs without the engine (fuzzers). */
 #include "flow_rule.h"
 

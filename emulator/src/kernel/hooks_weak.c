@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Weak no-op engine hooks: the kernel part links and runs before (or without) the device engine.
  * The engine's strong definitions in src/engine/ override these at link time. */
 #include "engine_hooks.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Weak no-op engine hooks for WQs (rss_wq.h); the engine's strong definitions replace them. */
 #include "rss_wq.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The LD_PRELOAD surface: libc entry points interposed so that /dev/infiniband/uverbsN behaves like the uverbs
  * character device, and libmlx5's spinlock, so that polling threads lend the engine their cycles (at the end).
  * Everything that is not ours goes straight to the real libc function (dlsym RTLD_NEXT) after

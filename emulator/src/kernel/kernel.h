@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Layer 1 of the uverbs "kernel" (src/kernel), objects and handle lookups: the object model (emu_objects.h,
  * shared with the engine), the process's contexts, the fabric registry, handles, and the engine's hooks. Calls
  * only layer 0 (libc.h, uaccess.h). The layers above include this through uverbs.h and dispatch.h. Not for the

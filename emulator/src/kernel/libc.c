@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The libc passthrough (layer 0): resolution of the real libc entry points, for the interposers (interpose.c)
  * and for the emulator's own writes, closes and maps. */
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Layer 0 of the kernel, the libc passthrough: the real libc entry points behind the interposers, found with
  * dlsym(RTLD_NEXT) so that the emulator's own calls (and every call on a file that is not ours) reach libc
  * itself. Knows nothing of contexts or objects. */

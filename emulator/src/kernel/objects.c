@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Process-local object bookkeeping: the global lock, the context list, lookups for the engine,
  * the static per-device port facts and the command log. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Port state (layer 1): the link of each emulated port, up or down, fabric-wide in the registry, as a cable that
  * every process of the fabric sees pulled at once. mlx5emu_port_set (the launcher's `mlx5emu port DEV PORT up|down`)
  * changes it; QUERY_PORT and the sysfs tree's ports/1/state and phys_state report it; the engine sends and receives

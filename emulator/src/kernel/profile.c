@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The device generation the emulator answers as (MLX5EMU_PROFILE=cx4lx|cx5|cx6dx|cx7, default cx5).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The QP state machine: which transitions exist and which attributes each one requires or allows, per QP type.
  * This is the IB specification's table (IBA vol 1, 10.3 and 11.2.5.2) as the Linux kernel enforces it in
  * ib_modify_qp_is_ok() (drivers/infiniband/core/verbs.c), restricted to the QP types the emulator serves. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* QP state transition rules (see qp_state.c). */
 #ifndef MLX5EMU_QP_STATE_H
 #define MLX5EMU_QP_STATE_H

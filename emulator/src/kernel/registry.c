@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fabric registry: one /dev/shm file per fabric (env MLX5EMU_FABRIC, default "mlx5emu-<uid>") shared by
  * every process on the emulated fabric, so QPNs, CQNs, SRQNs, PDNs and memory keys are unique fabric-wide
  * and a QP can be found by number from any process. Layout: struct emu_registry in emu_objects.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The emulator's /dev/shm files (layer 0): see emu_shm.h. Knows nothing of what the files hold beyond their size
  * and the magic in their first 8 bytes. */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Teardown of a context's objects when its last fd closes, in the order the kernel's uverbs cleanup uses
  * (dependents first): flows, QPs, SRQs, CQs, AHs, MRs, PDs. Each object's engine hook runs before it is freed. */
 #include "uverbs.h"

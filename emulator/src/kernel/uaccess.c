@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* User memory access (layer 0), as the kernel's uaccess: copies to and from a user address that never fault (a bad
  * pointer is EFAULT), and the test that a user range is mapped (the kernel pins user buffers: unmapped is EFAULT). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* User memory access (layer 0, uaccess.c): copies that never fault and the mapped-range test. */
 #ifndef MLX5EMU_UACCESS_H
 #define MLX5EMU_UACCESS_H

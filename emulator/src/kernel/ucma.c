@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* /dev/infiniband/rdma_cm: the ucma write() ABI (rdma/rdma_user_cm.h, ABI version 4) and the connection manager
  * behind it, for an unmodified librdmacm 44.
  *

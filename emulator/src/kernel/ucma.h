@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The rdma_cm "kernel": /dev/infiniband/rdma_cm (the ucma write ABI of rdma/rdma_user_cm.h) and the connection
  * manager behind it. ucma.c decodes commands (handlers in ucma_cmd_*.c, the CM thread in ucma_cm.c, ids and event
  * queues in ucma_id.c: see ucma_state.h), cm_wire.c carries CM messages between processes, cm_addr.c knows which

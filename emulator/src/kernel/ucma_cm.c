@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The CM thread: one per process while an rdma_cm channel is open. It takes CM mail (cm_wire.c), fires the ids'
  * timers and watches connected peers; this is the connection state machine of cma.c and cm.c on both ends. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The rdma_cm command handlers (layer 2 of LAYERS), one file per concept: ucma_cmd_id.c (create, destroy,
  * migrate), ucma_cmd_addr.c (bind, address and route resolution, queries), ucma_cmd_conn.c (listen, connect,
  * accept, reject, disconnect, QP attributes, notify), ucma_cmd_event.c (GET_EVENT), ucma_cmd_option.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rdma_cm commands on addresses: BIND_IP, BIND, RESOLVE_IP, RESOLVE_ADDR, RESOLVE_ROUTE, QUERY_ROUTE,
  * QUERY, and the address helpers the other handlers share. */
 #include <arpa/inet.h>

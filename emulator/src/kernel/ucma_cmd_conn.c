@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rdma_cm commands of a connection: LISTEN, CONNECT, ACCEPT, REJECT, DISCONNECT, INIT_QP_ATTR, NOTIFY. */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rdma_cm GET_EVENT: the read side of a channel's event queue. */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rdma_cm commands on ids themselves: CREATE_ID, DESTROY_ID, MIGRATE_ID. */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rdma_cm multicast: JOIN_IP_MCAST, JOIN_MCAST, LEAVE_MCAST. */
 #include <arpa/inet.h>
 #include <errno.h>

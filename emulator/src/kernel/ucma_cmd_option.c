@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rdma_cm SET_OPTION (GET_OPTION is ENOSYS, as in the kernel). */
 #include <arpa/inet.h>
 #include <errno.h>

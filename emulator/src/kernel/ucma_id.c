@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The rdma_cm "kernel"'s state (ucma_state.h): ids and their handles, the channel files' event queues, the CM
  * messages and timers of an id, and what an id that goes away sends to its peer (cm.c cm_destroy_id). */
 #include <errno.h>

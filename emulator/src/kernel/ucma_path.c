@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* An rdma_cm id's port, path record and address vector: what route resolution and the CM messages report
  * (cma.c, cm.c), for IB and RoCE ports. */
 #include <arpa/inet.h>

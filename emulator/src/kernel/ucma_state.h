@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The rdma_cm "kernel"'s shared state (layer 1 of LAYERS): ids, channel files and their event queues, multicast
  * memberships, the ucma lock that guards all of it, and the id facts every part needs (path record, address
  * vector, CM messages and timers). ucma.c (the device file) and the ucma_cmd_*.c handlers and the CM thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Decoding of the uverbs write() ABI, following the checks of the Linux kernel's ib_uverbs_write() and
  * verify_hdr() (drivers/infiniband/core/uverbs_main.c): header sizes, the legacy and extended layouts, the
  * response pointer, and the split of each request/response into a core part and a driver ("udata") part. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Layer 2 of the kernel, the commands: the uverbs write() ABI as the emulator's "kernel" serves it, one decoded
  * command, the handlers (one file per object kind), what they share (cmd.c), and the teardown of a context's
  * objects. Handlers may call each other's helpers and layers 0-1 (kernel.h); never the dispatcher nor the

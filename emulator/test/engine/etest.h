@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * etest.h - helpers for the device engine's tests: one process, QPs connected to each other on the emulated
  * device, completions read with libmlx5's own ibv_poll_cq, raw CQEs read through mlx5dv_init_obj.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fault injection in the responder's process alone: MLX5EMU_FAULTS is set for the server of an unmodified
 # ib_write_lat and not for its client, so only the server's ACKs are late or lost. The client's WRITEs must then
 # wait for those ACKs as on a real fabric; before, the client's engine placed them directly (src/engine/eng_direct.c)

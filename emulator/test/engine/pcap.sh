@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The pcap tap (--pcap FILE) judged by tshark and by an independent ICRC check (pcap_check.py).
 # Two processes on a RoCE fabric tap the same file, so every frame must appear exactly once (written by its sender):
 #  - ibv_rc_pingpong -g 1 (RoCE v2 over IPv6, RC SEND ONLY + ACK),

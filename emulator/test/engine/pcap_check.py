@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Independent checks of a pcap file written by the emulator's tap (used by pcap.sh).
 
 Reads the classic pcap format itself and recomputes every RoCE frame's ICRC with Python's zlib.crc32, following

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Short perftest latency smoke between two processes on the emulated device: every tool of the acceptance list, with the
 # ibv_wr_* path (default) and the old ibv_post_send path, several sizes including inline ones.
 set -u

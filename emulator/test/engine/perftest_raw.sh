@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # perftest's raw Ethernet tools, unmodified, between two processes on the emulated RoCE port:
 # raw_ethernet_bw, raw_ethernet_lat and raw_ethernet_burst_lat (its options: see below), several sizes, with the
 # MAC-only flow perftest installs by default and with IPv4/UDP (and TCP) flow specs (-J/-j/-K/-k), both minimum

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Unmodified rdma-core examples between two processes on the emulated device (IB and RoCE, polling and events).
 # Run by `make check` with MLX5EMU (the launcher) and MLX5EMU_FABRIC set; passes iff every pair completes.
 set -u

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # rdma-core v44's own test suite (pyverbs; Debian's python3-pyverbs ships it in /usr/share/doc/rdma-core/tests),
 # unmodified, over the emulated device in InfiniBand and RoCE mode, strict validator on. Every test's outcome (ok,
 # fail, error, or skip with its reason) must equal pyverbs.expected: a feature that stops working, a test that

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Compares the outcome of every rdma-core pyverbs test (run_tests.py -v output) with pyverbs.expected.
 
 usage: pyverbs_check.py EXPECTED LINK=LOG [LINK=LOG ...]            check; print a per-module table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * raw_eth_test.h - the body of t_raw_eth and t_raw_eth_l2inline (a header so that make rebuilds both when it
  * changes): raw packet QPs and flow steering on the emulated RoCE/Ethernet port, judged by libmlx5: QP creation

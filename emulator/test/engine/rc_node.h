@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rc_node.h - one end of an RC connection on a context of its own choosing (PD, CQ, MR, QP), and a ping-pong of
  * SENDs whose every completion is bounded in time and names what it waited for: for tests whose processes open,

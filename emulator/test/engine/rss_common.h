@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rss_common.h - helpers of the RSS and striding-RQ engine tests (t_rss_eth.c, t_mprq_eth.c): a raw packet QP that
  * sends frames through libmlx5, receive WQs behind an indirection table and an RSS QP, and a steering rule to it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * t_abandoned_record.c - a peer killed in the middle of putting a packet into this process's rings (its record
  * reserved, never committed) must not wedge this process's device: hardware drops a frame cut off on the wire and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The device's affiliated asynchronous events, read with ibv_get_async_event, exact type and object:
  *  - IBV_EVENT_QP_LAST_WQE_REACHED when a QP on an SRQ is moved to ERR (only that QP, only its context), and after

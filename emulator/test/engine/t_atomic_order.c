@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Byte order of 8-byte atomics, derived from what the Linux mlx5 driver does to a real ConnectX, not from the engine:
  * mlx5_core (drivers/net/ethernet/mellanox/mlx5/core/main.c, handle_hca_cap_atomic()) switches the HCA to

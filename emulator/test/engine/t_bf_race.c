@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * BlueFlame copies checked while doorbells arrive through write faults (MLX5EMU_DOORBELL_FAULT=1, strict mode).
  *

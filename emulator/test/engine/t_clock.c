@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * t_clock.c - the device clock, judged through libmlx5: EX_QUERY_DEVICE's hca_core_clock and timestamp mask,
  * the core clock page (ibv_query_rt_values_ex) advancing at the stated rate, mlx5dv_get_clock_info +

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A context closed while another thread polls its CQ, with RDMA WRITEs in flight. On a ConnectX the kernel destroys
  * the context's QPs and CQs when its file closes: the device writes no CQE after that, the CQ ring (user memory)

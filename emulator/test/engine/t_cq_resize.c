@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ibv_resize_cq against the completions still in the CQ: a size that cannot hold them fails with EINVAL (what a
  * ConnectX gives and rdma-core's pyverbs test_resize_cq expects), a larger one keeps every completion, and the

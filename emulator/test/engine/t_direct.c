@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * t_direct.c - direct placement (src/engine/eng_direct.c): an RC RDMA WRITE of one packet, with nothing of its QP
  * in flight, is written into the responder's memory by the requester's own engine pass, and completes there.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * t_direct_stream.c - direct placement in its default mode (src/engine/eng_direct.c) is for request and response:
  * after a WRITE is placed, the QP's next WRITEs take the wire until the peer answers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Doorbells noticed through write faults (src/engine/eng_dbfault.c): a program that rings a doorbell and then
  * spins on memory without calling the library again (ib_write_lat, UCX, mlx5j's CqPoller) gets its WQEs executed.

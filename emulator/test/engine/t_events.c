@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * CQ arming: exactly one completion event per arm on the channel fd (next and solicited-only), in the kernel's
  * format so ibv_get_cq_event/ibv_ack_cq_events work, and ibv_destroy_cq returns. CQ overrun: an async

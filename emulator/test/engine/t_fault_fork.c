@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Fault injection across fork: packets a process's engine holds back (MLX5EMU_FAULTS delay) are that engine's to
  * send. A fork child that opens the device starts an engine of its own, which must not send its copies of them:

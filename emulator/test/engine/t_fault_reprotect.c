@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A program that never calls the library after its doorbell (UCX rc_mlx5, ib_write_lat between its polls) gets every
  * doorbell through a write fault, not only the first: the doorbell fault thread protects the page again once the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Fault injection (MLX5EMU_FAULTS) against the transport, judged through libibverbs and unmodified libmlx5.
  *

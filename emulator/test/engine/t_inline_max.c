@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Inline data up to what a ConnectX-5 allows: libmlx5 sizes send WQEs against the max_sq_desc_sz the kernel
  * answers (1024 bytes on ConnectX-4/5). An RC QP made with ibv_create_qp reserves libmlx5's worst-case overhead

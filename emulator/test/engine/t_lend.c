@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * t_lend.c - cycles lent through mlx5emu_lend (src/engine/eng_core.c), as mlx5j's CqPoller lends its empty polls:
  * - mlx5emu_lend_enabled() answers 1 under the running engine, 0 with MLX5EMU_LEND=0 or MLX5EMU_ENGINE=off (the

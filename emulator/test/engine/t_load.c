@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Two processes (fork before either opens the device), 16 RC QP pairs between them: random sizes and offsets
  * of RDMA WRITE (unsignaled) + RDMA READ back (compared) and SENDs whose content the other process checks,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * t_mprq_eth.c - striding RQ (multi-packet RQ): mlx5dv_create_wq with MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ behind an
  * RSS QP, WQEs written as struct mlx5_mprq_wqe through mlx5dv_init_obj (libmlx5's ibv_post_wq_recv does not build

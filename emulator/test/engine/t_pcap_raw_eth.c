@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * t_pcap_raw_eth.c - the pcap tap records raw packet QP frames as the port sends them, judged by tshark: frames
  * posted with IBV_SEND_IP_CSUM and zeroed checksums must show valid IPv4 header and UDP/TCP checksums in the file

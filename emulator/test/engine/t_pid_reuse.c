@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A process that got the pid of a killed one. The emulator names a process's engine inbox, its registry slot and
  * its QPs by pid, and a killed process cleans up none of them. Its peers must still reach the new process with

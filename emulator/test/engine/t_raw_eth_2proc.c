@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * t_raw_eth_2proc.c - the Ethernet fabric between processes: a multicast frame sent by one process reaches every
  * QP that steers it, in another process (two QPs there: each gets a copy) and in the sender's own process

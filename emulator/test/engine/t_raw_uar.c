@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A program whose mmap bypasses libc (UCX's memory hooks issue the mmap system call itself) still gets the UAR
  * page the engine watches: the command fd is the file holding the UAR pages. Here a NOP WQE is written into the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * RDMA READ, READ, FETCH_ADD, CMP_SWAP posted back to back through libmlx5 (one BlueFlame doorbell per WR) on an
  * RC QP with sq_sig_all, many rounds: every WR must complete, in order, with the right data and old values.

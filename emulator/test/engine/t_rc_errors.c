@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * RC error paths as a ConnectX reports them: remote access, local protection, RNR retry exceeded, transport
  * retry exceeded (peer not in RTR, vendor syndrome 0x81), local length / remote invalid request, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Every RC send opcode through libmlx5's ibv_post_send, between two QPs of one process: data checked byte by
  * byte, completions checked with ibv_poll_cq, and the CQE bytes the engine wrote checked through mlx5dv.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The RC transport timers, timed, with the expected times derived from the IB specification rather than from the
  * engine: local ACK timeout 4.096 us * 2^timeout, retry_cnt retransmissions before IBV_WC_RETRY_EXC_ERR (vendor

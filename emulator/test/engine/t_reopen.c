@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Device contexts of a process come and go while its connections stay up, as on a ConnectX, where each open of
  * /dev/infiniband/uverbsN is a context of its own and neither the port nor the QPs of other contexts notice:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit test of the pcap tap's RoCE framing (src/engine/eng_roce.c). The ICRC is checked against a packet captured
  * on a real ConnectX-4 Lx (a RoCE v2 CNP over IPv4, published as a regression vector in Scapy's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * t_rss_eth.c - RSS on the emulated Ethernet port: frames steered to an RSS QP are hashed with Toeplitz over the
  * selected fields, the indirection table picks the WQ, and the completion arrives on that WQ.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit test of the engine's Toeplitz RSS (src/engine/eng_rss.c) against the published Microsoft RSS verification
  * suite ("Verifying the RSS Hash Calculation": the 40-byte key and the expected IPv4/IPv6 2-tuple and 4-tuple

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A process killed by a signal leaves its engine inbox (/dev/shm/<fabric>-eng-<pid>, 16 MiB) behind, since no exit
  * path runs. The next engine to start on the fabric removes inboxes whose process is gone; live ones stay.

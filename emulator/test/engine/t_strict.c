@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The engine as a validator (MLX5EMU_STRICT=1): raw WQEs written through mlx5dv, each broken rule counted once
  * and completed as hardware would (LOC_QP_OP_ERR). Also opcodes libibverbs cannot post: NOP and the masked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * t_td - thread domains: libmlx5 gives each ibv_td a dedicated BlueFlame register on a dynamic UAR page, which it
  * maps with MLX5_IB_MMAP_ALLOC_WC (the context has static bfregs, so libmlx5 uses the legacy mmap, not the UAR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * UD (QPN + Q_Key delivery, 40-byte GRH area, drops, MTU), UC (no ACK, drop without a receive) and SRQ
  * (shared by two QPs, free list cycled many times, limit event) on the emulated device.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests of the engine's pure byte functions (parser, receive WQE reader, CQE writer), with the field
  * positions checked against rdma-core's own structs in <infiniband/mlx5dv.h>. Links the sources directly.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the two-process tool tests (pingpong.sh, perftest_*.sh); not a test itself (make runs *.sh only).
 # Runs an unmodified rdma-core/perftest tool as server and client, each under its own launcher, like two hosts.
 # The caller sets PORT_BASE and PASS_REGEX (a line of the client's output that proves the run finished).

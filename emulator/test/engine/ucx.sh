@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # UCX (Debian ucx-utils 1.13), unmodified and with default settings, on the emulated device: a second writer of the
 # mlx5 wire format besides libmlx5 (its rc_mlx5/ud_mlx5 transports build WQEs and ring doorbells themselves, through
 # a UAR mapping made with a raw mmap system call). ucx_info must list the four IB transports; ucx_perftest runs

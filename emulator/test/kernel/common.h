@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the kernel-part tests. Each test is one program run under ./mlx5emu that exits 0 on pass. */
 #ifndef MLX5EMU_TEST_COMMON_H
 #define MLX5EMU_TEST_COMMON_H

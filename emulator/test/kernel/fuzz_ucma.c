@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for the rdma_cm "kernel" (src/kernel/ucma*.c): arbitrary ucma write() commands on one channel,
  * built without the LD_PRELOAD interposers. Response pointers (and SET_OPTION's optval) of the commands that
  * carry one are redirected into scratch memory, so handlers run to the end instead of stopping at EFAULT, and a

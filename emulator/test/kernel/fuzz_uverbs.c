@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for the uverbs "kernel": arbitrary write() commands (legacy and extended) and mmap offsets on
  * one context, built without the LD_PRELOAD interposers. Response pointers and the mlx5 buffer addresses are
  * redirected into scratch memory often enough that the handlers past the header checks are reached; every

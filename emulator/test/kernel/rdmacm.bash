@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the rdma_cm tool tests (t_rdmacm_*.sh); not a test itself (make runs *.sh only).
 # cm_pair runs an unmodified librdmacm/perftest server and client, each under its own launcher like two hosts, on
 # a fabric of their own. The client starts once the server's LISTEN command succeeded (read from the server's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CREATE_AH / DESTROY_AH in RoCE mode, where libmlx5 asks the kernel for the destination MAC. */
 #include "common.h"
 

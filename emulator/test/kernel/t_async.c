@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The async event file and the port control: `mlx5emu port DEV PORT down|up` from another process raises
  * IBV_EVENT_PORT_ERR / IBV_EVENT_PORT_ACTIVE on every context of the device, changes QUERY_PORT and the sysfs tree;
  * the async fd reads one event per read(), is EAGAIN when empty and non-blocking, EINVAL for a short read, readable

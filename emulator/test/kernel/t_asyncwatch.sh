@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rdma-core's unmodified ibv_asyncwatch (ibverbs-utils) prints the port events that `mlx5emu port` raises from a
 # third process: IBV_EVENT_PORT_ERR on down, IBV_EVENT_PORT_ACTIVE on up, exactly these lines and no others; and the
 # watching process's own sysfs tree follows the port. (ibv_asyncwatch owns no QP: as on Linux, QP, CQ and SRQ events

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Context-level commands: device discovery, GET_CONTEXT, QUERY_DEVICE/EX, QUERY_PORT, GIDs, UAR mmap, and the
  * raw write() ABI's failure cases (sizes, unknown commands, bad pointers), plus the features that are ioctl-only
  * and must fail cleanly. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CREATE_CQ (legacy and extended), RESIZE_CQ, DESTROY_CQ, CREATE_COMP_CHANNEL: the ring the emulator registered
  * is the one libmlx5 allocated, sizes round like the kernel's, and the failure cases answer its errno. */
 #include <rdma/mlx5-abi.h>

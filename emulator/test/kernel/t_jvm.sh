@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A JVM under the launcher: ibv_get_device_list through FFM lists the emulated devices, and each opens.
 set -euo pipefail
 : "${MLX5EMU:?run from make check}"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Object lifetime: a context lives while any fd refers to it (dup, dup2, fcntl), everything it owns is freed when
  * the last one closes, a fork child's inherited fds are inert and its exit does not disturb the parent, and a
  * process's fabric registry entries disappear when it exits or is killed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* After ibv_create_qp/ibv_create_srq and mlx5dv_init_obj, the rings, doorbell records and BlueFlame registers
  * libmlx5 hands to a direct-verbs user are exactly the memory the emulated kernel registered for the engine. */
 #include "common.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ALLOC_PD/DEALLOC_PD and REG_MR/DEREG_MR: keys, the registered range, and the kernel's access and range rules. */
 #include <sys/mman.h>
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `mlx5emu --profile P` as the unmodified rdma-core tools see it: ibv_devinfo -v prints the profile's part ID and
 # firmware (from QUERY_DEVICE), ibv_devices lists the device, the sysfs tree carries the same hca_type and
 # fw_ver and binds the PCI function to mlx5_core; an unknown profile is refused with the list of known ones.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Each device profile (MLX5EMU_PROFILE) answers ibv_query_device_ex and mlx5dv_query_device as that ConnectX
  * generation does under the Linux mlx5 driver (src/kernel/profile.c): part ID, firmware, CQE version, real-time
  * timestamps, striding RQ limits, TSO, no CQE compression. Every profile runs in a child of its own, because a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CREATE_QP / DESTROY_QP / QUERY_QP beyond the happy path: the mlx5 driver data rules (counts, flags, user
  * index, buffers), bad handles, QP types that are not emulated, and the fabric registry entry of each QP. */
 #include <sys/mman.h>

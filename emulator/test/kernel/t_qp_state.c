@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The QP state machine for RC, UC and UD: every transition of the IB specification with its required attributes
  * (each one left out in turn must fail with EINVAL), attributes a transition does not allow, transitions that do
  * not exist, and out-of-range values, exactly where Linux returns EINVAL. The expected masks below are written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rdma_cm through the emulated /dev/infiniband/rdma_cm with librdmacm 44: every event a connection goes through,
  * every failure event, and the ucma command checks. Peers are separate processes (this program re-executed with
  * a role), as on two hosts.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Unmodified ucmatose (RC: several connections on one channel, private data, migrating ids to a new channel with
 # -m, an ack timeout with -a) and udaddy (UD: SIDR exchange, address handles from the ESTABLISHED event), IB and
 # RoCE.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rdma_cm across exec: the process keeps its pid, but its rdma_cm file goes with the image before (librdmacm opens
  * /dev/infiniband/rdma_cm with O_CLOEXEC, and the kernel's close of it destroys every id and frees their ports).
  * The first image listens on a port and holds an ephemeral one, then execs this program again; the new image must

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Unmodified mckey: rdma_cm UD multicast. The receiver joins 239.1.2.3 (MULTICAST_JOIN, then librdmacm attaches its
 # QP with ATTACH_MCAST) and waits for every message; the sender joins, sends unsignaled UD messages to QPN 0xffffff
 # through the group's address vector and exits at once. IPv4 groups on IB and RoCE, IPv6 groups on IB (Linux's

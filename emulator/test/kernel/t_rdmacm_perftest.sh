@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # perftest with -R over InfiniBand: the QPs are created and connected through rdma_cm (rdma_create_qp,
 # rdma_connect/accept), not through perftest's TCP exchange. t_rdmacm_perftest_eth.sh: the same on RoCE.
 source "$(dirname "$0")/rdmacm.bash"

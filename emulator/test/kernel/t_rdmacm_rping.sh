@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Unmodified rping (librdmacm's example: rdma_cm connection, SEND of the buffer address, RDMA READ by the server,
 # RDMA WRITE back, data validation) between two separately launched processes, several sizes, IB and RoCE,
 # IPv4 and IPv6 loopback.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # rsockets over rdma_cm (rstream, riostream: stream sockets, RDMA writes into registered iomaps) and cmtime (many
 # connections set up and torn down at once through one channel; its server never exits by itself). IB and RoCE.
 source "$(dirname "$0")/rdmacm.bash"

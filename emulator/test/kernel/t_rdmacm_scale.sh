@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # 1,024 RC connections between two processes over rdma_cm, IB and RoCE: unmodified ucmatose -c 1024, one message
 # each way per connection. More REQs than the CM mailbox once held (128: REQs lost, UNREACHABLE after the CM
 # timeout) and far more QPs than a context has BlueFlame registers (doorbells written over on a shared register:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A process killed by a signal never reaches cm_wire_fini, so its rdma_cm mailbox (/dev/shm/<fabric>-cm-<pid>)
  * stays behind. The next process to open rdma_cm on the fabric removes the mailboxes whose process is gone, as

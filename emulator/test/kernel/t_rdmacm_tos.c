@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rdma_set_option(RDMA_OPTION_ID_TOS) through the unmodified librdmacm 44: where the type of service ends up, as
  * Linux drivers/infiniband/core/cma.c puts it (see path_tclass/path_sl in src/kernel/ucma_path.c):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CREATE/MODIFY/QUERY/DESTROY_SRQ: sizes, the armed limit, and mlx5's failure cases. */
 #include <fcntl.h>
 

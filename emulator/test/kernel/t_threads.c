@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Commands from many threads on one context: objects stay consistent (unique handles and numbers, exact live
  * counts), and a destroy racing a modify of the same QP answers 0, EBUSY or EINVAL, never a crash (ASan). */
 #include <pthread.h>

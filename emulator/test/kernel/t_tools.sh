@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Unmodified rdma-core tools under the launcher: ibv_devices and ibv_devinfo -v in IB and RoCE modes, the --env
 # mode, and ibv_rc_pingpong between two separately launched processes on one fabric (its whole setup: context,
 # PD, MR, CQ, QP, the three transitions, the exchange of addresses over TCP).

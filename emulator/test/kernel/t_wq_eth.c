@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Receive WQs, indirection tables and RSS QPs through unmodified libibverbs/libmlx5 (ibv_create_wq,
  * mlx5dv_create_wq with a striding RQ, ibv_modify_wq, ibv_create_rwq_ind_table, ibv_create_qp_ex with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libmlx5_loop.c - the libmlx5 data path called from C, timed in C: the reference the Java benchmarks are compared
  * with, without any FFM call cost. Same QPs, same WQEs, same synthetic completer as the JMH benchmarks in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libmlx5_raw.h - the raw Ethernet part of libmlx5_loop.c: libmlx5 on raw packet QPs, called and timed from C.
  * Same QPs, frames and completers as the Java raw benchmarks (src/main/java/io/mlx5j/bench: EmulatedRawQp,

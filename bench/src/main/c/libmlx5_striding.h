@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libmlx5_striding.h - the striding RQ part of libmlx5_loop.c: the C counterpart of StridingRecvBench.recv1.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A minimal HotSpot disassembler plugin (hsdis) over the capstone library, so that JMH's -prof perfasm and
  * -XX:+PrintAssembly show x86-64 instructions. Built and used by bench/profile.sh only: nothing in mlx5j loads it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The mlx5 direct path for the JVM: the verbs control path ({@code io.mlx5j.verbs}), zero-allocation posts and polls
  * ({@code io.mlx5j.direct}), raw Ethernet ({@code io.mlx5j.raw}) and rdma_cm ({@code io.mlx5j.cm}). The

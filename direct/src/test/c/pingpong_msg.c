@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Oracle for PeerInfo.toPingpongMessage: formats an address the way rdma-core's ibv_*_pingpong examples do
  * (libibverbs/examples/pingpong.c gid_to_wire_gid + the "%04x:%06x:%06x:%s" message), written independently.

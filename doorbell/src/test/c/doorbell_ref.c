@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Reference model of libmlx5's doorbell stores, written for mlx5j's tests from the documented layout
  * (rdma-core v44 providers/mlx5/qp.c post_send_db and mlx5_bf_copy, cq.c update_cons_index and mlx5_arm_cq,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Function probe for the mlx5j FFM bindings: takes the address of every exported function Verbs, Mlx5dv and Libc bind, so
  * that gcc records their prototypes (return and parameter types, from the installed headers) in the DWARF of this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Layout probe for the mlx5j FFM bindings: prints, for every struct the Java layouts describe, sizeof and alignof,
  * and for every member used its offsetof, sizeof and alignof, as computed by the C compiler from the installed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Function probe for mlx5j's librdmacm bindings (Rdmacm.java): takes the address of every function bound, so gcc records
  * their prototypes from the installed <rdma/rdma_cma.h> in the DWARF of this object; RdmacmSignatureTest compares each

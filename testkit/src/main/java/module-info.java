@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * For tests of WQE encoders and of programs on the emulated device: PRM-named dumps ({@code WqeDump},
  * {@code CqeDump}), libmlx5 as an oracle ({@code Libmlx5Oracle}), field-naming assertions ({@code WqeAssertions}),

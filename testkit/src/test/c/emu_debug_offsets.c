@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Prints "<struct>.<member> <offsetof> <sizeof>" and "<struct> <sizeof> 0" for the emulator's test introspection
  * structs (emulator/src/mlx5emu_debug.h); DebugStructLayoutTest compares every line with EmulatedDevice's Java

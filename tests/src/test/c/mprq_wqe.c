@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Judge for mlx5j's StridingRecvQueue: reads "wqe_size byte_count lkey addr" per line (decimal, unsigned) and prints,
  * as hex, a WQE slot of wqe_size zeroed bytes holding a struct mlx5_mprq_wqe of the installed <infiniband/mlx5dv.h>

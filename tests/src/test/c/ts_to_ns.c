@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Judge for mlx5j's NicClock: reads "nsec last_cycles frac mult shift mask timestamp" per line (decimal, unsigned)
  * and prints mlx5dv_ts_to_ns() of the installed <infiniband/mlx5dv.h> on that clock info and timestamp.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Oracle for GidText.ntop: prints inet_ntop(AF_INET6) of each argument (32 hex digits, the GID's wire bytes), one
  * per line, as the ibv_*_pingpong examples print GIDs.

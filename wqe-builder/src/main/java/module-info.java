@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The mlx5 wire format in pure Java: WQE segments, the send and receive ring counters, CQE decoding.
  *

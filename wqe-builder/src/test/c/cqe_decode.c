@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Independent CQE decoder for io.mlx5j.wqe tests, written only from the installed <infiniband/mlx5dv.h> accessors
  * and structs and the IBV_WC_* enum of <infiniband/verbs.h>. Each stdin line: cqe_size ci log_cqe_cnt hex_bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Golden-byte oracle for io.mlx5j.wqe: builds mlx5 WQE segments with the installed <infiniband/mlx5dv.h>
  * (its static inline mlx5dv_set_*_seg helpers where they exist, otherwise its structs filled field by field)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mlx5j.cm;
 
 /** The connection ended while a step waited on it: DISCONNECTED (the peer disconnected or died), DEVICE_REMOVAL. */

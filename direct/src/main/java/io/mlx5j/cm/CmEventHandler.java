@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mlx5j.cm;
 
 /** Receives the events {@link EventChannel#poll(CmEventHandler, int)} reads, on the polling thread. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Connection management the standard way: librdmacm ({@code rdma/rdma_cma.h}) over FFM. IP addresses resolve to a
  * device, port and GIDs; connections carry private data and report rejects, timeouts, address errors and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The data path: posting and polling from Java over the rings the control path ({@code io.mlx5j.verbs}) reports,
  * with no libibverbs call per operation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Raw Ethernet over RAW_PACKET QPs and WQs: frames sent with an inline header template or gathered
  * ({@link io.mlx5j.raw.RawSendQueue}), multi-packet receives into strided buffers

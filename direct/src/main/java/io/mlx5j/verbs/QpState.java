@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mlx5j.verbs;
 
 /** QP state (enum ibv_qp_state), in its numeric order. */

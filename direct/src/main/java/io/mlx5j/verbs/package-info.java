@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The control path: every object is created, moved through its states and destroyed through libibverbs over FFM,
  * and a queue's raw rings are handed to the data path ({@code io.mlx5j.direct}, {@code io.mlx5j.raw}) as the records

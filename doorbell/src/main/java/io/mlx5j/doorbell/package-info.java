@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Handing work to the NIC and asking it for events: doorbell records, the 8-byte doorbell and BlueFlame, the CQ
  * consumer index and arm doorbell, and the fences between them, laid out as rdma-core v44 libmlx5 lays them out.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * FFM bindings for libibverbs and libmlx5 (rdma-core 44), written by hand in the shape jextract would produce.
  *

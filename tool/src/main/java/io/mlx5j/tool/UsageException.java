@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mlx5j.tool;
 
 /** Bad command line: the tool prints the message and the usage and exits with status 2. */

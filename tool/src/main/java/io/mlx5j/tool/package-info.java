@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The {@code mlx5j} command-line tool ({@link io.mlx5j.tool.Mlx5jTool}, started by {@code ./mlx5j}). This package
  * holds the dispatcher and what every command shares: the option reader ({@link io.mlx5j.tool.Args}) and its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mlx5j.memory;
 
 import java.lang.foreign.MemorySegment;
@@ -13,8 +14,8 @@ import java.lang.foreign.MemorySegment;
  * ({@code Mlx5jRawSendBench.udpInline}, header MIN_INLINE, jars alternated, 2 forks each, with this class and the
  * padding stores cut to the words that hold padding): BlueFlame 37.1 / 35.3 to 34.8 / 33.6 ns, 8-byte doorbell 31.3 /
  * 31.5 to 29.8 / 29.4 ns (docs/history.md, "WQE stores and post bookkeeping"). The RC posts' 16- and 64-byte
- * inline SENDs do not use it: routed through the same dispatch, SEND 16 B lost about 2 ns. Words in glibc memcpy's shape (blocks whose last one overlaps
- * the one before) were 4 to 7 ns slower than plain words.
+ * inline SENDs do not use it: routed through the same dispatch, SEND 16 B lost about 2 ns. Words in glibc memcpy's
+ * shape (blocks whose last one overlaps the one before) were 4 to 7 ns slower than plain words.
  *
  * <p>Nothing is checked here: callers pass addresses they have validated (a ring address from a post's liveness
  * check, a payload address checked as a gather entry's). Stateless; any thread.

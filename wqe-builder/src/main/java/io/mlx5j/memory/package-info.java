@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The one floor for device memory access, under every other mlx5j package: byte order ({@link io.mlx5j.memory.Be},
  * the only place that knows the wire is big-endian and the only place that swaps), the whole address space as a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The mlx5 wire format in pure Java: send WQE segments, send-ring bookkeeping, receive WQEs and CQE decoding, with
  * no native code. Everything works on any {@link java.lang.foreign.MemorySegment}: the rings that mlx5dv_init_obj

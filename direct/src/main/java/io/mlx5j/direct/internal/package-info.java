@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The machinery behind the data-path classes of {@code io.mlx5j.direct} and {@code io.mlx5j.raw}, public only so
  * that both packages can use it; not for applications, and not exported by the module descriptor. One concept per

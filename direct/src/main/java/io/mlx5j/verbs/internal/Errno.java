@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mlx5j.verbs.internal;
 
 /** Linux errno names for the values libibverbs reports, so exception messages can be read without a table. */

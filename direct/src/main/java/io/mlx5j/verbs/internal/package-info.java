@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Internals of the control path, public only so that the data-path packages of this module can use them; not for
  * applications, and not exported by the module descriptor: errno names ({@link io.mlx5j.verbs.internal.Errno}),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The out-of-band exchange peers use to learn each other's QP address before they connect: plain TCP with the wire
  * format of rdma-core's {@code ibv_rc_pingpong} / {@code ibv_ud_pingpong} (rdma-core v44 libibverbs/examples), so an

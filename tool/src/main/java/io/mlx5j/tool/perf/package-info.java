@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * {@code mlx5j perf TEST}: perftest's tests on the Java direct path, every post and poll through
  * {@code SendQueue} / {@code RawSendQueue}, {@code RecvQueue} and {@code CqPoller}, with perftest's

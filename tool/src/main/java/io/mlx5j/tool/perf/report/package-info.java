@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * What {@code mlx5j perf} reports, apart from any device: perftest's result tables
  * ({@link io.mlx5j.tool.perf.report.ResultTable}), latency statistics ({@link io.mlx5j.tool.perf.report.LatencyStats}),
