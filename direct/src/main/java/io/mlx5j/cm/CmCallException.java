@@ -16,12 +16,21 @@ public final class CmCallException extends CmException
         this.errno = errno;
     }
 
-    /** The C function, e.g. {@code rdma_resolve_addr}. */
+    /**
+     * The C function that failed.
+     *
+     * @return its name, e.g. {@code rdma_resolve_addr}
+     */
     public String call()
     {
         return call;
     }
 
+    /**
+     * The errno the C function set.
+     *
+     * @return a positive Linux errno, e.g. 98 (EADDRINUSE)
+     */
     public int errno()
     {
         return errno;

@@ -45,6 +45,16 @@ public final class CmConnection implements AutoCloseable
     /**
      * Connects to {@code destination} over a connected (RC) QP on an event channel of its own: resolve address,
      * resolve route, create the QP ({@code qpFactory}, now that the device is known), connect, wait for ESTABLISHED.
+     * Blocks the calling thread for at most the sum of the timeouts in {@code options}.
+     *
+     * @param destination the peer's IP address and port (a {@link CmListener} there)
+     * @param options     timeouts, private data and connection parameters
+     * @param qpFactory   makes the RC QP on the device the address resolved to
+     * @return the connection, its QP in RTS
+     * @throws CmException the failing step: {@link CmAddressException}, {@link CmRouteException},
+     *                     {@link CmRejectedException}, {@link CmUnreachableException}, {@link CmTimeoutException},
+     *                     {@link CmCallException}; the QP and id made for the attempt are destroyed first
+     * @throws IllegalArgumentException if {@code qpFactory} made a QP that is not RC
      */
     public static CmConnection connect(final InetSocketAddress destination, final ConnectOptions options,
         final QpFactory qpFactory)
@@ -55,6 +65,14 @@ public final class CmConnection implements AutoCloseable
     /**
      * {@link #connect(InetSocketAddress, ConnectOptions, QpFactory)}; {@code onReceiveReady} runs when the QP can take
      * receives, before the request is sent (see {@link CmId#connect(QueuePair, ConnectOptions, Consumer)}).
+     *
+     * @param destination    the peer's IP address and port
+     * @param options        timeouts, private data and connection parameters
+     * @param qpFactory      makes the RC QP on the device the address resolved to
+     * @param onReceiveReady runs on the calling thread with the QP in INIT, to post the first receives; may be null
+     * @return the connection, its QP in RTS
+     * @throws CmException the failing step, as for {@link #connect(InetSocketAddress, ConnectOptions, QpFactory)}
+     * @throws IllegalArgumentException if {@code qpFactory} made a QP that is not RC
      */
     public static CmConnection connect(final InetSocketAddress destination, final ConnectOptions options,
         final QpFactory qpFactory, final Consumer<QueuePair> onReceiveReady)
@@ -71,7 +89,20 @@ public final class CmConnection implements AutoCloseable
         }
     }
 
-    /** Like {@link #connect(InetSocketAddress, ConnectOptions, QpFactory)}, on a shared channel in blocking mode. */
+    /**
+     * Like {@link #connect(InetSocketAddress, ConnectOptions, QpFactory)}, on a shared channel in blocking mode. The
+     * channel stays the caller's: closing the connection does not close it.
+     *
+     * @param channel     the channel the new id reports to; must not be consumed with {@link EventChannel#poll}
+     * @param portSpace   {@link PortSpace#TCP} for RC; {@link PortSpace#UDP} / {@link PortSpace#IPOIB} for a UD
+     *                    QP resolved by SIDR
+     * @param destination the peer's IP address and port
+     * @param options     timeouts, private data and connection parameters
+     * @param qpFactory   makes the QP (RC, or UD for a datagram port space) on the resolved device
+     * @return the connection, its QP in RTS
+     * @throws CmException the failing step, as for {@link #connect(InetSocketAddress, ConnectOptions, QpFactory)}
+     * @throws IllegalArgumentException if the QP's type does not match {@code portSpace}
+     */
     public static CmConnection connect(final EventChannel channel, final PortSpace portSpace,
         final InetSocketAddress destination, final ConnectOptions options, final QpFactory qpFactory)
     {
@@ -137,45 +168,83 @@ public final class CmConnection implements AutoCloseable
         }
     }
 
-    /** The connected QP (RC in RTS; UD in RTS for a datagram port space). */
+    /**
+     * The connected QP; the connection owns it and closes it in {@link #close()}.
+     *
+     * @return the QP, RC in RTS (UD in RTS for a datagram port space)
+     */
     public QueuePair qp()
     {
         return qp;
     }
 
+    /**
+     * The id behind the connection, for what this class does not wrap (GIDs, options); the connection owns it.
+     *
+     * @return the connected id
+     */
     public CmId id()
     {
         return id;
     }
 
-    /** The peer's private data: the accept's on the active side, the request's on the passive side. */
+    /**
+     * The peer's private data: the accept's on the active side, the request's on the passive side.
+     *
+     * @return a copy, as the transport delivered it (IB CM pads it, so it may be longer than what the peer sent)
+     */
     public byte[] peerPrivateData()
     {
         return peerPrivateData.clone();
     }
 
-    /** The ESTABLISHED event (negotiated responder resources / initiator depth; address vector on UD). */
+    /**
+     * The ESTABLISHED event that completed the connection.
+     *
+     * @return the event: negotiated responder resources and initiator depth; address vector, QPN and Q_Key on UD
+     */
     public CmEvent establishedEvent()
     {
         return established;
     }
 
+    /**
+     * The local end ({@code rdma_get_local_addr}).
+     *
+     * @return the local IP address and port
+     */
     public InetSocketAddress localAddress()
     {
         return id.localAddress();
     }
 
+    /**
+     * The peer's end ({@code rdma_get_peer_addr}).
+     *
+     * @return the peer's IP address and port
+     */
     public InetSocketAddress remoteAddress()
     {
         return id.remoteAddress();
     }
 
+    /**
+     * Whether a DISCONNECTED event has been read by {@link #awaitEvent}; safe to call from any thread (volatile).
+     *
+     * @return true once DISCONNECTED was seen (by this side's {@link #disconnect} or the peer's)
+     */
     public boolean isDisconnected()
     {
         return disconnected;
     }
 
-    /** The next event of this connection (DISCONNECTED, TIMEWAIT_EXIT, ...), or null after {@code timeout}. */
+    /**
+     * The next event of this connection (DISCONNECTED, TIMEWAIT_EXIT, ...); see {@link CmId#awaitEvent(Duration)}.
+     *
+     * @param timeout how long to block the calling thread
+     * @return the event, or null if none came within {@code timeout}
+     * @throws IllegalStateException if the connection's id is closed
+     */
     public CmEvent awaitEvent(final Duration timeout)
     {
         final CmEvent event = id.awaitEvent(timeout);
@@ -186,7 +255,13 @@ public final class CmConnection implements AutoCloseable
         return event;
     }
 
-    /** Waits for DISCONNECTED (the peer disconnected or died); false if it did not come within {@code timeout}. */
+    /**
+     * Waits for DISCONNECTED (the peer disconnected or died), dropping other events of this connection.
+     *
+     * @param timeout how long to block the calling thread
+     * @return true once DISCONNECTED was seen, false if it did not come within {@code timeout}
+     * @throws IllegalStateException if the connection's id is closed
+     */
     public boolean awaitDisconnected(final Duration timeout)
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
@@ -202,8 +277,13 @@ public final class CmConnection implements AutoCloseable
     }
 
     /**
-     * Disconnects ({@code rdma_disconnect}, the QP to ERR) and waits for the CM's DISCONNECTED; throws
-     * {@link CmTimeoutException} if it does not come within {@code timeout}.
+     * Disconnects ({@code rdma_disconnect}, the QP to ERR) and waits for the CM's DISCONNECTED. Does nothing if
+     * DISCONNECTED was already seen.
+     *
+     * @param timeout how long to wait for DISCONNECTED
+     * @throws CmTimeoutException if DISCONNECTED does not come within {@code timeout}
+     * @throws CmCallException if {@code rdma_disconnect} fails
+     * @throws IllegalStateException if the connection's id is closed
      */
     public void disconnect(final Duration timeout)
     {
@@ -218,7 +298,13 @@ public final class CmConnection implements AutoCloseable
         }
     }
 
-    /** Disconnects if still connected (without waiting), then destroys the QP, the id and an owned channel. */
+    /**
+     * Disconnects if still connected (without waiting), then destroys the QP, the id and an owned channel.
+     * Idempotent.
+     *
+     * @throws IllegalStateException if destroying the id, the QP or the channel failed; the failures are attached
+     *                               as suppressed exceptions, and the rest was still destroyed
+     */
     @Override
     public void close()
     {

@@ -42,19 +42,31 @@ public class CmException extends RuntimeException
         };
     }
 
-    /** What was being done: {@code "resolve address 127.0.0.9:7471"}, {@code "connect"}, ... */
+    /**
+     * What was being done.
+     *
+     * @return the step, e.g. {@code "resolve address 127.0.0.9:7471"}, {@code "connect"}
+     */
     public String step()
     {
         return step;
     }
 
-    /** The CM event that ended the step, or null (a failed call, a timeout). */
+    /**
+     * The CM event that ended the step.
+     *
+     * @return the event type, or null when a call failed or the timeout ran out
+     */
     public CmEventType event()
     {
         return event;
     }
 
-    /** The event's status (minus an errno, or the reject reason for REJECTED); 0 without an event. */
+    /**
+     * The event's status.
+     *
+     * @return minus an errno, or the reject reason for REJECTED; 0 without an event
+     */
     public int status()
     {
         return status;

@@ -23,13 +23,21 @@ public final class CmRejectedException extends CmException
         this.privateData = privateData.clone();
     }
 
-    /** The IB CM reject reason (the event's status). */
+    /**
+     * The IB CM reject reason (the event's status).
+     *
+     * @return the reason, e.g. {@link #REASON_NO_LISTENER} or {@link #REASON_CONSUMER}
+     */
     public int reason()
     {
         return status();
     }
 
-    /** The private data the rejecting side sent (as the transport delivers it: IB CM pads it to 148 bytes). */
+    /**
+     * The private data the rejecting side passed to {@code rdma_reject}.
+     *
+     * @return a copy, as the transport delivers it (IB CM pads it to 148 bytes)
+     */
     public byte[] privateData()
     {
         return privateData.clone();

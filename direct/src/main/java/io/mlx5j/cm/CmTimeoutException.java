@@ -19,6 +19,11 @@ public final class CmTimeoutException extends CmException
         this.timeout = timeout;
     }
 
+    /**
+     * The step's timeout.
+     *
+     * @return the time waited without the awaited event
+     */
     public Duration timeout()
     {
         return timeout;

@@ -9,9 +9,13 @@ import io.mlx5j.bindings.RdmaCmId;
  */
 public enum PortSpace
 {
+    /** RDMA_PS_TCP: reliable-connected, RC QPs; what {@link CmConnection} and {@link CmListener} use by default. */
     TCP(RdmaCmId.RDMA_PS_TCP, false),
+    /** RDMA_PS_UDP: unreliable datagram, UD QPs; SIDR to resolve a peer's QPN and Q_Key, multicast. */
     UDP(RdmaCmId.RDMA_PS_UDP, true),
+    /** RDMA_PS_IPOIB: UD QPs with the Q_Key of the IPoIB broadcast group (kernel cma.c cma_set_qkey). */
     IPOIB(RdmaCmId.RDMA_PS_IPOIB, true),
+    /** RDMA_PS_IB: the native InfiniBand service ID space, connected QPs. */
     IB(RdmaCmId.RDMA_PS_IB, false);
 
     private final int value;
@@ -23,13 +27,21 @@ public enum PortSpace
         this.datagram = datagram;
     }
 
-    /** The C value. */
+    /**
+     * The C value, for calls mlx5j does not wrap.
+     *
+     * @return the {@code enum rdma_port_space} value (e.g. 0x0106 for RDMA_PS_TCP)
+     */
     public int value()
     {
         return value;
     }
 
-    /** UD QPs (librdmacm's ucma_is_ud_qp): events carry {@code rdma_ud_param} instead of {@code rdma_conn_param}. */
+    /**
+     * Whether ids in this space use UD QPs (librdmacm's ucma_is_ud_qp).
+     *
+     * @return true for UDP and IPOIB: their events carry {@code rdma_ud_param} instead of {@code rdma_conn_param}
+     */
     public boolean isDatagram()
     {
         return datagram;
