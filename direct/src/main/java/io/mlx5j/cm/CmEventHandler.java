@@ -5,5 +5,10 @@ package io.mlx5j.cm;
 @FunctionalInterface
 public interface CmEventHandler
 {
+    /**
+     * One event, already acknowledged: the handler may keep {@code event}, and may destroy its id.
+     *
+     * @param event the copied event
+     */
     void onEvent(CmEvent event);
 }

@@ -114,24 +114,44 @@ public final class CmId implements AutoCloseable
         return serial;
     }
 
+    /**
+     * The channel this id reports its events to.
+     *
+     * @return the channel the id was created on
+     */
     public EventChannel channel()
     {
         return channel;
     }
 
+    /**
+     * The port space the id was created in.
+     *
+     * @return TCP for RC, UDP or IPOIB for UD ids
+     */
     public PortSpace portSpace()
     {
         return portSpace;
     }
 
-    /** The native {@code struct rdma_cm_id *}, for calls mlx5j does not wrap. Invalid after close. */
+    /**
+     * The native {@code struct rdma_cm_id *}, for calls mlx5j does not wrap. Invalid after close.
+     *
+     * @return the {@code struct rdma_cm_id *}
+     * @throws IllegalStateException if the id is closed
+     */
     public MemorySegment pointer()
     {
         ensureOpen();
         return handle;
     }
 
-    /** The RDMA device the id is bound to (e.g. {@code mlx5_0}), or null before an address is bound/resolved. */
+    /**
+     * The RDMA device the id is bound to (e.g. {@code mlx5_0}), or null before an address is bound/resolved.
+     *
+     * @return the device name, or null
+     * @throws IllegalStateException if the id is closed
+     */
     public String deviceName()
     {
         ensureOpen();
@@ -145,46 +165,83 @@ public final class CmId implements AutoCloseable
         return Verbs.ibv_get_device_name(device).reinterpret(Long.MAX_VALUE).getString(0);
     }
 
-    /** The device port the id is bound to (from 1), 0 before. */
+    /**
+     * The device port the id is bound to (from 1), 0 before.
+     *
+     * @return the port number
+     * @throws IllegalStateException if the id is closed
+     */
     public int port()
     {
         ensureOpen();
         return handle.get(U8, RdmaCmId.PORT_NUM_OFFSET) & 0xff;
     }
 
+    /**
+     * The local address ({@code route.addr.src_addr}).
+     *
+     * @return the IP address and port, or null before one is bound
+     * @throws IllegalStateException if the id is closed
+     */
     public InetSocketAddress localAddress()
     {
         ensureOpen();
         return SocketAddresses.read(handle, RdmaCmId.SRC_ADDR_OFFSET);
     }
 
+    /**
+     * The peer's address ({@code route.addr.dst_addr}).
+     *
+     * @return the IP address and port, or null before one is resolved
+     * @throws IllegalStateException if the id is closed
+     */
     public InetSocketAddress remoteAddress()
     {
         ensureOpen();
         return SocketAddresses.read(handle, RdmaCmId.DST_ADDR_OFFSET);
     }
 
-    /** The local GID the address resolved to ({@code route.addr.addr.ibaddr.sgid}). */
+    /**
+     * The local GID the address resolved to ({@code route.addr.addr.ibaddr.sgid}).
+     *
+     * @return the GID, valid after ADDR_RESOLVED
+     * @throws IllegalStateException if the id is closed
+     */
     public Gid sourceGid()
     {
         ensureOpen();
         return Gid.read(handle, RdmaCmId.SGID_OFFSET);
     }
 
-    /** The peer's GID ({@code route.addr.addr.ibaddr.dgid}). */
+    /**
+     * The peer's GID ({@code route.addr.addr.ibaddr.dgid}).
+     *
+     * @return the GID, valid after ADDR_RESOLVED
+     * @throws IllegalStateException if the id is closed
+     */
     public Gid destinationGid()
     {
         ensureOpen();
         return Gid.read(handle, RdmaCmId.DGID_OFFSET);
     }
 
-    /** The QP attached by {@link #connect}, {@link #accept} or {@link #attachDatagramQp}, or null. */
+    /**
+     * The QP attached by {@link #connect}, {@link #accept} or {@link #attachDatagramQp}, or null.
+     *
+     * @return the QP; the id does not own it
+     */
     public QueuePair qp()
     {
         return qp;
     }
 
-    /** {@code rdma_bind_addr}: a local address (port 0 picks one) for a listener or a connect from it. */
+    /**
+     * {@code rdma_bind_addr}: a local address (port 0 picks one) for a listener or a connect from it.
+     *
+     * @param address the local IP address (wildcard: any device) and port
+     * @throws IllegalStateException if the id is closed
+     * @throws CmCallException if {@code rdma_bind_addr} fails (EADDRINUSE, EADDRNOTAVAIL, ...)
+     */
     public void bind(final InetSocketAddress address)
     {
         try (Arena tmp = Arena.ofConfined())
@@ -200,6 +257,11 @@ public final class CmId implements AutoCloseable
      * ADDR_ERROR follows, the latter at the latest after {@code timeout}.
      *
      * @param source local address to bind to first, or null
+     *
+     * @param destination the peer's IP address and port
+     * @param timeout     handed to librdmacm, in whole milliseconds
+     * @throws IllegalStateException if the id is closed
+     * @throws CmCallException if {@code rdma_resolve_addr} fails; the outcome of a started step comes as an event
      */
     public void resolveAddress(final InetSocketAddress source, final InetSocketAddress destination,
         final Duration timeout)
@@ -213,7 +275,13 @@ public final class CmId implements AutoCloseable
         }
     }
 
-    /** {@code rdma_resolve_route}: ROUTE_RESOLVED or ROUTE_ERROR follows, at the latest after {@code timeout}. */
+    /**
+     * {@code rdma_resolve_route}: ROUTE_RESOLVED or ROUTE_ERROR follows, at the latest after {@code timeout}.
+     *
+     * @param timeout handed to librdmacm, in whole milliseconds
+     * @throws IllegalStateException if the id is closed
+     * @throws CmCallException if {@code rdma_resolve_route} fails; the outcome of a started step comes as an event
+     */
     public void resolveRoute(final Duration timeout)
     {
         try (Arena tmp = Arena.ofConfined())
@@ -224,7 +292,13 @@ public final class CmId implements AutoCloseable
         }
     }
 
-    /** {@code rdma_listen}: CONNECT_REQUEST events follow, each with a new id. */
+    /**
+     * {@code rdma_listen}: CONNECT_REQUEST events follow, each with a new id.
+     *
+     * @param backlog the most requests pending before they are answered
+     * @throws IllegalStateException if the id is closed
+     * @throws CmCallException if {@code rdma_listen} fails (e.g. the id is not bound)
+     */
     public void listen(final int backlog)
     {
         try (Arena tmp = Arena.ofConfined())
@@ -239,6 +313,12 @@ public final class CmId implements AutoCloseable
      * request ({@code rdma_connect}). For a connected port space ESTABLISHED follows (the channel completes the QP
      * to RTS on the CM's response), or REJECTED / UNREACHABLE / CONNECT_ERROR. For a datagram port space the QP goes
      * to RTS at once and ESTABLISHED brings the peer's address, QPN and Q_Key (SIDR).
+     *
+     * @param qp      RC (UD for a datagram port space), in RESET, on {@link #deviceName()}
+     * @param options private data, responder resources, initiator depth and retry counts sent
+     * @throws IllegalArgumentException if the QP's type does not match the port space
+     * @throws IllegalStateException if the id is closed or already has another QP
+     * @throws CmCallException if a QP transition or {@code rdma_connect} fails
      */
     public void connect(final QueuePair qp, final ConnectOptions options)
     {
@@ -248,6 +328,13 @@ public final class CmId implements AutoCloseable
     /**
      * {@link #connect(QueuePair, ConnectOptions)} with a hook that runs once the QP can take receives (INIT, or RTS
      * for datagram ids) and before the request leaves: post the receives the peer's first messages need there.
+     *
+     * @param qp             RC (UD for a datagram port space), in RESET, on {@link #deviceName()}
+     * @param options        private data, responder resources, initiator depth and retry counts sent
+     * @param onReceiveReady runs on the calling thread; may be null
+     * @throws IllegalArgumentException if the QP's type does not match the port space
+     * @throws IllegalStateException if the id is closed or already has another QP
+     * @throws CmCallException if a QP transition or {@code rdma_connect} fails
      */
     public void connect(final QueuePair qp, final ConnectOptions options, final Consumer<QueuePair> onReceiveReady)
     {
@@ -274,6 +361,12 @@ public final class CmId implements AutoCloseable
     /**
      * Accepts the connection request this id came with: moves {@code qp} through INIT and RTR to RTS with the CM's
      * attributes (datagram: INIT/RTR/RTS with the Q_Key), then {@code rdma_accept}. ESTABLISHED follows.
+     *
+     * @param qp      RC (UD for a datagram port space), in RESET, on {@link #deviceName()}
+     * @param options private data, responder resources and initiator depth sent
+     * @throws IllegalArgumentException if the QP's type does not match the port space
+     * @throws IllegalStateException if the id is closed or already has another QP
+     * @throws CmCallException if a QP transition or {@code rdma_accept} fails
      */
     public void accept(final QueuePair qp, final ConnectOptions options)
     {
@@ -283,6 +376,13 @@ public final class CmId implements AutoCloseable
     /**
      * {@link #accept(QueuePair, ConnectOptions)} with a hook that runs once the QP is in INIT (before RTR and the
      * accept): post the receives the requester's first messages need there, as rping does before rdma_accept.
+     *
+     * @param qp             RC (UD for a datagram port space), in RESET, on {@link #deviceName()}
+     * @param options        private data, responder resources and initiator depth sent
+     * @param onReceiveReady runs on the calling thread; may be null
+     * @throws IllegalArgumentException if the QP's type does not match the port space
+     * @throws IllegalStateException if the id is closed or already has another QP
+     * @throws CmCallException if a QP transition or {@code rdma_accept} fails
      */
     public void accept(final QueuePair qp, final ConnectOptions options, final Consumer<QueuePair> onReceiveReady)
     {
@@ -312,7 +412,14 @@ public final class CmId implements AutoCloseable
         }
     }
 
-    /** {@code rdma_reject} of the request this id came with; the requester sees REJECTED with this private data. */
+    /**
+     * {@code rdma_reject} of the request this id came with; the requester sees REJECTED with this private data.
+     *
+     * @param privateData at most 255 bytes
+     * @throws IllegalArgumentException if {@code privateData} is longer than 255 bytes
+     * @throws IllegalStateException if the id is closed
+     * @throws CmCallException if {@code rdma_reject} fails
+     */
     public void reject(final byte[] privateData)
     {
         if (privateData.length > 255)
@@ -332,6 +439,9 @@ public final class CmId implements AutoCloseable
      * {@code rdma_disconnect}, and the attached QP to ERR (as librdmacm does for its QPs) so posted work flushes;
      * DISCONNECTED follows on both sides. (When the peer disconnects first, the channel answers its DISCONNECTED
      * with this call itself.)
+     *
+     * @throws IllegalStateException if the id is closed
+     * @throws CmCallException if {@code rdma_disconnect} fails (e.g. EINVAL: not connected)
      */
     public void disconnect()
     {
@@ -351,6 +461,11 @@ public final class CmId implements AutoCloseable
     /**
      * Readies a UD {@code qp} on this (datagram) id for sending to multicast groups or SIDR peers: INIT with the
      * CM's Q_Key and P_Key index, RTR, RTS (librdmacm's ucma_init_ud_qp).
+     *
+     * @param qp a UD QP in RESET on {@link #deviceName()}
+     * @throws IllegalStateException if this is not a datagram id, is closed or already has another QP
+     * @throws IllegalArgumentException if {@code qp} is not UD
+     * @throws CmCallException if a QP transition fails
      */
     public void attachDatagramQp(final QueuePair qp)
     {
@@ -368,6 +483,10 @@ public final class CmId implements AutoCloseable
      * channel attaches it to the group on MULTICAST_JOIN ({@code ibv_attach_mcast} with the event's MGID and MLID,
      * as librdmacm does for a QP of its own: rdma-core v44 librdmacm/cma.c ucma_process_join), so it receives the
      * group's datagrams; {@link #leaveMulticast} detaches it again.
+     *
+     * @param group the multicast IP address
+     * @throws IllegalStateException if the id is closed
+     * @throws CmCallException if {@code rdma_join_multicast} fails
      */
     public void joinMulticast(final InetAddress group)
     {
@@ -394,7 +513,13 @@ public final class CmId implements AutoCloseable
         }
     }
 
-    /** {@code rdma_leave_multicast}, after detaching the attached QP from the group (librdmacm's order). */
+    /**
+     * {@code rdma_leave_multicast}, after detaching the attached QP from the group (librdmacm's order).
+     *
+     * @param group a group joined with {@link #joinMulticast}
+     * @throws IllegalStateException if the id is closed
+     * @throws CmCallException if {@code ibv_detach_mcast} or {@code rdma_leave_multicast} fails
+     */
     public void leaveMulticast(final InetAddress group)
     {
         final Membership m;
@@ -422,7 +547,11 @@ public final class CmId implements AutoCloseable
         }
     }
 
-    /** The groups this id has joined (MULTICAST_JOIN seen, not left). */
+    /**
+     * The groups this id has joined (MULTICAST_JOIN seen, not left).
+     *
+     * @return a copy, safe to use from any thread
+     */
     public synchronized java.util.Set<InetAddress> multicastGroups()
     {
         return java.util.Set.copyOf(groups.keySet());
@@ -471,25 +600,49 @@ public final class CmId implements AutoCloseable
         return event;
     }
 
-    /** RDMA_OPTION_ID_TOS: the IP type of service / traffic class of the connection's packets (before resolving). */
+    /**
+     * RDMA_OPTION_ID_TOS: the IP type of service / traffic class of the connection's packets (before resolving).
+     *
+     * @param tos 0..255
+     * @throws IllegalStateException if the id is closed
+     * @throws CmCallException if {@code rdma_set_option} fails
+     */
     public void setTypeOfService(final int tos)
     {
         setOption(RdmaCmId.RDMA_OPTION_ID, RdmaCmId.RDMA_OPTION_ID_TOS, "TOS", tos, 1);
     }
 
-    /** RDMA_OPTION_ID_REUSEADDR (before bind). */
+    /**
+     * RDMA_OPTION_ID_REUSEADDR (before bind).
+     *
+     * @param reuse true: bind even while an earlier id's port is in TIME_WAIT
+     * @throws IllegalStateException if the id is closed
+     * @throws CmCallException if {@code rdma_set_option} fails
+     */
     public void setReuseAddress(final boolean reuse)
     {
         setOption(RdmaCmId.RDMA_OPTION_ID, RdmaCmId.RDMA_OPTION_ID_REUSEADDR, "REUSEADDR", reuse ? 1 : 0, 4);
     }
 
-    /** RDMA_OPTION_ID_AFONLY: an IPv6 listener takes IPv6 only (before bind). */
+    /**
+     * RDMA_OPTION_ID_AFONLY: an IPv6 listener takes IPv6 only (before bind).
+     *
+     * @param only true: IPv6 only
+     * @throws IllegalStateException if the id is closed
+     * @throws CmCallException if {@code rdma_set_option} fails
+     */
     public void setAfOnly(final boolean only)
     {
         setOption(RdmaCmId.RDMA_OPTION_ID, RdmaCmId.RDMA_OPTION_ID_AFONLY, "AFONLY", only ? 1 : 0, 4);
     }
 
-    /** RDMA_OPTION_ID_ACK_TIMEOUT: the QP's local ACK timeout exponent (4.096 µs * 2^n). */
+    /**
+     * RDMA_OPTION_ID_ACK_TIMEOUT: the QP's local ACK timeout exponent (4.096 µs * 2^n).
+     *
+     * @param exponent 0..31
+     * @throws IllegalStateException if the id is closed
+     * @throws CmCallException if {@code rdma_set_option} fails
+     */
     public void setAckTimeout(final int exponent)
     {
         setOption(RdmaCmId.RDMA_OPTION_ID, RdmaCmId.RDMA_OPTION_ID_ACK_TIMEOUT, "ACK_TIMEOUT", exponent, 1);
@@ -517,6 +670,10 @@ public final class CmId implements AutoCloseable
     /**
      * Blocking mode: the next event of this id (for a listener, the next CONNECT_REQUEST), or null after
      * {@code timeout}. Reads the shared channel and queues other ids' events for them.
+     *
+     * @param timeout how long to block the calling thread; ids sharing a channel may wait on different threads
+     * @return the event, or null if none came within {@code timeout}
+     * @throws IllegalStateException if the id is closed
      */
     public CmEvent awaitEvent(final Duration timeout)
     {
@@ -719,12 +876,21 @@ public final class CmId implements AutoCloseable
         }
     }
 
+    /**
+     * Whether {@link #close()} ran (or the channel closed the id).
+     *
+     * @return true once destroyed
+     */
     public boolean isClosed()
     {
         return closed;
     }
 
-    /** {@code rdma_destroy_id}; the attached QP stays (its owner closes it). Idempotent. */
+    /**
+     * {@code rdma_destroy_id}; the attached QP stays (its owner closes it). Idempotent.
+     *
+     * @throws CmCallException if {@code rdma_destroy_id} fails
+     */
     @Override
     public void close()
     {

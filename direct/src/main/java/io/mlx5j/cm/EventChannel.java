@@ -61,7 +61,12 @@ public final class EventChannel implements AutoCloseable
         this.eventOut = arena.allocate(C_POINTER);
     }
 
-    /** {@code rdma_create_event_channel}: opens /dev/infiniband/rdma_cm. */
+    /**
+     * {@code rdma_create_event_channel}: opens /dev/infiniband/rdma_cm.
+     *
+     * @return the channel; close it to destroy it and every id on it
+     * @throws CmCallException if {@code rdma_create_event_channel} fails (no rdma_cm device, ENODEV)
+     */
     public static EventChannel create()
     {
         final Arena arena = Arena.ofShared();
@@ -82,14 +87,26 @@ public final class EventChannel implements AutoCloseable
         }
     }
 
-    /** The fd that becomes readable when an event is pending. */
+    /**
+     * The fd that becomes readable when an event is pending.
+     *
+     * @return the file descriptor, for poll/epoll; owned by the channel
+     * @throws IllegalStateException if the channel is closed
+     */
     public int fd()
     {
         ensureOpen();
         return handle.get(C_INT, RdmaEventChannel.FD_OFFSET);
     }
 
-    /** {@code rdma_create_id} on this channel. */
+    /**
+     * {@code rdma_create_id} on this channel.
+     *
+     * @param portSpace TCP for RC ids, UDP / IPOIB for UD ids
+     * @return the id, reporting to this channel
+     * @throws IllegalStateException if the channel is closed
+     * @throws CmCallException if {@code rdma_create_id} fails
+     */
     public CmId createId(final PortSpace portSpace)
     {
         ensureOpen();
@@ -98,6 +115,13 @@ public final class EventChannel implements AutoCloseable
 
     /**
      * Hands up to {@code limit} pending events to {@code handler} without blocking; returns how many.
+     *
+     * @param handler called on the calling thread for each event, after it was acknowledged
+     * @param limit   the most events to hand over, positive
+     * @return how many events were handed over, 0..limit
+     * @throws IllegalArgumentException if {@code limit} is not positive
+     * @throws IllegalStateException if the channel is closed
+     * @throws CmCallException if reading or acknowledging an event fails
      */
     public int poll(final CmEventHandler handler, final int limit)
     {
@@ -106,6 +130,14 @@ public final class EventChannel implements AutoCloseable
 
     /**
      * Like {@link #poll(CmEventHandler, int)}, but waits up to {@code wait} for the first event.
+     *
+     * @param handler called on the calling thread for each event, after it was acknowledged
+     * @param limit   the most events to hand over, positive
+     * @param wait    how long to block for the first event; later ones are taken only if already pending
+     * @return how many events were handed over, 0..limit
+     * @throws IllegalArgumentException if {@code limit} is not positive
+     * @throws IllegalStateException if the channel is closed
+     * @throws CmCallException if reading or acknowledging an event fails
      */
     public int poll(final CmEventHandler handler, final int limit, final Duration wait)
     {
@@ -259,6 +291,11 @@ public final class EventChannel implements AutoCloseable
         return handle;
     }
 
+    /**
+     * Whether {@link #close()} ran (directly, or with the last connection of a listener's channel).
+     *
+     * @return true once closed
+     */
     public boolean isClosed()
     {
         return closed;

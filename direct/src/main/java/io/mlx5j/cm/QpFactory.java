@@ -12,5 +12,11 @@ import io.mlx5j.verbs.QueuePair;
 @FunctionalInterface
 public interface QpFactory
 {
+    /**
+     * Creates the QP, on the calling thread of the connect or accept.
+     *
+     * @param id the id, bound to its device and port
+     * @return a new QP in RESET: RC for the TCP port space, UD for a datagram one
+     */
     QueuePair create(CmId id);
 }
