@@ -6,7 +6,9 @@ public final class CmCallException extends CmException
 {
     private static final long serialVersionUID = 1L;
 
+    /** The C function that failed. */
     private final String call;
+    /** The errno it set. */
     private final int errno;
 
     CmCallException(final String step, final String call, final int errno)

@@ -120,12 +120,21 @@ public final class CmEvent
         return AddressVector.read(raw, ah);
     }
 
+    /**
+     * What happened.
+     *
+     * @return the event type
+     */
     public CmEventType type()
     {
         return type;
     }
 
-    /** 0 on success; minus an errno for failure events; the reject reason for REJECTED. */
+    /**
+     * The event's status.
+     *
+     * @return 0 on success; minus an errno for failure events; the IB CM reject reason for REJECTED
+     */
     public int status()
     {
         return status;
@@ -134,67 +143,109 @@ public final class CmEvent
     /**
      * The id the event is for. On CONNECT_REQUEST it is a new id for the incoming connection (accept or reject it);
      * {@link #listenId()} is the listener.
+     *
+     * @return the id; never null
      */
     public CmId id()
     {
         return id;
     }
 
-    /** The listening id a CONNECT_REQUEST arrived on; null for other events. */
+    /**
+     * The listening id a CONNECT_REQUEST arrived on.
+     *
+     * @return the listener's id, or null for other events
+     */
     public CmId listenId()
     {
         return listenId;
     }
 
-    /** The peer's private data (a copy; empty if none). IB CM transports pad it to the message's fixed size. */
+    /**
+     * The peer's private data. IB CM transports pad it to the message's fixed size.
+     *
+     * @return a copy; empty if none
+     */
     public byte[] privateData()
     {
         return privateData.clone();
     }
 
-    /** Connected ids: the responder resources the peer offered (CONNECT_REQUEST) or granted (ESTABLISHED). */
+    /**
+     * Connected ids: the responder resources the peer offered (CONNECT_REQUEST) or granted (ESTABLISHED).
+     *
+     * @return RDMA READ / atomic requests in flight, 0..255
+     */
     public int responderResources()
     {
         return responderResources;
     }
 
-    /** Connected ids: the peer's initiator depth. */
+    /**
+     * Connected ids: the peer's initiator depth.
+     *
+     * @return RDMA READ / atomic requests in flight, 0..255
+     */
     public int initiatorDepth()
     {
         return initiatorDepth;
     }
 
-    /** Connected ids: the retry count the requester asked for (CONNECT_REQUEST). */
+    /**
+     * Connected ids: the retry count the requester asked for (CONNECT_REQUEST).
+     *
+     * @return 0..7
+     */
     public int retryCount()
     {
         return retryCount;
     }
 
-    /** Connected ids: the RNR retry count the peer asked for. */
+    /**
+     * Connected ids: the RNR retry count the peer asked for.
+     *
+     * @return 0..7 (7: forever)
+     */
     public int rnrRetryCount()
     {
         return rnrRetryCount;
     }
 
-    /** Connected ids: the peer's QP uses an SRQ. */
+    /**
+     * Connected ids: whether the peer's QP uses an SRQ.
+     *
+     * @return true if it does
+     */
     public boolean srq()
     {
         return srq;
     }
 
-    /** The peer's QPN (conn or ud parameters; the multicast QPN 0xffffff on MULTICAST_JOIN). */
+    /**
+     * The peer's QP number, from the conn or ud parameters.
+     *
+     * @return the 24-bit QPN; 0xffffff (the multicast QPN) on MULTICAST_JOIN
+     */
     public int qpNum()
     {
         return qpNum;
     }
 
-    /** Datagram ids: the Q_Key to send with. */
+    /**
+     * Datagram ids: the Q_Key to send with.
+     *
+     * @return the 32-bit Q_Key; 0 for connected ids
+     */
     public int qkey()
     {
         return qkey;
     }
 
-    /** Datagram ids on ESTABLISHED / MULTICAST_JOIN: where to send (for an AddressHandle); null otherwise. */
+    /**
+     * Datagram ids on ESTABLISHED / MULTICAST_JOIN: where to send (for an AddressHandle).
+     *
+     * @return the address vector, or null for other events
+     */
     public AddressVector addressVector()
     {
         return addressVector;

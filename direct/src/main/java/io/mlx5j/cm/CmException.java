@@ -13,8 +13,11 @@ public class CmException extends RuntimeException
 {
     private static final long serialVersionUID = 1L;
 
+    /** What was being done. */
     private final String step;
+    /** The event that ended the step, or null. */
     private final CmEventType event;
+    /** The event's status, 0 without one. */
     private final int status;
 
     CmException(final String step, final CmEventType event, final int status, final String message)

@@ -15,6 +15,7 @@ public final class CmRejectedException extends CmException
     /** IB_CM_REJ_CONSUMER_DEFINED: rejected by the peer application. */
     public static final int REASON_CONSUMER = CmStatus.REJ_CONSUMER_DEFINED;
 
+    /** The rejecting side's private data. */
     private final byte[] privateData;
 
     CmRejectedException(final String step, final int reason, final byte[] privateData, final String message)

@@ -11,6 +11,7 @@ public final class CmTimeoutException extends CmException
 {
     private static final long serialVersionUID = 1L;
 
+    /** The step's timeout. */
     private final Duration timeout;
 
     CmTimeoutException(final String step, final String awaited, final Duration timeout)
