@@ -69,30 +69,55 @@ public final class FlowRule implements AutoCloseable
         this.flow = VERBS.adopt(qp, arena, handle, new Flow(this));
     }
 
-    /** A rule steering to {@code qp} (a RAW_PACKET QP in INIT or later) on {@code port}. */
+    /**
+     * A rule steering to {@code qp} (a RAW_PACKET QP in INIT or later) on {@code port}.
+     *
+     * @param qp   the RAW_PACKET QP matching frames go to
+     * @param port the device port the frames arrive on, 1..255
+     * @return a builder with no specs yet
+     * @throws IllegalArgumentException if {@code qp} is not RAW_PACKET or {@code port} is out of range
+     */
     public static Builder builder(final QueuePair qp, final int port)
     {
         return new Builder(qp, port);
     }
 
+    /**
+     * The QP the rule steers to.
+     *
+     * @return the RAW_PACKET QP given to {@link #builder}
+     */
     public QueuePair queuePair()
     {
         return qp;
     }
 
-    /** Whether the rule is destroyed (by {@link #close()}, or with its QP or Context). */
+    /**
+     * Whether the rule is destroyed (by {@link #close()}, or with its QP or Context).
+     *
+     * @return true once destroyed
+     */
     public boolean isClosed()
     {
         return flow.isClosed();
     }
 
-    /** The {@code struct ibv_flow *}, scoped to the rule (see {@link NativeResource#pointer()}). */
+    /**
+     * The {@code struct ibv_flow *}, scoped to the rule (see {@link NativeResource#pointer()}).
+     *
+     * @return the native pointer, failing on access once the rule is closed
+     * @throws IllegalStateException if the rule is closed
+     */
     public MemorySegment pointer()
     {
         return flow.pointer();
     }
 
-    /** Stops the steering ({@code ibv_destroy_flow}); a second close does nothing. */
+    /**
+     * Stops the steering ({@code ibv_destroy_flow}); a second close does nothing.
+     *
+     * @throws VerbsException if {@code ibv_destroy_flow} fails
+     */
     @Override
     public void close()
     {
@@ -169,7 +194,13 @@ public final class FlowRule implements AutoCloseable
             this.port = port;
         }
 
-        /** Rule priority, 0 first (ibv_flow_attr.priority). */
+        /**
+         * Rule priority, 0 first (ibv_flow_attr.priority); default 0.
+         *
+         * @param priority 0..65535
+         * @return this builder
+         * @throws IllegalArgumentException if {@code priority} is out of range
+         */
         public Builder priority(final int priority)
         {
             if (priority < 0 || priority > 0xffff)
@@ -180,35 +211,64 @@ public final class FlowRule implements AutoCloseable
             return this;
         }
 
-        /** Receive every frame of the port, alongside normal steering (IBV_FLOW_ATTR_SNIFFER); takes no specs. */
+        /**
+         * Receive every frame of the port, alongside normal steering (IBV_FLOW_ATTR_SNIFFER); takes no specs.
+         *
+         * @return this builder
+         */
         public Builder sniffer()
         {
             type = IbvFlowAttr.IBV_FLOW_ATTR_SNIFFER;
             return this;
         }
 
-        /** Receive every frame no other rule takes (IBV_FLOW_ATTR_ALL_DEFAULT). */
+        /**
+         * Receive every frame no other rule takes (IBV_FLOW_ATTR_ALL_DEFAULT).
+         *
+         * @return this builder
+         */
         public Builder allDefault()
         {
             type = IbvFlowAttr.IBV_FLOW_ATTR_ALL_DEFAULT;
             return this;
         }
 
-        /** Receive every multicast frame no other rule takes (IBV_FLOW_ATTR_MC_DEFAULT). */
+        /**
+         * Receive every multicast frame no other rule takes (IBV_FLOW_ATTR_MC_DEFAULT).
+         *
+         * @return this builder
+         */
         public Builder multicastDefault()
         {
             type = IbvFlowAttr.IBV_FLOW_ATTR_MC_DEFAULT;
             return this;
         }
 
-        /** Match but also let the frame continue to lower-priority rules (IBV_FLOW_ATTR_FLAGS_DONT_TRAP). */
+        /**
+         * Match but also let the frame continue to lower-priority rules (IBV_FLOW_ATTR_FLAGS_DONT_TRAP).
+         *
+         * @return this builder
+         */
         public Builder dontTrap()
         {
             flags |= IbvFlowAttr.IBV_FLOW_ATTR_FLAGS_DONT_TRAP;
             return this;
         }
 
-        /** L2 match with masks; an all-zero mask leaves a field unmatched. */
+        /**
+         * L2 match with masks; an all-zero mask leaves a field unmatched.
+         *
+         * @param dstMac        destination MAC, a 48-bit number (first wire byte most significant)
+         * @param dstMask       its mask, 48 bits
+         * @param srcMac        source MAC, 48 bits
+         * @param srcMask       its mask, 48 bits
+         * @param etherType     EtherType, 16 bits (e.g. 0x0800 for IPv4)
+         * @param etherTypeMask its mask, 16 bits
+         * @param vlanTag       the VLAN TCI (PCP, DEI, VLAN ID), 16 bits
+         * @param vlanTagMask   its mask, 16 bits
+         * @return this builder
+         * @throws IllegalArgumentException naming the first field that does not fit its width
+         */
         public Builder eth(final long dstMac, final long dstMask, final long srcMac, final long srcMask,
             final int etherType, final int etherTypeMask, final int vlanTag, final int vlanTagMask)
         {
@@ -245,13 +305,25 @@ public final class FlowRule implements AutoCloseable
             return this;
         }
 
-        /** Frames to this destination MAC. */
+        /**
+         * Frames to this destination MAC (full mask; other L2 fields unmatched).
+         *
+         * @param dstMac destination MAC, a 48-bit number (first wire byte most significant)
+         * @return this builder
+         * @throws IllegalArgumentException if {@code dstMac} does not fit 48 bits
+         */
         public Builder ethDst(final long dstMac)
         {
             return eth(dstMac, FULL_MAC, 0, 0, 0, 0, 0, 0);
         }
 
-        /** Frames of an IPv4 multicast group: its Ethernet MAC (01:00:5e + low 23 bits) and the group address. */
+        /**
+         * Frames of an IPv4 multicast group: its Ethernet MAC (01:00:5e + low 23 bits) and the group address.
+         *
+         * @param group the group address as the 32-bit number of the dotted quad, in 224.0.0.0/4
+         * @return this builder
+         * @throws IllegalArgumentException if {@code group} is not a multicast address
+         */
         public Builder multicast(final int group)
         {
             if ((group >>> 28) != 0xe)
@@ -263,7 +335,15 @@ public final class FlowRule implements AutoCloseable
             return ipv4(0, 0, group, -1);
         }
 
-        /** IPv4 source/destination with masks. */
+        /**
+         * IPv4 source/destination with masks; a zero mask leaves the address unmatched.
+         *
+         * @param src     source address, the 32-bit number of the dotted quad
+         * @param srcMask its mask
+         * @param dst     destination address
+         * @param dstMask its mask
+         * @return this builder
+         */
         public Builder ipv4(final int src, final int srcMask, final int dst, final int dstMask)
         {
             specs.add(new Spec()
@@ -291,15 +371,31 @@ public final class FlowRule implements AutoCloseable
             return this;
         }
 
-        /** IPv4 frames to this address. */
+        /**
+         * IPv4 frames to this address (full mask, any source).
+         *
+         * @param dst destination address, the 32-bit number of the dotted quad
+         * @return this builder
+         */
         public Builder ipv4Dst(final int dst)
         {
             return ipv4(0, 0, dst, -1);
         }
 
         /**
-         * IPv6 with masks: addresses as 16 wire-order bytes each (null: zero), flow label (20 bits), next header,
-         * traffic class, hop limit.
+         * IPv6 with masks: addresses as 16 wire-order bytes each (null: zero), flow label (20 bits), next header.
+         * Traffic class and hop limit are left unmatched.
+         *
+         * @param src           source address, 16 bytes or null (copied)
+         * @param srcMask       its mask, 16 bytes or null
+         * @param dst           destination address, 16 bytes or null
+         * @param dstMask       its mask, 16 bytes or null
+         * @param flowLabel     flow label, 20 bits
+         * @param flowLabelMask its mask, 20 bits
+         * @param nextHdr       next header (e.g. 17 for UDP), 8 bits
+         * @param nextHdrMask   its mask, 8 bits
+         * @return this builder
+         * @throws IllegalArgumentException naming the first field that is not 16 bytes or does not fit its width
          */
         public Builder ipv6(final byte[] src, final byte[] srcMask, final byte[] dst, final byte[] dstMask,
             final int flowLabel, final int flowLabelMask, final int nextHdr, final int nextHdrMask)
@@ -342,19 +438,43 @@ public final class FlowRule implements AutoCloseable
             return this;
         }
 
-        /** UDP ports with masks. */
+        /**
+         * UDP ports with masks; a zero mask leaves the port unmatched.
+         *
+         * @param dstPort destination port, 16 bits
+         * @param dstMask its mask
+         * @param srcPort source port, 16 bits
+         * @param srcMask its mask
+         * @return this builder
+         * @throws IllegalArgumentException naming the first field that does not fit 16 bits
+         */
         public Builder udp(final int dstPort, final int dstMask, final int srcPort, final int srcMask)
         {
             return l4(IbvFlowAttr.IBV_FLOW_SPEC_UDP, "udp", dstPort, dstMask, srcPort, srcMask);
         }
 
-        /** UDP datagrams to this port. */
+        /**
+         * UDP datagrams to this port (full mask, any source port).
+         *
+         * @param dstPort destination port, 0..65535
+         * @return this builder
+         * @throws IllegalArgumentException if {@code dstPort} does not fit 16 bits
+         */
         public Builder udpDst(final int dstPort)
         {
             return udp(dstPort, 0xffff, 0, 0);
         }
 
-        /** TCP ports with masks. */
+        /**
+         * TCP ports with masks; a zero mask leaves the port unmatched.
+         *
+         * @param dstPort destination port, 16 bits
+         * @param dstMask its mask
+         * @param srcPort source port, 16 bits
+         * @param srcMask its mask
+         * @return this builder
+         * @throws IllegalArgumentException naming the first field that does not fit 16 bits
+         */
         public Builder tcp(final int dstPort, final int dstMask, final int srcPort, final int srcMask)
         {
             return l4(IbvFlowAttr.IBV_FLOW_SPEC_TCP, "tcp", dstPort, dstMask, srcPort, srcMask);
@@ -392,7 +512,13 @@ public final class FlowRule implements AutoCloseable
             return this;
         }
 
-        /** Matching frames carry {@code tagId} in their CQE ({@link Completion#flowTag()}); 24 bits. */
+        /**
+         * Matching frames carry {@code tagId} in their CQE ({@link Completion#flowTag()}).
+         *
+         * @param tagId the tag, 24 bits
+         * @return this builder
+         * @throws IllegalArgumentException if {@code tagId} does not fit 24 bits
+         */
         public Builder tag(final int tagId)
         {
             // mlx5 keeps the tag in the CQE's low 24 bits (MLX5_FLOW_TAG_MASK); the kernel refuses larger ones
@@ -422,7 +548,11 @@ public final class FlowRule implements AutoCloseable
             return this;
         }
 
-        /** Matching frames are discarded. */
+        /**
+         * Matching frames are discarded (IBV_FLOW_SPEC_ACTION_DROP).
+         *
+         * @return this builder
+         */
         public Builder drop()
         {
             specs.add(new Spec()
@@ -445,7 +575,13 @@ public final class FlowRule implements AutoCloseable
             return this;
         }
 
-        /** Creates the rule: {@code ibv_create_flow}. */
+        /**
+         * Creates the rule: {@code ibv_create_flow}.
+         *
+         * @return the rule, steering until closed
+         * @throws IllegalStateException if the QP is closed
+         * @throws VerbsException if the kernel refuses the rule, naming the first spec that makes it refuse
+         */
         public FlowRule create()
         {
             synchronized (VERBS.lock(qp))
