@@ -121,25 +121,50 @@ public final class RawSendQueue
         this.scratch = MemorySegment.ofArray(new long[(Math.max(maxInline, 256) + 64) / 8]);
     }
 
-    /** A raw send queue over {@code qp}'s ring with a dedicated BlueFlame register. One per QP. */
+    /**
+     * A raw send queue over {@code qp}'s ring, its BlueFlame register locked or not as libmlx5 set it up (see
+     * {@link SendQueue#of(QueuePair, DoorbellMode)}). One per QP; reads the device's minimum inline mode and
+     * checksum capability once, here.
+     *
+     * @param qp   a RAW_PACKET QP
+     * @param mode how {@link #ring()} writes the doorbell
+     * @return the queue, confined to the thread that posts and polls it
+     * @throws IllegalArgumentException if {@code qp} is not RAW_PACKET
+     */
     public static RawSendQueue of(final QueuePair qp, final DoorbellMode mode)
     {
         return new RawSendQueue(qp, mode, false);
     }
 
-    /** @param sharedRegister see {@link SendQueue#of(QueuePair, DoorbellMode, boolean)} */
+    /**
+     * A raw send queue with an explicit register choice.
+     *
+     * @param qp             a RAW_PACKET QP
+     * @param mode           how {@link #ring()} writes the doorbell
+     * @param sharedRegister see {@link SendQueue#of(QueuePair, DoorbellMode, boolean)}
+     * @return the queue, confined to the thread that posts and polls it
+     * @throws IllegalArgumentException if {@code qp} is not RAW_PACKET
+     */
     public static RawSendQueue of(final QueuePair qp, final DoorbellMode mode, final boolean sharedRegister)
     {
         return new RawSendQueue(qp, mode, sharedRegister);
     }
 
-    /** The queue whose slots, doorbell and completions this raw queue uses: attach it to the send CQ's CqPoller. */
+    /**
+     * The queue whose slots, doorbell and completions this raw queue uses: attach it to the send CQ's CqPoller.
+     *
+     * @return the underlying queue; same thread as this one
+     */
     public SendQueue queue()
     {
         return queue;
     }
 
-    /** Frame bytes every WQE carries in its Ethernet segment at least: libmlx5's eth_min_inline_size, 0 or 18. */
+    /**
+     * Frame bytes every WQE carries in its Ethernet segment at least: libmlx5's eth_min_inline_size, 0 or 18.
+     *
+     * @return 0 or 18 bytes
+     */
     public int minInline()
     {
         return minInline;
@@ -147,13 +172,19 @@ public final class RawSendQueue
 
     /**
      * Frame bytes written into the Ethernet segment ({@link #minInline()} unless {@link #inlineHeaders} changed it).
+     *
+     * @return bytes, {@link #minInline()}..256
      */
     public int inlineHeaderBytes()
     {
         return inlineHeader;
     }
 
-    /** Whether the device computes checksums for {@link SendFlags#IP_CSUM}. */
+    /**
+     * Whether the device computes checksums for {@link SendFlags#IP_CSUM}.
+     *
+     * @return true if the device reports IBV_DEVICE_RAW_IP_CSUM; without it IP_CSUM is refused
+     */
     public boolean checksumOffload()
     {
         return csumOffload;
@@ -162,6 +193,10 @@ public final class RawSendQueue
     /**
      * Inline {@code bytes} of every frame in the Ethernet segment instead of the minimum, e.g. 42 for a whole
      * Ethernet/IPv4/UDP header. At least {@link #minInline()}; at most 256 bytes.
+     *
+     * @param bytes {@link #minInline()}..256
+     * @return this queue
+     * @throws IllegalArgumentException if {@code bytes} is out of range
      */
     public RawSendQueue inlineHeaders(final int bytes)
     {
@@ -174,7 +209,13 @@ public final class RawSendQueue
         return this;
     }
 
-    /** Selective signaling of the underlying queue ({@link SendQueue#signalEvery(int)}). */
+    /**
+     * Selective signaling of the underlying queue ({@link SendQueue#signalEvery(int)}).
+     *
+     * @param n every n-th WQE is signaled; 0 turns it off
+     * @return this queue
+     * @throws IllegalArgumentException if {@code n} is negative
+     */
     public RawSendQueue signalEvery(final int n)
     {
         queue.signalEvery(n);
@@ -183,7 +224,19 @@ public final class RawSendQueue
 
     // ------------------------------------------------------------------------------------------------ one-call posts
 
-    /** One frame of {@code len} bytes at {@code addr} (registered under {@code lkey} unless INLINE). */
+    /**
+     * One frame of {@code len} bytes at {@code addr} (registered under {@code lkey} unless INLINE).
+     *
+     * @param wrId  returned in the completion
+     * @param addr  the frame's first byte (destination MAC)
+     * @param lkey  the memory region's lkey (ignored with INLINE)
+     * @param len   frame bytes, at least {@link #inlineHeaderBytes()}
+     * @param flags {@link SendFlags} bits
+     * @return true if posted; false if the ring has no room (nothing written, the frame stays staged)
+     * @throws IllegalArgumentException naming the problem: unknown flags, IP_CSUM without device support, too many
+     *                                  pieces, a frame shorter than the inline header, an inline frame over the QP's
+     *                                  limit, a piece at the null page
+     */
     public boolean send(final long wrId, final long addr, final int lkey, final int len, final int flags)
     {
         return begin(wrId, flags).sge(addr, lkey, len).post();
@@ -196,7 +249,20 @@ public final class RawSendQueue
      * accesses otherwise (shared, automatic or global arenas, the heap); a closed template, or one confined to
      * another thread, makes the send throw and claim nothing.
      *
-     * @param vlanTci {@link #NO_VLAN} or the 802.1Q TCI to insert
+     * @param wrId        returned in the completion
+     * @param header      the frame's Ethernet/IPv4/UDP header
+     * @param headerLkey  lkey of the template's memory (ignored with INLINE)
+     * @param payload     address of the payload, following the header on the wire
+     * @param payloadLkey lkey of the payload's memory (ignored with INLINE)
+     * @param payloadLen  payload bytes
+     * @param vlanTci     {@link #NO_VLAN} or the 802.1Q TCI to insert
+     * @param flags       {@link SendFlags} bits
+     * @return true if posted; false if the ring has no room (nothing written, the frame stays staged)
+     * @throws IllegalStateException if the template's memory is closed
+     * @throws WrongThreadException if the template's memory is confined to another thread
+     * @throws IllegalArgumentException naming the problem: unknown flags, IP_CSUM without device support, too many
+     *                                  pieces, a frame shorter than the inline header, an inline frame over the QP's
+     *                                  limit, a piece at the null page
      */
     public boolean send(final long wrId, final UdpHeaderTemplate header, final int headerLkey, final long payload,
         final int payloadLkey, final int payloadLen, final int vlanTci, final int flags)
@@ -308,7 +374,14 @@ public final class RawSendQueue
 
     // ------------------------------------------------------------------------------------------------ staging form
 
-    /** Start staging a frame; replaces whatever was staged and not posted. */
+    /**
+     * Start staging a frame; replaces whatever was staged and not posted.
+     *
+     * @param wrId  returned in the completion
+     * @param flags {@link SendFlags} bits
+     * @return this queue
+     * @throws IllegalArgumentException if {@code flags} has a bit a raw send does not take
+     */
     public RawSendQueue begin(final long wrId, final int flags)
     {
         if ((flags & ~FLAGS) != 0)
@@ -323,7 +396,13 @@ public final class RawSendQueue
         return this;
     }
 
-    /** Insert an 802.1Q tag with this TCI after the frame's MAC addresses ({@link #NO_VLAN}: none). */
+    /**
+     * Insert an 802.1Q tag with this TCI after the frame's MAC addresses ({@link #NO_VLAN}: none).
+     *
+     * @param tci the 16-bit TCI (PCP, DEI, VLAN ID), or {@link #NO_VLAN}
+     * @return this queue
+     * @throws IllegalArgumentException if {@code tci} does not fit 16 bits
+     */
     public RawSendQueue vlan(final int tci)
     {
         if (tci != NO_VLAN && (tci & ~0xffff) != 0)
@@ -334,7 +413,15 @@ public final class RawSendQueue
         return this;
     }
 
-    /** The next piece of the frame. */
+    /**
+     * The next piece of the frame.
+     *
+     * @param addr the piece's first byte
+     * @param lkey its memory region's lkey (ignored with INLINE)
+     * @param len  bytes, 0 or more
+     * @return this queue
+     * @throws IllegalArgumentException if {@code len} is negative or the QP takes no more pieces per WQE
+     */
     public RawSendQueue sge(final long addr, final int lkey, final int len)
     {
         if (len < 0)
@@ -349,6 +436,10 @@ public final class RawSendQueue
      * Write the staged frame into the ring (not rung yet, unless {@link SendFlags#RING}).
      *
      * @return false if the ring has no room: nothing was written and the frame stays staged
+     * @throws IllegalStateException if nothing is staged ({@link #begin} not called)
+     * @throws IllegalArgumentException naming the problem: IP_CSUM without device support, too many
+     *                                  pieces, a frame shorter than the inline header, an inline frame over the QP's
+     *                                  limit, a piece at the null page
      */
     public boolean post()
     {
@@ -553,37 +644,71 @@ public final class RawSendQueue
 
     // ------------------------------------------------------------------------------------------------ doorbell
 
-    /** Ring once for everything posted since the last ring ({@link SendQueue#ring()}). */
+    /**
+     * Ring once for everything posted since the last ring ({@link SendQueue#ring()}).
+     *
+     * @return the number of WQEs rung (0: nothing was pending, nothing was written)
+     */
     public int ring()
     {
         return queue.ring();
     }
 
+    /**
+     * Room in the ring ({@link SendQueue#freeWqebb()}).
+     *
+     * @return free 64-byte WQE basic blocks
+     */
     public int freeWqebb()
     {
         return queue.freeWqebb();
     }
 
+    /**
+     * Posted work not yet retired by the CqPoller ({@link SendQueue#outstanding()}).
+     *
+     * @return WQEBBs whose completions have not been polled
+     */
     public int outstanding()
     {
         return queue.outstanding();
     }
 
+    /**
+     * Work posted but not rung yet.
+     *
+     * @return WQEs written since the last {@link #ring()}
+     */
     public int pending()
     {
         return core.pending();
     }
 
+    /**
+     * The free-running producer counter ({@link SendQueue#producerCounter()}).
+     *
+     * @return WQEBBs posted so far; its low 16 bits are in the doorbell record after a ring
+     */
     public int producerCounter()
     {
         return queue.producerCounter();
     }
 
+    /**
+     * The QP's inline limit, for {@link SendFlags#INLINE} frames.
+     *
+     * @return bytes of inline data a WQE may carry (the QP's max_inline_data)
+     */
     public int maxInlineData()
     {
         return maxInline;
     }
 
+    /**
+     * The QP this queue posts to.
+     *
+     * @return the RAW_PACKET QP
+     */
     public QueuePair queuePair()
     {
         return qp;
