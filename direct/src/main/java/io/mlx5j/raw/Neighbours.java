@@ -33,7 +33,15 @@ public final class Neighbours
     {
     }
 
-    /** A resolved destination: the interface to send on, the next hop's IPv4 address and its MAC. */
+    /**
+     * A resolved destination: the interface to send on, the next hop's IPv4 address and its MAC.
+     *
+     * @param device  the kernel's interface name for the route (e.g. {@code eth0})
+     * @param nextHop the gateway, or the destination itself when on-link; host order, {@code 10.0.0.1} is
+     *                {@code 0x0a000001}
+     * @param mac     the next hop's MAC as a 48-bit number, the first wire byte most significant (as
+     *                {@link FlowRule.Builder#ethDst(long)} takes it)
+     */
     public record Hop(String device, int nextHop, long mac)
     {
         @Override
@@ -46,6 +54,10 @@ public final class Neighbours
     /**
      * The next hop towards {@code ipv4} (host order, {@code 10.0.0.1} is {@code 0x0a000001}) and its MAC.
      *
+     * Reads the files on every call; any thread may call it.
+     *
+     * @param ipv4 the destination address
+     * @return the interface, next hop and MAC to put in the frame
      * @throws IllegalStateException when no route leads to it, or the next hop has no complete neighbour entry
      * @throws UncheckedIOException when the kernel's tables cannot be read
      */

@@ -55,6 +55,8 @@ public final class NicClock implements AutoCloseable
     /**
      * Maps {@code context}'s clock-info page.
      *
+     * @param context an open device context
+     * @return the clock; close it, or the context, to unmap the page
      * @throws VerbsException if the device has no clock-info page (mmap fails, as for libmlx5, whose
      *                        mlx5dv_get_clock_info then returns EINVAL)
      */
@@ -80,6 +82,9 @@ public final class NicClock implements AutoCloseable
      * Nanoseconds since the epoch at device time {@code ticks}, as mlx5dv_ts_to_ns computes it from a clock info
      * libmlx5 just read.
      *
+     * @param ticks a device timestamp, e.g. {@link Completion#timestamp()}
+     * @return nanoseconds since the epoch
+     * @throws IllegalStateException if the clock is closed (its page unmapped)
      * @throws IllegalStateException if the kernel kept the page in an update for 10 reads in a row (libmlx5:
      *                               EBUSY)
      */
@@ -123,6 +128,16 @@ public final class NicClock implements AutoCloseable
     /**
      * mlx5dv_ts_to_ns (mlx5dv.h, rdma-core 44) on the fields of a {@code struct mlx5dv_clock_info}, in unsigned 64-bit
      * arithmetic: a timestamp less than half the mask ahead of {@code lastCycles} is newer, anything else older.
+     * Pure and thread-safe; public so that a snapshot taken elsewhere (e.g. by libmlx5) converts the same way.
+     *
+     * @param nsec       the snapshot's time, nanoseconds since the epoch
+     * @param lastCycles the device ticks at {@code nsec}
+     * @param frac       the fractional nanoseconds carried, in units of 2^-shift ns
+     * @param mult       ticks-to-nanoseconds multiplier, unsigned 32 bits
+     * @param shift      the multiplier's binary point
+     * @param mask       the tick counter's valid bits (the counter wraps at mask + 1)
+     * @param ticks      the timestamp to convert
+     * @return nanoseconds since the epoch at {@code ticks}
      */
     public static long toNanos(final long nsec, final long lastCycles, final long frac, final int mult,
         final int shift, final long mask, final long ticks)

@@ -87,24 +87,45 @@ public final class StridingRecvQueue implements StridingReceive
     }
 
     /**
+     * A receive queue over a striding WQ's ring; one per WQ, confined to the thread that posts to it and polls its
+     * CQ.
+     *
+     * @param wq      a striding WQ ({@link WorkQueue#isStriding()})
      * @param recycle post each WQE again, with the same buffer and wr_id, as soon as all its strides are consumed
+     * @return the queue, nothing posted
+     * @throws IllegalArgumentException if {@code wq} is not striding
+     * @throws IllegalStateException if the WQ's WQE size cannot hold {@code struct mlx5_mprq_wqe}
      */
     public static StridingRecvQueue of(final WorkQueue wq, final boolean recycle)
     {
         return new StridingRecvQueue(wq, recycle);
     }
 
-    /** Bytes one WQE's buffer must have: strides times stride size. */
+    /**
+     * Bytes one WQE's buffer must have: strides times stride size.
+     *
+     * @return bytes, {@link #numStrides()} * {@link #strideBytes()}
+     */
     public int bufferBytes()
     {
         return numStrides * strideBytes;
     }
 
+    /**
+     * The size of one stride; each frame starts at a stride boundary (plus 2 with the two-byte shift).
+     *
+     * @return bytes, 2^logStrideBytes of the WQ
+     */
     public int strideBytes()
     {
         return strideBytes;
     }
 
+    /**
+     * Strides per WQE buffer.
+     *
+     * @return 2^logNumStrides of the WQ
+     */
     public int numStrides()
     {
         return numStrides;
@@ -114,6 +135,9 @@ public final class StridingRecvQueue implements StridingReceive
      * One WQE whose buffer is {@link #bufferBytes()} bytes at {@code address} (registered with {@code lkey}). Not
      * published until {@link #ring()}.
      *
+     * @param wrId    reported with every frame of this WQE ({@link Completion#wrId()}) and when it is released
+     * @param address the buffer's first byte
+     * @param lkey    the buffer's memory region lkey
      * @return false if all WQEs are outstanding (nothing written)
      */
     public boolean post(final long wrId, final long address, final int lkey)
@@ -166,17 +190,31 @@ public final class StridingRecvQueue implements StridingReceive
         return n;
     }
 
-    /** WQEs posted and not yet released. */
+    /**
+     * WQEs posted and not yet released.
+     *
+     * @return WQEs, 0..the WQ's WQE count
+     */
     public int outstanding()
     {
         return head - tail;
     }
 
+    /**
+     * The WQ this queue posts to.
+     *
+     * @return the striding WQ
+     */
     public WorkQueue workQueue()
     {
         return wq;
     }
 
+    /**
+     * The WQ's number, which the CQEs of its frames carry.
+     *
+     * @return the 24-bit WQN
+     */
     public int wqn()
     {
         return wqn;
