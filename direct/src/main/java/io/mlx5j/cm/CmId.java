@@ -297,7 +297,7 @@ public final class CmId implements AutoCloseable
      *
      * @param backlog the most requests pending before they are answered
      * @throws IllegalStateException if the id is closed
-     * @throws CmCallException if {@code rdma_listen} fails (e.g. the id is not bound)
+     * @throws CmCallException if {@code rdma_listen} fails
      */
     public void listen(final int backlog)
     {
@@ -441,7 +441,7 @@ public final class CmId implements AutoCloseable
      * with this call itself.)
      *
      * @throws IllegalStateException if the id is closed
-     * @throws CmCallException if {@code rdma_disconnect} fails (e.g. EINVAL: not connected)
+     * @throws CmCallException if {@code rdma_disconnect} fails
      */
     public void disconnect()
     {

@@ -65,7 +65,7 @@ public final class EventChannel implements AutoCloseable
      * {@code rdma_create_event_channel}: opens /dev/infiniband/rdma_cm.
      *
      * @return the channel; close it to destroy it and every id on it
-     * @throws CmCallException if {@code rdma_create_event_channel} fails (no rdma_cm device, ENODEV)
+     * @throws CmCallException if {@code rdma_create_event_channel} fails (e.g. no rdma_cm device file)
      */
     public static EventChannel create()
     {

@@ -15,7 +15,7 @@ public enum PortSpace
     UDP(RdmaCmId.RDMA_PS_UDP, true),
     /** RDMA_PS_IPOIB: UD QPs with the Q_Key of the IPoIB broadcast group (kernel cma.c cma_set_qkey). */
     IPOIB(RdmaCmId.RDMA_PS_IPOIB, true),
-    /** RDMA_PS_IB: the native InfiniBand service ID space, connected QPs. */
+    /** RDMA_PS_IB: the native InfiniBand service ID space; mlx5j treats its ids as connected (RC). */
     IB(RdmaCmId.RDMA_PS_IB, false);
 
     private final int value;

@@ -135,7 +135,7 @@ public final class StridingRecvQueue implements StridingReceive
      * One WQE whose buffer is {@link #bufferBytes()} bytes at {@code address} (registered with {@code lkey}). Not
      * published until {@link #ring()}.
      *
-     * @param wrId    reported with every frame of this WQE ({@link Completion#wrId()}) and when it is released
+     * @param wrId    reported with every frame of this WQE ({@link Completion#wrId()})
      * @param address the buffer's first byte
      * @param lkey    the buffer's memory region lkey
      * @return false if all WQEs are outstanding (nothing written)
