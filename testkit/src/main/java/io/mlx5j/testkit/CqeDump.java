@@ -70,14 +70,7 @@ public final class CqeDump
     /** The value of the field {@code path} ({@code cqe.opcode}, {@code err.syndrome}), or null. */
     public String field(final String path)
     {
-        for (final WqeField f : fields)
-        {
-            if (f.path().equals(path))
-            {
-                return f.value();
-            }
-        }
-        return null;
+        return WqeField.find(fields, path);
     }
 
     public byte[] bytes()
@@ -88,26 +81,7 @@ public final class CqeDump
     /** One line per group of fields, as {@link WqeDump#text()}. */
     public String text()
     {
-        final StringBuilder sb = new StringBuilder();
-        String seg = null;
-        for (final WqeField f : fields)
-        {
-            if (!f.segment().equals(seg))
-            {
-                if (seg != null)
-                {
-                    sb.append('\n');
-                }
-                seg = f.segment();
-                sb.append(seg);
-                for (int i = seg.length(); i < 9; i++)
-                {
-                    sb.append(' ');
-                }
-            }
-            sb.append(' ').append(f.name()).append('=').append(f.value());
-        }
-        return sb.append('\n').toString();
+        return WqeField.text(fields);
     }
 
     @Override

@@ -138,14 +138,7 @@ public final class WqeDump
     /** The value of the field {@code path} ({@code ctrl.fm_ce_se}, {@code data[1].lkey}), or null. */
     public String field(final String path)
     {
-        for (final WqeField f : fields)
-        {
-            if (f.path().equals(path))
-            {
-                return f.value();
-            }
-        }
-        return null;
+        return WqeField.find(fields, path);
     }
 
     /** A copy of the bytes decoded. */
@@ -157,26 +150,7 @@ public final class WqeDump
     /** One line per segment: its name padded to 10 columns, then name=value of each field. */
     public String text()
     {
-        final StringBuilder sb = new StringBuilder();
-        String seg = null;
-        for (final WqeField f : fields)
-        {
-            if (!f.segment().equals(seg))
-            {
-                if (seg != null)
-                {
-                    sb.append('\n');
-                }
-                seg = f.segment();
-                sb.append(seg);
-                for (int i = seg.length(); i < 9; i++)
-                {
-                    sb.append(' ');
-                }
-            }
-            sb.append(' ').append(f.name()).append('=').append(f.value());
-        }
-        return sb.append('\n').toString();
+        return WqeField.text(fields);
     }
 
     @Override

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mlx5j.testkit;
 
+import java.util.List;
+
 /**
  * One decoded field of a WQE or CQE: the segment it belongs to ({@code ctrl}, {@code raddr}, {@code data[1]},
  * {@code eth.ipv4}, ...), its PRM / rdma-core name ({@code fm_ce_se}, {@code qpn}, {@code byte_count}), where its bytes
@@ -25,5 +27,43 @@ public record WqeField(String segment, String name, int offset, int length, Stri
     public String toString()
     {
         return path() + "=" + value;
+    }
+
+    /** The value of the field {@code path} among {@code fields}, or null: what both dumps answer. */
+    static String find(final List<WqeField> fields, final String path)
+    {
+        for (final WqeField f : fields)
+        {
+            if (f.path().equals(path))
+            {
+                return f.value();
+            }
+        }
+        return null;
+    }
+
+    /** One line per segment: its name padded to 9 columns, then name=value of each field; both dumps print this. */
+    static String text(final List<WqeField> fields)
+    {
+        final StringBuilder sb = new StringBuilder();
+        String seg = null;
+        for (final WqeField f : fields)
+        {
+            if (!f.segment().equals(seg))
+            {
+                if (seg != null)
+                {
+                    sb.append('\n');
+                }
+                seg = f.segment();
+                sb.append(seg);
+                for (int i = seg.length(); i < 9; i++)
+                {
+                    sb.append(' ');
+                }
+            }
+            sb.append(' ').append(f.name()).append('=').append(f.value());
+        }
+        return sb.append('\n').toString();
     }
 }
