@@ -55,8 +55,7 @@ static uint8_t g_seg[ENG_ETH_MAX_FRAME];
 static struct eng_peer g_inboxes[EMU_REG_MAX_PROCS]; /* other engines' inboxes, one per registry slot at most */
 static uint64_t g_pace_next[EMU_REG_QP_SLOTS]; /* packet pacing: earliest time of a QP's next frame (ns) */
 static struct pkt *g_held;         /* frame at the head of the inbox waiting for receives ... */
-static uint64_t g_held_since;      /* ... since then */
-static uint64_t g_hold_ns;         /* emu_eth_hold_ns(), read once */
+static uint64_t g_held_until;      /* ... until then (eng_now_ns), when it is dropped for them */
 
 /* ---------------- hooks and bookkeeping ---------------- */
 
@@ -528,11 +527,9 @@ int eng_eth_rx(struct pkt *p)
 	if (missing) {
 		if (g_held != p) {
 			g_held = p;
-			g_held_since = now;
+			g_held_until = now + emu_eth_hold_ns(); /* the knob is read once per held frame */
 		}
-		if (!g_hold_ns)
-			g_hold_ns = emu_eth_hold_ns() + 1; /* + 1: 0 means not read yet */
-		if (now - g_held_since < g_hold_ns - 1)
+		if (now < g_held_until)
 			return 0;
 		if (emu_log_enabled)
 			emu_log("engine: Ethernet frame from QP 0x%06x dropped for QPs without a posted receive", p->src_qpn);

@@ -2,9 +2,10 @@
 /* Ethernet knobs of the emulated port that both the "kernel" (GET_CONTEXT) and the engine (raw send path,
  * strict mode) must agree on.
  *
- * MLX5EMU_ETH_MIN_INLINE=none|l2 (default: the profile's, emu_profile.h): the minimum inline header mode of the port. The kernel answers
- * mlx5_query_min_inline() + 1 in mlx5_ib_alloc_ucontext_resp.eth_min_inline; libmlx5 (mlx5.c) then inlines
- * 0 bytes (MLX5_USER_INLINE_MODE_NONE) or 18 bytes (L2 and above) of every frame into the Ethernet segment.
+ * MLX5EMU_ETH_MIN_INLINE=none|l2 (default: the profile's, emu_profile.h): the minimum inline header mode of the
+ * port. The kernel answers mlx5_query_min_inline() + 1 in mlx5_ib_alloc_ucontext_resp.eth_min_inline; libmlx5
+ * (mlx5.c) then inlines 0 bytes (MLX5_USER_INLINE_MODE_NONE) or 18 bytes (L2 and above) of every frame into the
+ * Ethernet segment.
  * The default follows the profile: none on ConnectX-5 and later, whose wqe_inline_mode capability is
  * MLX5_CAP_INLINE_MODE_NOT_REQUIRED in the usual configuration, l2 on ConnectX-4 Lx (profile cx4lx); l2 exercises
  * libmlx5's other path, where the first 18 bytes travel in the WQE.
