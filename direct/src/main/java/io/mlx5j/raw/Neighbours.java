@@ -47,7 +47,7 @@ public final class Neighbours
         @Override
         public String toString()
         {
-            return ip(nextHop) + " at " + Neighbours.mac(mac) + " on " + device;
+            return FlowRule.ipString(nextHop) + " at " + FlowRule.macString(mac) + " on " + device;
         }
     }
 
@@ -96,7 +96,7 @@ public final class Neighbours
         }
         if (device == null)
         {
-            throw new IllegalStateException("no IPv4 route to " + ip(ipv4) + " (/proc/net/route)");
+            throw new IllegalStateException("no IPv4 route to " + FlowRule.ipString(ipv4) + " (/proc/net/route)");
         }
         final String[] arp = arpTable.split("\n");
         // IP address, HW type, Flags, HW address, Mask, Device
@@ -113,9 +113,10 @@ public final class Neighbours
             }
             return new Hop(device, hop, parseMac(f[3]));
         }
-        throw new IllegalStateException("the next hop " + ip(hop) + " towards " + ip(ipv4) + " on " + device
+        final String h = FlowRule.ipString(hop);
+        throw new IllegalStateException("the next hop " + h + " towards " + FlowRule.ipString(ipv4) + " on " + device
             + " has no resolved neighbour entry (/proc/net/arp); send it any packet through the kernel first "
-            + "(ping " + ip(hop) + ") or add one (ip neigh add " + ip(hop) + " lladdr MAC dev " + device + ")");
+            + "(ping " + h + ") or add one (ip neigh add " + h + " lladdr MAC dev " + device + ")");
     }
 
     private static String read(final Path p)
@@ -153,25 +154,5 @@ public final class Neighbours
             v = v << 8 | Integer.parseInt(b, 16);
         }
         return v;
-    }
-
-    static String ip(final int v)
-    {
-        return (v >>> 24) + "." + (v >>> 16 & 0xff) + "." + (v >>> 8 & 0xff) + "." + (v & 0xff);
-    }
-
-    static String mac(final long v)
-    {
-        final StringBuilder sb = new StringBuilder(17);
-        for (int shift = 40; shift >= 0; shift -= 8)
-        {
-            final int b = (int) (v >>> shift) & 0xff;
-            sb.append(Character.forDigit(b >>> 4, 16)).append(Character.forDigit(b & 0xf, 16));
-            if (shift > 0)
-            {
-                sb.append(':');
-            }
-        }
-        return sb.toString();
     }
 }
