@@ -119,7 +119,7 @@ public final class FeedCommand
                 default -> throw new UsageException("unknown option " + a);
             }
         }
-        if ((group >>> 28) != 0xe && (!args[0].equals("publish") || group == 0))
+        if (!multicast(group) && (!args[0].equals("publish") || group == 0))
         {
             throw new UsageException("--group must be an IPv4 multicast address (224.0.0.0/4)");
         }
@@ -186,7 +186,7 @@ public final class FeedCommand
         final CqPoller dcq = CqPoller.of(cq).attach(sq.queue());
         final Completion c = new Completion();
         // a unicast destination: the MAC of the hop the kernel would send it to, resolved once, before the loop
-        final Neighbours.Hop hop = (o.group() >>> 28) == 0xe ? null : Neighbours.resolve(o.group());
+        final Neighbours.Hop hop = multicast(o.group()) ? null : Neighbours.resolve(o.group());
         if (hop != null)
         {
             out.println("unicast to " + ip(o.group()) + ": next hop " + hop);
@@ -295,12 +295,6 @@ public final class FeedCommand
         rq.ring();
         final CqPoller dcq = CqPoller.of(cq).attach(rq);
         final Completion c = new Completion();
-        // a unicast destination: the MAC of the hop the kernel would send it to, resolved once, before the loop
-        final Neighbours.Hop hop = (o.group() >>> 28) == 0xe ? null : Neighbours.resolve(o.group());
-        if (hop != null)
-        {
-            out.println("unicast to " + ip(o.group()) + ": next hop " + hop);
-        }
         final long[] latency = new long[(int) Math.min(o.count(), 10_000_000)];
         try (FlowRule rule = FlowRule.builder(qp, o.ibPort()).multicast(o.group()).udpDst(o.port()).tag(o.tag())
             .create(); NicClock clock = NicClock.of(ctx))
@@ -408,6 +402,12 @@ public final class FeedCommand
     {
         final int rank = (int) Math.ceil(p * sorted.length);
         return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))] / 1e3;
+    }
+
+    /** 224.0.0.0/4. */
+    private static boolean multicast(final int ip)
+    {
+        return (ip >>> 28) == 0xe;
     }
 
     private static String ip(final int ip)
