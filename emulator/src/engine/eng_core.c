@@ -847,9 +847,9 @@ void emu_engine_qp_created(struct emu_qp *q)
 	qp->srq = q->srq ? q->srq->engine : NULL;
 	q->engine = qp;
 	/* QPs past the context's low-latency registers share one (the kernel's alloc_bfreg): mark both, so that a
-	 * doorbell another QP wrote over is recovered (eng_doorbell.c, eng_take_shared_records) */
+	 * doorbell another QP wrote over is recovered (eng_doorbell.c, take_shared_records) */
 	for (struct eng_qp *o = G.qps; o; o = o->next)
-		if (o->q && o->q->ctx == q->ctx && o->q->uar_page == q->uar_page && o->q->bf_offset == q->bf_offset)
+		if (o->q && eng_same_bfreg(o->q, q))
 			o->reg_shared = qp->reg_shared = 1;
 	qp->next = G.qps;
 	G.qps = qp;

@@ -45,8 +45,7 @@ void eng_sq_take_record(struct eng_qp *qp, uint32_t idx, uint32_t rec, uint32_t 
 static void take_shared_records(const struct eng_qp *taken)
 {
 	for (struct eng_qp *o = G.qps; o; o = o->next) {
-		if (o == taken || !o->reg_shared || !o->q || o->state == EMU_QPS_RESET || o->q->ctx != taken->q->ctx ||
-		    o->q->uar_page != taken->q->uar_page || o->q->bf_offset != taken->q->bf_offset)
+		if (o == taken || !o->reg_shared || !o->q || o->state == EMU_QPS_RESET || !eng_same_bfreg(o->q, taken->q))
 			continue;
 		uint32_t rec = udma_device_load_dbrec(&o->dbrec[1]) & 0xffff;
 		uint32_t rec_ahead = (rec - (o->sq_pi & 0xffff)) & 0xffff;

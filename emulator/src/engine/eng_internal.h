@@ -277,6 +277,11 @@ void eng_thread_sched_polling(void); /* back to nice 0: doorbells arrive on poll
 struct eng_qp *eng_find_qp(uint32_t qpn);
 struct eng_cq *eng_find_cq(uint32_t cqn);
 static inline unsigned eng_mr_bucket(uint32_t key) { return (key >> 8) & 4095; }
+/* Do two QPs ring the same BlueFlame register (same context, UAR page and half)? */
+static inline int eng_same_bfreg(const struct emu_qp *a, const struct emu_qp *b)
+{
+	return a->ctx == b->ctx && a->uar_page == b->uar_page && a->bf_offset == b->bf_offset;
+}
 struct eng_mr *eng_mr_check(uint32_t key, struct emu_pd *pd, uint64_t addr, uint64_t len, uint32_t access);
 struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid);
 int eng_pid_alive(int pid);
