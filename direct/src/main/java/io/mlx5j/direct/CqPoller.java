@@ -3,6 +3,7 @@ package io.mlx5j.direct;
 
 import io.mlx5j.direct.internal.EmulatorLend;
 import io.mlx5j.direct.internal.OrderedReceive;
+import io.mlx5j.direct.internal.QueueBridge;
 import io.mlx5j.direct.internal.Ownership;
 import io.mlx5j.direct.internal.StridingReceive;
 import io.mlx5j.doorbell.CqDoorbell;
@@ -174,7 +175,7 @@ public final class CqPoller
      */
     public CqPoller attach(final StridingRecvQueue q)
     {
-        queues.attach((StridingReceive)q, this, ownership);
+        queues.attach(QueueBridge.cqSide(q), this, ownership);
         return this;
     }
 
@@ -218,7 +219,7 @@ public final class CqPoller
     /** {@link #detach(SendQueue)} for a striding WQ's queue. */
     public boolean detach(final StridingRecvQueue q)
     {
-        return queues.detach((StridingReceive)q);
+        return queues.detach(QueueBridge.cqSide(q));
     }
 
     /**

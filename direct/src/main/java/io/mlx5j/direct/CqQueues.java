@@ -212,7 +212,7 @@ final class CqQueues
     void attach(final RecvQueue rq, final CqPoller poller, final Ownership ownership)
     {
         pruneDead();
-        final OrderedReceive q = rq;
+        final OrderedReceive q = rq.cqSide();
         final boolean tagged = q.flowTagged();
         if (raw != null || striding != null || (tagged && liveRecvs() > 0))
         {
@@ -253,7 +253,7 @@ final class CqQueues
 
     void attach(final SrqRecvQueue srq, final Ownership ownership)
     {
-        final SharedReceive q = srq;
+        final SharedReceive q = srq.cqSide();
         Ownership.merge(ownership, q.ownership());
         if (!Arrays.asList(srqs).contains(q))
         {
@@ -270,7 +270,7 @@ final class CqQueues
             throw new IllegalArgumentException("QP 0x" + Integer.toHexString(qp.qpn()) + " already receives from "
                 + "an attached SRQ on " + poller);
         }
-        srqBindings.put(qp.qpn(), new SrqBinding(srq, qp));
+        srqBindings.put(qp.qpn(), new SrqBinding(srq.cqSide(), qp));
     }
 
     boolean detach(final SendQueue sq)
@@ -286,7 +286,7 @@ final class CqQueues
 
     boolean detach(final RecvQueue rq)
     {
-        final OrderedReceive q = rq;
+        final OrderedReceive q = rq.cqSide();
         if (raw == q)
         {
             raw = null;
@@ -300,7 +300,7 @@ final class CqQueues
         {
             return false;
         }
-        q.ownership(Ownership.leave(q.ownership(), q));
+        q.ownership(Ownership.leave(q.ownership(), q.queue()));
         return true;
     }
 
@@ -313,13 +313,13 @@ final class CqQueues
         striding = null;
         stridingFillers = 0;
         taggedRetired = true;
-        q.ownership(Ownership.leave(q.ownership(), q));
+        q.ownership(Ownership.leave(q.ownership(), q.queue()));
         return true;
     }
 
     boolean detach(final SrqRecvQueue srq)
     {
-        final SharedReceive q = srq;
+        final SharedReceive q = srq.cqSide();
         boolean found = false;
         final int[] bound = new int[srqBindings.size()];
         int n = 0;
@@ -346,7 +346,7 @@ final class CqQueues
         }
         if (found)
         {
-            q.ownership(Ownership.leave(q.ownership(), q));
+            q.ownership(Ownership.leave(q.ownership(), q.queue()));
         }
         return found;
     }

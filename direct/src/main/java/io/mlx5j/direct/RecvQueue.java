@@ -36,12 +36,11 @@ import java.lang.foreign.MemorySegment;
  * {@link IllegalStateException}. With {@code -Dmlx5j.debug=true}, a close from another thread while the queue's
  * thread is alive throws and leaves the QP or WQ open. The staging form and {@link #ring()} access the ring and the
  * doorbell record through their scoped segments.
- * <p>
- * The public methods under "CQ side" are its {@link OrderedReceive} contract with {@link CqPoller}, not for
- * applications.
  */
-public final class RecvQueue implements OrderedReceive
+public final class RecvQueue
 {
+    /** The poller's view of this queue (see {@link CqSide}). */
+    private final OrderedReceive cqSide = new CqSide();
     private static final VerbsAccess VERBS = VerbsAccess.get();
     /** The QP, or null for a WQ. */
     private final QueuePair qp;
@@ -293,59 +292,85 @@ public final class RecvQueue implements OrderedReceive
 
     // ------------------------------------------------------------------------------------------------ CQ side
 
-    @Override
-    public boolean flowTagged()
+    /** What {@link CqPoller} attaches: this queue's side of the CQ. */
+    OrderedReceive cqSide()
     {
-        return wq != null || qp.type() == QpType.RAW_PACKET;
+        return cqSide;
     }
 
-    @Override
-    public boolean ipCsumValid()
+    /**
+     * This queue's {@link OrderedReceive} contract with the poller. A separate object, so that the methods the poller
+     * calls (retiring WQEs, scattering CQE data) are not public methods of this class, which applications call.
+     */
+    private final class CqSide implements OrderedReceive
     {
-        return qp != null && qp.type() == QpType.RAW_PACKET && (qp.pd().context().queryDevice().deviceCapFlags() &
-            io.mlx5j.bindings.IbvDeviceAttr.IBV_DEVICE_RAW_IP_CSUM) != 0;
-    }
+        @Override
+        public Object queue()
+        {
+            return RecvQueue.this;
+        }
 
-    @Override
-    public boolean dead()
-    {
-        return qp != null ? qp.isClosed() : wq.isClosed();
-    }
 
-    @Override
-    public Ownership ownership()
-    {
-        return ownership;
-    }
+        @Override
+        public boolean flowTagged()
+        {
+            return wq != null || qp.type() == QpType.RAW_PACKET;
+        }
 
-    @Override
-    public void ownership(final Ownership ownership)
-    {
-        this.ownership = ownership;
-    }
+        @Override
+        public boolean ipCsumValid()
+        {
+            return qp != null && qp.type() == QpType.RAW_PACKET && (qp.pd().context().queryDevice().deviceCapFlags() &
+                io.mlx5j.bindings.IbvDeviceAttr.IBV_DEVICE_RAW_IP_CSUM) != 0;
+        }
 
-    @Override
-    public int tailSlot()
-    {
-        return rq.tailSlot();
-    }
+        @Override
+        public boolean dead()
+        {
+            return qp != null ? qp.isClosed() : wq.isClosed();
+        }
 
-    @Override
-    public long frameAddress(final int slot)
-    {
-        return firstAddr[slot];
-    }
+        @Override
+        public Ownership ownership()
+        {
+            return ownership;
+        }
 
-    @Override
-    public long complete()
-    {
-        return rq.complete();
-    }
+        @Override
+        public void ownership(final Ownership ownership)
+        {
+            RecvQueue.this.ownership = ownership;
+        }
 
-    @Override
-    public int copyToRecvWqe(final int slot, final MemorySegment src, final long srcOffset, final int size)
-    {
-        return Scatter.copy(ring, ringMask, (long) slot * stride, maxSge, src, srcOffset, size).code();
+        @Override
+        public int tailSlot()
+        {
+            return rq.tailSlot();
+        }
+
+        @Override
+        public long frameAddress(final int slot)
+        {
+            return firstAddr[slot];
+        }
+
+        @Override
+        public long complete()
+        {
+            return rq.complete();
+        }
+
+        @Override
+        public int copyToRecvWqe(final int slot, final MemorySegment src, final long srcOffset, final int size)
+        {
+            return Scatter.copy(ring, ringMask, (long) slot * stride, maxSge, src, srcOffset, size).code();
+        }
+
+        @Override
+        public String toString()
+        {
+            return RecvQueue.this.toString();
+        }
     }
 
     /**

@@ -4,6 +4,7 @@ package io.mlx5j.direct;
 import io.mlx5j.direct.internal.BlueFlameRegisters;
 import io.mlx5j.direct.internal.FastSendEncoder;
 import io.mlx5j.direct.internal.Ownership;
+import io.mlx5j.direct.internal.QueueBridge;
 import io.mlx5j.direct.internal.SendOpcodeRules;
 import io.mlx5j.direct.internal.SendScatter;
 import io.mlx5j.direct.internal.SendRingCore;
@@ -122,6 +123,11 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  */
 public final class SendQueue
 {
+    static
+    {
+        QueueBridge.sendCores(queue -> ((SendQueue) queue).core);
+    }
+
     private final QueuePair qp;
     private final QpType type;
     private final int qpn;
@@ -496,11 +502,11 @@ public final class SendQueue
     }
 
     /**
-     * The ring core this queue posts through: its slots, ctrl segment rules, doorbell and thread group. For
-     * {@link io.mlx5j.raw.RawSendQueue}, which composes this queue's core to write raw-packet WQEs into the same ring;
-     * its type lives in {@code io.mlx5j.direct.internal}, which the module descriptor will not export.
+     * The ring core this queue posts through: its slots, ctrl segment rules, doorbell and thread group. Not public:
+     * {@link io.mlx5j.raw.RawSendQueue}, which composes it to write raw-packet WQEs into the same ring, gets it through
+     * {@link QueueBridge}.
      */
-    public SendRingCore core()
+    SendRingCore core()
     {
         return core;
     }

@@ -24,11 +24,11 @@ import java.lang.foreign.MemorySegment;
  * A CQE names its SRQ WQE by wqe_counter, so completions may arrive in any order.
  * <p>
  * Confined to one thread, which also polls the CQs the SRQ's QPs complete on ({@code -Dmlx5j.debug=true} checks).
- * The public methods under "CQ side" are its {@link SharedReceive} contract with {@link CqPoller}, not for
- * applications.
  */
-public final class SrqRecvQueue implements SharedReceive
+public final class SrqRecvQueue
 {
+    /** The poller's view of this queue (see {@link CqSide}). */
+    private final SharedReceive cqSide = new CqSide();
     private final SharedReceiveQueue srq;
     private final int srqn;
     private final MemorySegment buf;
@@ -166,61 +166,87 @@ public final class SrqRecvQueue implements SharedReceive
 
     // ------------------------------------------------------------------------------------------------ CQ side
 
-    @Override
-    public boolean dead()
+    /** What {@link CqPoller} attaches: this queue's side of the CQ. */
+    SharedReceive cqSide()
     {
-        return srq.isClosed();
+        return cqSide;
     }
 
-    @Override
-    public Ownership ownership()
+    /**
+     * This queue's {@link SharedReceive} contract with the poller. A separate object, so that the methods the poller
+     * calls (retiring WQEs, scattering CQE data) are not public methods of this class, which applications call.
+     */
+    private final class CqSide implements SharedReceive
     {
-        return ownership;
-    }
-
-    @Override
-    public void ownership(final Ownership ownership)
-    {
-        this.ownership = ownership;
-    }
-
-    @Override
-    public long complete(final int wqeCounter)
-    {
-        if (wqeCounter < 0 || wqeCounter >= wqeCnt || !busy[wqeCounter])
+        @Override
+        public Object queue()
         {
-            throw new IllegalStateException("SRQ CQE names WQE " + wqeCounter + " of " + this +
-                ", which is not outstanding");
+            return SrqRecvQueue.this;
         }
-        return free(wqeCounter);
-    }
 
-    @Override
-    public boolean reclaim(final int wqeCounter)
-    {
-        if (wqeCounter < 0 || wqeCounter >= wqeCnt || !busy[wqeCounter] || srq.isClosed())
+
+        @Override
+        public boolean dead()
         {
-            return false;
+            return srq.isClosed();
         }
-        free(wqeCounter);
-        return true;
-    }
 
-    /** Links the WQE at {@code wqeCounter} after the tail of the free list; returns its wr_id. */
-    private long free(final int wqeCounter)
-    {
-        busy[wqeCounter] = false;
-        outstanding--;
-        SrqNextSeg.setNextWqeIndex(buf, (long) tail * stride, wqeCounter);
-        tail = wqeCounter;
-        return wrId[wqeCounter];
-    }
+        @Override
+        public Ownership ownership()
+        {
+            return ownership;
+        }
 
-    @Override
-    public int copyToRecvSrq(final int wqeCounter, final MemorySegment src, final long srcOffset, final int size)
-    {
-        return Scatter.copy(buf, -1L, (long) wqeCounter * stride + SrqNextSeg.LENGTH,
-            (stride - SrqNextSeg.LENGTH) / DataSeg.LENGTH, src, srcOffset, size).code();
+        @Override
+        public void ownership(final Ownership ownership)
+        {
+            SrqRecvQueue.this.ownership = ownership;
+        }
+
+        @Override
+        public long complete(final int wqeCounter)
+        {
+            if (wqeCounter < 0 || wqeCounter >= wqeCnt || !busy[wqeCounter])
+            {
+                throw new IllegalStateException("SRQ CQE names WQE " + wqeCounter + " of " + this +
+                    ", which is not outstanding");
+            }
+            return free(wqeCounter);
+        }
+
+        @Override
+        public boolean reclaim(final int wqeCounter)
+        {
+            if (wqeCounter < 0 || wqeCounter >= wqeCnt || !busy[wqeCounter] || srq.isClosed())
+            {
+                return false;
+            }
+            free(wqeCounter);
+            return true;
+        }
+
+        /** Links the WQE at {@code wqeCounter} after the tail of the free list; returns its wr_id. */
+        private long free(final int wqeCounter)
+        {
+            busy[wqeCounter] = false;
+            outstanding--;
+            SrqNextSeg.setNextWqeIndex(buf, (long) tail * stride, wqeCounter);
+            tail = wqeCounter;
+            return wrId[wqeCounter];
+        }
+
+        @Override
+        public int copyToRecvSrq(final int wqeCounter, final MemorySegment src, final long srcOffset, final int size)
+        {
+            return Scatter.copy(buf, -1L, (long) wqeCounter * stride + SrqNextSeg.LENGTH,
+                (stride - SrqNextSeg.LENGTH) / DataSeg.LENGTH, src, srcOffset, size).code();
+        }
+
+        @Override
+        public String toString()
+        {
+            return SrqRecvQueue.this.toString();
+        }
     }
 
     /**

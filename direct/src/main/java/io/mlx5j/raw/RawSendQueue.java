@@ -5,6 +5,7 @@ import io.mlx5j.bindings.IbvDeviceAttr;
 import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.direct.SendQueue;
+import io.mlx5j.direct.internal.QueueBridge;
 import io.mlx5j.direct.internal.EthFrameEncoder;
 import io.mlx5j.direct.internal.Ownership;
 import io.mlx5j.direct.internal.ScatterList;
@@ -104,7 +105,7 @@ public final class RawSendQueue
         }
         this.qp = qp;
         this.queue = SendQueue.of(qp, mode, sharedRegister);
-        this.core = queue.core();
+        this.core = QueueBridge.core(queue);
         this.ring = core.memory();
         this.ringSize = ring.byteSize();
         this.sq = core.slots();

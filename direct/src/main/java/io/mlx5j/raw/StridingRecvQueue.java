@@ -4,6 +4,7 @@ package io.mlx5j.raw;
 import io.mlx5j.direct.Completion;
 import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.internal.Ownership;
+import io.mlx5j.direct.internal.QueueBridge;
 import io.mlx5j.direct.internal.StridingReceive;
 import io.mlx5j.doorbell.DoorbellRecord;
 import io.mlx5j.memory.Be;
@@ -32,11 +33,18 @@ import java.lang.foreign.MemorySegment;
  * until then); otherwise {@link Completion#releasedWqes()} reports it and the caller posts a new one.
  * <p>
  * Confined to one thread, which also polls the WQ's CQ ({@code -Dmlx5j.debug=true} checks). Allocation-free.
- * The public methods under "CQ side" are its {@link StridingReceive} contract with the poller, not for applications.
  */
-public final class StridingRecvQueue implements StridingReceive
+public final class StridingRecvQueue
 {
     private static final int NEXT_SEG_BYTES = 16;
+
+    static
+    {
+        QueueBridge.stridingSides(queue -> ((StridingRecvQueue) queue).cqSide);
+    }
+
+    /** The poller's view of this queue (see {@link CqSide}). */
+    private final StridingReceive cqSide = new CqSide();
 
     private final WorkQueue wq;
     private final int wqn;
@@ -222,85 +230,105 @@ public final class StridingRecvQueue implements StridingReceive
 
     // ------------------------------------------------------------------------------------------------ CQ side
 
-    @Override
-    public boolean dead()
-    {
-        return wq.isClosed();
-    }
-
-    @Override
-    public Ownership ownership()
-    {
-        return ownership;
-    }
-
-    @Override
-    public void ownership(final Ownership ownership)
-    {
-        this.ownership = ownership;
-    }
-
-    @Override
-    public long tailWrId()
-    {
-        return wrId[tail & mask];
-    }
-
-    @Override
-    public long frameAddress(final int strideIndex)
-    {
-        return addr[tail & mask] + (long) strideIndex * strideBytes + shift;
-    }
-
     /**
-     * {@inheritDoc}
-     *
-     * @throws IllegalStateException if the CQE does not continue where the last one ended (a corrupt CQ), or names
-     *                               no outstanding WQE
+     * This queue's {@link StridingReceive} contract with the poller. A separate object, so that the methods the poller
+     * calls (retiring WQEs, scattering CQE data) are not public methods of this class, which applications call.
      */
-    @Override
-    public int consume(final int strideIndex, final int strides)
+    private final class CqSide implements StridingReceive
     {
-        if (head == tail || strideIndex != consumed || strides < 1 || consumed + strides > numStrides)
+        @Override
+        public Object queue()
         {
-            throw new IllegalStateException(this + ": a CQE for strides " + strideIndex + ".." +
-                (strideIndex + strides - 1) + " of WQE " + tail + ", where " + consumed + " of " + numStrides +
-                " strides are consumed and " + (head - tail) + " WQEs outstanding: the CQ is corrupt");
+            return StridingRecvQueue.this;
         }
-        consumed += strides;
-        if (consumed < numStrides)
-        {
-            return 0;
-        }
-        release();
-        return 1;
-    }
 
-    @Override
-    public void releaseOldest()
-    {
-        if (head == tail)
-        {
-            throw new IllegalStateException(this + ": an error CQE with no WQE outstanding: the CQ is corrupt");
-        }
-        release();
-    }
 
-    private void release()
-    {
-        final int slot = tail & mask;
-        tail++;
-        consumed = 0;
-        if (recycle)
+        @Override
+        public boolean dead()
         {
-            final int to = head & mask;
-            if (to != slot)
+            return wq.isClosed();
+        }
+
+        @Override
+        public Ownership ownership()
+        {
+            return ownership;
+        }
+
+        @Override
+        public void ownership(final Ownership ownership)
+        {
+            StridingRecvQueue.this.ownership = ownership;
+        }
+
+        @Override
+        public long tailWrId()
+        {
+            return wrId[tail & mask];
+        }
+
+        @Override
+        public long frameAddress(final int strideIndex)
+        {
+            return addr[tail & mask] + (long) strideIndex * strideBytes + shift;
+        }
+
+        /**
+         * {@inheritDoc}
+         *
+         * @throws IllegalStateException if the CQE does not continue where the last one ended (a corrupt CQ), or names
+         *                               no outstanding WQE
+         */
+        @Override
+        public int consume(final int strideIndex, final int strides)
+        {
+            if (head == tail || strideIndex != consumed || strides < 1 || consumed + strides > numStrides)
             {
-                write(to, wrId[slot], addr[slot], lkey[slot]);
+                throw new IllegalStateException(this + ": a CQE for strides " + strideIndex + ".." +
+                    (strideIndex + strides - 1) + " of WQE " + tail + ", where " + consumed + " of " + numStrides +
+                    " strides are consumed and " + (head - tail) + " WQEs outstanding: the CQ is corrupt");
             }
-            head++;
-            dbrec.recvCounter(head);
-            published = head;
+            consumed += strides;
+            if (consumed < numStrides)
+            {
+                return 0;
+            }
+            release();
+            return 1;
+        }
+
+        @Override
+        public void releaseOldest()
+        {
+            if (head == tail)
+            {
+                throw new IllegalStateException(this + ": an error CQE with no WQE outstanding: the CQ is corrupt");
+            }
+            release();
+        }
+
+        private void release()
+        {
+            final int slot = tail & mask;
+            tail++;
+            consumed = 0;
+            if (recycle)
+            {
+                final int to = head & mask;
+                if (to != slot)
+                {
+                    write(to, wrId[slot], addr[slot], lkey[slot]);
+                }
+                head++;
+                dbrec.recvCounter(head);
+                published = head;
+            }
+        }
+
+        @Override
+        public String toString()
+        {
+            return StridingRecvQueue.this.toString();
         }
     }
 

@@ -6,8 +6,8 @@ package io.mlx5j.direct.internal;
  * OrderedReceive}, {@link SharedReceive}, {@link StridingReceive}): whether it can still take completions, and its
  * thread group. The poller holds attached receive queues by these contracts only, so it knows no concrete queue class.
  * <p>
- * These methods are public because the queues live in two packages (io.mlx5j.direct, io.mlx5j.raw); they are the CQ
- * side of a queue, called by the poller on the polling thread, and not for applications.
+ * Each queue implements it in a private nested object (its "CQ side"), never in its public class, so these methods
+ * are not part of the queue's API; the poller calls them on the polling thread.
  */
 public interface AttachedReceive
 {
@@ -16,6 +16,9 @@ public interface AttachedReceive
      * any more; the poller consumes such CQEs as orphans.
      */
     boolean dead();
+
+    /** The application's queue object this is the poller's view of: what ownership records and messages name. */
+    Object queue();
 
     /** The queue's thread group ({@code -Dmlx5j.debug=true} checks it on every post and poll). */
     Ownership ownership();
