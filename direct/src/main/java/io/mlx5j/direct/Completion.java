@@ -43,8 +43,8 @@ public final class Completion
 
     /**
      * False while only the fields a successful requester completion sets (wr_id, status, opcode, byte_len, wc_flags,
-     * qp_num) can be non-zero: the requester decode then writes those six and skips the {@link #clear()} of the
-     * other twenty. Every other decode clears and sets it.
+     * qp_num, timestamp) can be non-zero: the requester decode then writes those seven and skips the {@link #clear()}
+     * of the other nineteen. Every other decode clears and sets it.
      */
     boolean wide = true;
 
