@@ -42,6 +42,8 @@ import java.lang.foreign.MemorySegment;
  */
 public final class RecvQueue implements OrderedReceive
 {
+    /** Posts refused because the ring was full; counted on that path only ({@link #refusedFull()}). */
+    private long refusedFull;
     private static final VerbsAccess VERBS = VerbsAccess.get();
     /** The QP, or null for a WQ. */
     private final QueuePair qp;
@@ -224,6 +226,7 @@ public final class RecvQueue implements OrderedReceive
         final long at = rq.claim();
         if (at == RecvRing.NO_SPACE)
         {
+            refusedFull++;
             return false;
         }
         final RecvWqeWriter w = writer.wrap(ring, at, stride);
@@ -369,5 +372,17 @@ public final class RecvQueue implements OrderedReceive
     public String toString()
     {
         return "RecvQueue(" + (wq != null ? "wqn" : "qpn") + " 0x" + Integer.toHexString(qpn) + ")";
+    }
+
+    /**
+     * Posts this queue refused because its ring was full (the post returned false and wrote nothing): each is a
+     * producer that outran the completions. Free-running; counted on the refusing path only, read without
+     * allocation. For the thread that posts (another thread may see a stale value).
+     *
+     * @return the count
+     */
+    public long refusedFull()
+    {
+        return refusedFull;
     }
 }
