@@ -29,6 +29,7 @@
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 
+#include "emu_counters.h"
 #include "eth_knobs.h"
 #include "engine/eng_frame.h"
 #include "engine/eng_internal.h"
@@ -152,6 +153,30 @@ void eng_eth_reap_inboxes(void)
 }
 
 /* Put n frames into every receiving inbox, all or nothing. Returns 0 when some inbox is full. */
+static int port_receives(int dev, const uint8_t *dmac);
+static int is_mcast(const uint8_t *mac);
+
+/* The port counters of n frames that left port dev (emu_counters.h): sent there, and received by every port the
+ * switch forwards each to, the sender's own included (the NIC's internal loopback delivers it there too). Counted
+ * once per frame by the sending process; the receiving processes do not count again. */
+static void count_frames(int dev, uint8_t *const *frames, const uint32_t *lens, int n)
+{
+	uint32_t down = emu_ports_down();
+	for (int k = 0; k < n; k++) {
+		int mc = is_mcast(frames[k]);
+		emu_port_counter_add(dev, EMU_CNT_PORT_XMIT_PACKETS, 1);
+		emu_port_counter_add(dev, EMU_CNT_PORT_XMIT_DATA, lens[k]);
+		emu_port_counter_add(dev, mc ? EMU_CNT_MULTICAST_XMIT_PACKETS : EMU_CNT_UNICAST_XMIT_PACKETS, 1);
+		for (int d = 0; d < emu_num_devices(); d++) {
+			if ((down >> d & 1) || !port_receives(d, frames[k]))
+				continue;
+			emu_port_counter_add(d, EMU_CNT_PORT_RCV_PACKETS, 1);
+			emu_port_counter_add(d, EMU_CNT_PORT_RCV_DATA, lens[k]);
+			emu_port_counter_add(d, mc ? EMU_CNT_MULTICAST_RCV_PACKETS : EMU_CNT_UNICAST_RCV_PACKETS, 1);
+		}
+	}
+}
+
 static int fabric_send(struct eng_qp *qp, uint8_t *const *frames, const uint32_t *lens, int n)
 {
 	struct emu_registry *r = emu_registry();
@@ -204,6 +229,7 @@ static int fabric_send(struct eng_qp *qp, uint8_t *const *frames, const uint32_t
 			memcpy(p->data, frames[k], lens[k]);
 			eng_ring_commit(&tgt[t]->req, toks[t][k]);
 		}
+	count_frames(dev, frames, lens, n);
 	for (int t = 0; t < nt; t++)
 		eng_inbox_kick(tgt[t]); /* wake receivers that sleep on their inbox futex */
 	if (emu_log_enabled)
@@ -535,6 +561,12 @@ int eng_eth_rx(struct pkt *p)
 			emu_log("engine: Ethernet frame from QP 0x%06x dropped for QPs without a posted receive", p->src_qpn);
 	}
 	g_held = NULL;
+	for (int i = 0; i < n; i++)
+		if (missing && (t[i].qp->q && t[i].qp->q->rss ? !eng_rss_ready(t[i].qp, p->data, p->len)
+							   : qp_receiving(t[i].qp) && !eng_rq_avail(t[i].qp)))
+			/* out_of_buffer: the frame found no receive WQE on this QP (or its WQ), after the hold */
+			emu_port_counter_add(t[i].qp->q && t[i].qp->q->ctx ? t[i].qp->q->ctx->dev_index : 0,
+					     EMU_CNT_OUT_OF_BUFFER, 1);
 	for (int i = 0; i < n; i++)
 		if (t[i].qp->q && t[i].qp->q->rss)
 			eng_rss_deliver(t[i].qp, p->data, p->len, &fi, t[i].tag); /* RSS QP: hash, then its WQ */

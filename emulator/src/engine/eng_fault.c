@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "emu_counters.h"
 #include "engine/eng_fault.h"
 #include "engine/eng_internal.h"
 
@@ -204,6 +205,12 @@ void eng_xmit(struct eng_qp *qp, struct eng_inbox *ib, struct eng_ring *r, uint6
 		eng_ring_cancel(r, tok);
 		return;
 	}
+	/* The port counters (emu_counters.h) of a transport packet: sent by the QP's port, whatever the fault below does
+	 * to it on the wire; the packet's payload counts as its data (its IB/RoCE headers are not modelled). */
+	int src = qp->q && qp->q->ctx ? qp->q->ctx->dev_index : 0;
+	emu_port_counter_add(src, EMU_CNT_PORT_XMIT_PACKETS, 1);
+	emu_port_counter_add(src, EMU_CNT_PORT_XMIT_DATA, p->len);
+	emu_port_counter_add(src, EMU_CNT_UNICAST_XMIT_PACKETS, 1);
 	if (F.active && matches(qp, p, resp)) {
 		stats[0]++;
 		what = eng_fault_decide(&F, eng_fault_draw(F.seed, qp->qpn, qp->fault_seq++));
@@ -230,6 +237,12 @@ void eng_xmit(struct eng_qp *qp, struct eng_inbox *ib, struct eng_ring *r, uint6
 	}
 	uint64_t tok2 = 0;
 	void *copy = what == ENG_FAULT_DUP ? eng_ring_reserve(r, len, &tok2) : NULL;
+	int dst = qpn_device(p->dst_qpn);
+	for (int n = copy ? 2 : 1; n > 0 && dst >= 0; n--) {
+		emu_port_counter_add(dst, EMU_CNT_PORT_RCV_PACKETS, 1);
+		emu_port_counter_add(dst, EMU_CNT_PORT_RCV_DATA, p->len);
+		emu_port_counter_add(dst, EMU_CNT_UNICAST_RCV_PACKETS, 1);
+	}
 	if (copy)
 		memcpy(copy, p, len);
 	eng_ring_commit(r, tok);

@@ -12,6 +12,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "emu_clock.h"
+#include "emu_counters.h"
 #include "engine/eng_internal.h"
 #include "engine/eng_pcap.h"
 #include "engine/eng_roce.h"
@@ -178,8 +179,15 @@ static void resp_fail(struct eng_qp *qp, struct pkt *p, uint8_t cqe_synd, uint32
 		eng_qp_event(qp, nak == NAK_REM_ACCESS ? IBV_EVENT_QP_ACCESS_ERR : IBV_EVENT_QP_REQ_ERR);
 }
 
+static int qp_dev(const struct eng_qp *qp)
+{
+	return qp->q && qp->q->ctx ? qp->q->ctx->dev_index : 0;
+}
+
 static void ud_recv(struct eng_qp *qp, struct pkt *p)
 {
+	if (p->qkey == qp->qkey && !eng_rq_avail(qp))
+		emu_port_counter_add(qp_dev(qp), EMU_CNT_OUT_OF_BUFFER, 1); /* a UD message found no receive WQE */
 	if (p->qkey != qp->qkey || !eng_rq_avail(qp)) {
 		if (emu_log_enabled)
 			emu_log("engine: UD QP 0x%06x drops a message (Q_Key 0x%x, QP's 0x%x, receive %s)", qp->qpn,
@@ -542,6 +550,7 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 			return 0;
 		if (!send_read_resp(qp, p))
 			return 0;
+		emu_port_counter_add(qp_dev(qp), EMU_CNT_RX_READ_REQUESTS, 1); /* the whole response is out */
 		qp->epsn = (qp->epsn + eng_read_psns(p->msg_len)) & ENG_PSN_MASK;
 		qp->nak_sent = 0;
 		return 1;
@@ -555,6 +564,7 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 			return 0;
 		if (!send_atomic_resp(qp, p, 0, 1))
 			return 0;
+		emu_port_counter_add(qp_dev(qp), EMU_CNT_RX_ATOMIC_REQUESTS, 1);
 		qp->epsn = (qp->epsn + 1) & ENG_PSN_MASK;
 		qp->nak_sent = 0;
 		return 1;
@@ -563,6 +573,8 @@ static int rc_recv(struct eng_qp *qp, struct pkt *p)
 	}
 	if (r == 0)
 		return 0;
+	if (r > 0 && p->type == PKT_WRITE && (p->flags & PF_FIRST)) /* one per WRITE message, executed */
+		emu_port_counter_add(qp_dev(qp), EMU_CNT_RX_WRITE_REQUESTS, 1);
 	if (r > 0) {
 		qp->epsn = (qp->epsn + 1) & ENG_PSN_MASK;
 		if (!(p->flags & PF_PLACED)) /* a placed WRITE's requester took the placement as its ACK */
@@ -608,6 +620,8 @@ static int uc_recv(struct eng_qp *qp, struct pkt *p)
 	int r = p->type == PKT_SEND ? send_recv(qp, p) : p->type == PKT_WRITE ? write_recv(qp, p) : 1;
 	if (r == 0)
 		return 0;
+	if (r > 0 && p->type == PKT_WRITE && (p->flags & PF_FIRST))
+		emu_port_counter_add(qp_dev(qp), EMU_CNT_RX_WRITE_REQUESTS, 1);
 	qp->epsn = (p->psn + 1) & ENG_PSN_MASK;
 	return 1;
 }

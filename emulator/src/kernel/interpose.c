@@ -37,6 +37,7 @@
 #include "libc.h"
 #include "dispatch.h"
 #include "ucma.h"
+#include "../emu_counters.h"
 
 #define CDEV_PREFIX "/dev/infiniband/uverbs"
 
@@ -191,6 +192,56 @@ static const char *sysfs_path(const char *path, char *buf)
 }
 
 
+/* A port counter file of the emulated tree (<root>/.../infiniband/mlx5_N/ports/1/{counters,hw_counters}/NAME, as
+ * the launcher writes it, reached through /sys/class or SYSFS_PATH): its device and counter (emu_counters.h) into
+ * *dev and *cnt, or 0 when path is any other file. */
+static int counter_file(const char *path, int *dev, int *cnt)
+{
+	const char *root = getenv("SYSFS_PATH");
+	size_t rl = root ? strlen(root) : 0;
+	if (!path || !rl || strncmp(path, root, rl) != 0)
+		return 0;
+	const char *ib = strstr(path + rl, "/infiniband/mlx5_");
+	if (!ib)
+		return 0;
+	int d, port, used = 0;
+	char dir[16];
+	if (sscanf(ib, "/infiniband/mlx5_%d/ports/%d/%15[a-z_]/%n", &d, &port, dir, &used) != 3 || !used || port != 1)
+		return 0;
+	const char *name = ib + used;
+	if (strchr(name, '/'))
+		return 0;
+	int c = emu_port_counter_lookup(dir, name);
+	if (c < 0 || d < 0 || d >= emu_num_devices())
+		return 0;
+	*dev = d;
+	*cnt = c;
+	return 1;
+}
+
+/* An open for reading of a port counter file answers with a fresh in-memory file holding the live value, as sysfs
+ * computes the text at open; *served says whether it did. */
+static int open_counter(const char *path, int flags, int *served)
+{
+	int dev, cnt;
+	*served = (flags & O_ACCMODE) == O_RDONLY && counter_file(path, &dev, &cnt);
+	if (!*served)
+		return -1;
+	char text[32];
+	int len = snprintf(text, sizeof text, "%llu\n",
+			   (unsigned long long)emu_port_counter_read(dev, (enum emu_port_counter)cnt));
+	int fd = memfd_create("mlx5emu-counter", flags & O_CLOEXEC ? MFD_CLOEXEC : 0);
+	if (fd < 0)
+		return -1;
+	if (REAL(write)(fd, text, (size_t)len) != len || lseek(fd, 0, SEEK_SET) != 0) {
+		int e = errno;
+		REAL(close)(fd);
+		errno = e ? e : EIO;
+		return -1;
+	}
+	return fd;
+}
+
 static int mode_arg(int flags, va_list ap)
 {
 	if (flags & (O_CREAT | __O_TMPFILE))
@@ -219,7 +270,11 @@ int open(const char *path, int flags, ...)
 	if (served)
 		return fd;
 	char buf[PATH_MAX];
-	return REAL(open)(sysfs_path(path, buf), flags, mode);
+	const char *real = sysfs_path(path, buf);
+	fd = open_counter(real, flags, &served);
+	if (served)
+		return fd;
+	return REAL(open)(real, flags, mode);
 }
 
 int open64(const char *path, int flags, ...)
@@ -232,7 +287,11 @@ int open64(const char *path, int flags, ...)
 	if (served)
 		return fd;
 	char buf[PATH_MAX];
-	return REAL(open64)(sysfs_path(path, buf), flags, mode);
+	const char *real = sysfs_path(path, buf);
+	fd = open_counter(real, flags, &served);
+	if (served)
+		return fd;
+	return REAL(open64)(real, flags, mode);
 }
 
 int __open_2(const char *path, int flags) { return open(path, flags); }
@@ -248,7 +307,11 @@ int openat(int dirfd, const char *path, int flags, ...)
 	if (served)
 		return fd;
 	char buf[PATH_MAX];
-	return REAL(openat)(dirfd, sysfs_path(path, buf), flags, mode);
+	const char *real = sysfs_path(path, buf);
+	fd = open_counter(real, flags, &served);
+	if (served)
+		return fd;
+	return REAL(openat)(dirfd, real, flags, mode);
 }
 
 int openat64(int dirfd, const char *path, int flags, ...)
@@ -261,7 +324,11 @@ int openat64(int dirfd, const char *path, int flags, ...)
 	if (served)
 		return fd;
 	char buf[PATH_MAX];
-	return REAL(openat64)(dirfd, sysfs_path(path, buf), flags, mode);
+	const char *real = sysfs_path(path, buf);
+	fd = open_counter(real, flags, &served);
+	if (served)
+		return fd;
+	return REAL(openat64)(dirfd, real, flags, mode);
 }
 
 int __openat_2(int dirfd, const char *path, int flags) { return openat(dirfd, path, flags); }

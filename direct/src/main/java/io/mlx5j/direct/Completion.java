@@ -43,8 +43,8 @@ public final class Completion
 
     /**
      * False while only the fields a successful requester completion sets (wr_id, status, opcode, byte_len, wc_flags,
-     * qp_num) can be non-zero: the requester decode then writes those six and skips the {@link #clear()} of the
-     * other twenty. Every other decode clears and sets it.
+     * qp_num, timestamp) can be non-zero: the requester decode then writes those seven and skips the {@link #clear()}
+     * of the other nineteen. Every other decode clears and sets it.
      */
     boolean wide = true;
 
@@ -217,9 +217,13 @@ public final class Completion
     }
 
     /**
-     * The CQE's completion timestamp in device clock ticks (libmlx5 mlx5_cq_read_wc_completion_ts: the timestamp
-     * field, whatever the CQ was created with); {@link io.mlx5j.raw.NicClock#toNanos(long)} turns it into nanoseconds
-     * since the epoch.
+     * The CQE's completion timestamp in device clock ticks, for receives and sends alike (libmlx5
+     * mlx5_cq_read_wc_completion_ts: the timestamp field, whatever the CQ was created with). A receive is stamped when
+     * the message arrived; a send when it left the port (UD, UC, raw packet) or, on RC, when its acknowledgement
+     * completed it; error completions carry none (0). {@link io.mlx5j.raw.NicClock#toNanos(long)} turns it into
+     * nanoseconds since the epoch; two hosts' values compare only as well as PTP keeps their NIC clocks together.
+     *
+     * @return device clock ticks, or 0 for an error completion
      */
     public long timestamp()
     {

@@ -109,6 +109,10 @@ public final class CqPoller
     final CqQueues queues = new CqQueues();
     private long orphanCqes;
     private long unexpectedCqes;
+    /** Error CQEs by syndrome (mlx5_err_cqe.syndrome, one byte); written by {@link ErrorCqe#status} only. */
+    final long[] errorCqes = new long[256];
+    /** MLX5_CQE_SYNDROME_WR_FLUSH_ERR (rdma-core v44 mlx5dv.h). */
+    private static final int FLUSH_SYNDROME = 0x05;
     private final UnexpectedCqe lastUnexpected;
     private boolean strict;
 
@@ -248,6 +252,47 @@ public final class CqPoller
     public long unexpectedCqes()
     {
         return unexpectedCqes;
+    }
+
+    /**
+     * Error CQEs (MLX5_CQE_REQ_ERR, MLX5_CQE_RESP_ERR) this poller reported with syndrome {@code syndrome}
+     * ({@link io.mlx5j.wqe.WcStatus#fromSyndrome(int)} names it: 0x05 a flush, 0x16 RNR retries exceeded, ...).
+     * Free-running; counted only on the error path, and read without allocation. For the group's thread (see the class
+     * comment); another thread may see a stale value.
+     *
+     * @param syndrome the CQE syndrome, 0 to 255
+     * @return how many error CQEs carried it
+     * @throws IndexOutOfBoundsException if {@code syndrome} is not 0 to 255
+     */
+    public long errorCqes(final int syndrome)
+    {
+        return errorCqes[syndrome];
+    }
+
+    /**
+     * All error CQEs this poller reported, flushes included ({@link #errorCqes(int)} summed). Free-running.
+     *
+     * @return the count
+     */
+    public long errorCqes()
+    {
+        long sum = 0;
+        for (final long n : errorCqes)
+        {
+            sum += n;
+        }
+        return sum;
+    }
+
+    /**
+     * Flush error CQEs (syndrome MLX5_CQE_SYNDROME_WR_FLUSH_ERR, 0x05): WQEs given back unexecuted because their queue
+     * had gone to the error state. Free-running.
+     *
+     * @return the count, {@code errorCqes(0x05)}
+     */
+    public long flushes()
+    {
+        return errorCqes[FLUSH_SYNDROME];
     }
 
     /**

@@ -66,5 +66,6 @@ final class ErrorCqe
         c.status = WcStatus.fromSyndrome(syndrome).code();
         c.syndrome = syndrome;
         c.vendorErr = v.vendorSyndrome();
+        p.errorCqes[syndrome & 0xff]++;     // the error path only: a successful completion counts nothing
     }
 }

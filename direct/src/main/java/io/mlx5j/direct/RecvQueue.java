@@ -41,6 +41,8 @@ public final class RecvQueue
 {
     /** The poller's view of this queue (see {@link CqSide}). */
     private final OrderedReceive cqSide = new CqSide();
+    /** Posts refused because the ring was full; counted on that path only ({@link #refusedFull()}). */
+    private long refusedFull;
     private static final VerbsAccess VERBS = VerbsAccess.get();
     /** The QP, or null for a WQ. */
     private final QueuePair qp;
@@ -223,6 +225,7 @@ public final class RecvQueue
         final long at = rq.claim();
         if (at == RecvRing.NO_SPACE)
         {
+            refusedFull++;
             return false;
         }
         final RecvWqeWriter w = writer.wrap(ring, at, stride);
@@ -394,5 +397,17 @@ public final class RecvQueue
     public String toString()
     {
         return "RecvQueue(" + (wq != null ? "wqn" : "qpn") + " 0x" + Integer.toHexString(qpn) + ")";
+    }
+
+    /**
+     * Posts this queue refused because its ring was full (the post returned false and wrote nothing): each is a
+     * producer that outran the completions. Free-running; counted on the refusing path only, read without
+     * allocation. For the thread that posts (another thread may see a stale value).
+     *
+     * @return the count
+     */
+    public long refusedFull()
+    {
+        return refusedFull;
     }
 }

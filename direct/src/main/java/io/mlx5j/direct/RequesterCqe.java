@@ -11,8 +11,9 @@ import io.mlx5j.wqe.Mlx5Opcode;
 /**
  * A successful requester CQE (MLX5_CQE_REQ), as rdma-core v44 providers/mlx5/cq.c handle_good_req decodes it: the
  * send WQE it names by wqe_counter and every earlier unsignaled one retire; the WC opcode and byte_len come from the
- * WQE opcode the CQE echoes. The common CQE of a poll loop, so it reads the ring by address ({@link RingStores}, after
- * the poll call's one liveness check) and is small enough to inline into {@link CqPoller#poll(Completion)}.
+ * WQE opcode the CQE echoes; the timestamp is the one the device wrote (the emulator: when the send left; RC when its
+ * ACK came). The common CQE of a poll loop, so it reads the ring by address ({@link RingStores}, after the poll
+ * call's one liveness check) and is small enough to inline into {@link CqPoller#poll(Completion)}.
  */
 final class RequesterCqe
 {
@@ -43,12 +44,15 @@ final class RequesterCqe
         }
         else
         {
-            // only these (and wr_id, written below) can hold a previous completion's values
+            // only these (and wr_id and timestamp, written below) can hold a previous completion's values
             c.status = 0;
             c.byteLen = 0;
             c.wcFlags = 0;
         }
         c.qpn = qpn;
+        // the send's timestamp, as libmlx5's ibv_wc_read_completion_ts reads it from any CQE (cq.c
+        // mlx5_cq_read_wc_completion_ts: be64toh(cqe64->timestamp)); the NIC writes it whether or not the CQ asked
+        c.timestamp = RingStores.getLongBE(cqe64 + Cqe64.TIMESTAMP_OFFSET);
         opcode(c, wqeOpcode);
         final int wqeCounter = ((int)tail >>> 16) & 0xffff;
         if (wqeOpcode == Mlx5Opcode.MLX5_OPCODE_RDMA_READ)

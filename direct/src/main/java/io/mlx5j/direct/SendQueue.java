@@ -128,6 +128,8 @@ public final class SendQueue
         QueueBridge.sendCores(queue -> ((SendQueue) queue).core);
     }
 
+    /** Posts refused because the ring was full; counted on that path only ({@link #refusedFull()}). */
+    private long refusedFull;
     private final QueuePair qp;
     private final QpType type;
     private final int qpn;
@@ -444,6 +446,7 @@ public final class SendQueue
         if (ctrl == SendRing.NO_SPACE)
         {
             st.staged = true;
+            refusedFull++;
             return false;
         }
         final WqeWriter w = writer.wrap(ring, ctrl);
@@ -586,5 +589,17 @@ public final class SendQueue
     {
         return "SendQueue(" + type + " qpn 0x" + Integer.toHexString(qpn) + ", " + core.mode() + ", register " +
             registerMode + ")";
+    }
+
+    /**
+     * Posts this queue refused because its ring was full (the post returned false and wrote nothing): each is a
+     * producer that outran the completions. Free-running; counted on the refusing path only, read without
+     * allocation. For the thread that posts (another thread may see a stale value).
+     *
+     * @return the count
+     */
+    public long refusedFull()
+    {
+        return refusedFull;
     }
 }

@@ -29,6 +29,8 @@ public final class SrqRecvQueue
 {
     /** The poller's view of this queue (see {@link CqSide}). */
     private final SharedReceive cqSide = new CqSide();
+    /** Posts refused because the ring was full; counted on that path only ({@link #refusedFull()}). */
+    private long refusedFull;
     private final SharedReceiveQueue srq;
     private final int srqn;
     private final MemorySegment buf;
@@ -110,6 +112,7 @@ public final class SrqRecvQueue
         }
         if (head == tail)
         {
+            refusedFull++;
             return false;
         }
         final int slot = head;
@@ -270,5 +273,17 @@ public final class SrqRecvQueue
     public String toString()
     {
         return "SrqRecvQueue(srqn 0x" + Integer.toHexString(srqn) + ")";
+    }
+
+    /**
+     * Posts this queue refused because its ring was full (the post returned false and wrote nothing): each is a
+     * producer that outran the completions. Free-running; counted on the refusing path only, read without
+     * allocation. For the thread that posts (another thread may see a stale value).
+     *
+     * @return the count
+     */
+    public long refusedFull()
+    {
+        return refusedFull;
     }
 }

@@ -36,6 +36,8 @@ import java.lang.foreign.MemorySegment;
  */
 public final class StridingRecvQueue
 {
+    /** Posts refused because the ring was full; counted on that path only ({@link #refusedFull()}). */
+    private long refusedFull;
     private static final int NEXT_SEG_BYTES = 16;
 
     static
@@ -156,6 +158,7 @@ public final class StridingRecvQueue
         }
         if (head - tail == wqeCnt)
         {
+            refusedFull++;
             return false;
         }
         write(head & mask, wrId, address, lkey);
@@ -347,5 +350,17 @@ public final class StridingRecvQueue
     public String toString()
     {
         return "StridingRecvQueue(wqn 0x" + Integer.toHexString(wqn) + ")";
+    }
+
+    /**
+     * Posts this queue refused because its ring was full (the post returned false and wrote nothing): each is a
+     * producer that outran the completions. Free-running; counted on the refusing path only, read without
+     * allocation. For the thread that posts (another thread may see a stale value).
+     *
+     * @return the count
+     */
+    public long refusedFull()
+    {
+        return refusedFull;
     }
 }

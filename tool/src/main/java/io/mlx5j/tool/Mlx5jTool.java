@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mlx5j.tool;
 
+
 import io.mlx5j.tool.feed.FeedCommand;
 import io.mlx5j.tool.perf.PerfCommand;
 import io.mlx5j.tool.perf.PerfOptions;
@@ -10,6 +11,7 @@ import io.mlx5j.tool.rping.RpingCommand;
 import io.mlx5j.tool.rping.RpingOptions;
 import io.mlx5j.tool.selfcheck.SelfCheck;
 import io.mlx5j.tool.validate.ValidateCommand;
+import io.mlx5j.verbs.PortCounters;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
@@ -168,14 +170,39 @@ public final class Mlx5jTool
         }
     }
 
+    /**
+     * Prints the port's counters ({@link PortCounters}), the NIC's own count of what it sent, received and dropped, as
+     * the last lines of a run; or, when sysfs has none, the reason.
+     *
+     * @param device the device name
+     * @param port   the port number
+     * @param out    where to print
+     */
+    public static void printPortCounters(final String device, final int port, final PrintStream out)
+    {
+        out.println("port counters of " + device + " port " + port + " (sysfs counters/ and hw_counters/):");
+        try
+        {
+            out.print(PortCounters.of(device, port).read().format());
+        }
+        catch (final IllegalStateException e)
+        {
+            out.println("  unreadable: " + e.getMessage());
+        }
+    }
+
     /** " (emulated ConnectX: emulator/mlx5emu)" when this process runs on the emulated device, else "". */
     public static String platform()
     {
         return isEmulated() ? " (emulated ConnectX-5 through emulator/mlx5emu; no RDMA hardware in use)" : "";
     }
 
-    /** The emulator is LD_PRELOADed into this process (emulator/mlx5emu or surefire's environment). */
-    static boolean isEmulated()
+    /**
+     * Whether the emulator is LD_PRELOADed into this process (emulator/mlx5emu or surefire's environment).
+     *
+     * @return true on the emulated device
+     */
+    public static boolean isEmulated()
     {
         final String preload = System.getenv("LD_PRELOAD");
         return preload != null && preload.contains("libmlx5emu");

@@ -77,7 +77,13 @@ class Mlx5jToolTest
         latencyRow(perf("send_lat", "-n", "300", "-s", "64", "--doorbell", "blueflame"), 64, 300);
         // not inline: DMA
         latencyRow(perf("write_lat", "-n", "300", "-s", "4096", "--doorbell", "blueflame"), 4096, 300);
-        latencyRow(perf("read_lat", "-n", "300", "-s", "32", "--doorbell", "blueflame"), 32, 300);
+        final List<String> read = perf("read_lat", "-n", "300", "-s", "32", "--doorbell", "blueflame");
+        latencyRow(read, 32, 300);
+        // the run ends with the port's counters, which saw at least the 300 READs (the fabric's counters accumulate)
+        assertTrue(read.contains("port counters of mlx5_0 port 1 (sysfs counters/ and hw_counters/):"),
+            read.toString());
+        assertTrue(read.stream().anyMatch(l -> l.matches("  rx_read_requests +\\d+")
+            && Long.parseLong(l.strip().split(" +")[1]) >= 300), read.toString());
         final List<String> atomic = perf("atomic_lat", "-n", "300", "--doorbell", "blueflame");
         assertEquals(before, EmulatedDevice.strictViolations());
         latencyRow(atomic, 8, 300);

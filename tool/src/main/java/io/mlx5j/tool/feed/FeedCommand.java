@@ -23,11 +23,7 @@ import io.mlx5j.wqe.UdpHeaderTemplate;
 
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Locale;
@@ -36,11 +32,16 @@ import java.util.Locale;
  * {@code mlx5j feed publish | subscribe}: a small market-data feed over raw Ethernet.
  * <p>
  * The publisher sends UDP datagrams to an IPv4 multicast group from a RAW_PACKET QP, built from a {@link
- * UdpHeaderTemplate}; each payload starts with a sequence number and the send time (nanoseconds since the epoch,
- * CLOCK_REALTIME), big-endian; the NIC computes the checksums. The subscriber joins the group with a {@link FlowRule}
- * (the group's MAC and address, the UDP port, a flow tag), receives on its own RAW_PACKET QP, finds gaps and
- * reorders by sequence number, and measures one-way latency as the NIC's receive timestamp ({@link NicClock}) minus
- * the send time. Both print a progress line every second and a summary at the end.
+ * UdpHeaderTemplate}; the NIC computes the checksums. Every send is signaled, and its completion carries the time the
+ * NIC sent it; as a two-step PTP clock does, each payload reports the NIC send time of an earlier message, since a
+ * frame cannot carry its own. The payload, big-endian: the sequence number, the sequence number of the latest message
+ * whose send completion the publisher had polled (-1: none yet), and that message's NIC send time (nanoseconds since
+ * the epoch, {@link NicClock}). The subscriber joins the group with a {@link FlowRule} (the group's MAC and address,
+ * the UDP port, a flow tag), receives on its own RAW_PACKET QP, finds gaps and reorders by sequence number, and
+ * measures one-way latency as its NIC's receive time of a message minus the publisher's NIC send time of the same
+ * message: both NIC clocks, one clock on the emulated device, two PTP-synchronised clocks between hosts. Both print a
+ * progress line every second and a summary at the end, with the port's counters
+ * ({@link io.mlx5j.verbs.PortCounters}).
  */
 public final class FeedCommand
 {
@@ -54,7 +55,7 @@ public final class FeedCommand
         "  -p, --port N           UDP destination port (default 31001)",
         "  -n, --count N          messages to send / to wait for (default 10000)",
         "  -r, --rate N           publish: messages per second, 0 = as fast as possible (default 100000)",
-        "  -s, --size N           publish: UDP payload bytes, at least 16 (default 64)",
+        "  -s, --size N           publish: UDP payload bytes, at least 24 (default 64)",
         "  -t, --timeout S        subscribe: stop S seconds after the last message (default 5)",
         "  -w, --wait S           subscribe: give up when no first message came within S seconds (default 0: wait",
         "                         for the publisher however late it starts, with a progress line every second)",
@@ -65,6 +66,8 @@ public final class FeedCommand
     private static final int SRC_IP = 0x0a000001;
     private static final ValueLayout.OfLong BE64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int RING = 256;
+    /** The payload's fixed part: sequence number, reported sequence number, its NIC send time. */
+    private static final int PAYLOAD_HEADER = 24;
 
     private FeedCommand()
     {
@@ -112,7 +115,7 @@ public final class FeedCommand
                 case "-p", "--port" -> port = number(a, v, 1, 65535);
                 case "-n", "--count" -> count = number(a, v, 1, Integer.MAX_VALUE);
                 case "-r", "--rate" -> rate = number(a, v, 0, Integer.MAX_VALUE);
-                case "-s", "--size" -> size = number(a, v, 16, 1472);
+                case "-s", "--size" -> size = number(a, v, PAYLOAD_HEADER, 1472);
                 case "-t", "--timeout" -> timeout = number(a, v, 1, 3600);
                 case "-w", "--wait" -> wait = number(a, v, 0, 86400);
                 case "--tag" -> tag = number(a, v, 0, 0xffffff);
@@ -187,6 +190,8 @@ public final class FeedCommand
         final Completion c = new Completion();
         // a unicast destination: the MAC of the hop the kernel would send it to, resolved once, before the loop
         final Neighbours.Hop hop = multicast(o.group()) ? null : Neighbours.resolve(o.group());
+        final NicClock clock = NicClock.of(ctx);
+        final SendTimes sent = new SendTimes(clock);
         if (hop != null)
         {
             out.println("unicast to " + ip(o.group()) + ": next hop " + hop);
@@ -235,15 +240,15 @@ public final class FeedCommand
             final long frame = (long) slot * stride;
             headers[slot].prepare(o.size(), (int) seq);
             mr.memory().set(BE64, frame + UdpHeaderTemplate.LENGTH, seq);
-            mr.memory().set(BE64, frame + UdpHeaderTemplate.LENGTH + 8, Realtime.nanos());
-            // the last message is signaled, so that its completion retires every unsignaled one before it
-            final int flags = SendFlags.IP_CSUM | SendFlags.RING | inline |
-                (seq == o.count() - 1 ? SendFlags.SIGNALED : 0);
+            mr.memory().set(BE64, frame + UdpHeaderTemplate.LENGTH + 8, sent.seq);
+            mr.memory().set(BE64, frame + UdpHeaderTemplate.LENGTH + 16, sent.nanos);
+            // every send signaled: its completion's timestamp is the NIC's send time, reported in a later frame
+            final int flags = SendFlags.IP_CSUM | SendFlags.RING | SendFlags.SIGNALED | inline;
             while (!sq.send(seq, mr.address() + frame, mr.lkey(), frameBytes, flags))
             {
-                drain(dcq, c);
+                drain(dcq, c, sent);
             }
-            drain(dcq, c);
+            drain(dcq, c, sent);
             final long now = System.nanoTime();
             if (now - lastReport >= 1_000_000_000L)
             {
@@ -255,16 +260,32 @@ public final class FeedCommand
         }
         while (sq.outstanding() > 0)
         {
-            drain(dcq, c);
+            drain(dcq, c, sent);
             Thread.onSpinWait();
         }
         final double seconds = (System.nanoTime() - start) * 1e-9;
         out.printf(Locale.ROOT, "published %d messages of %d bytes to %s:%d in %.3f s (%.0f msg/s)%s%n", o.count(),
             o.size(), ip(o.group()), o.port(), seconds, o.count() / seconds, Mlx5jTool.platform());
+        out.println("send times: " + clockSource(ctx));
+        clock.close();
+        Mlx5jTool.printPortCounters(ctx.deviceName(), o.ibPort(), out);
         return 0;
     }
 
-    private static void drain(final CqPoller dcq, final Completion c)
+    /** The latest send completion polled: its wr_id (the sequence number) and NIC send time in nanoseconds. */
+    private static final class SendTimes
+    {
+        private final NicClock clock;
+        long seq = -1;
+        long nanos;
+
+        SendTimes(final NicClock clock)
+        {
+            this.clock = clock;
+        }
+    }
+
+    private static void drain(final CqPoller dcq, final Completion c, final SendTimes sent)
     {
         while (dcq.poll(c) != 0)
         {
@@ -272,7 +293,19 @@ public final class FeedCommand
             {
                 throw new IllegalStateException("send completion " + c);
             }
+            sent.seq = c.wrId();
+            sent.nanos = sent.clock.toNanos(c.timestamp());
         }
+    }
+
+    /** Where the timestamps come from, for the summary lines. */
+    static String clockSource(final Context ctx)
+    {
+        return Mlx5jTool.isEmulated()
+            ? "NIC clock of " + ctx.deviceName() + " (emulated: one clock for every process, so publisher and "
+                + "subscriber times compare exactly)"
+            : "NIC clock of " + ctx.deviceName() + " (its PHC, read through the clock-info page; between hosts "
+                + "only as close as PTP keeps the two PHCs, e.g. ptp4l on each port)";
     }
 
     // ------------------------------------------------------------------------------------------------ subscriber
@@ -296,6 +329,8 @@ public final class FeedCommand
         final CqPoller dcq = CqPoller.of(cq).attach(rq);
         final Completion c = new Completion();
         final long[] latency = new long[(int) Math.min(o.count(), 10_000_000)];
+        // NIC receive time of each message by sequence number, for the report of its send time in a later frame
+        final long[] arrival = new long[latency.length];
         try (FlowRule rule = FlowRule.builder(qp, o.ibPort()).multicast(o.group()).udpDst(o.port()).tag(o.tag())
             .create(); NicClock clock = NicClock.of(ctx))
         {
@@ -303,6 +338,7 @@ public final class FeedCommand
                 Mlx5jTool.platform());
             out.flush();
             long received = 0;
+            int samples = 0;
             long highest = -1;
             long reordered = 0;
             long duplicates = 0;
@@ -351,7 +387,8 @@ public final class FeedCommand
                 // the frame, read where the NIC wrote it: the receive buffer the completion names
                 final long at = buffer - mr.address();
                 final long seq = mr.memory().get(BE64, at + UdpHeaderTemplate.LENGTH);
-                final long sent = mr.memory().get(BE64, at + UdpHeaderTemplate.LENGTH + 8);
+                final long reported = mr.memory().get(BE64, at + UdpHeaderTemplate.LENGTH + 8);
+                final long sentNanos = mr.memory().get(BE64, at + UdpHeaderTemplate.LENGTH + 16);
                 if (seq < 0 || seq >= o.count() || seen.get((int) seq))
                 {
                     duplicates++;       // (or out of range: not from this run)
@@ -367,9 +404,15 @@ public final class FeedCommand
                 }
                 badTag += c.flowTag() != o.tag() ? 1 : 0;
                 badCsum += c.ipCsumOk() ? 0 : 1;
-                if (received < latency.length)
+                if (seq >= 0 && seq < arrival.length)
                 {
-                    latency[(int) received] = clock.toNanos(c.timestamp()) - sent;
+                    arrival[(int) seq] = clock.toNanos(c.timestamp());
+                }
+                if (reported >= 0 && reported < arrival.length && arrival[(int) reported] != 0
+                    && samples < latency.length)
+                {
+                    latency[samples++] = arrival[(int) reported] - sentNanos;
+                    arrival[(int) reported] = 0;    // one sample per message, even if reported twice
                 }
                 received++;
                 rq.post(c.wrId(), buffer, mr.lkey(), stride);
@@ -382,17 +425,19 @@ public final class FeedCommand
             out.printf(Locale.ROOT, "received %d messages, lost %d, reordered %d, duplicated %d, rate %.0f msg/s%s%n",
                 received, lost, reordered, duplicates, seconds > 0 ? (received - 1) / seconds : 0.0,
                 lost > 0 ? " (first gap at sequence " + firstGap + ")" : "");
-            final int n = (int) Math.min(received, latency.length);
+            final int n = samples;
             if (n > 0)
             {
                 final long[] sorted = Arrays.copyOf(latency, n);
                 Arrays.sort(sorted);
-                out.printf(Locale.ROOT, "one-way latency (NIC receive time - send time): p50 %.2f us, p99 %.2f us, "
-                    + "p99.9 %.2f us, max %.2f us%n", pct(sorted, 0.50), pct(sorted, 0.99), pct(sorted, 0.999),
-                    sorted[n - 1] / 1e3);
+                out.printf(Locale.ROOT, "one-way latency (subscriber's NIC receive time - publisher's NIC send time, "
+                    + "%d messages): min %.2f us, p50 %.2f us, p99 %.2f us, p99.9 %.2f us, max %.2f us%n", n,
+                    sorted[0] / 1e3, pct(sorted, 0.50), pct(sorted, 0.99), pct(sorted, 0.999), sorted[n - 1] / 1e3);
             }
+            out.println("receive times: " + clockSource(ctx));
             out.printf(Locale.ROOT, "checks: %d with another flow tag, %d without IBV_WC_IP_CSUM_OK%n", badTag,
                 badCsum);
+            Mlx5jTool.printPortCounters(ctx.deviceName(), o.ibPort(), out);
             return received == o.count() && lost == 0 && duplicates == 0 && badTag == 0 && badCsum == 0 ? 0 : 1;
         }
     }
@@ -413,41 +458,5 @@ public final class FeedCommand
     private static String ip(final int ip)
     {
         return (ip >>> 24) + "." + ((ip >>> 16) & 0xff) + "." + ((ip >>> 8) & 0xff) + "." + (ip & 0xff);
-    }
-
-    /** CLOCK_REALTIME in nanoseconds, without allocation (clock_gettime into a reused timespec). */
-    private static final class Realtime
-    {
-        private static final int CLOCK_REALTIME = 0;
-        private static final MethodHandle CLOCK_GETTIME = Linker.nativeLinker().downcallHandle(
-            Linker.nativeLinker().defaultLookup().find("clock_gettime").orElseThrow(),
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS),
-            Linker.Option.critical(false));
-        private static final MemorySegment TIMESPEC = Arena.global().allocate(16, 8);
-
-        private Realtime()
-        {
-        }
-
-        static long nanos()
-        {
-            try
-            {
-                final int rc = (int) CLOCK_GETTIME.invokeExact(CLOCK_REALTIME, TIMESPEC);
-                if (rc != 0)
-                {
-                    throw new IllegalStateException("clock_gettime failed");
-                }
-            }
-            catch (final RuntimeException | Error e)
-            {
-                throw e;
-            }
-            catch (final Throwable t)
-            {
-                throw new AssertionError(t);
-            }
-            return TIMESPEC.get(ValueLayout.JAVA_LONG, 0) * 1_000_000_000L + TIMESPEC.get(ValueLayout.JAVA_LONG, 8);
-        }
     }
 }

@@ -38,18 +38,24 @@ public final class PerfCommand
                 throw new IllegalStateException(context.deviceName()
                     + " is not driven by libmlx5; the Java direct path needs an mlx5 device");
             }
+            final int status;
             if (o.test().isRaw())
             {
-                return RawPerfCommand.run(context, o, out, err);
+                status = RawPerfCommand.run(context, o, out, err);
             }
-            final DeviceAttributes attr = context.queryDevice();
-            final int rdAtomic = Math.max(1, Math.min(16, Math.min(attr.maxQpRdAtom(), attr.maxQpInitRdAtom())));
-            try (ProtectionDomain pd = context.allocPd())
+            else
             {
-                return o.role() == PerfOptions.Role.LOOPBACK
-                    ? loopback(context, pd, o, rdAtomic, out, err)
-                    : twoProcess(context, pd, o, rdAtomic, out, err);
+                final DeviceAttributes attr = context.queryDevice();
+                final int rdAtomic = Math.max(1, Math.min(16, Math.min(attr.maxQpRdAtom(), attr.maxQpInitRdAtom())));
+                try (ProtectionDomain pd = context.allocPd())
+                {
+                    status = o.role() == PerfOptions.Role.LOOPBACK
+                        ? loopback(context, pd, o, rdAtomic, out, err)
+                        : twoProcess(context, pd, o, rdAtomic, out, err);
+                }
             }
+            Mlx5jTool.printPortCounters(context.deviceName(), o.ibPort(), out);
+            return status;
         }
     }
 

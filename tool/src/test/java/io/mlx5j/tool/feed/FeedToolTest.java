@@ -12,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,6 +26,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("roce")
 class FeedToolTest
 {
+    private static final Pattern LATENCY = Pattern.compile("one-way latency \\(subscriber's NIC receive time - "
+        + "publisher's NIC send time, (\\d+) messages\\): min (-?[0-9.]+) us, p50 [-0-9.]+ us, p99 [-0-9.]+ us, "
+        + "p99\\.9 [-0-9.]+ us, max (-?[0-9.]+) us");
+
     @Test
     void multicastFeedReachesSubscribersInOtherProcesses() throws Exception
     {
@@ -49,14 +55,25 @@ class FeedToolTest
             "-g", "239.7.7.7", "-p", "30001"}, pub.stream, pub.stream);
         assertEquals(0, status, pub.text());
         assertTrue(pub.text().contains("published 2000 messages of 100 bytes to 239.7.7.7:30001"), pub.text());
+        assertTrue(pub.text().contains("send times: NIC clock of mlx5_0 (emulated"), pub.text());
+        assertTrue(pub.text().contains("port counters of mlx5_0 port 1"), pub.text());
         for (int i = 0; i < 2; i++)
         {
             final ChildProcess.Result r = subscribers.get(i).await(60);
             r.assertClean("feed subscribe " + i, pub.text());
             assertTrue(r.out().contains("received 2000 messages, lost 0, reordered 0, duplicated 0"), r.out());
             assertTrue(r.out().contains("checks: 0 with another flow tag, 0 without IBV_WC_IP_CSUM_OK"), r.out());
-            assertTrue(r.out().lines().anyMatch(l -> l.startsWith("one-way latency (NIC receive time - send time): "
-                + "p50 ") && l.contains(" p99.9 ") && l.contains(" max ")), r.out());
+            // subscriber's NIC receive time - publisher's NIC send time, one emulated clock: never negative, and far
+            // below a second (the publisher's CLOCK_REALTIME or a send timestamp of 0 would not be)
+            final Matcher m = LATENCY.matcher(r.out());
+            assertTrue(m.find(), r.out());
+            assertTrue(Integer.parseInt(m.group(1)) >= 1000, "send times reported for most messages: " + m.group());
+            assertTrue(Double.parseDouble(m.group(2)) >= 0, m.group());
+            assertTrue(Double.parseDouble(m.group(3)) < 1e6, m.group());
+            assertTrue(r.out().contains("receive times: NIC clock of mlx5_0 (emulated: one clock for every process"),
+                r.out());
+            assertTrue(r.out().contains("port counters of mlx5_0 port 1 (sysfs counters/ and hw_counters/):"),
+                r.out());
         }
         assertEquals(before, EmulatedDevice.strictViolations());
     }
@@ -69,6 +86,9 @@ class FeedToolTest
         assertTrue(c.text().contains("--group must be an IPv4 multicast address"), c.text());
         assertEquals(2, Mlx5jTool.run(new String[] {"feed"}, c.stream, c.stream));
         assertEquals(2, Mlx5jTool.run(new String[] {"feed", "publish", "-s", "8"}, c.stream, c.stream));
+        // the payload carries three 8-byte words: sequence number, reported sequence number, its NIC send time
+        assertEquals(2, Mlx5jTool.run(new String[] {"feed", "publish", "-s", "23"}, c.stream, c.stream));
+        assertEquals(24, FeedCommand.parse(new String[] {"publish", "-s", "24"}).size());
         assertEquals(2, Mlx5jTool.run(new String[] {"feed", "publish", "-g", "0.0.0.0"}, c.stream, c.stream));
         // a publisher may send to a unicast address (its next hop's MAC is resolved when it starts)
         assertEquals(0x0a000001, FeedCommand.parse(new String[] {"publish", "-g", "10.0.0.1"}).group());
