@@ -254,7 +254,7 @@ final class BlocksBench
                     corrupt);
                 lastOps = ops;
                 lastTime = now;
-                nextProgress += 1_000_000_000L;
+                nextProgress = now + 1_000_000_000L;   // after a stall, one line, not one per missed second
             }
         }
         return now - start;

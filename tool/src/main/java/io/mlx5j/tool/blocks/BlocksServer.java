@@ -152,14 +152,25 @@ public final class BlocksServer implements AutoCloseable
             info.zeroed() ? " (zeroed)" : "", context.deviceName(), o.host(), listener.port());
         out.flush();
         long lastReport = 0;
+        long reported = 0;
+        long lastReap = 0;
         while (!stopped && (o.clients() == 0 || gone < o.clients()))
         {
-            acceptOne();
-            reap();
-            final long now = System.nanoTime();
-            if (now - lastReport > 1_000_000_000L)
+            final boolean busy = acceptOne();
+            long now = System.nanoTime();
+            // reaping asks every connection for its events: while requests queue up, only once a second, so that
+            // accepting N clients does not cost N^2 event polls
+            if (!busy || now - lastReap > 1_000_000_000L)
+            {
+                reap();
+                lastReap = now;
+            }
+            now = System.nanoTime();
+            // at most once a second, and only when something changed (an idle server stays quiet)
+            if (now - lastReport > 1_000_000_000L && accepted + gone != reported)
             {
                 lastReport = now;
+                reported = accepted + gone;
                 out.printf("blocks serve: %d connected, %d accepted, %d gone%n", live.size(), accepted, gone);
                 out.flush();
             }
@@ -167,7 +178,8 @@ public final class BlocksServer implements AutoCloseable
         out.printf("blocks serve: done, %d accepted, %d gone%n", accepted, gone);
     }
 
-    private void acceptOne()
+    /** Waits up to 100 ms for one request and accepts it; false if none came. */
+    private boolean acceptOne()
     {
         final ConnectionRequest request;
         try
@@ -176,7 +188,7 @@ public final class BlocksServer implements AutoCloseable
         }
         catch (final CmTimeoutException ex)
         {
-            return;
+            return false;
         }
         try
         {
@@ -192,6 +204,7 @@ public final class BlocksServer implements AutoCloseable
             System.err.println("mlx5j: blocks serve: accept from " + request.remoteAddress() + " failed: "
                 + ex.getMessage());
         }
+        return true;
     }
 
     private QueuePair createQp(final io.mlx5j.cm.CmId id)
