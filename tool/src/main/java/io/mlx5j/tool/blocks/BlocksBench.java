@@ -428,7 +428,7 @@ final class BlocksBench
         out.printf(Locale.ROOT, "latency: p50 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us%n",
             latency.percentile(0.5) * 1e-3, latency.percentile(0.99) * 1e-3, latency.percentile(0.999) * 1e-3,
             latency.max() * 1e-3);
-        out.printf(Locale.ROOT, "fairness: per-connection IOPS min %.0f, max %.0f (min/max %.2f)%n", min / seconds,
+        out.printf(Locale.ROOT, "fairness: per-connection IOPS min %.1f, max %.1f (min/max %.2f)%n", min / seconds,
             max / seconds, max == 0 ? 0.0 : (double) min / max);
         long written = 0;
         for (final int gen : generation)
