@@ -5,7 +5,7 @@
  * WRITE (1 SGE) by ibv_post_send on the next QP round-robin, its requester CQE from the synthetic completer (that QP's
  * qpn and user index), one ibv_poll_cq. Pairs with io.mlx5j.bench.Mlx5jManyQpBench / EmulatedQps: the cost of N send
  * rings, doorbell records, BlueFlame registers (libmlx5 locks the shared ones) and struct mlx5_qp in the cache.
- * Included once, by libmlx5_loop.c, after its completer and env helpers.
+ * Included once, by libmlx5_loop.c, after its completer and env functions.
  */
 #ifndef LIBMLX5_MANYQP_H
 #define LIBMLX5_MANYQP_H
