@@ -220,6 +220,7 @@ def main():
       "time; the libmlx5 row completes WQEs posted once in setup and is poll only.")
     w("")
     poll_table(w, res, ffm, c, POLL_UNEVEN_WORKLOADS, "mlx5j CqPoller (+ NOP post)", "ibv_poll_cq (poll only)")
+    manyqp_table(w, res, c)
     raw_tables(w, res, ffm, c)
     striding_table(w, res, ffm, c)
     w("Where the time goes (ns per op, native memory; stand-in doorbell pages, no device):")
@@ -265,6 +266,37 @@ def main():
     png = os.path.join(d, f"{mode}.png")
     plot(png, meta, mode, mlx5j, ffm, c, res)
     print(f"report.py: wrote {md} and {png}")
+
+
+def manyqp_table(w, res, c):
+    """Post + poll round-robin over 1, 64 and 1,024 QPs on one CQ: mlx5j against libmlx5 in C, and each stack's
+    growth from 1 QP (the cost of the queues' cache footprint)."""
+    w("Many QPs on one CQ: ns per WQE + CQE. Per op one signaled RDMA WRITE (1 SGE) on the next QP round-robin, "
+      "rung through that QP's BlueFlame register (mlx5j RegisterMode.AUTO and libmlx5 both lock the shared ones), "
+      "its CQE from the completer, one poll call (mlx5j: SendQueue + CqPoller, Mlx5jManyQpBench; libmlx5: "
+      "ibv_post_send + ibv_poll_cq, the C loop's c.IbvManyQpBench). 256-WQE send rings: 1,024 QPs are 16 MiB of "
+      "rings, so the round-robin misses the cache in both stacks. 'growth' is the row's time over the same "
+      f"stack's 1-QP time. Target ≤ {POLL_TARGET}.")
+    w("")
+    w("| QPs | mlx5j | libmlx5 C | ÷ C | ÷ C, fastest iterations | mlx5j growth | libmlx5 C growth | mlx5j B/op |")
+    w("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    m1 = get(res, "jmh", "Mlx5jManyQpBench", "postPoll1", qps="1")
+    c1 = c_many(res, "1")
+    for qps in ("1", "64", "1024"):
+        m = get(res, "jmh", "Mlx5jManyQpBench", "postPoll1", qps=qps)
+        cc = c_many(res, qps)
+        w(f"| {qps} | {fmt(m)} | {fmt(cc)} | {fmt_ratio(ratio(m, cc), POLL_TARGET)} "
+          f"| {fmt_best(m, cc, POLL_TARGET)} | {fmt_growth(m, m1)} | {fmt_growth(cc, c1)} | {alloc(m)} |")
+    w("")
+
+
+def c_many(res, qps, label="default"):
+    return get(res, "c", "IbvManyQpBench", "postPoll1", libmlx5=label, qps=qps)
+
+
+def fmt_growth(v, base):
+    r = ratio(v, base)
+    return "n/a" if r is None else f"{r[0]:.2f} ± {r[1]:.2f}"
 
 
 def raw_tables(w, res, ffm, c):

@@ -257,6 +257,7 @@ struct bench {
 	struct ibv_wc wc[16];
 	struct raw_bench *raw; /* the raw packet QPs (libmlx5_raw.h), on an Ethernet port only */
 	struct striding *str;  /* the striding WQ (libmlx5_striding.h), on an Ethernet port only */
+	struct manyqp *many;   /* the QPs of the running many-QP row (libmlx5_manyqp.h), built per row */
 };
 
 static void fill_wr(struct ibv_send_wr *wr, enum ibv_wr_opcode op, struct ibv_sge *sge, unsigned flags,
@@ -452,6 +453,7 @@ static void post_poll16(struct bench *b) { post_poll_cycle(b, 16); }
 
 #include "libmlx5_raw.h"
 #include "libmlx5_striding.h"
+#include "libmlx5_manyqp.h"
 
 /* ------------------------------------------------------------------ timing and JSON */
 
@@ -475,6 +477,10 @@ static const struct variant VARIANTS[] = {
 	{ "c.IbvPollCqBench.postPoll1", post_poll1, 1 },
 	{ "c.IbvPollCqBench.postPoll16", post_poll16, 16 },
 };
+
+/* The many-QP rows (libmlx5_manyqp.h): one variant, run once per QP count, its QPs built for each run. */
+static const struct variant MANY_VARIANT = { "c.IbvManyQpBench.postPoll1", many_post_poll1, 1 };
+static const uint32_t MANY_QPS[] = { 1, 64, 1024 };
 
 /* On an Ethernet port only (libmlx5_raw.h, libmlx5_striding.h). */
 static const struct variant RAW_VARIANTS[] = {
@@ -507,7 +513,9 @@ static double t999(int df)
 }
 
 /* quick: 1 = quick mode, 2 = short mode (1 s repetitions as full, but 5 of them), 0 = full */
-static void run(struct bench *b, const struct variant *v, int quick, FILE *out, const char *label, int first)
+/* qps: the many-QP rows' QP count (a "qps" param in the record), 0 for the others */
+static void run(struct bench *b, const struct variant *v, int quick, FILE *out, const char *label, int first,
+		uint32_t qps)
 {
 	const double warm_ns = quick == 1 ? 0.2e9 : 1e9;
 	const double rep_ns = quick == 1 ? 20e6 : 1e9;
@@ -535,12 +543,20 @@ static void run(struct bench *b, const struct variant *v, int quick, FILE *out, 
 	for (int r = 0; r < reps; r++)
 		var += (score[r] - mean) * (score[r] - mean);
 	double err = t999(reps - 1) * sqrt(var / (reps - 1)) / sqrt((double)reps);
-	printf("%-40s %-22s %9.3f +- %7.3f ns/op\n", v->name, label, mean, err);
+	char params[96];
+	if (qps)
+		snprintf(params, sizeof params, "\"libmlx5\": \"%s\", \"qps\": \"%u\"", label, qps);
+	else
+		snprintf(params, sizeof params, "\"libmlx5\": \"%s\"", label);
+	char qtxt[16] = "";
+	if (qps)
+		snprintf(qtxt, sizeof qtxt, "qps=%u", qps);
+	printf("%-40s %-22s %-8s %9.3f +- %7.3f ns/op\n", v->name, label, qtxt, mean, err);
 	fprintf(out, "%s  {\n    \"benchmark\": \"%s\",\n    \"mode\": \"avgt\",\n    \"forks\": 1,\n"
-		     "    \"measurementIterations\": %d,\n    \"params\": { \"libmlx5\": \"%s\" },\n"
+		     "    \"measurementIterations\": %d,\n    \"params\": { %s },\n"
 		     "    \"primaryMetric\": {\n      \"score\": %.6f,\n      \"scoreError\": %.6f,\n"
 		     "      \"scoreUnit\": \"ns/op\",\n      \"rawData\": [[",
-		first ? "" : ",\n", v->name, reps, label, mean, err);
+		first ? "" : ",\n", v->name, reps, params, mean, err);
 	for (int r = 0; r < reps; r++)
 		fprintf(out, "%s%.6f", r ? ", " : "", score[r]);
 	fprintf(out, "]]\n    },\n    \"secondaryMetrics\": {}\n  }");
@@ -587,8 +603,17 @@ int main(int argc, char **argv)
 		const struct variant *v = i < n_rc ? &VARIANTS[i] : &RAW_VARIANTS[i - n_rc];
 		if ((i >= n_rc && !b.raw) || (filtered && regexec(&include, v->name, 0, NULL, 0) != 0))
 			continue;
-		run(&b, v, quick, out, label, first);
+		run(&b, v, quick, out, label, first, 0);
 		first = 0;
+	}
+	for (size_t i = 0; i < sizeof MANY_QPS / sizeof MANY_QPS[0]; i++) {
+		if (filtered && regexec(&include, MANY_VARIANT.name, 0, NULL, 0) != 0)
+			continue;
+		b.many = manyqp_open(&e, MANY_QPS[i]);
+		run(&b, &MANY_VARIANT, quick, out, label, first, MANY_QPS[i]);
+		first = 0;
+		manyqp_close(b.many);
+		b.many = NULL;
 	}
 	fprintf(out, "\n]\n");
 	if (filtered)

@@ -59,6 +59,19 @@ public final class SyntheticCompleter
      */
     public void complete(final int wqeCounter, final int wqeOpcode)
     {
+        complete(qpn, uidx, wqeCounter, wqeOpcode);
+    }
+
+    /**
+     * {@link #complete(int, int)} for another QP on the same CQ (the many-QP rows: one CQ, N send queues).
+     *
+     * @param qpn        the QP the CQE names
+     * @param uidx       that QP's user index ({@link EmulatedQps#uidx})
+     * @param wqeCounter wqe_index of the WQE on that QP
+     * @param wqeOpcode  the WQE's MLX5_OPCODE_*
+     */
+    public void complete(final int qpn, final int uidx, final int wqeCounter, final int wqeOpcode)
+    {
         final int pi = producer;
         final long cqe64 = base + (long) (pi & mask) * cqeSize + cqeSize - Cqe64.LENGTH;
         CqeStores.putIntBE(cqe64 + Cqe64.SRQN_UIDX_OFFSET, uidx & 0xffffff);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mlx5j.tool;
 
-
+import io.mlx5j.tool.blocks.BlocksCommand;
 import io.mlx5j.tool.feed.FeedCommand;
 import io.mlx5j.tool.perf.PerfCommand;
 import io.mlx5j.tool.perf.PerfOptions;
@@ -12,6 +12,7 @@ import io.mlx5j.tool.rping.RpingOptions;
 import io.mlx5j.tool.selfcheck.SelfCheck;
 import io.mlx5j.tool.validate.ValidateCommand;
 import io.mlx5j.verbs.PortCounters;
+
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
@@ -34,6 +35,7 @@ public final class Mlx5jTool
         "  pingpong [--ud] [options] [HOST] the ibv_rc_pingpong / ibv_ud_pingpong protocol (mlx5j pingpong --help)",
         "  rping -s|-c [options]            rping's protocol over rdma_cm (mlx5j rping --help)",
         "  feed publish|subscribe [options] multicast market data over raw Ethernet (mlx5j feed --help)",
+        "  blocks serve|bench [options]     storage demo: checksummed blocks by RDMA READ/WRITE (mlx5j blocks --help)",
         "  validate [--json FILE]           check rdma-core, the device and RC traffic (mlx5j validate --help)",
         "  selfcheck                        print the encoded WQEs of a few work requests (pure Java, no device)",
         "  decode wqe|rwqe|srq-wqe|cqe HEX  a WQE or CQE in hex, with PRM field names (mlx5j decode --help)",
@@ -108,6 +110,13 @@ public final class Mlx5jTool
                         return 0;
                     }
                     return FeedCommand.run(FeedCommand.parse(rest), out, err);
+                case "blocks":
+                    if (help)
+                    {
+                        out.println(BlocksCommand.USAGE);
+                        return 0;
+                    }
+                    return BlocksCommand.run(rest, out, err);
                 case "validate":
                     if (help)
                     {
@@ -151,6 +160,7 @@ public final class Mlx5jTool
                 case "rping" -> RpingOptions.USAGE;
                 case "devices" -> DevicesCommand.USAGE;
                 case "feed" -> FeedCommand.USAGE;
+                case "blocks" -> BlocksCommand.USAGE;
                 case "validate" -> ValidateCommand.USAGE;
                 case "selfcheck" -> SELFCHECK_USAGE;
                 case "decode" -> DecodeCommand.USAGE;

@@ -12,8 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DispatcherTest
 {
     /** Every command the dispatcher runs, in the order --help lists them. */
-    private static final List<String> COMMANDS = List.of("devices", "perf", "pingpong", "rping", "feed", "validate",
-        "selfcheck",
+    private static final List<String> COMMANDS = List.of("devices", "perf", "pingpong", "rping", "feed", "blocks",
+        "validate", "selfcheck",
         "decode", "help");
 
     @Test

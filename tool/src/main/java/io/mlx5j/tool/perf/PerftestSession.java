@@ -479,9 +479,10 @@ final class PerftestSession
 
     static Progress progress(final PrintStream err, final PerfOptions os)
     {
-        // a duration run has no count to show progress against
+        // a duration run has no count to show progress against; with -q the loops count every QP's messages (-n per
+        // QP), so the total is n x q (it was n: "10240/20 iterations (51200%), about -140 s left")
         return new Progress(err, os.test().cliName() + (os.ib().allSizes() ? " " + os.size() + " B" : ""),
-            os.iterations(), os.progress() && os.duration() == 0);
+            (long) os.iterations() * os.ib().qps(), os.progress() && os.duration() == 0);
     }
 
     /** perftest's peak recorder for one bw run, or null when the peak is off (-N, -D, more than 20000). */
