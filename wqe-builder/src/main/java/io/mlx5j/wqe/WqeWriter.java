@@ -415,10 +415,10 @@ public final class WqeWriter
      * @param wqeIndex {@link SendRing#wqeIndex()} of this WQE (only the low 16 bits are used)
      * @param fmCeSe   OR of {@code CtrlSeg.MLX5_WQE_CTRL_*}
      * @param imm      immediate data or invalidate rkey as a number; stored big-endian, i.e. the wire bytes are
+     *                 those of ibv's {@code imm_data = htobe32(imm)}
      * @param opmod the opcode modifier ({@link Mlx5Opcode#MLX5_OPMOD_EXT_ATOMIC_64} for the masked 64-bit atomics)
      * @param opcode the {@link Mlx5Opcode} value
      * @param qpn the QP number
-     *                 those of ibv's {@code imm_data = htobe32(imm)}
      * @return this writer
      */
     public WqeWriter ctrl(final int opmod, final int opcode, final int wqeIndex, final int qpn, final int fmCeSe,
