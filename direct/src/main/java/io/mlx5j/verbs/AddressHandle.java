@@ -21,7 +21,8 @@ import static io.mlx5j.bindings.CTypes.C_POINTER;
  * An address handle ({@code struct ibv_ah}) for UD sends. {@link #av()} is the 48-byte {@code struct mlx5_wqe_av}
  * libmlx5 built for it, which a direct UD send copies into its datagram segment (then sets the remote QPN/Q_Key).
  *
- * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the Context; its accessors read values fixed at creation.
+ * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the
+ * Context.
  */
 public final class AddressHandle extends NativeResource
 {

@@ -16,7 +16,8 @@ import java.util.List;
  * CQE arrives. {@link #awaitEvent()} blocks in {@code ibv_get_cq_event}; every event must be acknowledged
  * ({@link CompletionQueue#ackEvents()}), which {@link CompletionQueue#close()} also does.
  *
- * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the Context; its accessors read values fixed at creation.
+ * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the
+ * Context.
  */
 public final class CompletionChannel extends NativeResource
 {

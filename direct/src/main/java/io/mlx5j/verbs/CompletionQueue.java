@@ -28,7 +28,8 @@ import static io.mlx5j.bindings.CTypes.U64;
  * also still be polled through libmlx5 ({@link #pointer()} with {@link InlineVerbs#ibv_poll_cq}), which the parity
  * tests do.
  *
- * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the Context; its accessors read values fixed at creation.
+ * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the
+ * Context.
  */
 public final class CompletionQueue extends NativeResource
 {

@@ -16,7 +16,8 @@ import java.util.List;
  * is open; a {@link Context} opened from one stays valid after the list is closed (libibverbs keeps the device
  * referenced by the context).
  *
- * <p>Thread model: a list is used by the thread that opened it; the {@link Device}s it hands out are only valid until it closes.
+ * <p>Thread model: a list is used by the thread that opened it; the {@link Device}s it hands out are only valid until
+ * it closes.
  */
 public final class DeviceList implements AutoCloseable
 {

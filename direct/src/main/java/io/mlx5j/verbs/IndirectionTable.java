@@ -19,7 +19,8 @@ import static io.mlx5j.bindings.CTypes.U32;
  * QP hashes a frame's headers and delivers it to the WQ at entry {@code hash mod 2^n}. A WQ may appear in several
  * entries (weighting). The table depends on its WQs: closing a WQ closes the table (and the RSS QPs using it) first.
  *
- * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the Context; its accessors read values fixed at creation.
+ * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the
+ * Context.
  */
 public final class IndirectionTable extends NativeResource
 {

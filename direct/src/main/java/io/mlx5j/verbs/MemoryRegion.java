@@ -16,7 +16,8 @@ import static io.mlx5j.bindings.CTypes.U32;
  * Registered memory ({@code struct ibv_mr}) over a native {@link MemorySegment}. The keys and bounds are read once at
  * registration; data-path code copies them into local fields.
  *
- * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the Context; its accessors read values fixed at creation.
+ * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the
+ * Context.
  */
 public final class MemoryRegion extends NativeResource
 {

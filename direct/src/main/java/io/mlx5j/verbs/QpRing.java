@@ -22,7 +22,8 @@ import java.lang.foreign.MemorySegment;
  *                  size), or -1 when libmlx5 did not report it ({@code MLX5DV_QP_MASK_UAR_MMAP_OFFSET} not set on
  *                  return)
  *
- * <p>Thread model: an immutable record of the queue's native memory; the segments it holds may be used by the one thread that posts to or polls that queue (see the package comment).
+ * <p>Thread model: an immutable record of the queue's native memory; the segments it holds may be used by the one
+ * thread that posts to or polls that queue (see the package comment).
  */
 public record QpRing(
     int qpn,

@@ -22,7 +22,8 @@ import static io.mlx5j.bindings.CTypes.U64;
 /**
  * A shared receive queue ({@code struct ibv_srq}): receive WQEs that several QPs of the PD consume.
  *
- * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the Context; its accessors read values fixed at creation.
+ * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the
+ * Context.
  */
 public final class SharedReceiveQueue extends NativeResource
 {

@@ -36,7 +36,8 @@ import static io.mlx5j.bindings.CTypes.U8;
  * and carry the flow tag where a QP's CQEs carry the QP number, so {@link io.mlx5j.direct.CqPoller} serves one WQ per
  * CQ.
  *
- * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the Context; its accessors read values fixed at creation.
+ * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the
+ * Context.
  */
 public final class WorkQueue extends NativeResource
 {

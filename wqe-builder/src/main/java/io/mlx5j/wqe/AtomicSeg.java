@@ -30,7 +30,8 @@ import java.lang.foreign.MemorySegment;
  * </pre>
  * All values big-endian. field_boundary marks carry-stop bits: a 1 bit ends the add's carry chain there.
  *
- * <p>Thread model: static methods over memory the caller passes, no state of their own; any thread may call them, and the ring they write belongs to the thread that posts to it.
+ * <p>Thread model: static methods over memory the caller passes, no state of their own; any thread may call them, and
+ * the ring they write belongs to the thread that posts to it.
  */
 public final class AtomicSeg
 {

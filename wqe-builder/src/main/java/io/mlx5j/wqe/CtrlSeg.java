@@ -26,7 +26,8 @@ import java.lang.foreign.MemorySegment;
  * in bits 3..2 and solicited event in bit 1. Bytes 8..11 are stored as one big-endian word (signature 0, stream
  * channel 0, fm_ce_se), which keeps every store 4-byte aligned although the C struct is packed.
  *
- * <p>Thread model: static methods over memory the caller passes, no state of their own; any thread may call them, and the ring they write belongs to the thread that posts to it.
+ * <p>Thread model: static methods over memory the caller passes, no state of their own; any thread may call them, and
+ * the ring they write belongs to the thread that posts to it.
  */
 public final class CtrlSeg
 {

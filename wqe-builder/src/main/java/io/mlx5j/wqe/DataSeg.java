@@ -24,7 +24,8 @@ import java.lang.foreign.MemorySegment;
  * In a receive WQE that uses fewer entries than its stride holds, the list ends with byte_count 0, lkey
  * {@link #MLX5_INVALID_LKEY} and addr 0 (as libmlx5's mlx5_post_recv does).
  *
- * <p>Thread model: static methods over memory the caller passes, no state of their own; any thread may call them, and the ring they write belongs to the thread that posts to it.
+ * <p>Thread model: static methods over memory the caller passes, no state of their own; any thread may call them, and
+ * the ring they write belongs to the thread that posts to it.
  */
 public final class DataSeg
 {

@@ -37,7 +37,8 @@ import java.lang.foreign.MemorySegment;
  * rlid, fl_mlid (source path bits) and stat_rate_sl = rate &lt;&lt; 4 | sl; over RoCE stat_rate_sl = rate &lt;&lt; 4 |
  * (sl &amp; 7) &lt;&lt; 1, rmac holds the destination MAC, and for RoCE v2 rlid carries the UDP source port.
  *
- * <p>Thread model: static methods over memory the caller passes, no state of their own; any thread may call them, and the ring they write belongs to the thread that posts to it.
+ * <p>Thread model: static methods over memory the caller passes, no state of their own; any thread may call them, and
+ * the ring they write belongs to the thread that posts to it.
  */
 public final class DatagramSeg
 {

@@ -35,7 +35,8 @@ import java.lang.foreign.MemorySegment;
  * only when nothing is inlined; with inline headers the 802.1Q tag is written into the inline copy instead, as the
  * Linux mlx5e driver does (en_tx.c). libmlx5's ibv_post_send offers neither.
  *
- * <p>Thread model: static methods over memory the caller passes, no state of their own; any thread may call them, and the ring they write belongs to the thread that posts to it.
+ * <p>Thread model: static methods over memory the caller passes, no state of their own; any thread may call them, and
+ * the ring they write belongs to the thread that posts to it.
  */
 public final class EthSeg
 {

@@ -21,7 +21,8 @@ import java.lang.foreign.MemorySegment;
  * </pre>
  * Data that reaches the end of the send ring continues at the ring's start, like every other part of a WQE.
  *
- * <p>Thread model: static methods over memory the caller passes, no state of their own; any thread may call them, and the ring they write belongs to the thread that posts to it.
+ * <p>Thread model: static methods over memory the caller passes, no state of their own; any thread may call them, and
+ * the ring they write belongs to the thread that posts to it.
  */
 public final class InlineSeg
 {

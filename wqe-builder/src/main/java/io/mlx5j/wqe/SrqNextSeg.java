@@ -21,7 +21,8 @@ import java.lang.foreign.MemorySegment;
  * followed by one {@link DataSeg} (PRM "Multi-Packet Receive Queue" WQE; rdma-core v44 providers/mlx5 mlx5dv.h
  * gives no struct of its own for it).
  *
- * <p>Thread model: static methods over memory the caller passes, no state of their own; any thread may call them, and the ring they write belongs to the thread that posts to it.
+ * <p>Thread model: static methods over memory the caller passes, no state of their own; any thread may call them, and
+ * the ring they write belongs to the thread that posts to it.
  */
 public final class SrqNextSeg
 {

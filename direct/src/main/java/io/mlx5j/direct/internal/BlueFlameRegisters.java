@@ -22,7 +22,8 @@ import java.util.Map;
  * ({@link StaticBlueFlameRegisters}) or the caller's {@link RegisterMode}: a register that libmlx5 may give to a
  * second QP is locked from the start, so its first queue needs no later change.
  *
- * <p>Thread model: {@link #acquire} is synchronized (queues of different QPs may be built on different threads); {@link #classify} is pure.
+ * <p>Thread model: {@link #acquire} is synchronized (queues of different QPs may be built on different threads);
+ * {@link #classify} is pure.
  */
 public final class BlueFlameRegisters
 {

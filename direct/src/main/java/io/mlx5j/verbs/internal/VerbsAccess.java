@@ -13,7 +13,8 @@ import java.lang.foreign.MemorySegment;
  * io.mlx5j.verbs (NativeResource) and registers itself when that class initialises, as the JDK's SharedSecrets do.
  * Setup paths only.
  *
- * <p>Thread model: set once while io.mlx5j.verbs initialises; its methods run on the setup paths, under the Context's lock where they say so.
+ * <p>Thread model: set once while io.mlx5j.verbs initialises; its methods run on the setup paths, under the Context's
+ * lock where they say so.
  */
 public abstract class VerbsAccess
 {
