@@ -1183,8 +1183,8 @@ public final class InlineVerbs
     }
 
     /**
-     * {@code ibv_wr_atomic_fetch_add} (verbs.h static inline, man ibv_wr_post(3)): calls {@code
-     * qpx->wr_atomic_fetch_add}.
+     * {@code ibv_wr_atomic_fetch_add} (verbs.h static inline, man ibv_wr_post(3)): calls
+     * {@code qpx->wr_atomic_fetch_add}.
      *
      * @param qpx the C argument {@code struct ibv_qp_ex *qp}
      * @param rkey the C argument {@code uint32_t rkey}
@@ -1225,8 +1225,8 @@ public final class InlineVerbs
     }
 
     /**
-     * {@code ibv_wr_set_inline_data} (verbs.h static inline, man ibv_wr_post(3)): calls {@code
-     * qpx->wr_set_inline_data}.
+     * {@code ibv_wr_set_inline_data} (verbs.h static inline, man ibv_wr_post(3)): calls
+     * {@code qpx->wr_set_inline_data}.
      *
      * @param qpx the C argument {@code struct ibv_qp_ex *qp}
      * @param addr the C argument {@code void *addr}
