@@ -133,7 +133,10 @@ public record DeviceCapabilities(
         }
     }
 
-    /** {@return the device has a completion clock: CQE timestamps can be converted (free-running or real time)} */
+    /**
+     * {@return whether the device has a completion clock} Then CQE timestamps can be converted (free-running or real
+     * time).
+     */
     public boolean hasClock()
     {
         return hcaCoreClockKhz != 0;

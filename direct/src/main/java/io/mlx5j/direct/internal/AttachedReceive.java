@@ -12,8 +12,8 @@ package io.mlx5j.direct.internal;
 public interface AttachedReceive
 {
     /**
-     * {@return the queue's QP, WQ or SRQ is destroyed: its number may already belong to a new one, so no CQE is this
-     * queue's any more; the poller consumes such CQEs as orphans}
+     * {@return whether the queue's QP, WQ or SRQ is destroyed} Its number may already belong to a new one, so no CQE
+     * is this queue's any more; the poller consumes such CQEs as orphans.
      */
     boolean dead();
 

@@ -13,8 +13,8 @@ import java.lang.foreign.MemorySegment;
 public interface OrderedReceive extends AttachedReceive
 {
     /**
-     * {@return its CQEs carry the flow tag where other CQEs carry the QP number (a RAW_PACKET QP's receive queue, or a
-     * WQ): the CQ serves this queue as its only receive queue}
+     * {@return whether its CQEs carry the flow tag where other CQEs carry the QP number} That is a RAW_PACKET QP's
+     * receive queue, or a WQ: the CQ serves this queue as its only receive queue.
      */
     boolean flowTagged();
 
