@@ -138,6 +138,11 @@ public record ConnectOptions(
         private int typeOfService = -1;
         private int ackTimeout = -1;
 
+        /** A builder with the defaults; {@link ConnectOptions#builder()} is the usual way to get one. */
+        public Builder()
+        {
+        }
+
         /**
          * Private data to send with connect / accept (copied); default empty.
          *

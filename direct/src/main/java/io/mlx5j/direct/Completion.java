@@ -48,6 +48,11 @@ public final class Completion
      */
     boolean wide = true;
 
+    /** An empty view (every field 0), for {@link CqPoller#poll(Completion)} to fill. Any thread may create it. */
+    public Completion()
+    {
+    }
+
     /** Resets every field, as libmlx5's poll would see a zeroed ibv_wc. */
     void clear()
     {
@@ -116,48 +121,53 @@ public final class Completion
         releasedWqes = 0;
     }
 
-    /** The wr_id given when the WQE was posted. */
+    /** {@return the wr_id given when the WQE was posted} */
     public long wrId()
     {
         return wrId;
     }
 
-    /** Status as the ibv_wc_status enum (no allocation: enum constants). */
+    /**
+     * Status as the ibv_wc_status enum (no allocation: enum constants).
+     *
+     * @return the status
+     */
     public WcStatus status()
     {
         return WC_STATUS[status];
     }
 
-    /** ibv_wc_status number. */
+    /** {@return ibv_wc_status number} */
     public int statusCode()
     {
         return status;
     }
 
+    /** {@return whether the status is SUCCESS} */
     public boolean isSuccess()
     {
         return status == 0;
     }
 
-    /** {@link WcOpcode} / ibv_wc_opcode number; 0 for error completions (libmlx5 leaves it unset). */
+    /** {@return {@link WcOpcode} / ibv_wc_opcode number; 0 for error completions (libmlx5 leaves it unset)} */
     public int opcode()
     {
         return opcode;
     }
 
-    /** vendor_err: the error CQE's vendor syndrome (0 on success). */
+    /** {@return vendor_err: the error CQE's vendor syndrome (0 on success)} */
     public int vendorSyndrome()
     {
         return vendorErr;
     }
 
-    /** The error CQE's mlx5 syndrome byte (not part of ibv_wc; 0 on success). */
+    /** {@return the error CQE's mlx5 syndrome byte (not part of ibv_wc; 0 on success)} */
     public int syndrome()
     {
         return syndrome;
     }
 
-    /** byte_len: received bytes, RDMA READ length, 8 for atomics; 0 where libmlx5 does not set it. */
+    /** {@return byte_len: received bytes, RDMA READ length, 8 for atomics; 0 where libmlx5 does not set it} */
     public int byteLen()
     {
         return byteLen;
@@ -166,51 +176,59 @@ public final class Completion
     /**
      * Immediate data as a number (the 4 wire bytes read big-endian: what the sender passed as {@code imm}); valid when
      * {@link #wcFlags()} has {@link WcOpcode#WC_WITH_IMM}. libibverbs' imm_data holds the same bytes in network order.
+     *
+     * @return the immediate data, or 0
      */
     public int imm()
     {
         return (wcFlags & WcOpcode.WC_WITH_IMM) != 0 ? immOrInv : 0;
     }
 
-    /** The rkey a SEND_WITH_INV invalidated; valid when {@link #wcFlags()} has {@link WcOpcode#WC_WITH_INV}. */
+    /**
+     * {@return the rkey a SEND_WITH_INV invalidated; valid when {@link #wcFlags()} has {@link WcOpcode#WC_WITH_INV}}
+     */
     public int invalidatedRkey()
     {
         return (wcFlags & WcOpcode.WC_WITH_INV) != 0 ? immOrInv : 0;
     }
 
-    /** qp_num: the local QP the completion belongs to. */
+    /** {@return qp_num: the local QP the completion belongs to} */
     public int qpn()
     {
         return qpn;
     }
 
-    /** src_qp: the remote QP of a receive (UD: the sender). */
+    /** {@return src_qp: the remote QP of a receive (UD: the sender)} */
     public int srcQp()
     {
         return srcQp;
     }
 
-    /** wc_flags: OR of {@link WcOpcode#WC_GRH}, {@link WcOpcode#WC_WITH_IMM}, {@link WcOpcode#WC_WITH_INV}. */
+    /** {@return wc_flags: OR of {@link WcOpcode#WC_GRH}, {@link WcOpcode#WC_WITH_IMM}, {@link WcOpcode#WC_WITH_INV}} */
     public int wcFlags()
     {
         return wcFlags;
     }
 
+    /** {@return pkey_index: the P_Key index of a UD receive, as libmlx5 reports it} */
     public int pkeyIndex()
     {
         return pkeyIndex;
     }
 
+    /** {@return slid: the source LID of a UD receive} */
     public int slid()
     {
         return slid;
     }
 
+    /** {@return sl: the service level of a UD receive} */
     public int sl()
     {
         return sl;
     }
 
+    /** {@return dlid_path_bits of a UD receive} */
     public int dlidPathBits()
     {
         return dlidPathBits;
@@ -230,54 +248,87 @@ public final class Completion
         return timestamp;
     }
 
-    /** Raw receives: the tag of the flow rule that steered the frame (0: a rule without a tag). */
+    /**
+     * Raw receives: the tag of the flow rule that steered the frame (0: a rule without a tag).
+     *
+     * @return the flow tag
+     */
     public int flowTag()
     {
         return flowTag;
     }
 
-    /** Raw receives: the TCI of the VLAN tag the NIC stripped (with VLAN stripping on), as ibv_wc_read_cvlan. */
+    /**
+     * Raw receives: the TCI of the VLAN tag the NIC stripped (with VLAN stripping on), as ibv_wc_read_cvlan.
+     *
+     * @return the TCI
+     */
     public int cvlan()
     {
         return cvlan;
     }
 
-    /** Raw receives: the hds_ip_ext byte of the CQE (MLX5_CQE_L2_OK 1, L3_OK 2, L4_OK 4). */
+    /**
+     * Raw receives: the hds_ip_ext byte of the CQE (MLX5_CQE_L2_OK 1, L3_OK 2, L4_OK 4).
+     *
+     * @return the byte
+     */
     public int hdsIpExt()
     {
         return hdsIpExt;
     }
 
-    /** Raw receives: the NIC stripped a VLAN tag ({@link #cvlan()} holds it). */
+    /**
+     * Raw receives: the NIC stripped a VLAN tag ({@link #cvlan()} holds it).
+     *
+     * @return whether a tag was stripped
+     */
     public boolean vlanStripped()
     {
         return (l4HdrTypeEtc & 1) != 0;
     }
 
-    /** Raw receives: MLX5_CQE_L3_HDR_TYPE_* (0 none, 1 IPv6, 2 IPv4). */
+    /**
+     * Raw receives: MLX5_CQE_L3_HDR_TYPE_* (0 none, 1 IPv6, 2 IPv4).
+     *
+     * @return the L3 header type
+     */
     public int l3Type()
     {
         return (l4HdrTypeEtc >>> 2) & 0x3;
     }
 
-    /** Raw receives: CQE_L4_HDR_TYPE_* (0 none, 1 TCP, 2 UDP, 3/4 TCP with ACK). */
+    /**
+     * Raw receives: CQE_L4_HDR_TYPE_* (0 none, 1 TCP, 2 UDP, 3/4 TCP with ACK).
+     *
+     * @return the L4 header type
+     */
     public int l4Type()
     {
         return (l4HdrTypeEtc >>> 4) & 0x7;
     }
 
-    /** Raw receives: the IPv4 header and TCP/UDP checksums were verified good (IBV_WC_IP_CSUM_OK). */
+    /**
+     * Raw receives: the IPv4 header and TCP/UDP checksums were verified good (IBV_WC_IP_CSUM_OK).
+     *
+     * @return whether both checksums were good
+     */
     public boolean ipCsumOk()
     {
         return (wcFlags & WcOpcode.WC_IP_CSUM_OK) != 0;
     }
 
-    /** Raw receives on RSS QPs: the Toeplitz hash the NIC computed. */
+    /**
+     * Raw receives on RSS QPs: the Toeplitz hash the NIC computed.
+     *
+     * @return the hash
+     */
     public int rssHash()
     {
         return rssHash;
     }
 
+    /** {@return raw receives on RSS QPs: the CQE's rss_hash_type byte} */
     public int rssHashType()
     {
         return rssHashType;
@@ -287,6 +338,8 @@ public final class Completion
      * Raw receives: address of the frame's first byte, in the buffer the receive WQE named ({@link #byteLen()} bytes
      * long; for a striding WQ at {@link #strideIndex()} strides into the WQE's buffer, plus 2 with the two-byte
      * shift): a view of the receive buffer, read it in place (no copy was made).
+     *
+     * @return the address
      */
     public long frameAddress()
     {
@@ -298,19 +351,29 @@ public final class Completion
      * CQE's MLX5_CQE_L3_OK and MLX5_CQE_L4_OK bits, with an L3 header type). Unlike {@link #ipCsumOk()} this is
      * reported for WQ receives too, where libmlx5 never sets IBV_WC_IP_CSUM_OK (cq.c handle_responder only does so
      * for QPs with MLX5_RX_CSUM_VALID), and for IPv6.
+     *
+     * @return whether both checksums were verified good
      */
     public boolean checksumsOk()
     {
         return (hdsIpExt & 6) == 6 && l3Type() != 0;
     }
 
-    /** Striding WQs: the first stride of the frame in its WQE's buffer (the CQE's wqe_counter). */
+    /**
+     * Striding WQs: the first stride of the frame in its WQE's buffer (the CQE's wqe_counter).
+     *
+     * @return the stride index
+     */
     public int strideIndex()
     {
         return strideIndex;
     }
 
-    /** Striding WQs: how many strides the frame used (byte_cnt bits 29..16). */
+    /**
+     * Striding WQs: how many strides the frame used (byte_cnt bits 29..16).
+     *
+     * @return the number of strides
+     */
     public int strideCount()
     {
         return strideCount;
@@ -320,6 +383,8 @@ public final class Completion
      * Striding WQs: how many WQEs were released (all strides consumed) by this completion and by the filler CQEs
      * consumed just before it, oldest first. A recycling {@link io.mlx5j.raw.StridingRecvQueue} has already posted them
      * again.
+     *
+     * @return the number of WQEs
      */
     public int releasedWqes()
     {

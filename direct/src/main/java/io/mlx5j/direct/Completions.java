@@ -9,6 +9,12 @@ public final class Completions
 {
     private final Completion[] entries;
 
+    /**
+     * Creates {@code capacity} reusable completions. Any thread may construct it; a poll then fills it on the polling
+     * thread.
+     *
+     * @param capacity the most completions one poll returns
+     */
     public Completions(final int capacity)
     {
         if (capacity < 1)
@@ -22,12 +28,18 @@ public final class Completions
         }
     }
 
+    /** {@return the number of completions this batch holds} */
     public int capacity()
     {
         return entries.length;
     }
 
-    /** The i-th completion of the last poll (valid for i below what that poll returned). */
+    /**
+     * The i-th completion of the last poll (valid for i below what that poll returned).
+     *
+     * @param i the index, below what the last poll returned
+     * @return the completion view
+     */
     public Completion get(final int i)
     {
         return entries[i];

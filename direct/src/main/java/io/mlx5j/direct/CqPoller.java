@@ -142,6 +142,12 @@ public final class CqPoller
         }
     }
 
+    /**
+     * A poller over {@code cq}'s ring. Setup path; the poller then belongs to the thread that polls.
+     *
+     * @param cq the CQ, on an mlx5 device
+     * @return the poller
+     */
     public static CqPoller of(final CompletionQueue cq)
     {
         return new CqPoller(cq);
@@ -152,7 +158,9 @@ public final class CqPoller
      * Send CQEs of this queue's QP retire its slots and give back its wr_ids. The queue joins this CqPoller's thread
      * group ({@link #claim()}).
      *
+     * @param sq the send queue
      * @throws IllegalArgumentException if a send queue of a live QP with the same number is attached already
+     * @return this poller
      */
     public CqPoller attach(final SendQueue sq)
     {
@@ -161,9 +169,13 @@ public final class CqPoller
     }
 
     /**
+     * Receive CQEs of this queue's QP or WQ complete its WQEs. The queue joins this CqPoller's thread group.
+     *
+     * @param rq the receive queue
      * @throws IllegalArgumentException if a receive queue of a live QP with the same number is attached already, or
      *                                  if a RAW_PACKET QP's or a WQ's receive queue would share this CQ with another
      *                                  receive queue (see the class comment)
+     * @return this poller
      */
     public CqPoller attach(final RecvQueue rq)
     {
@@ -175,7 +187,9 @@ public final class CqPoller
      * The striding WQ this CQ completes: its frames, fillers and WQE releases are decoded here. The CQ then serves no
      * other receive queue.
      *
+     * @param q the striding WQ's queue
      * @throws IllegalArgumentException if a receive queue is attached already
+     * @return this poller
      */
     public CqPoller attach(final StridingRecvQueue q)
     {
@@ -185,6 +199,9 @@ public final class CqPoller
 
     /**
      * Receives of QPs not attached by {@link #attach(SrqRecvQueue, QueuePair)} go to this SRQ if it is the only one.
+     *
+     * @param srq the SRQ's queue
+     * @return this poller
      */
     public CqPoller attach(final SrqRecvQueue srq)
     {
@@ -195,7 +212,10 @@ public final class CqPoller
     /**
      * Receives of {@code qp} (created with {@code srq}) are completions of {@code srq}'s WQEs.
      *
+     * @param srq the SRQ's queue
+     * @param qp a QP created with the SRQ
      * @throws IllegalArgumentException if a live QP of that number is bound to an attached SRQ already
+     * @return this poller
      */
     public CqPoller attach(final SrqRecvQueue srq, final QueuePair qp)
     {
@@ -207,6 +227,7 @@ public final class CqPoller
      * Stops retiring {@code sq}'s WQEs here: its later CQEs on this CQ are consumed as orphans ({@link #orphanCqes()}).
      * The queue leaves this CqPoller's thread group, still owned by the thread that used it.
      *
+     * @param sq the send queue
      * @return false if it was not attached
      */
     public boolean detach(final SendQueue sq)
@@ -214,13 +235,23 @@ public final class CqPoller
         return queues.detach(sq);
     }
 
-    /** {@link #detach(SendQueue)} for a receive queue. */
+    /**
+     * {@link #detach(SendQueue)} for a receive queue.
+     *
+     * @param rq the receive queue
+     * @return false if it was not attached
+     */
     public boolean detach(final RecvQueue rq)
     {
         return queues.detach(rq);
     }
 
-    /** {@link #detach(SendQueue)} for a striding WQ's queue. */
+    /**
+     * {@link #detach(SendQueue)} for a striding WQ's queue.
+     *
+     * @param q the striding WQ's queue
+     * @return false if it was not attached
+     */
     public boolean detach(final StridingRecvQueue q)
     {
         return queues.detach(QueueBridge.cqSide(q));
@@ -229,6 +260,9 @@ public final class CqPoller
     /**
      * Detaches {@code srq} and every QP bound to it by {@link #attach(SrqRecvQueue, QueuePair)}; their later CQEs are
      * orphans, and the SRQ WQEs they name stay the caller's.
+     *
+     * @param srq the SRQ's queue
+     * @return false if it was not attached
      */
     public boolean detach(final SrqRecvQueue srq)
     {
@@ -238,6 +272,8 @@ public final class CqPoller
     /**
      * CQEs consumed as orphans: of queues that were attached here and are not any more (detached, or their QP, WQ or
      * SRQ destroyed), such as the flushes of a QP torn down with WQEs outstanding. Free-running.
+     *
+     * @return the count
      */
     public long orphanCqes()
     {
@@ -248,6 +284,8 @@ public final class CqPoller
      * CQEs consumed as unexpected: no queue of their QP number was ever attached here (or it retired long ago), or
      * their opcode is one mlx5j does not decode. Free-running; the last one is {@link #lastUnexpected()}. In
      * {@link #strict(boolean) strict mode} they throw instead and are not counted.
+     *
+     * @return the count
      */
     public long unexpectedCqes()
     {
@@ -296,8 +334,8 @@ public final class CqPoller
     }
 
     /**
-     * The last CQE counted by {@link #unexpectedCqes()}: a snapshot this poller overwrites with the next one (copy
-     * what you need before polling again); all zero while there was none.
+     * {@return the last CQE counted by {@link #unexpectedCqes()}: a snapshot this poller overwrites with the next one
+     * (copy what you need before polling again); all zero while there was none}
      */
     public UnexpectedCqe lastUnexpected()
     {
@@ -310,6 +348,7 @@ public final class CqPoller
      * a batch poll first returns the completions before it. Off by default, where unexpected CQEs are consumed and
      * counted. For tests and bring-up: on a CQ that many QPs share, one such CQE stops every QP's completions.
      *
+     * @param on true for strict mode
      * @return this
      */
     public CqPoller strict(final boolean on)
@@ -324,6 +363,7 @@ public final class CqPoller
      * On the emulated device an empty poll lends the emulator a few engine passes ({@link EmulatorLend}), as
      * libmlx5's {@code ibv_poll_cq} does there; on a real ConnectX it does nothing more than read the CQE.
      *
+     * @param c the view to fill
      * @return 1 if {@code c} now holds a completion, 0 if the CQ is empty
      */
     public int poll(final Completion c)
@@ -374,6 +414,8 @@ public final class CqPoller
      * order (whether this method's own compilation finished first), so forks of one benchmark came out 20 or 27 ns.
      * Orphans and unexpected CQEs are consumed and do not count towards {@code max}.
      *
+     * @param batch the views to fill
+     * @param max the most completions to return
      * @return n, the number of completions
      */
     public int poll(final Completions batch, final int max)
@@ -616,6 +658,8 @@ public final class CqPoller
      * Request an event for the next completion (or the next solicited one): the arm doorbell, as libmlx5's
      * mlx5_arm_cq with this poller's consumer index. Events received since the last arm advance the arm sequence
      * number first (mlx5_cq_event does that in libmlx5).
+     *
+     * @param solicitedOnly true to raise the event only for a solicited CQE (or an error one)
      */
     public void arm(final boolean solicitedOnly)
     {
@@ -663,12 +707,13 @@ public final class CqPoller
         }
     }
 
-    /** Free-running count of CQEs consumed (its low 24 bits are in the consumer-index record). */
+    /** {@return free-running count of CQEs consumed (its low 24 bits are in the consumer-index record)} */
     public int consumerIndex()
     {
         return ci;
     }
 
+    /** {@return the CQ this poller reads} */
     public CompletionQueue completionQueue()
     {
         return cq;

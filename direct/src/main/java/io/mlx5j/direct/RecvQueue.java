@@ -126,6 +126,12 @@ public final class RecvQueue
         }
     }
 
+    /**
+     * A receive queue over {@code qp}'s RQ ring. One per QP; then confined to the posting thread.
+     *
+     * @param qp a QP with its own receive queue (no SRQ)
+     * @return the queue
+     */
     public static RecvQueue of(final QueuePair qp)
     {
         return new RecvQueue(qp);
@@ -134,6 +140,9 @@ public final class RecvQueue
     /**
      * The receive queue of a plain (not striding) WQ: its CQEs carry the flow tag and the RSS hash, like a raw QP's;
      * the WQ's CQ serves this queue only ({@link CqPoller#attach(RecvQueue)}).
+     *
+     * @param wq the work queue
+     * @return the queue
      */
     public static RecvQueue of(final WorkQueue wq)
     {
@@ -147,7 +156,12 @@ public final class RecvQueue
      * of a raw QP reposts a buffer per frame. A zero-length buffer, which libmlx5 drops, and a full ring
      * (the WR stays staged, as documented for {@link #post()}) take the staging form.
      *
+     * @param wrId the caller's id, returned in the completion
+     * @param addr the buffer's address
+     * @param lkey the lkey of the buffer's memory region
+     * @param len the buffer's length in bytes
      * @throws IllegalStateException if the QP or WQ is closed
+     * @return false if the ring has no room (nothing was written)
      */
     public boolean post(final long wrId, final long addr, final int lkey, final int len)
     {
@@ -187,7 +201,12 @@ public final class RecvQueue
         return ringBase;
     }
 
-    /** Stage a receive WQE with several scatter entries: begin, sge..., post. */
+    /**
+     * Stage a receive WQE with several scatter entries: begin, sge..., post.
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @return this queue
+     */
     public RecvQueue begin(final long wrId)
     {
         if (Ownership.DEBUG)
@@ -200,7 +219,14 @@ public final class RecvQueue
         return this;
     }
 
-    /** One scatter entry; zero-length entries are dropped, as libmlx5 drops them. */
+    /**
+     * One scatter entry; zero-length entries are dropped, as libmlx5 drops them.
+     *
+     * @param addr the buffer's address
+     * @param lkey the lkey of the buffer's memory region
+     * @param len the buffer's length in bytes
+     * @return this queue
+     */
     public RecvQueue sge(final long addr, final int lkey, final int len)
     {
         sgl.add(addr, lkey, len, qp != null ? qp : wq, " receive WQEs hold at most ", " SGEs");
@@ -208,6 +234,8 @@ public final class RecvQueue
     }
 
     /**
+     * Write the staged receive WQE into the ring; posting thread only.
+     *
      * @return false if the ring is full (nothing written; the WR stays staged)
      * @throws IllegalStateException if the QP or WQ is closed
      */
@@ -269,25 +297,29 @@ public final class RecvQueue
         return n;
     }
 
-    /** Receive WQEs posted and not yet completed. */
+    /**
+     * Receive WQEs posted and not yet completed.
+     *
+     * @return the count
+     */
     public int outstanding()
     {
         return rq.outstanding();
     }
 
-    /** The QP, or null when this is a WQ's queue. */
+    /** {@return the QP, or null when this is a WQ's queue} */
     public QueuePair queuePair()
     {
         return qp;
     }
 
-    /** The WQ, or null when this is a QP's receive queue. */
+    /** {@return the WQ, or null when this is a QP's receive queue} */
     public WorkQueue workQueue()
     {
         return wq;
     }
 
-    /** The QP number, or the WQ number. */
+    /** {@return the QP number, or the WQ number} */
     public int qpn()
     {
         return qpn;

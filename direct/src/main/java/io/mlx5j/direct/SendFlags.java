@@ -15,6 +15,8 @@ import io.mlx5j.bindings.IbvSendWr;
  * <p>
  * mlx5j's own flags ({@link #RING}) live in the top bits, which verbs assigns last (it grows its flags upward from
  * bit 0 and has used 0..4 since rdma-core v1), so a verbs value passed by mistake is never taken for one of them.
+ *
+ * <p>Thread model: constants only; any thread.
  */
 public final class SendFlags
 {

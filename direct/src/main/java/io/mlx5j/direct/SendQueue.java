@@ -169,6 +169,11 @@ public final class SendQueue
     /**
      * A send queue over {@code qp}'s ring, its BlueFlame register locked or not as libmlx5 set it up
      * ({@link RegisterMode#AUTO}). One per QP.
+     *
+     * @param qp the QP, on an mlx5 device
+     * @param mode how posts ring the doorbell
+     * @return the queue
+     * @throws IllegalStateException if the QP is closed or not on an mlx5 device
      */
     public static SendQueue of(final QueuePair qp, final DoorbellMode mode)
     {
@@ -181,7 +186,10 @@ public final class SendQueue
      * @param registerMode {@link RegisterMode#AUTO} (the default of {@link #of(QueuePair, DoorbellMode)}), or
      *                     {@link RegisterMode#DEDICATED} / {@link RegisterMode#LOCKED} to override libmlx5's rules;
      *                     see {@link RegisterMode} for each one's thread-safety contract
+     * @param qp the QP, on an mlx5 device
+     * @param mode how posts ring the doorbell
      * @throws IllegalStateException if the register cannot be shared as asked (see {@link RegisterMode#DEDICATED})
+     * @return the queue
      */
     public static SendQueue of(final QueuePair qp, final DoorbellMode mode, final RegisterMode registerMode)
     {
@@ -189,8 +197,13 @@ public final class SendQueue
     }
 
     /**
+     * A send queue whose register is {@link RegisterMode#LOCKED} or {@link RegisterMode#AUTO}.
+     *
      * @param sharedRegister true for {@link RegisterMode#LOCKED}, false for {@link RegisterMode#AUTO} (which locks
      *                       every register libmlx5 may share)
+     * @param qp the QP, on an mlx5 device
+     * @param mode how posts ring the doorbell
+     * @return the queue
      */
     public static SendQueue of(final QueuePair qp, final DoorbellMode mode, final boolean sharedRegister)
     {
@@ -200,6 +213,9 @@ public final class SendQueue
     /**
      * Selective signaling: every n-th WQE is posted SIGNALED even without the flag, so unsignaled WQEs get retired.
      * 0 turns it off. Counting restarts at every signaled WQE.
+     *
+     * @param n the signaling period; 0 turns it off
+     * @return this queue
      */
     public SendQueue signalEvery(final int n)
     {
@@ -213,12 +229,37 @@ public final class SendQueue
 
     // ------------------------------------------------------------------------------------------------ one-call posts
 
+    /**
+     * Posts a SEND of one buffer.
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @param laddr the local buffer's address
+     * @param lkey the lkey of the local buffer's memory region
+     * @param len the local buffer's length in bytes
+     * @param flags {@link SendFlags}
+     * @return true if posted; false if the ring has no room (nothing was written)
+     * @throws IllegalArgumentException if the work request is invalid for this QP (see Errors)
+     * @throws IllegalStateException if the QP is closed
+     */
     public boolean send(final long wrId, final long laddr, final int lkey, final int len, final int flags)
     {
         return postOne(wrId, MLX5_OPCODE_SEND, 0, false, 0, 0, laddr, lkey, len, flags) ||
             begin(wrId, MLX5_OPCODE_SEND, flags).sge(laddr, lkey, len).post();
     }
 
+    /**
+     * Posts a SEND with immediate data.
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @param laddr the local buffer's address
+     * @param lkey the lkey of the local buffer's memory region
+     * @param len the local buffer's length in bytes
+     * @param imm the immediate data, as a number
+     * @param flags {@link SendFlags}
+     * @return true if posted; false if the ring has no room (nothing was written)
+     * @throws IllegalArgumentException if the work request is invalid for this QP (see Errors)
+     * @throws IllegalStateException if the QP is closed
+     */
     public boolean sendImm(final long wrId, final long laddr, final int lkey, final int len, final int imm,
         final int flags)
     {
@@ -226,6 +267,19 @@ public final class SendQueue
             begin(wrId, MLX5_OPCODE_SEND_IMM, flags).imm(imm).sge(laddr, lkey, len).post();
     }
 
+    /**
+     * Posts a SEND with invalidate: the responder invalidates {@code invRkey}.
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @param laddr the local buffer's address
+     * @param lkey the lkey of the local buffer's memory region
+     * @param len the local buffer's length in bytes
+     * @param invRkey the rkey the responder invalidates
+     * @param flags {@link SendFlags}
+     * @return true if posted; false if the ring has no room (nothing was written)
+     * @throws IllegalArgumentException if the work request is invalid for this QP (see Errors)
+     * @throws IllegalStateException if the QP is closed
+     */
     public boolean sendInv(final long wrId, final long laddr, final int lkey, final int len, final int invRkey,
         final int flags)
     {
@@ -233,6 +287,20 @@ public final class SendQueue
             begin(wrId, MLX5_OPCODE_SEND_INVAL, flags).imm(invRkey).sge(laddr, lkey, len).post();
     }
 
+    /**
+     * Posts an RDMA WRITE of one local buffer to {@code raddr}.
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @param laddr the local buffer's address
+     * @param lkey the lkey of the local buffer's memory region
+     * @param len the local buffer's length in bytes
+     * @param raddr the remote address
+     * @param rkey the remote buffer's rkey
+     * @param flags {@link SendFlags}
+     * @return true if posted; false if the ring has no room (nothing was written)
+     * @throws IllegalArgumentException if the work request is invalid for this QP (see Errors)
+     * @throws IllegalStateException if the QP is closed
+     */
     public boolean rdmaWrite(final long wrId, final long laddr, final int lkey, final int len, final long raddr,
         final int rkey, final int flags)
     {
@@ -240,6 +308,21 @@ public final class SendQueue
             begin(wrId, MLX5_OPCODE_RDMA_WRITE, flags).remote(raddr, rkey).sge(laddr, lkey, len).post();
     }
 
+    /**
+     * Posts an RDMA WRITE with immediate data, which consumes a receive WQE at the responder.
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @param laddr the local buffer's address
+     * @param lkey the lkey of the local buffer's memory region
+     * @param len the local buffer's length in bytes
+     * @param raddr the remote address
+     * @param rkey the remote buffer's rkey
+     * @param imm the immediate data, as a number
+     * @param flags {@link SendFlags}
+     * @return true if posted; false if the ring has no room (nothing was written)
+     * @throws IllegalArgumentException if the work request is invalid for this QP (see Errors)
+     * @throws IllegalStateException if the QP is closed
+     */
     public boolean rdmaWriteImm(final long wrId, final long laddr, final int lkey, final int len, final long raddr,
         final int rkey, final int imm, final int flags)
     {
@@ -247,6 +330,20 @@ public final class SendQueue
             begin(wrId, MLX5_OPCODE_RDMA_WRITE_IMM, flags).remote(raddr, rkey).imm(imm).sge(laddr, lkey, len).post();
     }
 
+    /**
+     * Posts an RDMA READ of {@code len} bytes from {@code raddr} into the local buffer.
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @param laddr the local buffer's address
+     * @param lkey the lkey of the local buffer's memory region
+     * @param len the local buffer's length in bytes
+     * @param raddr the remote address
+     * @param rkey the remote buffer's rkey
+     * @param flags {@link SendFlags}
+     * @return true if posted; false if the ring has no room (nothing was written)
+     * @throws IllegalArgumentException if the work request is invalid for this QP (see Errors)
+     * @throws IllegalStateException if the QP is closed
+     */
     public boolean rdmaRead(final long wrId, final long laddr, final int lkey, final int len, final long raddr,
         final int rkey, final int flags)
     {
@@ -258,6 +355,18 @@ public final class SendQueue
      * 64-bit compare and swap; the old remote value lands in the 8 bytes at laddr. The remote word and the returned
      * value are in host byte order (ConnectX-4 and later under the Linux mlx5 driver, which reports
      * IBV_ATOMIC_HCA); 4-byte masked atomics work on big-endian words.
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @param laddr the local buffer's address
+     * @param lkey the lkey of the local buffer's memory region
+     * @param raddr the remote address
+     * @param rkey the remote buffer's rkey
+     * @param compare the compare value
+     * @param swap the swap value
+     * @param flags {@link SendFlags}
+     * @return true if posted; false if the ring has no room (nothing was written)
+     * @throws IllegalArgumentException if the work request is invalid for this QP (see Errors)
+     * @throws IllegalStateException if the QP is closed
      */
     public boolean compareSwap(final long wrId, final long laddr, final int lkey, final long raddr, final int rkey,
         final long compare, final long swap, final int flags)
@@ -266,7 +375,20 @@ public final class SendQueue
             .sge(laddr, lkey, 8).post();
     }
 
-    /** 64-bit fetch and add on a host-order word; the old remote value lands in the 8 bytes at laddr, in host order. */
+    /**
+     * 64-bit fetch and add on a host-order word; the old remote value lands in the 8 bytes at laddr, in host order.
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @param laddr the local buffer's address
+     * @param lkey the lkey of the local buffer's memory region
+     * @param raddr the remote address
+     * @param rkey the remote buffer's rkey
+     * @param add the value to add
+     * @param flags {@link SendFlags}
+     * @return true if posted; false if the ring has no room (nothing was written)
+     * @throws IllegalArgumentException if the work request is invalid for this QP (see Errors)
+     * @throws IllegalStateException if the QP is closed
+     */
     public boolean fetchAdd(final long wrId, final long laddr, final int lkey, final long raddr, final int rkey,
         final long add, final int flags)
     {
@@ -274,7 +396,23 @@ public final class SendQueue
             .sge(laddr, lkey, 8).post();
     }
 
-    /** Masked compare and swap on 8 bytes: compares under compareMask, swaps the bits of swapMask. */
+    /**
+     * Masked compare and swap on 8 bytes: compares under compareMask, swaps the bits of swapMask.
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @param laddr the local buffer's address
+     * @param lkey the lkey of the local buffer's memory region
+     * @param raddr the remote address
+     * @param rkey the remote buffer's rkey
+     * @param compare the compare value
+     * @param compareMask the bits that take part in the comparison
+     * @param swap the swap value
+     * @param swapMask the bits of {@code swap} that are written
+     * @param flags {@link SendFlags}
+     * @return true if posted; false if the ring has no room (nothing was written)
+     * @throws IllegalArgumentException if the work request is invalid for this QP (see Errors)
+     * @throws IllegalStateException if the QP is closed
+     */
     public boolean maskedCompareSwap64(final long wrId, final long laddr, final int lkey, final long raddr,
         final int rkey, final long compare, final long compareMask, final long swap, final long swapMask,
         final int flags)
@@ -284,7 +422,21 @@ public final class SendQueue
         return sge(laddr, lkey, 8).post();
     }
 
-    /** Masked fetch and add on 8 bytes: carries do not cross the bits set in fieldBoundary. */
+    /**
+     * Masked fetch and add on 8 bytes: carries do not cross the bits set in fieldBoundary.
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @param laddr the local buffer's address
+     * @param lkey the lkey of the local buffer's memory region
+     * @param raddr the remote address
+     * @param rkey the remote buffer's rkey
+     * @param add the value to add
+     * @param fieldBoundary carries do not cross the bits set here
+     * @param flags {@link SendFlags}
+     * @return true if posted; false if the ring has no room (nothing was written)
+     * @throws IllegalArgumentException if the work request is invalid for this QP (see Errors)
+     * @throws IllegalStateException if the QP is closed
+     */
     public boolean maskedFetchAdd64(final long wrId, final long laddr, final int lkey, final long raddr,
         final int rkey, final long add, final long fieldBoundary, final int flags)
     {
@@ -293,7 +445,23 @@ public final class SendQueue
         return sge(laddr, lkey, 8).post();
     }
 
-    /** Masked compare and swap on 4 bytes (old value lands in the 4 bytes at laddr). */
+    /**
+     * Masked compare and swap on 4 bytes (old value lands in the 4 bytes at laddr).
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @param laddr the local buffer's address
+     * @param lkey the lkey of the local buffer's memory region
+     * @param raddr the remote address
+     * @param rkey the remote buffer's rkey
+     * @param compare the compare value
+     * @param compareMask the bits that take part in the comparison
+     * @param swap the swap value
+     * @param swapMask the bits of {@code swap} that are written
+     * @param flags {@link SendFlags}
+     * @return true if posted; false if the ring has no room (nothing was written)
+     * @throws IllegalArgumentException if the work request is invalid for this QP (see Errors)
+     * @throws IllegalStateException if the QP is closed
+     */
     public boolean maskedCompareSwap32(final long wrId, final long laddr, final int lkey, final long raddr,
         final int rkey, final int compare, final int compareMask, final int swap, final int swapMask, final int flags)
     {
@@ -302,7 +470,21 @@ public final class SendQueue
         return sge(laddr, lkey, 4).post();
     }
 
-    /** Masked fetch and add on 4 bytes. */
+    /**
+     * Masked fetch and add on 4 bytes.
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @param laddr the local buffer's address
+     * @param lkey the lkey of the local buffer's memory region
+     * @param raddr the remote address
+     * @param rkey the remote buffer's rkey
+     * @param add the value to add
+     * @param fieldBoundary carries do not cross the bits set here
+     * @param flags {@link SendFlags}
+     * @return true if posted; false if the ring has no room (nothing was written)
+     * @throws IllegalArgumentException if the work request is invalid for this QP (see Errors)
+     * @throws IllegalStateException if the QP is closed
+     */
     public boolean maskedFetchAdd32(final long wrId, final long laddr, final int lkey, final long raddr,
         final int rkey, final int add, final int fieldBoundary, final int flags)
     {
@@ -311,14 +493,36 @@ public final class SendQueue
         return sge(laddr, lkey, 4).post();
     }
 
-    /** A WQE that does nothing but complete (ctrl segment only). */
+    /**
+     * A WQE that does nothing but complete (ctrl segment only).
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @param flags {@link SendFlags}
+     * @return true if posted; false if the ring has no room (nothing was written)
+     * @throws IllegalArgumentException if the work request is invalid for this QP (see Errors)
+     * @throws IllegalStateException if the QP is closed
+     */
     public boolean nop(final long wrId, final int flags)
     {
         return postOne(wrId, MLX5_OPCODE_NOP, 0, false, 0, 0, 0, 0, 0, flags) ||
             begin(wrId, MLX5_OPCODE_NOP, flags).post();
     }
 
-    /** UD send to {@code remoteQpn} through {@code ah}'s address vector, with {@code remoteQkey}. */
+    /**
+     * UD send to {@code remoteQpn} through {@code ah}'s address vector, with {@code remoteQkey}.
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @param ah the address handle of the destination
+     * @param remoteQpn the destination QP number
+     * @param remoteQkey the destination Q_Key
+     * @param laddr the local buffer's address
+     * @param lkey the lkey of the local buffer's memory region
+     * @param len the local buffer's length in bytes
+     * @param flags {@link SendFlags}
+     * @return true if posted; false if the ring has no room (nothing was written)
+     * @throws IllegalArgumentException if the work request is invalid for this QP (see Errors)
+     * @throws IllegalStateException if the QP is closed
+     */
     public boolean udSend(final long wrId, final AddressHandle ah, final int remoteQpn, final int remoteQkey,
         final long laddr, final int lkey, final int len, final int flags)
     {
@@ -326,7 +530,22 @@ public final class SendQueue
             .post();
     }
 
-    /** UD send with immediate data. */
+    /**
+     * UD send with immediate data.
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @param ah the address handle of the destination
+     * @param remoteQpn the destination QP number
+     * @param remoteQkey the destination Q_Key
+     * @param laddr the local buffer's address
+     * @param lkey the lkey of the local buffer's memory region
+     * @param len the local buffer's length in bytes
+     * @param imm the immediate data, as a number
+     * @param flags {@link SendFlags}
+     * @return true if posted; false if the ring has no room (nothing was written)
+     * @throws IllegalArgumentException if the work request is invalid for this QP (see Errors)
+     * @throws IllegalStateException if the QP is closed
+     */
     public boolean udSendImm(final long wrId, final AddressHandle ah, final int remoteQpn, final int remoteQkey,
         final long laddr, final int lkey, final int len, final int imm, final int flags)
     {
@@ -366,6 +585,8 @@ public final class SendQueue
      * @param mlx5Opcode one of {@link Mlx5Opcode}: NOP, SEND, SEND_IMM, SEND_INVAL, RDMA_WRITE, RDMA_WRITE_IMM,
      *                   RDMA_READ, ATOMIC_CS, ATOMIC_FA (masked atomics: use their one-call methods)
      * @param flags      {@link SendFlags}
+     * @param wrId the caller's id, returned in the completion
+     * @return this queue
      */
     public SendQueue begin(final long wrId, final int mlx5Opcode, final int flags)
     {
@@ -377,35 +598,64 @@ public final class SendQueue
         return this;
     }
 
-    /** Remote address and rkey (RDMA and atomics). */
+    /**
+     * Remote address and rkey (RDMA and atomics).
+     *
+     * @param raddr the remote address
+     * @param rkey the remote buffer's rkey
+     * @return this queue
+     */
     public SendQueue remote(final long raddr, final int rkey)
     {
         staging.remote(raddr, rkey);
         return this;
     }
 
-    /** Immediate data (SEND_IMM, RDMA_WRITE_IMM) or the rkey to invalidate (SEND_INVAL), as a number. */
+    /**
+     * Immediate data (SEND_IMM, RDMA_WRITE_IMM) or the rkey to invalidate (SEND_INVAL), as a number.
+     *
+     * @param immOrRkey the immediate data, or the rkey to invalidate
+     * @return this queue
+     */
     public SendQueue imm(final int immOrRkey)
     {
         staging.imm = immOrRkey;
         return this;
     }
 
-    /** Operands of ATOMIC_CS. */
+    /**
+     * Operands of ATOMIC_CS.
+     *
+     * @param compare the compare value
+     * @param swap the swap value
+     * @return this queue
+     */
     public SendQueue compareSwapOperands(final long compare, final long swap)
     {
         staging.operands(CAS, swap, compare, 0, 0);
         return this;
     }
 
-    /** Operand of ATOMIC_FA. */
+    /**
+     * Operand of ATOMIC_FA.
+     *
+     * @param add the value to add
+     * @return this queue
+     */
     public SendQueue fetchAddOperand(final long add)
     {
         staging.operands(FAA, add, 0, 0, 0);
         return this;
     }
 
-    /** UD destination: the AH's address vector (as libmlx5 built it), remote QPN and Q_Key. */
+    /**
+     * UD destination: the AH's address vector (as libmlx5 built it), remote QPN and Q_Key.
+     *
+     * @param ah the address handle of the destination
+     * @param remoteQpn the destination QP number
+     * @param remoteQkey the destination Q_Key
+     * @return this queue
+     */
     public SendQueue destination(final AddressHandle ah, final int remoteQpn, final int remoteQkey)
     {
         staging.destination(ah, remoteQpn, remoteQkey);
@@ -415,6 +665,11 @@ public final class SendQueue
     /**
      * One gather entry (or, with {@link SendFlags#INLINE}, one piece of inline payload: lkey ignored). Zero-length
      * entries are dropped, as libmlx5 drops them.
+     *
+     * @param addr the buffer's address
+     * @param lkey the lkey of the local buffer's memory region
+     * @param len the local buffer's length in bytes
+     * @return this queue
      */
     public SendQueue sge(final long addr, final int lkey, final int len)
     {
@@ -475,30 +730,43 @@ public final class SendQueue
         return core.ring();
     }
 
-    /** WQEBBs free in the ring. */
+    /**
+     * WQEBBs free in the ring.
+     *
+     * @return the number of WQEBBs
+     */
     public int freeWqebb()
     {
         return sq.freeWqebb();
     }
 
-    /** WQEBBs posted whose completions have not been polled yet. */
+    /**
+     * WQEBBs posted whose completions have not been polled yet.
+     *
+     * @return the number of WQEBBs
+     */
     public int outstanding()
     {
         return sq.outstanding();
     }
 
-    /** WQEs posted but not rung yet. */
+    /**
+     * WQEs posted but not rung yet.
+     *
+     * @return the number of WQEs
+     */
     public int pending()
     {
         return core.pending();
     }
 
-    /** Free-running WQEBB producer counter (its low 16 bits are in the doorbell record after a ring). */
+    /** {@return free-running WQEBB producer counter (its low 16 bits are in the doorbell record after a ring)} */
     public int producerCounter()
     {
         return sq.producerCounter();
     }
 
+    /** {@return the QP this queue posts to} */
     public QueuePair queuePair()
     {
         return qp;
@@ -514,28 +782,38 @@ public final class SendQueue
         return core;
     }
 
+    /** {@return the QP number} */
     public int qpn()
     {
         return qpn;
     }
 
+    /** {@return how posts ring the doorbell} */
     public DoorbellMode mode()
     {
         return core.mode();
     }
 
-    /** How this queue writes its BlueFlame register: never {@link RegisterMode#AUTO} (that is resolved when built). */
+    /**
+     * {@return how this queue writes its BlueFlame register: never {@link RegisterMode#AUTO} (that is resolved when
+     * built)}
+     */
     public RegisterMode registerMode()
     {
         return registerMode;
     }
 
-    /** Largest inline payload per WQE, as the QP was granted. */
+    /**
+     * Largest inline payload per WQE, as the QP was granted.
+     *
+     * @return the number of bytes
+     */
     public int maxInlineData()
     {
         return maxInline;
     }
 
+    /** {@return gather entries per WQE, as the QP was granted} */
     public int maxSge()
     {
         return maxSge;

@@ -70,17 +70,37 @@ public final class SrqRecvQueue
         this.sgl = new ScatterList(maxSge);
     }
 
+    /**
+     * A queue over {@code srq}'s ring. One per SRQ; then confined to the posting thread.
+     *
+     * @param srq the SRQ
+     * @return the queue
+     */
     public static SrqRecvQueue of(final SharedReceiveQueue srq)
     {
         return new SrqRecvQueue(srq);
     }
 
-    /** One receive buffer. Not published until {@link #ring()}. */
+    /**
+     * One receive buffer. Not published until {@link #ring()}.
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @param addr the buffer's address
+     * @param lkey the lkey of the buffer's memory region
+     * @param len the buffer's length in bytes
+     * @return false if the ring has no room (nothing was written)
+     */
     public boolean post(final long wrId, final long addr, final int lkey, final int len)
     {
         return begin(wrId).sge(addr, lkey, len).post();
     }
 
+    /**
+     * Stage a receive WQE with several scatter entries: begin, sge..., post.
+     *
+     * @param wrId the caller's id, returned in the completion
+     * @return this queue
+     */
     public SrqRecvQueue begin(final long wrId)
     {
         if (Ownership.DEBUG)
@@ -93,13 +113,25 @@ public final class SrqRecvQueue
         return this;
     }
 
+    /**
+     * One scatter entry of the staged WQE.
+     *
+     * @param addr the buffer's address
+     * @param lkey the lkey of the buffer's memory region
+     * @param len the buffer's length in bytes
+     * @return this queue
+     */
     public SrqRecvQueue sge(final long addr, final int lkey, final int len)
     {
         sgl.add(addr, lkey, len, srq, " WQEs hold at most ", " SGEs");
         return this;
     }
 
-    /** @return false if the SRQ has no free WQE (head == tail, as libmlx5: one WQE always stays in the list) */
+    /**
+     * Write the staged receive WQE into the ring; posting thread only.
+     *
+     * @return false if the SRQ has no free WQE (head == tail, as libmlx5: one WQE always stays in the list)
+     */
     public boolean post()
     {
         if (Ownership.DEBUG)
@@ -136,7 +168,11 @@ public final class SrqRecvQueue
         return true;
     }
 
-    /** Publish every WQE posted so far: dbrec = counter (16 bits). @return how many this call published */
+    /**
+     * Publish every WQE posted so far: dbrec = counter (16 bits). @return how many this call published
+     *
+     * @return how many WQEs this call published
+     */
     public int ring()
     {
         if (Ownership.DEBUG)
@@ -152,16 +188,19 @@ public final class SrqRecvQueue
         return n;
     }
 
+    /** {@return WQEs posted and not yet completed} */
     public int outstanding()
     {
         return outstanding;
     }
 
+    /** {@return the SRQ number} */
     public int srqn()
     {
         return srqn;
     }
 
+    /** {@return the SRQ this queue posts to} */
     public SharedReceiveQueue sharedReceiveQueue()
     {
         return srq;

@@ -44,49 +44,60 @@ public final class UnexpectedCqe
         MemorySegment.copy(ring, ValueLayout.JAVA_BYTE, at, cqe, 0, cqe.length);
     }
 
-    /** The CQE's index: the free-running consumer index of the CQ when it was consumed. */
+    /** {@return the CQE's index: the free-running consumer index of the CQ when it was consumed} */
     public int consumerIndex()
     {
         return consumerIndex;
     }
 
-    /** The QP number the CQE names (the low 24 bits of sop_drop_qpn; a flow tag for a raw or striding receive). */
+    /**
+     * {@return the QP number the CQE names (the low 24 bits of sop_drop_qpn; a flow tag for a raw or striding receive)}
+     */
     public int qpn()
     {
         return qpn;
     }
 
-    /** The CQE opcode (the high nibble of op_own: MLX5_CQE_REQ, MLX5_CQE_RESP_SEND, ...). */
+    /** {@return the CQE opcode (the high nibble of op_own: MLX5_CQE_REQ, MLX5_CQE_RESP_SEND, ...)} */
     public int cqeOpcode()
     {
         return cqeOpcode;
     }
 
-    /** wqe_counter: the WQE (send, or SRQ) the CQE completes. */
+    /** {@return wqe_counter: the WQE (send, or SRQ) the CQE completes} */
     public int wqeCounter()
     {
         return wqeCounter;
     }
 
-    /** Why no queue took it: {@link #NO_SEND_QUEUE}, {@link #NO_RECEIVE_QUEUE}, {@link #UNKNOWN_OPCODE}; 0: none. */
+    /**
+     * Why no queue took it: {@link #NO_SEND_QUEUE}, {@link #NO_RECEIVE_QUEUE}, {@link #UNKNOWN_OPCODE}; 0: none.
+     *
+     * @return the reason code
+     */
     public int reason()
     {
         return reason;
     }
 
-    /** Bytes of the entry: the CQE size (64 or 128; the mlx5_cqe64 is at its end). */
+    /** {@return bytes of the entry: the CQE size (64 or 128; the mlx5_cqe64 is at its end)} */
     public int cqeLength()
     {
         return cqe.length;
     }
 
-    /** Copies the whole entry into {@code dst} from {@code offset} on, without allocating. */
+    /**
+     * Copies the whole entry into {@code dst} from {@code offset} on, without allocating.
+     *
+     * @param dst the destination array
+     * @param offset where in {@code dst} the copy starts
+     */
     public void copyCqe(final byte[] dst, final int offset)
     {
         System.arraycopy(cqe, 0, dst, offset, cqe.length);
     }
 
-    /** A copy of the whole entry (allocates; {@link #copyCqe} does not). */
+    /** {@return A copy of the whole entry (allocates; {@link #copyCqe} does not)} */
     public byte[] cqe()
     {
         return cqe.clone();

@@ -4,15 +4,24 @@ package io.mlx5j.direct;
 /**
  * Work completion opcodes with libibverbs' {@code enum ibv_wc_opcode} numbering (verbs.h), as {@link
  * Completion#opcode()} reports them.
+ *
+ * <p>Thread model: constants only; any thread.
  */
 public final class WcOpcode
 {
+    /** {@code IBV_WC_SEND} (verbs.h). */
     public static final int SEND = 0;
+    /** {@code IBV_WC_RDMA_WRITE} (verbs.h). */
     public static final int RDMA_WRITE = 1;
+    /** {@code IBV_WC_RDMA_READ} (verbs.h). */
     public static final int RDMA_READ = 2;
+    /** {@code IBV_WC_COMP_SWAP} (verbs.h). */
     public static final int COMP_SWAP = 3;
+    /** {@code IBV_WC_FETCH_ADD} (verbs.h). */
     public static final int FETCH_ADD = 4;
+    /** {@code IBV_WC_RECV} (verbs.h). */
     public static final int RECV = 128;
+    /** {@code IBV_WC_RECV_RDMA_WITH_IMM} (verbs.h). */
     public static final int RECV_RDMA_WITH_IMM = 129;
 
     /** wc_flags bit: a GRH is present in the receive buffer (IBV_WC_GRH). */

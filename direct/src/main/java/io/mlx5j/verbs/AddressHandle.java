@@ -20,6 +20,9 @@ import static io.mlx5j.bindings.CTypes.C_POINTER;
 /**
  * An address handle ({@code struct ibv_ah}) for UD sends. {@link #av()} is the 48-byte {@code struct mlx5_wqe_av}
  * libmlx5 built for it, which a direct UD send copies into its datagram segment (then sets the remote QPN/Q_Key).
+ *
+ * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the
+ * Context.
  */
 public final class AddressHandle extends NativeResource
 {
@@ -55,12 +58,13 @@ public final class AddressHandle extends NativeResource
         }
     }
 
+    /** {@return the address vector this AH was created with} */
     public AddressVector destination()
     {
         return destination;
     }
 
-    /** The mlx5 address vector ({@code mlx5dv_init_obj} with MLX5DV_OBJ_AH), 48 bytes, scoped to this AH. */
+    /** {@return the mlx5 address vector ({@code mlx5dv_init_obj} with MLX5DV_OBJ_AH), 48 bytes, scoped to this AH} */
     public MemorySegment av()
     {
         synchronized (lock())

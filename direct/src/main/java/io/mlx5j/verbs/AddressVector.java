@@ -26,6 +26,8 @@ import static io.mlx5j.bindings.CTypes.U8;
  * @param sgidIndex    index of the local GID to send from, when global
  * @param hopLimit     GRH hop limit
  * @param trafficClass GRH traffic class
+ *
+ * <p>Thread model: an immutable value; any thread.
  */
 public record AddressVector(
     int port,
@@ -40,6 +42,12 @@ public record AddressVector(
     int hopLimit,
     int trafficClass)
 {
+    /**
+     * Checks the components.
+     *
+     * @throws IllegalArgumentException if a component is out of range (port from 1, 16-bit LID, 4-bit SL, ...)
+     * @throws NullPointerException if {@code global} is set without {@code dgid}
+     */
     public AddressVector
     {
         if (port < 1 || port > 255)
@@ -71,20 +79,42 @@ public record AddressVector(
         }
     }
 
-    /** InfiniBand, same subnet: LID routed, no GRH. */
+    /**
+     * InfiniBand, same subnet: LID routed, no GRH.
+     *
+     * @param port local port, from 1
+     * @param dlid destination LID
+     * @param sl service level
+     * @return the address vector
+     */
     public static AddressVector ib(final int port, final int dlid, final int sl)
     {
         return new AddressVector(port, dlid, sl, 0, 0, false, null, 0, 0, 0, 0);
     }
 
-    /** RoCE (or IB across subnets): GRH with the destination GID, sent from local GID {@code sgidIndex}. */
+    /**
+     * RoCE (or IB across subnets): GRH with the destination GID, sent from local GID {@code sgidIndex}.
+     *
+     * @param port local port, from 1
+     * @param dgid destination GID
+     * @param sgidIndex index of the local GID to send from
+     * @param hopLimit GRH hop limit
+     * @param trafficClass GRH traffic class
+     * @return the address vector
+     */
     public static AddressVector global(final int port, final Gid dgid, final int sgidIndex, final int hopLimit,
         final int trafficClass)
     {
         return new AddressVector(port, 0, 0, 0, 0, true, dgid, 0, sgidIndex, hopLimit, trafficClass);
     }
 
-    /** Reads a {@code struct ibv_ah_attr} at {@code offset} (as libibverbs filled it: an event's, a QP's). */
+    /**
+     * Reads a {@code struct ibv_ah_attr} at {@code offset} (as libibverbs filled it: an event's, a QP's).
+     *
+     * @param segment the memory holding the struct
+     * @param offset byte offset of the struct in {@code segment}
+     * @return the address vector
+     */
     public static AddressVector read(final MemorySegment segment, final long offset)
     {
         final boolean global = segment.get(U8, offset + IbvAhAttr.IS_GLOBAL_OFFSET) != 0;

@@ -90,13 +90,14 @@ public final class AsyncEvents
         pollfd.set(C_INT, Pollfd.FD_OFFSET, fd);
     }
 
-    /** The context's async fd, for a poll/epoll set: readable while an event waits. */
+    /** {@return the context's async fd, for a poll/epoll set: readable while an event waits} */
     public int fd()
     {
         context.ensureOpen();
         return fd;
     }
 
+    /** {@return the context whose events these are} */
     public Context context()
     {
         return context;
@@ -105,6 +106,7 @@ public final class AsyncEvents
     /**
      * Reads one event into {@code into} if one is waiting; never blocks.
      *
+     * @param into the view to read the event into
      * @return false if none was waiting
      * @throws VerbsException        if ibv_get_async_event fails for another reason than an empty queue
      * @throws IllegalStateException if the context is closed
@@ -144,6 +146,8 @@ public final class AsyncEvents
      * Hands up to {@code limit} waiting events to {@code handler}, one at a time, in the order the device raised
      * them; never blocks. Each is acknowledged before the handler runs (see the class comment).
      *
+     * @param handler called once per event
+     * @param limit the most events to hand out
      * @return how many events were handled
      */
     public int poll(final Handler handler, final int limit)
@@ -168,6 +172,7 @@ public final class AsyncEvents
      * Waits up to {@code timeout} for the next event and returns it in a new view (for simple programs; an event
      * loop reuses one with {@link #await(AsyncEvent, Duration)} or polls).
      *
+     * @param timeout how long to wait at most
      * @return the event, or null when none came in time
      */
     public AsyncEvent await(final Duration timeout)
@@ -179,6 +184,8 @@ public final class AsyncEvents
     /**
      * Waits up to {@code timeout} for the next event and reads it into {@code into}.
      *
+     * @param into the view to read the event into
+     * @param timeout how long to wait at most
      * @return false when none came in time
      */
     public boolean await(final AsyncEvent into, final Duration timeout)

@@ -15,6 +15,9 @@ import java.util.List;
  * A completion event channel ({@code struct ibv_comp_channel}): CQs created with it raise an event when armed and a
  * CQE arrives. {@link #awaitEvent()} blocks in {@code ibv_get_cq_event}; every event must be acknowledged
  * ({@link CompletionQueue#ackEvents()}), which {@link CompletionQueue#close()} also does.
+ *
+ * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the
+ * Context.
  */
 public final class CompletionChannel extends NativeResource
 {
@@ -44,7 +47,7 @@ public final class CompletionChannel extends NativeResource
         }
     }
 
-    /** The file descriptor that becomes readable when an event is pending (for poll/epoll). */
+    /** {@return the file descriptor that becomes readable when an event is pending (for poll/epoll)} */
     public int fd()
     {
         ensureOpen();
@@ -54,6 +57,8 @@ public final class CompletionChannel extends NativeResource
     /**
      * Blocks until a CQ of this channel has an event and returns it (not yet acknowledged). The CQ must have been
      * armed ({@link CompletionQueue#requestNotify(boolean)} or the direct arm doorbell) before the CQE arrived.
+     *
+     * @return the CQ the event is for
      */
     public CompletionQueue awaitEvent()
     {
@@ -81,6 +86,9 @@ public final class CompletionChannel extends NativeResource
     /**
      * Like {@link #awaitEvent()}, but gives up after {@code timeoutNanos}: returns null if no event arrived (the fd is
      * polled first, so ibv_get_cq_event never blocks past the deadline).
+     *
+     * @param timeoutNanos how long to wait at most, in nanoseconds
+     * @return the CQ the event is for, or null on timeout
      */
     public CompletionQueue awaitEvent(final long timeoutNanos)
     {

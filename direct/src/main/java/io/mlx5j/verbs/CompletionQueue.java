@@ -27,6 +27,9 @@ import static io.mlx5j.bindings.CTypes.U64;
  * A completion queue ({@code struct ibv_cq}). {@link #ring()} hands the raw CQE ring to the Java poller; the CQ can
  * also still be polled through libmlx5 ({@link #pointer()} with {@link InlineVerbs#ibv_poll_cq}), which the parity
  * tests do.
+ *
+ * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the
+ * Context.
  */
 public final class CompletionQueue extends NativeResource
 {
@@ -146,20 +149,28 @@ public final class CompletionQueue extends NativeResource
         }
     }
 
-    /** CQEs the CQ holds (granted by the library, at least the requested depth). */
+    /**
+     * CQEs the CQ holds (granted by the library, at least the requested depth).
+     *
+     * @return the number of CQEs
+     */
     public int depth()
     {
         ensureOpen();
         return depth;
     }
 
-    /** 64 or 128, as requested. {@link CqRing#cqeSize()} is what the device really uses. */
+    /**
+     * 64 or 128, as requested. {@link CqRing#cqeSize()} is what the device really uses.
+     *
+     * @return the requested CQE size in bytes
+     */
     public int cqeSize()
     {
         return cqeSize;
     }
 
-    /** The channel events go to, or null. */
+    /** {@return the channel events go to, or null} */
     public CompletionChannel channel()
     {
         return channel;
@@ -169,6 +180,8 @@ public final class CompletionQueue extends NativeResource
      * Arms the CQ through libmlx5 ({@code ibv_req_notify_cq}): the next CQE (or next solicited one) raises an event
      * on the channel. The direct path arms with {@code CqDoorbell.arm} instead; do not mix the two on one CQ, since
      * each keeps its own arm sequence number.
+     *
+     * @param solicitedOnly true to raise the event only for a solicited CQE (or an error one)
      */
     public void requestNotify(final boolean solicitedOnly)
     {
@@ -189,6 +202,8 @@ public final class CompletionQueue extends NativeResource
     /**
      * Events received through the channel so far. libmlx5 advances its arm_sn on every event (mlx5_cq_event); a Java
      * arm doorbell must do the same ({@code CqDoorbell.eventReceived()}).
+     *
+     * @return the number of events received
      */
     public int eventsReceived()
     {
@@ -207,7 +222,7 @@ public final class CompletionQueue extends NativeResource
     }
 
     /**
-     * The raw CQE ring ({@code mlx5dv_init_obj} with MLX5DV_OBJ_CQ), computed once. Requires an mlx5 device.
+     * {@return the raw CQE ring ({@code mlx5dv_init_obj} with MLX5DV_OBJ_CQ), computed once} Requires an mlx5 device.
      */
     public CqRing ring()
     {

@@ -60,7 +60,12 @@ public final class Context extends NativeResource
         }
     }
 
-    /** Opens the device of that name (e.g. {@code mlx5_0}); the device list is only held during the call. */
+    /**
+     * Opens the device of that name (e.g. {@code mlx5_0}); the device list is only held during the call.
+     *
+     * @param deviceName the kernel device name
+     * @return the open context
+     */
     public static Context open(final String deviceName)
     {
         try (DeviceList list = DeviceList.open())
@@ -69,7 +74,11 @@ public final class Context extends NativeResource
         }
     }
 
-    /** Opens the first device libibverbs lists; fails clearly when there is none. */
+    /**
+     * Opens the first device libibverbs lists; fails clearly when there is none.
+     *
+     * @return the open context
+     */
     public static Context openFirst()
     {
         try (DeviceList list = DeviceList.open())
@@ -83,23 +92,32 @@ public final class Context extends NativeResource
         }
     }
 
+    /** {@return the kernel name of the device, e.g. {@code mlx5_0}} */
     public String deviceName()
     {
         return deviceName;
     }
 
-    /** True if libmlx5 drives the device: {@link QueuePair#rings()} and friends need this. */
+    /** {@return true if libmlx5 drives the device: {@link QueuePair#rings()} and friends need this} */
     public boolean isMlx5()
     {
         return mlx5;
     }
 
+    /** {@return the number of completion vectors ({@code ibv_context.num_comp_vectors})} */
     public int numCompVectors()
     {
         ensureOpen();
         return handle.get(C_INT, IbvContext.NUM_COMP_VECTORS_OFFSET);
     }
 
+    /**
+     * Queries the device's attributes ({@code ibv_query_device}).
+     *
+     * @return the attributes
+     * @throws VerbsException if the call fails
+     * @throws IllegalStateException if the context is closed
+     */
     public DeviceAttributes queryDevice()
     {
         ensureOpen();
@@ -115,7 +133,12 @@ public final class Context extends NativeResource
         }
     }
 
-    /** Port attributes; ports count from 1. Goes through verbs_context.query_port as the verbs.h macro does. */
+    /**
+     * Port attributes; ports count from 1. Goes through verbs_context.query_port as the verbs.h macro does.
+     *
+     * @param port the port number, from 1
+     * @return the port's attributes
+     */
     public PortAttributes queryPort(final int port)
     {
         ensureOpen();
@@ -132,7 +155,13 @@ public final class Context extends NativeResource
         }
     }
 
-    /** GID table entry {@code index} of {@code port}. */
+    /**
+     * GID table entry {@code index} of {@code port}.
+     *
+     * @param port the port number, from 1
+     * @param index the GID table index
+     * @return the GID
+     */
     public Gid queryGid(final int port, final int index)
     {
         ensureOpen();
@@ -155,6 +184,11 @@ public final class Context extends NativeResource
         }
     }
 
+    /**
+     * Allocates a protection domain ({@code ibv_alloc_pd}).
+     *
+     * @return the new PD, owned by this context
+     */
     public ProtectionDomain allocPd()
     {
         synchronized (this)
@@ -164,6 +198,11 @@ public final class Context extends NativeResource
         }
     }
 
+    /**
+     * Creates a completion channel ({@code ibv_create_comp_channel}) for event-driven CQs.
+     *
+     * @return the new channel, owned by this context
+     */
     public CompletionChannel createCompletionChannel()
     {
         synchronized (this)
@@ -173,7 +212,12 @@ public final class Context extends NativeResource
         }
     }
 
-    /** A CQ of at least {@code depth} 64-byte CQEs, polled only (no channel). */
+    /**
+     * A CQ of at least {@code depth} 64-byte CQEs, polled only (no channel).
+     *
+     * @param depth the least number of CQEs
+     * @return the new CQ, owned by this context
+     */
     public CompletionQueue createCq(final int depth)
     {
         return createCq(depth, 64, null, 0);
@@ -185,6 +229,8 @@ public final class Context extends NativeResource
      * @param cqeSize    64, or 128 (then created with mlx5dv_create_cq and MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE)
      * @param channel    completion channel for event mode, or null
      * @param compVector completion vector, {@code 0 <= compVector < numCompVectors()}
+     * @param depth the least number of CQEs
+     * @return the new CQ, owned by this context
      */
     public CompletionQueue createCq(final int depth, final int cqeSize, final CompletionChannel channel,
         final int compVector)
@@ -199,6 +245,10 @@ public final class Context extends NativeResource
     /**
      * A CQ created with {@code ibv_create_cq_ex} and {@code wcFlags} (IBV_WC_EX_*, e.g. completion timestamps), for
      * code that also reads it through libmlx5's {@code ibv_start_poll} / {@code ibv_wc_read_*}.
+     *
+     * @param depth the least number of CQEs
+     * @param wcFlags OR of {@code IBV_WC_EX_WITH_*} flags
+     * @return the new CQ, owned by this context
      */
     public CompletionQueue createCqEx(final int depth, final long wcFlags)
     {
@@ -212,6 +262,9 @@ public final class Context extends NativeResource
     /**
      * An RSS indirection table over {@code wqs} (2^n entries, repeats allowed), for
      * {@link ProtectionDomain#createRssQp}.
+     *
+     * @param wqs the work queues, 2^n of them
+     * @return the new table, owned by this context
      */
     public IndirectionTable createIndirectionTable(final java.util.List<WorkQueue> wqs)
     {
@@ -223,8 +276,8 @@ public final class Context extends NativeResource
     }
 
     /**
-     * The context's asynchronous events (QP errors, LAST_WQE_REACHED, SRQ limit, CQ error, port up and down): one
-     * {@link AsyncEvents} per context, created on first use, over its async fd. See there for polling, the
+     * {@return the context's asynchronous events (QP errors, LAST_WQE_REACHED, SRQ limit, CQ error, port up and down):
+     * one {@link AsyncEvents} per context, created on first use, over its async fd} See there for polling, the
      * acknowledgement rule and threads.
      */
     public AsyncEvents asyncEvents()

@@ -13,6 +13,9 @@ import java.lang.foreign.MemorySegment;
  * @param cqeSize 64 or 128; with 128 the mlx5_cqe64 is the second half of each entry
  * @param dbrec   8 bytes: [MLX5_CQ_SET_CI] consumer index, [MLX5_CQ_ARM_DB] arm word, both big-endian
  * @param cqUar   the UAR page prefix up to and including the 8-byte arm doorbell at MLX5_CQ_DOORBELL (0x20)
+ *
+ * <p>Thread model: an immutable record of the queue's native memory; the segments it holds may be used by the one
+ * thread that posts to or polls that queue (see the package comment).
  */
 public record CqRing(int cqn, MemorySegment buf, int cqeCnt, int cqeSize, MemorySegment dbrec, MemorySegment cqUar)
 {

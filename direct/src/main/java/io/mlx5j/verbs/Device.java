@@ -12,6 +12,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * One entry of a {@link DeviceList} ({@code struct ibv_device}). Name and GUID are read once, when listed; the entry
  * can be opened while its list is open.
+ *
+ * <p>Thread model: immutable; valid, and openable, only while its {@link DeviceList} is open.
  */
 public final class Device
 {
@@ -31,32 +33,44 @@ public final class Device
         this.mlx5 = Mlx5dv.mlx5dv_is_supported(device);
     }
 
-    /** Kernel device name, e.g. {@code mlx5_0}. */
+    /**
+     * Kernel device name, e.g. {@code mlx5_0}.
+     *
+     * @return the name
+     */
     public String name()
     {
         return name;
     }
 
-    /** Node GUID (host order of the 64-bit big-endian value), as ibv_devices prints it. */
+    /**
+     * Node GUID (host order of the 64-bit big-endian value), as ibv_devices prints it.
+     *
+     * @return the node GUID
+     */
     public long guid()
     {
         return guid;
     }
 
-    /** True if libmlx5 drives this device, i.e. the direct path (mlx5dv_init_obj) can be used on it. */
+    /** {@return true if libmlx5 drives this device, i.e. the direct path (mlx5dv_init_obj) can be used on it} */
     public boolean isMlx5()
     {
         return mlx5;
     }
 
-    /** {@code struct ibv_device *}, valid while the list is open. */
+    /** {@return {@code struct ibv_device *}, valid while the list is open} */
     public MemorySegment pointer()
     {
         list.ensureOpen();
         return device;
     }
 
-    /** Opens the device ({@code ibv_open_device}). */
+    /**
+     * Opens the device ({@code ibv_open_device}).
+     *
+     * @return the open context
+     */
     public Context open()
     {
         list.ensureOpen();

@@ -12,7 +12,36 @@ import static io.mlx5j.bindings.CTypes.U32;
 import static io.mlx5j.bindings.CTypes.U64;
 import static io.mlx5j.bindings.CTypes.U8;
 
-/** What {@code ibv_query_device} reports (the subset mlx5j and its users size things by). GUIDs in host order. */
+/**
+ * What {@code ibv_query_device} reports (the subset mlx5j and its users size things by). GUIDs in host order.
+ *
+ * @param vendorId {@code vendor_id} of {@code struct ibv_device_attr}
+ * @param maxCq {@code max_cq} of {@code struct ibv_device_attr}
+ * @param maxQpInitRdAtom {@code max_qp_init_rd_atom} of {@code struct ibv_device_attr}
+ * @param maxSrq {@code max_srq} of {@code struct ibv_device_attr}
+ * @param deviceCapFlags {@code device_cap_flags} of {@code struct ibv_device_attr}
+ * @param maxPd {@code max_pd} of {@code struct ibv_device_attr}
+ * @param physPortCnt {@code phys_port_cnt} of {@code struct ibv_device_attr}
+ * @param atomicCap {@code atomic_cap} of {@code struct ibv_device_attr}
+ * @param maxSrqSge {@code max_srq_sge} of {@code struct ibv_device_attr}
+ * @param maxAh {@code max_ah} of {@code struct ibv_device_attr}
+ * @param maxMrSize {@code max_mr_size} of {@code struct ibv_device_attr}
+ * @param fwVer {@code fw_ver} of {@code struct ibv_device_attr}
+ * @param sysImageGuid {@code sys_image_guid} of {@code struct ibv_device_attr}
+ * @param maxQp {@code max_qp} of {@code struct ibv_device_attr}
+ * @param hwVer {@code hw_ver} of {@code struct ibv_device_attr}
+ * @param nodeGuid {@code node_guid} of {@code struct ibv_device_attr}
+ * @param maxSrqWr {@code max_srq_wr} of {@code struct ibv_device_attr}
+ * @param maxMr {@code max_mr} of {@code struct ibv_device_attr}
+ * @param maxSge {@code max_sge} of {@code struct ibv_device_attr}
+ * @param vendorPartId {@code vendor_part_id} of {@code struct ibv_device_attr}
+ * @param maxCqe {@code max_cqe} of {@code struct ibv_device_attr}
+ * @param maxPkeys {@code max_pkeys} of {@code struct ibv_device_attr}
+ * @param maxQpRdAtom {@code max_qp_rd_atom} of {@code struct ibv_device_attr}
+ * @param maxQpWr {@code max_qp_wr} of {@code struct ibv_device_attr}
+ *
+ * <p>Thread model: an immutable value; any thread.
+ */
 public record DeviceAttributes(
     String fwVer,
     long nodeGuid,

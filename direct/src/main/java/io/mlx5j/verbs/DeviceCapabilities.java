@@ -46,6 +46,8 @@ import static io.mlx5j.bindings.CTypes.U64;
  * @param stridingMinLogStrides  {@code mlx5dv_context.striding_rq_caps.min_single_wqe_log_num_of_strides}.
  * @param stridingMaxLogStrides  {@code mlx5dv_context.striding_rq_caps.max_single_wqe_log_num_of_strides}.
  * @param stridingQpTypes        {@code mlx5dv_context.striding_rq_caps.supported_qpts}: 0 = no striding RQ.
+ *
+ * <p>Thread model: an immutable value; any thread.
  */
 public record DeviceCapabilities(
     int vendorId,
@@ -76,8 +78,10 @@ public record DeviceCapabilities(
     /**
      * Queries the device behind an open context.
      *
+     * @param context an open context
      * @throws VerbsException naming the call when ibv_query_device_ex or mlx5dv_query_device fails (the latter with
      *                        EOPNOTSUPP on a context that is not mlx5).
+     * @return the capabilities
      */
     public static DeviceCapabilities query(final Context context)
     {
@@ -129,7 +133,10 @@ public record DeviceCapabilities(
         }
     }
 
-    /** The device has a completion clock: CQE timestamps can be converted (free-running or real time). */
+    /**
+     * {@return whether the device has a completion clock} Then CQE timestamps can be converted (free-running or real
+     * time).
+     */
     public boolean hasClock()
     {
         return hcaCoreClockKhz != 0;

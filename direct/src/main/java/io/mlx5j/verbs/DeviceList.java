@@ -15,6 +15,9 @@ import java.util.List;
  * The RDMA devices libibverbs sees ({@code ibv_get_device_list}). The {@link Device} entries are valid while the list
  * is open; a {@link Context} opened from one stays valid after the list is closed (libibverbs keeps the device
  * referenced by the context).
+ *
+ * <p>Thread model: a list is used by the thread that opened it; the {@link Device}s it hands out are only valid until
+ * it closes.
  */
 public final class DeviceList implements AutoCloseable
 {
@@ -30,7 +33,11 @@ public final class DeviceList implements AutoCloseable
         this.devices = devices;
     }
 
-    /** Lists the devices; an empty list when there are none. */
+    /**
+     * Lists the devices; an empty list when there are none.
+     *
+     * @return the list; close it to free it
+     */
     public static DeviceList open()
     {
         final Arena arena = Arena.ofShared();
@@ -66,20 +73,26 @@ public final class DeviceList implements AutoCloseable
         }
     }
 
-    /** The devices, in libibverbs order. */
+    /** {@return the devices, in libibverbs order} */
     public List<Device> devices()
     {
         ensureOpen();
         return devices;
     }
 
+    /** {@return the number of devices} */
     public int size()
     {
         ensureOpen();
         return devices.size();
     }
 
-    /** The device of that kernel name (e.g. {@code mlx5_0}), or an exception listing the names there are. */
+    /**
+     * The device of that kernel name (e.g. {@code mlx5_0}), or an exception listing the names there are.
+     *
+     * @param name the kernel device name
+     * @return the device
+     */
     public Device get(final String name)
     {
         ensureOpen();
@@ -93,6 +106,7 @@ public final class DeviceList implements AutoCloseable
         throw new IllegalArgumentException("no RDMA device named '" + name + "'; devices: " + names());
     }
 
+    /** {@return the kernel names of the devices, in list order} */
     public List<String> names()
     {
         ensureOpen();

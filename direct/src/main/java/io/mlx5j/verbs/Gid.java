@@ -11,6 +11,11 @@ import java.nio.ByteOrder;
 /**
  * A 128-bit GID ({@code union ibv_gid}) as two halves in host order: {@code subnetPrefix} (bytes 0..7) and
  * {@code interfaceId} (bytes 8..15) of the big-endian wire value. Immutable value type.
+ *
+ * @param subnetPrefix bytes 0..7 of the GID, first byte most significant
+ * @param interfaceId bytes 8..15 of the GID, first byte most significant
+ *
+ * <p>Thread model: an immutable value; any thread.
  */
 public record Gid(long subnetPrefix, long interfaceId)
 {
@@ -19,21 +24,32 @@ public record Gid(long subnetPrefix, long interfaceId)
     /** Unaligned: GIDs are also read from byte[]-backed segments (wire messages). */
     private static final ValueLayout.OfLong BE64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
-    /** Reads a {@code union ibv_gid} at {@code offset}. */
+    /**
+     * Reads a {@code union ibv_gid} at {@code offset}.
+     *
+     * @param segment the memory holding the GID
+     * @param offset byte offset of the GID in {@code segment}
+     * @return the GID
+     */
     public static Gid read(final MemorySegment segment, final long offset)
     {
         return new Gid(segment.get(BE64, offset + IbvGid.SUBNET_PREFIX_OFFSET),
             segment.get(BE64, offset + IbvGid.INTERFACE_ID_OFFSET));
     }
 
-    /** Writes this GID as a {@code union ibv_gid} at {@code offset}. */
+    /**
+     * Writes this GID as a {@code union ibv_gid} at {@code offset}.
+     *
+     * @param segment the memory holding the GID
+     * @param offset byte offset of the GID in {@code segment}
+     */
     public void write(final MemorySegment segment, final long offset)
     {
         segment.set(BE64, offset + IbvGid.SUBNET_PREFIX_OFFSET, subnetPrefix);
         segment.set(BE64, offset + IbvGid.INTERFACE_ID_OFFSET, interfaceId);
     }
 
-    /** The 16 bytes in wire order. */
+    /** {@return the 16 bytes in wire order} */
     public byte[] toBytes()
     {
         final byte[] bytes = new byte[16];
@@ -41,6 +57,12 @@ public record Gid(long subnetPrefix, long interfaceId)
         return bytes;
     }
 
+    /**
+     * The GID of 16 bytes in wire order.
+     *
+     * @param bytes the 16 GID bytes, wire order
+     * @return the GID
+     */
     public static Gid fromBytes(final byte[] bytes)
     {
         if (bytes.length != 16)
@@ -50,7 +72,12 @@ public record Gid(long subnetPrefix, long interfaceId)
         return read(MemorySegment.ofArray(bytes), 0);
     }
 
-    /** Parses the colon form sysfs and ibv_devinfo print, e.g. {@code fe80:0000:0000:0000:9803:9b03:004d:4500}. */
+    /**
+     * Parses the colon form sysfs and ibv_devinfo print, e.g. {@code fe80:0000:0000:0000:9803:9b03:004d:4500}.
+     *
+     * @param text the colon form
+     * @return the GID
+     */
     public static Gid parse(final String text)
     {
         final String[] groups = text.trim().split(":");
@@ -79,6 +106,7 @@ public record Gid(long subnetPrefix, long interfaceId)
         return new Gid(hi, lo);
     }
 
+    /** {@return whether all 128 bits are 0} */
     public boolean isZero()
     {
         return subnetPrefix == 0 && interfaceId == 0;

@@ -18,6 +18,9 @@ import static io.mlx5j.bindings.CTypes.U32;
  * A receive WQ indirection table ({@code ibv_create_rwq_ind_table}): 2^n entries, each a {@link WorkQueue}; an RSS
  * QP hashes a frame's headers and delivers it to the WQ at entry {@code hash mod 2^n}. A WQ may appear in several
  * entries (weighting). The table depends on its WQs: closing a WQ closes the table (and the RSS QPs using it) first.
+ *
+ * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the
+ * Context.
  */
 public final class IndirectionTable extends NativeResource
 {
@@ -72,7 +75,7 @@ public final class IndirectionTable extends NativeResource
         }
     }
 
-    /** The entries, in table order. */
+    /** {@return the entries, in table order} */
     public List<WorkQueue> entries()
     {
         return wqs;

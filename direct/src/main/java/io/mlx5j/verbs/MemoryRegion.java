@@ -15,6 +15,9 @@ import static io.mlx5j.bindings.CTypes.U32;
 /**
  * Registered memory ({@code struct ibv_mr}) over a native {@link MemorySegment}. The keys and bounds are read once at
  * registration; data-path code copies them into local fields.
+ *
+ * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the
+ * Context.
  */
 public final class MemoryRegion extends NativeResource
 {
@@ -78,38 +81,49 @@ public final class MemoryRegion extends NativeResource
         tiedToArena = true;
     }
 
+    /** {@return the local key, for gather and scatter entries} */
     public int lkey()
     {
         ensureOpen();
         return lkey;
     }
 
+    /** {@return the remote key, which peers present to RDMA or atomics on this memory} */
     public int rkey()
     {
         ensureOpen();
         return rkey;
     }
 
-    /** Start address of the registered memory (also its iova). */
+    /**
+     * Start address of the registered memory (also its iova).
+     *
+     * @return the address
+     */
     public long address()
     {
         ensureOpen();
         return memory.address();
     }
 
-    /** Registered length in bytes (64-bit). */
+    /**
+     * Registered length in bytes (64-bit).
+     *
+     * @return the length
+     */
     public long length()
     {
         ensureOpen();
         return length;
     }
 
+    /** {@return the {@link Access} flags the memory was registered with} */
     public int access()
     {
         return access;
     }
 
-    /** The registered memory. */
+    /** {@return the registered memory} */
     public MemorySegment memory()
     {
         ensureOpen();

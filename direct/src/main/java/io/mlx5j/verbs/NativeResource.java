@@ -90,6 +90,7 @@ public abstract class NativeResource implements AutoCloseable
     /** The C destroy call, for messages. */
     abstract String destroyCall();
 
+    /** {@return whether {@code close()} has run} */
     public final boolean isClosed()
     {
         return closed;
@@ -105,8 +106,9 @@ public abstract class NativeResource implements AutoCloseable
     }
 
     /**
-     * The native object pointer (e.g. {@code struct ibv_qp *}), scoped to this object: for calls into libibverbs /
-     * libmlx5 that mlx5j does not wrap (the parity tests post through libmlx5 with it). Invalid after close.
+     * {@return the native object pointer (e.g. {@code struct ibv_qp *}), scoped to this object: for calls into
+     * libibverbs / libmlx5 that mlx5j does not wrap (the parity tests post through libmlx5 with it)} Invalid after
+     * close.
      */
     public final MemorySegment pointer()
     {

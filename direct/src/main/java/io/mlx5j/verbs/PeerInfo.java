@@ -11,12 +11,28 @@ import java.util.Objects;
  * {@link #toPingpongMessage()} / {@link #parsePingpongMessage(String)} use the text that rdma-core's ibv_*_pingpong
  * examples send ({@code "%04x:%06x:%06x:%s"}: lid, qpn, psn, then the 16 GID bytes as 32 hex digits, 51 characters
  * plus a NUL), so mlx5j can connect to them; that format carries no RDMA buffer.
+ *
+ * @param lid the LID (InfiniBand), 16 bits; 0 on RoCE
+ * @param qpn the QP number, 24 bits
+ * @param psn the starting packet sequence number, 24 bits
+ * @param gid the GID ({@link Gid#ZERO} when not used)
+ * @param rkey the remote buffer's rkey
+ * @param addr the remote buffer's address
+ * @param length the remote buffer's length
+ *
+ * <p>Thread model: an immutable value; any thread.
  */
 public record PeerInfo(int lid, int qpn, int psn, Gid gid, int rkey, long addr, long length)
 {
     /** Length of a pingpong message including its terminating NUL, as the examples write it. */
     public static final int PINGPONG_MESSAGE_BYTES = 52;
 
+    /**
+     * Checks the components.
+     *
+     * @throws NullPointerException if {@code gid} is null
+     * @throws IllegalArgumentException if the LID, QPN or PSN does not fit its field
+     */
     public PeerInfo
     {
         Objects.requireNonNull(gid, "gid (use Gid.ZERO when not used)");
@@ -34,19 +50,36 @@ public record PeerInfo(int lid, int qpn, int psn, Gid gid, int rkey, long addr, 
         }
     }
 
-    /** Addressing only, for SEND/RECV peers. */
+    /**
+     * Addressing only, for SEND/RECV peers.
+     *
+     * @param lid the LID (InfiniBand), 16 bits; 0 on RoCE
+     * @param qpn the QP number, 24 bits
+     * @param psn the starting packet sequence number, 24 bits
+     * @param gid the GID ({@link Gid#ZERO} when not used)
+     * @return the peer
+     */
     public static PeerInfo of(final int lid, final int qpn, final int psn, final Gid gid)
     {
         return new PeerInfo(lid, qpn, psn, gid, 0, 0, 0);
     }
 
-    /** The same peer advertising an RDMA target buffer. */
+    /**
+     * The same peer advertising an RDMA target buffer.
+     *
+     * @param rkey the remote buffer's rkey
+     * @param addr the remote buffer's address
+     * @param length the remote buffer's length
+     * @return a new PeerInfo
+     * @throws NullPointerException if {@code gid} is null
+     * @throws IllegalArgumentException if the LID, QPN or PSN does not fit its field
+     */
     public PeerInfo withBuffer(final int rkey, final long addr, final long length)
     {
         return new PeerInfo(lid, qpn, psn, gid, rkey, addr, length);
     }
 
-    /** The 51 characters of an ibv_rc_pingpong address message (send them followed by one NUL byte). */
+    /** {@return the 51 characters of an ibv_rc_pingpong address message (send them followed by one NUL byte)} */
     public String toPingpongMessage()
     {
         final StringBuilder hex = new StringBuilder(32);
@@ -57,7 +90,13 @@ public record PeerInfo(int lid, int qpn, int psn, Gid gid, int rkey, long addr, 
         return String.format(Locale.ROOT, "%04x:%06x:%06x:%s", lid, qpn, psn, hex);
     }
 
-    /** Parses an ibv_rc_pingpong address message (a trailing NUL is ignored). */
+    /**
+     * Parses an ibv_rc_pingpong address message (a trailing NUL is ignored).
+     *
+     * @param message the received text
+     * @return the peer
+     * @throws IllegalArgumentException if the text is not LID:QPN:PSN:GID as the examples write it
+     */
     public static PeerInfo parsePingpongMessage(final String message)
     {
         final String text = message.indexOf('\0') >= 0 ? message.substring(0, message.indexOf('\0')) : message;

@@ -43,12 +43,16 @@ public final class ProtectionDomain extends NativeResource
         }
     }
 
+    /** {@return the context this PD belongs to} */
     public Context context()
     {
         return owner;
     }
 
-    /** The PD number the device knows this PD by ({@code mlx5dv_init_obj} with MLX5DV_OBJ_PD). mlx5 devices only. */
+    /**
+     * {@return the PD number the device knows this PD by ({@code mlx5dv_init_obj} with MLX5DV_OBJ_PD)} mlx5 devices
+     * only.
+     */
     public int pdn()
     {
         ensureOpen();
@@ -79,7 +83,11 @@ public final class ProtectionDomain extends NativeResource
      * arena's action then finds it closed and does nothing. An error of the deregistration is thrown by
      * {@code arena.close()}, after the arena has freed everything.
      *
+     * @param arena the arena {@code memory} was allocated from
+     * @param memory the memory to register
+     * @param access {@link Access} flags
      * @throws IllegalArgumentException if {@code memory} does not belong to {@code arena}
+     * @return the memory region
      */
     public MemoryRegion register(final Arena arena, final MemorySegment memory, final int access)
     {
@@ -111,6 +119,10 @@ public final class ProtectionDomain extends NativeResource
      * closed, because the device may read or write it until then. Prefer {@link #register(Arena, MemorySegment,
      * int)}, which enforces that. Memory freed while registered is reported when the MR closes (an
      * {@link IllegalStateException} after the deregistration), since by then it cannot be undone.
+     *
+     * @param memory the memory to register
+     * @param access {@link Access} flags
+     * @return the memory region
      */
     public MemoryRegion register(final MemorySegment memory, final int access)
     {
@@ -121,7 +133,12 @@ public final class ProtectionDomain extends NativeResource
         }
     }
 
-    /** Creates a QP in this PD. */
+    /**
+     * Creates a QP in this PD.
+     *
+     * @param config what to create
+     * @return the new QP
+     */
     public QueuePair createQp(final QpConfig config)
     {
         synchronized (lock())
@@ -131,7 +148,12 @@ public final class ProtectionDomain extends NativeResource
         }
     }
 
-    /** Creates a receive work queue (plain or striding) in this PD, in RESET: see {@link WorkQueue#ready()}. */
+    /**
+     * Creates a receive work queue (plain or striding) in this PD, in RESET: see {@link WorkQueue#ready()}.
+     *
+     * @param config what to create
+     * @return the new WQ
+     */
     public WorkQueue createWq(final WorkQueue.Builder config)
     {
         synchronized (lock())
@@ -146,6 +168,11 @@ public final class ProtectionDomain extends NativeResource
      * io.mlx5j.raw.FlowRule}) with Toeplitz over {@code hashFields} ({@link RxHash}) and {@code key} (40 bytes), and
      * delivers it to the WQ of {@code table} the hash selects. It needs no state changes. See {@link
      * QueuePair#isRss()}.
+     *
+     * @param table the indirection table
+     * @param hashFields OR of {@link RxHash} field bits
+     * @param key the 40-byte Toeplitz key
+     * @return the new QP
      */
     public QueuePair createRssQp(final IndirectionTable table, final long hashFields, final byte[] key)
     {
@@ -156,7 +183,13 @@ public final class ProtectionDomain extends NativeResource
         }
     }
 
-    /** Creates an SRQ in this PD with room for at least {@code maxWr} WQEs of {@code maxSge} entries. */
+    /**
+     * Creates an SRQ in this PD with room for at least {@code maxWr} WQEs of {@code maxSge} entries.
+     *
+     * @param maxWr the least number of WQEs
+     * @param maxSge scatter entries per WQE
+     * @return the new SRQ
+     */
     public SharedReceiveQueue createSrq(final int maxWr, final int maxSge)
     {
         synchronized (lock())
@@ -166,7 +199,12 @@ public final class ProtectionDomain extends NativeResource
         }
     }
 
-    /** Creates an address handle for UD sends to {@code destination}. */
+    /**
+     * Creates an address handle for UD sends to {@code destination}.
+     *
+     * @param destination where the datagrams go
+     * @return the new AH
+     */
     public AddressHandle createAh(final AddressVector destination)
     {
         synchronized (lock())

@@ -10,6 +10,14 @@ import static io.mlx5j.bindings.CTypes.U32;
 /**
  * Queue sizes ({@code struct ibv_qp_cap}): requested in a {@link QpConfig}, granted ones in
  * {@link QueuePair#capabilities()}.
+ *
+ * @param maxSendWr send work requests ({@code max_send_wr})
+ * @param maxRecvWr receive work requests ({@code max_recv_wr})
+ * @param maxSendSge gather entries per send ({@code max_send_sge})
+ * @param maxRecvSge scatter entries per receive ({@code max_recv_sge})
+ * @param maxInlineData inline bytes per send ({@code max_inline_data})
+ *
+ * <p>Thread model: an immutable value; any thread.
  */
 public record QpCapabilities(int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInlineData)
 {

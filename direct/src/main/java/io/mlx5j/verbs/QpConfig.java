@@ -9,6 +9,13 @@ import java.util.Objects;
  * @param sqSigAll      every send WR generates a CQE (otherwise only those flagged signaled)
  * @param sendOpsFlags  IBV_QP_EX_WITH_* bits: non-zero creates the QP with ibv_create_qp_ex and the ibv_wr_* API
  *                      ({@link QueuePair#qpEx()}), which the libmlx5 parity tests post through
+ * @param type the transport
+ * @param sendCq the CQ of send completions
+ * @param recvCq the CQ of receive completions
+ * @param srq the SRQ receives come from, or null
+ * @param capabilities the requested queue sizes
+ *
+ * <p>Thread model: an immutable value; any thread.
  */
 public record QpConfig(
     QpType type,
@@ -19,6 +26,12 @@ public record QpConfig(
     boolean sqSigAll,
     long sendOpsFlags)
 {
+    /**
+     * Checks the components.
+     *
+     * @throws NullPointerException if the type, a CQ or the capabilities are null
+     * @throws IllegalArgumentException if a capability is negative
+     */
     public QpConfig
     {
         Objects.requireNonNull(type, "type");
@@ -36,6 +49,13 @@ public record QpConfig(
         }
     }
 
+    /**
+     * A builder with the defaults of {@link Builder}, sends and receives completing into {@code cq}.
+     *
+     * @param type the transport
+     * @param cq the CQ of send and receive completions
+     * @return the builder
+     */
     public static Builder builder(final QpType type, final CompletionQueue cq)
     {
         return new Builder(type, cq);
@@ -63,19 +83,36 @@ public record QpConfig(
             this.recvCq = cq;
         }
 
+        /**
+         * Sets the CQ of send completions.
+         *
+         * @param cq the CQ
+         * @return this builder
+         */
         public Builder sendCq(final CompletionQueue cq)
         {
             sendCq = cq;
             return this;
         }
 
+        /**
+         * Sets the CQ of receive completions.
+         *
+         * @param cq the CQ
+         * @return this builder
+         */
         public Builder recvCq(final CompletionQueue cq)
         {
             recvCq = cq;
             return this;
         }
 
-        /** Receives come from {@code srq}; also sets maxRecvWr/maxRecvSge to 0. */
+        /**
+         * Receives come from {@code srq}; also sets maxRecvWr/maxRecvSge to 0.
+         *
+         * @param srq the SRQ receives come from, or null
+         * @return this builder
+         */
         public Builder srq(final SharedReceiveQueue srq)
         {
             this.srq = srq;
@@ -84,48 +121,91 @@ public record QpConfig(
             return this;
         }
 
+        /**
+         * Sets the requested number of send work requests.
+         *
+         * @param n the count
+         * @return this builder
+         */
         public Builder maxSendWr(final int n)
         {
             maxSendWr = n;
             return this;
         }
 
+        /**
+         * Sets the requested number of receive work requests.
+         *
+         * @param n the count
+         * @return this builder
+         */
         public Builder maxRecvWr(final int n)
         {
             maxRecvWr = n;
             return this;
         }
 
+        /**
+         * Sets the requested gather entries per send.
+         *
+         * @param n the count
+         * @return this builder
+         */
         public Builder maxSendSge(final int n)
         {
             maxSendSge = n;
             return this;
         }
 
+        /**
+         * Sets the requested scatter entries per receive.
+         *
+         * @param n the count
+         * @return this builder
+         */
         public Builder maxRecvSge(final int n)
         {
             maxRecvSge = n;
             return this;
         }
 
+        /**
+         * Sets the requested inline bytes per send.
+         *
+         * @param n the count
+         * @return this builder
+         */
         public Builder maxInlineData(final int n)
         {
             maxInlineData = n;
             return this;
         }
 
+        /**
+         * Sets whether every send work request generates a CQE.
+         *
+         * @param all true to signal every send
+         * @return this builder
+         */
         public Builder sqSigAll(final boolean all)
         {
             sqSigAll = all;
             return this;
         }
 
+        /**
+         * Sets the {@code IBV_QP_EX_WITH_*} bits (non-zero: created with ibv_create_qp_ex).
+         *
+         * @param flags OR of {@code IBV_QP_EX_WITH_*}
+         * @return this builder
+         */
         public Builder sendOpsFlags(final long flags)
         {
             sendOpsFlags = flags;
             return this;
         }
 
+        /** {@return the configuration; the record's constructor checks it} */
         public QpConfig build()
         {
             return new QpConfig(type, sendCq, recvCq, srq,

@@ -21,6 +21,9 @@ import java.lang.foreign.MemorySegment;
  *                  (rdma-core v44 providers/mlx5/mlx5.c get_uar_mmap_offset: command and page index times the page
  *                  size), or -1 when libmlx5 did not report it ({@code MLX5DV_QP_MASK_UAR_MMAP_OFFSET} not set on
  *                  return)
+ *
+ * <p>Thread model: an immutable record of the queue's native memory; the segments it holds may be used by the one
+ * thread that posts to or polls that queue (see the package comment).
  */
 public record QpRing(
     int qpn,

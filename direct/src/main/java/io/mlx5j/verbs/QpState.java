@@ -1,12 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mlx5j.verbs;
 
-/** QP state (enum ibv_qp_state), in its numeric order. */
+/**
+ * QP state (enum ibv_qp_state), in its numeric order.
+ *
+ * <p>Thread model: immutable; any thread.
+ */
 public enum QpState
 {
-    RESET, INIT, RTR, RTS, SQD, SQE, ERR;
+    /** {@code IBV_QPS_RESET}: just created, or reset. */
+    RESET,
+    /** {@code IBV_QPS_INIT}: initialised; receives may be posted. */
+    INIT,
+    /** {@code IBV_QPS_RTR}: ready to receive. */
+    RTR,
+    /** {@code IBV_QPS_RTS}: ready to send. */
+    RTS,
+    /** {@code IBV_QPS_SQD}: send queue drained. */
+    SQD,
+    /** {@code IBV_QPS_SQE}: send queue error. */
+    SQE,
+    /** {@code IBV_QPS_ERR}: error; work requests complete with flush errors. */
+    ERR;
 
-    /** The enum ibv_qp_state value. */
+    /** {@return the enum ibv_qp_state value} */
     public int value()
     {
         return ordinal();

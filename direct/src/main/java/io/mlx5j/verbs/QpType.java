@@ -3,7 +3,11 @@ package io.mlx5j.verbs;
 
 import io.mlx5j.bindings.IbvQpInitAttr;
 
-/** Transport of a QP (enum ibv_qp_type). */
+/**
+ * Transport of a QP (enum ibv_qp_type).
+ *
+ * <p>Thread model: immutable; any thread.
+ */
 public enum QpType
 {
     /** Reliable connected: every operation, acknowledged and retried by the device. */
@@ -25,7 +29,7 @@ public enum QpType
         this.value = value;
     }
 
-    /** The enum ibv_qp_type value. */
+    /** {@return the enum ibv_qp_type value} */
     public int value()
     {
         return value;

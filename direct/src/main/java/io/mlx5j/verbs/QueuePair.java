@@ -138,13 +138,13 @@ public final class QueuePair extends NativeResource
         }
     }
 
-    /** True for an RSS QP ({@link ProtectionDomain#createRssQp}): it has no rings; its WQs receive. */
+    /** {@return true for an RSS QP ({@link ProtectionDomain#createRssQp}): it has no rings; its WQs receive} */
     public boolean isRss()
     {
         return rssTable != null;
     }
 
-    /** The indirection table of an RSS QP, or null. */
+    /** {@return the indirection table of an RSS QP, or null} */
     public IndirectionTable rssTable()
     {
         return rssTable;
@@ -261,50 +261,53 @@ public final class QueuePair extends NativeResource
         }
     }
 
+    /** {@return the QP's transport type} */
     public QpType type()
     {
         return type;
     }
 
-    /** The protection domain the QP was created in. */
+    /** {@return the protection domain the QP was created in} */
     public ProtectionDomain pd()
     {
         return pd;
     }
 
-    /** The QP number peers address. */
+    /** {@return the QP number peers address} */
     public int qpn()
     {
         ensureOpen();
         return qpn;
     }
 
-    /** The queue sizes libibverbs granted (at least those requested). */
+    /** {@return the queue sizes libibverbs granted (at least those requested)} */
     public QpCapabilities capabilities()
     {
         ensureOpen();
         return capabilities;
     }
 
+    /** {@return the CQ of send completions} */
     public CompletionQueue sendCq()
     {
         return sendCq;
     }
 
+    /** {@return the CQ of receive completions} */
     public CompletionQueue recvCq()
     {
         return recvCq;
     }
 
-    /** The SRQ receives come from, or null. */
+    /** {@return the SRQ receives come from, or null} */
     public SharedReceiveQueue srq()
     {
         return srq;
     }
 
     /**
-     * {@code struct ibv_qp_ex *} for the ibv_wr_* API (see {@link InlineVerbs}); only for QPs created with
-     * {@link QpConfig#sendOpsFlags()}.
+     * {@return {@code struct ibv_qp_ex *} for the ibv_wr_* API (see {@link InlineVerbs}); only for QPs created with
+     * {@link QpConfig#sendOpsFlags()}}
      */
     public MemorySegment qpEx()
     {
@@ -316,7 +319,7 @@ public final class QueuePair extends NativeResource
         return qpEx;
     }
 
-    /** The current state, asked from the library ({@code ibv_query_qp}). */
+    /** {@return the current state, asked from the library ({@code ibv_query_qp})} */
     public QpState state()
     {
         ensureOpen();
@@ -334,8 +337,9 @@ public final class QueuePair extends NativeResource
     }
 
     /**
-     * The address vector the QP sends with, asked from the library ({@code ibv_query_qp} with IBV_QP_AV): what the
-     * move to RTR set (GRH traffic class, SL, ...). Only for a connected QP past RTR (a QP without a path has port 0).
+     * {@return the address vector the QP sends with, asked from the library ({@code ibv_query_qp} with IBV_QP_AV): what
+     * the move to RTR set (GRH traffic class, SL, ...)} Only for a connected QP past RTR (a QP without a path has port
+     * 0).
      */
     public AddressVector addressVector()
     {
@@ -353,7 +357,11 @@ public final class QueuePair extends NativeResource
         }
     }
 
-    /** RESET to INIT. */
+    /**
+     * RESET to INIT.
+     *
+     * @param init the INIT attributes
+     */
     public void toInit(final InitAttributes init)
     {
         synchronized (lock())
@@ -385,7 +393,11 @@ public final class QueuePair extends NativeResource
         }
     }
 
-    /** INIT to RTR. For UD and RAW_PACKET {@code rtr} may be null (only the state changes). */
+    /**
+     * INIT to RTR. For UD and RAW_PACKET {@code rtr} may be null (only the state changes).
+     *
+     * @param rtr the RTR attributes
+     */
     public void toRtr(final RtrAttributes rtr)
     {
         synchronized (lock())
@@ -419,7 +431,11 @@ public final class QueuePair extends NativeResource
         }
     }
 
-    /** RTR to RTS. For RAW_PACKET {@code rts} may be null (only the state changes). */
+    /**
+     * RTR to RTS. For RAW_PACKET {@code rts} may be null (only the state changes).
+     *
+     * @param rts the RTS attributes
+     */
     public void toRts(final RtsAttributes rts)
     {
         synchronized (lock())
@@ -451,6 +467,8 @@ public final class QueuePair extends NativeResource
     /**
      * Brings a RAW_PACKET QP to RTS on {@code port}: RESET->INIT (STATE|PORT, all the kernel's raw packet QPs
      * take), INIT->RTR and RTR->RTS (STATE only). It then sends, and receives what flow rules steer to it.
+     *
+     * @param port the port number, from 1
      */
     public void activate(final int port)
     {
@@ -493,6 +511,14 @@ public final class QueuePair extends NativeResource
      * Connects a connected or datagram QP in one go, the way rc_pingpong does: INIT with {@code accessFlags} (RC/UC)
      * or {@code qkey} (UD), RTR towards {@code remote} over {@code path} with {@code pathMtu}, RTS with
      * {@code localPsn}.
+     *
+     * @param port the port number, from 1
+     * @param accessFlags remote access as {@link Access} flags (RC/UC)
+     * @param qkey the Q_Key (UD)
+     * @param pathMtu enum ibv_mtu (1 = 256 ... 5 = 4096)
+     * @param remote the peer's QP number and PSN
+     * @param path where packets go
+     * @param localPsn the first PSN this QP sends
      */
     public void connect(final int port, final int accessFlags, final int qkey, final int pathMtu,
         final PeerInfo remote, final AddressVector path, final int localPsn)
@@ -513,8 +539,8 @@ public final class QueuePair extends NativeResource
     }
 
     /**
-     * The raw queues for the Java data path ({@code mlx5dv_init_obj} with MLX5DV_OBJ_QP), computed once. The segments
-     * die with the QP. Requires an mlx5 device.
+     * {@return the raw queues for the Java data path ({@code mlx5dv_init_obj} with MLX5DV_OBJ_QP), computed once} The
+     * segments die with the QP. Requires an mlx5 device.
      */
     public QpRing rings()
     {

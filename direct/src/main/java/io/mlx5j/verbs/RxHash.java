@@ -5,23 +5,33 @@ package io.mlx5j.verbs;
  * The header fields an RSS QP hashes ({@code enum ibv_rx_hash_fields}, verbs.h, rdma-core 44) and the hash types a
  * receive CQE reports with the hash ({@link io.mlx5j.direct.Completion#rssHashType()}: the CQE_RSS_* bits of Linux
  * include/linux/mlx5/device.h, as the emulator writes them).
+ *
+ * <p>Thread model: constants only; any thread.
  */
 public final class RxHash
 {
+    /** {@code IBV_RX_HASH_SRC_IPV4} from rdma-core's {@code infiniband/verbs.h}. */
     public static final long IBV_RX_HASH_SRC_IPV4 = 1 << 0;
+    /** {@code IBV_RX_HASH_DST_IPV4} from rdma-core's {@code infiniband/verbs.h}. */
     public static final long IBV_RX_HASH_DST_IPV4 = 1 << 1;
+    /** {@code IBV_RX_HASH_SRC_IPV6} from rdma-core's {@code infiniband/verbs.h}. */
     public static final long IBV_RX_HASH_SRC_IPV6 = 1 << 2;
+    /** {@code IBV_RX_HASH_DST_IPV6} from rdma-core's {@code infiniband/verbs.h}. */
     public static final long IBV_RX_HASH_DST_IPV6 = 1 << 3;
+    /** {@code IBV_RX_HASH_SRC_PORT_TCP} from rdma-core's {@code infiniband/verbs.h}. */
     public static final long IBV_RX_HASH_SRC_PORT_TCP = 1 << 4;
+    /** {@code IBV_RX_HASH_DST_PORT_TCP} from rdma-core's {@code infiniband/verbs.h}. */
     public static final long IBV_RX_HASH_DST_PORT_TCP = 1 << 5;
+    /** {@code IBV_RX_HASH_SRC_PORT_UDP} from rdma-core's {@code infiniband/verbs.h}. */
     public static final long IBV_RX_HASH_SRC_PORT_UDP = 1 << 6;
+    /** {@code IBV_RX_HASH_DST_PORT_UDP} from rdma-core's {@code infiniband/verbs.h}. */
     public static final long IBV_RX_HASH_DST_PORT_UDP = 1 << 7;
 
     /** IPv4 addresses and UDP ports: the usual choice for a UDP feed. */
     public static final long IPV4_UDP = IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 | IBV_RX_HASH_SRC_PORT_UDP |
         IBV_RX_HASH_DST_PORT_UDP;
 
-    /** The Toeplitz key of the Microsoft RSS verification suite (40 bytes), a common default. */
+    /** {@return the Toeplitz key of the Microsoft RSS verification suite (40 bytes), a common default} */
     public static byte[] defaultKey()
     {
         return new byte[] {

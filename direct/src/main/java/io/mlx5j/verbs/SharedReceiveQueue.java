@@ -19,7 +19,12 @@ import static io.mlx5j.bindings.CTypes.C_POINTER;
 import static io.mlx5j.bindings.CTypes.U32;
 import static io.mlx5j.bindings.CTypes.U64;
 
-/** A shared receive queue ({@code struct ibv_srq}): receive WQEs that several QPs of the PD consume. */
+/**
+ * A shared receive queue ({@code struct ibv_srq}): receive WQEs that several QPs of the PD consume.
+ *
+ * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the
+ * Context.
+ */
 public final class SharedReceiveQueue extends NativeResource
 {
     private final int maxWr;
@@ -65,14 +70,22 @@ public final class SharedReceiveQueue extends NativeResource
         }
     }
 
-    /** Granted WQE count (written back by ibv_create_srq). */
+    /**
+     * Granted WQE count (written back by ibv_create_srq).
+     *
+     * @return the WQE count
+     */
     public int maxWr()
     {
         ensureOpen();
         return maxWr;
     }
 
-    /** Granted SGEs per WQE. */
+    /**
+     * Granted SGEs per WQE.
+     *
+     * @return the SGE count
+     */
     public int maxSge()
     {
         ensureOpen();
@@ -84,6 +97,7 @@ public final class SharedReceiveQueue extends NativeResource
      * WQEs are left posted, the context's {@link AsyncEvents} get {@link AsyncEvent.Type#SRQ_LIMIT_REACHED} for this
      * SRQ, once; the SRQ is then disarmed ({@link #limit()} is 0) until armed again. 0 disarms.
      *
+     * @param limit the watermark, 0 to disarm
      * @throws VerbsException with EINVAL if {@code limit} is not below the SRQ's size
      */
     public void armLimit(final int limit)
@@ -108,7 +122,7 @@ public final class SharedReceiveQueue extends NativeResource
         }
     }
 
-    /** The armed limit ({@code ibv_query_srq}): 0 when not armed, as after its event fired. */
+    /** {@return the armed limit ({@code ibv_query_srq}): 0 when not armed, as after its event fired} */
     public int limit()
     {
         synchronized (lock())
@@ -127,7 +141,10 @@ public final class SharedReceiveQueue extends NativeResource
         }
     }
 
-    /** The raw WQE ring ({@code mlx5dv_init_obj} with MLX5DV_OBJ_SRQ, asking for the SRQ number), computed once. */
+    /**
+     * {@return the raw WQE ring ({@code mlx5dv_init_obj} with MLX5DV_OBJ_SRQ, asking for the SRQ number), computed
+     * once}
+     */
     public SrqRing ring()
     {
         synchronized (lock())

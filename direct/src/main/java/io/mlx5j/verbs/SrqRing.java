@@ -15,6 +15,9 @@ import java.lang.foreign.MemorySegment;
  * @param head   first free WQE index of the free list at init time
  * @param tail   last WQE index of the free list at init time (the ring holds tail + 1 WQEs)
  * @param dbrec  the receive doorbell record: a big-endian WQE counter (4 bytes used, 8 reserved)
+ *
+ * <p>Thread model: an immutable record of the queue's native memory; the segments it holds may be used by the one
+ * thread that posts to or polls that queue (see the package comment).
  */
 public record SrqRing(int srqn, MemorySegment buf, int stride, int head, int tail, MemorySegment dbrec)
 {

@@ -10,19 +10,36 @@ import io.mlx5j.verbs.internal.Errno;
  * <p>
  * Unchecked: every control-path call can fail for resource reasons the caller cannot recover from locally, and the
  * data path never throws it.
+ *
+ * <p>Thread model: thrown on the calling thread; immutable afterwards.
  */
 public final class VerbsException extends RuntimeException
 {
     private static final long serialVersionUID = 1L;
 
+    /** The failing C call. */
     private final String call;
+    /** The errno it returned or set. */
     private final int errno;
 
+    /**
+     * An exception for {@code call} failing with {@code errno}.
+     *
+     * @param call the C function that failed
+     * @param errno its errno
+     */
     public VerbsException(final String call, final int errno)
     {
         this(call, errno, null);
     }
 
+    /**
+     * An exception for {@code call} failing with {@code errno}, with a detail for the message.
+     *
+     * @param call the C function that failed
+     * @param errno its errno
+     * @param detail more context, or null
+     */
     public VerbsException(final String call, final int errno, final String detail)
     {
         super(call + " failed: errno " + errno + " (" + Errno.name(errno) + ")"
@@ -31,13 +48,13 @@ public final class VerbsException extends RuntimeException
         this.errno = errno;
     }
 
-    /** The C function that failed, e.g. {@code ibv_modify_qp}. */
+    /** {@return the C function that failed, e.g. {@code ibv_modify_qp}} */
     public String call()
     {
         return call;
     }
 
-    /** The errno it reported; 0 if the library failed without setting one. */
+    /** {@return the errno it reported; 0 if the library failed without setting one} */
     public int errno()
     {
         return errno;

@@ -35,6 +35,9 @@ import static io.mlx5j.bindings.CTypes.U8;
  * The CQ of a WQ completes that WQ only: its CQEs name the WQ by libmlx5's user index, which mlx5dv does not report,
  * and carry the flow tag where a QP's CQEs carry the QP number, so {@link io.mlx5j.direct.CqPoller} serves one WQ per
  * CQ.
+ *
+ * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the
+ * Context.
  */
 public final class WorkQueue extends NativeResource
 {
@@ -62,7 +65,12 @@ public final class WorkQueue extends NativeResource
         this.cvlanStripping = b.cvlanStripping;
     }
 
-    /** A WQ completing into {@code cq}: by default 64 WQEs of one data segment, not striding, no VLAN stripping. */
+    /**
+     * A WQ completing into {@code cq}: by default 64 WQEs of one data segment, not striding, no VLAN stripping.
+     *
+     * @param cq the CQ the WQ completes into
+     * @return the builder
+     */
     public static Builder builder(final CompletionQueue cq)
     {
         return new Builder(cq);
@@ -84,14 +92,24 @@ public final class WorkQueue extends NativeResource
             this.cq = cq;
         }
 
-        /** At least this many WQEs (libmlx5 rounds up to a power of two). */
+        /**
+         * At least this many WQEs (libmlx5 rounds up to a power of two).
+         *
+         * @param n the count
+         * @return this builder
+         */
         public Builder maxWr(final int n)
         {
             this.maxWr = n;
             return this;
         }
 
-        /** Data segments per WQE of a plain WQ. */
+        /**
+         * Data segments per WQE of a plain WQ.
+         *
+         * @param n the count
+         * @return this builder
+         */
         public Builder maxSge(final int n)
         {
             this.maxSge = n;
@@ -103,6 +121,11 @@ public final class WorkQueue extends NativeResource
          * WQE; with {@code twoByteShift} the NIC starts each frame 2 bytes into its first stride (so that the IP header
          * after a 14-byte Ethernet header is 4-byte aligned). The limits are the device's (mlx5dv_query_device
          * striding_rq_caps); libmlx5 refuses others with EINVAL.
+         *
+         * @param logStrideBytes log2 of the bytes per stride
+         * @param logNumStrides log2 of the strides per WQE
+         * @param twoByteShift whether frames start 2 bytes into their stride
+         * @return this builder
          */
         public Builder striding(final int logStrideBytes, final int logNumStrides, final boolean twoByteShift)
         {
@@ -112,7 +135,12 @@ public final class WorkQueue extends NativeResource
             return this;
         }
 
-        /** IBV_WQ_FLAGS_CVLAN_STRIPPING: the NIC removes the 802.1Q tag and reports its TCI in the CQE. */
+        /**
+         * IBV_WQ_FLAGS_CVLAN_STRIPPING: the NIC removes the 802.1Q tag and reports its TCI in the CQE.
+         *
+         * @param on whether to strip the tag
+         * @return this builder
+         */
         public Builder cvlanStripping(final boolean on)
         {
             this.cvlanStripping = on;
@@ -174,7 +202,11 @@ public final class WorkQueue extends NativeResource
         }
     }
 
-    /** RESET to RDY ({@code ibv_modify_wq}): the WQ takes frames from now on. */
+    /**
+     * RESET to RDY ({@code ibv_modify_wq}): the WQ takes frames from now on.
+     *
+     * @return this WQ
+     */
     public WorkQueue ready()
     {
         modify(IbvWq.IBV_WQS_RDY, "RDY");
@@ -206,56 +238,76 @@ public final class WorkQueue extends NativeResource
         }
     }
 
+    /** {@return the WQ number} */
     public int wqn()
     {
         ensureOpen();
         return wqn;
     }
 
+    /** {@return the CQ the WQ completes into} */
     public CompletionQueue cq()
     {
         return cq;
     }
 
-    /** WQEs requested. */
+    /**
+     * WQEs requested.
+     *
+     * @return the WQE count
+     */
     public int maxWr()
     {
         return maxWr;
     }
 
+    /** {@return the data segments per WQE} */
     public int maxSge()
     {
         return maxSge;
     }
 
+    /** {@return whether this is a striding RQ} */
     public boolean isStriding()
     {
         return logStrideBytes >= 0;
     }
 
-    /** log2 of the bytes per stride (striding WQs). */
+    /**
+     * log2 of the bytes per stride (striding WQs).
+     *
+     * @return the log2, or -1 when not striding
+     */
     public int logStrideBytes()
     {
         return logStrideBytes;
     }
 
-    /** log2 of the strides per WQE (striding WQs). */
+    /**
+     * log2 of the strides per WQE (striding WQs).
+     *
+     * @return the log2
+     */
     public int logNumStrides()
     {
         return logNumStrides;
     }
 
+    /** {@return whether frames start 2 bytes into their first stride} */
     public boolean twoByteShift()
     {
         return twoByteShift;
     }
 
+    /** {@return whether the NIC strips 802.1Q tags} */
     public boolean cvlanStripping()
     {
         return cvlanStripping;
     }
 
-    /** The raw ring ({@code mlx5dv_init_obj} with MLX5DV_OBJ_RWQ), computed once; its segments die with the WQ. */
+    /**
+     * {@return the raw ring ({@code mlx5dv_init_obj} with MLX5DV_OBJ_RWQ), computed once; its segments die with the WQ}
+     */
     public WqRing rings()
     {
         synchronized (lock())

@@ -13,6 +13,9 @@ import java.lang.foreign.MemorySegment;
  * @param stride bytes per WQE (a power of two; a striding WQ's WQE is a 16-byte next segment and data segments)
  * @param dbrec  the doorbell record (8 bytes; word 0, MLX5_RCV_DBR, is the receive counter, big-endian: libmlx5's
  *               recv_db)
+ *
+ * <p>Thread model: an immutable record of the queue's native memory; the segments it holds may be used by the one
+ * thread that posts to or polls that queue (see the package comment).
  */
 public record WqRing(int wqn, MemorySegment buf, int wqeCnt, int stride, MemorySegment dbrec)
 {

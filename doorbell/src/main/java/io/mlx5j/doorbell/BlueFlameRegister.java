@@ -58,11 +58,15 @@ public final class BlueFlameRegister
     private volatile int lockState;
 
     /**
+     * Wraps one BlueFlame register. Any thread may construct it; see the class comment for who may then post.
+     *
      * @param reg    the register: at least {@code max(8, 2 * size)} bytes, 8-byte aligned (mapped UAR memory, or a
      *               long[]-backed heap segment in tests)
      * @param size   {@code mlx5dv_qp.bf.size}: bytes per half, a multiple of 64, or 0 when the register has no
      *               BlueFlame buffer (then only 8-byte doorbells at offset 0 are possible and the toggle is a no-op)
      * @param shared true if posts from more than one thread may use this register
+     * @throws IllegalArgumentException if {@code size} is negative or not a multiple of 64, or {@code reg} is too
+     *                                  small or not 8-byte aligned
      */
     public BlueFlameRegister(final MemorySegment reg, final int size, final boolean shared)
     {
@@ -86,35 +90,35 @@ public final class BlueFlameRegister
         this.shared = shared;
     }
 
-    /** {@code bf.size}: bytes per half; 0 if the register has no BlueFlame buffer. */
+    /** {@return {@code bf.size}: bytes per half; 0 if the register has no BlueFlame buffer} */
     public int size()
     {
         return size;
     }
 
     /**
-     * Whether BlueFlame blocks go out as single 512-bit stores in this JVM ({@link WideRingCopy#enabled()}: see the
-     * conditions on {@code io.mlx5j.memory.WideCopy}: {@code --add-modules jdk.incubator.vector}, a 512-bit preferred
-     * vector shape, {@code mlx5j.doorbell.vector}).
+     * {@return whether BlueFlame blocks go out as single 512-bit stores in this JVM ({@link WideRingCopy#enabled()}:
+     * see the conditions on {@code io.mlx5j.memory.WideCopy}: {@code --add-modules jdk.incubator.vector}, a 512-bit
+     * preferred vector shape, {@code mlx5j.doorbell.vector})}
      */
     public static boolean wideCopy()
     {
         return WideRingCopy.enabled();
     }
 
-    /** Whether posts must hold {@link #lock()}. */
+    /** {@return whether posts must hold {@link #lock()}} */
     public boolean shared()
     {
         return shared;
     }
 
-    /** Offset of the half the next post writes: 0 or {@link #size()}. */
+    /** {@return the offset of the half the next post writes: 0 or {@link #size()}} */
     public long offset()
     {
         return offset;
     }
 
-    /** The register's memory. */
+    /** {@return the register's memory} */
     public MemorySegment segment()
     {
         return reg;

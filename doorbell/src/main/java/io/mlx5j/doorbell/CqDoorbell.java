@@ -28,9 +28,12 @@ public final class CqDoorbell
     private int armSn;
 
     /**
+     * Binds a CQ's doorbell record and arm register. Any thread may construct it; only the polling thread may use it.
+     *
      * @param dbrec  the CQ's doorbell record, at least 8 bytes, 4-byte aligned
      * @param cqUar  the UAR page the CQ arms through, at least {@code MLX5_CQ_DOORBELL + 8} bytes, 8-byte aligned
      * @param cqn    the CQ number sent with every arm
+     * @throws IllegalArgumentException if a segment is too small or misaligned
      */
     public CqDoorbell(final MemorySegment dbrec, final MemorySegment cqUar, final int cqn)
     {
@@ -89,7 +92,7 @@ public final class CqDoorbell
         armSn++;
     }
 
-    /** The current arm sequence number (low 2 bits are sent). */
+    /** {@return the current arm sequence number (low 2 bits are sent)} */
     public int armSn()
     {
         return armSn;

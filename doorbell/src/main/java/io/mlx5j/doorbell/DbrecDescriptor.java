@@ -25,6 +25,8 @@ package io.mlx5j.doorbell;
  * {@code rq.head & 0xffff} and the {@code uint16_t} SRQ counter), the CQ words their low 24 bits. {@code sn} is
  * {@code arm_sn & 3}; {@code c} is 1 for "solicited only" ({@code MLX5_CQ_DB_REQ_NOT_SOL = 1 << 24}).
  * Source: rdma-core v44 providers/mlx5/qp.c post_send_db, mlx5_post_recv; srq.c; cq.c update_cons_index, mlx5_arm_cq.
+ *
+ * <p>Constants only: any thread.
  */
 public final class DbrecDescriptor
 {

@@ -75,9 +75,9 @@ public final class Dma
     }
 
     /**
-     * The instruction {@link #wcStart()} and {@link #wcFlush()} compile to in this JVM: {@code "sfence"} (started
-     * with {@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED} on a CPU with {@code clflushopt} or
-     * {@code clwb}; see {@link StoreFence}) or {@code "lock add"}. Benchmarks print it next to their numbers.
+     * {@return the instruction {@link #wcStart()} and {@link #wcFlush()} compile to in this JVM: {@code "sfence"}
+     * (started with {@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED} on a CPU with {@code clflushopt} or
+     * {@code clwb}; see {@link StoreFence}) or {@code "lock add"}} Benchmarks print it next to their numbers.
      */
     public static String wcFence()
     {

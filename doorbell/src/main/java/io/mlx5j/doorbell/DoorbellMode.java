@@ -2,7 +2,7 @@
 package io.mlx5j.doorbell;
 
 /**
- * How a {@link SendDoorbell} hands a posted WQE to the NIC. Chosen once, when the QP is built.
+ * How a {@link SendDoorbell} hands a posted WQE to the NIC. Chosen once, when the QP is built. Immutable: any thread.
  */
 public enum DoorbellMode
 {

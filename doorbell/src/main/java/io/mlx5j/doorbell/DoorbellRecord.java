@@ -24,8 +24,11 @@ public final class DoorbellRecord
     private final long sendWord;
 
     /**
+     * Wraps a QP's doorbell record. Any thread may construct it.
+     *
      * @param dbrec at least {@link DbrecDescriptor#LENGTH} bytes, 4-byte aligned (native dbrec or a long[]-backed
      *              heap segment in tests)
+     * @throws IllegalArgumentException if {@code dbrec} is too small or not 4-byte aligned
      */
     public DoorbellRecord(final MemorySegment dbrec)
     {
@@ -43,7 +46,7 @@ public final class DoorbellRecord
         this.sendWord = dbrec.address() + MLX5_SND_DBR_OFFSET;
     }
 
-    /** The record's memory. */
+    /** {@return the record's memory} */
     public MemorySegment segment()
     {
         return dbrec;

@@ -24,13 +24,18 @@ public final class Platform
     {
     }
 
-    /** The architecture the check applies to: {@value #ARCH_PROPERTY} if set, else {@code os.arch}. */
+    /** {@return the architecture the check applies to: {@value #ARCH_PROPERTY} if set, else {@code os.arch}} */
     public static String arch()
     {
         return System.getProperty(ARCH_PROPERTY, System.getProperty("os.arch"));
     }
 
-    /** Null on a supported architecture, else the message naming what is unproven there. */
+    /**
+     * Whether mlx5j runs on {@code arch}, and if not, why. Pure; any thread.
+     *
+     * @param arch an {@code os.arch} value
+     * @return null on a supported architecture, else the message naming what is unproven there
+     */
     public static String refusal(final String arch)
     {
         if ("amd64".equals(arch) || "x86_64".equals(arch))

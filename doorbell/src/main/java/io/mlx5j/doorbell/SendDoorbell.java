@@ -42,10 +42,15 @@ public final class SendDoorbell
     private final long sqAddress;
 
     /**
+     * Binds a send ring to its doorbell record and BlueFlame register. Any thread may construct it; only the
+     * posting thread may then ring it.
+     *
      * @param sq     the whole send ring ({@code mlx5dv_qp.sq.buf}, {@code wqe_cnt * 64} bytes, a power of two)
      * @param dbrec  the QP's doorbell record
      * @param bf     the QP's BlueFlame register ({@code mlx5dv_qp.bf})
      * @param mode   how to ring; {@link DoorbellMode#BLUEFLAME} needs {@code bf.size() > 0}
+     * @throws IllegalArgumentException if the ring is not a power of two of at least 64 bytes, or {@code mode} is
+     *                                  {@link DoorbellMode#BLUEFLAME} and the register has no BlueFlame buffer
      */
     public SendDoorbell(final MemorySegment sq, final DoorbellRecord dbrec, final BlueFlameRegister bf,
         final DoorbellMode mode)
@@ -92,20 +97,25 @@ public final class SendDoorbell
         }
     }
 
-    /** The mode this doorbell was built with. */
+    /** {@return the mode this doorbell was built with} */
     public DoorbellMode mode()
     {
         return mode;
     }
 
-    /** The register this doorbell writes. */
+    /** {@return the register this doorbell writes} */
     public BlueFlameRegister register()
     {
         return bf;
     }
 
     /**
-     * Whether a post of {@code nreq} WQEs whose last one has {@code ds} 16-byte units goes through BlueFlame.
+     * Whether a post of {@code nreq} WQEs whose last one has {@code ds} 16-byte units goes through BlueFlame. Pure;
+     * any thread.
+     *
+     * @param nreq how many WQEs the post covers
+     * @param ds   the last WQE's size in 16-byte units
+     * @return true for one WQE whose size fits the mode's BlueFlame range
      */
     public boolean usesBlueFlame(final int nreq, final int ds)
     {
@@ -113,7 +123,12 @@ public final class SendDoorbell
     }
 
     /**
-     * Ring for one WQE just written: shorthand for {@code ring(1, ctrlOffset, ds, curPost)}.
+     * Ring for one WQE just written: shorthand for {@code ring(1, ctrlOffset, ds, curPost)}. Posting thread only.
+     *
+     * @param ctrlOffset offset in the ring of the WQE's ctrl segment, 64-byte aligned
+     * @param ds         the WQE's size in 16-byte units, {@code 1 .. MAX_DS}
+     * @param curPost    free-running WQEBB producer counter just past the WQE
+     * @throws IllegalArgumentException if {@code ctrlOffset} or {@code ds} is out of range
      */
     public void ring(final long ctrlOffset, final int ds, final int curPost)
     {
@@ -121,12 +136,14 @@ public final class SendDoorbell
     }
 
     /**
-     * Hand {@code nreq} newly written WQEs to the NIC.
+     * Hand {@code nreq} newly written WQEs to the NIC. Posting thread only (see the class comment).
      *
      * @param nreq        how many WQEs this doorbell covers; 0 does nothing (as libmlx5)
      * @param ctrlOffset  offset in the ring of the LAST WQE's ctrl segment, 64-byte aligned
      * @param ds          the last WQE's size in 16-byte units, {@code 1 .. MAX_DS}
      * @param curPost     free-running WQEBB producer counter just past the last WQE
+     * @throws IllegalArgumentException if {@code nreq} is negative, or {@code ctrlOffset} or {@code ds} is out of
+     *                                  range (nothing is written then)
      */
     public void ring(final int nreq, final long ctrlOffset, final int ds, final int curPost)
     {
@@ -141,7 +158,13 @@ public final class SendDoorbell
      * ({@link AddressStores}), without a segment's bounds, alignment and session checks on each: JMH
      * ({@code Mlx5jPostBench.rdmaWrite}, jars alternated): about 4 ns less per post in both doorbell modes. Where the
      * JVM does not allow it ({@link #storesByAddress()} false) this is {@link #ring(int, long, int, int)}. The
-     * arguments are checked as there.
+     * arguments are checked as there. Posting thread only.
+     *
+     * @param nreq       how many WQEs this doorbell covers; 0 does nothing
+     * @param ctrlOffset offset in the ring of the last WQE's ctrl segment, 64-byte aligned
+     * @param ds         the last WQE's size in 16-byte units, {@code 1 .. MAX_DS}
+     * @param curPost    free-running WQEBB producer counter just past the last WQE
+     * @throws IllegalArgumentException as {@link #ring(int, long, int, int)}
      */
     public void ringLive(final int nreq, final long ctrlOffset, final int ds, final int curPost)
     {
@@ -149,8 +172,9 @@ public final class SendDoorbell
     }
 
     /**
-     * Whether {@link #ringLive} stores by address: {@code --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED}
-     * given, {@code mlx5j.ring.unsafe} not {@code false}, and native ring, record and register memory.
+     * {@return whether {@link #ringLive} stores by address}: true when
+     * {@code --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED} is given, {@code mlx5j.ring.unsafe} is not
+     * {@code false}, and ring, record and register memory are native.
      */
     public boolean storesByAddress()
     {

@@ -20,6 +20,8 @@ package io.mlx5j.doorbell;
  * {@code bf.size == 0} (uuarn 0, or a non-cached UAR) has no BlueFlame buffer: only 8-byte doorbells at offset 0.
  * Sources: mlx5dv.h ({@code MLX5_CQ_DOORBELL}, {@code MLX5_CQ_DB_REQ_NOT*}); rdma-core v44 providers/mlx5/mlx5.h
  * ({@code MLX5_BF_OFFSET = 0x800}), mlx5.c (bfs[].reg, buf_size = bf_reg_size / 2), cq.c mlx5_arm_cq.
+ *
+ * <p>Constants only: any thread.
  */
 public final class UarDescriptor
 {

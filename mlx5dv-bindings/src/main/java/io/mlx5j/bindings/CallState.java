@@ -16,7 +16,9 @@ import java.lang.invoke.VarHandle;
  */
 public final class CallState
 {
+    /** The linker option that captures errno right after a downcall. */
     public static final Linker.Option OPTION = Linker.Option.captureCallState("errno");
+    /** The layout of the captured state ({@code Linker.Option.captureStateLayout()}). */
     public static final StructLayout STATE_LAYOUT = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = STATE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
 
@@ -24,19 +26,34 @@ public final class CallState
     {
     }
 
-    /** A capture segment; one per thread or per call site, reused across calls. */
+    /**
+     * A capture segment; one per thread or per call site, reused across calls.
+     *
+     * @param arena the arena that owns the segment
+     * @return the segment
+     */
     public static MemorySegment allocate(final Arena arena)
     {
         return arena.allocate(STATE_LAYOUT);
     }
 
-    /** errno as captured by the last call that received this segment. */
+    /**
+     * errno as captured by the last call that received this segment.
+     *
+     * @param state a segment from {@link #allocate}
+     * @return the errno
+     */
     public static int errno(final MemorySegment state)
     {
         return (int) ERRNO.get(state, 0L);
     }
 
-    /** Stores an errno, as the static inline verbs do ({@code errno = EOPNOTSUPP}) when they fail without a call. */
+    /**
+     * Stores an errno, as the static inline verbs do ({@code errno = EOPNOTSUPP}) when they fail without a call.
+     *
+     * @param state a segment from {@link #allocate}
+     * @param errno the errno value
+     */
     public static void errno(final MemorySegment state, final int errno)
     {
         ERRNO.set(state, 0L, errno);

@@ -12,6 +12,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * ({@code ibv_get_cq_event}) and rdma_cm event channels ({@code rdma_get_cm_event}) block in read(2) with no timeout,
  * so a wait that must end asks poll(2) first. A zero timeout only looks, without touching the descriptor's flags
  * (which libibverbs, librdmacm and a user's epoll may share). Not a hot path: it allocates a confined arena per call.
+ *
+ * <p>Thread model: stateless; any thread (a call blocks only the calling thread).
  */
 public final class FdPoll
 {
@@ -24,6 +26,7 @@ public final class FdPoll
      * Repeats on EINTR and on a timeout that rounding to milliseconds ended early, until the deadline.
      *
      * @param timeoutNanos how long to wait; 0 only looks, negative waits without limit
+     * @param fd the file descriptor
      * @return true if readable, false when the time ran out
      * @throws IllegalStateException if poll fails for another reason than EINTR (EFAULT, EINVAL, ENOMEM)
      */

@@ -9,9 +9,12 @@ import static java.lang.foreign.MemoryLayout.structLayout;
 
 /**
  * {@code struct ibv_ah_attr} (verbs.h, rdma-core 44): destination for ibv_create_ah and the RTR path in ibv_qp_attr.
+ *
+ * <p>Thread model: constants only; any thread. The memory a layout describes belongs to whoever owns the C object.
  */
 public final class IbvAhAttr
 {
+    /** Memory layout of {@code struct ibv_ah_attr} (verbs.h). */
     public static final GroupLayout LAYOUT = structLayout(
         IbvGlobalRoute.LAYOUT.withName("grh"),
         U16.withName("dlid"),
@@ -22,12 +25,19 @@ public final class IbvAhAttr
         U8.withName("port_num"),
         pad(1)).withName("ibv_ah_attr");
 
+    /** Byte offset of {@code grh} in {@code struct ibv_ah_attr}. */
     public static final long GRH_OFFSET = offset(LAYOUT, "grh");
+    /** Byte offset of {@code dlid} in {@code struct ibv_ah_attr}. */
     public static final long DLID_OFFSET = offset(LAYOUT, "dlid");
+    /** Byte offset of {@code sl} in {@code struct ibv_ah_attr}. */
     public static final long SL_OFFSET = offset(LAYOUT, "sl");
+    /** Byte offset of {@code src_path_bits} in {@code struct ibv_ah_attr}. */
     public static final long SRC_PATH_BITS_OFFSET = offset(LAYOUT, "src_path_bits");
+    /** Byte offset of {@code static_rate} in {@code struct ibv_ah_attr}. */
     public static final long STATIC_RATE_OFFSET = offset(LAYOUT, "static_rate");
+    /** Byte offset of {@code is_global} in {@code struct ibv_ah_attr}. */
     public static final long IS_GLOBAL_OFFSET = offset(LAYOUT, "is_global");
+    /** Byte offset of {@code port_num} in {@code struct ibv_ah_attr}. */
     public static final long PORT_NUM_OFFSET = offset(LAYOUT, "port_num");
 
     private IbvAhAttr()

@@ -12,9 +12,12 @@ import static java.lang.foreign.MemoryLayout.structLayout;
  * ibv_post_recv, ibv_poll_cq and ibv_req_notify_cq are static inline in verbs.h and jump through these pointers,
  * so there is no symbol to bind: {@link InlineVerbs} reads the pointer and calls it. The {@code _compat_*} slots are
  * kept only to place the live ones at the right offsets.
+ *
+ * <p>Thread model: constants only; any thread. The memory a layout describes belongs to whoever owns the C object.
  */
 public final class IbvContextOps
 {
+    /** Memory layout of {@code struct ibv_context_ops} (verbs.h). */
     public static final GroupLayout LAYOUT = structLayout(
         C_POINTER.withName("_compat_query_device"),
         C_POINTER.withName("_compat_query_port"),
@@ -49,13 +52,21 @@ public final class IbvContextOps
         C_POINTER.withName("_compat_detach_mcast"),
         C_POINTER.withName("_compat_async_event")).withName("ibv_context_ops");
 
+    /** Byte offset of {@code alloc_mw} in {@code struct ibv_context_ops}. */
     public static final long ALLOC_MW_OFFSET = offset(LAYOUT, "alloc_mw");
+    /** Byte offset of {@code bind_mw} in {@code struct ibv_context_ops}. */
     public static final long BIND_MW_OFFSET = offset(LAYOUT, "bind_mw");
+    /** Byte offset of {@code dealloc_mw} in {@code struct ibv_context_ops}. */
     public static final long DEALLOC_MW_OFFSET = offset(LAYOUT, "dealloc_mw");
+    /** Byte offset of {@code poll_cq} in {@code struct ibv_context_ops}. */
     public static final long POLL_CQ_OFFSET = offset(LAYOUT, "poll_cq");
+    /** Byte offset of {@code req_notify_cq} in {@code struct ibv_context_ops}. */
     public static final long REQ_NOTIFY_CQ_OFFSET = offset(LAYOUT, "req_notify_cq");
+    /** Byte offset of {@code post_srq_recv} in {@code struct ibv_context_ops}. */
     public static final long POST_SRQ_RECV_OFFSET = offset(LAYOUT, "post_srq_recv");
+    /** Byte offset of {@code post_send} in {@code struct ibv_context_ops}. */
     public static final long POST_SEND_OFFSET = offset(LAYOUT, "post_send");
+    /** Byte offset of {@code post_recv} in {@code struct ibv_context_ops}. */
     public static final long POST_RECV_OFFSET = offset(LAYOUT, "post_recv");
 
     private IbvContextOps()

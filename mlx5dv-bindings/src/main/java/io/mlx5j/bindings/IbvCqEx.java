@@ -14,6 +14,7 @@ import static java.lang.foreign.MemoryLayout.structLayout;
  */
 public final class IbvCqEx
 {
+    /** Memory layout of {@code struct ibv_cq_ex} (verbs.h). */
     public static final GroupLayout LAYOUT = structLayout(
         C_POINTER.withName("context"),
         C_POINTER.withName("channel"),
@@ -46,27 +47,49 @@ public final class IbvCqEx
         C_POINTER.withName("read_tm_info"),
         C_POINTER.withName("read_completion_wallclock_ns")).withName("ibv_cq_ex");
 
+    /** Byte offset of {@code context} in {@code struct ibv_cq_ex}. */
     public static final long CONTEXT_OFFSET = offset(LAYOUT, "context");
+    /** Byte offset of {@code cqe} in {@code struct ibv_cq_ex}. */
     public static final long CQE_OFFSET = offset(LAYOUT, "cqe");
+    /** Byte offset of {@code comp_mask} in {@code struct ibv_cq_ex}. */
     public static final long COMP_MASK_OFFSET = offset(LAYOUT, "comp_mask");
+    /** Byte offset of {@code status} in {@code struct ibv_cq_ex}. */
     public static final long STATUS_OFFSET = offset(LAYOUT, "status");
+    /** Byte offset of {@code wr_id} in {@code struct ibv_cq_ex}. */
     public static final long WR_ID_OFFSET = offset(LAYOUT, "wr_id");
+    /** Byte offset of {@code start_poll} in {@code struct ibv_cq_ex}. */
     public static final long START_POLL_OFFSET = offset(LAYOUT, "start_poll");
+    /** Byte offset of {@code next_poll} in {@code struct ibv_cq_ex}. */
     public static final long NEXT_POLL_OFFSET = offset(LAYOUT, "next_poll");
+    /** Byte offset of {@code end_poll} in {@code struct ibv_cq_ex}. */
     public static final long END_POLL_OFFSET = offset(LAYOUT, "end_poll");
+    /** Byte offset of {@code read_opcode} in {@code struct ibv_cq_ex}. */
     public static final long READ_OPCODE_OFFSET = offset(LAYOUT, "read_opcode");
+    /** Byte offset of {@code read_vendor_err} in {@code struct ibv_cq_ex}. */
     public static final long READ_VENDOR_ERR_OFFSET = offset(LAYOUT, "read_vendor_err");
+    /** Byte offset of {@code read_byte_len} in {@code struct ibv_cq_ex}. */
     public static final long READ_BYTE_LEN_OFFSET = offset(LAYOUT, "read_byte_len");
+    /** Byte offset of {@code read_imm_data} in {@code struct ibv_cq_ex}. */
     public static final long READ_IMM_DATA_OFFSET = offset(LAYOUT, "read_imm_data");
+    /** Byte offset of {@code read_qp_num} in {@code struct ibv_cq_ex}. */
     public static final long READ_QP_NUM_OFFSET = offset(LAYOUT, "read_qp_num");
+    /** Byte offset of {@code read_src_qp} in {@code struct ibv_cq_ex}. */
     public static final long READ_SRC_QP_OFFSET = offset(LAYOUT, "read_src_qp");
+    /** Byte offset of {@code read_wc_flags} in {@code struct ibv_cq_ex}. */
     public static final long READ_WC_FLAGS_OFFSET = offset(LAYOUT, "read_wc_flags");
+    /** Byte offset of {@code read_slid} in {@code struct ibv_cq_ex}. */
     public static final long READ_SLID_OFFSET = offset(LAYOUT, "read_slid");
+    /** Byte offset of {@code read_sl} in {@code struct ibv_cq_ex}. */
     public static final long READ_SL_OFFSET = offset(LAYOUT, "read_sl");
+    /** Byte offset of {@code read_dlid_path_bits} in {@code struct ibv_cq_ex}. */
     public static final long READ_DLID_PATH_BITS_OFFSET = offset(LAYOUT, "read_dlid_path_bits");
+    /** Byte offset of {@code read_completion_ts} in {@code struct ibv_cq_ex}. */
     public static final long READ_COMPLETION_TS_OFFSET = offset(LAYOUT, "read_completion_ts");
+    /** Byte offset of {@code read_cvlan} in {@code struct ibv_cq_ex}. */
     public static final long READ_CVLAN_OFFSET = offset(LAYOUT, "read_cvlan");
+    /** Byte offset of {@code read_flow_tag} in {@code struct ibv_cq_ex}. */
     public static final long READ_FLOW_TAG_OFFSET = offset(LAYOUT, "read_flow_tag");
+    /** Byte offset of {@code read_completion_wallclock_ns} in {@code struct ibv_cq_ex}. */
     public static final long READ_COMPLETION_WALLCLOCK_NS_OFFSET = offset(LAYOUT, "read_completion_wallclock_ns");
 
     private IbvCqEx()

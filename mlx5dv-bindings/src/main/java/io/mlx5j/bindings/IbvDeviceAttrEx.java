@@ -11,9 +11,12 @@ import static java.lang.foreign.MemoryLayout.structLayout;
  * {@code struct ibv_device_attr_ex} (verbs.h, rdma-core 44): output of ibv_query_device_ex. The classic attributes
  * first ({@link IbvDeviceAttr} as orig_attr), then the extended ones the run-time capability report reads: the
  * completion timestamp clock (hca_core_clock in kHz, completion_timestamp_mask) and TSO limits.
+ *
+ * <p>Thread model: constants only; any thread. The memory a layout describes belongs to whoever owns the C object.
  */
 public final class IbvDeviceAttrEx
 {
+    /** Memory layout of {@code struct ibv_device_attr_ex} (verbs.h). */
     public static final GroupLayout LAYOUT = structLayout(
         IbvDeviceAttr.LAYOUT.withName("orig_attr"),
         U32.withName("comp_mask"),
@@ -64,12 +67,19 @@ public final class IbvDeviceAttrEx
         U32.withName("xrc_odp_caps"),
         U32.withName("phys_port_cnt_ex")).withName("ibv_device_attr_ex");
 
+    /** Byte offset of {@code orig_attr} in {@code struct ibv_device_attr_ex}. */
     public static final long ORIG_ATTR_OFFSET = offset(LAYOUT, "orig_attr");
+    /** Byte offset of {@code completion_timestamp_mask} in {@code struct ibv_device_attr_ex}. */
     public static final long COMPLETION_TIMESTAMP_MASK_OFFSET = offset(LAYOUT, "completion_timestamp_mask");
+    /** Byte offset of {@code hca_core_clock} in {@code struct ibv_device_attr_ex}. */
     public static final long HCA_CORE_CLOCK_OFFSET = offset(LAYOUT, "hca_core_clock");
+    /** Byte offset of {@code device_cap_flags_ex} in {@code struct ibv_device_attr_ex}. */
     public static final long DEVICE_CAP_FLAGS_EX_OFFSET = offset(LAYOUT, "device_cap_flags_ex");
+    /** Byte offset of {@code tso_caps.max_tso} in {@code struct ibv_device_attr_ex}. */
     public static final long TSO_MAX_TSO_OFFSET = offset(LAYOUT, "tso_caps", "max_tso");
+    /** Byte offset of {@code tso_caps.supported_qpts} in {@code struct ibv_device_attr_ex}. */
     public static final long TSO_SUPPORTED_QPTS_OFFSET = offset(LAYOUT, "tso_caps", "supported_qpts");
+    /** Byte offset of {@code raw_packet_caps} in {@code struct ibv_device_attr_ex}. */
     public static final long RAW_PACKET_CAPS_OFFSET = offset(LAYOUT, "raw_packet_caps");
 
     private IbvDeviceAttrEx()

@@ -7,15 +7,22 @@ import static io.mlx5j.bindings.CTypes.*;
 import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
 
-/** {@code struct ibv_flow_spec_action_drop} (verbs.h, rdma-core 44): matching packets are discarded. */
+/**
+ * {@code struct ibv_flow_spec_action_drop} (verbs.h, rdma-core 44): matching packets are discarded.
+ *
+ * <p>Thread model: constants only; any thread. The memory a layout describes belongs to whoever owns the C object.
+ */
 public final class IbvFlowSpecActionDrop
 {
+    /** Memory layout of {@code struct ibv_flow_spec_action_drop} (verbs.h). */
     public static final GroupLayout LAYOUT = structLayout(
         C_INT.withName("type"),
         U16.withName("size"),
         pad(2)).withName("ibv_flow_spec_action_drop");
 
+    /** Byte offset of {@code type} in {@code struct ibv_flow_spec_action_drop}. */
     public static final long TYPE_OFFSET = offset(LAYOUT, "type");
+    /** Byte offset of {@code size} in {@code struct ibv_flow_spec_action_drop}. */
     public static final long SIZE_OFFSET = offset(LAYOUT, "size");
 
     private IbvFlowSpecActionDrop()

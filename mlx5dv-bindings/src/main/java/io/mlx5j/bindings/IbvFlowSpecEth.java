@@ -7,9 +7,14 @@ import static io.mlx5j.bindings.CTypes.*;
 import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
 
-/** {@code struct ibv_flow_spec_eth} (verbs.h, rdma-core 44): L2 match, value and mask. */
+/**
+ * {@code struct ibv_flow_spec_eth} (verbs.h, rdma-core 44): L2 match, value and mask.
+ *
+ * <p>Thread model: constants only; any thread. The memory a layout describes belongs to whoever owns the C object.
+ */
 public final class IbvFlowSpecEth
 {
+    /** Memory layout of {@code struct ibv_flow_spec_eth} (verbs.h). */
     public static final GroupLayout LAYOUT = structLayout(
         C_INT.withName("type"),
         U16.withName("size"),
@@ -17,9 +22,13 @@ public final class IbvFlowSpecEth
         IbvFlowEthFilter.LAYOUT.withName("mask"),
         pad(2)).withName("ibv_flow_spec_eth");
 
+    /** Byte offset of {@code type} in {@code struct ibv_flow_spec_eth}. */
     public static final long TYPE_OFFSET = offset(LAYOUT, "type");
+    /** Byte offset of {@code size} in {@code struct ibv_flow_spec_eth}. */
     public static final long SIZE_OFFSET = offset(LAYOUT, "size");
+    /** Byte offset of {@code val} in {@code struct ibv_flow_spec_eth}. */
     public static final long VAL_OFFSET = offset(LAYOUT, "val");
+    /** Byte offset of {@code mask} in {@code struct ibv_flow_spec_eth}. */
     public static final long MASK_OFFSET = offset(LAYOUT, "mask");
 
     private IbvFlowSpecEth()

@@ -7,9 +7,14 @@ import static io.mlx5j.bindings.CTypes.*;
 import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
 
-/** {@code struct ibv_flow_spec_ipv4} (verbs.h, rdma-core 44). */
+/**
+ * {@code struct ibv_flow_spec_ipv4} (verbs.h, rdma-core 44).
+ *
+ * <p>Thread model: constants only; any thread. The memory a layout describes belongs to whoever owns the C object.
+ */
 public final class IbvFlowSpecIpv4
 {
+    /** Memory layout of {@code struct ibv_flow_spec_ipv4} (verbs.h). */
     public static final GroupLayout LAYOUT = structLayout(
         C_INT.withName("type"),
         U16.withName("size"),
@@ -17,9 +22,13 @@ public final class IbvFlowSpecIpv4
         IbvFlowIpv4Filter.LAYOUT.withName("val"),
         IbvFlowIpv4Filter.LAYOUT.withName("mask")).withName("ibv_flow_spec_ipv4");
 
+    /** Byte offset of {@code type} in {@code struct ibv_flow_spec_ipv4}. */
     public static final long TYPE_OFFSET = offset(LAYOUT, "type");
+    /** Byte offset of {@code size} in {@code struct ibv_flow_spec_ipv4}. */
     public static final long SIZE_OFFSET = offset(LAYOUT, "size");
+    /** Byte offset of {@code val} in {@code struct ibv_flow_spec_ipv4}. */
     public static final long VAL_OFFSET = offset(LAYOUT, "val");
+    /** Byte offset of {@code mask} in {@code struct ibv_flow_spec_ipv4}. */
     public static final long MASK_OFFSET = offset(LAYOUT, "mask");
 
     private IbvFlowSpecIpv4()

@@ -7,15 +7,22 @@ import static io.mlx5j.bindings.CTypes.*;
 import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
 
-/** {@code struct ibv_pd} (verbs.h, rdma-core 44). */
+/**
+ * {@code struct ibv_pd} (verbs.h, rdma-core 44).
+ *
+ * <p>Thread model: constants only; any thread. The memory a layout describes belongs to whoever owns the C object.
+ */
 public final class IbvPd
 {
+    /** Memory layout of {@code struct ibv_pd} (verbs.h). */
     public static final GroupLayout LAYOUT = structLayout(
         C_POINTER.withName("context"),
         U32.withName("handle"),
         pad(4)).withName("ibv_pd");
 
+    /** Byte offset of {@code context} in {@code struct ibv_pd}. */
     public static final long CONTEXT_OFFSET = offset(LAYOUT, "context");
+    /** Byte offset of {@code handle} in {@code struct ibv_pd}. */
     public static final long HANDLE_OFFSET = offset(LAYOUT, "handle");
 
     private IbvPd()

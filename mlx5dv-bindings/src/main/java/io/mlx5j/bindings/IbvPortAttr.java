@@ -12,6 +12,8 @@ import static java.lang.foreign.MemoryLayout.structLayout;
  * {@code struct _compat_ibv_port_attr}, a prefix of this one (no {@code flags}, {@code port_cap_flags2}); the verbs.h
  * macro calls {@code verbs_context->query_port} with {@code sizeof(struct ibv_port_attr)} when the provider has it.
  * {@link InlineVerbs#ibv_query_port} does the same.
+ *
+ * <p>Thread model: constants only; any thread. The memory a layout describes belongs to whoever owns the C object.
  */
 public final class IbvPortAttr
 {
@@ -19,8 +21,10 @@ public final class IbvPortAttr
     public static final int IBV_PORT_ACTIVE = 4;
     /** IBV_LINK_LAYER_*. */
     public static final int IBV_LINK_LAYER_INFINIBAND = 1;
+    /** {@code IBV_LINK_LAYER_ETHERNET} ({@code infiniband/verbs.h}). */
     public static final int IBV_LINK_LAYER_ETHERNET = 2;
 
+    /** Memory layout of {@code struct ibv_port_attr} (verbs.h). */
     public static final GroupLayout LAYOUT = structLayout(
         C_INT.withName("state"),
         C_INT.withName("max_mtu"),
@@ -46,21 +50,37 @@ public final class IbvPortAttr
         U16.withName("port_cap_flags2"),
         pad(2)).withName("ibv_port_attr");
 
+    /** Byte offset of {@code state} in {@code struct ibv_port_attr}. */
     public static final long STATE_OFFSET = offset(LAYOUT, "state");
+    /** Byte offset of {@code max_mtu} in {@code struct ibv_port_attr}. */
     public static final long MAX_MTU_OFFSET = offset(LAYOUT, "max_mtu");
+    /** Byte offset of {@code active_mtu} in {@code struct ibv_port_attr}. */
     public static final long ACTIVE_MTU_OFFSET = offset(LAYOUT, "active_mtu");
+    /** Byte offset of {@code gid_tbl_len} in {@code struct ibv_port_attr}. */
     public static final long GID_TBL_LEN_OFFSET = offset(LAYOUT, "gid_tbl_len");
+    /** Byte offset of {@code port_cap_flags} in {@code struct ibv_port_attr}. */
     public static final long PORT_CAP_FLAGS_OFFSET = offset(LAYOUT, "port_cap_flags");
+    /** Byte offset of {@code max_msg_sz} in {@code struct ibv_port_attr}. */
     public static final long MAX_MSG_SZ_OFFSET = offset(LAYOUT, "max_msg_sz");
+    /** Byte offset of {@code pkey_tbl_len} in {@code struct ibv_port_attr}. */
     public static final long PKEY_TBL_LEN_OFFSET = offset(LAYOUT, "pkey_tbl_len");
+    /** Byte offset of {@code lid} in {@code struct ibv_port_attr}. */
     public static final long LID_OFFSET = offset(LAYOUT, "lid");
+    /** Byte offset of {@code sm_lid} in {@code struct ibv_port_attr}. */
     public static final long SM_LID_OFFSET = offset(LAYOUT, "sm_lid");
+    /** Byte offset of {@code lmc} in {@code struct ibv_port_attr}. */
     public static final long LMC_OFFSET = offset(LAYOUT, "lmc");
+    /** Byte offset of {@code active_width} in {@code struct ibv_port_attr}. */
     public static final long ACTIVE_WIDTH_OFFSET = offset(LAYOUT, "active_width");
+    /** Byte offset of {@code active_speed} in {@code struct ibv_port_attr}. */
     public static final long ACTIVE_SPEED_OFFSET = offset(LAYOUT, "active_speed");
+    /** Byte offset of {@code phys_state} in {@code struct ibv_port_attr}. */
     public static final long PHYS_STATE_OFFSET = offset(LAYOUT, "phys_state");
+    /** Byte offset of {@code link_layer} in {@code struct ibv_port_attr}. */
     public static final long LINK_LAYER_OFFSET = offset(LAYOUT, "link_layer");
+    /** Byte offset of {@code flags} in {@code struct ibv_port_attr}. */
     public static final long FLAGS_OFFSET = offset(LAYOUT, "flags");
+    /** Byte offset of {@code port_cap_flags2} in {@code struct ibv_port_attr}. */
     public static final long PORT_CAP_FLAGS2_OFFSET = offset(LAYOUT, "port_cap_flags2");
 
     private IbvPortAttr()

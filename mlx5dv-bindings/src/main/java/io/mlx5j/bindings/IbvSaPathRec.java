@@ -10,9 +10,12 @@ import static java.lang.foreign.MemoryLayout.structLayout;
 /**
  * {@code struct ibv_sa_path_rec} (infiniband/sa.h, rdma-core 44): the path record a route resolved to; rdma_cm_id's
  * {@code route.path_rec} points at {@code route.num_paths} of them.
+ *
+ * <p>Thread model: constants only; any thread. The memory a layout describes belongs to whoever owns the C object.
  */
 public final class IbvSaPathRec
 {
+    /** Memory layout of {@code struct ibv_sa_path_rec} (infiniband/sa.h). */
     public static final GroupLayout LAYOUT = structLayout(
         IbvGid.LAYOUT.withName("dgid"),
         IbvGid.LAYOUT.withName("sgid"),
@@ -36,12 +39,19 @@ public final class IbvSaPathRec
         U8.withName("packet_life_time"),
         U8.withName("preference")).withName("ibv_sa_path_rec");
 
+    /** Byte offset of {@code dgid} in {@code struct ibv_sa_path_rec}. */
     public static final long DGID_OFFSET = offset(LAYOUT, "dgid");
+    /** Byte offset of {@code sgid} in {@code struct ibv_sa_path_rec}. */
     public static final long SGID_OFFSET = offset(LAYOUT, "sgid");
+    /** Byte offset of {@code dlid} in {@code struct ibv_sa_path_rec}. */
     public static final long DLID_OFFSET = offset(LAYOUT, "dlid");
+    /** Byte offset of {@code slid} in {@code struct ibv_sa_path_rec}. */
     public static final long SLID_OFFSET = offset(LAYOUT, "slid");
+    /** Byte offset of {@code pkey} in {@code struct ibv_sa_path_rec}. */
     public static final long PKEY_OFFSET = offset(LAYOUT, "pkey");
+    /** Byte offset of {@code sl} in {@code struct ibv_sa_path_rec}. */
     public static final long SL_OFFSET = offset(LAYOUT, "sl");
+    /** Byte offset of {@code mtu} in {@code struct ibv_sa_path_rec}. */
     public static final long MTU_OFFSET = offset(LAYOUT, "mtu");
 
     private IbvSaPathRec()

@@ -17,9 +17,12 @@ public final class IbvWq
     public static final int IBV_WQT_RQ = 0;
     /** enum ibv_wq_state */
     public static final int IBV_WQS_RESET = 0;
+    /** {@code IBV_WQS_RDY} ({@code infiniband/verbs.h}). */
     public static final int IBV_WQS_RDY = 1;
+    /** {@code IBV_WQS_ERR} ({@code infiniband/verbs.h}). */
     public static final int IBV_WQS_ERR = 2;
 
+    /** Memory layout of {@code struct ibv_wq} (verbs.h). */
     public static final GroupLayout LAYOUT = structLayout(
         C_POINTER.withName("context"),
         C_POINTER.withName("wq_context"),
@@ -35,9 +38,13 @@ public final class IbvWq
         U32.withName("events_completed"),
         U32.withName("comp_mask")).withName("ibv_wq");
 
+    /** Byte offset of {@code context} in {@code struct ibv_wq}. */
     public static final long CONTEXT_OFFSET = offset(LAYOUT, "context");
+    /** Byte offset of {@code wq_num} in {@code struct ibv_wq}. */
     public static final long WQ_NUM_OFFSET = offset(LAYOUT, "wq_num");
+    /** Byte offset of {@code state} in {@code struct ibv_wq}. */
     public static final long STATE_OFFSET = offset(LAYOUT, "state");
+    /** Byte offset of {@code post_recv} in {@code struct ibv_wq}. */
     public static final long POST_RECV_OFFSET = offset(LAYOUT, "post_recv");
 
     private IbvWq()

@@ -210,7 +210,14 @@ public final class InlineVerbs
 
     // ---------------------------------------------------------------- pointer resolution
 
-    /** {@code *(void **)(base + offset)} where base is a C object of {@code size} bytes. */
+    /**
+     * {@code *(void **)(base + offset)} where base is a C object of {@code size} bytes.
+     *
+     * @param base the C object
+     * @param size its size in bytes
+     * @param offset the pointer member's offset
+     * @return the pointer
+     */
     public static MemorySegment pointerAt(final MemorySegment base, final long size, final long offset)
     {
         return base.reinterpret(size).get(C_POINTER, offset);
@@ -223,37 +230,68 @@ public final class InlineVerbs
         return pointerAt(context, IbvContext.LAYOUT.byteSize(), IbvContext.OPS_OFFSET + opOffset);
     }
 
-    /** {@code qp->context->ops.post_send}. */
+    /**
+     * {@code qp->context->ops.post_send}.
+     *
+     * @param qp the C {@code struct ibv_qp *}
+     * @return the function pointer (NULL if unset)
+     */
     public static MemorySegment postSendFn(final MemorySegment qp)
     {
         return opsFn(qp, IbvQp.LAYOUT.byteSize(), IbvQp.CONTEXT_OFFSET, IbvContextOps.POST_SEND_OFFSET);
     }
 
-    /** {@code qp->context->ops.post_recv}. */
+    /**
+     * {@code qp->context->ops.post_recv}.
+     *
+     * @param qp the C {@code struct ibv_qp *}
+     * @return the function pointer (NULL if unset)
+     */
     public static MemorySegment postRecvFn(final MemorySegment qp)
     {
         return opsFn(qp, IbvQp.LAYOUT.byteSize(), IbvQp.CONTEXT_OFFSET, IbvContextOps.POST_RECV_OFFSET);
     }
 
-    /** {@code srq->context->ops.post_srq_recv}. */
+    /**
+     * {@code srq->context->ops.post_srq_recv}.
+     *
+     * @param srq the C {@code struct ibv_srq *}
+     * @return the function pointer (NULL if unset)
+     */
     public static MemorySegment postSrqRecvFn(final MemorySegment srq)
     {
         return opsFn(srq, IbvSrq.LAYOUT.byteSize(), IbvSrq.CONTEXT_OFFSET, IbvContextOps.POST_SRQ_RECV_OFFSET);
     }
 
-    /** {@code cq->context->ops.poll_cq}. */
+    /**
+     * {@code cq->context->ops.poll_cq}.
+     *
+     * @param cq the C {@code struct ibv_cq *}
+     * @return the function pointer (NULL if unset)
+     */
     public static MemorySegment pollCqFn(final MemorySegment cq)
     {
         return opsFn(cq, IbvCq.LAYOUT.byteSize(), IbvCq.CONTEXT_OFFSET, IbvContextOps.POLL_CQ_OFFSET);
     }
 
-    /** {@code cq->context->ops.req_notify_cq}. */
+    /**
+     * {@code cq->context->ops.req_notify_cq}.
+     *
+     * @param cq the C {@code struct ibv_cq *}
+     * @return the function pointer (NULL if unset)
+     */
     public static MemorySegment reqNotifyCqFn(final MemorySegment cq)
     {
         return opsFn(cq, IbvCq.LAYOUT.byteSize(), IbvCq.CONTEXT_OFFSET, IbvContextOps.REQ_NOTIFY_CQ_OFFSET);
     }
 
-    /** An {@code ibv_qp_ex} member function pointer, e.g. {@code wrFn(qpx, IbvQpEx.WR_RDMA_WRITE_OFFSET)}. */
+    /**
+     * An {@code ibv_qp_ex} member function pointer, e.g. {@code wrFn(qpx, IbvQpEx.WR_RDMA_WRITE_OFFSET)}.
+     *
+     * @param qpx the C {@code struct ibv_qp_ex *}
+     * @param memberOffset the function pointer member's offset
+     * @return the function pointer (NULL if unset)
+     */
     public static MemorySegment wrFn(final MemorySegment qpx, final long memberOffset)
     {
         return pointerAt(qpx, IbvQpEx.LAYOUT.byteSize(), memberOffset);
@@ -262,6 +300,10 @@ public final class InlineVerbs
     /**
      * {@code verbs_get_ctx_op(context, op)}: the verbs_context member at {@code opOffset}, or NULL when the context is
      * not extended, the provider's verbs_context is too old to have that member, or the member is NULL.
+     *
+     * @param context the C {@code struct ibv_context *}
+     * @param opOffset the {@code struct verbs_context} member's offset
+     * @return the function pointer (NULL if unset)
      */
     public static MemorySegment verbsContextOp(final MemorySegment context, final long opOffset)
     {
@@ -282,37 +324,79 @@ public final class InlineVerbs
 
     // ---------------------------------------------------------------- ibv_context_ops
 
-    /** {@code ibv_post_send}: 0 or errno; {@code badWr} (a {@code struct ibv_send_wr **}) receives the failing WR. */
+    /**
+     * {@code ibv_post_send}: 0 or errno; {@code badWr} (a {@code struct ibv_send_wr **}) receives the failing WR.
+     *
+     * @param qp the C argument {@code struct ibv_qp *qp}
+     * @param wr the C argument {@code struct ibv_send_wr *wr}
+     * @param badWr the C argument {@code struct ibv_send_wr **bad_wr}
+     * @return what {@code ibv_post_send} returns ({@code int}); see man ibv_post_send(3)
+     */
     public static int ibv_post_send(final MemorySegment qp, final MemorySegment wr, final MemorySegment badWr)
     {
         return callPost(postSendFn(qp), qp, wr, badWr);
     }
 
-    /** {@code ibv_post_recv}: 0 or errno. */
+    /**
+     * {@code ibv_post_recv}: 0 or errno.
+     *
+     * @param qp the C argument {@code struct ibv_qp *qp}
+     * @param wr the C argument {@code struct ibv_recv_wr *wr}
+     * @param badWr the C argument {@code struct ibv_recv_wr **bad_wr}
+     * @return what {@code ibv_post_recv} returns ({@code int}); see man ibv_post_recv(3)
+     */
     public static int ibv_post_recv(final MemorySegment qp, final MemorySegment wr, final MemorySegment badWr)
     {
         return callPost(postRecvFn(qp), qp, wr, badWr);
     }
 
-    /** {@code ibv_post_srq_recv}: 0 or errno. */
+    /**
+     * {@code ibv_post_srq_recv}: 0 or errno.
+     *
+     * @param srq the C argument {@code struct ibv_srq *srq}
+     * @param wr the C argument {@code struct ibv_recv_wr *recv_wr}
+     * @param badWr the C argument {@code struct ibv_recv_wr **bad_recv_wr}
+     * @return what {@code ibv_post_srq_recv} returns ({@code int}); see man ibv_post_srq_recv(3)
+     */
     public static int ibv_post_srq_recv(final MemorySegment srq, final MemorySegment wr, final MemorySegment badWr)
     {
         return callPost(postSrqRecvFn(srq), srq, wr, badWr);
     }
 
-    /** {@code ibv_poll_cq}: number of ibv_wc written (0..numEntries), or negative on error. */
+    /**
+     * {@code ibv_poll_cq}: number of ibv_wc written (0..numEntries), or negative on error.
+     *
+     * @param cq the C argument {@code struct ibv_cq *cq}
+     * @param numEntries the C argument {@code int num_entries}
+     * @param wc the C argument {@code struct ibv_wc *wc}
+     * @return what {@code ibv_poll_cq} returns ({@code int}); see man ibv_poll_cq(3)
+     */
     public static int ibv_poll_cq(final MemorySegment cq, final int numEntries, final MemorySegment wc)
     {
         return callPollCq(pollCqFn(cq), cq, numEntries, wc);
     }
 
-    /** {@code ibv_req_notify_cq}: 0 or errno. */
+    /**
+     * {@code ibv_req_notify_cq}: 0 or errno.
+     *
+     * @param cq the C argument {@code struct ibv_cq *cq}
+     * @param solicitedOnly the C argument {@code int solicited_only}
+     * @return what {@code ibv_req_notify_cq} returns ({@code int}); see man ibv_req_notify_cq(3)
+     */
     public static int ibv_req_notify_cq(final MemorySegment cq, final int solicitedOnly)
     {
         return callReqNotifyCq(reqNotifyCqFn(cq), cq, solicitedOnly);
     }
 
-    /** Calls a resolved post_send / post_recv / post_srq_recv pointer. */
+    /**
+     * Calls a resolved post_send / post_recv / post_srq_recv pointer.
+     *
+     * @param fn the resolved function pointer
+     * @param obj the QP or SRQ
+     * @param wr the first work request
+     * @param badWr where the provider stores the failing work request
+     * @return what the provider returns: 0, or an errno value
+     */
     public static int callPost(final MemorySegment fn, final MemorySegment obj, final MemorySegment wr,
         final MemorySegment badWr)
     {
@@ -330,7 +414,15 @@ public final class InlineVerbs
         }
     }
 
-    /** {@link #callPost} linked with {@code critical(false)}. */
+    /**
+     * {@link #callPost} linked with {@code critical(false)}.
+     *
+     * @param fn the resolved function pointer
+     * @param obj the QP or SRQ
+     * @param wr the first work request
+     * @param badWr where the provider stores the failing work request
+     * @return what the provider returns: 0, or an errno value
+     */
     public static int callPostCritical(final MemorySegment fn, final MemorySegment obj, final MemorySegment wr,
         final MemorySegment badWr)
     {
@@ -348,7 +440,15 @@ public final class InlineVerbs
         }
     }
 
-    /** Calls a resolved poll_cq pointer. */
+    /**
+     * Calls a resolved poll_cq pointer.
+     *
+     * @param fn the resolved function pointer
+     * @param cq the C {@code struct ibv_cq *}
+     * @param numEntries the most completions to return
+     * @param wc the {@code struct ibv_wc} array
+     * @return what the provider returns: the number of completions, or negative on error
+     */
     public static int callPollCq(final MemorySegment fn, final MemorySegment cq, final int numEntries,
         final MemorySegment wc)
     {
@@ -366,7 +466,15 @@ public final class InlineVerbs
         }
     }
 
-    /** {@link #callPollCq} linked with {@code critical(false)}. */
+    /**
+     * {@link #callPollCq} linked with {@code critical(false)}.
+     *
+     * @param fn the resolved function pointer
+     * @param cq the C {@code struct ibv_cq *}
+     * @param numEntries the most completions to return
+     * @param wc the {@code struct ibv_wc} array
+     * @return what the provider returns: the number of completions, or negative on error
+     */
     public static int callPollCqCritical(final MemorySegment fn, final MemorySegment cq, final int numEntries,
         final MemorySegment wc)
     {
@@ -384,7 +492,14 @@ public final class InlineVerbs
         }
     }
 
-    /** Calls a resolved req_notify_cq pointer. */
+    /**
+     * Calls a resolved req_notify_cq pointer.
+     *
+     * @param fn the resolved function pointer
+     * @param cq the C {@code struct ibv_cq *}
+     * @param solicitedOnly 1 for solicited completions only, else 0
+     * @return what the provider returns: 0, or an errno value
+     */
     public static int callReqNotifyCq(final MemorySegment fn, final MemorySegment cq, final int solicitedOnly)
     {
         try
@@ -401,7 +516,14 @@ public final class InlineVerbs
         }
     }
 
-    /** {@link #callReqNotifyCq} linked with {@code critical(false)}. */
+    /**
+     * {@link #callReqNotifyCq} linked with {@code critical(false)}.
+     *
+     * @param fn the resolved function pointer
+     * @param cq the C {@code struct ibv_cq *}
+     * @param solicitedOnly 1 for solicited completions only, else 0
+     * @return what the provider returns: 0, or an errno value
+     */
     public static int callReqNotifyCqCritical(final MemorySegment fn, final MemorySegment cq, final int solicitedOnly)
     {
         try
@@ -423,6 +545,11 @@ public final class InlineVerbs
     /**
      * The {@code ibv_query_port} macro: the provider's {@code verbs_context.query_port} with the full
      * {@code sizeof(struct ibv_port_attr)} when it has one, otherwise the exported compat symbol on a zeroed struct.
+     *
+     * @param context the C argument {@code struct ibv_context *context}
+     * @param portNum the C argument {@code uint8_t port_num}
+     * @param portAttr the C argument {@code struct _compat_ibv_port_attr *port_attr}
+     * @return what {@code ibv_query_port} returns ({@code int}); see man ibv_query_port(3)
      */
     public static int ibv_query_port(final MemorySegment context, final byte portNum, final MemorySegment portAttr)
     {
@@ -449,6 +576,11 @@ public final class InlineVerbs
     /**
      * {@code ibv_create_qp_ex}: like verbs.h, a request whose comp_mask is only IBV_QP_INIT_ATTR_PD goes to
      * ibv_create_qp; otherwise {@code verbs_context.create_qp_ex}, or NULL with errno EOPNOTSUPP when absent.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param context the C argument {@code struct ibv_context *context}
+     * @param qpInitAttrEx the C argument {@code struct ibv_qp_init_attr_ex *qp_init_attr_ex}
+     * @return what {@code ibv_create_qp_ex} returns ({@code struct ibv_qp *}); see man ibv_create_qp_ex(3)
      */
     public static MemorySegment ibv_create_qp_ex(final MemorySegment callState, final MemorySegment context,
         final MemorySegment qpInitAttrEx)
@@ -472,6 +604,10 @@ public final class InlineVerbs
      * {@code ibv_query_device_ex} with no input: like verbs.h, {@code verbs_context.query_device_ex} with
      * sizeof(struct ibv_device_attr_ex), and where that op is absent or answers EOPNOTSUPP/ENOSYS, a zeroed
      * attribute with only orig_attr filled by ibv_query_device. 0 or an errno value.
+     *
+     * @param context the C {@code struct ibv_context *}
+     * @param attrEx the C {@code struct ibv_device_attr_ex *} to fill
+     * @return what {@code ibv_query_device_ex} returns ({@code int}); see man ibv_query_device_ex(3)
      */
     public static int ibv_query_device_ex(final MemorySegment context, final MemorySegment attrEx)
     {
@@ -506,7 +642,14 @@ public final class InlineVerbs
     /** ENOSYS of asm-generic/errno-base.h: an op the provider does not implement (verbs.h falls back on it). */
     private static final int ENOSYS = 38;
 
-    /** {@code ibv_create_cq_ex}: {@code verbs_context.create_cq_ex}, or NULL with errno EOPNOTSUPP when absent. */
+    /**
+     * {@code ibv_create_cq_ex}: {@code verbs_context.create_cq_ex}, or NULL with errno EOPNOTSUPP when absent.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param context the C argument {@code struct ibv_context *context}
+     * @param cqInitAttrEx the C argument {@code struct ibv_cq_init_attr_ex *cq_attr}
+     * @return what {@code ibv_create_cq_ex} returns ({@code struct ibv_cq_ex *}); see man ibv_create_cq_ex(3)
+     */
     public static MemorySegment ibv_create_cq_ex(final MemorySegment callState, final MemorySegment context,
         final MemorySegment cqInitAttrEx)
     {
@@ -552,7 +695,13 @@ public final class InlineVerbs
         static final MethodHandle HANDLE = NativeLibs.downcall(FD);
     }
 
-    /** {@code ibv_modify_wq}: 0 or errno (EOPNOTSUPP when the provider has no modify_wq), as verbs.h. */
+    /**
+     * {@code ibv_modify_wq}: 0 or errno (EOPNOTSUPP when the provider has no modify_wq), as verbs.h.
+     *
+     * @param wq the C argument {@code struct ibv_wq *wq}
+     * @param wqAttr the C argument {@code struct ibv_wq_attr *wq_attr}
+     * @return what {@code ibv_modify_wq} returns ({@code int}); see man ibv_modify_wq(3)
+     */
     public static int ibv_modify_wq(final MemorySegment wq, final MemorySegment wqAttr)
     {
         final MemorySegment fn = verbsContextOp(pointerAt(wq, IbvWq.LAYOUT.byteSize(), IbvWq.CONTEXT_OFFSET),
@@ -575,7 +724,12 @@ public final class InlineVerbs
         }
     }
 
-    /** {@code ibv_destroy_wq}: 0 or errno. */
+    /**
+     * {@code ibv_destroy_wq}: 0 or errno.
+     *
+     * @param wq the C argument {@code struct ibv_wq *wq}
+     * @return what {@code ibv_destroy_wq} returns ({@code int}); see man ibv_destroy_wq(3)
+     */
     public static int ibv_destroy_wq(final MemorySegment wq)
     {
         return destroyObj(verbsContextOp(pointerAt(wq, IbvWq.LAYOUT.byteSize(), IbvWq.CONTEXT_OFFSET),
@@ -585,6 +739,12 @@ public final class InlineVerbs
     /**
      * {@code ibv_create_rwq_ind_table}: {@code verbs_context.create_rwq_ind_table(context, attr)}, or NULL with errno
      * EOPNOTSUPP when absent (verbs.h).
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param context the C argument {@code struct ibv_context *context}
+     * @param initAttr the C argument {@code struct ibv_rwq_ind_table_init_attr *init_attr}
+     * @return what {@code ibv_create_rwq_ind_table} returns ({@code struct ibv_rwq_ind_table *}); see man
+     *         ibv_create_rwq_ind_table(3)
      */
     public static MemorySegment ibv_create_rwq_ind_table(final MemorySegment callState, final MemorySegment context,
         final MemorySegment initAttr)
@@ -593,7 +753,12 @@ public final class InlineVerbs
             initAttr);
     }
 
-    /** {@code ibv_destroy_rwq_ind_table}: 0 or errno. */
+    /**
+     * {@code ibv_destroy_rwq_ind_table}: 0 or errno.
+     *
+     * @param table the C argument {@code struct ibv_rwq_ind_table *rwq_ind_table}
+     * @return what {@code ibv_destroy_rwq_ind_table} returns ({@code int}); see man ibv_destroy_rwq_ind_table(3)
+     */
     public static int ibv_destroy_rwq_ind_table(final MemorySegment table)
     {
         return destroyObj(verbsContextOp(pointerAt(table, IbvRwqIndTable.LAYOUT.byteSize(),
@@ -620,13 +785,25 @@ public final class InlineVerbs
         }
     }
 
-    /** {@code wq->post_recv}: the provider's ibv_post_wq_recv. */
+    /**
+     * {@code wq->post_recv}: the provider's ibv_post_wq_recv.
+     *
+     * @param wq the C {@code struct ibv_wq *}
+     * @return the function pointer (NULL if unset)
+     */
     public static MemorySegment postWqRecvFn(final MemorySegment wq)
     {
         return pointerAt(wq, IbvWq.LAYOUT.byteSize(), IbvWq.POST_RECV_OFFSET);
     }
 
-    /** {@code ibv_post_wq_recv}: 0 or errno. */
+    /**
+     * {@code ibv_post_wq_recv}: 0 or errno.
+     *
+     * @param wq the C argument {@code struct ibv_wq *wq}
+     * @param wr the C argument {@code struct ibv_recv_wr *recv_wr}
+     * @param badWr the C argument {@code struct ibv_recv_wr **bad_recv_wr}
+     * @return what {@code ibv_post_wq_recv} returns ({@code int})
+     */
     public static int ibv_post_wq_recv(final MemorySegment wq, final MemorySegment wr, final MemorySegment badWr)
     {
         return callPost(postWqRecvFn(wq), wq, wr, badWr);
@@ -637,6 +814,11 @@ public final class InlineVerbs
     /**
      * {@code ibv_create_flow}: {@code verbs_context.ibv_create_flow(qp, attr)}, or NULL with errno EOPNOTSUPP when
      * the provider has none (verbs.h).
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param qp the C argument {@code struct ibv_qp *qp}
+     * @param flowAttr the C argument {@code struct ibv_flow_attr *flow}
+     * @return what {@code ibv_create_flow} returns ({@code struct ibv_flow *}); see man ibv_create_flow(3)
      */
     public static MemorySegment ibv_create_flow(final MemorySegment callState, final MemorySegment qp,
         final MemorySegment flowAttr)
@@ -662,7 +844,12 @@ public final class InlineVerbs
         }
     }
 
-    /** {@code ibv_destroy_flow}: 0 or errno (EOPNOTSUPP when the provider has no destroy_flow). */
+    /**
+     * {@code ibv_destroy_flow}: 0 or errno (EOPNOTSUPP when the provider has no destroy_flow).
+     *
+     * @param flow the C argument {@code struct ibv_flow *flow_id}
+     * @return what {@code ibv_destroy_flow} returns ({@code int}); see man ibv_destroy_flow(3)
+     */
     public static int ibv_destroy_flow(final MemorySegment flow)
     {
         final MemorySegment context = pointerAt(flow, IbvFlow.LAYOUT.byteSize(), IbvFlow.CONTEXT_OFFSET);
@@ -687,13 +874,25 @@ public final class InlineVerbs
 
     // ---------------------------------------------------------------- ibv_cq_ex polling: ibv_start_poll, ibv_wc_read_*
 
-    /** An {@code ibv_cq_ex} member function pointer, e.g. {@code cqFn(cq, IbvCqEx.READ_COMPLETION_TS_OFFSET)}. */
+    /**
+     * An {@code ibv_cq_ex} member function pointer, e.g. {@code cqFn(cq, IbvCqEx.READ_COMPLETION_TS_OFFSET)}.
+     *
+     * @param cqEx the C argument {@code struct ibv_cq_ex *cq}
+     * @param memberOffset the function pointer member's offset
+     * @return the function pointer (NULL if unset)
+     */
     public static MemorySegment cqFn(final MemorySegment cqEx, final long memberOffset)
     {
         return pointerAt(cqEx, IbvCqEx.LAYOUT.byteSize(), memberOffset);
     }
 
-    /** {@code ibv_start_poll(cq, attr)}: 0, ENOENT when empty, or errno. */
+    /**
+     * {@code ibv_start_poll(cq, attr)}: 0, ENOENT when empty, or errno.
+     *
+     * @param cqEx the C argument {@code struct ibv_cq_ex *cq}
+     * @param pollCqAttr the C argument {@code struct ibv_poll_cq_attr *attr}
+     * @return what {@code ibv_start_poll} returns ({@code int})
+     */
     public static int ibv_start_poll(final MemorySegment cqEx, final MemorySegment pollCqAttr)
     {
         try
@@ -710,13 +909,22 @@ public final class InlineVerbs
         }
     }
 
-    /** {@code ibv_next_poll(cq)}: 0, ENOENT when empty, or errno. */
+    /**
+     * {@code ibv_next_poll(cq)}: 0, ENOENT when empty, or errno.
+     *
+     * @param cqEx the C argument {@code struct ibv_cq_ex *cq}
+     * @return what {@code ibv_next_poll} returns ({@code int})
+     */
     public static int ibv_next_poll(final MemorySegment cqEx)
     {
         return callCqInt(cqFn(cqEx, IbvCqEx.NEXT_POLL_OFFSET), cqEx);
     }
 
-    /** {@code ibv_end_poll(cq)}. */
+    /**
+     * {@code ibv_end_poll(cq)}.
+     *
+     * @param cqEx the C argument {@code struct ibv_cq_ex *cq}
+     */
     public static void ibv_end_poll(final MemorySegment cqEx)
     {
         try
@@ -733,7 +941,13 @@ public final class InlineVerbs
         }
     }
 
-    /** A 32-bit {@code ibv_wc_read_*} (byte_len, wc_flags, qp_num, flow_tag, ...) or next_poll through {@code fn}. */
+    /**
+     * A 32-bit {@code ibv_wc_read_*} (byte_len, wc_flags, qp_num, flow_tag, ...) or next_poll through {@code fn}.
+     *
+     * @param fn the resolved function pointer
+     * @param cqEx the C {@code struct ibv_cq_ex *}
+     * @return the value the member returns
+     */
     public static int callCqInt(final MemorySegment fn, final MemorySegment cqEx)
     {
         try
@@ -750,7 +964,13 @@ public final class InlineVerbs
         }
     }
 
-    /** A 64-bit {@code ibv_wc_read_*} (completion_ts, completion_wallclock_ns) through {@code fn}. */
+    /**
+     * A 64-bit {@code ibv_wc_read_*} (completion_ts, completion_wallclock_ns) through {@code fn}.
+     *
+     * @param fn the resolved function pointer
+     * @param cqEx the C {@code struct ibv_cq_ex *}
+     * @return the value the member returns
+     */
     public static long callCqLong(final MemorySegment fn, final MemorySegment cqEx)
     {
         try
@@ -767,7 +987,13 @@ public final class InlineVerbs
         }
     }
 
-    /** A 16-bit {@code ibv_wc_read_*} (cvlan) through {@code fn}, zero-extended. */
+    /**
+     * A 16-bit {@code ibv_wc_read_*} (cvlan) through {@code fn}, zero-extended.
+     *
+     * @param fn the resolved function pointer
+     * @param cqEx the C {@code struct ibv_cq_ex *}
+     * @return the value the member returns, zero-extended
+     */
     public static int callCqShort(final MemorySegment fn, final MemorySegment cqEx)
     {
         try
@@ -784,7 +1010,13 @@ public final class InlineVerbs
         }
     }
 
-    /** An 8-bit {@code ibv_wc_read_*} (sl, dlid_path_bits) through {@code fn}, zero-extended. */
+    /**
+     * An 8-bit {@code ibv_wc_read_*} (sl, dlid_path_bits) through {@code fn}, zero-extended.
+     *
+     * @param fn the resolved function pointer
+     * @param cqEx the C {@code struct ibv_cq_ex *}
+     * @return the value the member returns, zero-extended
+     */
     public static int callCqByte(final MemorySegment fn, final MemorySegment cqEx)
     {
         try
@@ -803,82 +1035,177 @@ public final class InlineVerbs
 
     // ---------------------------------------------------------------- ibv_qp_ex (ibv_wr_*)
 
-    /** Sets {@code qpx->wr_id}, read by the next ibv_wr_* builder call. */
+    /**
+     * Sets {@code qpx->wr_id}, read by the next ibv_wr_* builder call.
+     *
+     * @param qpx the C {@code struct ibv_qp_ex *}
+     * @param wrId the {@code wr_id}
+     */
     public static void wrId(final MemorySegment qpx, final long wrId)
     {
         qpx.reinterpret(IbvQpEx.LAYOUT.byteSize()).set(U64, IbvQpEx.WR_ID_OFFSET, wrId);
     }
 
-    /** Sets {@code qpx->wr_flags} (IBV_SEND_* bits), read by the next ibv_wr_* builder call. */
+    /**
+     * Sets {@code qpx->wr_flags} (IBV_SEND_* bits), read by the next ibv_wr_* builder call.
+     *
+     * @param qpx the C {@code struct ibv_qp_ex *}
+     * @param wrFlags the {@code IBV_SEND_*} bits
+     */
     public static void wrFlags(final MemorySegment qpx, final int wrFlags)
     {
         qpx.reinterpret(IbvQpEx.LAYOUT.byteSize()).set(C_INT, IbvQpEx.WR_FLAGS_OFFSET, wrFlags);
     }
 
+    /**
+     * {@code ibv_wr_start} (verbs.h static inline, man ibv_wr_post(3)): calls {@code qpx->wr_start}.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     */
     public static void ibv_wr_start(final MemorySegment qpx)
     {
         callWr(wrFn(qpx, IbvQpEx.WR_START_OFFSET), qpx);
     }
 
+    /**
+     * {@code ibv_wr_complete} (verbs.h static inline, man ibv_wr_post(3)): calls {@code qpx->wr_complete}.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     * @return what {@code ibv_wr_complete} returns ({@code int}); see man ibv_wr_complete(3)
+     */
     public static int ibv_wr_complete(final MemorySegment qpx)
     {
         return callWrComplete(wrFn(qpx, IbvQpEx.WR_COMPLETE_OFFSET), qpx);
     }
 
+    /**
+     * {@code ibv_wr_abort} (verbs.h static inline, man ibv_wr_post(3)): calls {@code qpx->wr_abort}.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     */
     public static void ibv_wr_abort(final MemorySegment qpx)
     {
         callWr(wrFn(qpx, IbvQpEx.WR_ABORT_OFFSET), qpx);
     }
 
+    /**
+     * {@code ibv_wr_send} (verbs.h static inline, man ibv_wr_post(3)): calls {@code qpx->wr_send}.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     */
     public static void ibv_wr_send(final MemorySegment qpx)
     {
         callWr(wrFn(qpx, IbvQpEx.WR_SEND_OFFSET), qpx);
     }
 
-    /** {@code immData} is the __be32 as stored in memory, i.e. already in network order. */
+    /**
+     * {@code immData} is the __be32 as stored in memory, i.e. already in network order.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     * @param immData the C argument {@code __be32 imm_data}
+     */
     public static void ibv_wr_send_imm(final MemorySegment qpx, final int immData)
     {
         callWrI(wrFn(qpx, IbvQpEx.WR_SEND_IMM_OFFSET), qpx, immData);
     }
 
+    /**
+     * {@code ibv_wr_send_inv} (verbs.h static inline, man ibv_wr_post(3)): calls {@code qpx->wr_send_inv}.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     * @param invalidateRkey the C argument {@code uint32_t invalidate_rkey}
+     */
     public static void ibv_wr_send_inv(final MemorySegment qpx, final int invalidateRkey)
     {
         callWrI(wrFn(qpx, IbvQpEx.WR_SEND_INV_OFFSET), qpx, invalidateRkey);
     }
 
+    /**
+     * {@code ibv_wr_local_inv} (verbs.h static inline, man ibv_wr_post(3)): calls {@code qpx->wr_local_inv}.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     * @param invalidateRkey the C argument {@code uint32_t invalidate_rkey}
+     */
     public static void ibv_wr_local_inv(final MemorySegment qpx, final int invalidateRkey)
     {
         callWrI(wrFn(qpx, IbvQpEx.WR_LOCAL_INV_OFFSET), qpx, invalidateRkey);
     }
 
+    /**
+     * {@code ibv_wr_rdma_write} (verbs.h static inline, man ibv_wr_post(3)): calls {@code qpx->wr_rdma_write}.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     * @param rkey the C argument {@code uint32_t rkey}
+     * @param remoteAddr the C argument {@code uint64_t remote_addr}
+     */
     public static void ibv_wr_rdma_write(final MemorySegment qpx, final int rkey, final long remoteAddr)
     {
         callWrIL(wrFn(qpx, IbvQpEx.WR_RDMA_WRITE_OFFSET), qpx, rkey, remoteAddr);
     }
 
+    /**
+     * {@code ibv_wr_rdma_read} (verbs.h static inline, man ibv_wr_post(3)): calls {@code qpx->wr_rdma_read}.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     * @param rkey the C argument {@code uint32_t rkey}
+     * @param remoteAddr the C argument {@code uint64_t remote_addr}
+     */
     public static void ibv_wr_rdma_read(final MemorySegment qpx, final int rkey, final long remoteAddr)
     {
         callWrIL(wrFn(qpx, IbvQpEx.WR_RDMA_READ_OFFSET), qpx, rkey, remoteAddr);
     }
 
-    /** {@code immData} is the __be32 as stored in memory, i.e. already in network order. */
+    /**
+     * {@code immData} is the __be32 as stored in memory, i.e. already in network order.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     * @param rkey the C argument {@code uint32_t rkey}
+     * @param remoteAddr the C argument {@code uint64_t remote_addr}
+     * @param immData the C argument {@code __be32 imm_data}
+     */
     public static void ibv_wr_rdma_write_imm(final MemorySegment qpx, final int rkey, final long remoteAddr,
         final int immData)
     {
         callWrILI(wrFn(qpx, IbvQpEx.WR_RDMA_WRITE_IMM_OFFSET), qpx, rkey, remoteAddr, immData);
     }
 
+    /**
+     * {@code ibv_wr_set_sge} (verbs.h static inline, man ibv_wr_post(3)): calls {@code qpx->wr_set_sge}.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     * @param lkey the C argument {@code uint32_t lkey}
+     * @param addr the C argument {@code uint64_t addr}
+     * @param length the C argument {@code uint32_t length}
+     */
     public static void ibv_wr_set_sge(final MemorySegment qpx, final int lkey, final long addr, final int length)
     {
         callWrILI(wrFn(qpx, IbvQpEx.WR_SET_SGE_OFFSET), qpx, lkey, addr, length);
     }
 
+    /**
+     * {@code ibv_wr_atomic_fetch_add} (verbs.h static inline, man ibv_wr_post(3)): calls
+     * {@code qpx->wr_atomic_fetch_add}.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     * @param rkey the C argument {@code uint32_t rkey}
+     * @param remoteAddr the C argument {@code uint64_t remote_addr}
+     * @param add the C argument {@code uint64_t add}
+     */
     public static void ibv_wr_atomic_fetch_add(final MemorySegment qpx, final int rkey, final long remoteAddr,
         final long add)
     {
         invoke(WrILLFn.HANDLE, wrFn(qpx, IbvQpEx.WR_ATOMIC_FETCH_ADD_OFFSET), qpx, rkey, remoteAddr, add);
     }
 
+    /**
+     * {@code ibv_wr_atomic_cmp_swp} (verbs.h static inline, man ibv_wr_post(3)): calls {@code qpx->wr_atomic_cmp_swp}.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     * @param rkey the C argument {@code uint32_t rkey}
+     * @param remoteAddr the C argument {@code uint64_t remote_addr}
+     * @param compare the C argument {@code uint64_t compare}
+     * @param swap the C argument {@code uint64_t swap}
+     */
     public static void ibv_wr_atomic_cmp_swp(final MemorySegment qpx, final int rkey, final long remoteAddr,
         final long compare, final long swap)
     {
@@ -897,6 +1224,14 @@ public final class InlineVerbs
         }
     }
 
+    /**
+     * {@code ibv_wr_set_inline_data} (verbs.h static inline, man ibv_wr_post(3)): calls
+     * {@code qpx->wr_set_inline_data}.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     * @param addr the C argument {@code void *addr}
+     * @param length the C argument {@code size_t length}
+     */
     public static void ibv_wr_set_inline_data(final MemorySegment qpx, final MemorySegment addr, final long length)
     {
         try
@@ -913,18 +1248,38 @@ public final class InlineVerbs
         }
     }
 
-    /** {@code list} holds {@code num} {@code struct ibv_sge}. */
+    /**
+     * {@code list} holds {@code num} {@code struct ibv_sge}.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     * @param num the C argument {@code size_t num_sge}
+     * @param list the C argument {@code const struct ibv_sge *sg_list}
+     */
     public static void ibv_wr_set_sge_list(final MemorySegment qpx, final long num, final MemorySegment list)
     {
         callWrLP(wrFn(qpx, IbvQpEx.WR_SET_SGE_LIST_OFFSET), qpx, num, list);
     }
 
-    /** {@code list} holds {@code num} {@code struct ibv_data_buf}. */
+    /**
+     * {@code list} holds {@code num} {@code struct ibv_data_buf}.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     * @param num the C argument {@code size_t num_buf}
+     * @param list the C argument {@code const struct ibv_data_buf *buf_list}
+     */
     public static void ibv_wr_set_inline_data_list(final MemorySegment qpx, final long num, final MemorySegment list)
     {
         callWrLP(wrFn(qpx, IbvQpEx.WR_SET_INLINE_DATA_LIST_OFFSET), qpx, num, list);
     }
 
+    /**
+     * {@code ibv_wr_set_ud_addr} (verbs.h static inline, man ibv_wr_post(3)): calls {@code qpx->wr_set_ud_addr}.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     * @param ah the C argument {@code struct ibv_ah *ah}
+     * @param remoteQpn the C argument {@code uint32_t remote_qpn}
+     * @param remoteQkey the C argument {@code uint32_t remote_qkey}
+     */
     public static void ibv_wr_set_ud_addr(final MemorySegment qpx, final MemorySegment ah, final int remoteQpn,
         final int remoteQkey)
     {
@@ -942,7 +1297,12 @@ public final class InlineVerbs
         }
     }
 
-    /** Calls a resolved {@code void (*)(struct ibv_qp_ex *)} (wr_start, wr_abort, wr_send). */
+    /**
+     * Calls a resolved {@code void (*)(struct ibv_qp_ex *)} (wr_start, wr_abort, wr_send).
+     *
+     * @param fn the resolved function pointer
+     * @param qpx the C {@code struct ibv_qp_ex *}
+     */
     public static void callWr(final MemorySegment fn, final MemorySegment qpx)
     {
         try
@@ -959,7 +1319,12 @@ public final class InlineVerbs
         }
     }
 
-    /** {@link #callWr} linked with {@code critical(false)}. */
+    /**
+     * {@link #callWr} linked with {@code critical(false)}.
+     *
+     * @param fn the resolved function pointer
+     * @param qpx the C {@code struct ibv_qp_ex *}
+     */
     public static void callWrCritical(final MemorySegment fn, final MemorySegment qpx)
     {
         try
@@ -976,7 +1341,13 @@ public final class InlineVerbs
         }
     }
 
-    /** Calls a resolved wr_complete. */
+    /**
+     * Calls a resolved wr_complete.
+     *
+     * @param fn the resolved function pointer
+     * @param qpx the C {@code struct ibv_qp_ex *}
+     * @return what wr_complete returns: 0, or an errno value
+     */
     public static int callWrComplete(final MemorySegment fn, final MemorySegment qpx)
     {
         try
@@ -993,7 +1364,13 @@ public final class InlineVerbs
         }
     }
 
-    /** {@link #callWrComplete} linked with {@code critical(false)}. */
+    /**
+     * {@link #callWrComplete} linked with {@code critical(false)}.
+     *
+     * @param fn the resolved function pointer
+     * @param qpx the C {@code struct ibv_qp_ex *}
+     * @return what wr_complete returns: 0, or an errno value
+     */
     public static int callWrCompleteCritical(final MemorySegment fn, final MemorySegment qpx)
     {
         try
@@ -1010,7 +1387,13 @@ public final class InlineVerbs
         }
     }
 
-    /** Calls a resolved {@code void (*)(struct ibv_qp_ex *, uint32_t)}. */
+    /**
+     * Calls a resolved {@code void (*)(struct ibv_qp_ex *, uint32_t)}.
+     *
+     * @param fn the resolved function pointer
+     * @param qpx the C {@code struct ibv_qp_ex *}
+     * @param a the first argument after {@code qpx}
+     */
     public static void callWrI(final MemorySegment fn, final MemorySegment qpx, final int a)
     {
         try
@@ -1027,7 +1410,14 @@ public final class InlineVerbs
         }
     }
 
-    /** Calls a resolved {@code void (*)(struct ibv_qp_ex *, uint32_t, uint64_t)} (wr_rdma_write, wr_rdma_read). */
+    /**
+     * Calls a resolved {@code void (*)(struct ibv_qp_ex *, uint32_t, uint64_t)} (wr_rdma_write, wr_rdma_read).
+     *
+     * @param fn the resolved function pointer
+     * @param qpx the C {@code struct ibv_qp_ex *}
+     * @param a the first argument after {@code qpx}
+     * @param b the second argument after {@code qpx}
+     */
     public static void callWrIL(final MemorySegment fn, final MemorySegment qpx, final int a, final long b)
     {
         try
@@ -1044,7 +1434,14 @@ public final class InlineVerbs
         }
     }
 
-    /** {@link #callWrIL} linked with {@code critical(false)}. */
+    /**
+     * {@link #callWrIL} linked with {@code critical(false)}.
+     *
+     * @param fn the resolved function pointer
+     * @param qpx the C {@code struct ibv_qp_ex *}
+     * @param a the first argument after {@code qpx}
+     * @param b the second argument after {@code qpx}
+     */
     public static void callWrILCritical(final MemorySegment fn, final MemorySegment qpx, final int a, final long b)
     {
         try
@@ -1064,6 +1461,12 @@ public final class InlineVerbs
     /**
      * Calls a resolved {@code void (*)(struct ibv_qp_ex *, uint32_t, uint64_t, uint32_t)}
      * (wr_set_sge, wr_rdma_write_imm).
+     *
+     * @param fn the resolved function pointer
+     * @param qpx the C {@code struct ibv_qp_ex *}
+     * @param a the first argument after {@code qpx}
+     * @param b the second argument after {@code qpx}
+     * @param c the third argument after {@code qpx}
      */
     public static void callWrILI(final MemorySegment fn, final MemorySegment qpx, final int a, final long b,
         final int c)
@@ -1082,7 +1485,15 @@ public final class InlineVerbs
         }
     }
 
-    /** {@link #callWrILI} linked with {@code critical(false)}. */
+    /**
+     * {@link #callWrILI} linked with {@code critical(false)}.
+     *
+     * @param fn the resolved function pointer
+     * @param qpx the C {@code struct ibv_qp_ex *}
+     * @param a the first argument after {@code qpx}
+     * @param b the second argument after {@code qpx}
+     * @param c the third argument after {@code qpx}
+     */
     public static void callWrILICritical(final MemorySegment fn, final MemorySegment qpx, final int a, final long b,
         final int c)
     {

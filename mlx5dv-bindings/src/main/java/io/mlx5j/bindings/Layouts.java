@@ -11,6 +11,8 @@ import java.lang.foreign.MemoryLayout.PathElement;
  * <p>
  * Anonymous C unions/structs are modelled as group members whose name starts with {@link #ANON}; they do not appear
  * in C member paths ({@code offsetof(struct ibv_wc, imm_data)}), so {@link #offset} looks through them.
+ *
+ * <p>Thread model: static and immutable; any thread.
  */
 public final class Layouts
 {
@@ -24,6 +26,10 @@ public final class Layouts
     /**
      * Byte offset of a member given by its C path, e.g. {@code offset(IbvSendWr.LAYOUT, "wr", "rdma", "rkey")} or
      * {@code offset(IbvWc.LAYOUT, "imm_data")} for a member of an anonymous union.
+     *
+     * @param layout the struct or union layout
+     * @param cPath the member names, outermost first
+     * @return the byte offset
      */
     public static long offset(final GroupLayout layout, final String... cPath)
     {
@@ -36,7 +42,13 @@ public final class Layouts
         return layout.byteOffset(path);
     }
 
-    /** Layout of a member given by its C path. */
+    /**
+     * Layout of a member given by its C path.
+     *
+     * @param layout the struct or union layout
+     * @param cPath the member names, outermost first
+     * @return the member's layout
+     */
     public static MemoryLayout select(final GroupLayout layout, final String... cPath)
     {
         final PathElement[] path = resolve(layout, cPath, 0);

@@ -14,6 +14,8 @@ import static io.mlx5j.bindings.CTypes.C_POINTER;
  * The libc calls mlx5j makes, bound like {@link Verbs} (a lazily linked holder per function, method names are the C
  * names, descriptors checked against the installed headers by DowncallSignatureTest). {@link FdPoll} is the wait
  * loop built on {@link #poll}.
+ *
+ * <p>Thread model: stateless; any thread may call these, with the thread safety the C function itself documents.
  */
 public final class Libc
 {
@@ -34,6 +36,12 @@ public final class Libc
     /**
      * int poll(struct pollfd *fds, nfds_t nfds, int timeout): the number of ready descriptors, 0 on timeout, -1 plus
      * errno on failure. {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param fds the C argument {@code struct pollfd *fds}
+     * @param nfds the C argument {@code nfds_t nfds}
+     * @param timeout the C argument {@code int timeout}, in milliseconds
+     * @return what {@code poll} returns: the number of ready descriptors, 0 on timeout, -1 with errno
      */
     public static int poll(final MemorySegment callState, final MemorySegment fds, final long nfds, final int timeout)
     {

@@ -11,7 +11,11 @@ import static io.mlx5j.bindings.CTypes.C_POINTER;
 import static io.mlx5j.bindings.CTypes.U64;
 import static java.lang.foreign.ValueLayout.JAVA_BOOLEAN;
 
-/** Downcalls to the functions libmlx5 exports (rdma-core 44); see {@link Verbs} for the conventions. */
+/**
+ * Downcalls to the functions libmlx5 exports (rdma-core 44); see {@link Verbs} for the conventions.
+ *
+ * <p>Thread model: stateless; any thread may call these, with the thread safety the C function itself documents.
+ */
 public final class Mlx5dv
 {
     private static final Linker.Option[] NONE = {};
@@ -32,6 +36,10 @@ public final class Mlx5dv
     /**
      * int mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t obj_type): fills the out structs from the provider's own
      * objects; 0 or errno (EOPNOTSUPP for a non-mlx5 object).
+     *
+     * @param obj the C argument {@code struct mlx5dv_obj *obj}
+     * @param obj_type the C argument {@code uint64_t obj_type}
+     * @return what {@code mlx5dv_init_obj} returns ({@code int}); see man mlx5dv_init_obj(3)
      */
     public static int mlx5dv_init_obj(final MemorySegment obj, final long obj_type)
     {
@@ -59,6 +67,12 @@ public final class Mlx5dv
      * struct ibv_cq_ex *mlx5dv_create_cq(struct ibv_context *, struct ibv_cq_init_attr_ex *,
      * struct mlx5dv_cq_init_attr *): the way to ask for 128-byte CQEs. NULL + errno on failure.
      * {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param context the C argument {@code struct ibv_context *context}
+     * @param cq_attr the C argument {@code struct ibv_cq_init_attr_ex *cq_attr}
+     * @param mlx5_cq_attr the C argument {@code struct mlx5dv_cq_init_attr *mlx5_cq_attr}
+     * @return what {@code mlx5dv_create_cq} returns ({@code struct ibv_cq_ex *}); see man mlx5dv_create_cq(3)
      */
     public static MemorySegment mlx5dv_create_cq(final MemorySegment callState, final MemorySegment context,
         final MemorySegment cq_attr, final MemorySegment mlx5_cq_attr)
@@ -87,6 +101,12 @@ public final class Mlx5dv
      * struct ibv_wq *mlx5dv_create_wq(struct ibv_context *, struct ibv_wq_init_attr *, struct mlx5dv_wq_init_attr *):
      * a receive WQ, striding with MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ (NULL attributes: a plain WQ, what
      * ibv_create_wq makes). NULL + errno on failure. {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param context the C argument {@code struct ibv_context *context}
+     * @param wq_init_attr the C argument {@code struct ibv_wq_init_attr *wq_init_attr}
+     * @param mlx5_wq_attr the C argument {@code struct mlx5dv_wq_init_attr *mlx5_wq_attr}
+     * @return what {@code mlx5dv_create_wq} returns ({@code struct ibv_wq *})
      */
     public static MemorySegment mlx5dv_create_wq(final MemorySegment callState, final MemorySegment context,
         final MemorySegment wq_init_attr, final MemorySegment mlx5_wq_attr)
@@ -113,6 +133,9 @@ public final class Mlx5dv
 
     /**
      * bool mlx5dv_is_supported(struct ibv_device *device): pure user-space check that the device is driven by libmlx5.
+     *
+     * @param device the C argument {@code struct ibv_device *device}
+     * @return what {@code mlx5dv_is_supported} returns ({@code bool}); see man mlx5dv_is_supported(3)
      */
     public static boolean mlx5dv_is_supported(final MemorySegment device)
     {
@@ -140,6 +163,10 @@ public final class Mlx5dv
      * int mlx5dv_query_device(struct ibv_context *, struct mlx5dv_context *): the mlx5-specific capabilities; the
      * caller sets comp_mask to the MLX5DV_CONTEXT_MASK_* parts it wants, libmlx5 keeps the bits of those it filled.
      * 0 or an errno value (EOPNOTSUPP on a non-mlx5 context).
+     *
+     * @param context the C argument {@code struct ibv_context *ctx_in}
+     * @param attrsOut the C argument {@code struct mlx5dv_context *attrs_out}
+     * @return what {@code mlx5dv_query_device} returns ({@code int}); see man mlx5dv_query_device(3)
      */
     public static int mlx5dv_query_device(final MemorySegment context, final MemorySegment attrsOut)
     {
@@ -166,6 +193,10 @@ public final class Mlx5dv
     /**
      * int mlx5dv_get_clock_info(struct ibv_context *, struct mlx5dv_clock_info *): a consistent copy of the clock-info
      * page; 0, EINVAL when the page is not mapped, EBUSY when the kernel kept updating it, EOPNOTSUPP for non-mlx5.
+     *
+     * @param context the C argument {@code struct ibv_context *context}
+     * @param clockInfo the C argument {@code struct mlx5dv_clock_info *clock_info}
+     * @return what {@code mlx5dv_get_clock_info} returns ({@code int}); see man mlx5dv_get_clock_info(3)
      */
     public static int mlx5dv_get_clock_info(final MemorySegment context, final MemorySegment clockInfo)
     {

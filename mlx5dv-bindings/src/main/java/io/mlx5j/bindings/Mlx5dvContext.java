@@ -11,18 +11,23 @@ import static java.lang.foreign.MemoryLayout.structLayout;
  * {@code struct mlx5dv_context} (mlx5dv.h, rdma-core 44): output of mlx5dv_query_device. comp_mask is in/out: the
  * caller sets the MLX5DV_CONTEXT_MASK_* bits it wants filled, libmlx5 clears those it could not fill. flags
  * (MLX5DV_CONTEXT_FLAGS_*) are libmlx5's view of what GET_CONTEXT answered (CQE version 1, real-time timestamps).
+ *
+ * <p>Thread model: constants only; any thread. The memory a layout describes belongs to whoever owns the C object.
  */
 public final class Mlx5dvContext
 {
     /** enum mlx5dv_context_comp_mask: cqe_comp_caps, striding_rq_caps, max_clock_info_update_nsec. */
     public static final long MLX5DV_CONTEXT_MASK_CQE_COMPRESION = 1L << 0;
+    /** {@code MLX5DV_CONTEXT_MASK_STRIDING_RQ} ({@code infiniband/mlx5dv.h}). */
     public static final long MLX5DV_CONTEXT_MASK_STRIDING_RQ = 1L << 2;
+    /** {@code MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE} ({@code infiniband/mlx5dv.h}). */
     public static final long MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE = 1L << 5;
     /** enum mlx5dv_context_flags: the context uses CQE version 1 (user index in the CQE). */
     public static final long MLX5DV_CONTEXT_FLAGS_CQE_V1 = 1L << 0;
     /** enum mlx5dv_context_flags: CQs may carry real-time (CLOCK_REALTIME-based) timestamps. */
     public static final long MLX5DV_CONTEXT_FLAGS_REAL_TIME_TS = 1L << 7;
 
+    /** Memory layout of {@code struct mlx5dv_context} (mlx5dv.h). */
     public static final GroupLayout LAYOUT = structLayout(
         U8.withName("version"),
         pad(7),
@@ -68,19 +73,29 @@ public final class Mlx5dvContext
             U32.withName("flags")).withName("crypto_caps"),
         pad(4)).withName("mlx5dv_context");
 
+    /** Byte offset of {@code flags} in {@code struct mlx5dv_context}. */
     public static final long FLAGS_OFFSET = offset(LAYOUT, "flags");
+    /** Byte offset of {@code comp_mask} in {@code struct mlx5dv_context}. */
     public static final long COMP_MASK_OFFSET = offset(LAYOUT, "comp_mask");
+    /** Byte offset of {@code cqe_comp_caps.max_num} in {@code struct mlx5dv_context}. */
     public static final long CQE_COMP_MAX_NUM_OFFSET = offset(LAYOUT, "cqe_comp_caps", "max_num");
+    /** Byte offset of {@code cqe_comp_caps.supported_format} in {@code struct mlx5dv_context}. */
     public static final long CQE_COMP_SUPPORTED_FORMAT_OFFSET = offset(LAYOUT, "cqe_comp_caps", "supported_format");
+    /** Byte offset of {@code striding_rq_caps.min_single_stride_log_num_of_bytes} in {@code struct mlx5dv_context}. */
     public static final long STRIDING_MIN_STRIDE_BYTES_OFFSET =
         offset(LAYOUT, "striding_rq_caps", "min_single_stride_log_num_of_bytes");
+    /** Byte offset of {@code striding_rq_caps.max_single_stride_log_num_of_bytes} in {@code struct mlx5dv_context}. */
     public static final long STRIDING_MAX_STRIDE_BYTES_OFFSET =
         offset(LAYOUT, "striding_rq_caps", "max_single_stride_log_num_of_bytes");
+    /** Byte offset of {@code striding_rq_caps.min_single_wqe_log_num_of_strides} in {@code struct mlx5dv_context}. */
     public static final long STRIDING_MIN_STRIDES_OFFSET =
         offset(LAYOUT, "striding_rq_caps", "min_single_wqe_log_num_of_strides");
+    /** Byte offset of {@code striding_rq_caps.max_single_wqe_log_num_of_strides} in {@code struct mlx5dv_context}. */
     public static final long STRIDING_MAX_STRIDES_OFFSET =
         offset(LAYOUT, "striding_rq_caps", "max_single_wqe_log_num_of_strides");
+    /** Byte offset of {@code striding_rq_caps.supported_qpts} in {@code struct mlx5dv_context}. */
     public static final long STRIDING_SUPPORTED_QPTS_OFFSET = offset(LAYOUT, "striding_rq_caps", "supported_qpts");
+    /** Byte offset of {@code max_clock_info_update_nsec} in {@code struct mlx5dv_context}. */
     public static final long MAX_CLOCK_INFO_UPDATE_NSEC_OFFSET = offset(LAYOUT, "max_clock_info_update_nsec");
 
     private Mlx5dvContext()

@@ -15,10 +15,14 @@ import java.lang.invoke.MethodHandle;
  * ({@code ibv_create_qp@@IBVERBS_1.1}, {@code mlx5dv_init_obj@@MLX5_1.2}), as a C program linked today would.
  * <p>
  * Loaded once into the global arena: the libraries stay mapped for the life of the JVM.
+ *
+ * <p>Thread model: static and immutable; any thread.
  */
 public final class NativeLibs
 {
+    /** libibverbs (infiniband/verbs.h), by its soname. */
     public static final String LIBIBVERBS = "libibverbs.so.1";
+    /** libmlx5 (infiniband/mlx5dv.h), by its soname. */
     public static final String LIBMLX5 = "libmlx5.so.1";
     /** librdmacm (rdma/rdma_cma.h); it links libibverbs.so.1, so its verbs contexts are the ones mlx5j's calls see. */
     public static final String LIBRDMACM = "librdmacm.so.1";
@@ -44,28 +48,50 @@ public final class NativeLibs
         static final SymbolLookup LOOKUP = SymbolLookup.libraryLookup(LIBRDMACM, Arena.global());
     }
 
-    /** Address of an exported librdmacm function; fails with the symbol name when it is absent. */
+    /**
+     * Address of an exported librdmacm function; fails with the symbol name when it is absent.
+     *
+     * @param name the C symbol name
+     * @return the symbol's address
+     */
     public static MemorySegment rdmacm(final String name)
     {
         return RdmacmLib.LOOKUP.find(name)
             .orElseThrow(() -> new UnsatisfiedLinkError(name + " not found in " + LIBRDMACM));
     }
 
-    /** Address of an exported libibverbs function; fails with the symbol name when it is absent. */
+    /**
+     * Address of an exported libibverbs function; fails with the symbol name when it is absent.
+     *
+     * @param name the C symbol name
+     * @return the symbol's address
+     */
     public static MemorySegment ibverbs(final String name)
     {
         return Ibverbs.LOOKUP.find(name)
             .orElseThrow(() -> new UnsatisfiedLinkError(name + " not found in " + LIBIBVERBS));
     }
 
-    /** Address of an exported libmlx5 function; fails with the symbol name when it is absent. */
+    /**
+     * Address of an exported libmlx5 function; fails with the symbol name when it is absent.
+     *
+     * @param name the C symbol name
+     * @return the symbol's address
+     */
     public static MemorySegment mlx5(final String name)
     {
         return Mlx5.LOOKUP.find(name)
             .orElseThrow(() -> new UnsatisfiedLinkError(name + " not found in " + LIBMLX5));
     }
 
-    /** Downcall to a fixed address (an exported symbol). */
+    /**
+     * Downcall to a fixed address (an exported symbol).
+     *
+     * @param address the function's address
+     * @param fd the function's C signature
+     * @param options linker options ({@link CallState#OPTION}, {@code critical})
+     * @return the method handle
+     */
     public static MethodHandle downcall(final MemorySegment address, final FunctionDescriptor fd,
         final Linker.Option... options)
     {
@@ -75,6 +101,10 @@ public final class NativeLibs
     /**
      * Downcall whose first argument is the target address: for the function pointers of ibv_context_ops,
      * verbs_context and ibv_qp_ex that verbs.h's static inline functions call.
+     *
+     * @param fd the function's C signature
+     * @param options linker options ({@link CallState#OPTION}, {@code critical})
+     * @return the method handle
      */
     public static MethodHandle downcall(final FunctionDescriptor fd, final Linker.Option... options)
     {

@@ -11,9 +11,12 @@ import static java.lang.foreign.MemoryLayout.unionLayout;
 /**
  * {@code struct rdma_addr} (rdma/rdma_cma.h, rdma-core 44): source and destination socket addresses (anonymous unions
  * of sockaddr / sockaddr_in / sockaddr_in6 / sockaddr_storage) and the GIDs they resolved to.
+ *
+ * <p>Thread model: constants only; any thread. The memory a layout describes belongs to whoever owns the C object.
  */
 public final class RdmaAddr
 {
+    /** Memory layout of {@code struct rdma_addr} (rdma/rdma_cma.h). */
     public static final GroupLayout LAYOUT = structLayout(
         unionLayout(
             Sockaddr.LAYOUT.withName("src_addr"),
@@ -28,9 +31,13 @@ public final class RdmaAddr
         unionLayout(
             RdmaIbAddr.LAYOUT.withName("ibaddr")).withName("addr")).withName("rdma_addr");
 
+    /** Byte offset of {@code src_addr} in {@code struct rdma_addr}. */
     public static final long SRC_ADDR_OFFSET = offset(LAYOUT, "src_addr");
+    /** Byte offset of {@code dst_addr} in {@code struct rdma_addr}. */
     public static final long DST_ADDR_OFFSET = offset(LAYOUT, "dst_addr");
+    /** Size of the {@code struct sockaddr_storage} members of {@code struct rdma_addr}. */
     public static final long SOCKADDR_SIZE = SockaddrStorage.LAYOUT.byteSize();
+    /** Byte offset of {@code addr.ibaddr} in {@code struct rdma_addr}. */
     public static final long IBADDR_OFFSET = offset(LAYOUT, "addr", "ibaddr");
 
     private RdmaAddr()

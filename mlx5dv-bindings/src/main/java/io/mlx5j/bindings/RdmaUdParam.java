@@ -10,9 +10,12 @@ import static java.lang.foreign.MemoryLayout.structLayout;
 /**
  * {@code struct rdma_ud_param} (rdma/rdma_cma.h, rdma-core 44): what a UD id's ESTABLISHED or MULTICAST_JOIN event
  * carries: the address handle attributes, remote QPN and Q_Key to send to.
+ *
+ * <p>Thread model: constants only; any thread. The memory a layout describes belongs to whoever owns the C object.
  */
 public final class RdmaUdParam
 {
+    /** Memory layout of {@code struct rdma_ud_param} (rdma/rdma_cma.h). */
     public static final GroupLayout LAYOUT = structLayout(
         C_POINTER.withName("private_data"),
         U8.withName("private_data_len"),
@@ -21,10 +24,15 @@ public final class RdmaUdParam
         U32.withName("qp_num"),
         U32.withName("qkey")).withName("rdma_ud_param");
 
+    /** Byte offset of {@code private_data} in {@code struct rdma_ud_param}. */
     public static final long PRIVATE_DATA_OFFSET = offset(LAYOUT, "private_data");
+    /** Byte offset of {@code private_data_len} in {@code struct rdma_ud_param}. */
     public static final long PRIVATE_DATA_LEN_OFFSET = offset(LAYOUT, "private_data_len");
+    /** Byte offset of {@code ah_attr} in {@code struct rdma_ud_param}. */
     public static final long AH_ATTR_OFFSET = offset(LAYOUT, "ah_attr");
+    /** Byte offset of {@code qp_num} in {@code struct rdma_ud_param}. */
     public static final long QP_NUM_OFFSET = offset(LAYOUT, "qp_num");
+    /** Byte offset of {@code qkey} in {@code struct rdma_ud_param}. */
     public static final long QKEY_OFFSET = offset(LAYOUT, "qkey");
 
     private RdmaUdParam()

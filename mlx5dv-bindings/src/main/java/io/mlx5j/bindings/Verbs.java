@@ -42,6 +42,10 @@ public final class Verbs
     /**
      * struct ibv_device **ibv_get_device_list(int *num_devices): NULL-terminated array, NULL + errno on failure.
      * {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param num_devices the C argument {@code int *num_devices}
+     * @return what {@code ibv_get_device_list} returns ({@code struct ibv_device **}); see man ibv_get_device_list(3)
      */
     public static MemorySegment ibv_get_device_list(final MemorySegment callState, final MemorySegment num_devices)
     {
@@ -65,7 +69,11 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_free_device_list"), DESC, NONE);
     }
 
-    /** void ibv_free_device_list(struct ibv_device **list). */
+    /**
+     * void ibv_free_device_list(struct ibv_device **list).
+     *
+     * @param list the C argument {@code struct ibv_device **list}
+     */
     public static void ibv_free_device_list(final MemorySegment list)
     {
         try
@@ -89,7 +97,12 @@ public final class Verbs
             NativeLibs.ibverbs("ibv_get_device_name"), DESC, CRITICAL);
     }
 
-    /** const char *ibv_get_device_name(struct ibv_device *device): pure user-space read. */
+    /**
+     * const char *ibv_get_device_name(struct ibv_device *device): pure user-space read.
+     *
+     * @param device the C argument {@code struct ibv_device *device}
+     * @return what {@code ibv_get_device_name} returns ({@code const char *}); see man ibv_get_device_name(3)
+     */
     public static MemorySegment ibv_get_device_name(final MemorySegment device)
     {
         try
@@ -112,7 +125,12 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_get_device_guid"), DESC, NONE);
     }
 
-    /** __be64 ibv_get_device_guid(struct ibv_device *device): node GUID in network order (reads sysfs). */
+    /**
+     * __be64 ibv_get_device_guid(struct ibv_device *device): node GUID in network order (reads sysfs).
+     *
+     * @param device the C argument {@code struct ibv_device *device}
+     * @return what {@code ibv_get_device_guid} returns ({@code __be64}); see man ibv_get_device_guid(3)
+     */
     public static long ibv_get_device_guid(final MemorySegment device)
     {
         try
@@ -138,6 +156,10 @@ public final class Verbs
     /**
      * struct ibv_context *ibv_open_device(struct ibv_device *device): NULL + errno on failure.
      * {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param device the C argument {@code struct ibv_device *device}
+     * @return what {@code ibv_open_device} returns ({@code struct ibv_context *}); see man ibv_open_device(3)
      */
     public static MemorySegment ibv_open_device(final MemorySegment callState, final MemorySegment device)
     {
@@ -161,7 +183,12 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_close_device"), DESC, NONE);
     }
 
-    /** int ibv_close_device(struct ibv_context *context). */
+    /**
+     * int ibv_close_device(struct ibv_context *context).
+     *
+     * @param context the C argument {@code struct ibv_context *context}
+     * @return what {@code ibv_close_device} returns ({@code int}); see man ibv_close_device(3)
+     */
     public static int ibv_close_device(final MemorySegment context)
     {
         try
@@ -184,7 +211,13 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_query_device"), DESC, NONE);
     }
 
-    /** int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr): 0 or errno. */
+    /**
+     * int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr): 0 or errno.
+     *
+     * @param context the C argument {@code struct ibv_context *context}
+     * @param device_attr the C argument {@code struct ibv_device_attr *device_attr}
+     * @return what {@code ibv_query_device} returns ({@code int}); see man ibv_query_device(3)
+     */
     public static int ibv_query_device(final MemorySegment context, final MemorySegment device_attr)
     {
         try
@@ -211,6 +244,11 @@ public final class Verbs
      * int ibv_query_port(struct ibv_context *, uint8_t port_num, struct _compat_ibv_port_attr *): the exported symbol
      * behind the verbs.h macro; fills only the compat prefix of ibv_port_attr. Prefer InlineVerbs.ibv_query_port, which
      * does what the macro does.
+     *
+     * @param context the C argument {@code struct ibv_context *context}
+     * @param port_num the C argument {@code uint8_t port_num}
+     * @param port_attr the C argument {@code struct _compat_ibv_port_attr *port_attr}
+     * @return what {@code ibv_query_port} returns ({@code int}); see man ibv_query_port(3)
      */
     public static int ibv_query_port(final MemorySegment context, final byte port_num, final MemorySegment port_attr)
     {
@@ -237,6 +275,13 @@ public final class Verbs
     /**
      * int ibv_query_gid(struct ibv_context *, uint8_t port_num, int index, union ibv_gid *gid):
      * 0, or -1 (errno may say why). {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param context the C argument {@code struct ibv_context *context}
+     * @param port_num the C argument {@code uint8_t port_num}
+     * @param index the C argument {@code int index}
+     * @param gid the C argument {@code union ibv_gid *gid}
+     * @return what {@code ibv_query_gid} returns ({@code int}); see man ibv_query_gid(3)
      */
     public static int ibv_query_gid(final MemorySegment callState, final MemorySegment context, final byte port_num,
         final int index, final MemorySegment gid)
@@ -264,6 +309,10 @@ public final class Verbs
     /**
      * struct ibv_pd *ibv_alloc_pd(struct ibv_context *context): NULL + errno on failure.
      * {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param context the C argument {@code struct ibv_context *context}
+     * @return what {@code ibv_alloc_pd} returns ({@code struct ibv_pd *}); see man ibv_alloc_pd(3)
      */
     public static MemorySegment ibv_alloc_pd(final MemorySegment callState, final MemorySegment context)
     {
@@ -287,7 +336,12 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_dealloc_pd"), DESC, NONE);
     }
 
-    /** int ibv_dealloc_pd(struct ibv_pd *pd): 0 or errno (EBUSY while objects still use it). */
+    /**
+     * int ibv_dealloc_pd(struct ibv_pd *pd): 0 or errno (EBUSY while objects still use it).
+     *
+     * @param pd the C argument {@code struct ibv_pd *pd}
+     * @return what {@code ibv_dealloc_pd} returns ({@code int}); see man ibv_dealloc_pd(3)
+     */
     public static int ibv_dealloc_pd(final MemorySegment pd)
     {
         try
@@ -314,6 +368,13 @@ public final class Verbs
      * struct ibv_mr *ibv_reg_mr(struct ibv_pd *, void *addr, size_t length, int access): the exported symbol that the
      * verbs.h macro calls for constant access flags without IBV_ACCESS_OPTIONAL_RANGE; iova = addr.
      * NULL + errno on failure. {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param pd the C argument {@code struct ibv_pd *pd}
+     * @param addr the C argument {@code void *addr}
+     * @param length the C argument {@code size_t length}
+     * @param access the C argument {@code int access}
+     * @return what {@code ibv_reg_mr} returns ({@code struct ibv_mr *}); see man ibv_reg_mr(3)
      */
     public static MemorySegment ibv_reg_mr(final MemorySegment callState, final MemorySegment pd,
         final MemorySegment addr, final long length, final int access)
@@ -342,6 +403,14 @@ public final class Verbs
      * struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *, void *addr, size_t length, uint64_t iova, unsigned int access):
      * what the verbs.h ibv_reg_mr macro calls otherwise. NULL + errno on failure.
      * {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param pd the C argument {@code struct ibv_pd *pd}
+     * @param addr the C argument {@code void *addr}
+     * @param length the C argument {@code size_t length}
+     * @param iova the C argument {@code uint64_t iova}
+     * @param access the C argument {@code unsigned int access}
+     * @return what {@code ibv_reg_mr_iova2} returns ({@code struct ibv_mr *})
      */
     public static MemorySegment ibv_reg_mr_iova2(final MemorySegment callState, final MemorySegment pd,
         final MemorySegment addr, final long length, final long iova, final int access)
@@ -366,7 +435,12 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_dereg_mr"), DESC, NONE);
     }
 
-    /** int ibv_dereg_mr(struct ibv_mr *mr): 0 or errno. */
+    /**
+     * int ibv_dereg_mr(struct ibv_mr *mr): 0 or errno.
+     *
+     * @param mr the C argument {@code struct ibv_mr *mr}
+     * @return what {@code ibv_dereg_mr} returns ({@code int}); see man ibv_dereg_mr(3)
+     */
     public static int ibv_dereg_mr(final MemorySegment mr)
     {
         try
@@ -393,6 +467,11 @@ public final class Verbs
     /**
      * struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context): NULL + errno on failure.
      * {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param context the C argument {@code struct ibv_context *context}
+     * @return what {@code ibv_create_comp_channel} returns ({@code struct ibv_comp_channel *}); see man
+     *         ibv_create_comp_channel(3)
      */
     public static MemorySegment ibv_create_comp_channel(final MemorySegment callState, final MemorySegment context)
     {
@@ -417,7 +496,12 @@ public final class Verbs
             NativeLibs.ibverbs("ibv_destroy_comp_channel"), DESC, NONE);
     }
 
-    /** int ibv_destroy_comp_channel(struct ibv_comp_channel *channel): 0 or errno (EBUSY while a CQ uses it). */
+    /**
+     * int ibv_destroy_comp_channel(struct ibv_comp_channel *channel): 0 or errno (EBUSY while a CQ uses it).
+     *
+     * @param channel the C argument {@code struct ibv_comp_channel *channel}
+     * @return what {@code ibv_destroy_comp_channel} returns ({@code int}); see man ibv_destroy_comp_channel(3)
+     */
     public static int ibv_destroy_comp_channel(final MemorySegment channel)
     {
         try
@@ -444,6 +528,14 @@ public final class Verbs
     /**
      * struct ibv_cq *ibv_create_cq(struct ibv_context *, int cqe, void *cq_context, struct ibv_comp_channel *,
      * int comp_vector): NULL + errno on failure. {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param context the C argument {@code struct ibv_context *context}
+     * @param cqe the C argument {@code int cqe}
+     * @param cq_context the C argument {@code void *cq_context}
+     * @param channel the C argument {@code struct ibv_comp_channel *channel}
+     * @param comp_vector the C argument {@code int comp_vector}
+     * @return what {@code ibv_create_cq} returns ({@code struct ibv_cq *}); see man ibv_create_cq(3)
      */
     public static MemorySegment ibv_create_cq(final MemorySegment callState, final MemorySegment context, final int cqe,
         final MemorySegment cq_context, final MemorySegment channel, final int comp_vector)
@@ -469,7 +561,12 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_destroy_cq"), DESC, NONE);
     }
 
-    /** int ibv_destroy_cq(struct ibv_cq *cq): 0 or errno. */
+    /**
+     * int ibv_destroy_cq(struct ibv_cq *cq): 0 or errno.
+     *
+     * @param cq the C argument {@code struct ibv_cq *cq}
+     * @return what {@code ibv_destroy_cq} returns ({@code int}); see man ibv_destroy_cq(3)
+     */
     public static int ibv_destroy_cq(final MemorySegment cq)
     {
         try
@@ -495,6 +592,12 @@ public final class Verbs
     /**
      * int ibv_get_cq_event(struct ibv_comp_channel *, struct ibv_cq **cq, void **cq_context): blocks on the channel fd
      * unless it is non-blocking; 0, or -1 + errno. {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param channel the C argument {@code struct ibv_comp_channel *channel}
+     * @param cq the C argument {@code struct ibv_cq **cq}
+     * @param cq_context the C argument {@code void **cq_context}
+     * @return what {@code ibv_get_cq_event} returns ({@code int}); see man ibv_get_cq_event(3)
      */
     public static int ibv_get_cq_event(final MemorySegment callState, final MemorySegment channel,
         final MemorySegment cq, final MemorySegment cq_context)
@@ -522,6 +625,9 @@ public final class Verbs
     /**
      * void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents): must balance ibv_get_cq_event before
      * ibv_destroy_cq.
+     *
+     * @param cq the C argument {@code struct ibv_cq *cq}
+     * @param nevents the C argument {@code unsigned int nevents}
      */
     public static void ibv_ack_cq_events(final MemorySegment cq, final int nevents)
     {
@@ -548,6 +654,11 @@ public final class Verbs
     /**
      * struct ibv_qp *ibv_create_qp(struct ibv_pd *, struct ibv_qp_init_attr *): granted caps are written back into the
      * attr. NULL + errno on failure. {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param pd the C argument {@code struct ibv_pd *pd}
+     * @param qp_init_attr the C argument {@code struct ibv_qp_init_attr *qp_init_attr}
+     * @return what {@code ibv_create_qp} returns ({@code struct ibv_qp *}); see man ibv_create_qp(3)
      */
     public static MemorySegment ibv_create_qp(final MemorySegment callState, final MemorySegment pd,
         final MemorySegment qp_init_attr)
@@ -572,7 +683,14 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_modify_qp"), DESC, NONE);
     }
 
-    /** int ibv_modify_qp(struct ibv_qp *, struct ibv_qp_attr *, int attr_mask): 0 or errno. */
+    /**
+     * int ibv_modify_qp(struct ibv_qp *, struct ibv_qp_attr *, int attr_mask): 0 or errno.
+     *
+     * @param qp the C argument {@code struct ibv_qp *qp}
+     * @param attr the C argument {@code struct ibv_qp_attr *attr}
+     * @param attr_mask the C argument {@code int attr_mask}
+     * @return what {@code ibv_modify_qp} returns ({@code int}); see man ibv_modify_qp(3)
+     */
     public static int ibv_modify_qp(final MemorySegment qp, final MemorySegment attr, final int attr_mask)
     {
         try
@@ -597,6 +715,12 @@ public final class Verbs
 
     /**
      * int ibv_query_qp(struct ibv_qp *, struct ibv_qp_attr *, int attr_mask, struct ibv_qp_init_attr *): 0 or errno.
+     *
+     * @param qp the C argument {@code struct ibv_qp *qp}
+     * @param attr the C argument {@code struct ibv_qp_attr *attr}
+     * @param attr_mask the C argument {@code int attr_mask}
+     * @param init_attr the C argument {@code struct ibv_qp_init_attr *init_attr}
+     * @return what {@code ibv_query_qp} returns ({@code int}); see man ibv_query_qp(3)
      */
     public static int ibv_query_qp(final MemorySegment qp, final MemorySegment attr, final int attr_mask,
         final MemorySegment init_attr)
@@ -621,7 +745,12 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_destroy_qp"), DESC, NONE);
     }
 
-    /** int ibv_destroy_qp(struct ibv_qp *qp): 0 or errno. */
+    /**
+     * int ibv_destroy_qp(struct ibv_qp *qp): 0 or errno.
+     *
+     * @param qp the C argument {@code struct ibv_qp *qp}
+     * @return what {@code ibv_destroy_qp} returns ({@code int}); see man ibv_destroy_qp(3)
+     */
     public static int ibv_destroy_qp(final MemorySegment qp)
     {
         try
@@ -648,6 +777,10 @@ public final class Verbs
     /**
      * struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp): pure user-space; NULL unless the QP was created with
      * IBV_QP_INIT_ATTR_SEND_OPS_FLAGS. {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param qp the C argument {@code struct ibv_qp *qp}
+     * @return what {@code ibv_qp_to_qp_ex} returns ({@code struct ibv_qp_ex *})
      */
     public static MemorySegment ibv_qp_to_qp_ex(final MemorySegment callState, final MemorySegment qp)
     {
@@ -674,6 +807,11 @@ public final class Verbs
     /**
      * struct ibv_srq *ibv_create_srq(struct ibv_pd *, struct ibv_srq_init_attr *): NULL + errno on failure.
      * {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param pd the C argument {@code struct ibv_pd *pd}
+     * @param srq_init_attr the C argument {@code struct ibv_srq_init_attr *srq_init_attr}
+     * @return what {@code ibv_create_srq} returns ({@code struct ibv_srq *}); see man ibv_create_srq(3)
      */
     public static MemorySegment ibv_create_srq(final MemorySegment callState, final MemorySegment pd,
         final MemorySegment srq_init_attr)
@@ -698,7 +836,12 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_destroy_srq"), DESC, NONE);
     }
 
-    /** int ibv_destroy_srq(struct ibv_srq *srq): 0 or errno. */
+    /**
+     * int ibv_destroy_srq(struct ibv_srq *srq): 0 or errno.
+     *
+     * @param srq the C argument {@code struct ibv_srq *srq}
+     * @return what {@code ibv_destroy_srq} returns ({@code int}); see man ibv_destroy_srq(3)
+     */
     public static int ibv_destroy_srq(final MemorySegment srq)
     {
         try
@@ -724,6 +867,11 @@ public final class Verbs
     /**
      * int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr, int srq_attr_mask): 0 or errno. With
      * {@code IBV_SRQ_LIMIT} it arms the SRQ limit event.
+     *
+     * @param srq the C argument {@code struct ibv_srq *srq}
+     * @param srq_attr the C argument {@code struct ibv_srq_attr *srq_attr}
+     * @param srq_attr_mask the C argument {@code int srq_attr_mask}
+     * @return what {@code ibv_modify_srq} returns ({@code int}); see man ibv_modify_srq(3)
      */
     public static int ibv_modify_srq(final MemorySegment srq, final MemorySegment srq_attr, final int srq_attr_mask)
     {
@@ -747,7 +895,13 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_query_srq"), DESC, NONE);
     }
 
-    /** int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr): 0 or errno. */
+    /**
+     * int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr): 0 or errno.
+     *
+     * @param srq the C argument {@code struct ibv_srq *srq}
+     * @param srq_attr the C argument {@code struct ibv_srq_attr *srq_attr}
+     * @return what {@code ibv_query_srq} returns ({@code int}); see man ibv_query_srq(3)
+     */
     public static int ibv_query_srq(final MemorySegment srq, final MemorySegment srq_attr)
     {
         try
@@ -776,6 +930,11 @@ public final class Verbs
      * context's async fd (blocking unless the fd is non-blocking); 0, or -1 + errno. Every event it returns must be
      * acknowledged with {@link #ibv_ack_async_event} before the object it names can be destroyed.
      * {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param context the C argument {@code struct ibv_context *context}
+     * @param event the C argument {@code struct ibv_async_event *event}
+     * @return what {@code ibv_get_async_event} returns ({@code int}); see man ibv_get_async_event(3)
      */
     public static int ibv_get_async_event(final MemorySegment callState, final MemorySegment context,
         final MemorySegment event)
@@ -803,6 +962,8 @@ public final class Verbs
     /**
      * void ibv_ack_async_event(struct ibv_async_event *event): counts the event as handled on the QP, CQ, SRQ or WQ it
      * names; ibv_destroy_qp/cq/srq/wq wait until every event ibv_get_async_event returned for it was acknowledged.
+     *
+     * @param event the C argument {@code struct ibv_async_event *event}
      */
     public static void ibv_ack_async_event(final MemorySegment event)
     {
@@ -829,6 +990,11 @@ public final class Verbs
     /**
      * struct ibv_ah *ibv_create_ah(struct ibv_pd *, struct ibv_ah_attr *): NULL + errno on failure.
      * {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param pd the C argument {@code struct ibv_pd *pd}
+     * @param attr the C argument {@code struct ibv_ah_attr *attr}
+     * @return what {@code ibv_create_ah} returns ({@code struct ibv_ah *}); see man ibv_create_ah(3)
      */
     public static MemorySegment ibv_create_ah(final MemorySegment callState, final MemorySegment pd,
         final MemorySegment attr)
@@ -856,6 +1022,11 @@ public final class Verbs
     /**
      * int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid): a UD QP receives the
      * group's datagrams; 0 or errno.
+     *
+     * @param qp the C argument {@code struct ibv_qp *qp}
+     * @param gid the C argument {@code const union ibv_gid *gid}
+     * @param lid the C argument {@code uint16_t lid}
+     * @return what {@code ibv_attach_mcast} returns ({@code int}); see man ibv_attach_mcast(3)
      */
     public static int ibv_attach_mcast(final MemorySegment qp, final MemorySegment gid, final short lid)
     {
@@ -879,7 +1050,14 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_detach_mcast"), DESC, NONE);
     }
 
-    /** int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid): 0 or errno. */
+    /**
+     * int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid): 0 or errno.
+     *
+     * @param qp the C argument {@code struct ibv_qp *qp}
+     * @param gid the C argument {@code const union ibv_gid *gid}
+     * @param lid the C argument {@code uint16_t lid}
+     * @return what {@code ibv_detach_mcast} returns ({@code int}); see man ibv_detach_mcast(3)
+     */
     public static int ibv_detach_mcast(final MemorySegment qp, final MemorySegment gid, final short lid)
     {
         try
@@ -902,7 +1080,12 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_destroy_ah"), DESC, NONE);
     }
 
-    /** int ibv_destroy_ah(struct ibv_ah *ah): 0 or errno. */
+    /**
+     * int ibv_destroy_ah(struct ibv_ah *ah): 0 or errno.
+     *
+     * @param ah the C argument {@code struct ibv_ah *ah}
+     * @return what {@code ibv_destroy_ah} returns ({@code int}); see man ibv_destroy_ah(3)
+     */
     public static int ibv_destroy_ah(final MemorySegment ah)
     {
         try
@@ -925,7 +1108,12 @@ public final class Verbs
         static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.ibverbs("ibv_wc_status_str"), DESC, CRITICAL);
     }
 
-    /** const char *ibv_wc_status_str(enum ibv_wc_status status): static string, pure user-space. */
+    /**
+     * const char *ibv_wc_status_str(enum ibv_wc_status status): static string, pure user-space.
+     *
+     * @param status the C argument {@code enum ibv_wc_status status}
+     * @return what {@code ibv_wc_status_str} returns ({@code const char *})
+     */
     public static MemorySegment ibv_wc_status_str(final int status)
     {
         try

@@ -13,9 +13,12 @@ import static java.lang.foreign.MemoryLayout.structLayout;
  * static inline and go through these pointers; their address is {@code context - CONTEXT_OFFSET + X_OFFSET}.
  * verbs.h only trusts a slot when {@code abi_compat == __VERBS_ABI_IS_EXTENDED ((void *)UINTPTR_MAX)} and
  * {@code sz} covers it ({@code verbs_get_ctx_op}); {@link InlineVerbs#verbsContextOp} does the same checks.
+ *
+ * <p>Thread model: constants only; any thread. The memory a layout describes belongs to whoever owns the C object.
  */
 public final class VerbsContext
 {
+    /** Memory layout of {@code struct verbs_context} (verbs.h). */
     public static final GroupLayout LAYOUT = structLayout(
         C_POINTER.withName("query_port"),
         C_POINTER.withName("advise_mr"),
@@ -59,23 +62,36 @@ public final class VerbsContext
         C_LONG.withName("sz"),
         IbvContext.LAYOUT.withName("context")).withName("verbs_context");
 
+    /** Byte offset of {@code query_port} in {@code struct verbs_context}. */
     public static final long QUERY_PORT_OFFSET = offset(LAYOUT, "query_port");
+    /** Byte offset of {@code create_cq_ex} in {@code struct verbs_context}. */
     public static final long CREATE_CQ_EX_OFFSET = offset(LAYOUT, "create_cq_ex");
+    /** Byte offset of {@code query_device_ex} in {@code struct verbs_context}. */
     public static final long QUERY_DEVICE_EX_OFFSET = offset(LAYOUT, "query_device_ex");
+    /** Byte offset of {@code create_qp_ex} in {@code struct verbs_context}. */
     public static final long CREATE_QP_EX_OFFSET = offset(LAYOUT, "create_qp_ex");
+    /** Byte offset of {@code create_srq_ex} in {@code struct verbs_context}. */
     public static final long CREATE_SRQ_EX_OFFSET = offset(LAYOUT, "create_srq_ex");
+    /** Byte offset of {@code create_wq} in {@code struct verbs_context}. */
     public static final long CREATE_WQ_OFFSET = offset(LAYOUT, "create_wq");
+    /** Byte offset of {@code modify_wq} in {@code struct verbs_context}. */
     public static final long MODIFY_WQ_OFFSET = offset(LAYOUT, "modify_wq");
+    /** Byte offset of {@code destroy_wq} in {@code struct verbs_context}. */
     public static final long DESTROY_WQ_OFFSET = offset(LAYOUT, "destroy_wq");
+    /** Byte offset of {@code create_rwq_ind_table} in {@code struct verbs_context}. */
     public static final long CREATE_RWQ_IND_TABLE_OFFSET = offset(LAYOUT, "create_rwq_ind_table");
+    /** Byte offset of {@code destroy_rwq_ind_table} in {@code struct verbs_context}. */
     public static final long DESTROY_RWQ_IND_TABLE_OFFSET = offset(LAYOUT, "destroy_rwq_ind_table");
+    /** Byte offset of {@code sz} in {@code struct verbs_context}. */
     public static final long SZ_OFFSET = offset(LAYOUT, "sz");
     /**
      * Members ibv_create_flow / ibv_destroy_flow (the constant names drop the ibv_ prefix, which would read as a
      * verbs enum).
      */
     public static final long CREATE_FLOW_OFFSET = offset(LAYOUT, "ibv_create_flow");
+    /** Byte offset of {@code ibv_destroy_flow} in {@code struct verbs_context}. */
     public static final long DESTROY_FLOW_OFFSET = offset(LAYOUT, "ibv_destroy_flow");
+    /** Byte offset of {@code context} in {@code struct verbs_context}. */
     public static final long CONTEXT_OFFSET = offset(LAYOUT, "context");
 
     private VerbsContext()

@@ -24,6 +24,8 @@ import static io.mlx5j.testkit.Bytes.u8;
  * <pre>
  * cqe       opcode=REQ format=0 se=0 owner=1 wqe_counter=7 byte_cnt=4096 qpn=0x000123 wqe_opcode=RDMA_WRITE ...
  * </pre>
+ *
+ * <p>Thread model: immutable once built; any thread.
  */
 public final class CqeDump
 {
@@ -39,7 +41,12 @@ public final class CqeDump
         this.fields = Collections.unmodifiableList(fields);
     }
 
-    /** The CQE in these 64 bytes. */
+    /**
+     * The CQE in these 64 bytes.
+     *
+     * @param cqe the CQE's 64 bytes
+     * @return the dump
+     */
     public static CqeDump of(final byte[] cqe)
     {
         if (cqe.length != LENGTH)
@@ -50,35 +57,52 @@ public final class CqeDump
         return new CqeDump(b, decode(b));
     }
 
-    /** The CQE given as hex text (64 bytes). */
+    /**
+     * The CQE given as hex text (64 bytes).
+     *
+     * @param hex the 64 bytes as hex text
+     * @return the dump
+     */
     public static CqeDump of(final String hex)
     {
         return of(Bytes.parseHex(hex));
     }
 
-    /** The CQE at {@code cqe} (its first 64 bytes). */
+    /**
+     * The CQE at {@code cqe} (its first 64 bytes).
+     *
+     * @param cqe the CQE's 64 bytes
+     * @return the dump
+     */
     public static CqeDump of(final MemorySegment cqe)
     {
         return of(Bytes.copy(cqe, 0, LENGTH));
     }
 
+    /** {@return the decoded fields, in the order of their bytes} */
     public List<WqeField> fields()
     {
         return fields;
     }
 
-    /** The value of the field {@code path} ({@code cqe.opcode}, {@code err.syndrome}), or null. */
+    /**
+     * The value of the field {@code path} ({@code cqe.opcode}, {@code err.syndrome}), or null.
+     *
+     * @param path the field's path
+     * @return the value as text, or null
+     */
     public String field(final String path)
     {
         return WqeField.find(fields, path);
     }
 
+    /** {@return a copy of the bytes decoded} */
     public byte[] bytes()
     {
         return bytes.clone();
     }
 
-    /** One line per group of fields, as {@link WqeDump#text()}. */
+    /** {@return one line per group of fields, as {@link WqeDump#text()}} */
     public String text()
     {
         return WqeField.text(fields);

@@ -19,6 +19,8 @@ import java.lang.annotation.Target;
  * JVM runs; so {@link EmulatedConnectXExtension} checks, and fails with the exact surefire block to add when it is
  * missing or configured for another device (docs/testkit.md). With {@code strict}, a driver-rule violation the
  * emulator's engine reports during a test fails that test with the emulator's message (QP, WQE index, rule).
+ *
+ * <p>Thread model: read by JUnit through {@link EmulatedConnectXExtension}.
  */
 @Target({ElementType.TYPE, ElementType.METHOD})
 @Retention(RetentionPolicy.RUNTIME)
@@ -26,12 +28,16 @@ import java.lang.annotation.Target;
 @ExtendWith(EmulatedConnectXExtension.class)
 public @interface EmulatedConnectX
 {
-    /** The link layer of the ports: "ib" (InfiniBand) or "eth" (Ethernet: RoCE and raw packet QPs). */
+    /** {@return the link layer of the ports: "ib" (InfiniBand) or "eth" (Ethernet: RoCE and raw packet QPs)} */
     String link() default "ib";
 
-    /** How many devices the emulated host has (mlx5_0, mlx5_1, ...). */
+    /** {@return how many devices the emulated host has (mlx5_0, mlx5_1, ...)} */
     int devices() default 1;
 
-    /** Strict mode (MLX5EMU_STRICT=1): every driver-rule violation fails the test that caused it. */
+    /**
+     * Strict mode (MLX5EMU_STRICT=1): every driver-rule violation fails the test that caused it.
+     *
+     * @return whether strict mode is asked for
+     */
     boolean strict() default true;
 }

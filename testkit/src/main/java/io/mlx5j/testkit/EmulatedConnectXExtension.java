@@ -28,6 +28,8 @@ import java.util.List;
  * The emulator prints its strict reports on the process's standard error; the extension points file descriptor 2
  * at a file for the duration of each strict test (dup2), then copies what came there back to the real stderr, so the
  * report can be quoted in the failure and is still where it always was.
+ *
+ * <p>Thread model: JUnit calls the callbacks on the thread that runs the test.
  */
 public final class EmulatedConnectXExtension implements BeforeEachCallback, AfterEachCallback, ParameterResolver
 {
@@ -41,7 +43,12 @@ public final class EmulatedConnectXExtension implements BeforeEachCallback, Afte
      */
     public record Device(String link, int devices, boolean strict, String fabric)
     {
-        /** The name of device {@code i} ({@code mlx5_0}, ...). */
+        /**
+         * The name of device {@code i} ({@code mlx5_0}, ...).
+         *
+         * @param i the device index, from 0
+         * @return the device name
+         */
         public String name(final int i)
         {
             return "mlx5_" + i;
@@ -50,7 +57,17 @@ public final class EmulatedConnectXExtension implements BeforeEachCallback, Afte
 
     private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(EmulatedConnectX.class);
 
-    /** The surefire block that preloads the emulator (the launcher's --env output), for the failure messages. */
+    /** Created by JUnit for {@link EmulatedConnectX}; keeps no state of its own between callbacks. */
+    public EmulatedConnectXExtension()
+    {
+    }
+
+    /**
+     * The surefire block that preloads the emulator (the launcher's --env output), for the failure messages.
+     *
+     * @param want the annotation of the test
+     * @return the configuration text
+     */
     public static String surefireBlock(final EmulatedConnectX want)
     {
         return String.join("\n",

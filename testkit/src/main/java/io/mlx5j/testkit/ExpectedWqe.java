@@ -22,9 +22,16 @@ import java.util.List;
  * @param bytes     the expected WQE, from its ctrl segment on, ds * 16 bytes
  * @param kind      the QP type it was built for (which segments follow ctrl)
  * @param unwritten per byte: true where the reference wrote nothing (same length as bytes)
+ *
+ * <p>Thread model: an immutable value; any thread.
  */
 public record ExpectedWqe(byte[] bytes, QpKind kind, boolean[] unwritten)
 {
+    /**
+     * Copies the arrays, so the record cannot be changed from outside.
+     *
+     * @throws IllegalArgumentException if {@code unwritten} and {@code bytes} differ in length
+     */
     public ExpectedWqe
     {
         if (unwritten.length != bytes.length)
@@ -35,25 +42,39 @@ public record ExpectedWqe(byte[] bytes, QpKind kind, boolean[] unwritten)
         unwritten = unwritten.clone();
     }
 
-    /** Every byte expected exactly (a WQE written by hand, or by an encoder that writes every byte). */
+    /**
+     * Every byte expected exactly (a WQE written by hand, or by an encoder that writes every byte).
+     *
+     * @param bytes the WQE's bytes
+     * @param kind the QP type it was built for
+     * @return the expectation
+     */
     public static ExpectedWqe exactly(final byte[] bytes, final QpKind kind)
     {
         return new ExpectedWqe(bytes, kind, new boolean[bytes.length]);
     }
 
+    /** {@return a copy of the expected bytes} */
     @Override
     public byte[] bytes()
     {
         return bytes.clone();
     }
 
+    /** {@return a copy of the mask of bytes the reference did not write} */
     @Override
     public boolean[] unwritten()
     {
         return unwritten.clone();
     }
 
-    /** The same WQE with qpn_ds's QP number replaced (the encoder under test has its own QP). */
+    /**
+     * The same WQE with qpn_ds's QP number replaced (the encoder under test has its own QP).
+     *
+     * @param qpn the QP number, 24 bits
+     * @return a new expectation
+     * @throws IllegalArgumentException if {@code unwritten} and {@code bytes} differ in length
+     */
     public ExpectedWqe withQpn(final int qpn)
     {
         final byte[] b = bytes.clone();
@@ -63,7 +84,13 @@ public record ExpectedWqe(byte[] bytes, QpKind kind, boolean[] unwritten)
         return new ExpectedWqe(b, kind, unwritten);
     }
 
-    /** The same WQE with opmod_idx_opcode's wqe_index replaced (the encoder under test posts elsewhere). */
+    /**
+     * The same WQE with opmod_idx_opcode's wqe_index replaced (the encoder under test posts elsewhere).
+     *
+     * @param wqeIndex the WQE index, 16 bits
+     * @return a new expectation
+     * @throws IllegalArgumentException if {@code unwritten} and {@code bytes} differ in length
+     */
     public ExpectedWqe withWqeIndex(final int wqeIndex)
     {
         final byte[] b = bytes.clone();
@@ -72,25 +99,25 @@ public record ExpectedWqe(byte[] bytes, QpKind kind, boolean[] unwritten)
         return new ExpectedWqe(b, kind, unwritten);
     }
 
-    /** The QP number in qpn_ds. */
+    /** {@return the QP number in qpn_ds} */
     public int qpn()
     {
         return Bytes.be32(bytes, 4) >>> 8;
     }
 
-    /** The wqe_index in opmod_idx_opcode. */
+    /** {@return the wqe_index in opmod_idx_opcode} */
     public int wqeIndex()
     {
         return Bytes.be16(bytes, 1);
     }
 
-    /** The decoded WQE ({@link WqeDump}), unwritten bytes as the reference left them. */
+    /** {@return the decoded WQE ({@link WqeDump}), unwritten bytes as the reference left them} */
     public WqeDump dump()
     {
         return WqeDump.send(bytes, kind);
     }
 
-    /** The paths of the fields whose bytes are all unwritten (what a comparison skips). */
+    /** {@return the paths of the fields whose bytes are all unwritten (what a comparison skips)} */
     public List<String> ignoredFields()
     {
         return dump().fields().stream().filter(f -> f.length() > 0 && allUnwritten(f)).map(WqeField::path).toList();

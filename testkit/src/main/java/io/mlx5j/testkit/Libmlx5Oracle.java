@@ -147,6 +147,13 @@ public final class Libmlx5Oracle implements AutoCloseable
     /**
      * An oracle for QPs of type {@code kind} created with these capabilities (struct ibv_qp_cap: max_send_wr,
      * max_send_sge, max_inline_data; libmlx5 sizes the WQE and the ring from them), posting through {@code api}.
+     *
+     * @param kind the QP type
+     * @param api the libibverbs posting API to use
+     * @param maxSendWr {@code max_send_wr}
+     * @param maxSendSge {@code max_send_sge}
+     * @param maxInlineData {@code max_inline_data}
+     * @return the oracle; close it to free the device objects
      */
     public static Libmlx5Oracle open(final QpKind kind, final Api api, final int maxSendWr, final int maxSendSge,
         final int maxInlineData)
@@ -154,25 +161,25 @@ public final class Libmlx5Oracle implements AutoCloseable
         return new Libmlx5Oracle(kind, api, maxSendWr, maxSendSge, maxInlineData);
     }
 
-    /** The lkey of a 64 KiB region the oracle registered, for gather entries that name a real MR. */
+    /** {@return the lkey of a 64 KiB region the oracle registered, for gather entries that name a real MR} */
     public int lkey()
     {
         return mr.get(U32, IbvMr.LKEY_OFFSET);
     }
 
-    /** The registered region {@link #lkey()} covers (inline payloads and raw frames may live there). */
+    /** {@return the registered region {@link #lkey()} covers (inline payloads and raw frames may live there)} */
     public MemorySegment memory()
     {
         return memory;
     }
 
-    /** The QP number of the QP the last {@link #expect} posted on. */
+    /** {@return the QP number of the QP the last {@link #expect} posted on} */
     public int lastQpn()
     {
         return lastQpn;
     }
 
-    /** Whether port 1 is Ethernet (RoCE, raw packet QPs) rather than InfiniBand. */
+    /** {@return whether port 1 is Ethernet (RoCE, raw packet QPs) rather than InfiniBand} */
     public boolean ethernet()
     {
         return ethernet;
@@ -181,6 +188,9 @@ public final class Libmlx5Oracle implements AutoCloseable
     /**
      * Posts {@code wr} through libmlx5 on a fresh QP and returns the WQE libmlx5 wrote (wqe_index 0, the fresh QP's
      * number in qpn_ds) with its unwritten bytes marked ({@link ExpectedWqe} states the rule).
+     *
+     * @param wr the work request
+     * @return the expected WQE
      */
     public ExpectedWqe expect(final WorkRequest wr)
     {

@@ -6,6 +6,8 @@ package io.mlx5j.testkit;
  * (rdma-core providers/mlx5/qp.c, _mlx5_post_send): a remote address for RDMA and atomic opcodes on RC and UC, a
  * datagram segment (struct mlx5_wqe_datagram_seg) on UD, an Ethernet segment (struct mlx5_wqe_eth_seg) on raw packet
  * QPs. The bytes alone cannot tell these apart, so a decoder is told.
+ *
+ * <p>Thread model: an immutable value; any thread.
  */
 public enum QpKind
 {
@@ -18,7 +20,12 @@ public enum QpKind
     /** Raw packet (Ethernet): an Ethernet segment with inline headers after ctrl. */
     RAW_PACKET;
 
-    /** The kind named {@code rc}, {@code uc}, {@code ud}, {@code raw} (any case). */
+    /**
+     * The kind named {@code rc}, {@code uc}, {@code ud}, {@code raw} (any case).
+     *
+     * @param name the name
+     * @return the kind
+     */
     public static QpKind parse(final String name)
     {
         return switch (name.toLowerCase(java.util.Locale.ROOT))

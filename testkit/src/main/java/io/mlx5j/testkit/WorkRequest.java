@@ -9,22 +9,34 @@ import java.util.Arrays;
  * operands, UD destination). {@link Libmlx5Oracle} posts it through libmlx5; the same object tells an encoder under
  * test what to encode. Built with the static factories and the fluent setters; immutable once built is not promised
  * (it is test input).
+ *
+ * <p>Thread model: mutable, not thread-safe; build and post it on one thread.
  */
 public final class WorkRequest
 {
     /** enum ibv_wr_opcode (verbs.h). */
     public static final int IBV_WR_RDMA_WRITE = 0;
+    /** {@code IBV_WR_RDMA_WRITE_WITH_IMM} from rdma-core's {@code infiniband/verbs.h}. */
     public static final int IBV_WR_RDMA_WRITE_WITH_IMM = 1;
+    /** {@code IBV_WR_SEND} from rdma-core's {@code infiniband/verbs.h}. */
     public static final int IBV_WR_SEND = 2;
+    /** {@code IBV_WR_SEND_WITH_IMM} from rdma-core's {@code infiniband/verbs.h}. */
     public static final int IBV_WR_SEND_WITH_IMM = 3;
+    /** {@code IBV_WR_RDMA_READ} from rdma-core's {@code infiniband/verbs.h}. */
     public static final int IBV_WR_RDMA_READ = 4;
+    /** {@code IBV_WR_ATOMIC_CMP_AND_SWP} from rdma-core's {@code infiniband/verbs.h}. */
     public static final int IBV_WR_ATOMIC_CMP_AND_SWP = 5;
+    /** {@code IBV_WR_ATOMIC_FETCH_AND_ADD} from rdma-core's {@code infiniband/verbs.h}. */
     public static final int IBV_WR_ATOMIC_FETCH_AND_ADD = 6;
+    /** {@code IBV_WR_SEND_WITH_INV} from rdma-core's {@code infiniband/verbs.h}. */
     public static final int IBV_WR_SEND_WITH_INV = 9;
     /** enum ibv_send_flags (verbs.h). */
     public static final int IBV_SEND_FENCE = 1;
+    /** {@code IBV_SEND_SIGNALED} from rdma-core's {@code infiniband/verbs.h}. */
     public static final int IBV_SEND_SIGNALED = 1 << 1;
+    /** {@code IBV_SEND_SOLICITED} from rdma-core's {@code infiniband/verbs.h}. */
     public static final int IBV_SEND_SOLICITED = 1 << 2;
+    /** {@code IBV_SEND_INLINE} from rdma-core's {@code infiniband/verbs.h}. */
     public static final int IBV_SEND_INLINE = 1 << 3;
 
     final int opcode;
@@ -46,7 +58,13 @@ public final class WorkRequest
         this.opcode = opcode;
     }
 
-    /** A work request of opcode IBV_WR_* ({@link #IBV_WR_SEND}, ...). */
+    /**
+     * A work request of opcode IBV_WR_* ({@link #IBV_WR_SEND}, ...).
+     *
+     * @param ibvWrOpcode an {@code IBV_WR_*} opcode
+     * @return the work request
+     * @throws IllegalArgumentException if the oracle does not post that opcode
+     */
     public static WorkRequest of(final int ibvWrOpcode)
     {
         return switch (ibvWrOpcode)
@@ -60,24 +78,48 @@ public final class WorkRequest
         };
     }
 
+    /**
+     * A SEND ({@code IBV_WR_SEND}).
+     *
+     * @return the work request
+     */
     public static WorkRequest send()
     {
         return new WorkRequest(IBV_WR_SEND);
     }
 
+    /**
+     * An RDMA WRITE ({@code IBV_WR_RDMA_WRITE}) to {@code remoteAddr}.
+     *
+     * @param remoteAddr the remote address
+     * @param rkey the remote key
+     * @return the work request
+     */
     public static WorkRequest rdmaWrite(final long remoteAddr, final int rkey)
     {
         return new WorkRequest(IBV_WR_RDMA_WRITE).remote(remoteAddr, rkey);
     }
 
-    /** send_flags, IBV_SEND_* ({@link #IBV_SEND_SIGNALED} | ...). */
+    /**
+     * send_flags, IBV_SEND_* ({@link #IBV_SEND_SIGNALED} | ...).
+     *
+     * @param ibvSendFlags OR of {@code IBV_SEND_*}
+     * @return this work request
+     */
     public WorkRequest flags(final int ibvSendFlags)
     {
         this.sendFlags = ibvSendFlags;
         return this;
     }
 
-    /** Appends a gather entry (ibv_sge). With IBV_SEND_INLINE the bytes at {@code addr} are read when posting. */
+    /**
+     * Appends a gather entry (ibv_sge). With IBV_SEND_INLINE the bytes at {@code addr} are read when posting.
+     *
+     * @param addr the entry's address
+     * @param length the entry's length
+     * @param lkey the entry's lkey
+     * @return this work request
+     */
     public WorkRequest sge(final long addr, final int length, final int lkey)
     {
         this.addr = Arrays.copyOf(this.addr, this.addr.length + 1);
@@ -89,7 +131,13 @@ public final class WorkRequest
         return this;
     }
 
-    /** wr.rdma.remote_addr / rkey, or wr.atomic.remote_addr / rkey. */
+    /**
+     * wr.rdma.remote_addr / rkey, or wr.atomic.remote_addr / rkey.
+     *
+     * @param remoteAddr the remote address
+     * @param rkey the remote key
+     * @return this work request
+     */
     public WorkRequest remote(final long remoteAddr, final int rkey)
     {
         this.remoteAddr = remoteAddr;
@@ -97,14 +145,25 @@ public final class WorkRequest
         return this;
     }
 
-    /** imm_data (host order here; the WQE carries it big-endian) or, for SEND_WITH_INV, invalidate_rkey. */
+    /**
+     * imm_data (host order here; the WQE carries it big-endian) or, for SEND_WITH_INV, invalidate_rkey.
+     *
+     * @param immOrInvalidateRkey the immediate data, or the rkey to invalidate
+     * @return this work request
+     */
     public WorkRequest imm(final int immOrInvalidateRkey)
     {
         this.immData = immOrInvalidateRkey;
         return this;
     }
 
-    /** wr.atomic.compare_add and swap. */
+    /**
+     * wr.atomic.compare_add and swap.
+     *
+     * @param compareAdd compare (CAS) or add (FAA) value
+     * @param swap the swap value
+     * @return this work request
+     */
     public WorkRequest atomic(final long compareAdd, final long swap)
     {
         this.compareAdd = compareAdd;
@@ -112,13 +171,25 @@ public final class WorkRequest
         return this;
     }
 
+    /**
+     * Sets wr_id.
+     *
+     * @param wrId the work request id
+     * @return this work request
+     */
     public WorkRequest wrId(final long wrId)
     {
         this.wrId = wrId;
         return this;
     }
 
-    /** wr.ud.remote_qpn / remote_qkey; the address handle is the oracle's (its own port). */
+    /**
+     * wr.ud.remote_qpn / remote_qkey; the address handle is the oracle's (its own port).
+     *
+     * @param remoteQpn the destination QP number
+     * @param remoteQkey the destination Q_Key
+     * @return this work request
+     */
     public WorkRequest ud(final int remoteQpn, final int remoteQkey)
     {
         this.remoteQpn = remoteQpn;
@@ -126,11 +197,13 @@ public final class WorkRequest
         return this;
     }
 
+    /** {@return the {@code IBV_WR_*} opcode} */
     public int opcode()
     {
         return opcode;
     }
 
+    /** {@return the {@code IBV_SEND_*} flags} */
     public int sendFlags()
     {
         return sendFlags;

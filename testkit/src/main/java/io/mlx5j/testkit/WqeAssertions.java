@@ -14,6 +14,8 @@ import java.util.List;
  * {@link ExpectedWqe}); a field partly unwritten is compared on its written bytes. Fields are visited in the order of
  * their bytes, so a wrong ds or opcode is reported before the segments it displaces. Throws {@link AssertionError},
  * which JUnit, TestNG and plain {@code assert} users all report as a failure.
+ *
+ * <p>Thread model: static and stateless; any thread (a failure is thrown on the calling thread).
  */
 public final class WqeAssertions
 {
@@ -21,7 +23,12 @@ public final class WqeAssertions
     {
     }
 
-    /** {@code actual}: the WQE from its ctrl segment on (at least ds * 16 bytes; more are ignored). */
+    /**
+     * {@code actual}: the WQE from its ctrl segment on (at least ds * 16 bytes; more are ignored).
+     *
+     * @param expected the expected WQE
+     * @param actual the WQE to check
+     */
     public static void assertWqe(final ExpectedWqe expected, final byte[] actual)
     {
         final String difference = firstDifference(expected, actual);
@@ -32,7 +39,12 @@ public final class WqeAssertions
         }
     }
 
-    /** The WQE at {@code actual} (its ctrl segment; ds is read there). */
+    /**
+     * The WQE at {@code actual} (its ctrl segment; ds is read there).
+     *
+     * @param expected the expected WQE
+     * @param actual the WQE to check
+     */
     public static void assertWqe(final ExpectedWqe expected, final MemorySegment actual)
     {
         assertWqe(expected, WqeDump.send(actual, expected.kind()).bytes());
@@ -41,6 +53,10 @@ public final class WqeAssertions
     /**
      * The first line of the failure {@link #assertWqe} would throw ({@code path: expected X, was Y}), or null when
      * the WQEs agree on every compared byte.
+     *
+     * @param expected the expected WQE
+     * @param actual the WQE to check
+     * @return the first difference, or null
      */
     public static String firstDifference(final ExpectedWqe expected, final byte[] actual)
     {

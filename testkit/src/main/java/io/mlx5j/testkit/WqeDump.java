@@ -32,6 +32,8 @@ import static io.mlx5j.testkit.Bytes.u8;
  * A send WQE is as long as its ctrl segment's ds says (16-byte units); bytes past it are not part of the WQE and are
  * not decoded, bytes missing before it show as a {@code truncated} field. Values are unsigned; addresses, keys and
  * QP numbers in hex, lengths and indexes in decimal.
+ *
+ * <p>Thread model: immutable once built; any thread.
  */
 public final class WqeDump
 {
@@ -47,14 +49,26 @@ public final class WqeDump
         this.fields = Collections.unmodifiableList(fields);
     }
 
-    /** The send WQE whose ctrl segment starts {@code wqe} (at least ds 16-byte units of it are decoded). */
+    /**
+     * The send WQE whose ctrl segment starts {@code wqe} (at least ds 16-byte units of it are decoded).
+     *
+     * @param wqe the WQE's bytes
+     * @param kind the QP type (which segments follow ctrl)
+     * @return the dump
+     */
     public static WqeDump send(final byte[] wqe, final QpKind kind)
     {
         final byte[] b = wqe.clone();
         return new WqeDump(b, decodeSend(b, kind));
     }
 
-    /** The send WQE given as hex text (white space, ':' and ',' between bytes are allowed). */
+    /**
+     * The send WQE given as hex text (white space, ':' and ',' between bytes are allowed).
+     *
+     * @param hex the bytes as hex text
+     * @param kind the QP type (which segments follow ctrl)
+     * @return the dump
+     */
     public static WqeDump send(final String hex, final QpKind kind)
     {
         return send(Bytes.parseHex(hex), kind);
@@ -63,6 +77,10 @@ public final class WqeDump
     /**
      * The send WQE at {@code wqe} (its ctrl segment): ds is read there and that many 16-byte units are copied. An
      * address-only segment must be given its size first ({@code MemorySegment.ofAddress(a).reinterpret(n)}).
+     *
+     * @param wqe the WQE's memory
+     * @param kind the QP type (which segments follow ctrl)
+     * @return the dump
      */
     public static WqeDump send(final MemorySegment wqe, final QpKind kind)
     {
@@ -73,13 +91,26 @@ public final class WqeDump
     /**
      * The send WQE at WQEBB {@code index} (taken modulo {@code wqeCnt}, a power of two) of the send ring {@code sq}
      * (mlx5dv_qp.sq.buf), following it across the end of the ring as libmlx5 writes it (qp.c, "qend").
+     *
+     * @param sq the send ring
+     * @param wqeCnt the ring's WQEBB count, a power of two
+     * @param index the WQEBB index
+     * @param kind the QP type (which segments follow ctrl)
+     * @return the dump
      */
     public static WqeDump sendFromRing(final MemorySegment sq, final int wqeCnt, final int index, final QpKind kind)
     {
         return send(linearize(sq, wqeCnt, index), kind);
     }
 
-    /** The ds units of the WQE at WQEBB {@code index} of the ring, unwrapped (what {@link #sendFromRing} decodes). */
+    /**
+     * The ds units of the WQE at WQEBB {@code index} of the ring, unwrapped (what {@link #sendFromRing} decodes).
+     *
+     * @param sq the send ring
+     * @param wqeCnt the ring's WQEBB count, a power of two
+     * @param index the WQEBB index
+     * @return the WQE's bytes
+     */
     public static byte[] linearize(final MemorySegment sq, final int wqeCnt, final int index)
     {
         if (Integer.bitCount(wqeCnt) != 1 || sq.byteSize() < (long)wqeCnt * MLX5_SEND_WQE_BB)
@@ -97,57 +128,88 @@ public final class WqeDump
         return out;
     }
 
-    /** A receive WQE of a QP's receive queue: data segments up to the end of {@code wqe} or MLX5_INVALID_LKEY. */
+    /**
+     * A receive WQE of a QP's receive queue: data segments up to the end of {@code wqe} or MLX5_INVALID_LKEY.
+     *
+     * @param wqe the WQE's bytes
+     * @return the dump
+     */
     public static WqeDump recv(final byte[] wqe)
     {
         final byte[] b = wqe.clone();
         return new WqeDump(b, decodeRecv(b, false));
     }
 
-    /** A receive WQE given as hex text. */
+    /**
+     * A receive WQE given as hex text.
+     *
+     * @param hex the bytes as hex text
+     * @return the dump
+     */
     public static WqeDump recv(final String hex)
     {
         return recv(Bytes.parseHex(hex));
     }
 
-    /** The receive WQE of {@code stride} bytes (the RQ's 1 &lt;&lt; wqe_shift) at {@code wqe}. */
+    /**
+     * The receive WQE of {@code stride} bytes (the RQ's 1 &lt;&lt; wqe_shift) at {@code wqe}.
+     *
+     * @param wqe the WQE's memory
+     * @param stride the receive WQE size in bytes
+     * @return the dump
+     */
     public static WqeDump recv(final MemorySegment wqe, final int stride)
     {
         return recv(Bytes.copy(wqe, 0, stride));
     }
 
-    /** A receive WQE of a shared receive queue: struct mlx5_wqe_srq_next_seg, then data segments. */
+    /**
+     * A receive WQE of a shared receive queue: struct mlx5_wqe_srq_next_seg, then data segments.
+     *
+     * @param wqe the WQE's bytes
+     * @return the dump
+     */
     public static WqeDump srqRecv(final byte[] wqe)
     {
         final byte[] b = wqe.clone();
         return new WqeDump(b, decodeRecv(b, true));
     }
 
-    /** A receive WQE of a shared receive queue, given as hex text. */
+    /**
+     * A receive WQE of a shared receive queue, given as hex text.
+     *
+     * @param hex the bytes as hex text
+     * @return the dump
+     */
     public static WqeDump srqRecv(final String hex)
     {
         return srqRecv(Bytes.parseHex(hex));
     }
 
-    /** The decoded fields, in the order of their bytes. */
+    /** {@return the decoded fields, in the order of their bytes} */
     public List<WqeField> fields()
     {
         return fields;
     }
 
-    /** The value of the field {@code path} ({@code ctrl.fm_ce_se}, {@code data[1].lkey}), or null. */
+    /**
+     * The value of the field {@code path} ({@code ctrl.fm_ce_se}, {@code data[1].lkey}), or null.
+     *
+     * @param path the field's path
+     * @return the value as text, or null
+     */
     public String field(final String path)
     {
         return WqeField.find(fields, path);
     }
 
-    /** A copy of the bytes decoded. */
+    /** {@return A copy of the bytes decoded} */
     public byte[] bytes()
     {
         return bytes.clone();
     }
 
-    /** One line per segment: its name padded to 10 columns, then name=value of each field. */
+    /** {@return one line per segment: its name padded to 10 columns, then name=value of each field} */
     public String text()
     {
         return WqeField.text(fields);

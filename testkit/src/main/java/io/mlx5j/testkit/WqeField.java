@@ -14,10 +14,12 @@ import java.util.List;
  * @param offset  the first byte of the field, from the start of the decoded bytes (the ctrl segment)
  * @param length  how many bytes hold the field
  * @param value   the field's value as text
+ *
+ * <p>Thread model: an immutable value; any thread.
  */
 public record WqeField(String segment, String name, int offset, int length, String value)
 {
-    /** {@code segment.name}, the name the assertions report ({@code ctrl.fm_ce_se}). */
+    /** {@return {@code segment.name}, the name the assertions report ({@code ctrl.fm_ce_se})} */
     public String path()
     {
         return segment + "." + name;

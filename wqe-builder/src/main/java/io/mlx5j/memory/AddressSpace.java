@@ -6,6 +6,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * The whole address space as one segment, for accesses by raw address: the checked fallback of {@link RingStores},
  * the 512-bit copies, and the data path's copies of inline payloads and scatter-to-CQE data.
+ *
+ * <p>Thread model: static and stateless; any thread.
  */
 public final class AddressSpace
 {

@@ -44,7 +44,12 @@ public final class AddressStores
     {
     }
 
-    /** 4 bytes, big-endian, at {@code address} (4-aligned). Only when {@link #ENABLED}. */
+    /**
+     * 4 bytes, big-endian, at {@code address} (4-aligned). Only when {@link #ENABLED}.
+     *
+     * @param address the native address
+     * @param value the value to store
+     */
     public static void putIntBE(final long address, final int value)
     {
         try
@@ -60,6 +65,9 @@ public final class AddressStores
     /**
      * 8 raw bytes at {@code address} (8-aligned), an opaque store: never merged with, dropped for or moved across
      * other opaque stores (the same access mode as the checked 8-byte doorbell). Only when {@link #ENABLED}.
+     *
+     * @param address the native address
+     * @param value the value to store
      */
     public static void putLongOpaque(final long address, final long value)
     {
@@ -73,7 +81,12 @@ public final class AddressStores
         }
     }
 
-    /** 8 raw bytes at {@code address} (8-aligned). Only when {@link #ENABLED}. */
+    /**
+     * 8 raw bytes at {@code address} (8-aligned). Only when {@link #ENABLED}.
+     *
+     * @param address the native address
+     * @return the 8 bytes in native order
+     */
     public static long getLong(final long address)
     {
         try

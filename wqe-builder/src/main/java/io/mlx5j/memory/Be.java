@@ -23,6 +23,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  *       and raw loaded bits back into the value (the swap is its own inverse). A {@code static final} decides, so
  *       on x86-64 each is one {@code bswap} (or a {@code movbe}), on a big-endian host nothing.</li>
  * </ul>
+ *
+ * <p>Thread model: static and stateless; any thread.
  */
 public final class Be
 {
@@ -47,37 +49,71 @@ public final class Be
     {
     }
 
-    /** Between a 64-bit wire value and the native-order bits of a raw 8-byte access at its address. */
+    /**
+     * Between a 64-bit wire value and the native-order bits of a raw 8-byte access at its address.
+     *
+     * @param value the value to store
+     * @return {@code value} with its bytes reversed on a little-endian host, unchanged on a big-endian one
+     */
     public static long order(final long value)
     {
         return SWAP ? Long.reverseBytes(value) : value;
     }
 
-    /** Between a 32-bit wire value and the native-order bits of a raw 4-byte access at its address. */
+    /**
+     * Between a 32-bit wire value and the native-order bits of a raw 4-byte access at its address.
+     *
+     * @param value the value to store
+     * @return {@code value} with its bytes reversed on a little-endian host, unchanged on a big-endian one
+     */
     public static int order(final int value)
     {
         return SWAP ? Integer.reverseBytes(value) : value;
     }
 
-    /** The unsigned byte at {@code at}. */
+    /**
+     * The unsigned byte at {@code at}.
+     *
+     * @param s the segment to read
+     * @param at byte offset in {@code s}
+     * @return the byte, 0 to 255
+     */
     public static int u8(final MemorySegment s, final long at)
     {
         return (byte) U8.get(s, at) & 0xff;
     }
 
-    /** The big-endian unsigned 16-bit word at {@code at}. */
+    /**
+     * The big-endian unsigned 16-bit word at {@code at}.
+     *
+     * @param s the segment to read
+     * @param at byte offset in {@code s}
+     * @return the word, 0 to 65535
+     */
     public static int be16(final MemorySegment s, final long at)
     {
         return (short) BE16.get(s, at) & 0xffff;
     }
 
-    /** The big-endian 32-bit word at {@code at}. */
+    /**
+     * The big-endian 32-bit word at {@code at}.
+     *
+     * @param s the segment to read
+     * @param at byte offset in {@code s}
+     * @return the word
+     */
     public static int be32(final MemorySegment s, final long at)
     {
         return (int) BE32.get(s, at);
     }
 
-    /** The big-endian 64-bit word at {@code at}. */
+    /**
+     * The big-endian 64-bit word at {@code at}.
+     *
+     * @param s the segment to read
+     * @param at byte offset in {@code s}
+     * @return the word
+     */
     public static long be64(final MemorySegment s, final long at)
     {
         return (long) BE64.get(s, at);

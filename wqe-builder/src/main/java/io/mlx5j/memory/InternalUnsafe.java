@@ -13,6 +13,8 @@ import java.lang.invoke.MethodType;
  * {@link AddressStores}). Nothing is
  * compiled against {@code jdk.internal.misc}: callers keep the handle in a {@code static final} field, which C2
  * inlines like a direct call.
+ *
+ * <p>Thread model: static and stateless; any thread.
  */
 public final class InternalUnsafe
 {
@@ -25,6 +27,10 @@ public final class InternalUnsafe
     /**
      * The instance method {@code name} of type {@code type} (without the receiver), bound to the Unsafe instance;
      * null if the package is not exported to mlx5j or the method does not exist in this JDK.
+     *
+     * @param name the method name in {@code jdk.internal.misc.Unsafe}
+     * @param type the method type without the receiver
+     * @return the bound handle, or null (see above)
      */
     public static MethodHandle bound(final String name, final MethodType type)
     {

@@ -53,15 +53,20 @@ public final class RingStores
     }
 
     /**
-     * {@code "Unsafe, 512-bit copies"}, {@code "Unsafe"} or {@code "AddressSpace.ALL"}: how this JVM writes WQE
-     * segments and copies inline data (benchmarks print it).
+     * {@return {@code "Unsafe, 512-bit copies"}, {@code "Unsafe"} or {@code "AddressSpace.ALL"}: how this JVM writes
+     * WQE segments and copies inline data (benchmarks print it)}
      */
     public static String mode()
     {
         return WIDE ? "Unsafe, 512-bit copies" : UNSAFE ? "Unsafe" : "AddressSpace.ALL";
     }
 
-    /** 8 bytes, big-endian, at {@code address} (8-aligned). */
+    /**
+     * 8 bytes, big-endian, at {@code address} (8-aligned).
+     *
+     * @param address the native address
+     * @param value the value to store
+     */
     public static void putLongBE(final long address, final long value)
     {
         if (UNSAFE)
@@ -85,6 +90,9 @@ public final class RingStores
      * 8 bytes, big-endian, read at {@code address} (8-aligned): a CQE's words (the direct module's poller: the last
      * 8 bytes of a requester CQE, the words of a raw or striding receive CQE), after the poll call's liveness check,
      * the read of its op_own and the barrier after it.
+     *
+     * @param address the native address
+     * @return the 8 bytes read as a big-endian number
      */
     public static long getLongBE(final long address)
     {
@@ -106,6 +114,9 @@ public final class RingStores
      * 1 byte at {@code address}, a plain load: a CQE's op_own (the direct module's poller), after the poll call's
      * liveness check. The reader orders the CQE body after it with the doorbell module's {@code Dma.fromDevice()}
      * (libmlx5's udma_from_device_barrier after its ownership check).
+     *
+     * @param address the native address
+     * @return the byte
      */
     public static byte getByte(final long address)
     {
@@ -127,6 +138,9 @@ public final class RingStores
      * 4 bytes, big-endian, at {@code address} (4-aligned), with release semantics: a CQ's consumer index in its
      * doorbell record (the direct module's poller), which must not become visible before the reads of the CQEs it
      * frees. The {@link VarHandle#releaseFence()} before a plain store orders as a releasing store.
+     *
+     * @param address the native address
+     * @param value the value to store
      */
     public static void putIntBERelease(final long address, final int value)
     {
@@ -141,7 +155,12 @@ public final class RingStores
         }
     }
 
-    /** 4 bytes, big-endian, at {@code address} (4-aligned). */
+    /**
+     * 4 bytes, big-endian, at {@code address} (4-aligned).
+     *
+     * @param address the native address
+     * @param value the value to store
+     */
     public static void putIntBE(final long address, final int value)
     {
         if (UNSAFE)
@@ -166,6 +185,9 @@ public final class RingStores
      * bytes ending at {@code end} (1 to 15) within the unit; the segment's bytes are written over it afterwards. A
      * segment that ends on a unit boundary has no padding and needs no call (JMH: every store into a fresh
      * WQEBB counts).
+     *
+     * @param unit ring address of the 16-byte unit
+     * @param end where the segment's bytes end in the unit, 1 to 15
      */
     public static void zeroPadding(final long unit, final int end)
     {
@@ -183,6 +205,10 @@ public final class RingStores
      * {@code MemorySegment.copy} (and {@code Unsafe.copyMemory} under it) pays a call into the JVM's copy stub plus
      * the segment checks for a few words of work. Checked way: {@code MemorySegment.copy} through {@link
      * AddressSpace#ALL}.
+     *
+     * @param from source address
+     * @param to destination address
+     * @param bytes number of bytes to copy
      */
     public static void copy(final long from, final long to, final long bytes)
     {
@@ -232,6 +258,10 @@ public final class RingStores
      * direct module's {@code EthFrameEncoder}). A separate entry point so that the other posts keep {@link #copy} as
      * it compiles today (JMH: routing every copy through one dispatch made SEND 16 B inline about 2 ns slower,
      * JMH).
+     *
+     * @param from source address
+     * @param to destination address
+     * @param bytes number of bytes to copy
      */
     public static void copyWide(final long from, final long to, final long bytes)
     {

@@ -13,6 +13,8 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * The only class that touches {@code jdk.incubator.vector}. Loaded only after {@link WideCopy} has checked that the
  * module is in the boot layer.
+ *
+ * <p>Thread model: static and stateless; any thread.
  */
 final class Vector512
 {

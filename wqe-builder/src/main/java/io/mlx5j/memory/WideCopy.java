@@ -19,6 +19,8 @@ package io.mlx5j.memory;
  *       back);</li>
  *   <li>the system property {@code mlx5j.doorbell.vector} is not {@code false}.</li>
  * </ul>
+ *
+ * <p>Thread model: static and stateless; any thread.
  */
 final class WideCopy
 {

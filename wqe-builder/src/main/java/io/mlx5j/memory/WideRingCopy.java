@@ -26,7 +26,7 @@ public final class WideRingCopy
     {
     }
 
-    /** Whether {@link #copy} may be called in this JVM. */
+    /** {@return whether {@link #copy} may be called in this JVM} */
     public static boolean enabled()
     {
         return WideCopy.ENABLED;
@@ -35,6 +35,11 @@ public final class WideRingCopy
     /**
      * One 64-byte block, raw bytes, as a single 64-byte load and a single 64-byte store: a BlueFlame block (the
      * doorbell module's {@code BlueFlameRegister}). Only when {@link #enabled()}.
+     *
+     * @param src source segment
+     * @param srcOffset offset of the block in {@code src}
+     * @param dst destination segment
+     * @param dstOffset offset of the block in {@code dst}
      */
     public static void copy64(final MemorySegment src, final long srcOffset, final MemorySegment dst,
         final long dstOffset)
@@ -45,6 +50,10 @@ public final class WideRingCopy
     /**
      * Copies {@code bytes} bytes from {@code from} to {@code to} (the ranges must not overlap; any alignment).
      * Only when {@link #enabled()}: otherwise the incubator classes it uses may not be loadable.
+     *
+     * @param from source address
+     * @param to destination address
+     * @param bytes number of bytes to copy
      */
     public static void copy(final long from, final long to, final long bytes)
     {

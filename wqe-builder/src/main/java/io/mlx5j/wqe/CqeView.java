@@ -35,9 +35,23 @@ public final class CqeView
     private int opOwn;
 
     /**
+     * Creates an unwrapped view; {@link #wrap} points it at a CQ buffer. Any thread may construct it.
+     */
+    public CqeView()
+    {
+    }
+
+    /**
+     * Point the view at a CQ buffer. Any thread may call it, but the view then belongs to one polling thread.
+     *
      * @param cq       the CQ buffer (mlx5dv_cq.buf), cqeCount * cqeSize bytes
      * @param cqeSize  64 or 128 (mlx5dv_cq.cqe_size)
      * @param cqeCount number of CQEs (mlx5dv_cq.cqe_cnt), a power of two
+     * @return this view
+     * @throws IllegalArgumentException if {@code cqeSize} is not 64 or 128, or {@code cqeCount} is not a power of two
+     *                                 fitting {@code cq}
+     * @throws IllegalArgumentException if {@code cqeSize} is not 64 or 128, or {@code cqeCount} is not a power of two
+     *                                 fitting {@code cq}
      */
     public CqeView wrap(final MemorySegment cq, final int cqeSize, final int cqeCount)
     {
@@ -81,7 +95,12 @@ public final class CqeView
         return true;
     }
 
-    /** Point the view at the CQE starting at {@code cqeOffset} without an ownership check (tests, dumps). */
+    /**
+     * Point the view at the CQE starting at {@code cqeOffset} without an ownership check (tests, dumps).
+     *
+     * @param cqeOffset byte offset of the CQE's first byte in the CQ buffer
+     * @return this view
+     */
     public CqeView at(final long cqeOffset)
     {
         this.cqe = cqeOffset;
@@ -90,86 +109,110 @@ public final class CqeView
         return this;
     }
 
-    /** Byte offset of the current CQE (its first byte) in the CQ buffer. */
+    /**
+     * Byte offset of the current CQE (its first byte) in the CQ buffer.
+     *
+     * @return the byte offset
+     */
     public long cqeOffset()
     {
         return cqe;
     }
 
+    /** {@return op_own: opcode in bits 7..4, then se, format and owner bits} */
     public int opOwn()
     {
         return opOwn;
     }
 
+    /** {@return the CQE opcode ({@code Cqe64.MLX5_CQE_*}), bits 7..4 of op_own (mlx5dv_get_cqe_opcode)} */
     public int opcode()
     {
         return opOwn >>> 4;
     }
 
+    /** {@return the owner bit, bit 0 of op_own (mlx5dv_get_cqe_owner)} */
     public int owner()
     {
         return opOwn & Cqe64.MLX5_CQE_OWNER_MASK;
     }
 
-    /** Solicited event bit (mlx5dv_get_cqe_se). */
+    /**
+     * Solicited event bit (mlx5dv_get_cqe_se).
+     *
+     * @return 1 if the solicited event bit is set, else 0
+     */
     public int se()
     {
         return (opOwn >>> 1) & 1;
     }
 
-    /** Bits 3..2 of op_own (mlx5dv_get_cqe_format). */
+    /** {@return bits 3..2 of op_own (mlx5dv_get_cqe_format)} */
     public int format()
     {
         return (opOwn >>> 2) & 3;
     }
 
+    /** {@return whether the CQE carries up to 32 bytes of scattered data ({@code MLX5_INLINE_SCATTER_32})} */
     public boolean inlineScatter32()
     {
         return (opOwn & Cqe64.MLX5_INLINE_SCATTER_32) != 0;
     }
 
+    /** {@return whether the CQE carries up to 64 bytes of scattered data ({@code MLX5_INLINE_SCATTER_64})} */
     public boolean inlineScatter64()
     {
         return (opOwn & Cqe64.MLX5_INLINE_SCATTER_64) != 0;
     }
 
-    /** True for REQ, RESP_* and the two error opcodes: CQEs that complete a WQE (others, e.g. RESIZE_CQ, do not). */
+    /**
+     * {@return true for REQ, RESP_* and the two error opcodes: CQEs that complete a WQE (others, e.g. RESIZE_CQ, do
+     * not)}
+     */
     public boolean isWorkCompletion()
     {
         final int op = opOwn >>> 4;
         return op <= Cqe64.MLX5_CQE_RESP_SEND_INV || op == Cqe64.MLX5_CQE_REQ_ERR || op == Cqe64.MLX5_CQE_RESP_ERR;
     }
 
+    /** {@return whether the opcode is REQ_ERR or RESP_ERR} */
     public boolean isError()
     {
         final int op = opOwn >>> 4;
         return op == Cqe64.MLX5_CQE_REQ_ERR || op == Cqe64.MLX5_CQE_RESP_ERR;
     }
 
+    /** {@return wqe_counter: the index of the WQE this CQE completes} */
     public int wqeCounter()
     {
         return (short)BE16.get(cq, cqe64 + Cqe64.WQE_COUNTER_OFFSET) & 0xffff;
     }
 
+    /** {@return byte_cnt: bytes received (responder CQEs)} */
     public int byteCnt()
     {
         return (int)BE32.get(cq, cqe64 + Cqe64.BYTE_CNT_OFFSET);
     }
 
-    /** Immediate data, invalidated rkey or pkey, as a number (the wire bytes read big-endian). */
+    /**
+     * Immediate data, invalidated rkey or pkey, as a number (the wire bytes read big-endian).
+     *
+     * @return imm_inval_pkey read big-endian
+     */
     public int immInvalPkey()
     {
         return (int)BE32.get(cq, cqe64 + Cqe64.IMM_INVAL_PKEY_OFFSET);
     }
 
+    /** {@return sop_drop_qpn: the QP number in bits 23..0 (flow tag for raw receive)} */
     public int sopDropQpn()
     {
         return (int)BE32.get(cq, cqe64 + Cqe64.SOP_DROP_QPN_OFFSET);
     }
 
     /**
-     * The CQE's last 8 bytes in one read, big-endian: sop_drop_qpn in bits 63..32, wqe_counter in bits 31..16,
-     * signature in bits 15..8, op_own in bits 7..0 (mlx5_cqe64 offsets 0x38..0x3f). A requester CQE needs only
+     * {@return the CQE's last 8 bytes in one read, big-endian: sop_drop_qpn in bits 63..32, wqe_counter in bits 31..16,
+     * signature in bits 15..8, op_own in bits 7..0 (mlx5_cqe64 offsets 0x38..0x3f)} A requester CQE needs only
      * these, so its decode pays one segment access (bounds, alignment and liveness checks) instead of two. Read it
      * after {@link #tryAcquire}, whose acquiring read of op_own orders it, as the separate reads are.
      */
@@ -178,32 +221,41 @@ public final class CqeView
         return (long)BE64.get(cq, cqe64 + Cqe64.SOP_DROP_QPN_OFFSET);
     }
 
-    /** Low 24 bits of sop_drop_qpn. */
+    /**
+     * Low 24 bits of sop_drop_qpn.
+     *
+     * @return the QP number
+     */
     public int qpn()
     {
         return sopDropQpn() & 0xffffff;
     }
 
+    /** {@return srqn_uidx (the SRQ number in an error CQE)} */
     public int srqnUidx()
     {
         return (int)BE32.get(cq, cqe64 + Cqe64.SRQN_UIDX_OFFSET);
     }
 
+    /** {@return flags_rqpn: the remote QP number in bits 23..0 and flags above} */
     public int flagsRqpn()
     {
         return (int)BE32.get(cq, cqe64 + Cqe64.FLAGS_RQPN_OFFSET);
     }
 
+    /** {@return slid: the source LID (InfiniBand)} */
     public int slid()
     {
         return (short)BE16.get(cq, cqe64 + Cqe64.SLID_OFFSET) & 0xffff;
     }
 
+    /** {@return the CQE's signature byte} */
     public int signature()
     {
         return (byte)U8.get(cq, cqe64 + Cqe64.SIGNATURE_OFFSET) & 0xff;
     }
 
+    /** {@return the CQE's 64-bit timestamp field} */
     public long timestamp()
     {
         return (long)BE64.get(cq, cqe64 + Cqe64.TIMESTAMP_OFFSET);
@@ -211,35 +263,49 @@ public final class CqeView
 
     // ---------------------------------------------------------------- Ethernet receive CQEs
 
-    /** hds_ip_ext: the MLX5_CQE_L*_OK bits. */
+    /** {@return hds_ip_ext: the MLX5_CQE_L*_OK bits} */
     public int hdsIpExt()
     {
         return (byte)U8.get(cq, cqe64 + Cqe64.HDS_IP_EXT_OFFSET) & 0xff;
     }
 
+    /** {@return the l4_hdr_type_etc byte (header types, VLAN-stripped bit)} */
     public int l4HdrTypeEtc()
     {
         return (byte)U8.get(cq, cqe64 + Cqe64.L4_HDR_TYPE_ETC_OFFSET) & 0xff;
     }
 
-    /** MLX5_CQE_L3_HDR_TYPE_*: bits 3..2 of l4_hdr_type_etc (libmlx5 get_cqe_l3_hdr_type). */
+    /**
+     * MLX5_CQE_L3_HDR_TYPE_*: bits 3..2 of l4_hdr_type_etc (libmlx5 get_cqe_l3_hdr_type).
+     *
+     * @return the L3 header type, 0 to 3
+     */
     public int l3HdrType()
     {
         return (l4HdrTypeEtc() >>> 2) & 0x3;
     }
 
-    /** CQE_L4_HDR_TYPE_*: bits 6..4 of l4_hdr_type_etc. */
+    /**
+     * CQE_L4_HDR_TYPE_*: bits 6..4 of l4_hdr_type_etc.
+     *
+     * @return the L4 header type, 0 to 7
+     */
     public int l4HdrType()
     {
         return (l4HdrTypeEtc() >>> 4) & 0x7;
     }
 
-    /** Bit 0 of l4_hdr_type_etc: the device stripped a VLAN tag, whose TCI is {@link #vlanInfo()}. */
+    /**
+     * Bit 0 of l4_hdr_type_etc: the device stripped a VLAN tag, whose TCI is {@link #vlanInfo()}.
+     *
+     * @return whether the device stripped a VLAN tag
+     */
     public boolean vlanStripped()
     {
         return (l4HdrTypeEtc() & 1) != 0;
     }
 
+    /** {@return vlan_info: the TCI of a stripped VLAN tag} */
     public int vlanInfo()
     {
         return (short)BE16.get(cq, cqe64 + Cqe64.VLAN_INFO_OFFSET) & 0xffff;
@@ -249,6 +315,8 @@ public final class CqeView
      * libmlx5's IBV_WC_IP_CSUM_OK test (cq.c get_csum_ok): both the L3 and the L4 OK bits, on an IPv4 packet.
      * libmlx5 applies it only to QPs whose receive checksum is valid (raw packet QPs on a device with
      * IBV_DEVICE_RAW_IP_CSUM).
+     *
+     * @return whether both checksums of an IPv4 packet were verified
      */
     public boolean ipCsumOk()
     {
@@ -256,64 +324,99 @@ public final class CqeView
             (Cqe64.MLX5_CQE_L3_OK | Cqe64.MLX5_CQE_L4_OK) && l3HdrType() == Cqe64.MLX5_CQE_L3_HDR_TYPE_IPV4;
     }
 
-    /** Flow tag of the matching steering rule (libmlx5 mlx5_cq_read_flow_tag). */
+    /**
+     * Flow tag of the matching steering rule (libmlx5 mlx5_cq_read_flow_tag).
+     *
+     * @return the flow tag
+     */
     public int flowTag()
     {
         return sopDropQpn() & Cqe64.MLX5_FLOW_TAG_MASK;
     }
 
+    /** {@return rss_hash_result: the receive-side-scaling hash of the packet} */
     public int rssHashResult()
     {
         return (int)BE32.get(cq, cqe64 + Cqe64.RSS_HASH_RESULT_OFFSET);
     }
 
+    /** {@return rss_hash_type: which fields fed the RSS hash} */
     public int rssHashType()
     {
         return (byte)U8.get(cq, cqe64 + Cqe64.RSS_HASH_TYPE_OFFSET) & 0xff;
     }
 
+    /** {@return check_sum: the 16-bit checksum field} */
     public int checkSum()
     {
         return (short)BE16.get(cq, cqe64 + Cqe64.CHECK_SUM_OFFSET) & 0xffff;
     }
 
-    /** Striding RQ: the WQE the packet landed in (wqe_id). */
+    /**
+     * Striding RQ: the WQE the packet landed in (wqe_id).
+     *
+     * @return the striding WQE index
+     */
     public int wqeId()
     {
         return (short)BE16.get(cq, cqe64 + Cqe64.WQE_ID_OFFSET) & 0xffff;
     }
 
-    /** Striding RQ: the first stride of the packet in its WQE (wqe_counter). */
+    /**
+     * Striding RQ: the first stride of the packet in its WQE (wqe_counter).
+     *
+     * @return the first stride's index
+     */
     public int strideIndex()
     {
         return wqeCounter();
     }
 
-    /** Striding RQ: strides the packet (or the filler) consumed. */
+    /**
+     * Striding RQ: strides the packet (or the filler) consumed.
+     *
+     * @return the number of strides consumed
+     */
     public int consumedStrides()
     {
         return (byteCnt() & Cqe64.MPRQ_STRIDE_NUM_MASK) >>> Cqe64.MPRQ_STRIDE_NUM_SHIFT;
     }
 
-    /** Striding RQ: a filler CQE, which only consumes the rest of a WQE; it carries no packet. */
+    /**
+     * Striding RQ: a filler CQE, which only consumes the rest of a WQE; it carries no packet.
+     *
+     * @return whether this is a filler CQE
+     */
     public boolean filler()
     {
         return (byteCnt() & Cqe64.MPRQ_FILLER_MASK) != 0;
     }
 
-    /** Striding RQ: the packet length (low 16 bits of byte_cnt). */
+    /**
+     * Striding RQ: the packet length (low 16 bits of byte_cnt).
+     *
+     * @return the packet length in bytes
+     */
     public int strideByteCnt()
     {
         return byteCnt() & Cqe64.MPRQ_LEN_MASK;
     }
 
-    /** Error CQEs only: syndrome (struct mlx5_err_cqe). */
+    /**
+     * Error CQEs only: syndrome (struct mlx5_err_cqe).
+     *
+     * @return the syndrome byte
+     */
     public int syndrome()
     {
         return (byte)U8.get(cq, cqe64 + Cqe64.SYNDROME_OFFSET) & 0xff;
     }
 
-    /** Error CQEs only: vendor_err_synd. */
+    /**
+     * Error CQEs only: vendor_err_synd.
+     *
+     * @return the vendor syndrome byte
+     */
     public int vendorSyndrome()
     {
         return (byte)U8.get(cq, cqe64 + Cqe64.VENDOR_ERR_SYND_OFFSET) & 0xff;
@@ -323,6 +426,7 @@ public final class CqeView
      * Work completion status: SUCCESS for REQ and RESP_* CQEs, the libmlx5 syndrome mapping for REQ_ERR/RESP_ERR.
      *
      * @throws MalformedCqeException for any other opcode (not a work completion)
+     * @return the status of the completed work request
      */
     public WcStatus status()
     {

@@ -23,12 +23,19 @@ import java.lang.foreign.MemorySegment;
  * </pre>
  * In a receive WQE that uses fewer entries than its stride holds, the list ends with byte_count 0, lkey
  * {@link #MLX5_INVALID_LKEY} and addr 0 (as libmlx5's mlx5_post_recv does).
+ *
+ * <p>Thread model: static methods over memory the caller passes, no state of their own; any thread may call them, and
+ * the ring they write belongs to the thread that posts to it.
  */
 public final class DataSeg
 {
+    /** Byte offset of {@code byte_count} in the data segment ({@code struct mlx5_wqe_data_seg}). */
     public static final int BYTE_COUNT_OFFSET = 0;
+    /** Byte offset of {@code lkey} in the data segment ({@code struct mlx5_wqe_data_seg}). */
     public static final int LKEY_OFFSET = 4;
+    /** Byte offset of {@code addr} in the data segment ({@code struct mlx5_wqe_data_seg}). */
     public static final int ADDR_OFFSET = 8;
+    /** Size of the data segment ({@code struct mlx5_wqe_data_seg}) in bytes. */
     public static final int LENGTH = 16;
 
     /** lkey that terminates a receive scatter list (mlx5dv.h). */
@@ -38,7 +45,13 @@ public final class DataSeg
     {
     }
 
-    /** First 8 bytes as one big-endian word: byte_count, then lkey. */
+    /**
+     * First 8 bytes as one big-endian word: byte_count, then lkey.
+     *
+     * @param byteCount the number of bytes
+     * @param lkey the local key of the memory region holding the buffer
+     * @return the word, to be stored big-endian
+     */
     public static long word0(final int byteCount, final int lkey)
     {
         return ((long)byteCount << 32) | (lkey & 0xffffffffL);
@@ -49,6 +62,10 @@ public final class DataSeg
      * and lkey in one, addr in the other.
      *
      * @param at offset of the segment in {@code sq}, 16-byte aligned (segments never straddle the ring end)
+     * @param sq the whole send ring
+     * @param byteCount the number of bytes
+     * @param lkey the local key of the memory region holding the buffer
+     * @param addr the virtual address of the buffer
      */
     public static void set(final MemorySegment sq, final long at, final int byteCount, final int lkey, final long addr)
     {
@@ -56,7 +73,12 @@ public final class DataSeg
         Be.BE64.set(sq, at + ADDR_OFFSET, addr);
     }
 
-    /** The entry that ends a receive scatter list: byte_count 0, lkey {@link #MLX5_INVALID_LKEY}, addr 0. */
+    /**
+     * The entry that ends a receive scatter list: byte_count 0, lkey {@link #MLX5_INVALID_LKEY}, addr 0.
+     *
+     * @param rq the receive ring
+     * @param at offset of the segment in the ring, 16-byte aligned
+     */
     public static void setTerminator(final MemorySegment rq, final long at)
     {
         set(rq, at, 0, MLX5_INVALID_LKEY, 0L);
@@ -65,6 +87,11 @@ public final class DataSeg
     /**
      * {@link #set} at a ring address ({@link RingStores}: only an address inside a live ring, 8-aligned).
      * Small and static so that C2 inlines it into every post.
+     *
+     * @param address ring address of the segment, 16-byte aligned
+     * @param byteCount the number of bytes
+     * @param lkey the local key of the memory region holding the buffer
+     * @param addr the virtual address of the buffer
      */
     public static void put(final long address, final int byteCount, final int lkey, final long addr)
     {
@@ -72,7 +99,11 @@ public final class DataSeg
         RingStores.putLongBE(address + ADDR_OFFSET, addr);
     }
 
-    /** {@link #setTerminator} at a ring address. */
+    /**
+     * {@link #setTerminator} at a ring address.
+     *
+     * @param address ring address of the segment, 16-byte aligned
+     */
     public static void putTerminator(final long address)
     {
         put(address, 0, MLX5_INVALID_LKEY, 0L);

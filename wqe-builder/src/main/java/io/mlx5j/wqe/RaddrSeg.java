@@ -20,19 +20,31 @@ import java.lang.foreign.MemorySegment;
  *  0x0C |                       reserved                        |  written as 0
  *       +-------------------------------------------------------+
  * </pre>
+ *
+ * <p>Thread model: static methods over memory the caller passes, no state of their own; any thread may call them, and
+ * the ring they write belongs to the thread that posts to it.
  */
 public final class RaddrSeg
 {
+    /** Byte offset of {@code raddr} in the remote address segment ({@code struct mlx5_wqe_raddr_seg}). */
     public static final int RADDR_OFFSET = 0;
+    /** Byte offset of {@code rkey} in the remote address segment ({@code struct mlx5_wqe_raddr_seg}). */
     public static final int RKEY_OFFSET = 8;
+    /** Byte offset of {@code reserved} in the remote address segment ({@code struct mlx5_wqe_raddr_seg}). */
     public static final int RESERVED_OFFSET = 12;
+    /** Size of the remote address segment ({@code struct mlx5_wqe_raddr_seg}) in bytes. */
     public static final int LENGTH = 16;
 
     private RaddrSeg()
     {
     }
 
-    /** Last 8 bytes as one big-endian word: rkey, then the reserved word 0. */
+    /**
+     * Last 8 bytes as one big-endian word: rkey, then the reserved word 0.
+     *
+     * @param rkey the remote key of the remote memory region
+     * @return the word, to be stored big-endian
+     */
     public static long word8(final int rkey)
     {
         return (long)rkey << 32;
@@ -43,6 +55,9 @@ public final class RaddrSeg
      * in its low half (the wire bytes of two 4-byte stores, in half the stores).
      *
      * @param at offset of the segment in {@code sq}, 16-byte aligned (segments never straddle the ring end)
+     * @param sq the whole send ring
+     * @param raddr the remote virtual address
+     * @param rkey the remote key of the remote memory region
      */
     public static void set(final MemorySegment sq, final long at, final long raddr, final int rkey)
     {
@@ -53,6 +68,10 @@ public final class RaddrSeg
     /**
      * {@link #set} at a ring address ({@link RingStores}: only an address inside a live ring, 8-aligned).
      * Small and static so that C2 inlines it into every post.
+     *
+     * @param address ring address of the segment, 16-byte aligned
+     * @param raddr the remote virtual address
+     * @param rkey the remote key of the remote memory region
      */
     public static void put(final long address, final long raddr, final int rkey)
     {

@@ -22,8 +22,11 @@ public final class RecvRing
     private int tail;
 
     /**
+     * Creates the bookkeeping of an empty ring. Any thread may construct it.
+     *
      * @param wqeCnt number of receive WQEs, a power of two
      * @param stride bytes per receive WQE (mlx5dv_qp.rq.stride), a power of two >= 16
+     * @throws IllegalArgumentException if {@code wqeCnt} or {@code stride} is not a power of two, or stride is below 16
      */
     public RecvRing(final int wqeCnt, final int stride)
     {
@@ -38,7 +41,11 @@ public final class RecvRing
         this.wrId = new long[wqeCnt];
     }
 
-    /** @return byte offset of the next free WQE, or {@link #NO_SPACE} */
+    /**
+     * Room check for the next receive WQE; posting thread.
+     *
+     * @return byte offset of the next free WQE, or {@link #NO_SPACE}
+     */
     public long claim()
     {
         if (head - tail >= wqeCnt)
@@ -48,7 +55,14 @@ public final class RecvRing
         return (long)(head & mask) * stride;
     }
 
-    /** @return the new head counter (doorbell record value = head &amp; 0xffff) */
+    /**
+     * Records the wr_id of the claimed WQE and advances the head; posting thread.
+     *
+     * @param wrId the caller's work request id, returned by {@link #complete()}
+     * @return the new head counter (doorbell record value = head &amp; 0xffff)
+     * @throws IllegalStateException if the ring is full
+     * @throws IllegalStateException if the ring is full
+     */
     public int commit(final long wrId)
     {
         if (head - tail >= wqeCnt)
@@ -74,28 +88,39 @@ public final class RecvRing
         return wrId[tail++ & mask];
     }
 
-    /** Slot index of the oldest outstanding WQE (where scatter-to-CQE data of its completion belongs). */
+    /**
+     * Slot index of the oldest outstanding WQE (where scatter-to-CQE data of its completion belongs).
+     *
+     * @return the slot index
+     */
     public int tailSlot()
     {
         return tail & mask;
     }
 
+    /** {@return the free-running head counter (WQEs posted)} */
     public int headCounter()
     {
         return head;
     }
 
+    /** {@return WQEs posted and not yet completed} */
     public int outstanding()
     {
         return head - tail;
     }
 
-    /** Slots in the ring (a power of two). */
+    /**
+     * Slots in the ring (a power of two).
+     *
+     * @return the slot count
+     */
     public int wqeCount()
     {
         return wqeCnt;
     }
 
+    /** {@return bytes per receive WQE} */
     public int stride()
     {
         return stride;

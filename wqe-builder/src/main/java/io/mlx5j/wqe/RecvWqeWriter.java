@@ -22,11 +22,20 @@ public final class RecvWqeWriter
     private int sges;
 
     /**
+     * Creates an unwrapped writer; {@link #wrap} or {@link #wrapSrq} starts a WQE. Any thread may construct it.
+     */
+    public RecvWqeWriter()
+    {
+    }
+
+    /**
      * Start an RQ WQE.
      *
      * @param rq        the receive ring (or SRQ buffer)
      * @param wqeOffset byte offset of the WQE (slot * stride)
      * @param stride    WQE size in bytes, a multiple of 16
+     * @return this writer
+     * @throws IllegalArgumentException if the WQE does not fit the ring or the stride is not a multiple of 16
      */
     public RecvWqeWriter wrap(final MemorySegment rq, final long wqeOffset, final int stride)
     {
@@ -43,7 +52,16 @@ public final class RecvWqeWriter
         return this;
     }
 
-    /** Start an SRQ WQE: writes the next segment (next_wqe_index, signature 0), then the scatter list follows. */
+    /**
+     * Start an SRQ WQE: writes the next segment (next_wqe_index, signature 0), then the scatter list follows.
+     *
+     * @param srq the SRQ buffer
+     * @param wqeOffset byte offset of the WQE (slot * stride)
+     * @param stride WQE size in bytes, a multiple of 16
+     * @param nextWqeIndex the index of the next WQE in the SRQ free list
+     * @return this writer
+     * @throws IllegalArgumentException if the WQE does not fit the ring or has no room for a data segment
+     */
     public RecvWqeWriter wrapSrq(final MemorySegment srq, final long wqeOffset, final int stride,
         final int nextWqeIndex)
     {
@@ -57,7 +75,15 @@ public final class RecvWqeWriter
         return this;
     }
 
-    /** One scatter entry. */
+    /**
+     * One scatter entry.
+     *
+     * @param byteCount the number of bytes
+     * @param lkey the local key of the memory region holding the buffer
+     * @param addr the virtual address of the buffer
+     * @return this writer
+     * @throws IllegalArgumentException if the stride has no room for another entry
+     */
     public RecvWqeWriter data(final int byteCount, final int lkey, final long addr)
     {
         if (cursor + DataSeg.LENGTH > end)
@@ -70,7 +96,11 @@ public final class RecvWqeWriter
         return this;
     }
 
-    /** Terminate the scatter list if the stride has room for another entry. */
+    /**
+     * Terminate the scatter list if the stride has room for another entry.
+     *
+     * @return this writer
+     */
     public RecvWqeWriter finish()
     {
         if (cursor + DataSeg.LENGTH <= end)
@@ -80,6 +110,7 @@ public final class RecvWqeWriter
         return this;
     }
 
+    /** {@return the scatter entries written since the last wrap} */
     public int sges()
     {
         return sges;

@@ -43,7 +43,12 @@ public final class SendRing
     private int lastNumWqebb;
     private int lastDs;
 
-    /** @param wqeCnt ring size in WQEBBs: a power of two, at most 65536 (wqe_index is 16 bits). */
+    /**
+     * Creates the bookkeeping of an empty ring. Any thread may construct it; then it belongs to the posting thread.
+     *
+     * @param wqeCnt ring size in WQEBBs: a power of two, at most 65536 (wqe_index is 16 bits).
+     * @throws IllegalArgumentException if {@code wqeCnt} is not a power of two in [1, 65536]
+     */
     public SendRing(final int wqeCnt)
     {
         if (wqeCnt < 1 || wqeCnt > 65536 || Integer.bitCount(wqeCnt) != 1)
@@ -58,7 +63,12 @@ public final class SendRing
         this.lastCtrl = NO_SPACE;
     }
 
-    /** WQEBBs needed by a WQE of {@code ds} 16-byte units. */
+    /**
+     * WQEBBs needed by a WQE of {@code ds} 16-byte units.
+     *
+     * @param ds the WQE size in 16-byte units
+     * @return {@code ceil(ds / 4)}
+     */
     public static int numWqebb(final int ds)
     {
         return (ds + 3) >>> 2;
@@ -67,8 +77,10 @@ public final class SendRing
     /**
      * Room check for the next WQE.
      *
+     * @param numWqebb WQEBBs the WQE needs
      * @return byte offset of its first WQEBB in the ring, or {@link #NO_SPACE} if fewer than {@code numWqebb}
      *         WQEBBs are free
+     * @throws IllegalArgumentException if {@code numWqebb} is below 1 or larger than the ring
      */
     public long claim(final int numWqebb)
     {
@@ -83,7 +95,7 @@ public final class SendRing
         return (long)(pi & mask) << MLX5_SEND_WQE_SHIFT;
     }
 
-    /** wqe_index of the next WQE: low 16 bits of the producer counter. */
+    /** {@return wqe_index of the next WQE: low 16 bits of the producer counter} */
     public int wqeIndex()
     {
         return pi & 0xffff;
@@ -120,6 +132,7 @@ public final class SendRing
      * Retire everything up to and including the WQE whose first WQEBB has {@code wqeCounter} (the CQE's
      * wqe_counter).
      *
+     * @param wqeCounter the CQE's wqe_counter
      * @return that WQE's wr_id
      * @throws IllegalStateException if no outstanding WQE starts at wqeCounter (a corrupt or duplicate CQE)
      */
@@ -155,53 +168,71 @@ public final class SendRing
             + ci + ", pi=" + pi + ")");
     }
 
-    /** Free-running producer counter; the doorbell record takes its low 16 bits. */
+    /** {@return free-running producer counter; the doorbell record takes its low 16 bits} */
     public int producerCounter()
     {
         return pi;
     }
 
-    /** Free-running consumer counter. */
+    /** {@return free-running consumer counter} */
     public int consumerCounter()
     {
         return ci;
     }
 
-    /** Byte offset in the ring of the ctrl segment of the most recently committed WQE, or NO_SPACE if none. */
+    /**
+     * Byte offset in the ring of the ctrl segment of the most recently committed WQE, or NO_SPACE if none.
+     *
+     * @return the offset, or {@link #NO_SPACE}
+     */
     public long lastCtrlOffset()
     {
         return lastCtrl;
     }
 
-    /** WQEBBs of the most recently committed WQE (BlueFlame copies this many 64-byte blocks). */
+    /**
+     * WQEBBs of the most recently committed WQE (BlueFlame copies this many 64-byte blocks).
+     *
+     * @return the number of WQEBBs
+     */
     public int lastNumWqebb()
     {
         return lastNumWqebb;
     }
 
-    /** ds of the most recently committed WQE (libmlx5 decides BlueFlame use and copy length from it). */
+    /** {@return ds of the most recently committed WQE (libmlx5 decides BlueFlame use and copy length from it)} */
     public int lastDs()
     {
         return lastDs;
     }
 
-    /** WQEBBs posted and not yet retired. */
+    /**
+     * WQEBBs posted and not yet retired.
+     *
+     * @return the number of WQEBBs
+     */
     public int outstanding()
     {
         return pi - ci;
     }
 
+    /** {@return WQEBBs free for new WQEs} */
     public int freeWqebb()
     {
         return wqeCnt - (pi - ci);
     }
 
+    /** {@return the ring size in WQEBBs} */
     public int wqeCnt()
     {
         return wqeCnt;
     }
 
-    /** Ring byte size this queue expects: wqe_cnt * 64. */
+    /**
+     * Ring byte size this queue expects: wqe_cnt * 64.
+     *
+     * @return the ring size in bytes
+     */
     public long ringBytes()
     {
         return (long)wqeCnt << MLX5_SEND_WQE_SHIFT;

@@ -4,35 +4,61 @@ package io.mlx5j.wqe;
 /**
  * Work completion status with the numbering of libibverbs' {@code enum ibv_wc_status} (verbs.h): {@link #code()}
  * equals the C value, and {@link #ordinal()} too, because the constants are declared in that order without gaps.
+ *
+ * <p>Thread model: immutable; any thread.
  */
 public enum WcStatus
 {
+    /** {@code IBV_WC_SUCCESS} in {@code enum ibv_wc_status} (verbs.h). */
     SUCCESS,
+    /** {@code IBV_WC_LOC_LEN_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     LOC_LEN_ERR,
+    /** {@code IBV_WC_LOC_QP_OP_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     LOC_QP_OP_ERR,
+    /** {@code IBV_WC_LOC_EEC_OP_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     LOC_EEC_OP_ERR,
+    /** {@code IBV_WC_LOC_PROT_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     LOC_PROT_ERR,
+    /** {@code IBV_WC_WR_FLUSH_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     WR_FLUSH_ERR,
+    /** {@code IBV_WC_MW_BIND_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     MW_BIND_ERR,
+    /** {@code IBV_WC_BAD_RESP_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     BAD_RESP_ERR,
+    /** {@code IBV_WC_LOC_ACCESS_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     LOC_ACCESS_ERR,
+    /** {@code IBV_WC_REM_INV_REQ_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     REM_INV_REQ_ERR,
+    /** {@code IBV_WC_REM_ACCESS_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     REM_ACCESS_ERR,
+    /** {@code IBV_WC_REM_OP_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     REM_OP_ERR,
+    /** {@code IBV_WC_RETRY_EXC_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     RETRY_EXC_ERR,
+    /** {@code IBV_WC_RETRY_EXC_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     RNR_RETRY_EXC_ERR,
+    /** {@code IBV_WC_LOC_RDD_VIOL_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     LOC_RDD_VIOL_ERR,
+    /** {@code IBV_WC_REM_INV_RD_REQ_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     REM_INV_RD_REQ_ERR,
+    /** {@code IBV_WC_REM_ABORT_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     REM_ABORT_ERR,
+    /** {@code IBV_WC_INV_EECN_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     INV_EECN_ERR,
+    /** {@code IBV_WC_INV_EEC_STATE_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     INV_EEC_STATE_ERR,
+    /** {@code IBV_WC_FATAL_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     FATAL_ERR,
+    /** {@code IBV_WC_RESP_TIMEOUT_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     RESP_TIMEOUT_ERR,
+    /** {@code IBV_WC_GENERAL_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     GENERAL_ERR,
+    /** {@code IBV_WC_TM_ERR} in {@code enum ibv_wc_status} (verbs.h). */
     TM_ERR,
+    /** {@code IBV_WC_TM_RNDV_INCOMPLETE} in {@code enum ibv_wc_status} (verbs.h). */
     TM_RNDV_INCOMPLETE;
 
-    /** The ibv_wc_status value. */
+    /** {@return the ibv_wc_status value} */
     public int code()
     {
         return ordinal();
@@ -41,6 +67,9 @@ public enum WcStatus
     /**
      * Status of an error CQE's syndrome, the same mapping as libmlx5's mlx5_handle_error_cqe (rdma-core v44
      * providers/mlx5/cq.c): every unlisted syndrome is GENERAL_ERR.
+     *
+     * @param syndrome the error CQE's syndrome byte
+     * @return the status
      */
     public static WcStatus fromSyndrome(final int syndrome)
     {

@@ -29,8 +29,11 @@ public final class WqeWriter
     private int ds;
 
     /**
+     * Creates a writer for one send queue. Any thread may construct it; then it belongs to the posting thread.
+     *
      * @param maxWqeBb largest WQE in 64-byte WQEBBs this queue accepts (the QP's max WQE size / 64); the resulting
      *                 ds limit is capped at {@link CtrlSeg#MAX_DS}.
+     * @throws IllegalArgumentException if {@code maxWqeBb} is below 1
      */
     public WqeWriter(final int maxWqeBb)
     {
@@ -46,6 +49,7 @@ public final class WqeWriter
      *
      * @param sq         the whole send ring: wqe_cnt * 64 bytes, wqe_cnt a power of two (mlx5dv_qp.sq.buf)
      * @param ctrlOffset byte offset of the WQE's first WQEBB in the ring, a multiple of 64
+     * @return this writer
      */
     public WqeWriter wrap(final MemorySegment sq, final long ctrlOffset)
     {
@@ -69,7 +73,13 @@ public final class WqeWriter
         return this;
     }
 
-    /** Remote address segment ({@link RaddrSeg}); reserved word written as 0. */
+    /**
+     * Remote address segment ({@link RaddrSeg}); reserved word written as 0.
+     *
+     * @param raddr the remote virtual address
+     * @param rkey the remote key of the remote memory region
+     * @return this writer
+     */
     public WqeWriter raddr(final long raddr, final int rkey)
     {
         reserve(1, "raddr segment");
@@ -77,7 +87,14 @@ public final class WqeWriter
         return advance(1);
     }
 
-    /** One gather entry ({@link DataSeg}), as mlx5dv_set_data_seg encodes it. */
+    /**
+     * One gather entry ({@link DataSeg}), as mlx5dv_set_data_seg encodes it.
+     *
+     * @param byteCount the number of bytes
+     * @param lkey the local key of the memory region holding the buffer
+     * @param addr the virtual address of the buffer
+     * @return this writer
+     */
     public WqeWriter data(final int byteCount, final int lkey, final long addr)
     {
         reserve(1, "data segment (too many SGEs)");
@@ -88,6 +105,11 @@ public final class WqeWriter
     /**
      * Inline data segment ({@link InlineSeg}): header {@code byteCount | MLX5_INLINE_SEG}, the bytes, zero padding
      * to 16 bytes. Bytes that reach the ring end continue at offset 0.
+     *
+     * @param src the bytes to inline
+     * @param srcOffset offset of the first byte in {@code src}
+     * @param byteCount the number of bytes
+     * @return this writer
      */
     public WqeWriter inline(final MemorySegment src, final long srcOffset, final int byteCount)
     {
@@ -120,6 +142,14 @@ public final class WqeWriter
      * Inline data segment carrying two pieces back to back ({@code aLen} bytes of {@code a}, then {@code bLen} of
      * {@code b}) under one byte_count, as libmlx5's set_data_inl_seg packs every SGE of an IBV_SEND_INLINE request:
      * the rest of a header template and a payload, without a gather copy.
+     *
+     * @param a the first piece's segment
+     * @param aOffset offset of the first piece in {@code a}
+     * @param aLen bytes of the first piece
+     * @param b the second piece's segment
+     * @param bOffset offset of the second piece in {@code b}
+     * @param bLen bytes of the second piece
+     * @return this writer
      */
     public WqeWriter inline(final MemorySegment a, final long aOffset, final int aLen, final MemorySegment b,
         final long bOffset, final int bLen)
@@ -147,6 +177,10 @@ public final class WqeWriter
      *
      * @param csFlags OR of {@link EthSeg#MLX5_ETH_WQE_L3_CSUM} / {@link EthSeg#MLX5_ETH_WQE_L4_CSUM}
      * @param mss     LSO segment size; 0 for a plain send
+     * @param src the bytes to inline
+     * @param srcOffset offset of the first byte in {@code src}
+     * @param inlineHdrSz frame bytes to inline in the segment
+     * @return this writer
      */
     public WqeWriter eth(final int csFlags, final int mss, final MemorySegment src, final long srcOffset,
         final int inlineHdrSz)
@@ -175,6 +209,12 @@ public final class WqeWriter
      * caller's gather list must then start at {@code src} offset {@code inlineHdrSz - 4}.
      *
      * @param inlineHdrSz 0, or at least {@link EthSeg#MLX5_ETH_L2_INLINE_HEADER_SIZE}
+     * @param csFlags OR of {@link EthSeg#MLX5_ETH_WQE_L3_CSUM} / {@link EthSeg#MLX5_ETH_WQE_L4_CSUM}
+     * @param mss LSO segment size; 0 for a plain send
+     * @param src the bytes to inline
+     * @param srcOffset offset of the first byte in {@code src}
+     * @param tci the 802.1Q tag control information
+     * @return this writer
      */
     public WqeWriter ethVlan(final int csFlags, final int mss, final MemorySegment src, final long srcOffset,
         final int inlineHdrSz, final int tci)
@@ -247,7 +287,13 @@ public final class WqeWriter
         }
     }
 
-    /** Atomic compare-and-swap operand segment (opcode MLX5_OPCODE_ATOMIC_CS, after {@link #raddr}). */
+    /**
+     * Atomic compare-and-swap operand segment (opcode MLX5_OPCODE_ATOMIC_CS, after {@link #raddr}).
+     *
+     * @param swap the swap value
+     * @param compare the compare value
+     * @return this writer
+     */
     public WqeWriter atomicCas(final long swap, final long compare)
     {
         reserve(1, "atomic segment");
@@ -255,7 +301,12 @@ public final class WqeWriter
         return advance(1);
     }
 
-    /** Atomic fetch-and-add operand segment (opcode MLX5_OPCODE_ATOMIC_FA); compare written as 0. */
+    /**
+     * Atomic fetch-and-add operand segment (opcode MLX5_OPCODE_ATOMIC_FA); compare written as 0.
+     *
+     * @param add the value to add
+     * @return this writer
+     */
     public WqeWriter atomicFa(final long add)
     {
         reserve(1, "atomic segment");
@@ -266,6 +317,12 @@ public final class WqeWriter
     /**
      * Masked 64-bit CAS operands (32 bytes; opcode ATOMIC_MASKED_CS, opmod
      * {@link Mlx5Opcode#MLX5_OPMOD_EXT_ATOMIC_64}).
+     *
+     * @param swap the swap value
+     * @param compare the compare value
+     * @param swapMask the bits of {@code swap} that are written
+     * @param compareMask the bits that take part in the comparison
+     * @return this writer
      */
     public WqeWriter maskedCas64(final long swap, final long compare, final long swapMask, final long compareMask)
     {
@@ -276,7 +333,13 @@ public final class WqeWriter
         return advance(1);
     }
 
-    /** Masked 64-bit FAA operands (opcode ATOMIC_MASKED_FA, opmod {@link Mlx5Opcode#MLX5_OPMOD_EXT_ATOMIC_64}). */
+    /**
+     * Masked 64-bit FAA operands (opcode ATOMIC_MASKED_FA, opmod {@link Mlx5Opcode#MLX5_OPMOD_EXT_ATOMIC_64}).
+     *
+     * @param add the value to add
+     * @param fieldBoundary the field_boundary mask: carries do not cross these bit positions
+     * @return this writer
+     */
     public WqeWriter maskedFa64(final long add, final long fieldBoundary)
     {
         reserve(1, "masked atomic segment");
@@ -284,7 +347,15 @@ public final class WqeWriter
         return advance(1);
     }
 
-    /** Masked 32-bit CAS operands (opcode ATOMIC_MASKED_CS, opmod {@link Mlx5Opcode#MLX5_OPMOD_EXT_ATOMIC_32}). */
+    /**
+     * Masked 32-bit CAS operands (opcode ATOMIC_MASKED_CS, opmod {@link Mlx5Opcode#MLX5_OPMOD_EXT_ATOMIC_32}).
+     *
+     * @param swap the swap value
+     * @param compare the compare value
+     * @param swapMask the bits of {@code swap} that are written
+     * @param compareMask the bits that take part in the comparison
+     * @return this writer
+     */
     public WqeWriter maskedCas32(final int swap, final int compare, final int swapMask, final int compareMask)
     {
         reserve(1, "masked atomic segment");
@@ -292,7 +363,13 @@ public final class WqeWriter
         return advance(1);
     }
 
-    /** Masked 32-bit FAA operands (opcode ATOMIC_MASKED_FA, opmod {@link Mlx5Opcode#MLX5_OPMOD_EXT_ATOMIC_32}). */
+    /**
+     * Masked 32-bit FAA operands (opcode ATOMIC_MASKED_FA, opmod {@link Mlx5Opcode#MLX5_OPMOD_EXT_ATOMIC_32}).
+     *
+     * @param add the value to add
+     * @param fieldBoundary the field_boundary mask: carries do not cross these bit positions
+     * @return this writer
+     */
     public WqeWriter maskedFa32(final int add, final int fieldBoundary)
     {
         reserve(1, "masked atomic segment");
@@ -308,6 +385,14 @@ public final class WqeWriter
      * @param rgidHi    bytes 0..7 of the remote GID, first byte most significant
      * @param rgidLo    bytes 8..15 of the remote GID
      * @param grhGidFl  see {@link DatagramSeg#grhGidFlIb} / {@link DatagramSeg#grhGidFlRoce}; 0 for IB without GRH
+     * @param dqpDct the destination QP number (or DCT number), 24 bits
+     * @param extended whether the address vector is extended (sets {@link DatagramSeg#MLX5_EXTENDED_UD_AV})
+     * @param statRateSl the stat_rate_sl byte ({@link DatagramSeg#statRateSlIb} / {@link DatagramSeg#statRateSlRoce})
+     * @param flMlid the fl_mlid byte (source path bits over InfiniBand)
+     * @param rlid the remote LID (InfiniBand), or the UDP source port (RoCE v2)
+     * @param tclass the GRH traffic class
+     * @param hopLimit the GRH hop limit
+     * @return this writer
      */
     public WqeWriter datagram(final long key, final int dqpDct, final boolean extended, final int statRateSl,
         final int flMlid, final int rlid, final long rmac, final int tclass, final int hopLimit, final int grhGidFl,
@@ -331,6 +416,10 @@ public final class WqeWriter
      * @param fmCeSe   OR of {@code CtrlSeg.MLX5_WQE_CTRL_*}
      * @param imm      immediate data or invalidate rkey as a number; stored big-endian, i.e. the wire bytes are
      *                 those of ibv's {@code imm_data = htobe32(imm)}
+     * @param opmod the opcode modifier ({@link Mlx5Opcode#MLX5_OPMOD_EXT_ATOMIC_64} for the masked 64-bit atomics)
+     * @param opcode the {@link Mlx5Opcode} value
+     * @param qpn the QP number
+     * @return this writer
      */
     public WqeWriter ctrl(final int opmod, final int opcode, final int wqeIndex, final int qpn, final int fmCeSe,
         final int imm)
@@ -339,24 +428,37 @@ public final class WqeWriter
         return this;
     }
 
-    /** 16-byte units written so far, including the ctrl segment. */
+    /**
+     * 16-byte units written so far, including the ctrl segment.
+     *
+     * @return the number of 16-byte units
+     */
     public int ds()
     {
         return ds;
     }
 
-    /** WQEBBs this WQE occupies: the producer counter advances by this much. */
+    /**
+     * WQEBBs this WQE occupies: the producer counter advances by this much.
+     *
+     * @return the number of WQEBBs
+     */
     public int numWqebb()
     {
         return SendRing.numWqebb(ds);
     }
 
-    /** Ring offset of this WQE's ctrl segment (what the doorbell copies from). */
+    /**
+     * Ring offset of this WQE's ctrl segment (what the doorbell copies from).
+     *
+     * @return the offset
+     */
     public long ctrlOffset()
     {
         return ctrl;
     }
 
+    /** {@return the largest ds this writer accepts} */
     public int maxDs()
     {
         return maxDs;

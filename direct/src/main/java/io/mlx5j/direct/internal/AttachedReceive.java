@@ -12,17 +12,24 @@ package io.mlx5j.direct.internal;
 public interface AttachedReceive
 {
     /**
-     * The queue's QP, WQ or SRQ is destroyed: its number may already belong to a new one, so no CQE is this queue's
-     * any more; the poller consumes such CQEs as orphans.
+     * {@return whether the queue's QP, WQ or SRQ is destroyed} Its number may already belong to a new one, so no CQE
+     * is this queue's any more; the poller consumes such CQEs as orphans.
      */
     boolean dead();
 
-    /** The application's queue object this is the poller's view of: what ownership records and messages name. */
+    /**
+     * {@return the application's queue object this is the poller's view of: what ownership records and messages
+     * name}
+     */
     Object queue();
 
-    /** The queue's thread group ({@code -Dmlx5j.debug=true} checks it on every post and poll). */
+    /** {@return the queue's thread group ({@code -Dmlx5j.debug=true} checks it on every post and poll)} */
     Ownership ownership();
 
-    /** Moves the queue to another thread group (the poller's attach and detach). */
+    /**
+     * Moves the queue to another thread group (the poller's attach and detach).
+     *
+     * @param ownership the new group
+     */
     void ownership(Ownership ownership);
 }

@@ -21,6 +21,9 @@ import java.util.Map;
  * <p>Whether a register is locked is settled when its first queue is built, from libmlx5's allocation rules
  * ({@link StaticBlueFlameRegisters}) or the caller's {@link RegisterMode}: a register that libmlx5 may give to a
  * second QP is locked from the start, so its first queue needs no later change.
+ *
+ * <p>Thread model: {@link #acquire} is synchronized (queues of different QPs may be built on different threads);
+ * {@link #classify} is pure.
  */
 public final class BlueFlameRegisters
 {
@@ -56,13 +59,21 @@ public final class BlueFlameRegisters
         }
     }
 
-    /** The register object and the mode a queue got. */
+    /**
+     * The register object and the mode a queue got.
+     *
+     * @param register the register object the queue writes
+     * @param mode the mode it got
+     */
     public record Grant(BlueFlameRegister register, RegisterMode mode)
     {
     }
 
     /**
      * What {@link RegisterMode#AUTO} makes of this QP's register, by libmlx5's rules (no registry look-up).
+     *
+     * @param rings the QP's rings
+     * @return the mode
      */
     public static RegisterMode classify(final QpRing rings)
     {
@@ -79,8 +90,12 @@ public final class BlueFlameRegisters
     /**
      * The register object for a new send queue on {@code qp}.
      *
+     * @param qp the QP
+     * @param rings the QP's rings
+     * @param requested the mode the caller asked for
      * @throws IllegalStateException if the register is already written without a lock by a live queue, or if
      *                               {@code requested} is {@link RegisterMode#DEDICATED} and another live queue uses it
+     * @return the register and its mode
      */
     public static synchronized Grant acquire(final QueuePair qp, final QpRing rings, final RegisterMode requested)
     {

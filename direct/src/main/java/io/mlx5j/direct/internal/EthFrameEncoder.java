@@ -51,6 +51,11 @@ public final class EthFrameEncoder
     private MemorySegment rawTemplate;
     private Thread rawReader = NO_THREAD;
 
+    /**
+     * An encoder over one send ring; confined to the ring's posting thread.
+     *
+     * @param ring the send ring, a power of two bytes
+     */
     public EthFrameEncoder(final MemorySegment ring)
     {
         this.ring = ring;
@@ -62,6 +67,11 @@ public final class EthFrameEncoder
      * bytes of {@code h} inline (bytes 0 and 1 in inline_hdr_start, the rest from inline_hdr on), its padding
      * zero.
      *
+     * @param base the ring's address, from this post's liveness check
+     * @param ctrl ring offset of the ctrl segment
+     * @param csFlags checksum offload flags ({@code EthSeg.MLX5_ETH_WQE_*})
+     * @param h the header template
+     * @param hdr header bytes inlined in the Ethernet segment
      * @return the offset after the segment (not masked)
      */
     public long eth(final long base, final long ctrl, final int csFlags, final MemorySegment h, final int hdr)
@@ -94,7 +104,16 @@ public final class EthFrameEncoder
         return at + ((long)units << 4);
     }
 
-    /** One gather entry at {@code at}; returns the offset after it (not masked). */
+    /**
+     * One gather entry at {@code at}; returns the offset after it (not masked).
+     *
+     * @param base the ring's address, from this post's liveness check
+     * @param at ring offset of the segment (masked here)
+     * @param byteCount the entry's length
+     * @param lkey the entry's lkey
+     * @param addr the entry's address
+     * @return the offset after the entry (not masked)
+     */
     public long data(final long base, final long at, final int byteCount, final int lkey, final long addr)
     {
         DataSeg.put(base + (at & ringMask), byteCount, lkey, addr);
@@ -106,6 +125,13 @@ public final class EthFrameEncoder
      * {@code pLen} payload bytes at address {@code payload}: header, bytes, zero padding to 16 bytes. The bytes
      * go by {@link RingStores#copyWide}: by 512-bit vectors where this JVM has them.
      *
+     * @param base the ring's address, from this post's liveness check
+     * @param at ring offset of the segment (masked here)
+     * @param h the header template
+     * @param hOffset offset of the first header byte in {@code h}
+     * @param hLen header bytes to inline
+     * @param payload address of the payload
+     * @param pLen payload bytes
      * @return the offset after it (not masked)
      */
     public long inline(final long base, final long at, final MemorySegment h, final int hOffset, final int hLen,
@@ -152,6 +178,15 @@ public final class EthFrameEncoder
      * segment's address) with no wrap arithmetic. JMH: the raw inline frame took about 8 ns more through the
      * two general methods than through these straight-line stores (docs/history.md, "WQE stores and post
      * bookkeeping").
+     *
+     * @param base the ring's address, from this post's liveness check
+     * @param wqe address of the ctrl segment
+     * @param csFlags checksum offload flags ({@code EthSeg.MLX5_ETH_WQE_*})
+     * @param h the header template
+     * @param hdr header bytes inlined in the Ethernet segment
+     * @param hRest header bytes after those, inlined in the inline segment
+     * @param payload address of the payload
+     * @param pLen payload bytes
      */
     public void inlineFrame(final long base, final long wqe, final int csFlags, final MemorySegment h, final int hdr,
         final int hRest, final long payload, final int pLen)

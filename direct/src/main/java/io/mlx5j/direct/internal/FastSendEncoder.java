@@ -45,6 +45,16 @@ public final class FastSendEncoder
     /** Where the last accepted WQE's ctrl segment goes. */
     private long ctrl;
 
+    /**
+     * An encoder for one send queue; confined to its posting thread.
+     *
+     * @param ring the send ring
+     * @param sq the ring's counters
+     * @param writer the queue's WQE writer
+     * @param type the QP type
+     * @param maxSge gather entries per WQE the QP was granted
+     * @param maxInline inline bytes per WQE the QP was granted
+     */
     public FastSendEncoder(final MemorySegment ring, final SendRing sq, final WqeWriter writer, final QpType type,
         final int maxSge, final int maxInline)
     {
@@ -56,7 +66,7 @@ public final class FastSendEncoder
         this.fastInline = SendOpcodeRules.fastOpcodes(type, true, maxSge);
     }
 
-    /** Offset of the ctrl segment of the WQE the last successful encode claimed. */
+    /** {@return offset of the ctrl segment of the WQE the last successful encode claimed} */
     public long ctrl()
     {
         return ctrl;
@@ -66,6 +76,14 @@ public final class FastSendEncoder
      * Claims one WQEBB and writes raddr (if {@code remote}) and one data segment (if {@code len != 0}).
      *
      * @param base the ring's address, from this post's liveness check
+     * @param opcode the MLX5 opcode
+     * @param remote whether the WQE has a raddr segment
+     * @param raddr the remote address
+     * @param rkey the remote key
+     * @param laddr the local buffer's address
+     * @param lkey the local buffer's lkey
+     * @param len the local buffer's length
+     * @param flags the post's send flags
      * @return the WQE's ds, or 0 if declined (nothing claimed or written)
      */
     public int gather(final long base, final int opcode, final boolean remote, final long raddr, final int rkey,
@@ -100,6 +118,13 @@ public final class FastSendEncoder
      * holding the {@code len} bytes at {@code laddr}, read now.
      *
      * @param base the ring's address, from this post's liveness check
+     * @param opcode the MLX5 opcode
+     * @param remote whether the WQE has a raddr segment
+     * @param raddr the remote address
+     * @param rkey the remote key
+     * @param laddr the local buffer's address
+     * @param len the local buffer's length
+     * @param flags the post's send flags
      * @return the WQE's ds, or 0 if declined (nothing claimed or written)
      */
     public int inline(final long base, final int opcode, final boolean remote, final long raddr, final int rkey,

@@ -27,6 +27,11 @@ public final class Ownership
     private volatile String firstUser;
     private final List<Object> members = new ArrayList<>();
 
+    /**
+     * A group holding {@code member} alone, not yet used by any thread.
+     *
+     * @param member the queue or poller
+     */
     public Ownership(final Object member)
     {
         members.add(member);
@@ -45,6 +50,9 @@ public final class Ownership
     /**
      * Puts {@code b}'s group into {@code a}'s. Throws if both groups are already in use by different threads, which
      * is the same error the first shared use would report, only earlier.
+     *
+     * @param a the group that absorbs
+     * @param b the group absorbed
      */
     public static void merge(final Ownership a, final Ownership b)
     {
@@ -72,7 +80,11 @@ public final class Ownership
         }
     }
 
-    /** The debug check: the first use records the calling thread for the whole group, a use from another throws. */
+    /**
+     * The debug check: the first use records the calling thread for the whole group, a use from another throws.
+     *
+     * @param user the object being used, for the message
+     */
     public void check(final Object user)
     {
         final Ownership r = root();
@@ -110,6 +122,10 @@ public final class Ownership
     /**
      * A group of its own for {@code member}, which leaves {@code from}'s group (a detach), keeping the group's thread:
      * the detached queue stays where it was used until it is claimed.
+     *
+     * @param from the group being left
+     * @param member the queue or poller
+     * @return the member's new group
      */
     public static Ownership leave(final Ownership from, final Object member)
     {
@@ -128,6 +144,8 @@ public final class Ownership
      * The debug check of the close rule: the object {@code closing} (a QP, or a CQ) may be closed by the group's
      * thread, or when the group has none yet, or when that thread has ended; from any other thread the close throws
      * (claim() the group first, after its thread has stopped posting and polling).
+     *
+     * @param closing the object being closed
      */
     public void checkClose(final Object closing)
     {

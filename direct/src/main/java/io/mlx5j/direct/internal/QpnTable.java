@@ -27,6 +27,7 @@ public final class QpnTable
     private int shift;
     private int size;
 
+    /** An empty table. Confined to the thread that polls the CQ. */
     public QpnTable()
     {
         allocate(MIN_CAPACITY);
@@ -40,13 +41,24 @@ public final class QpnTable
         shift = 32 - Integer.numberOfTrailingZeros(capacity);
     }
 
-    /** The first slot {@code key} probes. Public for the tests that make keys collide. */
+    /**
+     * The first slot {@code key} probes. Public for the tests that make keys collide.
+     *
+     * @param key the QP number
+     * @param capacity the table capacity, a power of two
+     * @return the slot index
+     */
     public static int home(final int key, final int capacity)
     {
         return (key * SPREAD) >>> (32 - Integer.numberOfTrailingZeros(capacity));
     }
 
-    /** The value of {@code key}, or null. Allocation-free. */
+    /**
+     * The value of {@code key}, or null. Allocation-free.
+     *
+     * @param key the QP number
+     * @return the value, or null
+     */
     public Object get(final int key)
     {
         final int[] k = keys;
@@ -68,6 +80,8 @@ public final class QpnTable
      * Maps {@code key} (0 to 2^24 - 1) to {@code value} (not null), growing the table when it would be more than half
      * full.
      *
+     * @param key the QP number
+     * @param value the value, not null
      * @return the previous value, or null
      */
     public Object put(final int key, final Object value)
@@ -114,7 +128,12 @@ public final class QpnTable
         return null;
     }
 
-    /** @return the value {@code key} had, or null if it had none */
+    /**
+     * Removes {@code key}.
+     *
+     * @param key the QP number
+     * @return the value {@code key} had, or null if it had none
+     */
     public Object remove(final int key)
     {
         final int mask = keys.length - 1;
@@ -155,25 +174,43 @@ public final class QpnTable
         return old;
     }
 
-    /** Entries held. */
+    /**
+     * Entries held.
+     *
+     * @return the number of entries
+     */
     public int size()
     {
         return size;
     }
 
-    /** Slots (a power of two); with {@link #keyAt} and {@link #valueAt} walks the entries, off the poll path. */
+    /**
+     * Slots (a power of two); with {@link #keyAt} and {@link #valueAt} walks the entries, off the poll path.
+     *
+     * @return the number of slots
+     */
     public int capacity()
     {
         return keys.length;
     }
 
-    /** The key in slot {@code slot}, or -1 if it is empty. */
+    /**
+     * The key in slot {@code slot}, or -1 if it is empty.
+     *
+     * @param slot the slot index
+     * @return the key, or -1
+     */
     public int keyAt(final int slot)
     {
         return keys[slot];
     }
 
-    /** The value in slot {@code slot}, or null. */
+    /**
+     * The value in slot {@code slot}, or null.
+     *
+     * @param slot the slot index
+     * @return the value, or null
+     */
     public Object valueAt(final int slot)
     {
         return values[slot];

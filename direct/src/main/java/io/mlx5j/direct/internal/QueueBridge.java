@@ -15,6 +15,8 @@ public final class QueueBridge
     public interface SendCores
     {
         /**
+         * Reads a SendQueue's ring core.
+         *
          * @param sendQueue an {@code io.mlx5j.direct.SendQueue}
          * @return its ring core
          */
@@ -25,6 +27,8 @@ public final class QueueBridge
     public interface StridingSides
     {
         /**
+         * Reads a StridingRecvQueue's CQ side.
+         *
          * @param stridingRecvQueue an {@code io.mlx5j.raw.StridingRecvQueue}
          * @return its CQ side
          */
@@ -59,6 +63,8 @@ public final class QueueBridge
     }
 
     /**
+     * The ring core of a SendQueue, for the thread that constructs a RawSendQueue over it.
+     *
      * @param sendQueue an {@code io.mlx5j.direct.SendQueue}
      * @return its ring core
      */
@@ -68,6 +74,8 @@ public final class QueueBridge
     }
 
     /**
+     * The CQ side of a StridingRecvQueue, for the thread that attaches it to a CqPoller.
+     *
      * @param stridingRecvQueue an {@code io.mlx5j.raw.StridingRecvQueue}
      * @return its CQ side
      */

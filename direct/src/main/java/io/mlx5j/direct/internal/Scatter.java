@@ -12,6 +12,8 @@ import io.mlx5j.wqe.WcStatus;
  * Scatter-to-CQE copies: data the NIC put into the CQE goes to the buffers a WQE's data segments describe, entry by
  * entry, as libmlx5's copy_to_scat (rdma-core v44 providers/mlx5/qp.c): each entry takes
  * {@code min(remaining, byte_count)} bytes; leftover data after the last entry is a local length error.
+ *
+ * <p>Thread model: static; any thread.
  */
 public final class Scatter
 {
@@ -20,10 +22,15 @@ public final class Scatter
     }
 
     /**
+     * Copies {@code size} bytes of {@code src} into the buffers the data segments from {@code first} name.
+     *
      * @param ring       the queue holding the entries (send ring: entries may wrap at its end)
      * @param ringMask   ring size - 1 (a power of two), applied to every entry offset
      * @param first      offset of the first data segment
      * @param maxEntries how many 16-byte entries may be read
+     * @param src the bytes to copy (the CQ ring)
+     * @param srcOffset offset of the first byte in {@code src}
+     * @param size bytes to copy
      * @return {@link WcStatus#SUCCESS}, or {@link WcStatus#LOC_LEN_ERR} when the data does not fit
      */
     public static WcStatus copy(final MemorySegment ring, final long ringMask, final long first, final int maxEntries,

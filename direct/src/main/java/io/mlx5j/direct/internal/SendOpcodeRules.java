@@ -22,6 +22,8 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  * and SEND with invalidate not on UD, READ and atomics never inline; rdma-core v44 providers/mlx5/qp.c). The staging
  * path checks every WR against it ({@link #check}); the one-call fast path takes exactly the opcodes the table lets
  * through with one gather entry or inline piece and no operands ({@link #fastOpcodes}), so the two cannot disagree.
+ *
+ * <p>Thread model: static; any thread.
  */
 public final class SendOpcodeRules
 {
@@ -30,12 +32,19 @@ public final class SendOpcodeRules
         SendFlags.INLINE | SendFlags.RING;
 
     // Operands a staged WR carries (SendStaging.operands): which atomic segment follows the remote address.
+    /** Operand kind: no atomic operands staged. */
     public static final int NO_OPERANDS = 0;
+    /** Operand kind: compare and swap. */
     public static final int CAS = 1;
+    /** Operand kind: fetch and add. */
     public static final int FAA = 2;
+    /** Operand kind: masked 64-bit compare and swap. */
     public static final int MASKED_CAS_64 = 3;
+    /** Operand kind: masked 64-bit fetch and add. */
     public static final int MASKED_FAA_64 = 4;
+    /** Operand kind: masked 32-bit compare and swap. */
     public static final int MASKED_CAS_32 = 5;
+    /** Operand kind: masked 32-bit fetch and add. */
     public static final int MASKED_FAA_32 = 6;
 
     // One row: the QP types that carry the opcode, then what the WR needs.
@@ -115,6 +124,11 @@ public final class SendOpcodeRules
      * optional raddr and one data (or, with {@code inline}, one inline) segment: the rows that need no operands and
      * no address vector (UD and raw packet QPs take only NOP there), and that need a gather entry only if the QP has
      * send SGEs.
+     *
+     * @param type the QP type
+     * @param inline whether the WR is INLINE
+     * @param maxSge gather entries per WQE the QP was granted
+     * @return the opcode bit set
      */
     public static long fastOpcodes(final QpType type, final boolean inline, final int maxSge)
     {
@@ -140,6 +154,15 @@ public final class SendOpcodeRules
      * of {@code type} (named {@code qp} in the message): an opcode the QP type does not carry, INLINE where the NIC
      * must write, a remote address missing or superfluous, atomic operands missing or not the opcode's, a UD WR
      * without a destination, or a destination on a connected QP.
+     *
+     * @param type the QP type
+     * @param qp the QP, for the message
+     * @param opcode the MLX5 opcode
+     * @param inline whether the WR is INLINE
+     * @param remote whether a remote address was staged
+     * @param operands the atomic operand kind staged
+     * @param hasAv whether a UD destination was staged
+     * @throws IllegalArgumentException naming what is wrong
      */
     public static void check(final QpType type, final Object qp, final int opcode, final boolean inline,
         final boolean remote, final int operands, final boolean hasAv)

@@ -61,9 +61,13 @@ public final class SendRingCore
     private Ownership ownership;
 
     /**
+     * The ring core of one send queue; confined to its posting thread.
+     *
      * @param owner the queue this core belongs to: the member of its thread group, named in messages
      * @param rings {@code qp}'s rings, checked by {@link #checkRings}
      * @param bf    the BlueFlame register the queue acquired for {@code qp}
+     * @param qp the QP
+     * @param mode how posts ring the doorbell
      */
     public SendRingCore(final QueuePair qp, final Object owner, final QpRing rings, final BlueFlameRegister bf,
         final DoorbellMode mode)
@@ -90,6 +94,9 @@ public final class SendRingCore
      * {@code qp}'s rings if its send queue can be posted from Java: 64-byte WQEBBs, at least one, and a doorbell
      * record and BlueFlame register in the ring's scope ({@link #ring()} checks the ring's scope once and then stores
      * to the record and the register by address).
+     *
+     * @param qp the QP
+     * @return the rings
      */
     public static QpRing checkRings(final QueuePair qp)
     {
@@ -125,8 +132,8 @@ public final class SendRingCore
     }
 
     /**
-     * The ring's address, for one post's stores by address, after the one liveness check of that post: throws if
-     * the QP is closed (its arena, which scopes the ring, is closed first). Why not the ring segment's own checks:
+     * {@return the ring's address, for one post's stores by address, after the one liveness check of that post: throws
+     * if the QP is closed (its arena, which scopes the ring, is closed first)} Why not the ring segment's own checks:
      * each store through it pays bounds, alignment and session checks, six to eight times per WQE, and the compiled
      * post then stays too large for C2 to inline into the caller's loop (Mlx5jPostBench.rdmaWriteBatch8 fastest fork
      * iterations 16.1-24.1 ns/WQE through the segment, 13.6-21.5 through this; rdmaWrite 22.7-31.5 and 19.8-22.7 ns).
@@ -145,6 +152,14 @@ public final class SendRingCore
      * A post's last steps once its body is written at {@code ctrl} ({@code ds} units): the ctrl segment (written last,
      * when ds is known, with the signaling and fence rules of {@code flags}), the slot, the pending doorbell, and a
      * ring for {@code SendFlags.RING}. {@code base} is the post's {@link #liveRing}.
+     *
+     * @param base the ring's address, from this post's liveness check
+     * @param ctrl ring offset of the ctrl segment
+     * @param ds the WQE's size in 16-byte units
+     * @param opcode the MLX5 opcode
+     * @param imm immediate data or invalidate rkey
+     * @param wrId the caller's id
+     * @param flags the post's send flags
      */
     public void commit(final long base, final long ctrl, final int ds, final int opcode, final int imm,
         final long wrId, final int flags)
@@ -165,6 +180,9 @@ public final class SendRingCore
      * The staging path's commit: the WQE at the writer's ctrl offset is complete, ctrl segment included (written
      * through {@link #writer()} with {@link #fmCeSe} and {@link #wqeIndex()}); takes the slot and pends the doorbell.
      * The caller rings for {@code SendFlags.RING} ({@link #ring()}, which checks liveness).
+     *
+     * @param ds the WQE's size in 16-byte units
+     * @param wrId the caller's id
      */
     public void committed(final int ds, final long wrId)
     {
@@ -172,7 +190,12 @@ public final class SendRingCore
         pending++;
     }
 
-    /** The ctrl segment's fm_ce_se for a WQE posted with {@code flags}, counting selective signaling. */
+    /**
+     * The ctrl segment's fm_ce_se for a WQE posted with {@code flags}, counting selective signaling.
+     *
+     * @param flags the post's send flags
+     * @return the fm_ce_se byte
+     */
     public int fmCeSe(final int flags)
     {
         int fmCeSe = sqSignalBits;
@@ -199,7 +222,11 @@ public final class SendRingCore
         return fmCeSe;
     }
 
-    /** Selective signaling: every n-th WQE signaled (0: off); counting restarts. */
+    /**
+     * Selective signaling: every n-th WQE signaled (0: off); counting restarts.
+     *
+     * @param n the period; 0 turns it off
+     */
     public void signalEvery(final int n)
     {
         signalEvery = n;
@@ -239,64 +266,82 @@ public final class SendRingCore
         return n;
     }
 
-    /** A send CQE with this wqe_counter arrived: retire up to that WQE and return its wr_id. */
+    /**
+     * A send CQE with this wqe_counter arrived: retire up to that WQE and return its wr_id.
+     *
+     * @param wqeCounter the CQE's wqe_counter
+     * @return the WQE's wr_id
+     */
     public long complete(final int wqeCounter)
     {
         return sq.complete(wqeCounter);
     }
 
-    /** The send ring's memory (mlx5dv_qp.sq.buf), for the checked accesses of the staging path and the CQ side. */
+    /**
+     * {@return the send ring's memory (mlx5dv_qp.sq.buf), for the checked accesses of the staging path and the CQ side}
+     */
     public MemorySegment memory()
     {
         return ring;
     }
 
-    /** The ring's WQEBB slots: claim a WQE's room before writing it. */
+    /** {@return the ring's WQEBB slots: claim a WQE's room before writing it} */
     public SendRing slots()
     {
         return sq;
     }
 
-    /** The staging path's WQE writer over {@link #memory()}. */
+    /** {@return the staging path's WQE writer over {@link #memory()}} */
     public WqeWriter writer()
     {
         return writer;
     }
 
-    /** wqe_index of the next WQE (the ctrl segment's opmod_idx_opcode). */
+    /** {@return wqe_index of the next WQE (the ctrl segment's opmod_idx_opcode)} */
     public int wqeIndex()
     {
         return sq.wqeIndex();
     }
 
+    /** {@return the QP number} */
     public int qpn()
     {
         return qpn;
     }
 
+    /** {@return the QP} */
     public QueuePair queuePair()
     {
         return qp;
     }
 
+    /** {@return how posts ring the doorbell} */
     public DoorbellMode mode()
     {
         return doorbell.mode();
     }
 
-    /** WQEs posted but not rung yet. */
+    /**
+     * WQEs posted but not rung yet.
+     *
+     * @return the number of WQEs
+     */
     public int pending()
     {
         return pending;
     }
 
-    /** The thread group of the owning queue ({@code -Dmlx5j.debug=true} checks). */
+    /** {@return the thread group of the owning queue ({@code -Dmlx5j.debug=true} checks)} */
     public Ownership ownership()
     {
         return ownership;
     }
 
-    /** The owning queue moves to another group (a CqPoller detach). */
+    /**
+     * The owning queue moves to another group (a CqPoller detach).
+     *
+     * @param group the new group
+     */
     public void ownership(final Ownership group)
     {
         this.ownership = group;

@@ -22,6 +22,8 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_RDMA_READ;
  * libmlx5's mlx5_copy_to_send_wqe (rdma-core v44 providers/mlx5/qp.c); and the operand size of a masked atomic
  * (the CQE's byte count libmlx5 reports for it). Reads the ring only; called from {@link io.mlx5j.direct.CqPoller}'s
  * poll.
+ *
+ * <p>Thread model: static; any thread.
  */
 public final class SendScatter
 {
@@ -29,7 +31,14 @@ public final class SendScatter
     {
     }
 
-    /** Operand size of the (masked) atomic WQE at {@code wqeCounter}: 4 for opmod EXT_ATOMIC_32, else 8. */
+    /**
+     * Operand size of the (masked) atomic WQE at {@code wqeCounter}: 4 for opmod EXT_ATOMIC_32, else 8.
+     *
+     * @param ring the send ring
+     * @param ringMask ring size - 1
+     * @param wqeCounter the CQE's wqe_counter
+     * @return 4 or 8
+     */
     public static int atomicBytes(final MemorySegment ring, final long ringMask, final int wqeCounter)
     {
         final long ctrl = ((long) wqeCounter << SendRing.MLX5_SEND_WQE_SHIFT) & ringMask;
@@ -40,6 +49,13 @@ public final class SendScatter
      * Copies {@code size} bytes from {@code src} into the gather list of the WQE at {@code wqeCounter}: the entries
      * start after raddr (READ) or raddr + atomic segment, and wrap at the ring end.
      *
+     * @param type the QP type
+     * @param ring the send ring
+     * @param ringMask ring size - 1
+     * @param wqeCounter the CQE's wqe_counter
+     * @param src the bytes to copy (the CQ ring)
+     * @param srcOffset offset of the first byte in {@code src}
+     * @param size bytes to copy
      * @return SUCCESS; LOC_LEN_ERR if the gather list is shorter than the data; REM_INV_REQ_ERR for an opcode that
      *         cannot scatter, GENERAL_ERR on a QP type that cannot (both as libmlx5)
      */

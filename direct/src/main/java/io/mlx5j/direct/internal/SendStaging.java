@@ -41,10 +41,15 @@ public final class SendStaging
     /** Entries of the WR being staged. */
     private final ScatterList sgl;
 
+    /** Whether a WR is staged. */
     public boolean staged;
+    /** The staged WR's id. */
     public long wrId;
+    /** The staged WR's MLX5 opcode. */
     public int opcode;
+    /** The staged WR's send flags. */
     public int flags;
+    /** The staged WR's immediate data or invalidate rkey. */
     public int imm;
     private boolean remote;
     private long raddr;
@@ -64,6 +69,13 @@ public final class SendStaging
     private AddressHandle lastAh;
     private MemorySegment lastAv;
 
+    /**
+     * Staging for one send queue; confined to its posting thread.
+     *
+     * @param qp the QP
+     * @param maxSge gather entries per WQE the QP was granted
+     * @param maxInline inline bytes per WQE the QP was granted
+     */
     public SendStaging(final QueuePair qp, final int maxSge, final int maxInline)
     {
         this.qp = qp;
@@ -73,6 +85,14 @@ public final class SendStaging
         this.inlineScratch = MemorySegment.ofArray(new byte[Math.max(1, maxInline)]);
     }
 
+    /**
+     * Starts staging a WR, replacing any staged one.
+     *
+     * @param wrId the caller's id
+     * @param mlx5Opcode the MLX5 opcode
+     * @param flags the send flags
+     * @throws IllegalArgumentException if the flags are unknown or not for this QP type
+     */
     public void begin(final long wrId, final int mlx5Opcode, final int flags)
     {
         if ((flags & ~SendOpcodeRules.SEND_QUEUE_FLAGS) != 0)
@@ -92,6 +112,12 @@ public final class SendStaging
         sgl.clear();
     }
 
+    /**
+     * Stages the remote address and rkey.
+     *
+     * @param raddr the remote address
+     * @param rkey the remote key
+     */
     public void remote(final long raddr, final int rkey)
     {
         remote = true;
@@ -102,6 +128,12 @@ public final class SendStaging
     /**
      * Atomic operands in the order of the atomic segment's words: {@code a0} swap or add, {@code a1} compare or
      * field boundary, {@code a2} swap mask, {@code a3} compare mask (masked compare and swap only).
+     *
+     * @param kind the operand kind ({@link SendOpcodeRules#CAS} ...)
+     * @param a0 swap or add
+     * @param a1 compare or field boundary
+     * @param a2 swap mask
+     * @param a3 compare mask
      */
     public void operands(final int kind, final long a0, final long a1, final long a2, final long a3)
     {
@@ -112,6 +144,13 @@ public final class SendStaging
         this.a3 = a3;
     }
 
+    /**
+     * Stages the UD destination.
+     *
+     * @param ah the address handle
+     * @param remoteQpn the destination QP number
+     * @param remoteQkey the destination Q_Key
+     */
     public void destination(final AddressHandle ah, final int remoteQpn, final int remoteQkey)
     {
         if (ah != lastAh)
@@ -124,6 +163,13 @@ public final class SendStaging
         qkey = remoteQkey;
     }
 
+    /**
+     * Stages one gather entry (or inline piece); zero-length entries are dropped.
+     *
+     * @param addr the buffer's address
+     * @param lkey the buffer's lkey
+     * @param len the buffer's length
+     */
     public void sge(final long addr, final int lkey, final int len)
     {
         sgl.add(addr, lkey, len, qp, " takes at most ", " SGEs per WQE");
@@ -205,6 +251,7 @@ public final class SendStaging
     /**
      * Writes the validated WR's segments after the ctrl segment {@code w} is wrapped at.
      *
+     * @param w the writer, wrapped at the ctrl segment
      * @return the ctrl segment's opmod: EXT_ATOMIC_64 / EXT_ATOMIC_32 for masked atomics, else 0
      */
     public int write(final WqeWriter w)

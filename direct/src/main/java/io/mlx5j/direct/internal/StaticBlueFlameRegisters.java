@@ -43,6 +43,7 @@ public final class StaticBlueFlameRegisters
      * @param regAddress    {@code mlx5dv_qp.bf.reg}
      * @param bfSize        {@code mlx5dv_qp.bf.size}: half a register
      * @param pageSize      the system page size
+     * @return the number, or {@link #UNKNOWN}
      */
     public static int registerNumber(final long uarMmapOffset, final long regAddress, final int bfSize,
         final long pageSize)
@@ -74,7 +75,13 @@ public final class StaticBlueFlameRegisters
         return (int) ((page * uarsPerPage + uarInPage) * 2 + (inUar - BF_OFFSET) / regSize);
     }
 
-    /** {@code tot_uuars} as libmlx5 requests it: {@code MLX5_TOTAL_UUARS} or 16, at least one page, even. */
+    /**
+     * {@code tot_uuars} as libmlx5 requests it: {@code MLX5_TOTAL_UUARS} or 16, at least one page, even.
+     *
+     * @param env the environment variable's value, or null
+     * @param pageSize the system page size
+     * @return the count
+     */
     public static int total(final String env, final long pageSize)
     {
         int size = parse(env, DEFAULT_TOTAL);
@@ -87,7 +94,13 @@ public final class StaticBlueFlameRegisters
         return size > MAX_TOTAL ? UNKNOWN : size;
     }
 
-    /** {@code low_lat_uuars}: {@code MLX5_NUM_LOW_LAT_UUARS} or 4, and no fewer than {@code total - 12}. */
+    /**
+     * {@code low_lat_uuars}: {@code MLX5_NUM_LOW_LAT_UUARS} or 4, and no fewer than {@code total - 12}.
+     *
+     * @param env the environment variable's value, or null
+     * @param total {@code tot_uuars}
+     * @return the count
+     */
     public static int lowLatency(final String env, final int total)
     {
         final int num = parse(env, DEFAULT_LOW_LATENCY);
@@ -97,6 +110,11 @@ public final class StaticBlueFlameRegisters
     /**
      * Whether libmlx5 writes register {@code n} without a lock because only one QP ever gets it: a low-latency
      * register ({@code need_uuar_lock}: {@code n >= tot_uuars - low_lat_uuars}).
+     *
+     * @param n the register's number
+     * @param total {@code tot_uuars}
+     * @param lowLatency {@code low_lat_uuars}
+     * @return whether the register is dedicated
      */
     public static boolean dedicated(final int n, final int total, final int lowLatency)
     {

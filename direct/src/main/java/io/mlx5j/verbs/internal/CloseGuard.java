@@ -15,6 +15,8 @@ package io.mlx5j.verbs.internal;
 public interface CloseGuard
 {
     /**
+     * Runs before the guarded resource is destroyed; throws to refuse the close.
+     *
      * @param resource the control-path object about to be destroyed (for messages)
      */
     void beforeClose(Object resource);

@@ -14,6 +14,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
  * {@code RTLD_DEFAULT} is 0), so an {@code LD_PRELOAD}ed library comes first, as it does for libmlx5's own calls.
  * Used where mlx5j must reach what libmlx5 reaches (an interposed {@code mmap}) or what only an interposer defines
  * (the emulator's {@code mlx5emu_lend}).
+ *
+ * <p>Thread model: static; any thread.
  */
 public final class GlobalSymbols
 {
@@ -26,7 +28,12 @@ public final class GlobalSymbols
     {
     }
 
-    /** The symbol's address, or {@link MemorySegment#NULL} when no loaded library defines it. */
+    /**
+     * The symbol's address, or {@link MemorySegment#NULL} when no loaded library defines it.
+     *
+     * @param name the symbol name
+     * @return the address, or NULL
+     */
     public static MemorySegment find(final String name)
     {
         try (Arena a = Arena.ofConfined())
@@ -43,7 +50,12 @@ public final class GlobalSymbols
         }
     }
 
-    /** {@link #find}, failing when nothing defines the symbol. */
+    /**
+     * {@link #find}, failing when nothing defines the symbol.
+     *
+     * @param name the symbol name
+     * @return the address
+     */
     public static MemorySegment require(final String name)
     {
         final MemorySegment sym = find(name);

@@ -12,12 +12,20 @@ import java.lang.foreign.MemorySegment;
  * and own a libibverbs object of its own by the control path's lifetime rules. The one implementation lives in
  * io.mlx5j.verbs (NativeResource) and registers itself when that class initialises, as the JDK's SharedSecrets do.
  * Setup paths only.
+ *
+ * <p>Thread model: set once while io.mlx5j.verbs initialises; its methods run on the setup paths, under the Context's
+ * lock where they say so.
  */
 public abstract class VerbsAccess
 {
     private static volatile VerbsAccess access;
 
-    /** The implementation; callers keep it in a {@code static final} field. */
+    /** For the one implementation, in io.mlx5j.verbs. */
+    public VerbsAccess()
+    {
+    }
+
+    /** {@return the implementation; callers keep it in a {@code static final} field} */
     public static VerbsAccess get()
     {
         VerbsAccess a = access;
@@ -37,7 +45,11 @@ public abstract class VerbsAccess
         return a;
     }
 
-    /** Called once, by io.mlx5j.verbs. */
+    /**
+     * Called once, by io.mlx5j.verbs.
+     *
+     * @param implementation the implementation
+     */
     public static void set(final VerbsAccess implementation)
     {
         if (access != null)
@@ -47,16 +59,32 @@ public abstract class VerbsAccess
         access = implementation;
     }
 
-    /** {@code guard} runs before {@code resource} is destroyed, as long as the resource lives. */
+    /**
+     * {@code guard} runs before {@code resource} is destroyed, as long as the resource lives.
+     *
+     * @param resource the control-path object
+     * @param guard the guard
+     */
     public abstract void addCloseGuard(NativeResource resource, CloseGuard guard);
 
-    /** The lock creation and close of {@code resource} run under (its Context). */
+    /**
+     * The lock creation and close of {@code resource} run under (its Context).
+     *
+     * @param resource the control-path object
+     * @return the lock object
+     */
     public abstract Object lock(NativeResource resource);
 
     /**
      * A resource over {@code handle} (scoped to {@code arena}) that depends on {@code parent}, belongs to its Context
      * and is destroyed by {@code object}. The caller's object holds it and hands out its {@code close()},
      * {@code isClosed()} and {@code pointer()}.
+     *
+     * @param parent the resource the new one depends on
+     * @param arena the arena the handle is scoped to
+     * @param handle the native object
+     * @param object how to destroy it
+     * @return the resource
      */
     public abstract NativeResource adopt(NativeResource parent, Arena arena, MemorySegment handle, NativeObject object);
 }
