@@ -12,6 +12,7 @@ import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.verbs.WorkQueue;
 import io.mlx5j.verbs.WqRing;
+import io.mlx5j.verbs.internal.QpStateListener;
 import io.mlx5j.verbs.internal.VerbsAccess;
 import io.mlx5j.wqe.DataSeg;
 import io.mlx5j.wqe.RecvRing;
@@ -97,6 +98,7 @@ public final class RecvQueue implements OrderedReceive
             // the close rule (class comment): a close of the QP from another live thread throws and leaves it open
             VERBS.addCloseGuard(qp, resource -> ownership.checkClose(resource));
         }
+        VERBS.addStateListener(qp, new StateFollower());
     }
 
     private RecvQueue(final WorkQueue wq)
@@ -265,6 +267,44 @@ public final class RecvQueue implements OrderedReceive
             published = head;
         }
         return n;
+    }
+
+    /**
+     * Follows the QP's doorbell record through the two transitions in which libmlx5 rewrites it
+     * ({@link io.mlx5j.verbs.internal.QpStateListener}): RESET restarts the ring at 0, and a raw QP's RTR gets the
+     * receives published before it back (libmlx5 wrote its own head, 0, over them). Runs on the thread that changes
+     * the QP's state, which the class comment's thread rule orders with this queue's thread.
+     */
+    private final class StateFollower implements QpStateListener
+    {
+        @Override
+        public void beforeReset(final Object qp)
+        {
+            final int n = rq.outstanding();
+            if (n != 0)
+            {
+                throw new IllegalStateException(qp + " cannot move to RESET: " + n + " receive WQEs of " +
+                    RecvQueue.this + " are outstanding, and libmlx5 does not remove their CQEs from a CQ polled by " +
+                    "the Java data path; move the QP to ERR (toError()), poll their flush completions, then reset");
+            }
+        }
+
+        @Override
+        public void afterReset()
+        {
+            rq.reset();
+            published = 0;
+            staged = false;
+        }
+
+        @Override
+        public void afterRtr()
+        {
+            if (published != 0)
+            {
+                dbrec.recvCounter(published);
+            }
+        }
     }
 
     /** Receive WQEs posted and not yet completed. */

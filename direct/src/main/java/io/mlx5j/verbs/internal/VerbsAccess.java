@@ -2,6 +2,7 @@
 package io.mlx5j.verbs.internal;
 
 import io.mlx5j.verbs.NativeResource;
+import io.mlx5j.verbs.QueuePair;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -49,6 +50,12 @@ public abstract class VerbsAccess
 
     /** {@code guard} runs before {@code resource} is destroyed, as long as the resource lives. */
     public abstract void addCloseGuard(NativeResource resource, CloseGuard guard);
+
+    /**
+     * {@code listener} follows {@code qp}'s moves to RESET and (RAW_PACKET) RTR, as long as the QP lives: see
+     * {@link QpStateListener}.
+     */
+    public abstract void addStateListener(QueuePair qp, QpStateListener listener);
 
     /** The lock creation and close of {@code resource} run under (its Context). */
     public abstract Object lock(NativeResource resource);
