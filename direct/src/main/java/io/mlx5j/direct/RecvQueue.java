@@ -30,6 +30,11 @@ import java.lang.foreign.MemorySegment;
  * Confined to one thread, which also polls the CQ this queue is attached to ({@code -Dmlx5j.debug=true} checks).
  * A full ring returns false; too many SGEs throw IllegalArgumentException.
  * <p>
+ * <b>State changes of the QP.</b> The queue follows the doorbell record through the transitions in which libmlx5
+ * rewrites it: {@link QueuePair#toReset()} restarts the ring at 0 (refused while receives are outstanding), and a
+ * RAW_PACKET QP's move to RTR, where libmlx5 writes its own receive head (0) into the record, publishes this queue's
+ * head again, so receives posted and rung before RTR are kept.
+ * <p>
  * <b>Close rule</b> (as for {@link SendQueue}): close the QP or WQ (or what closes it) from the thread that
  * posts to this queue, or after that thread has stopped posting, with a happens-before edge between them. Why: the
  * one-buffer {@link #post(long, long, int, int)} checks once that the queue is open and then writes the WQE at the
