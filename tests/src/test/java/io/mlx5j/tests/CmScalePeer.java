@@ -105,7 +105,8 @@ public final class CmScalePeer
                 final Completion c = new Completion();
                 int echoed = 0;
                 int sendsDone = 0;
-                final long deadline = System.nanoTime() + T.toNanos() * 4;
+                // the connects (up to T each, accepted 16 at a time) and then the echoes: a bound against a hang only
+                final long deadline = System.nanoTime() + T.toNanos() * 10;
                 while (sendsDone < count)
                 {
                     if (System.nanoTime() > deadline)
