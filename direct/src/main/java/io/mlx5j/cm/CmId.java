@@ -279,11 +279,18 @@ public final class CmId implements AutoCloseable
      * {@code rdma_resolve_route}: ROUTE_RESOLVED or ROUTE_ERROR follows, at the latest after {@code timeout}.
      *
      * @param timeout handed to librdmacm, in whole milliseconds
-     * @throws IllegalStateException if the id is closed
+     * @throws IllegalStateException if the id is closed, or its address is not resolved yet (no ADDR_RESOLVED seen)
      * @throws CmCallException if {@code rdma_resolve_route} fails; the outcome of a started step comes as an event
      */
     public void resolveRoute(final Duration timeout)
     {
+        ensureOpen();
+        if (handle.get(C_POINTER, RdmaCmId.VERBS_OFFSET).address() == 0)
+        {
+            // librdmacm's rdma_resolve_route reads the id's device before anything else: without one the process dies
+            throw new IllegalStateException("resolve route on " + this + " before its address is resolved: wait for " +
+                "ADDR_RESOLVED after resolveAddress");
+        }
         try (Arena tmp = Arena.ofConfined())
         {
             final MemorySegment st = CallState.allocate(tmp);

@@ -12,6 +12,7 @@ import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.verbs.WorkQueue;
 import io.mlx5j.verbs.WqRing;
+import io.mlx5j.verbs.internal.QpStateListener;
 import io.mlx5j.verbs.internal.VerbsAccess;
 import io.mlx5j.wqe.DataSeg;
 import io.mlx5j.wqe.RecvRing;
@@ -28,6 +29,11 @@ import java.lang.foreign.MemorySegment;
  * <p>
  * Confined to one thread, which also polls the CQ this queue is attached to ({@code -Dmlx5j.debug=true} checks).
  * A full ring returns false; too many SGEs throw IllegalArgumentException.
+ * <p>
+ * <b>State changes of the QP.</b> The queue follows the doorbell record through the transitions in which libmlx5
+ * rewrites it: {@link QueuePair#toReset()} restarts the ring at 0 (refused while receives are outstanding), and a
+ * RAW_PACKET QP's move to RTR, where libmlx5 writes its own receive head (0) into the record, publishes this queue's
+ * head again, so receives posted and rung before RTR are kept.
  * <p>
  * <b>Close rule</b> (as for {@link SendQueue}): close the QP or WQ (or what closes it) from the thread that
  * posts to this queue, or after that thread has stopped posting, with a happens-before edge between them. Why: the
@@ -98,6 +104,7 @@ public final class RecvQueue
             // the close rule (class comment): a close of the QP from another live thread throws and leaves it open
             VERBS.addCloseGuard(qp, resource -> ownership.checkClose(resource));
         }
+        VERBS.addStateListener(qp, new StateFollower());
     }
 
     private RecvQueue(final WorkQueue wq)
@@ -295,6 +302,44 @@ public final class RecvQueue
             published = head;
         }
         return n;
+    }
+
+    /**
+     * Follows the QP's doorbell record through the two transitions in which libmlx5 rewrites it
+     * ({@link io.mlx5j.verbs.internal.QpStateListener}): RESET restarts the ring at 0, and a raw QP's RTR gets the
+     * receives published before it back (libmlx5 wrote its own head, 0, over them). Runs on the thread that changes
+     * the QP's state, which the class comment's thread rule orders with this queue's thread.
+     */
+    private final class StateFollower implements QpStateListener
+    {
+        @Override
+        public void beforeReset(final Object qp)
+        {
+            final int n = rq.outstanding();
+            if (n != 0)
+            {
+                throw new IllegalStateException(qp + " cannot move to RESET: " + n + " receive WQEs of " +
+                    RecvQueue.this + " are outstanding, and libmlx5 does not remove their CQEs from a CQ polled by " +
+                    "the Java data path; move the QP to ERR (toError()), poll their flush completions, then reset");
+            }
+        }
+
+        @Override
+        public void afterReset()
+        {
+            rq.reset();
+            published = 0;
+            staged = false;
+        }
+
+        @Override
+        public void afterRtr()
+        {
+            if (published != 0)
+            {
+                dbrec.recvCounter(published);
+            }
+        }
     }
 
     /**

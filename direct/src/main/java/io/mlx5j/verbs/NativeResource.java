@@ -3,6 +3,7 @@ package io.mlx5j.verbs;
 
 import io.mlx5j.verbs.internal.CloseGuard;
 import io.mlx5j.verbs.internal.NativeObject;
+import io.mlx5j.verbs.internal.QpStateListener;
 import io.mlx5j.verbs.internal.VerbsAccess;
 
 import java.lang.foreign.Arena;
@@ -166,6 +167,12 @@ public abstract class NativeResource implements AutoCloseable
         public void addCloseGuard(final NativeResource resource, final CloseGuard guard)
         {
             resource.guards.add(guard);
+        }
+
+        @Override
+        public void addStateListener(final QueuePair qp, final QpStateListener listener)
+        {
+            qp.addStateListener(listener);
         }
 
         @Override

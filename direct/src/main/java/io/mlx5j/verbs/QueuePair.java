@@ -13,12 +13,14 @@ import io.mlx5j.bindings.Mlx5dvObj;
 import io.mlx5j.bindings.Mlx5dvQp;
 import io.mlx5j.bindings.Verbs;
 import io.mlx5j.verbs.internal.Errno;
+import io.mlx5j.verbs.internal.QpStateListener;
 import io.mlx5j.verbs.internal.Rings;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import static io.mlx5j.bindings.CTypes.C_INT;
 import static io.mlx5j.bindings.CTypes.C_LONG;
@@ -57,6 +59,8 @@ public final class QueuePair extends NativeResource
     /** The indirection table of an RSS QP, or null. */
     private final IndirectionTable rssTable;
     private QpRing rings;
+    /** The Java queues over {@link #rings()}, which follow the doorbell record through RESET and raw RTR. */
+    private final List<QpStateListener> stateListeners = new CopyOnWriteArrayList<>();
 
     private QueuePair(final ProtectionDomain pd, final Arena arena, final MemorySegment handle, final QpConfig config,
         final QpCapabilities granted, final MemorySegment qpEx)
@@ -428,6 +432,15 @@ public final class QueuePair extends NativeResource
                 }
                 modify(attr, mask, "INIT->RTR");
             }
+            if (type == QpType.RAW_PACKET)
+            {
+                // libmlx5 has just written its own receive head (0: it never saw the Java posts) into the doorbell
+                // record (mlx5_modify_qp, rdma-core providers/mlx5/verbs.c): the queues publish theirs again
+                for (final QpStateListener listener : stateListeners)
+                {
+                    listener.afterRtr();
+                }
+            }
         }
     }
 
@@ -487,10 +500,41 @@ public final class QueuePair extends NativeResource
         toState(IBV_QPS_ERR, "->ERR");
     }
 
-    /** Any state to RESET: the queues are emptied without completions; the QP can be connected again. */
+    /**
+     * Any state to RESET: the queues are emptied without completions; the QP can be connected again
+     * ({@link #toInit}, {@link #toRtr}, {@link #toRts}).
+     * <p>
+     * The Java queues over {@link #rings()} (SendQueue, RecvQueue, RawSendQueue) restart their counters at 0, as
+     * libmlx5 restarts its own and zeroes the doorbell record here (mlx5_modify_qp and mlx5_init_qp_indices, rdma-core
+     * providers/mlx5/verbs.c), so the QP can be connected and posted to again. libmlx5 removes the QP's CQEs from a
+     * CQ it polls itself, but not from one handed to the Java data path (mlx5dv-owned), so the queues must have
+     * nothing outstanding: every WQE completed and its CQE polled. The usual way: {@link #toError()}, poll until the
+     * flush completions of everything posted have arrived, then toReset(). Call it from the queues' thread or after
+     * it stopped posting and polling (their thread contract).
+     *
+     * @throws IllegalStateException if a Java queue of this QP has WQEs outstanding: the QP stays in its state
+     */
     public void toReset()
     {
-        toState(IBV_QPS_RESET, "->RESET");
+        synchronized (lock())
+        {
+            ensureOpen();
+            for (final QpStateListener listener : stateListeners)
+            {
+                listener.beforeReset(this);
+            }
+            toState(IBV_QPS_RESET, "->RESET");
+            for (final QpStateListener listener : stateListeners)
+            {
+                listener.afterReset();
+            }
+        }
+    }
+
+    /** A Java queue over this QP's rings follows its RESET and raw RTR transitions (VerbsAccess). */
+    void addStateListener(final QpStateListener listener)
+    {
+        stateListeners.add(listener);
     }
 
     private void toState(final int state, final String what)

@@ -63,6 +63,19 @@ class CmConnectionTest
         }
     }
 
+    /** resolveRoute right after resolveAddress, before ADDR_RESOLVED: librdmacm would crash the process on it. */
+    @Test
+    void routeBeforeAddressResolvedIsRefused()
+    {
+        try (EventChannel channel = EventChannel.create())
+        {
+            final CmId id = channel.createId(PortSpace.TCP);
+            final IllegalStateException ex = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalStateException.class, () -> id.resolveRoute(Duration.ofSeconds(1)));
+            assertTrue(ex.getMessage().contains("ADDR_RESOLVED"), ex.getMessage());
+        }
+    }
+
     @Test
     void connectAcceptTrafficDisconnect() throws Exception
     {

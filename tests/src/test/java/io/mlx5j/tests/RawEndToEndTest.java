@@ -173,6 +173,60 @@ class RawEndToEndTest
     }
 
     /**
+     * Receives posted and rung while the raw QP is still in RESET arrive: libmlx5 writes its own receive head (0) into
+     * the doorbell record at RTR, and the queue publishes its own again after it, so the 8 frames sent after
+     * activation land in the 8 buffers posted before it, in order and byte for byte.
+     */
+    @Test
+    void receivesPostedBeforeRtrAreKept()
+    {
+        final Endpoint tx = new Endpoint();
+        final CompletionQueue cq = rig.cq(64);
+        final QueuePair qp = rig.pd.createQp(QpConfig.builder(QpType.RAW_PACKET, cq).maxSendWr(8).maxRecvWr(16)
+            .maxSendSge(1).maxRecvSge(1).build());
+        final MemoryRegion mr = rig.memory(1 << 16);
+        final RecvQueue rq = RecvQueue.of(qp);
+        final CqPoller dcq = CqPoller.of(cq).attach(rq);
+        final int n = 8;
+        for (int i = 0; i < n; i++)
+        {
+            assertTrue(rq.post(i, mr.address() + i * 2048L, mr.lkey(), 2048));
+        }
+        assertEquals(n, rq.ring());
+        qp.activate(1);
+        final RawSendQueue sq = RawSendQueue.of(tx.qp, DoorbellMode.AUTO);
+        final CqPoller txCq = CqPoller.of(tx.cq).attach(sq.queue());
+        final Completion got = new Completion();
+        try (FlowRule rule = FlowRule.builder(qp, 1).ethDst(UdpHeaderTemplate.multicastMac(GROUP)).create())
+        {
+            final MemorySegment tmpl = tx.mr.memory().asSlice(512 * 1024, 64);
+            final UdpHeaderTemplate h = new UdpHeaderTemplate(tmpl).srcMac(SRC_MAC).srcIp(SRC_IP).srcPort(9)
+                .multicast(GROUP, PORT);
+            final MemorySegment payload = tx.mr.memory().asSlice(600 * 1024, PAYLOAD);
+            for (int k = 0; k < n; k++)
+            {
+                for (int i = 0; i < PAYLOAD; i++)
+                {
+                    payload.set(ValueLayout.JAVA_BYTE, i, (byte) (k * 13 + i));
+                }
+                h.prepare(PAYLOAD, k);
+                assertTrue(sq.send(k, h, tx.mr.lkey(), payload.address(), tx.mr.lkey(), PAYLOAD,
+                    RawSendQueue.NO_VLAN, SendFlags.SIGNALED | SendFlags.RING));
+                final Completion sent = Rig.await(txCq, tx.c);
+                assertTrue(sent.isSuccess(), sent.toString());
+                Rig.await(dcq, got);
+                assertTrue(got.isSuccess(), got.toString());
+                assertEquals(k, got.wrId(), "the buffers posted before RTR complete in posting order");
+                assertEquals(FRAME, got.byteLen(), got.toString());
+                assertArrayEquals(payload.toArray(ValueLayout.JAVA_BYTE),
+                    mr.memory().asSlice(k * 2048L + UdpHeaderTemplate.LENGTH, PAYLOAD).toArray(ValueLayout.JAVA_BYTE),
+                    "frame " + k);
+            }
+        }
+        assertEquals(0, rq.outstanding());
+    }
+
+    /**
      * Beyond libmlx5: the whole 42-byte header inline in the Ethernet segment ({@link RawSendQueue#inlineHeaders}),
      * and VLAN insertion; the device must send the same frame (the tag stays on the wire: no stripping asked).
      */

@@ -89,6 +89,23 @@ public final class RecvRing
     }
 
     /**
+     * Back to the state of a new ring, as libmlx5's mlx5_init_qp_indices when its QP moves to RESET. Only with
+     * nothing outstanding (a receive still posted would complete against counters that no longer know it).
+     *
+     * @throws IllegalStateException if receive WQEs are outstanding
+     */
+    public void reset()
+    {
+        if (head != tail)
+        {
+            throw new IllegalStateException((head - tail) +
+                " receive WQEs are outstanding: the ring cannot restart at 0");
+        }
+        head = 0;
+        tail = 0;
+    }
+
+    /**
      * Slot index of the oldest outstanding WQE (where scatter-to-CQE data of its completion belongs).
      *
      * @return the slot index

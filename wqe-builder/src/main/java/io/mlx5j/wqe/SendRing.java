@@ -168,6 +168,26 @@ public final class SendRing
             + ci + ", pi=" + pi + ")");
     }
 
+    /**
+     * Back to the state of a new ring, as libmlx5's mlx5_init_qp_indices when its QP moves to RESET (the device
+     * restarts its wqe_counter at 0 there). Only with nothing outstanding: a WQE still in flight would complete
+     * against counters that no longer know it.
+     *
+     * @throws IllegalStateException if WQEBBs are outstanding
+     */
+    public void reset()
+    {
+        if (pi != ci)
+        {
+            throw new IllegalStateException((pi - ci) + " WQEBBs are outstanding: the ring cannot restart at 0");
+        }
+        pi = 0;
+        ci = 0;
+        lastCtrl = NO_SPACE;
+        lastNumWqebb = 0;
+        lastDs = 0;
+    }
+
     /** {@return free-running producer counter; the doorbell record takes its low 16 bits} */
     public int producerCounter()
     {

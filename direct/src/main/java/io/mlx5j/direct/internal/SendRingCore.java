@@ -12,6 +12,7 @@ import io.mlx5j.doorbell.SendDoorbell;
 import io.mlx5j.verbs.QpRing;
 import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.verbs.VerbsException;
+import io.mlx5j.verbs.internal.QpStateListener;
 import io.mlx5j.verbs.internal.VerbsAccess;
 import io.mlx5j.wqe.CtrlSeg;
 import io.mlx5j.wqe.SendRing;
@@ -83,6 +84,7 @@ public final class SendRingCore
         this.doorbell = new SendDoorbell(ring, new DoorbellRecord(rings.dbrec()), bf, mode);
         this.sqSignalBits = queriedSqSigAll(qp) ? CtrlSeg.MLX5_WQE_CTRL_CQ_UPDATE : 0;
         this.ownership = new Ownership(owner);
+        VERBS.addStateListener(qp, new StateFollower());
         if (Ownership.DEBUG)
         {
             // the close rule: a close of the QP from another live thread throws and leaves it open
@@ -264,6 +266,41 @@ public final class SendRingCore
         doorbell.ringLive(n, sq.lastCtrlOffset(), sq.lastDs(), sq.producerCounter()); // the last WQE posted
         pending = 0;
         return n;
+    }
+
+    /**
+     * Follows the QP through RESET ({@link QpStateListener}): libmlx5 zeroes the send doorbell word there and the
+     * device restarts its wqe_counter, so the ring restarts at 0, refused while WQEs are outstanding (their CQEs could
+     * still be in the CQ, which libmlx5 does not clean for the Java data path). Runs on the thread that resets the
+     * QP, which the queue's thread rule orders with the posting thread.
+     */
+    private final class StateFollower implements QpStateListener
+    {
+        @Override
+        public void beforeReset(final Object qp)
+        {
+            final int n = sq.outstanding();
+            if (n != 0)
+            {
+                throw new IllegalStateException(qp + " cannot move to RESET: " + n + " WQEBBs of " + owner +
+                    " are outstanding, and libmlx5 does not remove their CQEs from a CQ polled by the Java data " +
+                    "path; move the QP to ERR (toError()), poll their flush completions, then reset");
+            }
+        }
+
+        @Override
+        public void afterReset()
+        {
+            sq.reset();
+            pending = 0;
+            unsignaled = 0;
+        }
+
+        @Override
+        public void afterRtr()
+        {
+            // the send doorbell word is left alone at RTR
+        }
     }
 
     /**

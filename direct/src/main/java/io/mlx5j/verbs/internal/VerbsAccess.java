@@ -2,6 +2,7 @@
 package io.mlx5j.verbs.internal;
 
 import io.mlx5j.verbs.NativeResource;
+import io.mlx5j.verbs.QueuePair;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -66,6 +67,12 @@ public abstract class VerbsAccess
      * @param guard the guard
      */
     public abstract void addCloseGuard(NativeResource resource, CloseGuard guard);
+
+    /**
+     * {@code listener} follows {@code qp}'s moves to RESET and (RAW_PACKET) RTR, as long as the QP lives: see
+     * {@link QpStateListener}.
+     */
+    public abstract void addStateListener(QueuePair qp, QpStateListener listener);
 
     /**
      * The lock creation and close of {@code resource} run under (its Context).
