@@ -14,12 +14,15 @@ import io.mlx5j.direct.SendFlags;
 import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.raw.FlowRule;
 import io.mlx5j.raw.RawSendQueue;
+import io.mlx5j.raw.StridingRecvQueue;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.DeviceCapabilities;
 import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.verbs.QpConfig;
 import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.RxHash;
+import io.mlx5j.verbs.WorkQueue;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,6 +34,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.List;
 
 import static io.mlx5j.bindings.CTypes.C_INT;
 import static io.mlx5j.bindings.CTypes.U32;
@@ -114,7 +118,7 @@ class CompressedCqeTest
         int compressed = 0;
         for (int round = 0; round < ROUNDS; round++)
         {
-            final byte[][] frames = tx.send(round * BURST);
+            final byte[][] frames = tx.send(round * BURST, 1200, 5);
             for (int i = 0; i < BURST; i++)
             {
                 final int seq = round * BURST + i;
@@ -161,6 +165,74 @@ class CompressedCqeTest
             // each burst is one post list, taken by one engine pass: most of it is compressed
             assertTrue(compressed >= ROUNDS * BURST / 2, compressed + " of " + ROUNDS * BURST + " compressed");
         }
+    }
+
+    /**
+     * Striding WQs: every frame goes to two striding WQs behind two RSS QPs, one completing into a plain CQ, one into
+     * a compressed CQ; both polled by CqPoller (libmlx5 v44 decodes no striding CQE; EngineRawCqeParityTest judges
+     * the plain striding decoder against what libmlx5 can read). The compressed completions must equal the plain
+     * ones: length, stride index (from the mini-CQE in CSUM_STRIDX, counted from the title in the other formats),
+     * stride count, WQEs released, RSS hash, frame bytes, and the checksum where the format carries it.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {Mlx5dvCqInitAttr.MLX5DV_CQE_RES_FORMAT_HASH, Mlx5dvCqInitAttr.MLX5DV_CQE_RES_FORMAT_CSUM,
+        Mlx5dvCqInitAttr.MLX5DV_CQE_RES_FORMAT_CSUM_STRIDX})
+    void compressedStridingReceivesMatchPlainOnes(final int format)
+    {
+        final MemoryRegion mr = rig.memory(4L << 20);
+        final StridingRecvQueue qP = stridingWq(rig.cq(1024), mr, 0);
+        final StridingRecvQueue qC = stridingWq(rig.context.createCompressedCq(1024, format), mr, 1L << 20);
+        final CqPoller dP = CqPoller.of(qP.workQueue().cq()).attach(qP);
+        final CqPoller dC = CqPoller.of(qC.workQueue().cq()).attach(qC);
+        final Burst tx = new Burst(mr, mr.address() + (3L << 20));
+        final Completion p = new Completion();
+        final Completion c = new Completion();
+        int compressed = 0;
+        for (int round = 0; round < ROUNDS; round++)
+        {
+            final byte[][] frames = tx.send(round * BURST, 200, 1);
+            for (int i = 0; i < BURST; i++)
+            {
+                final int seq = round * BURST + i;
+                Rig.await(dP, p);
+                Rig.await(dC, c);
+                final String msg = "format " + format + ", frame " + seq + ": plain " + p + ", compressed " + c;
+                assertEquals(frames[i].length, p.byteLen(), msg);
+                assertEquals(p.byteLen(), c.byteLen(), "byte_len " + msg);
+                assertEquals(p.strideIndex(), c.strideIndex(), "stride index " + msg);
+                assertEquals(p.strideCount(), c.strideCount(), "stride count " + msg);
+                assertEquals(p.releasedWqes(), c.releasedWqes(), "WQEs released " + msg);
+                assertEquals(p.wrId(), c.wrId(), "wr_id " + msg);
+                assertEquals(p.rssHash(), c.rssHash(), "RSS hash " + msg);
+                assertEquals(p.rssHashType(), c.rssHashType(), "RSS hash type " + msg);
+                assertEquals(p.hdsIpExt(), c.hdsIpExt(), msg);
+                assertArrayEquals(frames[i], MemorySegment.ofAddress(c.frameAddress()).reinterpret(c.byteLen())
+                    .toArray(ValueLayout.JAVA_BYTE), "frame bytes " + msg);
+                final int sum = onesComplementSum(frames[i], 14, frames[i].length - 14);
+                assertEquals(sum, p.checkSum(), "check_sum, plain " + msg);
+                assertEquals(format == Mlx5dvCqInitAttr.MLX5DV_CQE_RES_FORMAT_HASH && c.compressed() ? 0 : sum,
+                    c.checkSum(), "check_sum " + msg);
+                assertFalse(p.compressed(), msg);
+                compressed += c.compressed() ? 1 : 0;
+            }
+        }
+        assertEquals(0, dC.poll(c), "no completion beyond the frames sent: " + c);
+        assertTrue(compressed >= ROUNDS * BURST / 2, compressed + " of " + ROUNDS * BURST + " compressed");
+    }
+
+    private StridingRecvQueue stridingWq(final CompletionQueue cq, final MemoryRegion mr, final long offset)
+    {
+        final WorkQueue wq = rig.pd.createWq(WorkQueue.builder(cq).maxWr(16).striding(6, 5, true)).ready();
+        final QueuePair rss = rig.pd.createRssQp(rig.context.createIndirectionTable(List.of(wq)), RxHash.IPV4_UDP,
+            RxHash.defaultKey());
+        final StridingRecvQueue q = StridingRecvQueue.of(wq, true);
+        for (int k = 0; k < 16; k++)
+        {
+            assertTrue(q.post(k, mr.address() + offset + k * 2048L, mr.lkey()));
+        }
+        q.ring();
+        rig.closeLater(FlowRule.builder(rss, 1).multicast(GROUP).udpDst(PORT).create());
+        return q;
     }
 
     @Test
@@ -244,14 +316,18 @@ class CompressedCqeTest
             this.lkey = mr.lkey();
         }
 
-        byte[][] send(final int first)
+        /**
+         * Frames first .. first + BURST - 1, with up to maxPayload bytes of payload each, from {@code flows} source
+         * ports (one flow: one RSS hash, which a CSUM session needs; the emulator ends it at another hash).
+         */
+        byte[][] send(final int first, final int maxPayload, final int flows)
         {
             final byte[][] frames = new byte[BURST][];
             for (int i = 0; i < BURST; i++)
             {
                 final int seq = first + i;
-                final int payload = 18 + (seq * 53) % 1200;
-                final byte[] f = FrameSender.frame(GROUP, PORT, 7000 + seq % 5, payload, -1, false, (seq & 1) != 0,
+                final int payload = 18 + (seq * 53) % maxPayload;
+                final byte[] f = FrameSender.frame(GROUP, PORT, 7000 + seq % flows, payload, -1, false, (seq & 1) != 0,
                     false, seq);
                 frames[i] = f;
                 final long at = base + (long)i * RECV_BYTES;
