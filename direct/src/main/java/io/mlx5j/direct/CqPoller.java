@@ -660,8 +660,9 @@ public final class CqPoller
 
     /**
      * Consumes the CQE at the head of the CQ without decoding it: the way past an {@link UnexpectedCqeException}
-     * (strict mode) the caller has dealt with.
+     * (strict mode) the caller has dealt with. On a compressed CQ a title CQE goes with its whole session.
      *
+     * @throws IllegalStateException if a compressed session is half read (poll its remaining completions first)
      * @return true if there was a CQE to skip
      */
     public boolean skip()
@@ -670,11 +671,33 @@ public final class CqPoller
         {
             ownership.check(this);
         }
+        if (zipNext < zipCount)
+        {
+            throw new IllegalStateException(this + ": a compressed CQE session is being read (completion " + zipNext +
+                " of " + zipCount + "): poll it to its end");
+        }
         if (!view.tryAcquire(ci))
         {
             return false;
         }
-        ci++;
+        if (zipFormat != 0 && (view.opOwn() & CompressedCqe.FORMAT_MASK) == CompressedCqe.COMPRESSED)
+        {
+            // a title: the whole session goes, its slots handed back as after a poll
+            openSession(liveBuf());
+            final long base = liveBuf();
+            for (int k = 0; k < zipCount; k++)
+            {
+                RingStores.putIntBE(base + ((long)((zipTitle + k) & cqeMask) << 6) + Cqe64.WQE_COUNTER_OFFSET,
+                    CompressedCqe.INVALID_WORD);
+            }
+            ci = zipTitle + zipCount;
+            zipCount = 0;
+            zipNext = 0;
+        }
+        else
+        {
+            ci++;
+        }
         doorbell.consumerIndex(ci);
         return true;
     }

@@ -220,6 +220,80 @@ class CompressedCqeTest
         assertTrue(compressed >= ROUNDS * BURST / 2, compressed + " of " + ROUNDS * BURST + " compressed");
     }
 
+    /**
+     * CqPoller.skip() on a compressed CQ: refused while a session is half read; on a title it consumes the whole
+     * session and hands its slots back, so that the next frames decode as before.
+     */
+    @Test
+    void skipTakesAWholeSession()
+    {
+        final CompletionQueue cq = rig.context.createCompressedCq(256, Mlx5dvCqInitAttr.MLX5DV_CQE_RES_FORMAT_CSUM);
+        final QueuePair qp = rawQp(cq);
+        final MemoryRegion mr = rig.memory(4L << 20);
+        final RecvQueue rq = RecvQueue.of(qp);
+        final CqPoller dcq = CqPoller.of(cq).attach(rq);
+        for (int i = 0; i < RQ; i++)
+        {
+            assertTrue(rq.post(i, mr.address() + (long)i * RECV_BYTES, mr.lkey(), RECV_BYTES));
+        }
+        rq.ring();
+        rig.closeLater(FlowRule.builder(qp, 1).multicast(GROUP).udpDst(PORT).tag(TAG).create());
+        final Burst tx = new Burst(mr, mr.address() + (2L << 20));
+        final Completion c = new Completion();
+        tx.send(0, 200, 1);
+        Rig.await(dcq, c);
+        assertEquals(0, c.wrId());
+        if (c.compressed())
+        {
+            assertThrows(IllegalStateException.class, dcq::skip, "skip in the middle of a session");
+        }
+        int seen = 1;
+        while (seen < BURST)
+        {
+            Rig.await(dcq, c);
+            assertEquals(seen++, c.wrId(), c.toString());
+        }
+        for (int i = 0; i < BURST; i++)
+        {
+            assertTrue(rq.post(RQ + i, mr.address() + (long)((RQ + i) % RQ) * RECV_BYTES, mr.lkey(), RECV_BYTES));
+        }
+        rq.ring();
+        tx.send(BURST, 200, 1);
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        final int before = dcq.consumerIndex();
+        while (!dcq.skip())
+        {
+            assertTrue(System.nanoTime() < deadline, "no CQE to skip");
+            Thread.onSpinWait();
+        }
+        final int skipped = dcq.consumerIndex() - before;
+        assertTrue(skipped >= 2 && skipped <= BURST, "skip() on a title takes its session: " + skipped + " CQEs");
+        // the WQEs of the skipped completions are the caller's business: the queue still counts them outstanding,
+        // so a later completion is reported for the oldest WQE; its bytes are those of frame BURST + skipped
+        if (skipped < BURST)
+        {
+            Rig.await(dcq, c);
+            assertEquals(RawLen.of(BURST + skipped), c.byteLen(), c.toString());
+        }
+        else
+        {
+            Rig.assertEmpty(dcq, c);
+        }
+        // the session's slots were handed back: the ring keeps decoding after them (the RQ has 64 - 48 WQEs free)
+        tx.send(2 * BURST, 200, 1);
+        Rig.await(dcq, c);
+        assertEquals(RawLen.of(skipped < BURST ? BURST + skipped + 1 : 2 * BURST), c.byteLen(), c.toString());
+    }
+
+    /** The frame length Burst.send(first, 200, 1) gives frame seq. */
+    private static final class RawLen
+    {
+        static int of(final int seq)
+        {
+            return 42 + 18 + (seq * 53) % 200;
+        }
+    }
+
     private StridingRecvQueue stridingWq(final CompletionQueue cq, final MemoryRegion mr, final long offset)
     {
         final WorkQueue wq = rig.pd.createWq(WorkQueue.builder(cq).maxWr(16).striding(6, 5, true)).ready();
