@@ -323,7 +323,7 @@ def compressed_table(w, res, ffm, c):
     plain = get(res, "jmh", "Mlx5jRawRecvBench", "recv16")
     f, cc = ffm("IbvRawPollCqBench", "recv16"), c("IbvRawPollCqBench", "recv16")
     w("CQE compression, raw receive: 16 frames per poll call, the same frames and checks as the row '16 frames per "
-      "poll; ibv_poll_cq' above. Compressed (CSUM format): the completer writes one session per op, a title CQE "
+      "poll; ibv_poll_cq' above. Compressed (CSUM format): the completer writes one block per op, a title CQE "
       "and two mini-CQE arrays, 192 CQE bytes for 16 frames (12 B per frame); plain: 16 CQEs, 1024 bytes (64 B per "
       "frame). libmlx5 v44 cannot decode compressed CQEs (cq.c has no decompressor), so its rows poll the plain "
       "CQEs. Frames per second = 10^9 / ns per frame, one thread, no device.")

@@ -25,7 +25,7 @@ struct emu_profile {
 	uint8_t cqe_comp_formats;
 };
 
-/* cqe_comp_caps.max_num: the most CQEs one compression session holds (the emulator's choice, see eng_cq.c) */
+/* cqe_comp_caps.max_num: the most CQEs one compression block holds (the emulator's choice, see eng_cq.c) */
 #define EMU_CQE_COMP_MAX_NUM 64
 
 /* The profile of this process (MLX5EMU_PROFILE, default cx5); an unknown name falls back to cx5 with a log line. */

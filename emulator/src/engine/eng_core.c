@@ -640,7 +640,7 @@ void emu_engine_cq_resized(struct emu_cq *c)
 	lock_engine();
 	struct eng_cq *e = c->engine;
 	if (e) {
-		eng_cq_zip_flush(e); /* a held session goes to the old ring, where libmlx5's copy finds it */
+		eng_cq_zip_flush(e); /* a held block goes to the old ring, where libmlx5's copy finds it */
 		/* As the HCA does (see engine_hooks.h): a RESIZE_CQ CQE at the old ring's producer index. libmlx5's
 		 * mlx5_cq_resize_copy_cqes(), run when the command returns, copies the unpolled CQEs before it into
 		 * the new ring, each one index later, and steps its consumer index over it: the next CQE goes to

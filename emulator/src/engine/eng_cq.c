@@ -125,12 +125,12 @@ static void cqe_publish(struct eng_cq *cq, const struct eng_cqe_info *stamped, i
 	cq_published(cq, 1, solicited, stamped->opcode == MLX5_CQE_REQ_ERR || stamped->opcode == MLX5_CQE_RESP_ERR);
 }
 
-/* CQE compression: which completions the device compresses, and when a session ends.
+/* CQE compression: which completions the device compresses, and when a block ends.
  * A ConnectX compresses responder CQEs of consecutive receives of the same kind on a CQ created with cqe_comp_en
  * (Linux enables it for RQs only: mlx5e_build_rx_cq_param; DPDK for Rx queues: mlx5_rxq_create_cq). Here:
  *   - compressible: a successful receive (MLX5_CQE_RESP_SEND) without immediate and without scatter-to-CQE data;
  *     requester, error, immediate, RDMA WRITE with immediate and striding RQ filler CQEs never are;
- *   - a session holds completions whose fields other than the mini-CQE's are equal (same QP, flow tag, source,
+ *   - a block holds completions whose fields other than the mini-CQE's are equal (same QP, flow tag, source,
  *     header types and offload bits, VLAN, hash where the format has no hash; see zip_fits for the checksum)
  *     and whose WQE position follows from the previous one (next receive WQE; on a striding RQ the same WQE and
  *     the next free stride);
@@ -138,7 +138,7 @@ static void cqe_publish(struct eng_cq *cq, const struct eng_cqe_info *stamped, i
  *     (b) it holds EMU_CQE_COMP_MAX_NUM completions (cqe_comp_caps.max_num), or a CQ with fewer slots is full, or
  *     (c) the engine pass ends, which stands for the device's compression timeout (cqe_compression_timeout): a
  *     pass takes what arrived together (up to 256 packets), so a burst is compressed and a lone frame waits for
- *     nothing. A session of one completion is written as a plain CQE.
+ *     nothing. A block of one completion is written as a plain CQE.
  *   - every completion keeps the title's timestamp: a mini-CQE has none (as on hardware). */
 static int zip_compressible(const struct eng_cqe_info *ci)
 {
@@ -155,8 +155,8 @@ static int zip_fits(const struct eng_cq *cq, const struct eng_cqe_info *ci)
 	    a->l4_hdr_type_etc != ci->l4_hdr_type_etc || a->vlan_info != ci->vlan_info ||
 	    a->rss_hash_type != ci->rss_hash_type || a->mprq != ci->mprq || a->wqe_opcode != ci->wqe_opcode)
 		return 0;
-	/* a CSUM session carries no hash: a different one ends it (the emulator's choice, so that no hash is lost); a
-	 * HASH session carries no checksum, and compresses across them: its completions report the title's check_sum,
+	/* a CSUM block carries no hash: a different one ends it (the emulator's choice, so that no hash is lost); a
+	 * HASH block carries no checksum, and compresses across them: its completions report the title's check_sum,
 	 * which only Linux's CHECKSUM_COMPLETE would read, and Linux never asks for HASH (mlx5e_build_rx_cq_param) */
 	if (f != MLX5DV_CQE_RES_FORMAT_HASH && a->rss_hash != ci->rss_hash)
 		return 0;
@@ -181,7 +181,7 @@ void eng_cq_zip_flush(struct eng_cq *cq)
 	}
 	uint32_t mask = cq->cnt - 1, t = cq->pi;
 	/* the mini-CQE arrays first, each slot whole (unused mini-CQEs zero), then the title's op_own with release:
-	 * until then the session's slots are the consumer's to ignore */
+	 * until then the block's slots are the consumer's to ignore */
 	for (uint32_t first = 0; first < n; first = (first | 7) + 1) {
 		uint32_t last = (first | 7) + 1 < n ? (first | 7) + 1 : n;
 		uint8_t *slot = cq->buf + (size_t)((t + (first < 8 ? 1 : first)) & mask) * 64;
@@ -195,7 +195,7 @@ void eng_cq_zip_flush(struct eng_cq *cq)
 	cq_published(cq, n, sol, 0);
 }
 
-static uint32_t zip_open; /* CQs with an open session (under G.lock, as every CQ write) */
+static uint32_t zip_open; /* CQs with an open block (under G.lock, as every CQ write) */
 
 int eng_cq_zip_flush_all(void)
 {

@@ -86,7 +86,7 @@ struct eng_cq {
 	uint32_t sol_pi;        /* pi just after the last solicited or error CQE */
 	int armed, arm_sol, overrun;
 	uint64_t last_ts;       /* timestamp of the last CQE: per-CQ timestamps never decrease */
-	/* CQE compression (eng_cq.c; layout in eng_cqe.h): completions held in the open session, not yet visible */
+	/* CQE compression (eng_cq.c; layout in eng_cqe.h): completions held in the open block, not yet visible */
 	uint8_t  comp_format;   /* MLX5_IB_CQE_RES_FORMAT_* the CQ was created with, 0 = no compression */
 	int      zip_sol;       /* a held completion was solicited */
 	uint32_t zip_n;
@@ -308,8 +308,8 @@ void eng_qp_set_error(struct eng_qp *qp);
 
 /* eng_cq.c (layer 2) */
 void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited);
-void eng_cq_zip_flush(struct eng_cq *cq);  /* publish a CQ's open compression session now */
-int eng_cq_zip_flush_all(void);           /* end of an engine pass: publish every open session; 1 if any */
+void eng_cq_zip_flush(struct eng_cq *cq);  /* publish a CQ's open compression block now */
+int eng_cq_zip_flush_all(void);           /* end of an engine pass: publish every open block; 1 if any */
 /* Affiliated asynchronous events (emu_async_post): of a QP, a CQ, an SRQ */
 void eng_qp_event(struct eng_qp *qp, uint32_t type);
 void eng_cq_event(struct eng_cq *cq, uint32_t type);

@@ -19,7 +19,7 @@
 #define FR 2048
 #define RQ 64          /* receive WQEs */
 #define BURST 48       /* frames per post list */
-#define ROUNDS 12      /* 576 completions: the 256-entry CQ goes round twice, over slots a session skipped */
+#define ROUNDS 12      /* 576 completions: the 256-entry CQ goes round twice, over slots a block skipped */
 #define NCQE 255
 
 static const uint8_t MAC_DST[6] = { 0x02, 0, 0, 0, 0, 0xc5 };
@@ -58,7 +58,7 @@ struct dec {
 	uint32_t cnt, ci;
 	volatile uint32_t *dbrec;
 	uint8_t format;
-	uint32_t zn, zi, zt;  /* open session: size, next completion, title slot */
+	uint32_t zn, zi, zt;  /* open block: size, next completion, title slot */
 	uint8_t title[64];
 	unsigned long titles, minis, slots_written;
 };
@@ -136,7 +136,7 @@ static int dec_next(struct dec *d, struct comp *c)
 	c->wqe_counter = (uint16_t)(be16(d->title + 60) + i);
 	d->minis++;
 	if (d->zi == d->zn) {
-		/* as DPDK: the session's slots, written or skipped, are invalidated before the ring comes round */
+		/* as DPDK: the block's slots, written or skipped, are invalidated before the ring comes round */
 		for (uint32_t k = 0; k < d->zn; k++)
 			d->buf[(size_t)((d->zt + k) & mask) * 64 + 63] = MLX5_CQE_INVALID << 4;
 		d->ci = d->zt + d->zn;
@@ -375,7 +375,7 @@ static void compressed(uint8_t format, const char *name)
 	/* a post list of 48 frames is taken in one engine pass: some of them must have been compressed */
 	CHECK(d.titles >= 1 && zipped >= 2, "%s: no compression (%lu titles, %lu compressed completions)", name,
 	      d.titles, zipped);
-	printf("t_cqe_comp_eth: %s: %u completions, %lu compressed in %lu sessions, %lu of %u CQE slots written\n", name,
+	printf("t_cqe_comp_eth: %s: %u completions, %lu compressed in %lu blocks, %lu of %u CQE slots written\n", name,
 	       ROUNDS * BURST, zipped, d.titles, d.slots_written, ROUNDS * BURST);
 	rx_close(&r);
 }

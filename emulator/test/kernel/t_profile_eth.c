@@ -50,7 +50,7 @@ static int check_profile(const struct expect *e)
 	      (unsigned long long)dv.flags);
 	CHECK(!!(dv.flags & MLX5DV_CONTEXT_FLAGS_REAL_TIME_TS) == e->real_time, "%s: real-time flag in 0x%llx", e->name,
 	      (unsigned long long)dv.flags);
-	/* HASH | CSUM everywhere, CSUM_STRIDX with striding RQ (profile.c); 64 CQEs a session (eng_cq.c) */
+	/* HASH | CSUM everywhere, CSUM_STRIDX with striding RQ (profile.c); 64 CQEs a block (eng_cq.c) */
 	CHECK((dv.comp_mask & MLX5DV_CONTEXT_MASK_CQE_COMPRESION) && dv.cqe_comp_caps.max_num == 64 &&
 	      dv.cqe_comp_caps.supported_format == e->comp_formats && !(dv.flags & MLX5DV_CONTEXT_FLAGS_CQE_128B_COMP),
 	      "%s: compression %u/0x%x", e->name, dv.cqe_comp_caps.max_num, dv.cqe_comp_caps.supported_format);

@@ -22,9 +22,9 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * {@link Mlx5jRawRecvBench#recv16} on a CQ created with CQE compression (CSUM format): per op the
- * {@link RawRecvCompleter} writes the 16 frames as one compressed session (a title CQE and two mini-CQE arrays: 192
+ * {@link RawRecvCompleter} writes the 16 frames as one compressed block (a title CQE and two mini-CQE arrays: 192
  * CQE bytes, 12 per frame, against 64 per frame uncompressed), {@link CqPoller} decodes them (wr_id, length,
- * checksum-OK and the check_sum, flow tag, title's timestamp, frame address) and hands every slot of the session
+ * checksum-OK and the check_sum, flow tag, title's timestamp, frame address) and hands every slot of the block
  * back, and each buffer goes back to the {@link RecvQueue}, rung once per op. One op = one frame. libmlx5 v44 cannot
  * decode compressed CQEs: its counterpart is the uncompressed {@code IbvRawPollCqBench.recv16} (ibv_poll_cq of the
  * same 16 frames as 16 plain CQEs) and the C loop's row of that name.
@@ -68,13 +68,13 @@ public class Mlx5jRawRecvCompressedBench
         env.close();
     }
 
-    /** 16 frames per poll call, written as one compressed session. */
+    /** 16 frames per poll call, written as one compressed block. */
     @Benchmark
     @OperationsPerInvocation(16)
     public long recv16()
     {
         int slot = next;
-        completer.completeSession(slot, 16, RawWorkload.FRAME, CSUM);
+        completer.completeBlock(slot, 16, RawWorkload.FRAME, CSUM);
         final int got = cq.poll(batch, 16);
         if (got != 16)
         {

@@ -82,13 +82,13 @@ public final class RawRecvCompleter
 
     /**
      * {@code n} frames (2 .. 64) of {@code byteCnt} bytes arrived in receive WQEs {@code wqeCounter} on: publish them
-     * as one compressed session in the CSUM format, as the emulated device writes it (src/engine/eng_cqe.h): the
+     * as one compressed block in the CSUM format, as the emulated device writes it (src/engine/eng_cqe.h): the
      * mini-CQE arrays first (be16 check_sum {@code csum}, be16 0, be32 byte_cnt; completion i in slot pi + 1 when
      * i &lt; 8, else pi + (i &amp; ~7)), then the title: the plain CQE of the first frame with byte_cnt = n and the
-     * MLX5_COMPRESSED format bits, op_own stored last. Slots the session skips are not written; the poller hands every
+     * MLX5_COMPRESSED format bits, op_own stored last. Slots the block skips are not written; the poller hands every
      * slot back. A CQ of 64-byte CQEs only.
      */
-    public void completeSession(final int wqeCounter, final int n, final int byteCnt, final short csum)
+    public void completeBlock(final int wqeCounter, final int n, final int byteCnt, final short csum)
     {
         final int pi = producer;
         for (int first = 0; first < n; first = (first | 7) + 1)
@@ -104,7 +104,7 @@ public final class RawRecvCompleter
             cqeBytes += Cqe64.LENGTH;
         }
         final long cqe64 = base + (long) (pi & mask) * Cqe64.LENGTH;
-        // the whole title, as the device writes it: the slot may hold an earlier session's mini-CQEs
+        // the whole title, as the device writes it: the slot may hold an earlier block's mini-CQEs
         for (int at = 0; at < Cqe64.SOP_DROP_QPN_OFFSET; at += 8)
         {
             CqeStores.putLongBE(cqe64 + at, 0);
@@ -122,7 +122,7 @@ public final class RawRecvCompleter
         producer = pi + n;
     }
 
-    /** CQE bytes written so far: 64 per plain CQE; per session the title and its mini-CQE arrays. */
+    /** CQE bytes written so far: 64 per plain CQE; per block the title and its mini-CQE arrays. */
     public long cqeBytes()
     {
         return cqeBytes;

@@ -297,8 +297,8 @@ public final class Completion
     }
 
     /**
-     * The completion came from a mini-CQE of a compressed session (a CQ created with CQE compression, see
-     * {@link io.mlx5j.verbs.Context#createCompressedCq}): its timestamp is the session's title's.
+     * The completion came from a mini-CQE of a compressed block (a CQ created with CQE compression, see
+     * {@link io.mlx5j.verbs.Context#createCompressedCq}): its timestamp is the block's title's.
      */
     public boolean compressed()
     {

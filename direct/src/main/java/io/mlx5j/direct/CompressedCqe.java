@@ -8,17 +8,17 @@ import io.mlx5j.memory.RingStores;
 import io.mlx5j.wqe.Cqe64;
 
 /**
- * The completions of a compressed CQE session (a CQ created by {@link io.mlx5j.verbs.Context#createCompressedCq}),
+ * The completions of a compressed CQE block (a CQ created by {@link io.mlx5j.verbs.Context#createCompressedCq}),
  * decoded as Linux mlx5e (en_rx.c mlx5e_decompress_cqes_start/_cont) and DPDK's mlx5 PMD (mlx5_rx.c
  * mlx5_rx_poll_len, the legacy layout) read them; libmlx5 has no decoder. The layout:
  * <ul>
- * <li>a session of N completions takes N consecutive CQ slots T .. T+N-1; slot T, the <em>title</em>, is a whole CQE
+ * <li>a block of N completions takes N consecutive CQ slots T .. T+N-1; slot T, the <em>title</em>, is a whole CQE
  *     whose op_own format bits [3:2] are 3 (MLX5_COMPRESSED) and whose byte_cnt is N; its other fields hold for every
- *     completion of the session, its wqe_counter is the first's, its timestamp stands for all;</li>
+ *     completion of the block, its wqe_counter is the first's, its timestamp stands for all;</li>
  * <li>the 8-byte mini-CQEs (DPDK mlx5_prm.h struct mlx5_mini_cqe8: big-endian rx_hash_result, or check_sum and
  *     stride_idx; then byte_cnt) go 8 to a slot: completion i in slot T+1 if i &lt; 8, else T + (i &amp; ~7), at
  *     (i &amp; 7) * 8;</li>
- * <li>the device writes no other slot of the session: after the last completion every slot T .. T+N-1 gets an
+ * <li>the device writes no other slot of the block: after the last completion every slot T .. T+N-1 gets an
  *     INVALID opcode, as DPDK does, so that a slot skipped in this pass never looks valid in a later one.</li>
  * </ul>
  * Per completion: byte_cnt from the mini-CQE; the RSS hash (HASH) or the checksum (CSUM, CSUM_STRIDX) from it;
@@ -26,7 +26,7 @@ import io.mlx5j.wqe.Cqe64;
  * index is the mini-CQE's (CSUM_STRIDX) or the title's plus the strides the earlier completions took (Linux
  * mlx5e_decompress_cqe for RQs without mini_cqe_resp_stride_index).
  * <p>
- * Thread: the {@link CqPoller}'s, whose session state this reads.
+ * Thread: the {@link CqPoller}'s, whose block state this reads.
  */
 final class CompressedCqe
 {
@@ -41,7 +41,7 @@ final class CompressedCqe
     {
     }
 
-    /** The byte offset in the ring of mini-CQE {@code i} of the session whose title is slot {@code title}. */
+    /** The byte offset in the ring of mini-CQE {@code i} of the block whose title is slot {@code title}. */
     static long miniOffset(final int title, final int i, final int cqeMask)
     {
         final int slot = title + (i < 8 ? 1 : (i & ~7));
@@ -84,7 +84,7 @@ final class CompressedCqe
      * with the title's fields, the mini-CQE's byte count (length and strides) and checksum or hash, and the stride
      * index the format gives.
      *
-     * @param stride the stride index the session's bookkeeping expects next (formats without stride_idx)
+     * @param stride the stride index the block's bookkeeping expects next (formats without stride_idx)
      * @return the stride index after this frame's strides
      */
     static int striding(final CqPoller p, final Completion c, final long title64, final long mini, final int format,

@@ -108,7 +108,7 @@ public final class CqPoller
     final CqQueues queues = new CqQueues();
     private long orphanCqes;
     private long unexpectedCqes;
-    /** MLX5DV_CQE_RES_FORMAT_* of a compressing CQ, 0 if none; the open session: title slot, size, next, stride. */
+    /** MLX5DV_CQE_RES_FORMAT_* of a compressing CQ, 0 if none; the open block: title slot, size, next, stride. */
     private final int zipFormat;
     private int zipTitle;
     private int zipCount;
@@ -324,7 +324,7 @@ public final class CqPoller
                 }
                 if (zipFormat != 0 && (opOwn & CompressedCqe.FORMAT_MASK) == CompressedCqe.COMPRESSED)
                 {
-                    openSession(base);
+                    openBlock(base);
                     continue;
                 }
                 ci++;
@@ -393,7 +393,7 @@ public final class CqPoller
                 }
                 if (zipFormat != 0 && (opOwn & CompressedCqe.FORMAT_MASK) == CompressedCqe.COMPRESSED)
                 {
-                    openSession(base);
+                    openBlock(base);
                     continue;
                 }
                 ci++;
@@ -458,18 +458,18 @@ public final class CqPoller
     }
 
     /**
-     * A title CQE at {@code ci}: its session's completions come next ({@link CompressedCqe}). The consumer index stays
-     * at the title until the last of them, so the device reuses none of the session's slots before they are read.
+     * A title CQE at {@code ci}: its block's completions come next ({@link CompressedCqe}). The consumer index stays
+     * at the title until the last of them, so the device reuses none of the block's slots before they are read.
      *
      * @throws IllegalStateException if the title counts fewer than 2 or more completions than the ring holds
      */
-    private void openSession(final long base)
+    private void openBlock(final long base)
     {
         final long title64 = base + ((long)(ci & cqeMask) << 6);
         final int n = (int)RingStores.getLongBE(title64 + Cqe64.BYTE_CNT_OFFSET - 4);
         if (n < 2 || n > cqeMask + 1)
         {
-            throw new IllegalStateException(this + ": compressed CQE session at CQE " + ci + " counts " +
+            throw new IllegalStateException(this + ": compressed CQE block at CQE " + ci + " counts " +
                 Integer.toUnsignedString(n) + " completions in a ring of " + (cqeMask + 1));
         }
         zipTitle = ci;
@@ -479,7 +479,7 @@ public final class CqPoller
     }
 
     /**
-     * The next completion of the open session into {@code c}; after the last one every slot of the session is handed
+     * The next completion of the open block into {@code c}; after the last one every slot of the block is handed
      * back (INVALID opcode) and the consumer index moves past it.
      *
      * @return false if it was consumed as an orphan (its queue was detached or destroyed) and nothing was reported
@@ -660,9 +660,9 @@ public final class CqPoller
 
     /**
      * Consumes the CQE at the head of the CQ without decoding it: the way past an {@link UnexpectedCqeException}
-     * (strict mode) the caller has dealt with. On a compressed CQ a title CQE goes with its whole session.
+     * (strict mode) the caller has dealt with. On a compressed CQ a title CQE goes with its whole block.
      *
-     * @throws IllegalStateException if a compressed session is half read (poll its remaining completions first)
+     * @throws IllegalStateException if a compressed block is half read (poll its remaining completions first)
      * @return true if there was a CQE to skip
      */
     public boolean skip()
@@ -673,7 +673,7 @@ public final class CqPoller
         }
         if (zipNext < zipCount)
         {
-            throw new IllegalStateException(this + ": a compressed CQE session is being read (completion " + zipNext +
+            throw new IllegalStateException(this + ": a compressed CQE block is being read (completion " + zipNext +
                 " of " + zipCount + "): poll it to its end");
         }
         if (!view.tryAcquire(ci))
@@ -682,8 +682,8 @@ public final class CqPoller
         }
         if (zipFormat != 0 && (view.opOwn() & CompressedCqe.FORMAT_MASK) == CompressedCqe.COMPRESSED)
         {
-            // a title: the whole session goes, its slots handed back as after a poll
-            openSession(liveBuf());
+            // a title: the whole block goes, its slots handed back as after a poll
+            openBlock(liveBuf());
             final long base = liveBuf();
             for (int k = 0; k < zipCount; k++)
             {

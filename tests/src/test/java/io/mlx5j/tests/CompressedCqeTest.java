@@ -54,7 +54,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * bursts of 48 from one post list, so the emulated device compresses them (src/engine/eng_cq.c); each completion of
  * the compressed CQ must equal libmlx5's of the uncompressed one field by field (wr_id, status, opcode, byte_len,
  * wc_flags, qp_num / flow tag, src_qp), find the frame's bytes in place, and carry the checksum (CSUM formats)
- * recomputed here with RFC 1071 sums. 288 frames go round the 256-entry rings, over slots a session skipped. Format 0
+ * recomputed here with RFC 1071 sums. 288 frames go round the 256-entry rings, over slots a block skipped. Format 0
  * is the plain CQ: no completion may then be compressed.
  */
 @Tag("links")
@@ -221,11 +221,11 @@ class CompressedCqeTest
     }
 
     /**
-     * CqPoller.skip() on a compressed CQ: refused while a session is half read; on a title it consumes the whole
-     * session and hands its slots back, so that the next frames decode as before.
+     * CqPoller.skip() on a compressed CQ: refused while a block is half read; on a title it consumes the whole
+     * block and hands its slots back, so that the next frames decode as before.
      */
     @Test
-    void skipTakesAWholeSession()
+    void skipTakesAWholeBlock()
     {
         final CompletionQueue cq = rig.context.createCompressedCq(256, Mlx5dvCqInitAttr.MLX5DV_CQE_RES_FORMAT_CSUM);
         final QueuePair qp = rawQp(cq);
@@ -245,7 +245,7 @@ class CompressedCqeTest
         assertEquals(0, c.wrId());
         if (c.compressed())
         {
-            assertThrows(IllegalStateException.class, dcq::skip, "skip in the middle of a session");
+            assertThrows(IllegalStateException.class, dcq::skip, "skip in the middle of a block");
         }
         int seen = 1;
         while (seen < BURST)
@@ -267,7 +267,7 @@ class CompressedCqeTest
             Thread.onSpinWait();
         }
         final int skipped = dcq.consumerIndex() - before;
-        assertTrue(skipped >= 2 && skipped <= BURST, "skip() on a title takes its session: " + skipped + " CQEs");
+        assertTrue(skipped >= 2 && skipped <= BURST, "skip() on a title takes its block: " + skipped + " CQEs");
         // the WQEs of the skipped completions are the caller's business: the queue still counts them outstanding,
         // so a later completion is reported for the oldest WQE; its bytes are those of frame BURST + skipped
         if (skipped < BURST)
@@ -279,7 +279,7 @@ class CompressedCqeTest
         {
             Rig.assertEmpty(dcq, c);
         }
-        // the session's slots were handed back: the ring keeps decoding after them (the RQ has 64 - 48 WQEs free)
+        // the block's slots were handed back: the ring keeps decoding after them (the RQ has 64 - 48 WQEs free)
         tx.send(2 * BURST, 200, 1);
         Rig.await(dcq, c);
         assertEquals(RawLen.of(skipped < BURST ? BURST + skipped + 1 : 2 * BURST), c.byteLen(), c.toString());
@@ -392,7 +392,7 @@ class CompressedCqeTest
 
         /**
          * Frames first .. first + BURST - 1, with up to maxPayload bytes of payload each, from {@code flows} source
-         * ports (one flow: one RSS hash, which a CSUM session needs; the emulator ends it at another hash).
+         * ports (one flow: one RSS hash, which a CSUM block needs; the emulator ends it at another hash).
          */
         byte[][] send(final int first, final int maxPayload, final int flows)
         {
