@@ -222,6 +222,7 @@ def main():
     poll_table(w, res, ffm, c, POLL_UNEVEN_WORKLOADS, "mlx5j CqPoller (+ NOP post)", "ibv_poll_cq (poll only)")
     manyqp_table(w, res, c)
     raw_tables(w, res, ffm, c)
+    compressed_table(w, res, ffm, c)
     striding_table(w, res, ffm, c)
     w("Where the time goes (ns per op, native memory; stand-in doorbell pages, no device):")
     w("")
@@ -343,6 +344,33 @@ def raw_tables(w, res, ffm, c):
         w(f"| {label} | {fmt(m)} | {fmt(f)} | {fmt(cc)} | {fmt_ratio(ratio(m, f), POLL_TARGET)} "
           f"| {fmt_ratio(ratio(m, cc), POLL_TARGET)} | {fmt_best(m, f, POLL_TARGET)} | {fmt_best(m, cc, POLL_TARGET)} "
           f"| {alloc(m)} |")
+    w("")
+
+
+def compressed_table(w, res, ffm, c):
+    """CQE compression: mlx5j on a compressed CQ against the same 16 frames as plain CQEs (mlx5j, libmlx5)."""
+    m = get(res, "jmh", "Mlx5jRawRecvCompressedBench", "recv16")
+    if m is None:
+        return
+    plain = get(res, "jmh", "Mlx5jRawRecvBench", "recv16")
+    f, cc = ffm("IbvRawPollCqBench", "recv16"), c("IbvRawPollCqBench", "recv16")
+    w("CQE compression, raw receive: 16 frames per poll call, the same frames and checks as the row '16 frames per "
+      "poll; ibv_poll_cq' above. Compressed (CSUM format): the completer writes one block per op, a title CQE "
+      "and two mini-CQE arrays, 192 CQE bytes for 16 frames (12 B per frame); plain: 16 CQEs, 1024 bytes (64 B per "
+      "frame). libmlx5 v44 cannot decode compressed CQEs (cq.c has no decompressor), so its rows poll the plain "
+      "CQEs. Frames per second = 10^9 / ns per frame, one thread, no device.")
+    w("")
+    w("| stack | CQE bytes per frame | ns per frame | M frames/s | ÷ libmlx5 C (plain) | ÷ libmlx5 FFM (plain) "
+      "| B/op |")
+    w("|---|---:|---:|---:|---:|---:|---:|")
+
+    def mfps(v):
+        return "n/a" if v is None or not v[0] else f"{1e3 / v[0]:.1f}"
+
+    for label, bpf, v in (("mlx5j, compressed CQ", 12, m), ("mlx5j, plain CQ", 64, plain),
+                          ("libmlx5 ibv_poll_cq C, plain CQ", 64, cc), ("libmlx5 ibv_poll_cq FFM, plain CQ", 64, f)):
+        w(f"| {label} | {bpf} | {fmt(v)} | {mfps(v)} | {fmt_ratio(ratio(v, cc), POLL_TARGET)} "
+          f"| {fmt_ratio(ratio(v, f), POLL_TARGET)} | {alloc(v)} |")
     w("")
 
 

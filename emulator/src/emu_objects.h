@@ -126,6 +126,7 @@ struct emu_cq {
 	uint64_t        user_handle;  /* cq_handle from create; goes into the comp event */
 	uint32_t        flags;        /* mlx5_ib_create_cq.flags (MLX5_IB_CREATE_CQ_FLAGS_CQE_128B_PAD) */
 	uint32_t        ibv_flags;    /* IB_UVERBS_CQ_FLAGS_* of EX_CREATE_CQ (IGNORE_OVERRUN) */
+	uint8_t         comp_format;  /* MLX5_IB_CQE_RES_FORMAT_* of a compressing CQ (cqe_comp_en), 0 if none */
 	uint64_t        old_buf;      /* during emu_engine_cq_resized only: the ring being replaced ... */
 	uint32_t        old_cqe_cnt;  /* ... its size ... */
 	uint32_t        old_cqe_size; /* ... and its CQE size */

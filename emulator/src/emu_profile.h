@@ -20,7 +20,13 @@ struct emu_profile {
 	uint8_t real_time_ts;
 	/* striding (multi-packet) RQ: MLX5_CAP_GEN(striding_rq); without it striding_rq_caps stay zero */
 	uint8_t striding_rq;
+	/* CQE compression: MLX5_CAP_GEN(cqe_compression) and mini_cqe_resp_stride_index as the MLX5_IB_CQE_RES_FORMAT_*
+	 * mask mlx5_ib_query_device() reports in cqe_comp_caps.supported_format; 0 = no compression */
+	uint8_t cqe_comp_formats;
 };
+
+/* cqe_comp_caps.max_num: the most CQEs one compression block holds (the emulator's choice, see eng_cq.c) */
+#define EMU_CQE_COMP_MAX_NUM 64
 
 /* The profile of this process (MLX5EMU_PROFILE, default cx5); an unknown name falls back to cx5 with a log line. */
 const struct emu_profile *emu_profile(void);

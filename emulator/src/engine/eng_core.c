@@ -88,6 +88,7 @@ static int engine_iteration(uint64_t now)
 	work |= drain_inbox();
 	for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
 		work |= eng_qp_progress(qp, now);
+	work |= eng_cq_zip_flush_all(); /* the pass ends: compressed CQEs held in it become visible (eng_cq.c) */
 	if (now - last_slow > 100000000ull) {
 		last_slow = now;
 		/* a peer killed in the middle of a packet: its record must not hold up everything behind it */
@@ -618,6 +619,7 @@ static void cq_load(struct eng_cq *e, struct emu_cq *c)
 	e->cnt = c->cqe_cnt;
 	e->size = c->cqe_size;
 	e->dbrec = (volatile uint32_t *)(uintptr_t)c->dbrec;
+	e->comp_format = c->comp_format;
 }
 
 void emu_engine_cq_created(struct emu_cq *c)
@@ -638,6 +640,7 @@ void emu_engine_cq_resized(struct emu_cq *c)
 	lock_engine();
 	struct eng_cq *e = c->engine;
 	if (e) {
+		eng_cq_zip_flush(e); /* a held block goes to the old ring, where libmlx5's copy finds it */
 		/* As the HCA does (see engine_hooks.h): a RESIZE_CQ CQE at the old ring's producer index. libmlx5's
 		 * mlx5_cq_resize_copy_cqes(), run when the command returns, copies the unpolled CQEs before it into
 		 * the new ring, each one index later, and steps its consumer index over it: the next CQE goes to
@@ -664,6 +667,8 @@ uint32_t emu_engine_cq_unpolled(struct emu_cq *c)
 	uint32_t n = 0;
 	lock_engine();
 	struct eng_cq *e = c->engine;
+	if (e)
+		eng_cq_zip_flush(e);
 	if (e && e->dbrec) {
 		uint32_t ci = udma_device_load_dbrec(&e->dbrec[0]) & 0xffffff; /* only counted: no slot is reused */
 		n = (e->pi - ci) & 0xffffff;

@@ -70,6 +70,7 @@ uint8_t eng_cqe_build(uint8_t *entry, uint32_t cqe_size, const struct eng_cqe_in
 		eng_put_be16(c + 2, ci->wqe_id);
 		eng_put_be32(c + 12, ci->rss_hash);
 		c[16] = ci->rss_hash_type;
+		eng_put_be16(c + 20, ci->check_sum);
 		c[28] = ci->hds_ip_ext;
 		c[29] = ci->l4_hdr_type_etc;
 		eng_put_be16(c + 30, ci->vlan_info);
@@ -86,4 +87,23 @@ uint8_t eng_cqe_build(uint8_t *entry, uint32_t cqe_size, const struct eng_cqe_in
 	eng_put_be32(c + 56, (uint32_t)ci->wqe_opcode << 24 | (ci->qpn & 0xffffff));
 	eng_put_be16(c + 60, ci->wqe_counter);
 	return (uint8_t)(ci->opcode << 4 | flags | (owner & 1));
+}
+
+void eng_mini_cqe_build(uint8_t *mini, uint8_t format, const struct eng_cqe_info *ci)
+{
+	if (format == MLX5DV_CQE_RES_FORMAT_HASH) {
+		eng_put_be32(mini, ci->rss_hash);
+	} else {
+		eng_put_be16(mini, ci->check_sum);
+		/* stride_idx only in CSUM_STRIDX; reserved (0) in CSUM */
+		eng_put_be16(mini + 2, format == MLX5DV_CQE_RES_FORMAT_CSUM_STRIDX && ci->mprq ? ci->wqe_counter : 0);
+	}
+	eng_put_be32(mini + 4, ci->byte_cnt);
+}
+
+uint8_t eng_cqe_title_build(uint8_t *entry, const struct eng_cqe_info *first, uint32_t n, uint8_t owner)
+{
+	uint8_t op_own = eng_cqe_build(entry, 64, first, owner);
+	eng_put_be32(entry + 44, n);
+	return (uint8_t)((op_own & 0xf1) | ENG_MLX5_COMPRESSED << 2);
 }

@@ -57,6 +57,9 @@ struct eng_cqe_info {
 	uint16_t wqe_id;          /* striding RQ: index of the multi-packet WQE (bytes 2..3; DPDK mlx5_cqe.wqe_id) */
 	uint32_t rss_hash;        /* RSS QP receive: rx_hash_result (bytes 12..15) */
 	uint8_t  rss_hash_type;   /* RSS QP receive: rx_hash_type (byte 16; CQE_RSS_*_HTYPE_* in Linux mlx5/device.h) */
+	uint16_t check_sum;       /* raw packet receive: check_sum (bytes 20..21; eng_frame_rx_csum) */
+	uint8_t  mprq;            /* striding RQ receive: wqe_counter is the stride index, byte_cnt bits 30..16 the
+				   * strides consumed (not written to the CQE; the compressor needs it) */
 	const void *inline_data;  /* scatter-to-CQE payload, or NULL */
 	uint32_t inline_len;
 	uint64_t timestamp;       /* core clock ticks (emu_clock.h); not in error CQEs, whose bytes 48..55 are
@@ -73,6 +76,30 @@ static inline int eng_cqe_req_scatter_fits(uint32_t len) { return len <= 32u; }
 /* Write every byte of the CQE at entry (cqe_size 64 or 128) except op_own, and return the op_own byte to
  * publish last (release) with the owner bit of this pass. */
 uint8_t eng_cqe_build(uint8_t *entry, uint32_t cqe_size, const struct eng_cqe_info *ci, uint8_t owner);
+
+/* CQE compression (PRM "Compressed CQE"; read from Linux drivers/net/ethernet/mellanox/mlx5/core/en_rx.c
+ * mlx5e_decompress_cqes_start/_cont and DPDK drivers/net/mlx5/mlx5_rx.c mlx5_rx_poll_len, legacy layout, not
+ * DPDK's cqe_comp_layout of ConnectX-7's enhanced format):
+ *   - a block of N >= 2 completions takes N consecutive CQ slots T .. T+N-1;
+ *   - slot T is the title: a whole CQE whose fields hold for every completion of the block, except byte_cnt
+ *     (bytes 44..47), which holds N, and op_own, whose format bits [3:2] are MLX5_COMPRESSED (3); wqe_counter is the
+ *     first completion's;
+ *   - the mini-CQEs (8 bytes, DPDK mlx5_prm.h struct mlx5_mini_cqe8: be32 rx_hash_result, or be16 checksum and be16
+ *     stride_idx; then be32 byte_cnt) go 8 to a slot: completion i in slot T+1 when i < 8, else in slot T + (i & ~7),
+ *     at offset (i & 7) * 8 (DPDK: the second array is 7 slots after the first, the next ones 8 apart);
+ *   - the other slots of the block are not written: the consumer skips them (and must invalidate them, as DPDK
+ *     does, or rewrite their owner bit, as Linux does, before the ring comes round again);
+ *   - per completion i: byte_cnt from the mini-CQE; rx_hash_result (HASH) or check_sum (CSUM, CSUM_STRIDX) from it;
+ *     wqe_counter = title's + i on a cyclic RQ; on a striding RQ the stride index from the mini-CQE (CSUM_STRIDX), or
+ *     the title's plus the strides the earlier completions consumed (byte_cnt bits 30..16), as Linux mlx5e does. */
+#define ENG_MLX5_COMPRESSED 3
+#define ENG_MINI_CQE_SIZE 8
+
+/* Write the 8-byte mini-CQE of ci in the given format (MLX5_IB_CQE_RES_FORMAT_*). */
+void eng_mini_cqe_build(uint8_t *mini, uint8_t format, const struct eng_cqe_info *ci);
+
+/* Write the title CQE of a block of n completions whose first is ci; returns the op_own byte to publish last. */
+uint8_t eng_cqe_title_build(uint8_t *entry, const struct eng_cqe_info *first, uint32_t n, uint8_t owner);
 
 /* The op_own byte of an entry. */
 static inline uint8_t *eng_cqe_op_own(uint8_t *entry, uint32_t cqe_size) { return entry + cqe_size - 1; }

@@ -522,6 +522,7 @@ static void deliver(struct eng_qp *qp, const uint8_t *f, size_t len, const struc
 		.hds_ip_ext = (uint8_t)(ENG_CQE_L2_OK | eng_frame_rx_ok(f, fi)),
 		.l4_hdr_type_etc = (uint8_t)(eng_frame_hdr_types(fi) | (strip ? 1 : 0)),
 		.vlan_info = strip ? fi->vlan_tci : 0,
+		.check_sum = eng_frame_rx_csum(f, len, fi),
 	};
 	eng_write_cqe(qp->rcq, &ci, 0);
 	if (emu_log_enabled)

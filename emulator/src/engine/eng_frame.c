@@ -210,6 +210,12 @@ uint8_t eng_frame_rx_ok(const uint8_t *f, const struct emu_frame_info *fi)
 	return ok;
 }
 
+uint16_t eng_frame_rx_csum(const uint8_t *f, size_t len, const struct emu_frame_info *fi)
+{
+	size_t l2 = fi->has_vlan ? 18 : 14;
+	return len > l2 ? fold(sum16(f + l2, len - l2, 0)) : 0;
+}
+
 uint8_t eng_frame_hdr_types(const struct emu_frame_info *fi)
 {
 	/* PRM CQE l4_hdr_type_etc: [6:4] l4_hdr_type (0 none, 1 TCP without ACK, 2 UDP, 3 TCP ACK without data,

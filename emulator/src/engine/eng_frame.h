@@ -23,6 +23,11 @@ int eng_frame_csum(uint8_t *f, size_t len, int l3, int l4);
  * when the TCP/UDP checksum is right. 0 for frames without IP. */
 uint8_t eng_frame_rx_ok(const uint8_t *f, const struct emu_frame_info *fi);
 
+/* The CQE's check_sum (bytes 20..21 of struct mlx5_cqe64 in Linux include/linux/mlx5/device.h, reserved in
+ * rdma-core's mlx5dv.h): the 16-bit one's complement sum, not complemented, of every byte after the Ethernet header
+ * (and its 802.1Q tag), which Linux mlx5e hands to the stack as CHECKSUM_COMPLETE (en_rx.c mlx5e_handle_csum). */
+uint16_t eng_frame_rx_csum(const uint8_t *f, size_t len, const struct emu_frame_info *fi);
+
 /* The CQE's l4_hdr_type_etc byte for this frame, without the cvlan bit. */
 uint8_t eng_frame_hdr_types(const struct emu_frame_info *fi);
 

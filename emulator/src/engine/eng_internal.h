@@ -16,6 +16,7 @@
 #include "emu_barrier.h"
 #include "emu_objects.h"
 #include "engine/eng_bf.h"
+#include "emu_profile.h"
 #include "engine/eng_cqe.h"
 #include "engine/eng_wire.h"
 #include "engine/eng_wqe.h"
@@ -85,6 +86,12 @@ struct eng_cq {
 	uint32_t sol_pi;        /* pi just after the last solicited or error CQE */
 	int armed, arm_sol, overrun;
 	uint64_t last_ts;       /* timestamp of the last CQE: per-CQ timestamps never decrease */
+	/* CQE compression (eng_cq.c; layout in eng_cqe.h): completions held in the open block, not yet visible */
+	uint8_t  comp_format;   /* MLX5_IB_CQE_RES_FORMAT_* the CQ was created with, 0 = no compression */
+	int      zip_sol;       /* a held completion was solicited */
+	uint32_t zip_n;
+	struct eng_cqe_info zip_first, zip_last; /* stamped; the first becomes the title */
+	uint8_t  zip_mini[EMU_CQE_COMP_MAX_NUM][ENG_MINI_CQE_SIZE];
 };
 
 struct eng_srq {
@@ -301,6 +308,8 @@ void eng_qp_set_error(struct eng_qp *qp);
 
 /* eng_cq.c (layer 2) */
 void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited);
+void eng_cq_zip_flush(struct eng_cq *cq);  /* publish a CQ's open compression block now */
+int eng_cq_zip_flush_all(void);           /* end of an engine pass: publish every open block; 1 if any */
 /* Affiliated asynchronous events (emu_async_post): of a QP, a CQ, an SRQ */
 void eng_qp_event(struct eng_qp *qp, uint32_t type);
 void eng_cq_event(struct eng_cq *cq, uint32_t type);

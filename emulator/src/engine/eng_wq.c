@@ -159,6 +159,7 @@ void eng_rss_deliver(struct eng_qp *qp, const uint8_t *f, size_t len, const stru
 		.l4_hdr_type_etc = (uint8_t)(eng_frame_hdr_types(fi) | (strip ? 1 : 0)),
 		.vlan_info = strip ? fi->vlan_tci : 0,
 		.rss_hash = hash, .rss_hash_type = htype,
+		.check_sum = eng_frame_rx_csum(f, len, fi),
 	};
 	uint8_t *wqe = e->buf + ((size_t)(e->ci & (e->cnt - 1)) << e->shift);
 
@@ -190,6 +191,7 @@ void eng_rss_deliver(struct eng_qp *qp, const uint8_t *f, size_t len, const stru
 		return;
 	}
 
+	ci.mprq = 1;
 	uint32_t total = 1u << w->log_num_strides, need = strides_for(w, out);
 	size_t ssz = (size_t)1 << w->log_stride_bytes;
 	if (need > total || out > 0xffff) {

@@ -282,7 +282,11 @@ int emu_cmd_ex_query_device(struct emu_cmd *cmd)
 			d.striding_rq_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
 		}
 	}
-	/* offered on Ethernet: TSO, packet pacing, RSS, striding RQ; never: CQE compression, tunnels */
+	/* CQE compression on every link layer (mlx5_ib_query_device() does not look at the port): receive CQEs of
+	 * a CQ created with cqe_comp_en are compressed by the engine (src/engine/eng_cq.c) */
+	d.cqe_comp_caps.max_num = emu_profile()->cqe_comp_formats ? EMU_CQE_COMP_MAX_NUM : 0;
+	d.cqe_comp_caps.supported_format = emu_profile()->cqe_comp_formats;
+	/* offered on Ethernet: TSO, packet pacing, RSS, striding RQ; never: tunnels */
 	size_t dlen = cmd->drv_out_len < sizeof(d) ? cmd->drv_out_len : sizeof(d);
 	d.response_length = (uint32_t)dlen;
 	int err = emu_cmd_respond(cmd, &r, len);

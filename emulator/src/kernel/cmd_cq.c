@@ -8,6 +8,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/mlx5-abi.h>
 
+#include "emu_profile.h"
 #include "engine_hooks.h"
 #include "uverbs.h"
 
@@ -60,8 +61,25 @@ static int create_cq(struct emu_cmd *cmd, const struct cq_args *a, struct ib_uve
 		return EINVAL;
 	if ((ucmd.cqe_size != 64 && ucmd.cqe_size != 128) || ucmd.reserved0 || ucmd.reserved1)
 		return EINVAL;
-	if (ucmd.cqe_comp_en)
-		return EOPNOTSUPP; /* no CQE compression */
+	/* create_cq_user() (Linux drivers/infiniband/hw/mlx5/cq.c): cqe_comp_en 1 asks for compression in the format
+	 * mini_cqe_res_format_to_hw() accepts (one MLX5_IB_CQE_RES_FORMAT_* value, else EINVAL; CSUM_STRIDX only with
+	 * mini_cqe_resp_stride_index, else EOPNOTSUPP), and 128-byte CQEs only with cqe_compression_128, which no
+	 * profile here reports (MLX5_IB_QUERY_DEV_RESP_FLAGS_CQE_128B_COMP stays clear). */
+	if (ucmd.cqe_comp_en > 1)
+		return EINVAL;
+	if (ucmd.cqe_comp_en) {
+		const struct emu_profile *prof = emu_profile();
+		if (!prof->cqe_comp_formats || ucmd.cqe_size != 64)
+			return EOPNOTSUPP;
+		uint8_t f = ucmd.cqe_comp_res_format;
+		if (f != MLX5_IB_CQE_RES_FORMAT_HASH && f != MLX5_IB_CQE_RES_FORMAT_CSUM &&
+		    f != MLX5_IB_CQE_RES_FORMAT_CSUM_STRIDX)
+			return EINVAL;
+		if (!(prof->cqe_comp_formats & f))
+			return EOPNOTSUPP;
+	} else if (ucmd.cqe_comp_res_format) {
+		return EINVAL;
+	}
 	if ((ucmd.flags & MLX5_IB_CREATE_CQ_FLAGS_CQE_128B_PAD) && ucmd.cqe_size != 128)
 		return EINVAL;
 	if (ucmd.flags & MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX)
@@ -99,6 +117,7 @@ static int create_cq(struct emu_cmd *cmd, const struct cq_args *a, struct ib_uve
 	cq->comp_fd = ch ? ch->write_fd : -1;
 	cq->user_handle = a->user_handle;
 	cq->flags = ucmd.flags;
+	cq->comp_format = ucmd.cqe_comp_en ? ucmd.cqe_comp_res_format : 0;
 	cq->ibv_flags = a->ibv_flags;
 	cq->uar_page = 0; /* libmlx5 rings CQ arm doorbells through uar[0] (cq_uar_reg) */
 
@@ -116,9 +135,9 @@ static int create_cq(struct emu_cmd *cmd, const struct cq_args *a, struct ib_uve
 	ctx->cqs = cq;
 	emu_unlock();
 	if (emu_log_enabled)
-		emu_log("cq handle %u: cqn 0x%x, %u x %u-byte CQEs at 0x%llx, dbrec 0x%llx, channel fd %d", cq->handle,
-			cq->cqn, cq->cqe_cnt, cq->cqe_size, (unsigned long long)cq->buf,
-			(unsigned long long)cq->dbrec, a->comp_channel);
+		emu_log("cq handle %u: cqn 0x%x, %u x %u-byte CQEs at 0x%llx, dbrec 0x%llx, channel fd %d, "
+			"compression format %u", cq->handle, cq->cqn, cq->cqe_cnt, cq->cqe_size,
+			(unsigned long long)cq->buf, (unsigned long long)cq->dbrec, a->comp_channel, cq->comp_format);
 	emu_engine_cq_created(cq);
 	return 0;
 }

@@ -16,9 +16,12 @@
  *    MLX5_IB_CREATE_CQ_FLAGS_REAL_TIME_TS (drivers/infiniband/hw/mlx5/cq.c).
  *  - striding RQ: mlx5_ib_query_device() fills striding_rq_caps only under MLX5_CAP_GEN(striding_rq), which
  *    ConnectX-4 Lx lacks (multi-packet WQEs on the receive side came with ConnectX-5).
+ *  - CQE compression: mlx5_ib_query_device() reports cqe_comp_caps under MLX5_CAP_GEN(cqe_compression): max_num
+ *    from cqe_compression_max_num, formats HASH | CSUM, and CSUM_STRIDX only under mini_cqe_resp_stride_index (a
+ *    stride index is only meaningful with striding RQ, so the emulator offers it from ConnectX-5 on, like
+ *    striding_rq; ConnectX-4 Lx gets HASH | CSUM). max_num is EMU_CQE_COMP_MAX_NUM, the emulator's own value.
  * Alike on every profile: cqe_version 1 (MLX5_CAP_GEN(cqe_version) is 1 from ConnectX-4 on), TSO 2^18 bytes on raw
- * packet QPs, no CQE compression (the emulator does not compress CQEs, so it never offers it: reporting
- * cqe_comp_caps and then refusing cqe_comp_en would lie), BlueFlame registers of 256 bytes.
+ * packet QPs, no 128-byte CQE compression (cqe_compression_128), BlueFlame registers of 256 bytes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +30,14 @@
 #include "emu_profile.h"
 #include "kernel.h"
 
+#define COMP_HASH_CSUM (MLX5_IB_CQE_RES_FORMAT_HASH | MLX5_IB_CQE_RES_FORMAT_CSUM)
+#define COMP_ALL (COMP_HASH_CSUM | MLX5_IB_CQE_RES_FORMAT_CSUM_STRIDX)
+
 static const struct emu_profile PROFILES[] = {
-	{ "cx4lx", 4117, 14, 32, 1010, MLX5_USER_INLINE_MODE_L2, 0, 0 },
-	{ "cx5", 4119, 16, 35, 2000, MLX5_USER_INLINE_MODE_NONE, 0, 1 },
-	{ "cx6dx", 4125, 22, 35, 2000, MLX5_USER_INLINE_MODE_NONE, 1, 1 },
-	{ "cx7", 4129, 28, 35, 2000, MLX5_USER_INLINE_MODE_NONE, 1, 1 },
+	{ "cx4lx", 4117, 14, 32, 1010, MLX5_USER_INLINE_MODE_L2, 0, 0, COMP_HASH_CSUM },
+	{ "cx5", 4119, 16, 35, 2000, MLX5_USER_INLINE_MODE_NONE, 0, 1, COMP_ALL },
+	{ "cx6dx", 4125, 22, 35, 2000, MLX5_USER_INLINE_MODE_NONE, 1, 1, COMP_ALL },
+	{ "cx7", 4129, 28, 35, 2000, MLX5_USER_INLINE_MODE_NONE, 1, 1, COMP_ALL },
 };
 
 const struct emu_profile *emu_profile(void)

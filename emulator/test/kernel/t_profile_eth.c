@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Each device profile (MLX5EMU_PROFILE) answers ibv_query_device_ex and mlx5dv_query_device as that ConnectX
  * generation does under the Linux mlx5 driver (src/kernel/profile.c): part ID, firmware, CQE version, real-time
- * timestamps, striding RQ limits, TSO, no CQE compression. Every profile runs in a child of its own, because a
+ * timestamps, striding RQ limits, TSO, CQE compression formats. Every profile runs in a child of its own, because a
  * process answers as one device for its whole life. */
 #include "common.h"
 
@@ -14,13 +14,14 @@ struct expect {
 	const char *fw;
 	int real_time;
 	int striding;
+	uint32_t comp_formats; /* cqe_comp_caps.supported_format */
 };
 
 static const struct expect PROFILES[] = {
-	{ "cx4lx", 4117, "14.32.1010", 0, 0 },
-	{ "cx5", 4119, "16.35.2000", 0, 1 },
-	{ "cx6dx", 4125, "22.35.2000", 1, 1 },
-	{ "cx7", 4129, "28.35.2000", 1, 1 },
+	{ "cx4lx", 4117, "14.32.1010", 0, 0, 0x3 },
+	{ "cx5", 4119, "16.35.2000", 0, 1, 0x7 },
+	{ "cx6dx", 4125, "22.35.2000", 1, 1, 0x7 },
+	{ "cx7", 4129, "28.35.2000", 1, 1, 0x7 },
 };
 
 static int check_profile(const struct expect *e)
@@ -49,8 +50,10 @@ static int check_profile(const struct expect *e)
 	      (unsigned long long)dv.flags);
 	CHECK(!!(dv.flags & MLX5DV_CONTEXT_FLAGS_REAL_TIME_TS) == e->real_time, "%s: real-time flag in 0x%llx", e->name,
 	      (unsigned long long)dv.flags);
-	CHECK(dv.cqe_comp_caps.max_num == 0 && dv.cqe_comp_caps.supported_format == 0, "%s: compression %u/0x%x",
-	      e->name, dv.cqe_comp_caps.max_num, dv.cqe_comp_caps.supported_format);
+	/* HASH | CSUM everywhere, CSUM_STRIDX with striding RQ (profile.c); 64 CQEs a block (eng_cq.c) */
+	CHECK((dv.comp_mask & MLX5DV_CONTEXT_MASK_CQE_COMPRESION) && dv.cqe_comp_caps.max_num == 64 &&
+	      dv.cqe_comp_caps.supported_format == e->comp_formats && !(dv.flags & MLX5DV_CONTEXT_FLAGS_CQE_128B_COMP),
+	      "%s: compression %u/0x%x", e->name, dv.cqe_comp_caps.max_num, dv.cqe_comp_caps.supported_format);
 	if (e->striding) {
 		CHECK(dv.striding_rq_caps.min_single_stride_log_num_of_bytes == 6 &&
 			      dv.striding_rq_caps.max_single_stride_log_num_of_bytes == 13 &&

@@ -63,6 +63,11 @@ public final class EmulatedRawQp implements AutoCloseable
 
     private EmulatedRawQp(final long recvWcFlags)
     {
+        this(recvWcFlags, 0);
+    }
+
+    private EmulatedRawQp(final long recvWcFlags, final int cqeCompression)
+    {
         ForkArgs.requireExport();
         EmulatedQp.requireIdleEmulator();
         minInline = "l2".equals(System.getenv("MLX5EMU_ETH_MIN_INLINE")) ? 18 : 0;
@@ -78,7 +83,8 @@ public final class EmulatedRawQp implements AutoCloseable
             pd = context.allocPd();
             mr = pd.register(memory.allocate(MR_BYTES, 4096), Access.ALL_REMOTE);
             sendCq = context.createCq(CQ_DEPTH);
-            recvCq = recvWcFlags == 0 ? context.createCq(CQ_DEPTH) : context.createCqEx(CQ_DEPTH, recvWcFlags);
+            recvCq = cqeCompression != 0 ? context.createCompressedCq(CQ_DEPTH, cqeCompression)
+                : recvWcFlags == 0 ? context.createCq(CQ_DEPTH) : context.createCqEx(CQ_DEPTH, recvWcFlags);
             qp = pd.createQp(QpConfig.builder(QpType.RAW_PACKET, sendCq)
                 .recvCq(recvCq)
                 .maxSendWr(MAX_WR)
@@ -105,6 +111,12 @@ public final class EmulatedRawQp implements AutoCloseable
             memory.close();
             throw ex;
         }
+    }
+
+    /** The QP with a receive CQ whose CQEs may be compressed in {@code format} (Context.createCompressedCq). */
+    public static EmulatedRawQp openCompressed(final int format)
+    {
+        return new EmulatedRawQp(0, format);
     }
 
     /** The QP with a receive CQ made by ibv_create_cq (recvWcFlags 0) or by ibv_create_cq_ex with those flags. */

@@ -32,6 +32,8 @@ public final class RawRecvCompleter
 {
 
     private static final byte CSUM_OK = (byte) (Cqe64.MLX5_CQE_L3_OK | Cqe64.MLX5_CQE_L4_OK);
+    /** op_own bits 3..2 = 3 (MLX5_COMPRESSED, DPDK mlx5_prm.h): a title CQE. */
+    private static final int MLX5_COMPRESSED_FORMAT = 0x0c;
     private static final byte UDP_IPV4 = (byte) (Cqe64.CQE_L4_HDR_TYPE_UDP << 4 | Cqe64.MLX5_CQE_L3_HDR_TYPE_IPV4 << 2);
 
     private final long base;
@@ -41,6 +43,7 @@ public final class RawRecvCompleter
     private final int uidx;
     private int producer;
     private long ticks;
+    private long cqeBytes;
 
     /**
      * @param ring  the receive CQ's raw ring ({@code CompletionQueue.ring()})
@@ -74,6 +77,55 @@ public final class RawRecvCompleter
         CqeStores.putByteRelease(cqe64 + Cqe64.OP_OWN_OFFSET,
             (byte) ((Cqe64.MLX5_CQE_RESP_SEND << 4) | ((pi >>> logCqeCnt) & 1)));
         producer = pi + 1;
+        cqeBytes += Cqe64.LENGTH;
+    }
+
+    /**
+     * {@code n} frames (2 .. 64) of {@code byteCnt} bytes arrived in receive WQEs {@code wqeCounter} on: publish them
+     * as one compressed block in the CSUM format, as the emulated device writes it (src/engine/eng_cqe.h): the
+     * mini-CQE arrays first (be16 check_sum {@code csum}, be16 0, be32 byte_cnt; completion i in slot pi + 1 when
+     * i &lt; 8, else pi + (i &amp; ~7)), then the title: the plain CQE of the first frame with byte_cnt = n and the
+     * MLX5_COMPRESSED format bits, op_own stored last. Slots the block skips are not written; the poller hands every
+     * slot back. A CQ of 64-byte CQEs only.
+     */
+    public void completeBlock(final int wqeCounter, final int n, final int byteCnt, final short csum)
+    {
+        final int pi = producer;
+        for (int first = 0; first < n; first = (first | 7) + 1)
+        {
+            final long slot = base + (long) ((pi + (first < 8 ? 1 : first)) & mask) * Cqe64.LENGTH;
+            final int last = Math.min((first | 7) + 1, n);
+            for (int i = first; i < last; i++)
+            {
+                final long mini = slot + (long) (i & 7) * 8;
+                CqeStores.putIntBE(mini, (csum & 0xffff) << 16);
+                CqeStores.putIntBE(mini + 4, byteCnt);
+            }
+            cqeBytes += Cqe64.LENGTH;
+        }
+        final long cqe64 = base + (long) (pi & mask) * Cqe64.LENGTH;
+        // the whole title, as the device writes it: the slot may hold an earlier block's mini-CQEs
+        for (int at = 0; at < Cqe64.SOP_DROP_QPN_OFFSET; at += 8)
+        {
+            CqeStores.putLongBE(cqe64 + at, 0);
+        }
+        CqeStores.putByte(cqe64 + Cqe64.HDS_IP_EXT_OFFSET, CSUM_OK);
+        CqeStores.putByte(cqe64 + Cqe64.L4_HDR_TYPE_ETC_OFFSET, UDP_IPV4);
+        CqeStores.putIntBE(cqe64 + Cqe64.SRQN_UIDX_OFFSET, uidx & 0xffffff);
+        CqeStores.putIntBE(cqe64 + Cqe64.BYTE_CNT_OFFSET, n);
+        CqeStores.putLongBE(cqe64 + Cqe64.TIMESTAMP_OFFSET, ticks += RawWorkload.TICKS_PER_FRAME * n);
+        CqeStores.putIntBE(cqe64 + Cqe64.SOP_DROP_QPN_OFFSET, 0);
+        CqeStores.putShortBE(cqe64 + Cqe64.WQE_COUNTER_OFFSET, (short) wqeCounter);
+        CqeStores.putByteRelease(cqe64 + Cqe64.OP_OWN_OFFSET,
+            (byte) ((Cqe64.MLX5_CQE_RESP_SEND << 4) | MLX5_COMPRESSED_FORMAT | ((pi >>> logCqeCnt) & 1)));
+        cqeBytes += Cqe64.LENGTH;
+        producer = pi + n;
+    }
+
+    /** CQE bytes written so far: 64 per plain CQE; per block the title and its mini-CQE arrays. */
+    public long cqeBytes()
+    {
+        return cqeBytes;
     }
 
     /** The timestamp of the last CQE written. */

@@ -36,6 +36,8 @@ public final class Completion
     int rssHashType;
     long frameAddress;
     int hdsIpExt;
+    int checkSum;
+    boolean compressed;
     // receives of striding WQs (0 otherwise)
     int strideIndex;
     int strideCount;
@@ -79,6 +81,8 @@ public final class Completion
         rssHashType = 0;
         frameAddress = 0;
         hdsIpExt = 0;
+        checkSum = 0;
+        compressed = false;
         strideIndex = 0;
         strideCount = 0;
         releasedWqes = 0;
@@ -115,6 +119,8 @@ public final class Completion
         hdsIpExt = (int)(w18 >>> 24) & 0xff;
         rssHash = rssHashResult;
         rssHashType = (int)(w10 >>> 56) & 0xff;
+        checkSum = (int)(w10 >>> 16) & 0xffff;
+        compressed = false;
         frameAddress = frame;
         strideIndex = 0;
         strideCount = 0;
@@ -332,6 +338,26 @@ public final class Completion
     public int rssHashType()
     {
         return rssHashType;
+    }
+
+    /**
+     * Raw receives decoded on the fast path (plain frames of a raw QP or WQ, striding frames): the CQE's check_sum
+     * (Linux mlx5_cqe64), the 16-bit one's complement sum, not complemented, of the frame after its Ethernet header,
+     * as Linux hands it to the stack for CHECKSUM_COMPLETE. 0 where the CQE carries none: a compressed completion in
+     * the HASH format, scatter-to-CQE frames. libmlx5 does not report it.
+     */
+    public int checkSum()
+    {
+        return checkSum;
+    }
+
+    /**
+     * The completion came from a mini-CQE of a compressed block (a CQ created with CQE compression, see
+     * {@link io.mlx5j.verbs.Context#createCompressedCq}): its timestamp is the block's title's.
+     */
+    public boolean compressed()
+    {
+        return compressed;
     }
 
     /**

@@ -113,6 +113,12 @@ public final class CqPoller
     final long[] errorCqes = new long[256];
     /** MLX5_CQE_SYNDROME_WR_FLUSH_ERR (rdma-core v44 mlx5dv.h). */
     private static final int FLUSH_SYNDROME = 0x05;
+    /** MLX5DV_CQE_RES_FORMAT_* of a compressing CQ, 0 if none; the open block: title slot, size, next, stride. */
+    private final int zipFormat;
+    private int zipTitle;
+    private int zipCount;
+    private int zipNext;
+    private int zipStride;
     private final UnexpectedCqe lastUnexpected;
     private boolean strict;
 
@@ -135,6 +141,7 @@ public final class CqPoller
         this.setCiAddr = ring.dbrec().address() + DbrecDescriptor.MLX5_CQ_SET_CI_OFFSET;
         this.eventsSeen = cq.eventsReceived();
         this.lastUnexpected = new UnexpectedCqe(cqeSize);
+        this.zipFormat = cq.cqeCompression();
         if (Ownership.DEBUG)
         {
             // the close rule (class comment): a close of the CQ from another live thread throws and leaves it open
@@ -179,6 +186,11 @@ public final class CqPoller
      */
     public CqPoller attach(final RecvQueue rq)
     {
+        if (zipFormat != 0 && !rq.cqSide().flowTagged())
+        {
+            throw new IllegalArgumentException(this + " has compressed CQEs, which mlx5j decodes for raw packet QPs "
+                + "and WQs only, not for " + rq);
+        }
         queues.attach(rq, this, ownership);
         return this;
     }
@@ -205,6 +217,11 @@ public final class CqPoller
      */
     public CqPoller attach(final SrqRecvQueue srq)
     {
+        if (zipFormat != 0)
+        {
+            throw new IllegalArgumentException(this + " has compressed CQEs, which mlx5j decodes for raw packet QPs "
+                + "and WQs only, not for an SRQ");
+        }
         queues.attach(srq, ownership);
         return this;
     }
@@ -376,9 +393,26 @@ public final class CqPoller
         final int start = ci;
         try
         {
-            int opOwn;
-            while ((opOwn = ownedOpOwn(base, ci)) >= 0)
+            while (true)
             {
+                if (zipNext < zipCount)
+                {
+                    if (zipped(c, base))
+                    {
+                        return 1;
+                    }
+                    continue;
+                }
+                final int opOwn = ownedOpOwn(base, ci);
+                if (opOwn < 0)
+                {
+                    break;
+                }
+                if (zipFormat != 0 && (opOwn & CompressedCqe.FORMAT_MASK) == CompressedCqe.COMPRESSED)
+                {
+                    openBlock(base);
+                    continue;
+                }
                 ci++;
                 if (decode(c, base, opOwn))
                 {
@@ -430,9 +464,26 @@ public final class CqPoller
         int n = 0;
         try
         {
-            int opOwn;
-            while (n < limit && (opOwn = ownedOpOwn(base, ci)) >= 0)
+            while (n < limit)
             {
+                if (zipNext < zipCount)
+                {
+                    if (zipped(batch.get(n), base))
+                    {
+                        n++;
+                    }
+                    continue;
+                }
+                final int opOwn = ownedOpOwn(base, ci);
+                if (opOwn < 0)
+                {
+                    break;
+                }
+                if (zipFormat != 0 && (opOwn & CompressedCqe.FORMAT_MASK) == CompressedCqe.COMPRESSED)
+                {
+                    openBlock(base);
+                    continue;
+                }
                 ci++;
                 final Completion c = batch.get(n);
                 final long at = (long)((ci - 1) & cqeMask) * cqeSize;
@@ -492,6 +543,68 @@ public final class CqPoller
                 consumerIndex(ci);
             }
         }
+    }
+
+    /**
+     * A title CQE at {@code ci}: its block's completions come next ({@link CompressedCqe}). The consumer index stays
+     * at the title until the last of them, so the device reuses none of the block's slots before they are read.
+     *
+     * @throws IllegalStateException if the title counts fewer than 2 or more completions than the ring holds
+     */
+    private void openBlock(final long base)
+    {
+        final long title64 = base + ((long)(ci & cqeMask) << 6);
+        final int n = (int)RingStores.getLongBE(title64 + Cqe64.BYTE_CNT_OFFSET - 4);
+        if (n < 2 || n > cqeMask + 1)
+        {
+            throw new IllegalStateException(this + ": compressed CQE block at CQE " + ci + " counts " +
+                Integer.toUnsignedString(n) + " completions in a ring of " + (cqeMask + 1));
+        }
+        zipTitle = ci;
+        zipCount = n;
+        zipNext = 0;
+        zipStride = (int)RingStores.getLongBE(title64 + Cqe64.SOP_DROP_QPN_OFFSET) >>> 16 & 0xffff;
+    }
+
+    /**
+     * The next completion of the open block into {@code c}; after the last one every slot of the block is handed
+     * back (INVALID opcode) and the consumer index moves past it.
+     *
+     * @return false if it was consumed as an orphan (its queue was detached or destroyed) and nothing was reported
+     */
+    private boolean zipped(final Completion c, final long base)
+    {
+        final int i = zipNext++;
+        final long title64 = base + ((long)(zipTitle & cqeMask) << 6);
+        final long mini = base + CompressedCqe.miniOffset(zipTitle, i, cqeMask);
+        boolean wc = true;
+        final OrderedReceive raw = queues.raw;
+        final StridingReceive m = queues.striding;
+        if (raw != null && !raw.dead())
+        {
+            CompressedCqe.raw(this, c, title64, mini, zipFormat, raw);
+        }
+        else if (m != null && !m.dead())
+        {
+            zipStride = CompressedCqe.striding(this, c, title64, mini, zipFormat, zipStride, m);
+        }
+        else
+        {
+            orphanCqes++;
+            wc = false;
+        }
+        if (zipNext == zipCount)
+        {
+            for (int k = 0; k < zipCount; k++)
+            {
+                RingStores.putIntBE(base + ((long)((zipTitle + k) & cqeMask) << 6) + Cqe64.WQE_COUNTER_OFFSET,
+                    CompressedCqe.INVALID_WORD);
+            }
+            ci = zipTitle + zipCount;
+            zipCount = 0;
+            zipNext = 0;
+        }
+        return wc;
     }
 
     /**
@@ -635,8 +748,9 @@ public final class CqPoller
 
     /**
      * Consumes the CQE at the head of the CQ without decoding it: the way past an {@link UnexpectedCqeException}
-     * (strict mode) the caller has dealt with.
+     * (strict mode) the caller has dealt with. On a compressed CQ a title CQE goes with its whole block.
      *
+     * @throws IllegalStateException if a compressed block is half read (poll its remaining completions first)
      * @return true if there was a CQE to skip
      */
     public boolean skip()
@@ -645,11 +759,33 @@ public final class CqPoller
         {
             ownership.check(this);
         }
+        if (zipNext < zipCount)
+        {
+            throw new IllegalStateException(this + ": a compressed CQE block is being read (completion " + zipNext +
+                " of " + zipCount + "): poll it to its end");
+        }
         if (!view.tryAcquire(ci))
         {
             return false;
         }
-        ci++;
+        if (zipFormat != 0 && (view.opOwn() & CompressedCqe.FORMAT_MASK) == CompressedCqe.COMPRESSED)
+        {
+            // a title: the whole block goes, its slots handed back as after a poll
+            openBlock(liveBuf());
+            final long base = liveBuf();
+            for (int k = 0; k < zipCount; k++)
+            {
+                RingStores.putIntBE(base + ((long)((zipTitle + k) & cqeMask) << 6) + Cqe64.WQE_COUNTER_OFFSET,
+                    CompressedCqe.INVALID_WORD);
+            }
+            ci = zipTitle + zipCount;
+            zipCount = 0;
+            zipNext = 0;
+        }
+        else
+        {
+            ci++;
+        }
         doorbell.consumerIndex(ci);
         return true;
     }

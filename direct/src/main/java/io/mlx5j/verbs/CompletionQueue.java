@@ -22,6 +22,7 @@ import static io.mlx5j.bindings.CTypes.C_POINTER;
 import static io.mlx5j.bindings.CTypes.U16;
 import static io.mlx5j.bindings.CTypes.U32;
 import static io.mlx5j.bindings.CTypes.U64;
+import static io.mlx5j.bindings.CTypes.U8;
 
 /**
  * A completion queue ({@code struct ibv_cq}). {@link #ring()} hands the raw CQE ring to the Java poller; the CQ can
@@ -36,6 +37,7 @@ public final class CompletionQueue extends NativeResource
     private final int cqeSize;
     private final int depth;
     private final CompletionChannel channel;
+    private final int cqeCompression;
     private final AtomicInteger unackedEvents = new AtomicInteger();
     private volatile int eventsReceived;
     private CqRing ring;
@@ -43,9 +45,16 @@ public final class CompletionQueue extends NativeResource
     private CompletionQueue(final Context context, final Arena arena, final MemorySegment handle, final int cqeSize,
         final CompletionChannel channel)
     {
+        this(context, arena, handle, cqeSize, channel, 0);
+    }
+
+    private CompletionQueue(final Context context, final Arena arena, final MemorySegment handle, final int cqeSize,
+        final CompletionChannel channel, final int cqeCompression)
+    {
         super(context, arena, handle, dependencies(context, channel));
         this.cqeSize = cqeSize;
         this.channel = channel;
+        this.cqeCompression = cqeCompression;
         this.depth = handle.get(C_INT, IbvCq.CQE_OFFSET);
     }
 
@@ -113,6 +122,60 @@ public final class CompletionQueue extends NativeResource
             arena.close();
             throw ex;
         }
+    }
+
+    /**
+     * A CQ of 64-byte CQEs whose receive CQEs the device may compress ({@code mlx5dv_create_cq} with
+     * MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE and {@code format}); only {@link io.mlx5j.direct.CqPoller} decodes it,
+     * libmlx5's {@code ibv_poll_cq} cannot.
+     */
+    static CompletionQueue createCompressed(final Context context, final int depth, final int format)
+    {
+        if (depth < 1)
+        {
+            throw new IllegalArgumentException("CQ depth must be >= 1, got " + depth);
+        }
+        if (format != Mlx5dvCqInitAttr.MLX5DV_CQE_RES_FORMAT_HASH &&
+            format != Mlx5dvCqInitAttr.MLX5DV_CQE_RES_FORMAT_CSUM &&
+            format != Mlx5dvCqInitAttr.MLX5DV_CQE_RES_FORMAT_CSUM_STRIDX)
+        {
+            throw new IllegalArgumentException("CQE compression format must be one MLX5DV_CQE_RES_FORMAT_* value "
+                + "(HASH 1, CSUM 2, CSUM_STRIDX 4), got " + format);
+        }
+        final Arena arena = Arena.ofShared();
+        try
+        {
+            final MemorySegment state = CallState.allocate(arena);
+            final MemorySegment attr = arena.allocate(IbvCqInitAttrEx.LAYOUT);
+            attr.set(U32, IbvCqInitAttrEx.CQE_OFFSET, depth);
+            attr.set(U64, IbvCqInitAttrEx.WC_FLAGS_OFFSET, IbvCqInitAttrEx.IBV_WC_STANDARD_FLAGS);
+            final MemorySegment dvAttr = arena.allocate(Mlx5dvCqInitAttr.LAYOUT);
+            dvAttr.set(U64, Mlx5dvCqInitAttr.COMP_MASK_OFFSET,
+                Mlx5dvCqInitAttr.MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE);
+            dvAttr.set(U8, Mlx5dvCqInitAttr.CQE_COMP_RES_FORMAT_OFFSET, (byte)format);
+            final MemorySegment raw = Mlx5dv.mlx5dv_create_cq(state, context.handle, attr, dvAttr);
+            if (raw.address() == 0)
+            {
+                throw new VerbsException("mlx5dv_create_cq", CallState.errno(state), "depth " + depth +
+                    ", CQE compression format " + format);
+            }
+            return new CompletionQueue(context, arena, raw.reinterpret(IbvCq.LAYOUT.byteSize(), arena, null), 64,
+                null, format);
+        }
+        catch (final RuntimeException ex)
+        {
+            arena.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * The MLX5DV_CQE_RES_FORMAT_* value the CQ was created with ({@link Context#createCompressedCq}), 0 if its CQEs
+     * are never compressed. Any thread.
+     */
+    public int cqeCompression()
+    {
+        return cqeCompression;
     }
 
     /**

@@ -243,6 +243,27 @@ public final class Context extends NativeResource
     }
 
     /**
+     * A CQ of at least {@code depth} 64-byte CQEs whose receive completions the NIC may compress into title CQEs and
+     * mini-CQE arrays ({@code mlx5dv_create_cq} with MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE), which saves CQE writes
+     * over PCIe at high receive rates. Poll it with {@link io.mlx5j.direct.CqPoller} only (libmlx5's
+     * {@code ibv_poll_cq} has no decoder for compressed CQEs); it serves send queues and the receive queue of one raw
+     * packet QP, WQ or striding WQ. {@link DeviceCapabilities#cqeCompressionFormats()} says what the device offers.
+     *
+     * @param format one of {@code Mlx5dvCqInitAttr.MLX5DV_CQE_RES_FORMAT_HASH} (1: mini-CQEs carry the RSS hash),
+     *               {@code _CSUM} (2: the checksum), {@code _CSUM_STRIDX} (4: the checksum and the stride index)
+     * @throws IllegalArgumentException if {@code format} is not one of them
+     * @throws VerbsException           if the device does not offer it (EINVAL from libmlx5, EOPNOTSUPP)
+     */
+    public CompletionQueue createCompressedCq(final int depth, final int format)
+    {
+        synchronized (this)
+        {
+            ensureOpen();
+            return CompletionQueue.createCompressed(this, depth, format);
+        }
+    }
+
+    /**
      * A CQ created with {@code ibv_create_cq_ex} and {@code wcFlags} (IBV_WC_EX_*, e.g. completion timestamps), for
      * code that also reads it through libmlx5's {@code ibv_start_poll} / {@code ibv_wc_read_*}.
      *

@@ -8,8 +8,9 @@ import static io.mlx5j.bindings.Layouts.offset;
 import static java.lang.foreign.MemoryLayout.structLayout;
 
 /**
- * {@code struct mlx5dv_cq_init_attr} (mlx5dv.h, rdma-core 44): mlx5-specific input of mlx5dv_create_cq; the one
- * mlx5j uses is {@code cqe_size} (64 or 128) with MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE.
+ * {@code struct mlx5dv_cq_init_attr} (mlx5dv.h, rdma-core 44): mlx5-specific input of mlx5dv_create_cq; mlx5j uses
+ * {@code cqe_size} (64 or 128) with MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE, and {@code cqe_comp_res_format} (one
+ * {@code enum mlx5dv_cqe_comp_res_format} value) with MLX5DV_CQ_INIT_ATTR_MASK_COMPRESSED_CQE.
  *
  * <p>Thread model: constants only; any thread. The memory a layout describes belongs to whoever owns the C object.
  */
@@ -21,6 +22,12 @@ public final class Mlx5dvCqInitAttr
     public static final long MLX5DV_CQ_INIT_ATTR_MASK_FLAGS = 1 << 1;
     /** {@code MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE} ({@code infiniband/mlx5dv.h}). */
     public static final long MLX5DV_CQ_INIT_ATTR_MASK_CQE_SIZE = 1 << 2;
+    /** enum mlx5dv_cqe_comp_res_format: mini-CQEs carry the RSS hash. */
+    public static final int MLX5DV_CQE_RES_FORMAT_HASH = 1 << 0;
+    /** enum mlx5dv_cqe_comp_res_format: mini-CQEs carry the receive checksum. */
+    public static final int MLX5DV_CQE_RES_FORMAT_CSUM = 1 << 1;
+    /** enum mlx5dv_cqe_comp_res_format: mini-CQEs carry the checksum and the striding RQ stride index. */
+    public static final int MLX5DV_CQE_RES_FORMAT_CSUM_STRIDX = 1 << 2;
 
     /** Memory layout of {@code struct mlx5dv_cq_init_attr} (mlx5dv.h). */
     public static final GroupLayout LAYOUT = structLayout(

@@ -52,10 +52,10 @@ class ValidateCommandTest
 
     @ParameterizedTest
     @CsvSource({
-        "cx4lx, 4117, ConnectX-4 Lx, 14.32.1010, false, 0x0",
-        "cx5,   4119, ConnectX-5,    16.35.2000, false, 0x0",
-        "cx6dx, 4125, ConnectX-6 Dx, 22.35.2000, true,  0x0",
-        "cx7,   4129, ConnectX-7,    28.35.2000, true,  0x0"})
+        "cx4lx, 4117, ConnectX-4 Lx, 14.32.1010, false, 0x3",
+        "cx5,   4119, ConnectX-5,    16.35.2000, false, 0x7",
+        "cx6dx, 4125, ConnectX-6 Dx, 22.35.2000, true,  0x7",
+        "cx7,   4129, ConnectX-7,    28.35.2000, true,  0x7"})
     @Timeout(120)
     void everyProfilePassesWithItsOwnCapabilities(final String profile, final int part, final String model,
         final String fw, final boolean realTime, final String compression) throws Exception
