@@ -114,6 +114,7 @@ public final class Libmlx5Oracle implements AutoCloseable
     private int cqeProduced;
     /** Fillers posted on the current QP: the wqe_counter of the next one (each takes one WQEBB). */
     private int fillersOfLastQp;
+    private int lastUidx;
     private final boolean ethernet;
     private final int lid;
     private final int activeMtu;
@@ -422,11 +423,15 @@ public final class Libmlx5Oracle implements AutoCloseable
             cqeSize = dv.get(U32, Mlx5dvCq.CQE_SIZE_OFFSET);
             cqBuf = dv.get(C_POINTER, Mlx5dvCq.BUF_OFFSET).reinterpret((long)cqeCnt * cqeSize);
         }
+        if (fillersOfLastQp == 0)
+        {
+            lastUidx = EmulatedDevice.uidx(lastQpn);   // a look-up in the emulated kernel: once per QP
+        }
         final int counter = fillersOfLastQp++;
         final long at = (long)(cqeProduced & (cqeCnt - 1)) * cqeSize;
         final long c = at + cqeSize - 64;
         cqBuf.asSlice(at, cqeSize).fill((byte)0);
-        cqBuf.set(BE32, c + 0x20, EmulatedDevice.uidx(lastQpn) & 0xffffff);
+        cqBuf.set(BE32, c + 0x20, lastUidx & 0xffffff);
         cqBuf.set(BE32, c + 0x38, (mlx5Opcode << 24) | (lastQpn & 0xffffff));
         cqBuf.set(BE16, c + 0x3c, (short)counter);
         final int owner = (cqeProduced / cqeCnt) & 1;
