@@ -15,7 +15,9 @@ import io.mlx5j.bindings.IbvQpInitAttrEx;
 import io.mlx5j.bindings.IbvSendWr;
 import io.mlx5j.bindings.IbvSge;
 import io.mlx5j.bindings.InlineVerbs;
+import io.mlx5j.bindings.IbvWc;
 import io.mlx5j.bindings.Mlx5dv;
+import io.mlx5j.bindings.Mlx5dvCq;
 import io.mlx5j.bindings.Mlx5dvObj;
 import io.mlx5j.bindings.Mlx5dvQp;
 import io.mlx5j.bindings.Verbs;
@@ -24,6 +26,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 
 import static io.mlx5j.bindings.CTypes.C_INT;
 import static io.mlx5j.bindings.CTypes.C_POINTER;
@@ -40,10 +44,15 @@ import static io.mlx5j.bindings.CTypes.U8;
  * is compared with libmlx5, not with itself.
  * <p>
  * Needs a device: the emulated ConnectX (libmlx5emu.so in LD_PRELOAD, see docs/testkit.md) or real hardware. Each
- * {@link #expect} posts on a fresh QP of the geometry (so the WQE starts at WQEBB 0 and nothing of an earlier post is
- * in the ring), connected to itself (RC, UC), in RTS (UD, raw packet). Whether the device then executes the WQE does
- * not matter: the device never writes the send ring. The UD address handle points at the oracle's own port (IB: its
- * LID; Ethernet: GID index 1, RoCE v2). Not thread-safe: one oracle per thread.
+ * {@link #expect} posts on a fresh QP of the geometry, connected to itself (RC, UC), in RTS (UD, raw packet). By
+ * default the WQE starts at WQEBB 0; {@link #expect(int, WorkRequest...)} first moves the fresh QP's producer index to
+ * a given value with single-WQEBB filler WQEs, each retired through the CQ, so that a WQE can start in the last
+ * WQEBBs of the ring and continue at its start as libmlx5 writes it there. Whether the device then executes the WQE
+ * under test does not matter: the device never writes the send ring. The fillers must complete: on a device that
+ * executes them they do; with the emulator's engine off (MLX5EMU_ENGINE=off, the byte-parity setting, where nothing
+ * else writes the oracle's CQ) the oracle writes each filler's REQ CQE itself, as the device would. The UD address
+ * handle points at the oracle's own port (IB: its LID; Ethernet: GID index 1, RoCE v2). Not thread-safe: one oracle
+ * per thread.
  */
 public final class Libmlx5Oracle implements AutoCloseable
 {
@@ -62,6 +71,16 @@ public final class Libmlx5Oracle implements AutoCloseable
     private static final int IBV_QPT_UC = 3;
     private static final int IBV_QPT_UD = 4;
     private static final int IBV_QPT_RAW_PACKET = 8;
+    private static final ValueLayout.OfShort BE16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    /** The registered region: {@link #memory()} (64 KiB), then the fillers' frame. */
+    private static final int MEMORY = 1 << 16;
+    private static final int FILLER_FRAME = 60;
+    /** mlx5dv.h MLX5_OPCODE_RDMA_WRITE / MLX5_OPCODE_SEND: a filler's opcode, as its REQ CQE names it. */
+    private static final int MLX5_OPCODE_RDMA_WRITE = 0x08;
+    private static final int MLX5_OPCODE_SEND = 0x0a;
+    /** How long a filler may take to complete on a device that executes it. */
+    private static final long FILLER_TIMEOUT_NANOS = 10_000_000_000L;
+    private static final long FILLER_WR_ID = 0xf111e4L;
     private static final long RC_OPS = IbvQpInitAttrEx.IBV_QP_EX_WITH_SEND
         | IbvQpInitAttrEx.IBV_QP_EX_WITH_SEND_WITH_IMM
         | IbvQpInitAttrEx.IBV_QP_EX_WITH_SEND_WITH_INV | IbvQpInitAttrEx.IBV_QP_EX_WITH_RDMA_WRITE
@@ -86,7 +105,16 @@ public final class Libmlx5Oracle implements AutoCloseable
     private final MemorySegment cq;
     private final MemorySegment mr;
     private final MemorySegment memory;
+    private final MemorySegment region;
     private final MemorySegment ah;
+    private final boolean idle = isIdle();
+    private MemorySegment cqBuf;
+    private int cqeCnt;
+    private int cqeSize;
+    private int cqeProduced;
+    /** Fillers posted on the current QP: the wqe_counter of the next one (each takes one WQEBB). */
+    private int fillersOfLastQp;
+    private int lastUidx;
     private final boolean ethernet;
     private final int lid;
     private final int activeMtu;
@@ -126,8 +154,9 @@ public final class Libmlx5Oracle implements AutoCloseable
         gid = arena.allocate(IbvGid.LAYOUT);
         checkRc(Verbs.ibv_query_gid(state, context, (byte)1, gidIndex, gid), "ibv_query_gid");
         pd = check(Verbs.ibv_alloc_pd(state, context), "ibv_alloc_pd");
-        memory = arena.allocate(1 << 16, 4096);
-        mr = check(Verbs.ibv_reg_mr(state, pd, memory, memory.byteSize(), IbvMr.IBV_ACCESS_LOCAL_WRITE
+        region = arena.allocate(MEMORY + 4096, 4096);
+        memory = region.asSlice(0, MEMORY);
+        mr = check(Verbs.ibv_reg_mr(state, pd, region, region.byteSize(), IbvMr.IBV_ACCESS_LOCAL_WRITE
             | IbvMr.IBV_ACCESS_REMOTE_WRITE | IbvMr.IBV_ACCESS_REMOTE_READ | IbvMr.IBV_ACCESS_REMOTE_ATOMIC),
             "ibv_reg_mr").reinterpret(IbvMr.LAYOUT.byteSize());
         cq = check(Verbs.ibv_create_cq(state, context, 256, MemorySegment.NULL, MemorySegment.NULL, 0),
@@ -191,15 +220,47 @@ public final class Libmlx5Oracle implements AutoCloseable
      *
      * @param wr the work request
      * @return the expected WQE
+     * @throws IllegalArgumentException when libmlx5 refuses the work request (too large for the geometry, ...)
+     * @throws IllegalStateException when the device refuses a verb the oracle needs
      */
     public ExpectedWqe expect(final WorkRequest wr)
     {
+        return expect(0, wr).get(0);
+    }
+
+    /**
+     * Posts {@code wrs} as one list (one {@code ibv_post_send} of a chained list, or one {@code ibv_wr_start} ...
+     * {@code ibv_wr_complete}) on a fresh QP whose producer index was first moved to {@code producerIndex}, and
+     * returns the WQEs libmlx5 wrote, in order: the first at WQEBB {@code producerIndex & (wqe_cnt - 1)} with
+     * wqe_index {@code producerIndex & 0xffff}, each read across the end of the ring where it wraps
+     * ({@link WqeDump#linearize}). The producer index is moved with {@code producerIndex} single-WQEBB signaled
+     * fillers posted through {@code ibv_post_send} (RC, UC: an RDMA WRITE of no bytes to the oracle's region; UD: a
+     * SEND of no bytes to the QP itself; raw packet: a 60-byte frame of zeros), each retired through the CQ before
+     * the next (see the class comment for who writes its CQE).
+     *
+     * @param producerIndex the send queue's producer index (libmlx5's sq.cur_post) before the first WQE, 0..65535
+     * @throws IllegalArgumentException when {@code wrs} is empty, the index is out of range, or libmlx5 refuses a
+     *                                  work request
+     * @throws IllegalStateException    when a filler does not complete (on a device that executes WQEs: within 10 s)
+     */
+    public List<ExpectedWqe> expect(final int producerIndex, final WorkRequest... wrs)
+    {
+        if (wrs.length == 0)
+        {
+            throw new IllegalArgumentException("no work request to post");
+        }
+        if (producerIndex < 0 || producerIndex > 0xffff)
+        {
+            throw new IllegalArgumentException("producer index " + producerIndex + " is not in 0..65535 (wqe_index is"
+                + " 16 bits)");
+        }
         try (Arena a = Arena.ofConfined())
         {
             final MemorySegment qp = createQp(a);
             try
             {
                 lastQpn = qp.reinterpret(IbvQp.LAYOUT.byteSize()).get(U32, IbvQp.QP_NUM_OFFSET);
+                fillersOfLastQp = 0;
                 connect(qp, a);
                 final MemorySegment dv = a.allocate(Mlx5dvQp.LAYOUT);
                 final MemorySegment obj = a.allocate(Mlx5dvObj.LAYOUT);
@@ -209,27 +270,183 @@ public final class Libmlx5Oracle implements AutoCloseable
                 final int wqeCnt = dv.get(U32, Mlx5dvQp.SQ_WQE_CNT_OFFSET);
                 final MemorySegment sq = dv.get(C_POINTER, Mlx5dvQp.SQ_BUF_OFFSET)
                     .reinterpret((long)wqeCnt * WqeDump.MLX5_SEND_WQE_BB);
+                for (int i = 0; i < producerIndex; i++)
+                {
+                    filler(qp, a);
+                }
                 if (api == Api.POST_SEND)
                 {
-                    final int rc = InlineVerbs.ibv_post_send(qp, build(wr, a), a.allocate(C_POINTER));
+                    MemorySegment next = MemorySegment.NULL;
+                    for (int i = wrs.length - 1; i >= 0; i--)
+                    {
+                        final MemorySegment wr = build(wrs[i], a);
+                        wr.set(C_POINTER, IbvSendWr.NEXT_OFFSET, next);
+                        next = wr;
+                    }
+                    final int rc = InlineVerbs.ibv_post_send(qp, next, a.allocate(C_POINTER));
                     if (rc != 0)
                     {
-                        throw new IllegalArgumentException("libmlx5 refused " + wr + ": ibv_post_send returned " + rc
-                            + " (" + (rc == 12 ? "ENOMEM: too large for this QP" : "EINVAL") + ")");
+                        throw new IllegalArgumentException("libmlx5 refused " + List.of(wrs) + ": ibv_post_send "
+                            + "returned " + rc + " (" + (rc == 12 ? "ENOMEM: too large for this QP" : "EINVAL") + ")");
                     }
                 }
                 else
                 {
-                    postWr(qp, wr, a);
+                    postWr(qp, wrs, a);
                 }
-                final byte[] bytes = WqeDump.linearize(sq, wqeCnt, 0);
-                return new ExpectedWqe(bytes, kind, unwritten(bytes, wr));
+                final List<ExpectedWqe> out = new ArrayList<>(wrs.length);
+                int pi = producerIndex;
+                for (final WorkRequest wr : wrs)
+                {
+                    final byte[] bytes = WqeDump.linearize(sq, wqeCnt, pi & (wqeCnt - 1));
+                    out.add(new ExpectedWqe(bytes, kind, unwritten(bytes, wr)));
+                    pi += (bytes.length + WqeDump.MLX5_SEND_WQE_BB - 1) / WqeDump.MLX5_SEND_WQE_BB;
+                }
+                return out;
             }
             finally
             {
                 Verbs.ibv_destroy_qp(qp);
             }
         }
+    }
+
+    /**
+     * The number of WQEBBs in the send ring of a QP of this oracle's geometry (libmlx5's sq.wqe_cnt, a power of two):
+     * producer indexes {@code sendRingWqebbs() - 1} and below the ring's end are where a multi-WQEBB WQE wraps.
+     *
+     * @throws IllegalStateException when the device refuses the QP
+     */
+    public int sendRingWqebbs()
+    {
+        try (Arena a = Arena.ofConfined())
+        {
+            final MemorySegment qp = createQp(a);
+            try
+            {
+                final MemorySegment dv = a.allocate(Mlx5dvQp.LAYOUT);
+                final MemorySegment obj = a.allocate(Mlx5dvObj.LAYOUT);
+                obj.set(C_POINTER, Mlx5dvObj.QP_IN_OFFSET, qp);
+                obj.set(C_POINTER, Mlx5dvObj.QP_OUT_OFFSET, dv);
+                checkRc(Mlx5dv.mlx5dv_init_obj(obj, Mlx5dvObj.MLX5DV_OBJ_QP), "mlx5dv_init_obj");
+                return dv.get(U32, Mlx5dvQp.SQ_WQE_CNT_OFFSET);
+            }
+            finally
+            {
+                Verbs.ibv_destroy_qp(qp);
+            }
+        }
+    }
+
+    /** One single-WQEBB signaled WQE through ibv_post_send, retired through the CQ before it returns. */
+    private void filler(final MemorySegment qp, final Arena a)
+    {
+        final MemorySegment wr = a.allocate(IbvSendWr.LAYOUT);
+        final MemorySegment sge = a.allocate(IbvSge.LAYOUT);
+        wr.set(U64, IbvSendWr.WR_ID_OFFSET, FILLER_WR_ID);
+        wr.set(C_INT, IbvSendWr.SEND_FLAGS_OFFSET, WorkRequest.IBV_SEND_SIGNALED);
+        final int mlx5Opcode;
+        switch (kind)
+        {
+            case RC, UC ->
+            {
+                wr.set(C_INT, IbvSendWr.OPCODE_OFFSET, WorkRequest.IBV_WR_RDMA_WRITE);
+                wr.set(U64, IbvSendWr.RDMA_REMOTE_ADDR_OFFSET, memory.address());
+                wr.set(U32, IbvSendWr.RDMA_RKEY_OFFSET, mr.get(U32, IbvMr.RKEY_OFFSET));
+                mlx5Opcode = MLX5_OPCODE_RDMA_WRITE;
+            }
+            case UD ->
+            {
+                wr.set(C_INT, IbvSendWr.OPCODE_OFFSET, WorkRequest.IBV_WR_SEND);
+                wr.set(C_POINTER, IbvSendWr.UD_AH_OFFSET, ah);
+                wr.set(U32, IbvSendWr.UD_REMOTE_QPN_OFFSET, lastQpn);
+                wr.set(U32, IbvSendWr.UD_REMOTE_QKEY_OFFSET, QKEY);
+                mlx5Opcode = MLX5_OPCODE_SEND;
+            }
+            default ->
+            {
+                region.asSlice(MEMORY, FILLER_FRAME).fill((byte)0);
+                sge.set(U64, IbvSge.ADDR_OFFSET, region.address() + MEMORY);
+                sge.set(U32, IbvSge.LENGTH_OFFSET, FILLER_FRAME);
+                sge.set(U32, IbvSge.LKEY_OFFSET, lkey());
+                wr.set(C_POINTER, IbvSendWr.SG_LIST_OFFSET, sge);
+                wr.set(C_INT, IbvSendWr.NUM_SGE_OFFSET, 1);
+                wr.set(C_INT, IbvSendWr.OPCODE_OFFSET, WorkRequest.IBV_WR_SEND);
+                mlx5Opcode = MLX5_OPCODE_SEND;
+            }
+        }
+        final int rc = InlineVerbs.ibv_post_send(qp, wr, a.allocate(C_POINTER));
+        if (rc != 0)
+        {
+            throw new IllegalStateException("libmlx5 refused a filler WQE: ibv_post_send returned " + rc);
+        }
+        final MemorySegment wc = a.allocate(IbvWc.LAYOUT);
+        if (idle)
+        {
+            injectReq(mlx5Opcode, a);
+        }
+        final long deadline = System.nanoTime() + FILLER_TIMEOUT_NANOS;
+        while (true)
+        {
+            final int n = InlineVerbs.ibv_poll_cq(cq, 1, wc);
+            if (n < 0)
+            {
+                throw new IllegalStateException("ibv_poll_cq failed: " + n);
+            }
+            if (n == 1 && wc.get(U64, IbvWc.WR_ID_OFFSET) == FILLER_WR_ID)
+            {
+                final int status = wc.get(C_INT, IbvWc.STATUS_OFFSET);
+                if (status != 0)
+                {
+                    throw new IllegalStateException("a filler WQE completed with ibv_wc_status " + status);
+                }
+                return;
+            }
+            if (n == 0 && (idle || System.nanoTime() - deadline > 0))
+            {
+                throw new IllegalStateException("a filler WQE did not complete" + (idle ? " (MLX5EMU_ENGINE=off: "
+                    + "the oracle wrote its CQE)" : " within 10 s"));
+            }
+            if (n == 0)
+            {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /**
+     * Writes a successful REQ CQE for the last QP's next WQE into the oracle's CQ, as the device would (struct
+     * mlx5_cqe64 in mlx5dv.h: srqn_uidx carries the user index under CQE version 1, sop_drop_qpn, wqe_counter, and
+     * op_own with the owner bit of the pass, stored last). Only with the engine off, where nothing else writes there.
+     */
+    private void injectReq(final int mlx5Opcode, final Arena a)
+    {
+        if (cqBuf == null)
+        {
+            final MemorySegment dv = a.allocate(Mlx5dvCq.LAYOUT);
+            final MemorySegment obj = a.allocate(Mlx5dvObj.LAYOUT);
+            obj.set(C_POINTER, Mlx5dvObj.CQ_IN_OFFSET, cq);
+            obj.set(C_POINTER, Mlx5dvObj.CQ_OUT_OFFSET, dv);
+            checkRc(Mlx5dv.mlx5dv_init_obj(obj, Mlx5dvObj.MLX5DV_OBJ_CQ), "mlx5dv_init_obj (CQ)");
+            cqeCnt = dv.get(U32, Mlx5dvCq.CQE_CNT_OFFSET);
+            cqeSize = dv.get(U32, Mlx5dvCq.CQE_SIZE_OFFSET);
+            cqBuf = dv.get(C_POINTER, Mlx5dvCq.BUF_OFFSET).reinterpret((long)cqeCnt * cqeSize);
+        }
+        if (fillersOfLastQp == 0)
+        {
+            lastUidx = EmulatedDevice.uidx(lastQpn);   // a look-up in the emulated kernel: once per QP
+        }
+        final int counter = fillersOfLastQp++;
+        final long at = (long)(cqeProduced & (cqeCnt - 1)) * cqeSize;
+        final long c = at + cqeSize - 64;
+        cqBuf.asSlice(at, cqeSize).fill((byte)0);
+        cqBuf.set(BE32, c + 0x20, lastUidx & 0xffffff);
+        cqBuf.set(BE32, c + 0x38, (mlx5Opcode << 24) | (lastQpn & 0xffffff));
+        cqBuf.set(BE16, c + 0x3c, (short)counter);
+        final int owner = (cqeProduced / cqeCnt) & 1;
+        java.lang.invoke.VarHandle.releaseFence();
+        cqBuf.set(U8, c + 0x3f, (byte)owner);   // opcode MLX5_CQE_REQ (0) in the high nibble
+        cqeProduced++;
     }
 
     /** The rule of {@link ExpectedWqe}, applied to the fields of libmlx5's WQE. */
@@ -289,7 +506,9 @@ public final class Libmlx5Oracle implements AutoCloseable
             {
                 case RC -> RC_OPS;
                 case UC -> UC_OPS;
-                case UD, RAW_PACKET -> UD_OPS;
+                case UD -> UD_OPS;
+                // a raw packet QP takes SEND (and TSO) only: libmlx5 refuses the QP with EOPNOTSUPP for more
+                case RAW_PACKET -> IbvQpInitAttrEx.IBV_QP_EX_WITH_SEND;
             });
         }
         attr.set(U32, IbvQpInitAttrEx.COMP_MASK_OFFSET, mask);
@@ -420,11 +639,24 @@ public final class Libmlx5Oracle implements AutoCloseable
         return wr;
     }
 
-    /** ibv_wr_start, the opcode builder, the UD address, the data setter, ibv_wr_complete. */
-    private void postWr(final MemorySegment qp, final WorkRequest w, final Arena a)
+    /** ibv_wr_start; per work request the opcode builder, the UD address, the data setter; ibv_wr_complete. */
+    private void postWr(final MemorySegment qp, final WorkRequest[] wrs, final Arena a)
     {
         final MemorySegment qpx = check(Verbs.ibv_qp_to_qp_ex(state, qp), "ibv_qp_to_qp_ex");
         InlineVerbs.ibv_wr_start(qpx);
+        for (final WorkRequest w : wrs)
+        {
+            postWr(qpx, w, a);
+        }
+        final int rc = InlineVerbs.ibv_wr_complete(qpx);
+        if (rc != 0)
+        {
+            throw new IllegalArgumentException("libmlx5 refused " + List.of(wrs) + ": ibv_wr_complete returned " + rc);
+        }
+    }
+
+    private void postWr(final MemorySegment qpx, final WorkRequest w, final Arena a)
+    {
         InlineVerbs.wrId(qpx, w.wrId);
         InlineVerbs.wrFlags(qpx, w.sendFlags() & ~WorkRequest.IBV_SEND_INLINE);
         final int imm = Integer.reverseBytes(w.immData);
@@ -470,11 +702,6 @@ public final class Libmlx5Oracle implements AutoCloseable
             }
             InlineVerbs.ibv_wr_set_sge_list(qpx, w.addr.length, sges);
         }
-        final int rc = InlineVerbs.ibv_wr_complete(qpx);
-        if (rc != 0)
-        {
-            throw new IllegalArgumentException("libmlx5 refused " + w + ": ibv_wr_complete returned " + rc);
-        }
     }
 
     private MemorySegment check(final MemorySegment p, final String what)
@@ -492,6 +719,13 @@ public final class Libmlx5Oracle implements AutoCloseable
         {
             throw new IllegalStateException(what + " failed: " + rc);
         }
+    }
+
+    /** MLX5EMU_ENGINE=off (or 0): the emulated device executes nothing, the oracle retires its fillers itself. */
+    private static boolean isIdle()
+    {
+        final String e = System.getenv("MLX5EMU_ENGINE");
+        return "off".equals(e) || "0".equals(e);
     }
 
     @Override

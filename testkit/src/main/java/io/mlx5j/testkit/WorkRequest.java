@@ -38,6 +38,11 @@ public final class WorkRequest
     public static final int IBV_SEND_SOLICITED = 1 << 2;
     /** {@code IBV_SEND_INLINE} from rdma-core's {@code infiniband/verbs.h}. */
     public static final int IBV_SEND_INLINE = 1 << 3;
+    /**
+     * Checksum offload of a raw Ethernet frame (raw packet QPs on a device with IBV_DEVICE_RAW_IP_CSUM): libmlx5 sets
+     * the Ethernet segment's cs_flags to MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM.
+     */
+    public static final int IBV_SEND_IP_CSUM = 1 << 4;
 
     final int opcode;
     int sendFlags;

@@ -12,6 +12,12 @@ import io.mlx5j.direct.SendFlags;
 import io.mlx5j.doorbell.DoorbellMode;
 import io.mlx5j.raw.RawSendQueue;
 import io.mlx5j.testkit.EmulatedDevice;
+import io.mlx5j.testkit.ExpectedWqe;
+import io.mlx5j.testkit.Libmlx5Oracle;
+import io.mlx5j.testkit.QpKind;
+import io.mlx5j.testkit.WorkRequest;
+import io.mlx5j.testkit.WqeAssertions;
+import io.mlx5j.testkit.WqeDump;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.verbs.QpConfig;
@@ -43,29 +49,36 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Byte parity of raw Ethernet sends: the same frame posted on twin RAW_PACKET QPs, by libmlx5's {@code ibv_post_send}
- * on one and by mlx5j's {@link RawSendQueue} on the other, with the device idle (MLX5EMU_ENGINE=off), must leave the
- * same bytes in the send ring (all of it), the doorbell record and the BlueFlame register (both halves), in both
- * minimum-inline modes of the device (MLX5EMU_ETH_MIN_INLINE=none: libmlx5 inlines 0 bytes; l2: 18), which the
- * emulator reads when a context is opened, so each mode gets its own context.
+ * Byte parity of raw Ethernet sends with libmlx5, in both minimum-inline modes of the device
+ * (MLX5EMU_ETH_MIN_INLINE=none: libmlx5 inlines 0 bytes; l2: 18), which the emulator reads when a context is opened,
+ * so each mode gets its own context; the device stays idle (MLX5EMU_ENGINE=off).
+ * <p>
+ * Every WQE mlx5j's {@link RawSendQueue} writes is judged by the testkit's {@link Libmlx5Oracle}: the same frames,
+ * posted as one list by libmlx5's {@code ibv_post_send} at the same ring position (the oracle's producer index is the
+ * WQE's WQEBB in the ring, so a WQE that wraps the ring end in mlx5j's ring wraps in the oracle's too), are compared
+ * field by field with {@link WqeAssertions}, whose failure names the field. A libmlx5 twin QP of the same geometry
+ * still receives each batch too, for what a WQE does not show: the doorbell record, the BlueFlame register (both
+ * halves) and the completion (libmlx5's ibv_poll_cq and mlx5j's CqPoller must report the same one after a CQE is
+ * written into each twin's CQ).
  * <p>
  * The matrix: frame sizes from 18 bytes to 1514, in one piece, as header template + payload, with a first piece
  * shorter than the inline header (gathered across pieces) and with an empty first piece; gather entries and inline
  * (up to the QP's max inline data, and one byte over it: refused by both); every combination of SIGNALED, FENCE,
  * SOLICITED and IP_CSUM; VLAN insertion; batches of 2..5 frames under one doorbell; a frame at every start position
- * of the ring. After each post a CQE written into each twin's CQ retires it, and libmlx5's ibv_poll_cq and
- * mlx5j's CqPoller must report the same completion.
+ * of the ring.
  * <p>
- * Differences accepted, byte by byte, each with its reason:
+ * Differences accepted, each with its reason:
  * <ol>
- * <li>qpn_ds bytes 4..6 of the ctrl segment (and their BlueFlame copy): each twin's own QP number;</li>
- * <li>inline padding after the data in the inline segment's last unit, when that unit lies past the 32 bytes libmlx5
- *     zeroes for the Ethernet segment: libmlx5 leaves what the ring held (the poison), mlx5j writes zeros;</li>
+ * <li>the QP number in qpn_ds and the wqe_index (the oracle's QP is its own, at the same ring position; mlx5j's
+ *     index is the free-running counter): {@link ExpectedWqe#withQpn}, {@link ExpectedWqe#withWqeIndex};</li>
+ * <li>bytes libmlx5 leaves unwritten (the inline padding after the data past the 32 bytes libmlx5 zeroes for the
+ *     Ethernet segment): skipped by the oracle's rule, {@link ExpectedWqe};</li>
  * <li>VLAN insertion, which libmlx5 does not offer: libmlx5 posts the tagged frame, mlx5j the untagged one with the
  *     tag to insert. With an 18-byte inline header the Ethernet segments are equal (mlx5j writes the tag into the
  *     inline copy) and only the gather address differs: libmlx5's points 18 bytes into the tagged copy, mlx5j's 14
  *     bytes into the original. With no inline header libmlx5's segment has inline_hdr_sz 0 where mlx5j's has the
- *     insert word (MLX5_ETH_WQE_INSERT_VLAN | TCI), and libmlx5's gather covers the 4 tag bytes more.</li>
+ *     insert word (MLX5_ETH_WQE_INSERT_VLAN | TCI). The expected WQE carries mlx5j's value there;</li>
+ * <li>in the BlueFlame register, each twin's copy of its own ring: bytes differ only where the rings do.</li>
  * </ol>
  */
 @Tag("parity")
@@ -79,25 +92,33 @@ class RawSendParityTest
     private static final int ETH_ALEN2 = 12;
 
     private Rig rig;
+    private Libmlx5Oracle oracle;
     private int cases;
-    private int qpnBytes;
-    private int staleBytes;
+    private int oracleChecks;
+    private int unwrittenFields;
     private int vlanBytes;
+    private int registerBytes;
     private int blueFlameCopies;
     private int wrapped;
     /** Frames mlx5j posted through the one-call template send rather than the staging form. */
     private int templates;
+    /** Oracle checks of filler frames (not counted as cases). */
+    private int fillerChecks;
 
     @AfterEach
     void close()
     {
+        if (oracle != null)
+        {
+            oracle.close();
+        }
         if (rig != null)
         {
             rig.close();
         }
-        System.out.printf("RawSendParityTest: %d frames compared, %d BlueFlame copies, %d wrapping WQEs, justified "
-            + "bytes: %d qpn, %d inline padding, %d VLAN%n", cases, blueFlameCopies, wrapped, qpnBytes, staleBytes,
-            vlanBytes);
+        System.out.printf("RawSendParityTest: %d frames compared, %d WQEs judged by the oracle (%d fields left "
+            + "unwritten by libmlx5), %d BlueFlame copies, %d wrapping WQEs, justified bytes: %d VLAN, %d register%n",
+            cases, oracleChecks, unwrittenFields, blueFlameCopies, wrapped, vlanBytes, registerBytes);
     }
 
     /** Opens the device with MLX5EMU_ETH_MIN_INLINE = mode (the emulator reads it per context). */
@@ -105,6 +126,11 @@ class RawSendParityTest
     {
         EmulatedDevice.setenv("MLX5EMU_ETH_MIN_INLINE", mode);
         rig = new Rig();
+        if (rig.roce)
+        {
+            oracle = Libmlx5Oracle.open(QpKind.RAW_PACKET, Libmlx5Oracle.Api.POST_SEND, MAX_SEND_WR, MAX_SGE,
+                MAX_INLINE);
+        }
         return rig;
     }
 
@@ -268,7 +294,9 @@ class RawSendParityTest
             }
         }
         assertTrue(cases >= 150, "matrix shrank: " + cases);
-        assertTrue(qpnBytes > 0 && blueFlameCopies > 0, "qpn justification or BlueFlame never exercised");
+        assertTrue(blueFlameCopies > 0, "BlueFlame never exercised");
+        assertEquals(cases, oracleChecks - fillerChecks, "every frame judged by the oracle");
+        assertTrue(unwrittenFields > 0, "the oracle's unwritten rule was never needed");
         assertTrue(templates >= 40, "template sends: " + templates);
     }
 
@@ -364,6 +392,7 @@ class RawSendParityTest
         {
             check(t, List.of(frame(new int[] {60}, 0, -1, 1)));
             cases--;
+            fillerChecks++;
         }
     }
 
@@ -375,6 +404,9 @@ class RawSendParityTest
             final int rc = InlineVerbs.ibv_post_send(t.qpL.pointer(), wr, a.allocate(CTypes.C_POINTER));
             assertEquals(12, rc, "libmlx5 refuses " + f + " with ENOMEM");
         }
+        final IllegalArgumentException o = assertThrows(IllegalArgumentException.class,
+            () -> oracle.expect(oracleWr(t, f)), "the oracle refuses " + f);
+        assertTrue(o.getMessage().contains("ibv_post_send returned 12 (ENOMEM"), o.getMessage());
         assertThrows(IllegalArgumentException.class, () -> stage(t, f), "mlx5j refuses " + f);
     }
 
@@ -419,6 +451,26 @@ class RawSendParityTest
         // SendFlags carry the verbs values: the same bits are IBV_SEND_* (HeaderConstantsTest)
         wr.set(ValueLayout.JAVA_INT, IbvSendWr.SEND_FLAGS_OFFSET, f.flags() & ~SendFlags.RING);
         return wr;
+    }
+
+    /** The oracle's work request for {@code f}: the pieces libmlx5's twin gets ({@link #build}, tagged copy too). */
+    private static WorkRequest oracleWr(final Twin t, final Frame f)
+    {
+        try (Arena a = Arena.ofConfined())
+        {
+            final MemorySegment wr = build(t, f, a);
+            final MemorySegment sgl = wr.get(CTypes.C_POINTER, IbvSendWr.SG_LIST_OFFSET)
+                .reinterpret(MAX_SGE * IbvSge.LAYOUT.byteSize());
+            final WorkRequest w = WorkRequest.send().flags(f.flags() & ~SendFlags.RING).wrId(0x1000 + f.total());
+            for (int i = 0; i < f.lengths().length; i++)
+            {
+                final long e = i * IbvSge.LAYOUT.byteSize();
+                w.sge(sgl.get(ValueLayout.JAVA_LONG, e + IbvSge.ADDR_OFFSET),
+                    sgl.get(ValueLayout.JAVA_INT, e + IbvSge.LENGTH_OFFSET),
+                    sgl.get(ValueLayout.JAVA_INT, e + IbvSge.LKEY_OFFSET));
+            }
+            return w;
+        }
     }
 
     /**
@@ -467,7 +519,6 @@ class RawSendParityTest
         poison(j.sq(), 0);
         poison(l.bfReg().asSlice(0, reg), 5);
         poison(j.bfReg().asSlice(0, reg), 5);
-        final byte[] poisonRing = l.sq().toArray(ValueLayout.JAVA_BYTE);
         final int minInline = t.sq.minInline();
         try (Arena a = Arena.ofConfined())
         {
@@ -490,21 +541,37 @@ class RawSendParityTest
         final byte[] ringL = l.sq().toArray(ValueLayout.JAVA_BYTE);
         final byte[] ringJ = j.sq().toArray(ValueLayout.JAVA_BYTE);
         final int size = ringJ.length;
-        final int[] expectL = new int[size];
-        final int[] expectJ = new int[size];
-        final String[] why = new String[size];
-        Arrays.fill(expectL, -1);
+        final int wqeCnt = j.sqWqeCnt();
+        // the oracle posts the same list at the same ring position of a fresh QP of the geometry
+        final WorkRequest[] wrs = new WorkRequest[frames.size()];
+        for (int i = 0; i < wrs.length; i++)
+        {
+            wrs[i] = oracleWr(t, frames.get(i));
+        }
+        final List<ExpectedWqe> expected = oracle.expect(pi & (wqeCnt - 1), wrs);
         int pos = pi;
         int lastCtrl = 0;
         int lastBytes = 0;
         final StringBuilder what = new StringBuilder("min inline " + minInline);
-        for (final Frame f : frames)
+        for (int i = 0; i < frames.size(); i++)
         {
-            final int ctrl = (pos & (j.sqWqeCnt() - 1)) * 64;
+            final Frame f = frames.get(i);
+            final int ctrl = (pos & (wqeCnt - 1)) * 64;
             final int ds = ringJ[ctrl + 7] & 0x3f;
             final int wqeBytes = ((ds * 16 + 63) / 64) * 64;
-            what.append(' ').append(f).append(" at WQEBB ").append(pos & (j.sqWqeCnt() - 1)).append(" ds ").append(ds);
-            justify(t, f, ctrl, ds, size, poisonRing, expectL, expectJ, why, minInline);
+            what.append(' ').append(f).append(" at WQEBB ").append(pos & (wqeCnt - 1)).append(" ds ").append(ds);
+            final ExpectedWqe e = vlan(t, f, expected.get(i).withQpn(t.qpJ.qpn()).withWqeIndex(pos & 0xffff),
+                minInline);
+            unwrittenFields += e.ignoredFields().size();
+            try
+            {
+                WqeAssertions.assertWqe(e, WqeDump.linearize(j.sq(), wqeCnt, pos & (wqeCnt - 1)));
+            }
+            catch (final AssertionError x)
+            {
+                throw new AssertionError(what + ":\n" + x.getMessage(), x);
+            }
+            oracleChecks++;
             if (ctrl + wqeBytes > size)
             {
                 wrapped++;
@@ -513,26 +580,26 @@ class RawSendParityTest
             lastBytes = wqeBytes;
             pos += wqeBytes / 64;
         }
-        compare("send ring", ringL, ringJ, expectL, expectJ, why, what);
-        // the register: the last WQE's BlueFlame copy (ring bytes, so the same justifications) or its first 8 bytes
+        // the register: the last WQE's BlueFlame copy or its first 8 bytes, at the same offset on both twins; each
+        // twin copies its own ring, so a byte may differ only where the rings do (and there the oracle judged it)
         final byte[] regL = l.bfReg().asSlice(0, reg).toArray(ValueLayout.JAVA_BYTE);
         final byte[] regJ = j.bfReg().asSlice(0, reg).toArray(ValueLayout.JAVA_BYTE);
-        final int[] rl = new int[(int) reg];
-        final int[] rj = new int[(int) reg];
-        final String[] rw = new String[(int) reg];
-        Arrays.fill(rl, -1);
         for (int i = 0; i < reg; i++)
         {
+            if (regL[i] == regJ[i])
+            {
+                continue;
+            }
             final int r = i % window;
             final int at = (lastCtrl + r) % size;
-            if (r < lastBytes && expectL[at] >= 0 && regL[i] != regJ[i])
+            if (r < lastBytes && regL[i] == ringL[at] && regJ[i] == ringJ[at])
             {
-                rl[i] = expectL[at];
-                rj[i] = expectJ[at];
-                rw[i] = why[at];
+                registerBytes++;
+                continue;
             }
+            fail(String.format("BlueFlame register byte %d: libmlx5 0x%02x, mlx5j 0x%02x (their rings at %d: 0x%02x,"
+                + " 0x%02x); %s", i, regL[i] & 0xff, regJ[i] & 0xff, at, ringL[at] & 0xff, ringJ[at] & 0xff, what));
         }
-        compare("BlueFlame register", regL, regJ, rl, rj, rw, what);
         int changed = 0;
         for (int i = 0; i < reg; i++)
         {
@@ -554,93 +621,57 @@ class RawSendParityTest
     }
 
     /**
-     * Marks the bytes of one WQE where the twins may differ, with the value each side must have there (the class
-     * comment's three reasons).
+     * The expected WQE of a VLAN frame: libmlx5 was given the tagged frame (it cannot insert a tag), so where mlx5j's
+     * encoding of an insertion differs the expected bytes carry mlx5j's value (the class comment's third reason).
      */
-    private void justify(final Twin t, final Frame f, final int ctrl, final int ds, final int size,
-        final byte[] poisonRing, final int[] expectL, final int[] expectJ, final String[] why, final int minInline)
+    private ExpectedWqe vlan(final Twin t, final Frame f, final ExpectedWqe e, final int minInline)
     {
-        final int qpnL = t.qpL.qpn();
-        final int qpnJ = t.qpJ.qpn();
-        for (int r = 4; r < 7; r++)
+        if (f.vlan() < 0)
         {
-            final int shift = 8 * (6 - r);
-            mark(ctrl + r, size, (qpnL >>> shift) & 0xff, (qpnJ >>> shift) & 0xff, "qpn", expectL, expectJ, why);
+            return e;
         }
-        final boolean vlan = f.vlan() >= 0;
+        final byte[] b = e.bytes();
         final int ethUnits = (14 + minInline + 15) / 16;
         final int dataAt = 16 + ethUnits * 16;       // WQE offset of the first segment after the Ethernet segment
-        if ((f.flags() & SendFlags.INLINE) != 0)
-        {
-            // the inline segment: libmlx5 writes 4 + rest bytes, the last unit's padding only if libmlx5 zeroed it
-            // as part of the 32-byte Ethernet segment (WQE bytes 16..47)
-            final int rest = f.total() - (vlan && minInline > 0 ? minInline - 4 : minInline);
-            if (rest > 0)
-            {
-                final int end = dataAt + 4 + rest;
-                final int padEnd = dataAt + ((4 + rest + 15) / 16) * 16;
-                for (int r = Math.max(end, 48); r < padEnd; r++)
-                {
-                    final int at = (ctrl + r) % size;
-                    mark(at, size, poisonRing[at] & 0xff, 0, "inline padding", expectL, expectJ, why);
-                }
-            }
-        }
-        if (vlan && minInline == 0)
+        if (minInline == 0)
         {
             // libmlx5 (untagged frame): inline_hdr_sz 0; mlx5j: the insert word, Ethernet segment bytes 12..15
             final int[] insert = {0x80, 0x00, (f.vlan() >>> 8) & 0xff, f.vlan() & 0xff};
             for (int r = 0; r < 4; r++)
             {
-                mark(ctrl + 28 + r, size, 0, insert[r], "VLAN insert word", expectL, expectJ, why);
+                vlanBytes += set(b, 28 + r, insert[r]);
             }
         }
-        if (vlan && minInline > 0 && (f.flags() & SendFlags.INLINE) == 0)
+        else if ((f.flags() & SendFlags.INLINE) == 0)
         {
             // the first data segment continues the first piece after the inlined bytes: 18 bytes into libmlx5's
             // tagged copy, 14 into mlx5j's original; same length, only the address differs
             final long lAddr = t.mr.address() + TAGGED_AT + minInline;
             final long jAddr = t.mr.address() + f.offsets()[0] + minInline - 4;
+            assertEquals(lAddr, be64(b, dataAt + 8), "libmlx5's gather address in its tagged copy");
             for (int r = 0; r < 8; r++)
             {
-                final int shift = 8 * (7 - r);
-                mark((ctrl + dataAt + 8 + r) % size, size, (int) (lAddr >>> shift) & 0xff,
-                    (int) (jAddr >>> shift) & 0xff, "VLAN gather address", expectL, expectJ, why);
+                vlanBytes += set(b, dataAt + 8 + r, (int) (jAddr >>> (8 * (7 - r))) & 0xff);
             }
         }
+        return new ExpectedWqe(b, e.kind(), e.unwritten());
     }
 
-    private static void mark(final int at, final int size, final int l, final int j, final String reason,
-        final int[] expectL, final int[] expectJ, final String[] why)
+    /** Sets b[at] to v; 1 if that changed it. */
+    private static int set(final byte[] b, final int at, final int v)
     {
-        final int i = at % size;
-        expectL[i] = l;
-        expectJ[i] = j;
-        why[i] = reason;
+        final int changed = (b[at] & 0xff) != v ? 1 : 0;
+        b[at] = (byte) v;
+        return changed;
     }
 
-    private void compare(final String region, final byte[] a, final byte[] b, final int[] expectL,
-        final int[] expectJ, final String[] why, final CharSequence what)
+    private static long be64(final byte[] b, final int at)
     {
-        for (int i = 0; i < a.length; i++)
+        long v = 0;
+        for (int i = 0; i < 8; i++)
         {
-            if (a[i] == b[i])
-            {
-                continue;
-            }
-            if (expectL[i] >= 0 && (a[i] & 0xff) == expectL[i] && (b[i] & 0xff) == expectJ[i])
-            {
-                switch (why[i])
-                {
-                    case "qpn" -> qpnBytes++;
-                    case "inline padding" -> staleBytes++;
-                    default -> vlanBytes++;
-                }
-                continue;
-            }
-            fail(String.format("%s byte %d: libmlx5 0x%02x, mlx5j 0x%02x (%s); %s", region, i, a[i] & 0xff,
-                b[i] & 0xff, expectL[i] >= 0 ? "justified only as " + why[i] + ": 0x" +
-                Integer.toHexString(expectL[i]) + "/0x" + Integer.toHexString(expectJ[i]) : "no justification", what));
+            v = (v << 8) | (b[at + i] & 0xff);
         }
+        return v;
     }
 }

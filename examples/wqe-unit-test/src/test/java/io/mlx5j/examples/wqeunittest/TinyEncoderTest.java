@@ -76,18 +76,41 @@ class TinyEncoderTest
         }
     }
 
+    /**
+     * A WQE taken from a libmlx5 send ring: ibv_post_send of an RDMA WRITE (1 SGE of 100 bytes at 0x7f00aabbcc00,
+     * lkey 0x1234, to 0x7f0012345678 rkey 0x5eed0001, IBV_SEND_SIGNALED) on an RC QP (max_send_wr 16, max_send_sge 1,
+     * max_inline_data 64) of the emulated ConnectX (link ib), read from WQEBB 0 of its send ring (mlx5dv_qp.sq.buf)
+     * and printed as big-endian 32-bit words. Captured with {@code Libmlx5Oracle.expect} of that work request, whose
+     * {@code bytes()} are the ring's bytes; the QP had number 0x001002. {@link #theHexIsWhatLibmlx5Writes} repeats the
+     * capture, so the hex cannot drift from libmlx5.
+     */
+    private static final String FROM_A_LIBMLX5_RING = "00000008 00100203 00000008 00000000 00007f00 12345678 5eed0001 "
+        + "00000000 00000064 00001234 00007f00 aabbcc00";
+
     /** (d) a WQE copied out of a libmlx5 send ring as hex, decoded with PRM names. */
     @Test
     void decodesAWqeFromALibmlx5Ring()
     {
-        // ibv_post_send of an RDMA WRITE, 1 SGE of 100 bytes, SIGNALED, on QP 0x000108: WQEBB 0 of its send ring
-        final String ring = "00000008 00010803 00000008 00000000 00007f00 12345678 5eed0001 00000000 "
-            + "00000064 00001234 00007f00 aabbcc00";
         assertEquals("""
-            ctrl      opcode=RDMA_WRITE opmod=0x00 wqe_index=0 qpn=0x000108 ds=3 signature=0x00 rsvd=0x0000 \
+            ctrl      opcode=RDMA_WRITE opmod=0x00 wqe_index=0 qpn=0x001002 ds=3 signature=0x00 rsvd=0x0000 \
             fm_ce_se=CQ_UPDATE imm=0x00000000
             raddr     raddr=0x00007f0012345678 rkey=0x5eed0001 rsvd=0x00000000
             data[0]   byte_count=100 lkey=0x00001234 addr=0x00007f00aabbcc00
-            """, WqeDump.send(ring, QpKind.RC).text());
+            """, WqeDump.send(FROM_A_LIBMLX5_RING, QpKind.RC).text());
+    }
+
+    /** The capture of (d), repeated: libmlx5 writes these bytes for that work request (on its own QP number). */
+    @Test
+    void theHexIsWhatLibmlx5Writes()
+    {
+        try (Libmlx5Oracle oracle = Libmlx5Oracle.open(QpKind.RC, Libmlx5Oracle.Api.POST_SEND, 16, 1, 64))
+        {
+            final ExpectedWqe now = oracle.expect(WorkRequest.rdmaWrite(RADDR, RKEY).sge(LADDR, 100, LKEY)
+                .flags(WorkRequest.IBV_SEND_SIGNALED));
+            final ExpectedWqe captured = ExpectedWqe.exactly(WqeDump.send(FROM_A_LIBMLX5_RING, QpKind.RC).bytes(),
+                QpKind.RC).withQpn(now.qpn());
+            assertEquals(captured.dump().text(), now.dump().text());
+            WqeAssertions.assertWqe(captured, now.bytes());
+        }
     }
 }
