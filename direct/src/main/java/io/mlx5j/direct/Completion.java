@@ -345,6 +345,8 @@ public final class Completion
      * (Linux mlx5_cqe64), the 16-bit one's complement sum, not complemented, of the frame after its Ethernet header,
      * as Linux hands it to the stack for CHECKSUM_COMPLETE. 0 where the CQE carries none: a compressed completion in
      * the HASH format, scatter-to-CQE frames. libmlx5 does not report it.
+     *
+     * @return the checksum, 0 if none
      */
     public int checkSum()
     {
@@ -354,6 +356,8 @@ public final class Completion
     /**
      * The completion came from a mini-CQE of a compressed block (a CQ created with CQE compression, see
      * {@link io.mlx5j.verbs.Context#createCompressedCq}): its timestamp is the block's title's.
+     *
+     * @return whether it was compressed
      */
     public boolean compressed()
     {

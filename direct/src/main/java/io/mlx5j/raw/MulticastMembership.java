@@ -161,20 +161,20 @@ public final class MulticastMembership implements AutoCloseable
             + "device only mlx5_0 has one (lo)");
     }
 
-    /** @return the interface the membership is on */
+    /** {@return the interface the membership is on} */
     public NetworkInterface networkInterface()
     {
         return netInterface;
     }
 
-    /** @return the group, as an int in network order */
+    /** {@return the group, as an int in network order} */
     public int group()
     {
         final byte[] b = group.getAddress();
         return (b[0] & 0xff) << 24 | (b[1] & 0xff) << 16 | (b[2] & 0xff) << 8 | b[3] & 0xff;
     }
 
-    /** @return whether the membership is still held */
+    /** {@return whether the membership is still held} */
     public boolean isJoined()
     {
         return key.isValid();

@@ -172,6 +172,8 @@ public final class CompletionQueue extends NativeResource
     /**
      * The MLX5DV_CQE_RES_FORMAT_* value the CQ was created with ({@link Context#createCompressedCq}), 0 if its CQEs
      * are never compressed. Any thread.
+     *
+     * @return the format, or 0
      */
     public int cqeCompression()
     {

@@ -249,8 +249,10 @@ public final class Context extends NativeResource
      * {@code ibv_poll_cq} has no decoder for compressed CQEs); it serves send queues and the receive queue of one raw
      * packet QP, WQ or striding WQ. {@link DeviceCapabilities#cqeCompressionFormats()} says what the device offers.
      *
+     * @param depth  the least number of CQEs the CQ holds
      * @param format one of {@code Mlx5dvCqInitAttr.MLX5DV_CQE_RES_FORMAT_HASH} (1: mini-CQEs carry the RSS hash),
      *               {@code _CSUM} (2: the checksum), {@code _CSUM_STRIDX} (4: the checksum and the stride index)
+     * @return the CQ, owned by this context
      * @throws IllegalArgumentException if {@code format} is not one of them
      * @throws VerbsException           if the device does not offer it (EINVAL from libmlx5, EOPNOTSUPP)
      */

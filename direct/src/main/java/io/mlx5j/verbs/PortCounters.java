@@ -155,7 +155,7 @@ public final class PortCounters
             return v == null ? -1 : v;
         }
 
-        /** @return every counter read, by name (sorted), unmodifiable */
+        /** {@return every counter read, by name (sorted), unmodifiable} */
         public Map<String, Long> all()
         {
             return values;
@@ -188,103 +188,103 @@ public final class PortCounters
             return new Snapshot(device, port, d);
         }
 
-        /** @return {@code port_xmit_data}: data sent, in 4-byte words */
+        /** {@return {@code port_xmit_data}: data sent, in 4-byte words} */
         public long portXmitData()
         {
             return value("port_xmit_data");
         }
 
-        /** @return {@code port_rcv_data}: data received, in 4-byte words */
+        /** {@return {@code port_rcv_data}: data received, in 4-byte words} */
         public long portRcvData()
         {
             return value("port_rcv_data");
         }
 
-        /** @return {@code port_xmit_packets}: packets sent */
+        /** {@return {@code port_xmit_packets}: packets sent} */
         public long portXmitPackets()
         {
             return value("port_xmit_packets");
         }
 
-        /** @return {@code port_rcv_packets}: packets received */
+        /** {@return {@code port_rcv_packets}: packets received} */
         public long portRcvPackets()
         {
             return value("port_rcv_packets");
         }
 
-        /** @return {@code unicast_xmit_packets} */
+        /** {@return {@code unicast_xmit_packets}} */
         public long unicastXmitPackets()
         {
             return value("unicast_xmit_packets");
         }
 
-        /** @return {@code unicast_rcv_packets} */
+        /** {@return {@code unicast_rcv_packets}} */
         public long unicastRcvPackets()
         {
             return value("unicast_rcv_packets");
         }
 
-        /** @return {@code multicast_xmit_packets} */
+        /** {@return {@code multicast_xmit_packets}} */
         public long multicastXmitPackets()
         {
             return value("multicast_xmit_packets");
         }
 
-        /** @return {@code multicast_rcv_packets} */
+        /** {@return {@code multicast_rcv_packets}} */
         public long multicastRcvPackets()
         {
             return value("multicast_rcv_packets");
         }
 
-        /** @return {@code port_rcv_errors}: received packets with errors */
+        /** {@return {@code port_rcv_errors}: received packets with errors} */
         public long portRcvErrors()
         {
             return value("port_rcv_errors");
         }
 
-        /** @return {@code port_xmit_discards}: outbound packets discarded by the port */
+        /** {@return {@code port_xmit_discards}: outbound packets discarded by the port} */
         public long portXmitDiscards()
         {
             return value("port_xmit_discards");
         }
 
-        /** @return {@code out_of_buffer}: frames dropped because their receive queue had no WQE posted */
+        /** {@return {@code out_of_buffer}: frames dropped because their receive queue had no WQE posted} */
         public long outOfBuffer()
         {
             return value("out_of_buffer");
         }
 
-        /** @return {@code out_of_sequence}: packets that arrived out of sequence (RC) */
+        /** {@return {@code out_of_sequence}: packets that arrived out of sequence (RC)} */
         public long outOfSequence()
         {
             return value("out_of_sequence");
         }
 
-        /** @return {@code rx_write_requests}: RDMA WRITE requests received as responder */
+        /** {@return {@code rx_write_requests}: RDMA WRITE requests received as responder} */
         public long rxWriteRequests()
         {
             return value("rx_write_requests");
         }
 
-        /** @return {@code rx_read_requests}: RDMA READ requests received as responder */
+        /** {@return {@code rx_read_requests}: RDMA READ requests received as responder} */
         public long rxReadRequests()
         {
             return value("rx_read_requests");
         }
 
-        /** @return {@code rx_atomic_requests}: atomic requests received as responder */
+        /** {@return {@code rx_atomic_requests}: atomic requests received as responder} */
         public long rxAtomicRequests()
         {
             return value("rx_atomic_requests");
         }
 
-        /** @return {@code rnr_nak_retry_err}: RNR NAK retries exceeded */
+        /** {@return {@code rnr_nak_retry_err}: RNR NAK retries exceeded} */
         public long rnrNakRetryErr()
         {
             return value("rnr_nak_retry_err");
         }
 
-        /** @return {@code local_ack_timeout_err}: transport retries exceeded after ACK timeouts */
+        /** {@return {@code local_ack_timeout_err}: transport retries exceeded after ACK timeouts} */
         public long localAckTimeoutErr()
         {
             return value("local_ack_timeout_err");

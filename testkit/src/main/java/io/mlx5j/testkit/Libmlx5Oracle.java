@@ -239,6 +239,8 @@ public final class Libmlx5Oracle implements AutoCloseable
      * the next (see the class comment for who writes its CQE).
      *
      * @param producerIndex the send queue's producer index (libmlx5's sq.cur_post) before the first WQE, 0..65535
+     * @param wrs           the work requests, posted as one list
+     * @return the expected WQEs, one per work request, in order
      * @throws IllegalArgumentException when {@code wrs} is empty, the index is out of range, or libmlx5 refuses a
      *                                  work request
      * @throws IllegalStateException    when a filler does not complete (on a device that executes WQEs: within 10 s)
@@ -315,6 +317,7 @@ public final class Libmlx5Oracle implements AutoCloseable
      * The number of WQEBBs in the send ring of a QP of this oracle's geometry (libmlx5's sq.wqe_cnt, a power of two):
      * producer indexes {@code sendRingWqebbs() - 1} and below the ring's end are where a multi-WQEBB WQE wraps.
      *
+     * @return the send ring's WQEBB count
      * @throws IllegalStateException when the device refuses the QP
      */
     public int sendRingWqebbs()

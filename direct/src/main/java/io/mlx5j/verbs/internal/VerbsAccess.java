@@ -71,6 +71,9 @@ public abstract class VerbsAccess
     /**
      * {@code listener} follows {@code qp}'s moves to RESET and (RAW_PACKET) RTR, as long as the QP lives: see
      * {@link QpStateListener}.
+     *
+     * @param qp       the QP whose state changes are followed
+     * @param listener called on the thread that changes the state
      */
     public abstract void addStateListener(QueuePair qp, QpStateListener listener);
 
