@@ -53,6 +53,8 @@ final class Twin
     final QpRing ringsJ;
     final SendQueue sqJ;
     final RecvQueue rqJ;
+    /** Receive WQEs retired through injected CQEs so far: the wqe_counter of the next one. */
+    int recvRetired;
     final CqPoller dcqJ;
     final CqeInjector injL;
     final CqeInjector injJ;

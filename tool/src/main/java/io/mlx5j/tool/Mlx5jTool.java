@@ -201,10 +201,30 @@ public final class Mlx5jTool
         }
     }
 
-    /** " (emulated ConnectX: emulator/mlx5emu)" when this process runs on the emulated device, else "". */
+    /**
+     * " (emulated ConnectX-N through emulator/mlx5emu; ...)" when this process runs on the emulated device, naming the
+     * generation of its profile (MLX5EMU_PROFILE, which the launcher and the build's test setup always export), else
+     * "". Any thread; reads only the environment.
+     *
+     * @return the note, or "" on hardware
+     */
     public static String platform()
     {
-        return isEmulated() ? " (emulated ConnectX-5 through emulator/mlx5emu; no RDMA hardware in use)" : "";
+        return isEmulated() ? " (emulated " + emulatedModel(System.getenv("MLX5EMU_PROFILE"))
+            + " through emulator/mlx5emu; no RDMA hardware in use)" : "";
+    }
+
+    /** The part an emulator profile models (emulator/src/kernel/profile.c); the emulator's default is cx5. */
+    static String emulatedModel(final String profile)
+    {
+        return switch (profile == null || profile.isEmpty() ? "cx5" : profile)
+        {
+            case "cx4lx" -> "ConnectX-4 Lx";
+            case "cx5" -> "ConnectX-5";
+            case "cx6dx" -> "ConnectX-6 Dx";
+            case "cx7" -> "ConnectX-7";
+            default -> "ConnectX (unknown profile '" + profile + "')";
+        };
     }
 
     /**
