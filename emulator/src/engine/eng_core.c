@@ -199,7 +199,8 @@ void eng_doorbell_fault(void *user_va)
 		u->open = 1;
 		u->landed = 0;
 		u->open_since = eng_now_ns();
-		for (struct eng_qp *qp = G.qps; qp; qp = qp->next) {
+		for (struct eng_qp *qp = G.qp_by_page[eng_qp_page_bucket(u->ctx, (uint32_t)u->index)]; qp;
+		     qp = qp->page_next) {
 			if (!qp->q || qp->q->ctx != u->ctx || qp->q->uar_page != (uint32_t)u->index)
 				continue;
 			/* the driver stored the record before the doorbell that faulted: the WQEs up to it are whole */
@@ -488,6 +489,7 @@ static void atfork_child(void)
 	G.inbox = NULL;
 	G.qps = NULL;
 	G.busy.head = G.busy.tail = NULL;
+	memset(G.qp_by_page, 0, sizeof G.qp_by_page);
 	G.acking.head = G.acking.tail = NULL;
 	G.cqs = NULL;
 	G.nuars = 0;
@@ -874,6 +876,9 @@ void emu_engine_qp_created(struct emu_qp *q)
 		}
 	qp->next = G.qps;
 	G.qps = qp;
+	unsigned pb = eng_qp_page_bucket(q->ctx, q->uar_page);
+	qp->page_next = G.qp_by_page[pb];
+	G.qp_by_page[pb] = qp;
 	eng_qp_mark_busy(qp);
 	G.qp_by_slot[qp->qpn & (EMU_REG_QP_SLOTS - 1)] = qp;
 	if (qp->type == EMU_QPT_RAW)
@@ -982,6 +987,12 @@ void emu_engine_qp_destroying(struct emu_qp *q)
 			}
 		eng_qp_list_del(&G.busy, qp, &qp->busy_link);
 		eng_qp_list_del(&G.acking, qp, &qp->ack_link);
+		for (struct eng_qp **pp = &G.qp_by_page[eng_qp_page_bucket(q->ctx, q->uar_page)]; *pp;
+		     pp = &(*pp)->page_next)
+			if (*pp == qp) {
+				*pp = qp->page_next;
+				break;
+			}
 		for (struct eng_qp **pp = &G.qps; *pp; pp = &(*pp)->next)
 			if (*pp == qp) {
 				*pp = qp->next;

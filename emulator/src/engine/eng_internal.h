@@ -169,6 +169,7 @@ struct eng_qp {
 	uint64_t rec_stall_since;  /* record ahead of every doorbell since (ns), for the never-rung diagnostic */
 	int rec_stall_reported;
 	int reg_shared;            /* another QP of this process rings the same BlueFlame register (eng_doorbell.c) */
+	struct eng_qp *page_next;  /* the next in G.qp_by_page's bucket of this QP's (context, UAR page) */
 	struct eng_qp *reg_next;   /* the ring of the QPs that ring that register (itself alone if none): a doorbell
 	                            * sweeps those, not every QP of the process (take_shared_records) */
 	int cur_valid, cur_status;
@@ -259,6 +260,9 @@ struct eng_global {
 	struct eng_inbox *inbox;
 	int nctx;
 	struct eng_qp *qps;
+	/* the QPs by (context, UAR page) (eng_qp_page_bucket), for the doorbell fault handler: a fault on a page
+	 * looks at that page's QPs, not at every QP of the process */
+	struct eng_qp *qp_by_page[1024];
 	struct eng_qp_list busy, acking; /* the QPs an engine pass visits (struct eng_qp_link) */
 	uint64_t passes, pass_visits;    /* engine passes, QPs they visited (mlx5emu_debug_pass_visits, t_many_qps) */
 	struct eng_qp *qp_by_slot[EMU_REG_QP_SLOTS];
@@ -302,6 +306,10 @@ void eng_thread_sched_polling(void); /* back to nice 0: doorbells arrive on poll
 struct eng_qp *eng_find_qp(uint32_t qpn);
 struct eng_cq *eng_find_cq(uint32_t cqn);
 static inline unsigned eng_mr_bucket(uint32_t key) { return (key >> 8) & 4095; }
+static inline unsigned eng_qp_page_bucket(const void *ctx, uint32_t uar_page)
+{
+	return (unsigned)(((uintptr_t)ctx >> 4) * 31u + uar_page) & 1023u;
+}
 /* Do two QPs ring the same BlueFlame register (same context, UAR page and half)? */
 static inline int eng_same_bfreg(const struct emu_qp *a, const struct emu_qp *b)
 {
