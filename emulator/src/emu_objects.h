@@ -175,6 +175,7 @@ struct emu_path {
 
 struct emu_qp {
 	struct emu_qp  *next;
+	struct emu_qp  *hash_next;     /* the ctx's qp_hash bucket (src/kernel/handles.c) */
 	struct emu_ctx *ctx;
 	struct emu_pd  *pd;
 	struct emu_cq  *send_cq;
@@ -269,6 +270,10 @@ struct emu_ctx {
 	struct emu_mr  *mrs;
 	struct emu_cq  *cqs;
 	struct emu_qp  *qps;
+	/* the QPs by handle, handle & (EMU_QP_HASH - 1): handles are consecutive, so a bucket holds one QP in 1,024
+	 * until far more exist (a ConnectX command's QP look-up does not grow with the QPs either) */
+#define EMU_QP_HASH 1024
+	struct emu_qp  *qp_hash[EMU_QP_HASH];
 	struct emu_srq *srqs;
 	struct emu_ah  *ahs;
 	struct emu_comp_channel *channels;

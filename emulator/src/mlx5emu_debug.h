@@ -68,4 +68,8 @@ int mlx5emu_debug_abandon_reservation(int pid, int resp, uint32_t len);
  * running has finished. */
 void mlx5emu_debug_hold_engine(int hold);
 
+/* The engine passes this process ran and the QPs they visited (the requester's and the ACK walk's), so that a test
+ * can check that a pass visits only the QPs with work, not every QP of the process. */
+void mlx5emu_debug_pass_visits(uint64_t *passes, uint64_t *visits);
+
 #endif

@@ -138,6 +138,7 @@ void eng_handle_resp(struct pkt *p)
 			}
 			eng_rewind_to(qp, slot);
 			qp->rnr_until = now + (uint64_t)rnr_us[p->rnr_timer & 31] * 1000;
+			eng_qp_mark_busy(qp);
 			qp->last_progress = now;
 			return;
 		}

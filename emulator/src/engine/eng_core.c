@@ -75,6 +75,7 @@ static int engine_iteration(uint64_t now)
 	if (!G.inbox)
 		return 0;
 	G.pass_ns = now;
+	G.passes++;
 	if (now - G.clock_shown_ns >= ENG_CLOCK_SHOW_NS) {
 		G.clock_shown_ns = now;
 		emu_clock_publish(emu_clock_ticks(now));
@@ -86,8 +87,15 @@ static int engine_iteration(uint64_t now)
 		last_full_scan = now;
 	work |= eng_scan_doorbells(full);
 	work |= drain_inbox();
-	for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
+	/* only the QPs that may have work (eng_qp_busy); one found idle after its turn leaves the list until a
+	 * doorbell, a state change or a rewind puts it back (eng_qp_mark_busy) */
+	for (struct eng_qp *qp = G.busy.head, *next; qp; qp = next) {
 		work |= eng_qp_progress(qp, now);
+		G.pass_visits++;
+		next = qp->busy_link.next;
+		if (!eng_qp_busy(qp))
+			eng_qp_list_del(&G.busy, qp, &qp->busy_link);
+	}
 	work |= eng_cq_zip_flush_all(); /* the pass ends: compressed CQEs held in it become visible (eng_cq.c) */
 	if (now - last_slow > 100000000ull) {
 		last_slow = now;
@@ -191,7 +199,8 @@ void eng_doorbell_fault(void *user_va)
 		u->open = 1;
 		u->landed = 0;
 		u->open_since = eng_now_ns();
-		for (struct eng_qp *qp = G.qps; qp; qp = qp->next) {
+		for (struct eng_qp *qp = G.qp_by_page[eng_qp_page_bucket(u->ctx, (uint32_t)u->index)]; qp;
+		     qp = qp->page_next) {
 			if (!qp->q || qp->q->ctx != u->ctx || qp->q->uar_page != (uint32_t)u->index)
 				continue;
 			/* the driver stored the record before the doorbell that faulted: the WQEs up to it are whole */
@@ -479,6 +488,9 @@ static void atfork_child(void)
 	G.polled_doorbell = 0;
 	G.inbox = NULL;
 	G.qps = NULL;
+	G.busy.head = G.busy.tail = NULL;
+	memset(G.qp_by_page, 0, sizeof G.qp_by_page);
+	G.acking.head = G.acking.tail = NULL;
 	G.cqs = NULL;
 	G.nuars = 0;
 	G.nctx = 0;
@@ -853,11 +865,21 @@ void emu_engine_qp_created(struct emu_qp *q)
 	q->engine = qp;
 	/* QPs past the context's low-latency registers share one (the kernel's alloc_bfreg): mark both, so that a
 	 * doorbell another QP wrote over is recovered (eng_doorbell.c, take_shared_records) */
+	qp->reg_next = qp;
 	for (struct eng_qp *o = G.qps; o; o = o->next)
-		if (o->q && eng_same_bfreg(o->q, q))
+		if (o->q && eng_same_bfreg(o->q, q)) {
+			if (qp->reg_next == qp) { /* join the register's ring (all of them are on it) */
+				qp->reg_next = o->reg_next;
+				o->reg_next = qp;
+			}
 			o->reg_shared = qp->reg_shared = 1;
+		}
 	qp->next = G.qps;
 	G.qps = qp;
+	unsigned pb = eng_qp_page_bucket(q->ctx, q->uar_page);
+	qp->page_next = G.qp_by_page[pb];
+	G.qp_by_page[pb] = qp;
+	eng_qp_mark_busy(qp);
 	G.qp_by_slot[qp->qpn & (EMU_REG_QP_SLOTS - 1)] = qp;
 	if (qp->type == EMU_QPT_RAW)
 		eng_eth_qp_count(1);
@@ -914,6 +936,7 @@ void emu_engine_qp_modified(struct emu_qp *q, int old_state, int attr_mask)
 		qp->last_progress = eng_now_ns();
 	}
 	qp->state = st;
+	eng_qp_mark_busy(qp); /* its next pass decides whether it has work in the new state */
 	eng_direct_publish_qp(qp);
 	unlock_engine();
 }
@@ -957,6 +980,19 @@ void emu_engine_qp_destroying(struct emu_qp *q)
 		 * before the coalesced ACK leaves); hardware would have acknowledged it, so do that now. */
 		eng_qp_flush_ack(qp);
 		eng_direct_withdraw_qp(qp);
+		for (struct eng_qp *o = qp->reg_next; o != qp; o = o->reg_next)
+			if (o->reg_next == qp) { /* leave the register's ring */
+				o->reg_next = qp->reg_next;
+				break;
+			}
+		eng_qp_list_del(&G.busy, qp, &qp->busy_link);
+		eng_qp_list_del(&G.acking, qp, &qp->ack_link);
+		for (struct eng_qp **pp = &G.qp_by_page[eng_qp_page_bucket(q->ctx, q->uar_page)]; *pp;
+		     pp = &(*pp)->page_next)
+			if (*pp == qp) {
+				*pp = qp->page_next;
+				break;
+			}
 		for (struct eng_qp **pp = &G.qps; *pp; pp = &(*pp)->next)
 			if (*pp == qp) {
 				*pp = qp->next;

@@ -30,3 +30,11 @@ EXPORT void mlx5emu_debug_hold_engine(int hold)
 	atomic_store(&G.debug_hold, hold);
 	pthread_mutex_unlock(&G.lock);
 }
+
+EXPORT void mlx5emu_debug_pass_visits(uint64_t *passes, uint64_t *visits)
+{
+	pthread_mutex_lock(&G.lock);
+	*passes = G.passes;
+	*visits = G.pass_visits;
+	pthread_mutex_unlock(&G.lock);
+}

@@ -28,6 +28,8 @@ void eng_sq_take_record(struct eng_qp *qp, uint32_t idx, uint32_t rec, uint32_t 
 	eng_bf_shadow(qp, qp->sq_pi, new_pi);
 	qp->sq_pi = new_pi;
 	qp->rec_stall_since = 0;
+	if (rec_ahead)
+		eng_qp_mark_busy(qp);
 }
 
 /*
@@ -44,8 +46,8 @@ void eng_sq_take_record(struct eng_qp *qp, uint32_t idx, uint32_t rec, uint32_t 
  */
 static void take_shared_records(const struct eng_qp *taken)
 {
-	for (struct eng_qp *o = G.qps; o; o = o->next) {
-		if (o == taken || !o->reg_shared || !o->q || o->state == EMU_QPS_RESET || !eng_same_bfreg(o->q, taken->q))
+	for (struct eng_qp *o = taken->reg_next; o != taken; o = o->reg_next) {
+		if (!o->reg_shared || !o->q || o->state == EMU_QPS_RESET)
 			continue;
 		uint32_t rec = udma_device_load_dbrec(&o->dbrec[1]) & 0xffff;
 		uint32_t rec_ahead = (rec - (o->sq_pi & 0xffff)) & 0xffff;

@@ -127,8 +127,22 @@ struct eng_rx {
 	int held;              /* UC: the receive WQE of a message abandoned after a lost packet, for the next one */
 };
 
+/* An intrusive list of QPs (eng_objects.c): an engine pass visits only the QPs on it, not every QP of the process,
+ * so that its cost does not grow with the number of idle QPs (a ConnectX schedules only QPs that have work). */
+struct eng_qp_link {
+	struct eng_qp *next, *prev;
+	int on;
+};
+
+struct eng_qp_list {
+	struct eng_qp *head, *tail;
+};
+
 struct eng_qp {
 	struct eng_qp *next;
+	/* On G.busy while the requester may have work (eng_qp_busy says what that is), on G.acking while an ACK is
+	 * pending (a QP may stay on it a pass longer than its ACK: eng_flush_acks takes it off then). */
+	struct eng_qp_link busy_link, ack_link;
 	struct emu_qp *q;
 	uint32_t qpn;
 	int type, state;
@@ -155,6 +169,9 @@ struct eng_qp {
 	uint64_t rec_stall_since;  /* record ahead of every doorbell since (ns), for the never-rung diagnostic */
 	int rec_stall_reported;
 	int reg_shared;            /* another QP of this process rings the same BlueFlame register (eng_doorbell.c) */
+	struct eng_qp *page_next;  /* the next in G.qp_by_page's bucket of this QP's (context, UAR page) */
+	struct eng_qp *reg_next;   /* the ring of the QPs that ring that register (itself alone if none): a doorbell
+	                            * sweeps those, not every QP of the process (take_shared_records) */
 	int cur_valid, cur_status;
 	uint32_t tx_off, tx_psn, next_psn;
 	size_t cur_len;
@@ -243,6 +260,11 @@ struct eng_global {
 	struct eng_inbox *inbox;
 	int nctx;
 	struct eng_qp *qps;
+	/* the QPs by (context, UAR page) (eng_qp_page_bucket), for the doorbell fault handler: a fault on a page
+	 * looks at that page's QPs, not at every QP of the process */
+	struct eng_qp *qp_by_page[1024];
+	struct eng_qp_list busy, acking; /* the QPs an engine pass visits (struct eng_qp_link) */
+	uint64_t passes, pass_visits;    /* engine passes, QPs they visited (mlx5emu_debug_pass_visits, t_many_qps) */
 	struct eng_qp *qp_by_slot[EMU_REG_QP_SLOTS];
 	struct eng_cq *cqs;
 	struct eng_mr *mr_hash[4096];
@@ -284,6 +306,10 @@ void eng_thread_sched_polling(void); /* back to nice 0: doorbells arrive on poll
 struct eng_qp *eng_find_qp(uint32_t qpn);
 struct eng_cq *eng_find_cq(uint32_t cqn);
 static inline unsigned eng_mr_bucket(uint32_t key) { return (key >> 8) & 4095; }
+static inline unsigned eng_qp_page_bucket(const void *ctx, uint32_t uar_page)
+{
+	return (unsigned)(((uintptr_t)ctx >> 4) * 31u + uar_page) & 1023u;
+}
 /* Do two QPs ring the same BlueFlame register (same context, UAR page and half)? */
 static inline int eng_same_bfreg(const struct emu_qp *a, const struct emu_qp *b)
 {
@@ -305,6 +331,14 @@ struct eng_inbox *eng_peer_cached(struct eng_peer *cache, int n, int pid, uint32
 /* Whether a cached mapping is no longer its process's live inbox (the process is gone, or has another one). */
 int eng_peer_stale(const struct eng_peer *e);
 void eng_qp_set_error(struct eng_qp *qp);
+/* The pass lists (struct eng_qp_link): put a QP on one (at the tail; no-op when on it already), take it off. */
+void eng_qp_list_add(struct eng_qp_list *l, struct eng_qp *qp, struct eng_qp_link *k);
+void eng_qp_list_del(struct eng_qp_list *l, struct eng_qp *qp, struct eng_qp_link *k);
+#define eng_qp_mark_busy(qp) eng_qp_list_add(&G.busy, (qp), &(qp)->busy_link)
+/* Whether the requester may have work for an engine pass: a QP in error flushes on every pass (the receive side
+ * too), and otherwise it has work only with WQEs taken but not executed, packets in flight, completions to write or
+ * an RNR wait. Everything that can make it true puts the QP on G.busy (eng_qp_mark_busy). */
+int eng_qp_busy(const struct eng_qp *qp);
 
 /* eng_cq.c (layer 2) */
 void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited);

@@ -209,10 +209,53 @@ void eng_qp_set_error(struct eng_qp *qp)
 	if (qp->state == EMU_QPS_ERR)
 		return;
 	qp->state = EMU_QPS_ERR;
+	eng_qp_mark_busy(qp);
 	qp->flushing = 1;
 	qp->last_wqe_due = qp->srq != NULL; /* eng_flush_qp raises it */
 	emu_lock();
 	if (qp->q)
 		qp->q->state = EMU_QPS_ERR; /* so that ibv_query_qp reports what the device did */
 	emu_unlock();
+}
+
+/* The link of QP n that is at the same place in it as k is in qp (both lists use the one code). */
+static struct eng_qp_link *link_of(struct eng_qp *n, const struct eng_qp *qp, const struct eng_qp_link *k)
+{
+	return (struct eng_qp_link *)((char *)n + ((const char *)k - (const char *)qp));
+}
+
+void eng_qp_list_add(struct eng_qp_list *l, struct eng_qp *qp, struct eng_qp_link *k)
+{
+	if (k->on)
+		return;
+	k->on = 1;
+	k->next = NULL;
+	k->prev = l->tail;
+	if (l->tail)
+		link_of(l->tail, qp, k)->next = qp;
+	else
+		l->head = qp;
+	l->tail = qp;
+}
+
+void eng_qp_list_del(struct eng_qp_list *l, struct eng_qp *qp, struct eng_qp_link *k)
+{
+	if (!k->on)
+		return;
+	if (k->prev)
+		link_of(k->prev, qp, k)->next = k->next;
+	else
+		l->head = k->next;
+	if (k->next)
+		link_of(k->next, qp, k)->prev = k->prev;
+	else
+		l->tail = k->prev;
+	k->on = 0;
+	k->next = k->prev = NULL;
+}
+
+int eng_qp_busy(const struct eng_qp *qp)
+{
+	return qp->state == EMU_QPS_ERR || qp->sq_next != qp->sq_pi || qp->infl_head != qp->infl_tail ||
+	       qp->cur_valid || qp->rnr_until;
 }

@@ -323,6 +323,7 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 void eng_rewind_to(struct eng_qp *qp, uint32_t slot)
 {
 	struct eng_infl *e = &qp->infl[slot & (qp->sq_cnt - 1)];
+	eng_qp_mark_busy(qp); /* on it already (a packet was in flight); said for whoever reads this alone */
 	qp->sq_next = e->bb;
 	qp->next_psn = e->psn_first;
 	qp->infl_head = slot;

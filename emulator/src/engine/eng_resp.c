@@ -82,6 +82,7 @@ static void ack_pending_for(struct eng_qp *qp, uint32_t psn, int now)
 	if (!qp->ack_pending)
 		qp->ack_since = eng_pass_ns();
 	qp->ack_pending = 1;
+	eng_qp_list_add(&G.acking, qp, &qp->ack_link);
 	qp->ack_psn = psn;
 	qp->ack_count++;
 	qp->ack_now |= now;
@@ -97,17 +98,25 @@ int eng_flush_acks(int force)
 {
 	int work = 0, held = 0;
 	uint64_t now = eng_pass_ns();
-	for (struct eng_qp *qp = G.qps; qp; qp = qp->next) {
-		if (!qp->ack_pending)
+	/* only the QPs with an ACK pending, not every QP of the process (perf: this walk was half of the engine's time
+	 * with 1,024 QPs); one whose ACK went out elsewhere (flush_ack before a NAK, a reset) leaves here */
+	for (struct eng_qp *qp = G.acking.head, *next; qp; qp = next) {
+		next = qp->ack_link.next;
+		G.pass_visits++;
+		if (!qp->ack_pending) {
+			eng_qp_list_del(&G.acking, qp, &qp->ack_link);
 			continue;
+		}
 		if (!force && !qp->ack_now && qp->ack_count < ENG_ACK_COALESCE && now - qp->ack_since < ENG_ACK_DELAY_NS) {
 			held = 1;
 			continue;
 		}
-		if (flush_ack(qp))
+		if (flush_ack(qp)) {
 			work = 1;
-		else
+			eng_qp_list_del(&G.acking, qp, &qp->ack_link);
+		} else {
 			held = 1;
+		}
 	}
 	atomic_store_explicit(&acks_held, held, memory_order_relaxed);
 	/* The end of every engine pass's inbox drain is also where packets held back by fault injection (delayed,

@@ -112,11 +112,7 @@ static int check_type(uint8_t t)
 
 static void qp_unlink(struct emu_ctx *ctx, struct emu_qp *qp)
 {
-	for (struct emu_qp **p = &ctx->qps; *p; p = &(*p)->next)
-		if (*p == qp) {
-			*p = qp->next;
-			break;
-		}
+	emu_ctx_unlink_qp(ctx, qp);
 }
 
 static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uverbs_create_qp_resp *out)
@@ -287,8 +283,7 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 	out->max_recv_sge = has_rq ? a->max_recv_sge : 0;
 	out->max_inline_data = qp->max_inline_data;
 	emu_lock();
-	qp->next = ctx->qps;
-	ctx->qps = qp;
+	emu_ctx_link_qp(ctx, qp);
 	emu_unlock();
 	if (emu_log_enabled)
 		emu_log("qp handle %u: qpn 0x%x type %d uidx 0x%x sq %u@0x%llx rq %u<<%u@0x%llx db 0x%llx bfreg %u "
@@ -717,7 +712,7 @@ void emu_destroy_all_qps(struct emu_ctx *ctx)
 		emu_lock();
 		struct emu_qp *qp = ctx->qps;
 		if (qp)
-			ctx->qps = qp->next;
+			emu_ctx_unlink_qp(ctx, qp);
 		emu_unlock();
 		if (!qp)
 			break;

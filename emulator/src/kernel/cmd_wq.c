@@ -514,8 +514,7 @@ int emu_cmd_create_rss_qp(struct emu_cmd *cmd, const struct ib_uverbs_ex_create_
 		free(qp);
 		return err;
 	}
-	qp->next = ctx->qps;
-	ctx->qps = qp;
+	emu_ctx_link_qp(ctx, qp);
 	emu_unlock();
 	if (emu_log_enabled)
 		emu_log("qp handle %u: RSS qp (internal qpn 0x%x) ind_tbl %u fields 0x%llx", qp->handle, qp->qpn,

@@ -26,10 +26,33 @@ struct emu_cq *emu_cq_by_handle(struct emu_ctx *ctx, uint32_t h)
 
 struct emu_qp *emu_qp_by_handle(struct emu_ctx *ctx, uint32_t h)
 {
-	for (struct emu_qp *qp = ctx->qps; qp; qp = qp->next)
+	for (struct emu_qp *qp = ctx->qp_hash[h & (EMU_QP_HASH - 1)]; qp; qp = qp->hash_next)
 		if (qp->handle == h)
 			return qp;
 	return NULL;
+}
+
+void emu_ctx_link_qp(struct emu_ctx *ctx, struct emu_qp *qp)
+{
+	qp->next = ctx->qps;
+	ctx->qps = qp;
+	struct emu_qp **b = &ctx->qp_hash[qp->handle & (EMU_QP_HASH - 1)];
+	qp->hash_next = *b;
+	*b = qp;
+}
+
+void emu_ctx_unlink_qp(struct emu_ctx *ctx, struct emu_qp *qp)
+{
+	for (struct emu_qp **p = &ctx->qps; *p; p = &(*p)->next)
+		if (*p == qp) {
+			*p = qp->next;
+			break;
+		}
+	for (struct emu_qp **p = &ctx->qp_hash[qp->handle & (EMU_QP_HASH - 1)]; *p; p = &(*p)->hash_next)
+		if (*p == qp) {
+			*p = qp->hash_next;
+			break;
+		}
 }
 
 struct emu_srq *emu_srq_by_handle(struct emu_ctx *ctx, uint32_t h)

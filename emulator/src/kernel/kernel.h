@@ -65,6 +65,9 @@ uint32_t emu_ctx_new_handle(struct emu_ctx *ctx);
 struct emu_pd *emu_pd_by_handle(struct emu_ctx *ctx, uint32_t h);
 struct emu_cq *emu_cq_by_handle(struct emu_ctx *ctx, uint32_t h);
 struct emu_qp *emu_qp_by_handle(struct emu_ctx *ctx, uint32_t h);
+/* Put a QP on its context's list and handle table, or take it off both (callers hold emu_lock). */
+void emu_ctx_link_qp(struct emu_ctx *ctx, struct emu_qp *qp);
+void emu_ctx_unlink_qp(struct emu_ctx *ctx, struct emu_qp *qp);
 struct emu_srq *emu_srq_by_handle(struct emu_ctx *ctx, uint32_t h);
 
 #endif
