@@ -5,6 +5,7 @@
  */
 module io.mlx5j.doorbell {
     requires transitive io.mlx5j.wqe;
+    requires jdk.management;
 
     exports io.mlx5j.doorbell;
 }

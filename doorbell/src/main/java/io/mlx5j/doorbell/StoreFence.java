@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mlx5j.doorbell;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
 import io.mlx5j.memory.InternalUnsafe;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -33,6 +35,9 @@ import java.nio.file.Path;
  *   <li>the JVM was started with {@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED};</li>
  *   <li>{@code os.arch} is {@code amd64} and {@code /proc/cpuinfo} lists {@code clflushopt} or {@code clwb} (the
  *       condition under which HotSpot emits the sfence: without it the call would be no fence at all);</li>
+ *   <li>C2 compiles (not {@code -Xint}, {@code -XX:-UseCompiler} or {@code -XX:TieredStopAtLevel} below 4):
+ *       HotSpot generates the write-back stubs with C2's, and without them the post-sync jumps to a null stub (a
+ *       SIGSEGV at pc 0, measured with both flags on JDK 25.0.3), which no first call could survive to report;</li>
  *   <li>the JVM has write-back enabled (a first call of the zero-length write-back succeeds);</li>
  *   <li>the system property {@code mlx5j.doorbell.sfence} is not {@code false}.</li>
  * </ul>
@@ -77,7 +82,8 @@ final class StoreFence
     {
         if ("false".equalsIgnoreCase(System.getProperty("mlx5j.doorbell.sfence", "true"))
             || !"amd64".equals(System.getProperty("os.arch"))
-            || !cpuFlushesWithSfence())
+            || !cpuFlushesWithSfence()
+            || !c2Compiles())
         {
             return null;
         }
@@ -97,6 +103,26 @@ final class StoreFence
         catch (final Throwable ex)
         {
             return null;
+        }
+    }
+
+    /** Whether this JVM runs C2, from its flags; false when they cannot be read. */
+    private static boolean c2Compiles()
+    {
+        try
+        {
+            final HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+            if (!"true".equals(vm.getVMOption("UseCompiler").getValue()))
+            {
+                return false;   // -Xint
+            }
+            // TieredStopAtLevel counts only with tiered compilation: -XX:-TieredCompilation runs C2 alone
+            return !"true".equals(vm.getVMOption("TieredCompilation").getValue())
+                || Integer.parseInt(vm.getVMOption("TieredStopAtLevel").getValue()) >= 4;
+        }
+        catch (final RuntimeException | LinkageError ex)
+        {
+            return false;
         }
     }
 

@@ -69,6 +69,18 @@ class FencePathTest
         assertTrue(noExport.contains("FENCE=lock add"), noExport);
     }
 
+    @Test
+    void withoutC2TheFenceIsTheLockedInstructionAndTheJvmLives() throws Exception
+    {
+        // HotSpot generates the write-back stubs with C2's: with the interpreter only, or C1 only, the write-back's
+        // native post-sync jumps to a null stub (SIGSEGV at pc 0), so the probe itself must not call it there
+        for (final String mode : List.of("-Xint", "-XX:TieredStopAtLevel=1"))
+        {
+            final String out = child(List.of(EXPORT, mode));
+            assertTrue(out.contains("FENCE=lock add"), mode + ":\n" + out);
+        }
+    }
+
     /**
      * The child JVM's compiler log (complete: compiled with -Xbatch), then its "FENCE=..." line. The child writes
      * that line to a file, not to its output: the compiler thread prints the log at the same time, and a line printed
