@@ -31,7 +31,6 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import java.util.List;
 
 import static io.mlx5j.bindings.CTypes.C_INT;
@@ -42,7 +41,6 @@ import static io.mlx5j.bindings.CTypes.U8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * CQE parity judged by libmlx5 on CQEs the emulator writes (engine on): frames sent through the emulated port land
@@ -241,7 +239,7 @@ class EngineRawCqeParityTest
                         // the frame's CQE, after any filler CQEs the engine writes first
                         while (true)
                         {
-                            mirror(cqL, cqJ, produced++);
+                            CqeMirror.mirror(cqL, cqJ, produced++);
                             final String what = mode + " frame " + seq + " " + k + (useLegacy ? " ibv_poll_cq" :
                                 " ibv_start_poll");
                             final long byteLenL;
@@ -376,39 +374,6 @@ class EngineRawCqeParityTest
         return InlineVerbs.callCqInt(InlineVerbs.cqFn(cqx, member), cqx);
     }
 
-    /**
-     * Waits for the engine's CQE number {@code index} in {@code from} and copies it to the same position of
-     * {@code to} the way the device writes: the body, then op_own with {@code to}'s owner bit for that pass.
-     */
-    private static void mirror(final CompletionQueue from, final CompletionQueue to, final int index)
-    {
-        final MemorySegment src = from.ring().buf();
-        final int cntF = from.ring().cqeCnt();
-        final long at = (long) (index & (cntF - 1)) * 64;
-        final int owner = (index / cntF) & 1;
-        final long deadline = System.nanoTime() + 10_000_000_000L;
-        int opOwn;
-        while (true)
-        {
-            opOwn = src.get(ValueLayout.JAVA_BYTE, at + 63) & 0xff;
-            if ((opOwn >>> 4) != 0xf && (opOwn & 1) == owner)
-            {
-                break;
-            }
-            if (System.nanoTime() > deadline)
-            {
-                fail("no CQE " + index + " from the engine within 10 s");
-            }
-            Thread.onSpinWait();
-        }
-        VarHandle.acquireFence();
-        final MemorySegment dst = to.ring().buf();
-        final int cntT = to.ring().cqeCnt();
-        final long to64 = (long) (index & (cntT - 1)) * 64;
-        MemorySegment.copy(src, at, dst, to64, 63);
-        VarHandle.releaseFence();
-        dst.set(ValueLayout.JAVA_BYTE, to64 + 63, (byte) ((opOwn & ~1) | ((index / cntT) & 1)));
-    }
 
     private MemorySegment recvWr(final long wrId, final long addr, final int lkey)
     {

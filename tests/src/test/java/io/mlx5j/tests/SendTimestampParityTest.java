@@ -29,11 +29,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Send completion timestamps judged by libmlx5: mlx5j posts signaled sends on an RC, UC, UD or raw packet QP whose
@@ -132,7 +130,7 @@ class SendTimestampParityTest
                     case RAW -> raw.send(i, mr.address(), mr.lkey(), 106, flags);
                 };
                 assertTrue(posted, kind + " post " + i);
-                mirror(cqJ, cqL, i);
+                CqeMirror.mirror(cqJ, cqL, i);
                 assertEquals(0, InlineVerbs.ibv_start_poll(cqx, pollAttr), "libmlx5 polls send " + i);
                 final long ts = InlineVerbs.callCqLong(InlineVerbs.cqFn(cqx, IbvCqEx.READ_COMPLETION_TS_OFFSET), cqx);
                 final long wall = InlineVerbs.callCqLong(
@@ -165,39 +163,5 @@ class SendTimestampParityTest
     {
         final java.time.Instant now = java.time.Instant.now();
         return now.getEpochSecond() * 1_000_000_000L + now.getNano();
-    }
-
-    /**
-     * Waits for the engine's CQE number {@code index} in {@code from} and copies it to the same position of
-     * {@code to} the way the device writes: the body, then op_own with {@code to}'s owner bit for that pass.
-     */
-    private static void mirror(final CompletionQueue from, final CompletionQueue to, final int index)
-    {
-        final MemorySegment src = from.ring().buf();
-        final int cntF = from.ring().cqeCnt();
-        final long at = (long) (index & (cntF - 1)) * 64;
-        final int owner = (index / cntF) & 1;
-        final long deadline = System.nanoTime() + 10_000_000_000L;
-        int opOwn;
-        while (true)
-        {
-            opOwn = src.get(ValueLayout.JAVA_BYTE, at + 63) & 0xff;
-            if ((opOwn >>> 4) != 0xf && (opOwn & 1) == owner)
-            {
-                break;
-            }
-            if (System.nanoTime() > deadline)
-            {
-                fail("no CQE " + index + " from the engine within 10 s");
-            }
-            Thread.onSpinWait();
-        }
-        VarHandle.acquireFence();
-        final MemorySegment dst = to.ring().buf();
-        final int cntT = to.ring().cqeCnt();
-        final long to64 = (long) (index & (cntT - 1)) * 64;
-        MemorySegment.copy(src, at, dst, to64, 63);
-        VarHandle.releaseFence();
-        dst.set(ValueLayout.JAVA_BYTE, to64 + 63, (byte) ((opOwn & ~1) | ((index / cntT) & 1)));
     }
 }
