@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 import io.mlx5j.bindings.IbvQpInitAttrEx;
+import io.mlx5j.direct.RecvQueue;
 import io.mlx5j.verbs.Access;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.Context;
@@ -141,6 +142,20 @@ public final class EmulatedRawQp implements AutoCloseable
     public long recvBuffer(final int slot)
     {
         return mr.address() + RawWorkload.RECV_OFFSET + (long) slot * RawWorkload.RECV_BUF;
+    }
+
+    /** Posts every receive buffer ({@link #MAX_WR}, wr_id = slot) on {@code rq} and rings once. */
+    public void postAllReceives(final RecvQueue rq)
+    {
+        final int lkey = mr.lkey();
+        for (int slot = 0; slot < MAX_WR; slot++)
+        {
+            if (!rq.post(slot, recvBuffer(slot), lkey, RawWorkload.RECV_BUF))
+            {
+                throw new IllegalStateException("receive queue full after " + slot + " buffers");
+            }
+        }
+        rq.ring();
     }
 
     @Override

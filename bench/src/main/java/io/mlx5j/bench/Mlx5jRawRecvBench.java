@@ -54,14 +54,7 @@ public class Mlx5jRawRecvBench
         cq = CqPoller.of(env.recvCq).attach(rq);
         clock = NicClock.of(env.context);
         lkey = env.mr.lkey();
-        for (int slot = 0; slot < EmulatedRawQp.MAX_WR; slot++)
-        {
-            if (!rq.post(slot, env.recvBuffer(slot), lkey, RawWorkload.RECV_BUF))
-            {
-                throw new IllegalStateException("receive queue full after " + slot + " buffers");
-            }
-        }
-        rq.ring();
+        env.postAllReceives(rq);
         completer = new RawRecvCompleter(env.recvCq.ring(), env.uidx, 1L << 40);
     }
 
