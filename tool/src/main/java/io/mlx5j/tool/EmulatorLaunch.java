@@ -41,7 +41,7 @@ final class EmulatorLaunch
     {
         return switch (command)
         {
-            case "devices", "perf", "pingpong", "rping", "feed", "validate" -> true;
+            case "devices", "perf", "pingpong", "rping", "feed", "validate", "blocks" -> true;
             default -> false;
         };
     }

@@ -32,7 +32,7 @@ class EmulatorLaunchTest
         // this JVM already runs on the emulator (surefire preloads it): nothing starts again
         assertTrue(Mlx5jTool.isEmulated());
         assertNull(EmulatorLaunch.reason(new String[] {"devices"}, false));
-        for (final String c : List.of("devices", "perf", "pingpong", "rping", "feed", "validate"))
+        for (final String c : List.of("devices", "perf", "pingpong", "rping", "feed", "validate", "blocks"))
         {
             assertTrue(EmulatorLaunch.needsDevice(c), c);
         }
