@@ -2,11 +2,9 @@
 package io.mlx5j.tool.blocks;
 
 import io.mlx5j.cm.CmConnection;
-import io.mlx5j.cm.CmException;
 import io.mlx5j.cm.CmListener;
-import io.mlx5j.cm.CmTimeoutException;
+import io.mlx5j.cm.CmServer;
 import io.mlx5j.cm.ConnectOptions;
-import io.mlx5j.cm.ConnectionRequest;
 import io.mlx5j.verbs.Access;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.Context;
@@ -35,16 +33,21 @@ import java.util.List;
  * {@code mlx5j blocks serve}: one registered region (REMOTE_READ | REMOTE_WRITE) and one RC QP per client, accepted
  * through rdma_cm with the region's {@link RegionInfo} as private data. The server only answers: its QPs are
  * responders, so it posts nothing and polls nothing (RDMA READ and WRITE complete without the responder's CPU).
- * Accepts are serial (each waits for the client's ESTABLISHED); between them the loop reaps the connections that
- * disconnected.
+ * Accepts run concurrently through a {@link CmServer} ({@value #ACCEPTS_IN_FLIGHT} at once, each bounded by the
+ * connect timeout), so a slow or dead client holds one accept thread and never stalls the others; the serving loop
+ * takes each established connection and reaps the ones that disconnected.
  * <p>
- * Confinement: {@link #serve} runs on one thread; {@link #stop} and {@link #region} may be called from any thread.
+ * Confinement: {@link #serve} runs on one thread; {@link #stop} and {@link #region} may be called from any thread;
+ * the QPs are made on the {@link CmServer}'s accept threads ({@link #createQp} only reads final fields and calls the
+ * thread-safe {@code ibv_create_qp}).
  */
 public final class BlocksServer implements AutoCloseable
 {
     private static final Duration POLL = Duration.ofMillis(100);
     /** RDMA READs a client may have outstanding at each QP (the responder resources granted). */
     private static final int MAX_READS = 16;
+    /** Accepts that may wait for their client's RTU at once. */
+    static final int ACCEPTS_IN_FLIGHT = 16;
 
     private final BlocksOptions o;
     private final Context context;
@@ -59,6 +62,7 @@ public final class BlocksServer implements AutoCloseable
     private volatile boolean stopped;
     private long accepted;
     private long gone;
+    private int failuresReported;
 
     private BlocksServer(final BlocksOptions o)
     {
@@ -154,57 +158,79 @@ public final class BlocksServer implements AutoCloseable
         long lastReport = 0;
         long reported = 0;
         long lastReap = 0;
-        while (!stopped && (o.clients() == 0 || gone < o.clients()))
-        {
-            final boolean busy = acceptOne();
-            long now = System.nanoTime();
-            // reaping asks every connection for its events: while requests queue up, only once a second, so that
-            // accepting N clients does not cost N^2 event polls
-            if (!busy || now - lastReap > 1_000_000_000L)
-            {
-                reap();
-                lastReap = now;
-            }
-            now = System.nanoTime();
-            // at most once a second, and only when something changed (an idle server stays quiet)
-            if (now - lastReport > 1_000_000_000L && accepted + gone != reported)
-            {
-                lastReport = now;
-                reported = accepted + gone;
-                out.printf("blocks serve: %d connected, %d accepted, %d gone%n", live.size(), accepted, gone);
-                out.flush();
-            }
-        }
-        out.printf("blocks serve: done, %d accepted, %d gone%n", accepted, gone);
-    }
-
-    /** Waits up to 100 ms for one request and accepts it; false if none came. */
-    private boolean acceptOne()
-    {
-        final ConnectionRequest request;
+        final CmServer server = CmServer.start(listener, ACCEPTS_IN_FLIGHT, this::createQp,
+            ConnectOptions.builder().responderResources(MAX_READS).initiatorDepth(0).retryCount(7).rnrRetryCount(7)
+                .timeout(o.timeout()).privateData(info.encode()).build(), null);
         try
         {
-            request = listener.awaitRequest(POLL);
+            while (!stopped && (o.clients() == 0 || gone < o.clients()))
+            {
+                final boolean busy = takeOne(server);
+                reportFailures(server);
+                long now = System.nanoTime();
+                // reaping asks every connection for its events: while requests queue up, only once a second, so that
+                // accepting N clients does not cost N^2 event polls
+                if (!busy || now - lastReap > 1_000_000_000L)
+                {
+                    reap();
+                    lastReap = now;
+                }
+                now = System.nanoTime();
+                // at most once a second, and only when something changed (an idle server stays quiet)
+                if (now - lastReport > 1_000_000_000L && accepted + gone != reported)
+                {
+                    lastReport = now;
+                    reported = accepted + gone;
+                    out.printf("blocks serve: %d connected, %d accepted, %d gone%n", live.size(), accepted, gone);
+                    out.flush();
+                }
+            }
         }
-        catch (final CmTimeoutException ex)
+        finally
+        {
+            server.close();    // waits for the accepts in flight; closes what was established but not taken
+        }
+        reportFailures(server);
+        out.printf("blocks serve: done, %d accepted, %d gone, %d accepts failed%n", accepted, gone, server.failed());
+    }
+
+    /** Waits up to 100 ms for one established connection and keeps it; false if none came. */
+    private boolean takeOne(final CmServer server)
+    {
+        final CmConnection c;
+        try
+        {
+            c = server.take(POLL);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            stopped = true;
+            return false;
+        }
+        if (c == null)
         {
             return false;
         }
-        try
-        {
-            final int reads = Math.min(MAX_READS, Math.max(1, request.initiatorDepth()));
-            live.add(request.accept(this::createQp, ConnectOptions.builder().responderResources(reads)
-                .initiatorDepth(0).retryCount(7).rnrRetryCount(7).timeout(o.timeout())
-                .privateData(info.encode()).build()));
-            accepted++;
-        }
-        catch (final CmException | IllegalStateException ex)
-        {
-            // one client's failed accept (it left, or timed out) must not end the service of the others
-            System.err.println("mlx5j: blocks serve: accept from " + request.remoteAddress() + " failed: "
-                + ex.getMessage());
-        }
+        live.add(c);
+        accepted++;
         return true;
+    }
+
+    /** One client's failed accept (it left, timed out, or the QP could not be made) must not end the service. */
+    private void reportFailures(final CmServer server)
+    {
+        final int failed = server.failed();
+        if (failed != failuresReported)
+        {
+            final List<RuntimeException> recent = server.failures();
+            final int fresh = Math.min(failed - failuresReported, recent.size());
+            for (int k = recent.size() - fresh; k < recent.size(); k++)
+            {
+                System.err.println("mlx5j: blocks serve: accept failed: " + recent.get(k).getMessage());
+            }
+            failuresReported = failed;
+        }
     }
 
     private QueuePair createQp(final io.mlx5j.cm.CmId id)
