@@ -121,6 +121,12 @@ public final class WqeDump
         final long size = (long)wqeCnt * MLX5_SEND_WQE_BB;
         final long start = (long)(index & (wqeCnt - 1)) * MLX5_SEND_WQE_BB;
         final int len = ds(sq, start) * 16;
+        if (len > size)
+        {
+            // garbage in qpn_ds (an unwritten or overwritten ring) must name itself, not fail inside the copy
+            throw new IllegalArgumentException("the WQE at WQEBB " + index + " claims ds " + len / 16 + " ("
+                + len + " bytes), more than the whole ring of " + size + " bytes");
+        }
         final byte[] out = new byte[len];
         final int first = (int)Math.min(len, size - start);
         MemorySegment.copy(sq, java.lang.foreign.ValueLayout.JAVA_BYTE, start, out, 0, first);

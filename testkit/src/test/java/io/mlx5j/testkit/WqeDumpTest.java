@@ -181,4 +181,19 @@ class WqeDumpTest
             data[0]   byte_count=64 lkey=0x00000055 addr=0x0000000000004000
             """, srq.text());
     }
+
+    @Test
+    void ringWhoseCtrlClaimsMoreThanTheRingIsRefusedByName()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            // 2 WQEBBs (128 bytes); qpn_ds 0x00012340 at WQEBB 1: ds 64 = 1,024 bytes
+            final MemorySegment sq = arena.allocate(128);
+            sq.set(ValueLayout.JAVA_INT_UNALIGNED, 64 + 4, Integer.reverseBytes(0x00012340));
+            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> WqeDump.linearize(sq, 2, 1));
+            assertEquals("the WQE at WQEBB 1 claims ds 64 (1024 bytes), more than the whole ring of 128 bytes",
+                e.getMessage());
+        }
+    }
 }
