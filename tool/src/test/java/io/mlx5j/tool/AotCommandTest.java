@@ -133,6 +133,22 @@ class AotCommandTest
             damaged.err);
     }
 
+    /** A training run that fails leaves no cache (and no stamp) behind, and the tool exits with its status. */
+    @Test
+    void aFailedTrainingRunLeavesNoCache(@TempDir final Path dir) throws Exception
+    {
+        final String cp = jarClassPath(dir.resolve("cp"));
+        final Path cache = dir.resolve("bad.aot");
+        final Run create = run(cp, List.of(), "aot", "create", "--cache", cache.toString(), "--", "selfcheck",
+            "--frobnicate");
+        assertEquals(2, create.exit, create.out + create.err);
+        assertTrue(create.err.contains("mlx5j: selfcheck takes no options ('--frobnicate')"), create.err);
+        assertTrue(create.err.endsWith("mlx5j: aot create: the training run exited with status 2; no cache made\n"),
+            create.err);
+        assertFalse(Files.exists(cache));
+        assertFalse(Files.exists(AotCommand.stampOf(cache)));
+    }
+
     /** Bad command lines (status 2), and a class path with directories, which cannot make a cache (status 1). */
     @Test
     void usageAndClassDirectories(@TempDir final Path dir)
