@@ -178,21 +178,66 @@ final class EmulatorLaunch
                 + "LD_PRELOAD");
             return 1;
         }
+        final String emulator = emulator(err);
+        if (emulator == null)
+        {
+            return 1;
+        }
+        err.println("mlx5j: " + why);
+        return await(new ProcessBuilder(command(emulator, System.getenv(OPTIONS_ENV), jvm(List.of()),
+            System.getProperty("java.class.path"), args)), true, args[0], err);
+    }
+
+    /**
+     * The emulator the launcher named, or null when there is none to run (the reason then printed on {@code err}).
+     */
+    static String emulator(final PrintStream err)
+    {
         final String emulator = System.getProperty(EMULATOR_PROPERTY);
         if (emulator == null || !Files.isExecutable(Path.of(emulator)))
         {
             err.println("mlx5j: no RDMA device found and no emulator to run on (" + EMULATOR_PROPERTY + "="
                 + emulator + "); start the tool through ./mlx5j");
-            return 1;
+            return null;
         }
-        err.println("mlx5j: " + why);
+        return emulator;
+    }
+
+    /**
+     * This JVM's java command and options ({@code -XX:...}, {@code -D...}, including those the JVM took from
+     * JDK_JAVA_OPTIONS and JAVA_TOOL_OPTIONS) for a child that runs the dispatcher again, less those for which
+     * {@code drop} says true.
+     */
+    static List<String> jvm(final List<String> drop)
+    {
         final List<String> jvm = new ArrayList<>();
         jvm.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        jvm.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
-        final ProcessBuilder pb = new ProcessBuilder(command(emulator, System.getenv(OPTIONS_ENV), jvm,
-            System.getProperty("java.class.path"), args)).inheritIO();
-        final Map<String, String> env = pb.environment();
-        env.put(CHILD_ENV, "1");
+        for (final String option : ManagementFactory.getRuntimeMXBean().getInputArguments())
+        {
+            if (drop.stream().noneMatch(option::startsWith))
+            {
+                jvm.add(option);
+            }
+        }
+        return jvm;
+    }
+
+    /**
+     * Starts {@code pb} with this process's streams, {@link #CHILD_ENV} set if {@code emulated}, and waits for it; a
+     * TERM or an INT to this process ends the child too (it has the terminal's INT as well).
+     *
+     * @return the child's exit status, or 1 if it could not start (said on {@code err})
+     */
+    static int await(final ProcessBuilder pb, final boolean emulated, final String command, final PrintStream err)
+    {
+        pb.inheritIO();
+        if (emulated)
+        {
+            final Map<String, String> env = pb.environment();
+            env.put(CHILD_ENV, "1");
+        }
+        System.out.flush();
+        err.flush();
         final Process child;
         try
         {
@@ -200,11 +245,10 @@ final class EmulatorLaunch
         }
         catch (final IOException ex)
         {
-            err.println("mlx5j: " + args[0] + " failed: cannot start " + emulator + ": " + ex.getMessage());
+            err.println("mlx5j: " + command + " failed: cannot start " + pb.command().get(0) + ": " + ex.getMessage());
             return 1;
         }
-        // a TERM or an INT to this process ends the child too (it has the terminal's INT as well)
-        final Thread reaper = new Thread(child::destroy, "mlx5j-emulated-child");
+        final Thread reaper = new Thread(child::destroy, "mlx5j-child");
         Runtime.getRuntime().addShutdownHook(reaper);
         try
         {
@@ -215,6 +259,17 @@ final class EmulatorLaunch
             Thread.currentThread().interrupt();
             child.destroy();
             return 1;
+        }
+        finally
+        {
+            try
+            {
+                Runtime.getRuntime().removeShutdownHook(reaper);
+            }
+            catch (final IllegalStateException shuttingDown)
+            {
+                // the hook runs or ran: nothing to remove
+            }
         }
     }
 }

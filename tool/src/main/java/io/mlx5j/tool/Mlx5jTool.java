@@ -39,6 +39,7 @@ public final class Mlx5jTool
         "  validate [--json FILE]           check rdma-core, the device and RC traffic (mlx5j validate --help)",
         "  selfcheck                        print the encoded WQEs of a few work requests (pure Java, no device)",
         "  decode wqe|rwqe|srq-wqe|cqe HEX  a WQE or CQE in hex, with PRM field names (mlx5j decode --help)",
+        "  aot create|run [--cache F] CMD   JDK 25's AOT cache: train it, run with it (mlx5j aot --help)",
         "  help, --help, -h                 this list",
         "Commands that open a device run on the emulated ConnectX (emulator/mlx5emu) when there is no RDMA device, or",
         "with --emulated; MLX5J_EMU_OPTS adds emulator options (e.g. --log).");
@@ -143,6 +144,9 @@ public final class Mlx5jTool
                         return 0;
                     }
                     return DecodeCommand.run(rest, System.in, out);
+                case "aot":
+                    // its own --help only: one after the command is the command's
+                    return AotCommand.run(rest, out, err);
                 case "help", "-h", "--help":
                     out.println(USAGE);
                     return 0;
@@ -164,6 +168,7 @@ public final class Mlx5jTool
                 case "validate" -> ValidateCommand.USAGE;
                 case "selfcheck" -> SELFCHECK_USAGE;
                 case "decode" -> DecodeCommand.USAGE;
+                case "aot" -> AotCommand.USAGE;
                 default -> USAGE;
             });
             return 2;

@@ -2,7 +2,8 @@
 /**
  * The {@code mlx5j} command-line tool ({@link io.mlx5j.tool.Mlx5jTool}, started by {@code ./mlx5j}). This package
  * holds the dispatcher and what every command shares: the option reader ({@link io.mlx5j.tool.Args}) and its
- * {@link io.mlx5j.tool.UsageException}, the launch on the emulated ConnectX ({@code EmulatorLaunch}), and the texts
+ * {@link io.mlx5j.tool.UsageException}, the launch on the emulated ConnectX ({@code EmulatorLaunch}), JDK 25's
+ * ahead-of-time cache for a command ({@code AotCommand}, {@code mlx5j aot create|run}), and the texts
  * the commands print about devices ({@link io.mlx5j.tool.DevicesCommand}, which is also {@code mlx5j devices}) and
  * GIDs ({@link io.mlx5j.tool.GidText}). Each other command has a package of its own:
  * <ul>

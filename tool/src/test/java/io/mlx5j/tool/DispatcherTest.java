@@ -14,7 +14,7 @@ class DispatcherTest
     /** Every command the dispatcher runs, in the order --help lists them. */
     private static final List<String> COMMANDS = List.of("devices", "perf", "pingpong", "rping", "feed", "blocks",
         "validate", "selfcheck",
-        "decode", "help");
+        "decode", "aot", "help");
 
     @Test
     void helpListsEveryCommandOnOneLine()

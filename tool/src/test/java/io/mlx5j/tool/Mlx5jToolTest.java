@@ -69,6 +69,31 @@ class Mlx5jToolTest
         assertTrue(row[2] > 0, "t_min is positive");
     }
 
+    /**
+     * {@code --warmup N} with {@code --loopback}: the warm-up runs (the run's own loops, one thread, on a private QP
+     * pair) and says so on stderr, before the run's table; without the option a loopback run has none. Every test
+     * kind: write_lat and send_lat with their answering side on the same thread, read_lat one-sided.
+     */
+    @Test
+    void loopbackRunsTheWarmupItIsAskedFor()
+    {
+        for (final String test : List.of("write_lat", "send_lat", "read_lat"))
+        {
+            final long before = EmulatedDevice.strictViolations();
+            final Capture out = new Capture();
+            final Capture err = new Capture();
+            assertEquals(0, Mlx5jTool.run(new String[] {"perf", test, "--loopback", "-n", "200", "--warmup", "1500",
+                "--no-progress"}, out.stream, err.stream), out.text() + err.text());
+            assertTrue(err.text().startsWith("mlx5j: JIT warm-up: 1500 iterations on a private QP pair in "),
+                test + ": " + err.text());
+            assertEquals(1, err.text().lines().count(), err.text());
+            latencyRow(out.text().lines().toList(), 2, 200);
+            assertEquals(before, EmulatedDevice.strictViolations(), "strict-mode violations during " + test);
+        }
+        // the default in loopback is none: perf() asserts an empty stderr
+        latencyRow(perf("write_lat", "-n", "200"), 2, 200);
+    }
+
     /** BlueFlame, as {@link #writeLatLoopbackThousandIterations()}. */
     @Test
     void everyLatencyTestInLoopback()

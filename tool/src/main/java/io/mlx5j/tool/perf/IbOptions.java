@@ -15,7 +15,8 @@ import io.mlx5j.tool.UsageException;
  * @param qpTimeout the QP's local ACK timeout exponent ({@code -u})
  * @param host      the server to connect to ({@link PerfOptions.Role#CLIENT}), else null
  * @param tcpPort   the exchange's TCP port, or with {@code -R} its rdma_cm port
- * @param warmup    iterations of the JIT warm-up before a two-process latency run ({@link JitWarmup}), or 0
+ * @param warmup    iterations of the JIT warm-up before a latency run ({@link JitWarmup}; by default before a
+ *                  two-process run over TCP only), or 0
  * @param qps       QPs per side ({@code -q}): the bw tests post round-robin over them, {@code -n} messages each,
  *                  their completions on one CQ, as perftest's run_iter_bw
  */
@@ -88,10 +89,10 @@ public record IbOptions(
         "      --timeout SECONDS    limit for the TCP exchange, the server's wait for a client, and any stall",
         "                           of a run (nothing arrives from the peer) (default 60)",
         "      --no-progress        no progress lines on stderr",
-        "      --warmup N           mlx5j only, latency tests: before the exchange, run N iterations of the same",
-        "                           loops on a private QP pair in this process and wait for the JIT compiler to",
-        "                           finish (default " + DEFAULT_WARMUP + " for a server or a client over TCP, 0 with",
-        "                           --loopback); the peer sees nothing of it",
+        "      --warmup N           mlx5j only, latency tests: before the exchange (or the --loopback run), run",
+        "                           N iterations of the same loops on a private QP pair in this process and wait",
+        "                           for the JIT compiler to finish (default " + DEFAULT_WARMUP + " for a server or a",
+        "                           client over TCP, 0 with --loopback); the peer sees nothing of it",
         "      --emulated           (launcher) use the emulated ConnectX even if a real device exists");
 
     /** This part in the warm-up run: no peer, no exchange, one size. */

@@ -10,9 +10,10 @@ import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 
 /**
- * The JIT warm-up of a two-process latency run ({@code --warmup N}), before its TCP exchange: N iterations of the
- * loops the run will use, on a private pair of QPs in this process (the initiating loop on this thread, the
- * answering loop on a second one, as the two processes run them), then a wait until the compiler threads are quiet.
+ * The JIT warm-up of a latency run ({@code --warmup N}): N iterations of the loops the run will use, on a private
+ * pair of QPs in this process, then a wait until the compiler threads are quiet. Before a two-process run's TCP
+ * exchange the initiating loop runs on this thread and the answering loop on a second one, as the two processes run
+ * them; before a {@code --loopback} run both run on this thread, as the run drives them.
  * <p>
  * Why: a run's samples start with its first iteration, and a JVM compiles its hot methods during the first second of
  * it. On two cores, with both programs' main threads spinning, the compiler threads then take a core from a poller
@@ -41,7 +42,7 @@ final class JitWarmup
 
     /**
      * Runs the warm-up of {@code o} ({@link IbOptions#warmup()} iterations; nothing if 0) and reports it in one
-     * line on {@code err}.
+     * line on {@code err}. On the thread that then runs {@code o}: the warm-up's QPs are its own and closed here.
      */
     static void run(final Context context, final ProtectionDomain pd, final PerfOptions o, final int rdAtomic,
         final PrintStream err)
@@ -62,7 +63,7 @@ final class JitWarmup
             b.connect(a.local(), mtu, rdAtomic);
             a.prepare(w, true);
             b.prepare(w, true);
-            loops(a, b, w, PerfCommand.stallNanos(w));
+            loops(a, b, w, PerfCommand.stallNanos(w), o.role() == PerfOptions.Role.LOOPBACK);
         }
         final long ran = System.nanoTime() - start;
         final long settled = settle();
@@ -82,14 +83,29 @@ final class JitWarmup
         return new Progress(DISCARD, "warm-up", w.iterations(), w.progress(), 0, REPORT_NANOS);
     }
 
-    /** The initiating loop here, the answering one (if the test has one) on a second thread that owns {@code b}. */
-    private static void loops(final RcEndpoint a, final RcEndpoint b, final PerfOptions w, final long stall)
+    /**
+     * The initiating loop here; the answering one (if the test has one) here too for a loopback run
+     * ({@code loopback}), else on a second thread that owns {@code b}.
+     */
+    private static void loops(final RcEndpoint a, final RcEndpoint b, final PerfOptions w, final long stall,
+        final boolean loopback)
     {
         final Progress quiet = quiet(w);
         final PerfTest t = w.test();
         if (t != PerfTest.WRITE_LAT && t != PerfTest.SEND_LAT)
         {
             PerfLoops.oneSidedLat(a, w, quiet, stall);
+            return;
+        }
+        if (loopback)
+        {
+            // the loopback run's own calls (PerfCommand.loopback): the answering side is driven between the
+            // initiator's steps, so the profile C2 compiles from is the run's
+            final PerfLoops.Latency r = t == PerfTest.WRITE_LAT ? PerfLoops.writeLat(a, b, w, quiet, stall)
+                : PerfLoops.sendLat(a, b, w, quiet, stall);
+            a.quiesce(stall);
+            b.quiesce(stall);
+            completed(r, w);
             return;
         }
         final Throwable[] failed = new Throwable[1];
@@ -131,6 +147,11 @@ final class JitWarmup
         {
             throw new IllegalStateException("JIT warm-up: the answering loop failed: " + failed[0], failed[0]);
         }
+        completed(r, w);
+    }
+
+    private static void completed(final PerfLoops.Latency r, final PerfOptions w)
+    {
         if (r.iterations() != w.iterations())
         {
             throw new IllegalStateException("JIT warm-up: " + r.iterations() + " of " + w.iterations()

@@ -99,6 +99,8 @@ public final class PerfCommand
             final PerfOptions last = o.withSize(sizes[sizes.length - 1]);
             if (t.isLatency())
             {
+                out.flush();
+                JitWarmup.run(context, pd, o, rdAtomic, err);   // --warmup N; the default in loopback is none
                 latencyHeader(out, o);
                 PerfLoops.Latency lastRun = null;
                 for (final int size : sizes)

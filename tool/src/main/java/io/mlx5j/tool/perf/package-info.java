@@ -12,7 +12,7 @@
  *   <li>the endpoints: {@code Endpoint} (a QP, its CQs, its receive queue and buffer) with its RC part
  *       {@code RcEndpoint} and its raw part {@code RawEndpoint} (and {@code RawFrame}, the frame perftest builds);</li>
  *   <li>the measuring loops: {@code PerfLoops}, one family written against {@code Endpoint}; {@code RunWindow} for
- *       duration runs ({@code -D}); {@code Progress}; {@code JitWarmup} before a two-process latency run;</li>
+ *       duration runs ({@code -D}); {@code Progress}; {@code JitWarmup} before a latency run;</li>
  *   <li>perftest's out-of-band exchange: {@code PerftestSession} (its sequence of steps), {@code PerftestWire} (its
  *       messages) over a {@code PerftestLink}: TCP ({@code PerftestTcpLink}) or rdma_cm ({@code PerftestCmLink}).</li>
  * </ul>
