@@ -693,6 +693,11 @@ public final class SendQueue
         {
             throw new IllegalStateException("post() without begin(): nothing staged on " + this);
         }
+        if (core.closeRequested())
+        {
+            st.staged = false;
+            throw core.closedOrClosing();    // the ring's segment would take the WQE: refuse it like a one-call post
+        }
         // a WR that fails validation is dropped (the next post needs a new begin); one that finds the ring full is
         // kept staged for another post()
         st.staged = false;
