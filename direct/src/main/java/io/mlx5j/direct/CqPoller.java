@@ -83,6 +83,15 @@ import java.lang.invoke.VarHandle;
  * {@code -Dmlx5j.debug=true}, closing the CQ from another thread while the group's thread is alive throws and
  * leaves the CQ open. The rarer CQEs (responder, error, scatter-to-CQE) are decoded through {@link CqeView} over the
  * CQ-scoped segment.
+ * <p>
+ * <b>Closing a QP from any thread</b>: {@link #closeAsync(QueuePair)}. Who may call what:
+ * <ul>
+ * <li>any thread: {@link #closeAsync}, {@link #closesPending()}, and the returned {@link QpClose}'s
+ *     {@code isDone}, {@code await} (not the owner: it would wait for itself) and {@code lastWqeReached};</li>
+ * <li>the group's thread (the owner): everything else here and on the attached queues, as above. It carries the
+ *     requests out inside its poll calls (ERR, the flush completions handed to it like any other, then the destroy),
+ *     so it must keep polling until they are done; the only cost a poll call pays for them is one volatile load.</li>
+ * </ul>
  */
 public final class CqPoller
 {

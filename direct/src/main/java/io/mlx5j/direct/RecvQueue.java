@@ -44,6 +44,11 @@ import java.lang.invoke.VarHandle;
  * {@link IllegalStateException}. With {@code -Dmlx5j.debug=true}, a close from another thread while the queue's
  * thread is alive throws and leaves the QP or WQ open. The staging form and {@link #ring()} access the ring and the
  * doorbell record through their scoped segments.
+ * <p>
+ * <b>Closing from another thread</b>: {@link CqPoller#closeAsync}, from any thread. From the request on, every post
+ * of this queue throws {@link IllegalStateException} ("the QP is closing"); {@link #ring()} still publishes what was
+ * posted before it, and each outstanding receive comes back as a flush completion before the QP is destroyed
+ * ({@link QpClose}).
  */
 public final class RecvQueue
 {
