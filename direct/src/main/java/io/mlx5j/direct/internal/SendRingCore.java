@@ -175,7 +175,11 @@ public final class SendRingCore
         return ringBase;
     }
 
-    /** The exception of a post on a closed QP or one whose close was requested (off the posts' path). */
+    /**
+     * The exception of a post on a closed QP or one whose close was requested (off the posts' path).
+     *
+     * @return the exception, naming which of the two it is
+     */
     public IllegalStateException closedOrClosing()
     {
         return new IllegalStateException(ringScope.isAlive()
