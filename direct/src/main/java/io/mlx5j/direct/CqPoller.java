@@ -929,6 +929,11 @@ public final class CqPoller
      * gone). The close needs a thread that polls: if the owner has stopped for good, another thread that took the
      * group over ({@link #claim()}, after a happens-before edge with the owner's last use) polls until
      * {@link QpClose#isDone()}, or closes the QP itself as the close rule (class comment) allows.
+     * <p>
+     * What is waited for: the QP's {@link SendQueue} and {@link RecvQueue} attached to this poller or to a poller of
+     * its group, which is the one thread that posts to the QP. A queue of the QP that another thread posts to (a
+     * RecvQueue attached to a poller of another group) is refused posts but not waited for, and that thread may be
+     * inside a post when the QP is destroyed: keep all of a QP's queues in one group, as the thread rule asks.
      *
      * @param qp a QP whose send or receive CQ is this poller's CQ; for a QP on an SRQ, its receive CQ must be
      * @return the handle: {@link QpClose#await}, {@link QpClose#isDone()}
