@@ -300,7 +300,9 @@ public final class CmConnection implements AutoCloseable
 
     /**
      * Disconnects if still connected (without waiting), then destroys the QP, the id and an owned channel.
-     * Idempotent.
+     * Idempotent. The QP's destroy follows the data path's close rule: call this from the thread that posts to the
+     * QP and polls its CQ, or first hand the QP's teardown to that thread with
+     * {@link io.mlx5j.direct.CqPoller#closeAsync} and await it (then this destroys the id and channel only).
      *
      * @throws IllegalStateException if destroying the id, the QP or the channel failed; the failures are attached
      *                               as suppressed exceptions, and the rest was still destroyed

@@ -23,6 +23,8 @@ import io.mlx5j.wqe.CqeView;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * A completion queue polled from Java: decodes the CQEs of the ring {@code mlx5dv_init_obj} reported into {@link
@@ -81,6 +83,15 @@ import java.lang.foreign.ValueLayout;
  * {@code -Dmlx5j.debug=true}, closing the CQ from another thread while the group's thread is alive throws and
  * leaves the CQ open. The rarer CQEs (responder, error, scatter-to-CQE) are decoded through {@link CqeView} over the
  * CQ-scoped segment.
+ * <p>
+ * <b>Closing a QP from any thread</b>: {@link #closeAsync(QueuePair)}. Who may call what:
+ * <ul>
+ * <li>any thread: {@link #closeAsync}, {@link #closesPending()}, and the returned {@link QpClose}'s
+ *     {@code isDone}, {@code await} (not the owner: it would wait for itself) and {@code lastWqeReached};</li>
+ * <li>the group's thread (the owner): everything else here and on the attached queues, as above. It carries the
+ *     requests out inside its poll calls (ERR, the flush completions handed to it like any other, then the destroy),
+ *     so it must keep polling until they are done; the only cost a poll call pays for them is one volatile load.</li>
+ * </ul>
  */
 public final class CqPoller
 {
@@ -121,6 +132,32 @@ public final class CqPoller
     private int zipStride;
     private final UnexpectedCqe lastUnexpected;
     private boolean strict;
+    /**
+     * Close requests not yet over ({@link #closeAsync}): raised by the requesting thread before it publishes the
+     * request, lowered by the owner when one is over. The one volatile load a poll call adds (a plain load on x86-64
+     * and AArch64's ldar); non-zero sends the poll to {@link #serviceCloses()} first.
+     */
+    private volatile int closes;
+    /** New requests, a lock-free stack (Treiber): pushed by any thread, taken whole by the owner. */
+    private volatile QpClose inbox;
+    /** Requests being carried out, linked through {@link QpClose#activeNext}: owner thread only. */
+    private QpClose active;
+    private static final VarHandle CLOSES;
+    private static final VarHandle INBOX;
+
+    static
+    {
+        try
+        {
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            CLOSES = lookup.findVarHandle(CqPoller.class, "closes", int.class);
+            INBOX = lookup.findVarHandle(CqPoller.class, "inbox", QpClose.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private CqPoller(final CompletionQueue cq)
     {
@@ -389,6 +426,10 @@ public final class CqPoller
         {
             ownership.check(this);
         }
+        if (closes != 0)
+        {
+            serviceCloses();
+        }
         final long base = liveBuf();
         final int start = ci;
         try
@@ -457,6 +498,10 @@ public final class CqPoller
         if (Ownership.DEBUG)
         {
             ownership.check(this);
+        }
+        if (closes != 0)
+        {
+            serviceCloses();
         }
         final int limit = Math.min(max, batch.capacity());
         final long base = liveBuf();
@@ -870,6 +915,121 @@ public final class CqPoller
     {
         ownership.claim();
         return this;
+    }
+
+    /**
+     * Requests the close of {@code qp} from any thread: the QP's queues refuse posts from now on (their posts throw
+     * {@link IllegalStateException}), and the thread that polls this poller carries out the close inside its next
+     * poll calls: ERR, every outstanding WQE's flush completion handed to the poll's caller, destroy, done (see
+     * {@link QpClose} for the order and the SRQ rule). The requester waits on the returned handle if it wants to.
+     * <p>
+     * Threads: any thread, the owner included; lock-free (a CAS on this poller's inbox and one on its count of
+     * requests) and it allocates the handle, so the owner's poll path allocates nothing for it. A request for a QP
+     * that is closed already is done at once. Two requests for one QP are both carried out (the second finds the QP
+     * gone). The close needs a thread that polls: if the owner has stopped for good, another thread that took the
+     * group over ({@link #claim()}, after a happens-before edge with the owner's last use) polls until
+     * {@link QpClose#isDone()}, or closes the QP itself as the close rule (class comment) allows.
+     * <p>
+     * What is waited for: the QP's {@link SendQueue} and {@link RecvQueue} attached to this poller or to a poller of
+     * its group, which is the one thread that posts to the QP. A queue of the QP that another thread posts to (a
+     * RecvQueue attached to a poller of another group) is refused posts but not waited for, and that thread may be
+     * inside a post when the QP is destroyed: keep all of a QP's queues in one group, as the thread rule asks.
+     *
+     * @param qp a QP whose send or receive CQ is this poller's CQ; for a QP on an SRQ, its receive CQ must be
+     * @return the handle: {@link QpClose#await}, {@link QpClose#isDone()}
+     * @throws IllegalArgumentException if {@code qp} does not complete on this poller's CQ as described
+     */
+    public QpClose closeAsync(final QueuePair qp)
+    {
+        if (qp.srq() != null ? qp.recvCq() != cq : qp.sendCq() != cq && qp.recvCq() != cq)
+        {
+            throw new IllegalArgumentException(qp + (qp.srq() != null ? " receives from an SRQ, and its receive CQ"
+                : " has neither its send nor its receive CQ") + " on " + this + ": request its close on the "
+                + "CqPoller of " + (qp.srq() != null ? "its receive CQ" : "one of its CQs"));
+        }
+        final QpClose c = new QpClose(qp, this);
+        if (qp.isClosed())
+        {
+            c.step();   // nothing for the owner to do: done now (no state of the owner is touched)
+            return c;
+        }
+        VERBS.closeRequested(qp);
+        CLOSES.getAndAdd(this, 1);    // before the push: the owner's count never drops below what its inbox holds
+        QpClose head;
+        do
+        {
+            head = inbox;
+            c.inboxNext = head;
+        }
+        while (!INBOX.compareAndSet(this, head, c));
+        return c;
+    }
+
+    /**
+     * Close requests not over yet ({@link #closeAsync}); any thread.
+     *
+     * @return the count
+     */
+    public int closesPending()
+    {
+        return closes;
+    }
+
+    /**
+     * The owner's side of {@link #closeAsync}, at the start of a poll call while requests are pending: takes the new
+     * requests, and moves each one a step on (ERR; destroy once its WQEs' flush completions were polled). Off the
+     * poll's fast path: it runs native calls (modify, destroy), which allocate.
+     */
+    private void serviceCloses()
+    {
+        QpClose in = (QpClose) INBOX.getAndSet(this, null);
+        while (in != null)
+        {
+            final QpClose next = in.inboxNext;
+            in.inboxNext = null;
+            in.activeNext = active;
+            active = in;
+            in = next;
+        }
+        QpClose prev = null;
+        QpClose c = active;
+        while (c != null)
+        {
+            final QpClose next = c.activeNext;
+            if (c.step())
+            {
+                if (prev == null)
+                {
+                    active = next;
+                }
+                else
+                {
+                    prev.activeNext = next;
+                }
+                c.activeNext = null;
+                CLOSES.getAndAdd(this, -1);
+            }
+            else
+            {
+                prev = c;
+            }
+            c = next;
+        }
+    }
+
+    /**
+     * The free-running index just past the last CQE the device has handed to software so far (this poller's
+     * consumer index if none): what a QP on an SRQ waits to have polled after its LAST_WQE_REACHED. Owner thread.
+     */
+    int producedUpTo()
+    {
+        final long base = liveBuf();
+        int k = ci;
+        while (k - ci <= cqeMask && ownedOpOwn(base, k) >= 0)
+        {
+            k++;
+        }
+        return k;
     }
 
     @Override

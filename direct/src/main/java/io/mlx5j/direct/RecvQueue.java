@@ -19,6 +19,8 @@ import io.mlx5j.wqe.RecvRing;
 import io.mlx5j.wqe.RecvWqeWriter;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * The receive queue of one QP (not an SRQ), or a plain receive {@link WorkQueue}, posted from Java with the bytes
@@ -42,6 +44,11 @@ import java.lang.foreign.MemorySegment;
  * {@link IllegalStateException}. With {@code -Dmlx5j.debug=true}, a close from another thread while the queue's
  * thread is alive throws and leaves the QP or WQ open. The staging form and {@link #ring()} access the ring and the
  * doorbell record through their scoped segments.
+ * <p>
+ * <b>Closing from another thread</b>: {@link CqPoller#closeAsync}, from any thread. From the request on, every post
+ * of this queue throws {@link IllegalStateException} ("the QP is closing"); {@link #ring()} still publishes what was
+ * posted before it, and each outstanding receive comes back as a flush completion before the QP is destroyed
+ * ({@link QpClose}).
  */
 public final class RecvQueue
 {
@@ -59,6 +66,24 @@ public final class RecvQueue
     /** The ring's address for the one-buffer posts' unchecked stores ({@link #liveRing()}) and its arena's scope. */
     private final long ringBase;
     private final MemorySegment.Scope ringScope;
+    /**
+     * A close of the QP was requested (CqPoller.closeAsync): set once, by any thread, with a release store; read by
+     * the posts' {@link #liveRing()} with an opaque load (a plain load's cost, never hoisted out of a posting loop).
+     */
+    private boolean closeRequested;
+    private static final VarHandle CLOSE_REQUESTED;
+
+    static
+    {
+        try
+        {
+            CLOSE_REQUESTED = MethodHandles.lookup().findVarHandle(RecvQueue.class, "closeRequested", boolean.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private final long ringMask;
     private final int stride;
     private final int maxSge;
@@ -201,9 +226,11 @@ public final class RecvQueue
      */
     private long liveRing()
     {
-        if (!ringScope.isAlive())
+        if ((boolean) CLOSE_REQUESTED.getOpaque(this) || !ringScope.isAlive())
         {
-            throw new IllegalStateException(this + ": the " + (qp != null ? "QP" : "WQ") + " is closed");
+            throw new IllegalStateException(this + (ringScope.isAlive()
+                ? ": the QP is closing (a close was requested: CqPoller.closeAsync), it takes no more posts"
+                : ": the " + (qp != null ? "QP" : "WQ") + " is closed"));
         }
         return ringBase;
     }
@@ -339,6 +366,12 @@ public final class RecvQueue
             {
                 dbrec.recvCounter(published);
             }
+        }
+
+        @Override
+        public void closeRequested()
+        {
+            CLOSE_REQUESTED.setRelease(RecvQueue.this, true);
         }
     }
 

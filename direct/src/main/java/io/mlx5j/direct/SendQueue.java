@@ -107,6 +107,12 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  * record, the 8-byte doorbell and the BlueFlame blocks are stored by address ({@link SendDoorbell#ringLive}; the
  * record and the register are scoped to the QP like the ring). The staging form and the poller still access the
  * rings through their QP-scoped segments.
+ * <p>
+ * <b>Closing from another thread</b> (the rdma_cm thread that saw DISCONNECTED): {@link CqPoller#closeAsync}, from
+ * any thread. From the request on, every post of this queue throws {@link IllegalStateException} ("the QP is
+ * closing"); {@link #ring()} still rings what was posted before it. The queue's thread then moves the QP to ERR,
+ * polls the flush completion of every WQE still outstanding and destroys the QP, inside its poll calls
+ * ({@link QpClose}).
  *
  * <h2>Parts</h2>
  * This class holds the public API and the RC/UC/UD work-request state; the rest is one concept per class:
@@ -692,6 +698,11 @@ public final class SendQueue
         if (!st.staged)
         {
             throw new IllegalStateException("post() without begin(): nothing staged on " + this);
+        }
+        if (core.closeRequested())
+        {
+            st.staged = false;
+            throw core.closedOrClosing();    // the ring's segment would take the WQE: refuse it like a one-call post
         }
         // a WR that fails validation is dropped (the next post needs a new begin); one that finds the ring full is
         // kept staged for another post()

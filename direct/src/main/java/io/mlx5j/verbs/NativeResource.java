@@ -176,6 +176,12 @@ public abstract class NativeResource implements AutoCloseable
         }
 
         @Override
+        public void closeRequested(final QueuePair qp)
+        {
+            qp.closeRequested();
+        }
+
+        @Override
         public Object lock(final NativeResource resource)
         {
             return resource.lock();

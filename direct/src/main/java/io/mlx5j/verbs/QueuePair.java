@@ -537,6 +537,15 @@ public final class QueuePair extends NativeResource
         stateListeners.add(listener);
     }
 
+    /** The Java queues over this QP's rings refuse posts from now on (VerbsAccess; any thread, no lock). */
+    void closeRequested()
+    {
+        for (final QpStateListener listener : stateListeners)
+        {
+            listener.closeRequested();
+        }
+    }
+
     private void toState(final int state, final String what)
     {
         synchronized (lock())

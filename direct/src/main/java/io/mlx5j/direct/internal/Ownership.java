@@ -167,6 +167,17 @@ public final class Ownership
             + "check the ring once and then access it unchecked; mlx5j.debug close check)");
     }
 
+    /**
+     * {@return a snapshot of the group's members (queues and CqPollers); allocates, for setup and teardown paths}
+     */
+    public List<Object> members()
+    {
+        synchronized (Ownership.class)
+        {
+            return List.copyOf(root().members);
+        }
+    }
+
     /** The calling thread becomes the owner of the whole group. */
     public void claim()
     {

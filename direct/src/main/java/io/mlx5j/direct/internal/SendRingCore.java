@@ -20,6 +20,8 @@ import io.mlx5j.wqe.WqeWriter;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 import static io.mlx5j.bindings.CTypes.C_INT;
 
@@ -60,6 +62,26 @@ public final class SendRingCore
     private int signalEvery;
     private int unsignaled;
     private Ownership ownership;
+    /**
+     * A close of the QP was requested (CqPoller.closeAsync): set once, by any thread, with a release store
+     * ({@link #CLOSE_REQUESTED}); read by the posts' {@link #liveRing()} with an opaque load, which costs what a plain
+     * load costs and cannot be hoisted out of the caller's posting loop.
+     */
+    private boolean closeRequested;
+    private static final VarHandle CLOSE_REQUESTED;
+
+    static
+    {
+        try
+        {
+            CLOSE_REQUESTED = MethodHandles.lookup().findVarHandle(SendRingCore.class, "closeRequested",
+                boolean.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /**
      * The ring core of one send queue; confined to its posting thread.
@@ -140,14 +162,44 @@ public final class SendRingCore
      * post then stays too large for C2 to inline into the caller's loop (Mlx5jPostBench.rdmaWriteBatch8 fastest fork
      * iterations 16.1-24.1 ns/WQE through the segment, 13.6-21.5 through this; rdmaWrite 22.7-31.5 and 19.8-22.7 ns).
      * What keeps it safe is the close rule: a close from another thread cannot run between this check and the stores.
+     * A post after a close request (CqPoller.closeAsync) throws too: the QP is on its way to ERR and destruction.
+     *
+     * @throws IllegalStateException if the QP is closed or a close of it was requested
      */
     public long liveRing()
+    {
+        if ((boolean) CLOSE_REQUESTED.getOpaque(this) || !ringScope.isAlive())
+        {
+            throw closedOrClosing();
+        }
+        return ringBase;
+    }
+
+    /**
+     * The exception of a post on a closed QP or one whose close was requested (off the posts' path).
+     *
+     * @return the exception, naming which of the two it is
+     */
+    public IllegalStateException closedOrClosing()
+    {
+        return new IllegalStateException(ringScope.isAlive()
+            ? owner + ": the QP is closing (a close was requested: CqPoller.closeAsync), it takes no more posts"
+            : owner + ": the QP is closed");
+    }
+
+    /** {@return whether a close of the QP was requested (CqPoller.closeAsync); any thread} */
+    public boolean closeRequested()
+    {
+        return (boolean) CLOSE_REQUESTED.getVolatile(this);
+    }
+
+    /** The scope check alone, for {@link #ring()}: WQEs posted before a close request are still rung. */
+    private void aliveRing()
     {
         if (!ringScope.isAlive())
         {
             throw new IllegalStateException(owner + ": the QP is closed");
         }
-        return ringBase;
     }
 
     /**
@@ -247,7 +299,7 @@ public final class SendRingCore
         {
             return 0;
         }
-        liveRing();     // this ring's one liveness check (the close rule, as for the posts)
+        aliveRing();     // this ring's one liveness check (the close rule, as for the posts)
         return ringPending();
     }
 
@@ -300,6 +352,12 @@ public final class SendRingCore
         public void afterRtr()
         {
             // the send doorbell word is left alone at RTR
+        }
+
+        @Override
+        public void closeRequested()
+        {
+            CLOSE_REQUESTED.setRelease(SendRingCore.this, true);
         }
     }
 

@@ -29,4 +29,13 @@ public interface QpStateListener
 
     /** After a RAW_PACKET QP moved to RTR: the queue publishes its receive head again. */
     void afterRtr();
+
+    /**
+     * A close of the QP was requested (io.mlx5j.direct.CqPoller#closeAsync): the queue refuses posts from now on.
+     * Unlike the other calls this one may run on any thread and without the Context's lock, so it only records the
+     * request (a release store the posting thread reads).
+     */
+    default void closeRequested()
+    {
+    }
 }

@@ -78,6 +78,13 @@ public abstract class VerbsAccess
     public abstract void addStateListener(QueuePair qp, QpStateListener listener);
 
     /**
+     * Tells every listener of {@code qp} ({@link #addStateListener}) that a close was requested: any thread, no lock.
+     *
+     * @param qp the QP
+     */
+    public abstract void closeRequested(QueuePair qp);
+
+    /**
      * The lock creation and close of {@code resource} run under (its Context).
      *
      * @param resource the control-path object
