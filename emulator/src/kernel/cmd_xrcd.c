@@ -397,8 +397,9 @@ int emu_xrc_create_tgt(struct emu_cmd *cmd, uint32_t xrcd_handle, uint64_t user_
 }
 
 /* The core checks of ib_uverbs_open_qp() and ib_open_qp(): the XRCD handle (EINVAL), a TGT QP of that domain with
- * that number (EINVAL). The emulator does not give out second handles of a TGT QP (the kernel's open QPs): a QP
- * that exists is answered EOPNOTSUPP. */
+ * that number (EINVAL). The emulator does not give out second handles of a TGT QP (the kernel's open QPs, whose
+ * modify and destroy act on the one QP wherever it lives): a QP that exists is answered EOPNOTSUPP. A TGT QP of
+ * another process is answered so whatever its domain (the fabric registry does not record it). */
 int emu_cmd_open_qp(struct emu_cmd *cmd)
 {
 	struct ib_uverbs_open_qp req;
@@ -409,11 +410,13 @@ int emu_cmd_open_qp(struct emu_cmd *cmd)
 	emu_lock();
 	struct emu_xrcd *x = xrcd_by_handle(cmd->ctx, req.pd_handle);
 	struct emu_qp *qp = x ? emu_find_qp(req.qpn & 0xffffff) : NULL;
-	int found = qp && qp->type == EMU_QPT_XRC_TGT && qp->xrcdn == x->xrcdn;
+	int mine = qp != NULL, found = qp && qp->type == EMU_QPT_XRC_TGT && qp->xrcdn == x->xrcdn;
 	emu_unlock();
 	if (!x)
 		return EINVAL;
-	if (!found) {
+	if (!found && mine)
+		return EINVAL;
+	if (!found) { /* another process's QP: the registry tells its type, not its domain */
 		struct emu_reg_qp e;
 		if (emu_reg_qp_get(req.qpn & 0xffffff, &e) || e.type != EMU_QPT_XRC_TGT)
 			return EINVAL;
