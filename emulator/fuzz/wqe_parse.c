@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libFuzzer target for the engine's send WQE parser: arbitrary bytes as a send ring, every WQE position
- * linearized (with wrap) and parsed for every QP type. Must never crash, read out of bounds or hang.
+ * linearized (with wrap) and parsed for every QP type (XRC INI WQEs: type 9). Must never crash, read out of bounds or hang.
  * Also feeds the receive WQE reader and the CQE writer, which see device-visible bytes too, and for raw packet
  * QPs (type 8) the Ethernet segment, the frame parser, checksum offload and the receive checks (eng_frame.c).
  */
@@ -13,7 +13,8 @@
 #include "engine/eng_wqe.h"
 #include "engine/eng_frame.h"
 
-static const int types[] = { 2, 3, 4, 8 };
+static const int types[] = { 2, 3, 4, 8, 9 /* ENG_QPT_XRC_SEND */ };
+#define NTYPES ((int)(sizeof types / sizeof types[0]))
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -29,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(ring, data, size < ring_bytes ? size : ring_bytes);
 	for (uint32_t idx = 0; idx < ring_bytes / 64; idx++) {
 		size_t n = eng_wqe_linearize(ring, ring_bytes, idx, flat, sizeof flat);
-		for (int ti = 0; ti < 4; ti++) {
+		for (int ti = 0; ti < NTYPES; ti++) {
 			int t = types[ti];
 			int st = eng_wqe_parse(flat, n, t, &w);
 			(void)eng_wqe_status_str(st);
@@ -42,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	/* the flat parser directly on the raw input, any length */
-	for (int ti = 0; ti < 4; ti++)
+	for (int ti = 0; ti < NTYPES; ti++)
 		(void)eng_wqe_parse(data, size, types[ti], &w);
 	/* the input as an Ethernet frame: parse, offload checksums on a copy, verify */
 	static uint8_t frame[4096];

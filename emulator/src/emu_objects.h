@@ -55,7 +55,8 @@ extern "C" {
 enum emu_link_layer { EMU_LINK_IB = 1, EMU_LINK_ETH = 2 };
 
 /* QP types as enum ibv_qp_type / ib_uverbs values. */
-enum emu_qp_type { EMU_QPT_RC = 2, EMU_QPT_UC = 3, EMU_QPT_UD = 4, EMU_QPT_RAW = 8 /* IBV_QPT_RAW_PACKET */ };
+enum emu_qp_type { EMU_QPT_RC = 2, EMU_QPT_UC = 3, EMU_QPT_UD = 4, EMU_QPT_RAW = 8 /* IBV_QPT_RAW_PACKET */,
+		   EMU_QPT_XRC_INI = 9 /* IBV_QPT_XRC_SEND */, EMU_QPT_XRC_TGT = 10 /* IBV_QPT_XRC_RECV */ };
 
 /* QP states as enum ibv_qp_state. */
 enum emu_qp_state {
@@ -65,6 +66,7 @@ enum emu_qp_state {
 
 struct emu_ctx;
 struct emu_rss_qp;
+struct emu_xrcd;
 struct emu_async_queue;
 
 /* One gid table entry as the sysfs tree describes it (index 0..gid_tbl_len-1; all-zero = empty). */
@@ -155,6 +157,9 @@ struct emu_srq {
 	uint64_t        user_handle;
 	uint32_t        async_events;
 	void           *engine;       /* [engine] */
+	uint32_t        srq_type;     /* IBV_SRQT_BASIC or IBV_SRQT_XRC */
+	uint32_t        xrcdn;        /* XRC SRQ: its domain's number (fabric-unique, shared by every opener) */
+	struct emu_xrcd *xrcd;        /* K only: the XRCD handle it was created through */
 };
 
 /* The address vector of a QP path (primary only; alternate paths are rejected). */
@@ -230,6 +235,11 @@ struct emu_qp {
 	uint32_t        rate_limit;       /* kbps, IBV_QP_RATE_LIMIT (packet pacing of raw packet QPs); 0 = line rate */
 	struct emu_rss_qp *rss;           /* RSS QP (rss_wq.h): its indirection table and hash; NULL otherwise */
 	void           *engine;           /* [engine] */
+	/* XRC (cmd_xrcd.c). A TGT QP has no rings, PD or CQs: what it receives goes to the XRC SRQ each packet names,
+	 * which must belong to domain xrcdn; dbrec then points at kdbrec, which stays 0. */
+	uint32_t        xrcdn;
+	struct emu_xrcd *xrcd;            /* K only: the XRCD handle a TGT QP was created through */
+	uint32_t        kdbrec[2];
 };
 
 struct emu_ah {
@@ -275,6 +285,7 @@ struct emu_ctx {
 #define EMU_QP_HASH 1024
 	struct emu_qp  *qp_hash[EMU_QP_HASH];
 	struct emu_srq *srqs;
+	struct emu_xrcd *xrcds;        /* K only: XRC domains opened through this context (cmd_xrcd.c) */
 	struct emu_ah  *ahs;
 	struct emu_comp_channel *channels;
 	void           *engine;        /* [engine] */

@@ -834,6 +834,11 @@ void emu_engine_qp_created(struct emu_qp *q)
 	qp->q = q;
 	qp->qpn = q->qpn;
 	qp->type = q->type;
+	if (q->type == EMU_QPT_XRC_INI || q->type == EMU_QPT_XRC_TGT) { /* both run as RC (eng_xrc.c) */
+		qp->xrc = q->type;
+		qp->xrcdn = q->xrcdn;
+		qp->type = EMU_QPT_RC;
+	}
 	qp->state = q->state;
 	qp->pd = q->pd;
 	qp->uidx = q->uidx;

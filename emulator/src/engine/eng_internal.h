@@ -58,6 +58,7 @@ struct pkt {
 	uint8_t  type, flags, sl, atomic_size;
 	uint8_t  opcode, qp_type, rnr_timer, tclass;
 	uint32_t dst_qpn, src_qpn, psn, imm, rkey, msg_len, len, offset, syndrome, qkey, flow_label;
+	uint32_t xrc_srqn;     /* XRC requests: the XRCETH, the SRQ at the target that takes the message */
 	uint16_t slid;
 	uint8_t  hop_limit, pad;
 	uint64_t raddr, swap_add, compare, swap_mask, compare_mask;
@@ -150,6 +151,10 @@ struct eng_qp {
 	struct eng_cq *scq, *rcq;
 	struct eng_srq *srq;
 	uint32_t uidx;
+	/* XRC (eng_xrc.c): EMU_QPT_XRC_INI or _TGT, else 0. Both run as RC (type): an INI QP's WQEs carry the XRC
+	 * segment, a TGT QP takes srq, rcq, pd and uidx from the XRC SRQ each request names (eng_xrc_tgt_bind). */
+	int xrc;
+	uint32_t xrcdn;
 	int scat_req, scat_res;
 	/* attributes copied from K on modify */
 	uint32_t dest_qpn, qkey, access, mtu;
@@ -340,6 +345,13 @@ void eng_qp_list_del(struct eng_qp_list *l, struct eng_qp *qp, struct eng_qp_lin
  * an RNR wait. Everything that can make it true puts the QP on G.busy (eng_qp_mark_busy). */
 int eng_qp_busy(const struct eng_qp *qp);
 
+/* eng_xrc.c (layer 1): the layout the send WQEs of qp follow (eng_wqe_parse's qp_type), and a TGT QP bound to the
+ * XRC SRQ that request p names; 0 when this process has no XRC SRQ of that number in the TGT QP's domain. */
+static inline int eng_qp_wqe_type(const struct eng_qp *qp)
+{
+	return qp->xrc == EMU_QPT_XRC_INI ? ENG_QPT_XRC_SEND : qp->type;
+}
+int eng_xrc_tgt_bind(struct eng_qp *qp, const struct pkt *p);
 /* eng_cq.c (layer 2) */
 void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited);
 void eng_cq_zip_flush(struct eng_cq *cq);  /* publish a CQ's open compression block now */

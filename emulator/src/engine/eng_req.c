@@ -75,6 +75,7 @@ static void fill_common(struct eng_qp *qp, struct pkt *p, uint8_t type, uint32_t
 	p->opcode = qp->cur.opcode;
 	p->dst_qpn = dst_qpn;
 	p->src_qpn = qp->qpn;
+	p->xrc_srqn = qp->cur.xrc_srqn;
 	p->slid = eng_my_lid(qp);
 	p->sl = qp->path.sl;
 }
@@ -153,7 +154,7 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 	if (!qp->cur_valid) {
 		qp->cur_len = eng_wqe_linearize(qp->sq, (size_t)qp->sq_cnt * ENG_WQE_BB, qp->sq_next, qp->cur_buf,
 						sizeof qp->cur_buf);
-		qp->cur_status = qp->cur_len ? eng_wqe_parse(qp->cur_buf, qp->cur_len, qp->type, &qp->cur)
+		qp->cur_status = qp->cur_len ? eng_wqe_parse(qp->cur_buf, qp->cur_len, eng_qp_wqe_type(qp), &qp->cur)
 					     : ENG_WQE_BAD_DS;
 		if (!qp->cur_len) {
 			memset(&qp->cur, 0, offsetof(struct eng_wqe, sge));

@@ -655,6 +655,13 @@ int eng_handle_req(struct pkt *p)
 		return uc_recv(qp, p);
 	default:
 		qp->placed_unanswered = 0; /* the peer answers: its next placement is wanted again (eng_direct.c) */
+		/* An XRC TGT QP serves the SRQ the request names; one outside its domain (or none) is a protection
+		 * error like a bad R_Key: NAK, QP to error, IBV_EVENT_QP_ACCESS_ERR (eng_xrc.c). A packet out of
+		 * sequence keeps the previous SRQ and gets rc_recv's answer. */
+		if (qp->xrc == EMU_QPT_XRC_TGT && !eng_xrc_tgt_bind(qp, p) && p->psn == qp->epsn) {
+			resp_fail(qp, p, 0, NAK_REM_ACCESS, 0);
+			return 1;
+		}
 		return rc_recv(qp, p);
 	}
 }

@@ -318,6 +318,10 @@ int eng_wqe_parse(const uint8_t *wqe, size_t len, int qp_type, struct eng_wqe *w
 	memset(w, 0, offsetof(struct eng_wqe, sge));
 	w->nsge = 0;
 	w->total_len = 0;
+	/* an XRC INI QP's WQE is an RC WQE with the XRC segment after ctrl (libmlx5 _mlx5_post_send, IBV_QPT_XRC_SEND) */
+	int xrc = qp_type == ENG_QPT_XRC_SEND;
+	if (xrc)
+		qp_type = ENG_QPT_RC;
 	int st = ctrl_seg(wqe, len, qp_type, w);
 	if (st != ENG_WQE_OK || w->opcode == MLX5_OPCODE_NOP)
 		return st; /* a NOP carries nothing; trailing units are ignored as on hardware */
@@ -329,6 +333,12 @@ int eng_wqe_parse(const uint8_t *wqe, size_t len, int qp_type, struct eng_wqe *w
 		return st;
 	if (qp_type == ENG_QPT_RAW && (st = eth_seg(wqe, &off, end, w)) != ENG_WQE_OK)
 		return st;
+	if (xrc) {
+		if (off + ENG_DS_SIZE > end)
+			return ENG_WQE_BAD_DS;
+		w->xrc_srqn = eng_be32(wqe + off) & 0xffffff;
+		off += ENG_DS_SIZE;
+	}
 	if (has_raddr_seg(w->opcode) && (st = raddr_seg(wqe, &off, end, w)) != ENG_WQE_OK)
 		return st;
 	if (has_atomic_seg(w->opcode) && (st = atomic_seg(wqe, &off, end, w)) != ENG_WQE_OK)

@@ -14,6 +14,7 @@
  *   datagram (48, UD only; struct mlx5_wqe_av): 0 qkey; 8 dqp_dct (bit 31 = extended AV); 12 stat_rate_sl
  *                (sl in bits 3:0); 13 fl_mlid; 14 rlid; 20 rmac[6]; 26 tclass; 27 hop_limit;
  *                28 grh_gid_fl (bit 30 = GRH present, flow label in bits 19:0); 32 rgid[16]
+ *   xrc    (16, XRC INI QPs only, right after ctrl; struct mlx5_wqe_xrc_seg): 0 xrc_srqn (24 bits); 4..15 reserved
  *   raddr  (16): 0 raddr (64); 8 rkey
  *   atomic (16): 0 swap_add (64); 8 compare (64)
  *   masked atomics (PRM "Atomic Operations"; opmod 0x8 = 32-bit, 0x9 = 64-bit operands):
@@ -53,7 +54,8 @@ enum eng_wqe_status {
 const char *eng_wqe_status_str(int status);
 
 /* QP types (same numbers as enum ibv_qp_type / emu_qp_type). */
-enum { ENG_QPT_RC = 2, ENG_QPT_UC = 3, ENG_QPT_UD = 4, ENG_QPT_RAW = 8 };
+enum { ENG_QPT_RC = 2, ENG_QPT_UC = 3, ENG_QPT_UD = 4, ENG_QPT_RAW = 8,
+       ENG_QPT_XRC_SEND = 9 /* an RC WQE with the XRC segment after ctrl */ };
 
 struct eng_sge {
 	uint64_t addr;           /* an inline piece: its offset in the WQE */
@@ -85,6 +87,7 @@ struct eng_wqe {
 	uint32_t qpn;            /* from qpn_ds */
 	uint32_t imm;            /* host order value of the be32 imm field */
 	uint8_t  has_raddr, has_av, is_inline, atomic_size; /* atomic_size: 0, 4 or 8 */
+	uint32_t xrc_srqn;       /* XRC INI QPs: the remote XRC SRQ number (24 bits) */
 	uint64_t raddr;
 	uint32_t rkey;
 	uint64_t swap_add, compare, swap_mask, compare_mask; /* host order; masks all-ones for plain atomics */

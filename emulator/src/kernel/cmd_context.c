@@ -200,7 +200,8 @@ static void fill_device_attr(const struct emu_ctx *ctx, struct ib_uverbs_query_d
 	r->max_qp_wr = EMU_MAX_QP_WR;
 	r->device_cap_flags = IBV_DEVICE_RESIZE_MAX_WR | IBV_DEVICE_BAD_PKEY_CNTR | IBV_DEVICE_BAD_QKEY_CNTR |
 			      IBV_DEVICE_CHANGE_PHY_PORT | IBV_DEVICE_PORT_ACTIVE_EVENT | IBV_DEVICE_SYS_IMAGE_GUID |
-			      IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_N_NOTIFY_CQ;
+			      IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_N_NOTIFY_CQ |
+			      IBV_DEVICE_XRC; /* mlx5_ib_query_device: MLX5_CAP_GEN(xrc), set on ConnectX-4 and later */
 	r->max_sge = EMU_MAX_SGE;
 	r->max_sge_rd = EMU_MAX_SGE;
 	r->max_cq = 1u << 24;

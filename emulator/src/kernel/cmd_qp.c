@@ -103,8 +103,9 @@ static int check_type(uint8_t t)
 		return 0; /* permission and link layer: checked by create_qp() */
 	case IBV_QPT_XRC_SEND:
 	case IBV_QPT_XRC_RECV:
+		return 0; /* XRC INI and TGT (cmd_xrcd.c) */
 	case IBV_QPT_DRIVER:
-		return EOPNOTSUPP; /* XRC, DCT/DCI: not emulated */
+		return EOPNOTSUPP; /* DCT/DCI: not emulated */
 	default:
 		return EINVAL;
 	}
@@ -130,6 +131,10 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 		return err;
 	if (raw && ctx->port->link_layer != EMU_LINK_ETH)
 		return EOPNOTSUPP;
+	if (a->qp_type == IBV_QPT_XRC_RECV) /* the kernel's own QP: no driver data, pd_handle names the XRCD */
+		return emu_xrc_create_tgt(cmd, a->pd_handle, a->user_handle, out);
+	/* core create_qp(): an XRC INI QP has no receive side */
+	int ini = a->qp_type == IBV_QPT_XRC_SEND;
 	if (a->max_send_wr > EMU_MAX_QP_WR || a->max_recv_wr > EMU_MAX_QP_WR || a->max_send_sge > EMU_MAX_SGE ||
 	    a->max_recv_sge > EMU_MAX_SGE || a->max_inline_data > EMU_MAX_INLINE)
 		return EINVAL;
@@ -173,7 +178,7 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 		uidx = ucmd.uidx;
 	}
 
-	int has_rq = !a->is_srq && a->max_recv_wr != 0;
+	int has_rq = !ini && !a->is_srq && a->max_recv_wr != 0;
 	uint32_t rq_cnt = 0, rq_shift = 0;
 	if (has_rq) {
 		rq_cnt = ucmd.rq_wqe_count;
@@ -190,7 +195,9 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 	/* A raw packet QP has its SQ in a buffer of its own (libmlx5 allocates qp->sq_buf and passes sq_buf_addr;
 	 * mlx5 create_raw_packet_qp() builds the SQ object from it); buf_addr then holds the RQ alone. */
 	uint64_t sq_size = (uint64_t)ucmd.sq_wqe_count << 6;
-	uint64_t buf_size = ((uint64_t)rq_cnt << rq_shift) + (raw ? 0 : sq_size);
+	/* an INI QP's SQ follows whatever receive ring libmlx5 laid out before it (none when max_recv_wr is 0) */
+	uint64_t rq_bytes = ini && ucmd.rq_wqe_shift < 32 ? (uint64_t)ucmd.rq_wqe_count << ucmd.rq_wqe_shift : 0;
+	uint64_t buf_size = ((uint64_t)rq_cnt << rq_shift) + rq_bytes + (raw ? 0 : sq_size);
 	if (buf_size && !emu_user_range_mapped(ucmd.buf_addr, buf_size))
 		return EFAULT;
 	if (raw && sq_size && !emu_user_range_mapped(ucmd.sq_buf_addr, sq_size))
@@ -204,9 +211,9 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 	emu_lock();
 	struct emu_pd *pd = emu_pd_by_handle(ctx, a->pd_handle);
 	struct emu_cq *scq = emu_cq_by_handle(ctx, a->send_cq_handle);
-	struct emu_cq *rcq = emu_cq_by_handle(ctx, a->recv_cq_handle);
-	struct emu_srq *srq = a->is_srq ? emu_srq_by_handle(ctx, a->srq_handle) : NULL;
-	if (!pd || !scq || !rcq || (a->is_srq && !srq)) {
+	struct emu_cq *rcq = ini ? NULL : emu_cq_by_handle(ctx, a->recv_cq_handle);
+	struct emu_srq *srq = a->is_srq && !ini ? emu_srq_by_handle(ctx, a->srq_handle) : NULL;
+	if (!pd || !scq || (!rcq && !ini) || (a->is_srq && !ini && (!srq || srq->srq_type != IBV_SRQT_BASIC))) {
 		emu_unlock();
 		free(qp);
 		return EINVAL;
@@ -236,7 +243,7 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 	qp->rq_buf = ucmd.buf_addr;
 	qp->rq_wqe_cnt = rq_cnt;
 	qp->rq_wqe_shift = rq_shift;
-	qp->sq_buf = raw ? ucmd.sq_buf_addr : ucmd.buf_addr + ((uint64_t)rq_cnt << rq_shift);
+	qp->sq_buf = raw ? ucmd.sq_buf_addr : ucmd.buf_addr + ((uint64_t)rq_cnt << rq_shift) + rq_bytes;
 	qp->sq_wqe_cnt = ucmd.sq_wqe_count;
 	qp->dbrec = ucmd.db_addr;
 	if (dyn_bfreg) {
@@ -301,7 +308,10 @@ static void destroy_qp_obj(struct emu_qp *qp)
 	emu_engine_qp_destroying(qp);
 	emu_reg_qp_free(qp);
 	emu_rss_qp_release(qp);
-	release_bfreg(qp->ctx, qp->uar_page * 2 + (qp->bf_offset - EMU_BF_OFFSET) / EMU_BF_REG_SIZE);
+	if (qp->type == EMU_QPT_XRC_TGT)
+		emu_xrcd_release(qp->ctx, qp->xrcd); /* it took no register */
+	else
+		release_bfreg(qp->ctx, qp->uar_page * 2 + (qp->bf_offset - EMU_BF_OFFSET) / EMU_BF_REG_SIZE);
 	free(qp);
 }
 
@@ -537,6 +547,7 @@ static int modify_qp(struct emu_cmd *cmd, const struct ib_uverbs_modify_qp *m, u
 		err = EINVAL;
 		goto out;
 	}
+	mask = emu_xrc_modify_mask(qp->type, mask);
 	/* driver checks (mlx5_ib_modify_qp) */
 	int cur = (mask & IBV_QP_CUR_STATE) ? m->cur_qp_state : qp->state;
 	int next = (mask & IBV_QP_STATE) ? m->qp_state : cur;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Shared receive queues: CREATE_SRQ, CREATE_XSRQ (basic type only), MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ.
+/* Shared receive queues: CREATE_SRQ, CREATE_XSRQ (basic and XRC types), MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ.
  * Sizing follows Linux mlx5_ib_create_srq(): max = roundup_pow_of_two(max_wr + 1), WQE = 16-byte next segment
  * plus max_sge 16-byte data segments rounded up to a power of two of at least 32 bytes. */
 #include <errno.h>
@@ -27,7 +27,7 @@ static uint32_t roundup_pow2(uint32_t v)
 struct srq_args {
 	uint64_t user_handle;
 	uint32_t pd_handle, max_wr, max_sge, srq_limit;
-	uint32_t srq_type, cq_handle;
+	uint32_t srq_type, cq_handle, xrcd_handle;
 };
 
 static int create_srq(struct emu_cmd *cmd, const struct srq_args *a, struct ib_uverbs_create_srq_resp *out)
@@ -36,8 +36,9 @@ static int create_srq(struct emu_cmd *cmd, const struct srq_args *a, struct ib_u
 	struct mlx5_ib_create_srq ucmd;
 	struct mlx5_ib_create_srq_resp dresp;
 
-	if (a->srq_type != IBV_SRQT_BASIC)
-		return EOPNOTSUPP; /* XRC and tag-matching SRQs are not emulated */
+	if (a->srq_type != IBV_SRQT_BASIC && a->srq_type != IBV_SRQT_XRC)
+		return EOPNOTSUPP; /* tag-matching SRQs are not emulated */
+	int xrc = a->srq_type == IBV_SRQT_XRC;
 	if (a->max_wr >= EMU_MAX_SRQ_WR + 1 || a->max_sge > EMU_MAX_SRQ_SGE)
 		return EINVAL;
 	memset(&ucmd, 0, sizeof(ucmd));
@@ -73,15 +74,23 @@ static int create_srq(struct emu_cmd *cmd, const struct srq_args *a, struct ib_u
 	struct emu_srq *srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return ENOMEM;
+	/* __uverbs_create_xsrq(): an XRC SRQ names its XRCD and its CQ (EINVAL when either is not a handle) */
 	emu_lock();
 	struct emu_pd *pd = emu_pd_by_handle(ctx, a->pd_handle);
-	if (pd)
+	struct emu_cq *cq = xrc ? emu_cq_by_handle(ctx, a->cq_handle) : NULL;
+	struct emu_xrcd *x = xrc && pd && cq ? emu_xrcd_get(ctx, a->xrcd_handle) : NULL;
+	int ok = pd && (!xrc || (cq && x));
+	if (ok)
 		srq->handle = emu_ctx_new_handle(ctx);
 	emu_unlock();
-	if (!pd) {
+	if (!ok) {
 		free(srq);
 		return EINVAL;
 	}
+	srq->srq_type = a->srq_type;
+	srq->cq = cq;
+	srq->xrcd = x;
+	srq->xrcdn = x ? emu_xrcd_num(x) : 0;
 	srq->ctx = ctx;
 	srq->pd = pd;
 	srq->srqn = emu_reg_alloc_srqn();
@@ -98,6 +107,7 @@ static int create_srq(struct emu_cmd *cmd, const struct srq_args *a, struct ib_u
 	dresp.srqn = srq->srqn;
 	int err = emu_cmd_respond_drv(cmd, &dresp, sizeof(dresp));
 	if (err) {
+		emu_xrcd_release(ctx, srq->xrcd);
 		free(srq);
 		return err;
 	}
@@ -135,6 +145,7 @@ static void srq_discard(struct emu_ctx *ctx, uint32_t handle)
 	emu_unlock();
 	if (srq) {
 		emu_engine_srq_destroying(srq);
+		emu_xrcd_release(ctx, srq->xrcd);
 		free(srq);
 	}
 }
@@ -175,6 +186,7 @@ int emu_cmd_create_xsrq(struct emu_cmd *cmd)
 	a.srq_limit = req.srq_limit;
 	a.srq_type = req.srq_type;
 	a.cq_handle = req.cq_handle;
+	a.xrcd_handle = req.xrcd_handle;
 	memset(&r, 0, sizeof(r));
 	int err = create_srq(cmd, &a, &r);
 	if (!err && (err = emu_cmd_respond(cmd, &r, sizeof(r))))
@@ -257,6 +269,7 @@ int emu_cmd_destroy_srq(struct emu_cmd *cmd)
 		return err;
 	emu_engine_srq_destroying(srq);
 	r.events_reported = srq->async_events;
+	emu_xrcd_release(cmd->ctx, srq->xrcd);
 	free(srq);
 	emu_async_prune(cmd->ctx); /* its unread events go with it */
 	return emu_cmd_respond(cmd, &r, sizeof(r));
@@ -273,6 +286,7 @@ void emu_destroy_all_srqs(struct emu_ctx *ctx)
 		if (!srq)
 			break;
 		emu_engine_srq_destroying(srq);
+		emu_xrcd_release(ctx, srq->xrcd);
 		free(srq);
 	}
 }

@@ -35,10 +35,11 @@ EXPORT int mlx5emu_debug_qp(uint32_t qpn, struct mlx5emu_debug_qp *o)
 		o->sq_wqe_cnt = qp->sq_wqe_cnt;
 		o->rq_wqe_cnt = qp->rq_wqe_cnt;
 		o->rq_wqe_shift = qp->rq_wqe_shift;
-		o->send_cqn = qp->send_cq->cqn;
-		o->recv_cqn = qp->recv_cq->cqn;
+		/* an XRC INI QP has no receive CQ, an XRC TGT QP neither CQs nor PD: 0 there */
+		o->send_cqn = qp->send_cq ? qp->send_cq->cqn : 0;
+		o->recv_cqn = qp->recv_cq ? qp->recv_cq->cqn : 0;
 		o->srqn = qp->srq ? qp->srq->srqn : 0;
-		o->pdn = qp->pd->pdn;
+		o->pdn = qp->pd ? qp->pd->pdn : 0;
 		o->dest_qp_num = qp->dest_qp_num;
 		o->qkey = qp->qkey;
 		o->rq_psn = qp->rq_psn;

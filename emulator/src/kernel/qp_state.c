@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The QP state machine: which transitions exist and which attributes each one requires or allows, per QP type.
  * This is the IB specification's table (IBA vol 1, 10.3 and 11.2.5.2) as the Linux kernel enforces it in
- * ib_modify_qp_is_ok() (drivers/infiniband/core/verbs.c), restricted to the QP types the emulator serves. */
+ * ib_modify_qp_is_ok() (drivers/infiniband/core/verbs.c), restricted to the QP types the emulator serves (XRC INI and TGT as its
+ * IB_QPT_XRC_INI / IB_QPT_XRC_TGT columns). */
 #include <infiniband/verbs.h>
 
 #include "qp_state.h"
 
 struct transition {
 	unsigned char valid;
-	uint32_t req[4];   /* indexed by type_index(): RC, UC, UD, RAW (raw packet) */
-	uint32_t opt[4];
+	uint32_t req[6];   /* indexed by type_index(): RC, UC, UD, RAW (raw packet), XRC INI, XRC TGT */
+	uint32_t opt[6];
 };
 
-enum { RC, UC, UD, RAW };
+enum { RC, UC, UD, RAW, INI, TGT };
 
 #define RESET IBV_QPS_RESET
 #define INIT IBV_QPS_INIT
@@ -48,39 +49,45 @@ static const struct transition table[ERR + 1][ERR + 1] = {
 	[RESET] = {
 		[RESET] = { 1, { 0 }, { 0 } },
 		[INIT] = { 1, { [RC] = PKEY | PORT | ACC, [UC] = PKEY | PORT | ACC, [UD] = PKEY | PORT | QKEY,
-				[RAW] = PORT }, { 0 } },
+				[RAW] = PORT, [INI] = PKEY | PORT | ACC, [TGT] = PKEY | PORT | ACC }, { 0 } },
 	},
 	[INIT] = {
 		[RESET] = { 1, { 0 }, { 0 } },
 		[ERR] = { 1, { 0 }, { 0 } },
 		[INIT] = { 1, { 0 }, { [RC] = PKEY | PORT | ACC, [UC] = PKEY | PORT | ACC, [UD] = PKEY | PORT | QKEY,
-				       [RAW] = PORT } },
+				       [RAW] = PORT, [INI] = PKEY | PORT | ACC, [TGT] = PKEY | PORT | ACC } },
 		[RTR] = { 1,
-			{ [RC] = AV | MTU | DQPN | RQPSN | DRDA | RNRT, [UC] = AV | MTU | DQPN | RQPSN, [UD] = 0 },
-			{ [RC] = ALT | ACC | PKEY, [UC] = ALT | ACC | PKEY, [UD] = PKEY | QKEY } },
+			{ [RC] = AV | MTU | DQPN | RQPSN | DRDA | RNRT, [UC] = AV | MTU | DQPN | RQPSN, [UD] = 0,
+			  [INI] = AV | MTU | DQPN | RQPSN, [TGT] = AV | MTU | DQPN | RQPSN | DRDA | RNRT },
+			{ [RC] = ALT | ACC | PKEY, [UC] = ALT | ACC | PKEY, [UD] = PKEY | QKEY, [INI] = ALT | ACC | PKEY,
+			  [TGT] = ALT | ACC | PKEY } },
 	},
 	[RTR] = {
 		[RESET] = { 1, { 0 }, { 0 } },
 		[ERR] = { 1, { 0 }, { 0 } },
 		[RTS] = { 1,
-			{ [RC] = TMO | RETRY | RNR | SQPSN | RDA, [UC] = SQPSN, [UD] = SQPSN },
+			{ [RC] = TMO | RETRY | RNR | SQPSN | RDA, [UC] = SQPSN, [UD] = SQPSN,
+			  [INI] = TMO | RETRY | RNR | SQPSN | RDA, [TGT] = TMO | SQPSN },
 			{ [RC] = CUR | ALT | ACC | RNRT | MIG, [UC] = CUR | ALT | ACC | MIG, [UD] = CUR | QKEY,
-			  [RAW] = RATE } },
+			  [RAW] = RATE, [INI] = CUR | ALT | ACC | MIG, [TGT] = CUR | ALT | ACC | RNRT | MIG } },
 	},
 	[RTS] = {
 		[RESET] = { 1, { 0 }, { 0 } },
 		[ERR] = { 1, { 0 }, { 0 } },
 		[RTS] = { 1, { 0 }, { [RC] = CUR | ACC | ALT | MIG | RNRT, [UC] = CUR | ACC | ALT | MIG, [UD] = CUR | QKEY,
-				      [RAW] = RATE } },
-		[SQD] = { 1, { 0 }, { [RC] = SQDN, [UC] = SQDN, [UD] = SQDN } },
+				      [RAW] = RATE, [INI] = CUR | ACC | ALT | MIG, [TGT] = CUR | ACC | ALT | MIG | RNRT } },
+		[SQD] = { 1, { 0 }, { [RC] = SQDN, [UC] = SQDN, [UD] = SQDN, [INI] = SQDN } },
 	},
 	[SQD] = {
 		[RESET] = { 1, { 0 }, { 0 } },
 		[ERR] = { 1, { 0 }, { 0 } },
-		[RTS] = { 1, { 0 }, { [RC] = CUR | ALT | ACC | RNRT | MIG, [UC] = CUR | ALT | ACC | MIG, [UD] = CUR | QKEY } },
+		[RTS] = { 1, { 0 }, { [RC] = CUR | ALT | ACC | RNRT | MIG, [UC] = CUR | ALT | ACC | MIG, [UD] = CUR | QKEY,
+				      [INI] = CUR | ALT | ACC | MIG, [TGT] = CUR | ALT | ACC | RNRT | MIG } },
 		[SQD] = { 1, { 0 },
 			{ [RC] = PORT | AV | TMO | RETRY | RNR | RDA | DRDA | ALT | ACC | PKEY | RNRT | MIG,
-			  [UC] = AV | ALT | ACC | PKEY | MIG, [UD] = PKEY | QKEY } },
+			  [UC] = AV | ALT | ACC | PKEY | MIG, [UD] = PKEY | QKEY,
+			  [INI] = PORT | AV | TMO | RETRY | RNR | RDA | ALT | ACC | PKEY | MIG,
+			  [TGT] = PORT | AV | TMO | DRDA | ALT | ACC | PKEY | RNRT | MIG } },
 	},
 	[SQE] = {
 		[RESET] = { 1, { 0 }, { 0 } },
@@ -101,6 +108,8 @@ static int type_index(int qp_type)
 	case IBV_QPT_UC: return UC;
 	case IBV_QPT_UD: return UD;
 	case IBV_QPT_RAW_PACKET: return RAW;
+	case IBV_QPT_XRC_SEND: return INI;
+	case IBV_QPT_XRC_RECV: return TGT;
 	default: return -1;
 	}
 }

@@ -84,11 +84,12 @@ static const struct method legacy[] = {
 	LEG(DESTROY_SRQ, emu_cmd_destroy_srq, sizeof(struct ib_uverbs_destroy_srq),
 	    sizeof(struct ib_uverbs_destroy_srq_resp), 1, 0),
 	LEG(POST_SRQ_RECV, cmd_unsupported, 0, 0, 0, 0),
-	LEG(OPEN_XRCD, cmd_unsupported, 0, 0, 0, 0),
-	LEG(CLOSE_XRCD, cmd_unsupported, 0, 0, 0, 0),
+	LEG(OPEN_XRCD, emu_cmd_open_xrcd, sizeof(struct ib_uverbs_open_xrcd),
+	    sizeof(struct ib_uverbs_open_xrcd_resp), 1, 1),
+	LEG(CLOSE_XRCD, emu_cmd_close_xrcd, sizeof(struct ib_uverbs_close_xrcd), 0, 0, 0),
 	LEG(CREATE_XSRQ, emu_cmd_create_xsrq, sizeof(struct ib_uverbs_create_xsrq),
 	    sizeof(struct ib_uverbs_create_srq_resp), 1, 1),
-	LEG(OPEN_QP, cmd_unsupported, 0, 0, 0, 0),
+	LEG(OPEN_QP, emu_cmd_open_qp, sizeof(struct ib_uverbs_open_qp), sizeof(struct ib_uverbs_create_qp_resp), 1, 1),
 };
 
 #define EX(cmd_, fn_, req_, resp_) [IB_USER_VERBS_EX_CMD_##cmd_] = { "EX_" #cmd_, fn_, req_, resp_, 0, 0 }

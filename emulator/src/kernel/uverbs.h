@@ -97,6 +97,22 @@ void emu_destroy_all_wqs(struct emu_ctx *ctx);   /* teardown: indirection tables
 /* profile.c: MLX5EMU_PROFILE, the generation the device answers as */
 #include "emu_profile.h"
 
+/* cmd_xrcd.c: XRC domains, XRC TGT QPs, OPEN_QP. A handle's XRCD counts the SRQs and QPs made through it
+ * (emu_xrcd_get under emu_lock, emu_xrcd_release without it; CLOSE_XRCD is EBUSY while any exists). */
+struct emu_xrcd;
+int emu_cmd_open_xrcd(struct emu_cmd *cmd);
+int emu_cmd_close_xrcd(struct emu_cmd *cmd);
+int emu_cmd_open_qp(struct emu_cmd *cmd);
+struct emu_xrcd *emu_xrcd_get(struct emu_ctx *ctx, uint32_t handle);
+void emu_xrcd_release(struct emu_ctx *ctx, struct emu_xrcd *x);
+uint32_t emu_xrcd_num(const struct emu_xrcd *x);
+struct ib_uverbs_create_qp_resp;
+int emu_xrc_create_tgt(struct emu_cmd *cmd, uint32_t xrcd_handle, uint64_t user_handle,
+		       struct ib_uverbs_create_qp_resp *out);
+/* The attribute bits uverbs ignores for XRC QPs (modify_qp_mask): INI has no responder, TGT no requester. */
+uint32_t emu_xrc_modify_mask(int qp_type, uint32_t mask);
+void emu_destroy_all_xrcds(struct emu_ctx *ctx);
+
 /* Teardown of every object of a context (close of the last fd), in dependency order, with engine hooks
  * (teardown.c), and the per-kind parts it calls (the cmd_*.c files) */
 void emu_destroy_all_objects(struct emu_ctx *ctx);

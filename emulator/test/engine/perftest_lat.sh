@@ -15,4 +15,8 @@ run ib  ib_read_lat   -n 50 -s 1024 --use_old_post_send
 run ib  ib_atomic_lat -n 50
 run ib  ib_atomic_lat -n 20 --use_old_post_send
 run eth ib_send_lat   -n 50 -s 64
+run ib  ib_write_lat  -n 20 -s 64 -c XRC
+run ib  ib_read_lat   -n 20 -s 64 -c XRC --use_old_post_send
+run ib  ib_send_lat   -n 20 -s 64 -c XRC
+run eth ib_send_lat   -n 20 -s 64 -c XRC --use_old_post_send
 exit $fail

@@ -18,4 +18,9 @@ run eth ibv_ud_pingpong -n 30 -g 0
 run ib  ibv_srq_pingpong -n 50
 run ib  ibv_srq_pingpong -n 50 -e
 run eth ibv_srq_pingpong -n 30 -g 0
+# XRC: each side's INI QP sends into the other's XRC SRQs through its TGT QP; the client prints "success"
+PASS_REGEX='^success'
+run ib  ibv_xsrq_pingpong -n 50
+run ib  ibv_xsrq_pingpong -n 30 -e
+run eth ibv_xsrq_pingpong -n 30 -g 0
 exit $fail

@@ -106,6 +106,28 @@ int main(void)
 	      w.av.hop_limit == 9 && w.av.tclass == 5 && w.av.grh && w.av.flow_label == 0x12345 && w.av.rgid[15] == 0x77 &&
 	      w.nsge == 1 && w.sge[0].len == 4, "av fields via struct mlx5_wqe_av");
 
+	/* XRC INI: the RDMA WRITE above behind the XRC segment (libmlx5's struct mlx5_wqe_xrc_seg: be32 xrc_srqn, 12
+	 * reserved bytes) right after ctrl; the same WQE is short of its raddr on an RC QP, and an XRC one without
+	 * room for the segment is malformed. */
+	memset(wqe, 0, sizeof wqe);
+	eng_put_be32(wqe, 7u << 8 | MLX5_OPCODE_RDMA_WRITE);
+	eng_put_be32(wqe + 4, 5u << 8 | 4);
+	eng_put_be32(wqe + 16, 0xab123456); /* the device takes the low 24 bits */
+	eng_put_be64(wqe + 32, 0x1122334455667788ull);
+	eng_put_be32(wqe + 40, 0xabcd);
+	eng_put_be32(wqe + 48, 10);
+	eng_put_be32(wqe + 52, 0x300);
+	eng_put_be64(wqe + 56, 0x1000);
+	CHECK(eng_wqe_parse(wqe, 64, ENG_QPT_XRC_SEND, &w) == ENG_WQE_OK, "xrc write");
+	CHECK(w.xrc_srqn == 0x123456 && w.raddr == 0x1122334455667788ull && w.rkey == 0xabcd && w.nsge == 1 &&
+	      w.sge[0].len == 10 && w.total_len == 10, "xrc write fields: srqn 0x%x raddr 0x%llx rkey 0x%x", w.xrc_srqn,
+	      (unsigned long long)w.raddr, w.rkey);
+	CHECK(eng_wqe_parse(wqe, 64, ENG_QPT_RC, &w) == ENG_WQE_OK && w.xrc_srqn == 0 && w.rkey == 0,
+	      "RC reads the XRC segment as the raddr");
+	eng_put_be32(wqe, MLX5_OPCODE_SEND);
+	eng_put_be32(wqe + 4, 5u << 8 | 1);
+	CHECK(eng_wqe_parse(wqe, 64, ENG_QPT_XRC_SEND, &w) == ENG_WQE_BAD_DS, "xrc without its segment");
+
 	/* Receive WQEs: list ends at MLX5_INVALID_LKEY; SRQ next_wqe_index via struct mlx5_wqe_srq_next_seg. */
 	uint8_t rw[64];
 	memset(rw, 0, sizeof rw);

@@ -669,6 +669,32 @@ public final class SendQueue
     }
 
     /**
+     * XRC_SEND QPs: the remote XRC SRQ (at the target, in the peer's XRC domain) that this and every later WQE names
+     * until the next call, in the XRC segment after ctrl (as libmlx5's {@code ibv_wr_set_xrc_srqn} or
+     * {@code wr.qp_type.xrc.remote_srqn} per work request). Both posting forms use it; NOP carries no XRC segment.
+     * A post on an XRC_SEND QP before the first call throws {@link IllegalStateException}.
+     *
+     * @param srqn the remote XRC SRQ number (24 bits)
+     * @return this queue
+     * @throws IllegalStateException if the QP is not an XRC_SEND QP
+     * @throws IllegalArgumentException if {@code srqn} does not fit 24 bits
+     */
+    public SendQueue xrcSrqn(final int srqn)
+    {
+        if (type != QpType.XRC_SEND)
+        {
+            throw new IllegalStateException("xrcSrqn is for XRC_SEND QPs; " + qp + " is " + type);
+        }
+        if ((srqn & ~0xffffff) != 0)
+        {
+            throw new IllegalArgumentException("XRC SRQ number 0x" + Integer.toHexString(srqn) + " exceeds 24 bits");
+        }
+        staging.xrcSrqn = srqn;
+        fast.xrcSrqn = srqn;
+        return this;
+    }
+
+    /**
      * One gather entry (or, with {@link SendFlags#INLINE}, one piece of inline payload: lkey ignored). Zero-length
      * entries are dropped, as libmlx5 drops them.
      *

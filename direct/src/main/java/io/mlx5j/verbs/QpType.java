@@ -20,7 +20,13 @@ public enum QpType
      * Raw Ethernet: whole frames are sent as written (an Ethernet segment in every send WQE) and received as steered
      * by flow rules ({@link io.mlx5j.raw.FlowRule}). Needs an Ethernet port and the CAP_NET_RAW capability.
      */
-    RAW_PACKET(IbvQpInitAttr.IBV_QPT_RAW_PACKET);
+    RAW_PACKET(IbvQpInitAttr.IBV_QPT_RAW_PACKET),
+    /**
+     * XRC initiator (IBV_QPT_XRC_SEND, 9 in infiniband/verbs.h): an RC send queue without a receive queue whose every
+     * WQE names the XRC SRQ at the target that takes the message ({@code SendQueue.xrcSrqn}); the target side is an
+     * XRC TGT QP of the peer's XRC domain. Create it with no receive WRs.
+     */
+    XRC_SEND(9);
 
     private final int value;
 

@@ -423,7 +423,7 @@ public final class QueuePair extends NativeResource
                     attr.set(U32, RQ_PSN_OFFSET, rtr.rqPsn());
                     rtr.path().write(attr, AH_ATTR_OFFSET);
                     mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
-                    if (type == QpType.RC)
+                    if (type == QpType.RC)   // an XRC INI QP has no responder: uverbs ignores these
                     {
                         attr.set(U8, MAX_DEST_RD_ATOMIC_OFFSET, (byte) rtr.maxDestRdAtomic());
                         attr.set(U8, MIN_RNR_TIMER_OFFSET, (byte) rtr.minRnrTimer());
@@ -464,7 +464,7 @@ public final class QueuePair extends NativeResource
                     attr.set(U32, SQ_PSN_OFFSET, rts.sqPsn());
                     mask |= IBV_QP_SQ_PSN;
                 }
-                if (type == QpType.RC)
+                if (type == QpType.RC || type == QpType.XRC_SEND)
                 {
                     attr.set(U8, TIMEOUT_OFFSET, (byte) rts.timeout());
                     attr.set(U8, RETRY_CNT_OFFSET, (byte) rts.retryCnt());

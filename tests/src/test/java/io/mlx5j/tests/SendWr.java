@@ -30,6 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class SendWr
 {
     private static final ValueLayout.OfInt BE32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final long WR_SET_XRC_SRQN_OFFSET = io.mlx5j.bindings.IbvQpEx.LAYOUT.byteOffset(
+        java.lang.foreign.MemoryLayout.PathElement.groupElement("wr_set_xrc_srqn"));
 
     final int ibvOpcode;
     final int flags;            // SendFlags
@@ -183,6 +185,10 @@ final class SendWr
                 wr.set(U64, IbvSendWr.RDMA_REMOTE_ADDR_OFFSET, raddr);
                 wr.set(U32, IbvSendWr.RDMA_RKEY_OFFSET, rkey);
             }
+            if (t.type == QpType.XRC_SEND)
+            {
+                wr.set(U32, IbvSendWr.XRC_REMOTE_SRQN_OFFSET, Twin.XRC_SRQN);
+            }
             return wr;
         }
     }
@@ -222,6 +228,11 @@ final class SendWr
             if (t.type == QpType.UD)
             {
                 InlineVerbs.ibv_wr_set_ud_addr(qpx, t.ah.pointer(), t.qpJ.qpn(), Rig.QKEY);
+            }
+            if (t.type == QpType.XRC_SEND)
+            {
+                // ibv_wr_set_xrc_srqn (verbs.h static inline): qpx->wr_set_xrc_srqn(qpx, remote_srqn)
+                InlineVerbs.callWrI(InlineVerbs.wrFn(qpx, WR_SET_XRC_SRQN_OFFSET), qpx, Twin.XRC_SRQN);
             }
             if (inline())
             {
@@ -345,7 +356,15 @@ final class SendWr
                 stale[i] = true;
             }
         }
-        int data = 16 + (type == QpType.UD ? 48 : 0) + (hasRemote(type) ? 16 : 0);
+        if (type == QpType.XRC_SEND)
+        {
+            // struct mlx5_wqe_xrc_seg: libmlx5 writes xrc_srqn (bytes 16..19) and never its 12 reserved bytes
+            for (int i = 20; i < 32; i++)
+            {
+                stale[i] = true;
+            }
+        }
+        int data = 16 + (type == QpType.UD ? 48 : 0) + (type == QpType.XRC_SEND ? 16 : 0) + (hasRemote(type) ? 16 : 0);
         if (atomic())
         {
             if (op == IbvSendWr.IBV_WR_ATOMIC_FETCH_AND_ADD)

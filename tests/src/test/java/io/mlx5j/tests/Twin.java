@@ -29,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
  * Two QPs created with identical attributes in one context: {@link #qpL} is posted only through libmlx5
  * (ibv_post_send through its function pointer, or ibv_wr_* on its ibv_qp_ex), {@link #qpJ} only through mlx5j. Each
  * has its own CQ, so the test can write a CQE into each (the device is idle: MLX5EMU_ENGINE=off) to retire WQEs on
- * both sides the same way. RC and UC twins are connected to each other, UD twins are in RTS.
+ * both sides the same way. RC, UC and XRC_SEND twins are connected to each other, UD twins are in RTS; XRC_SEND
+ * twins have no receive queue and name {@link #XRC_SRQN} in every WQE.
  */
 final class Twin
 {
@@ -41,6 +42,11 @@ final class Twin
         IbvQpInitAttrEx.IBV_QP_EX_WITH_SEND_WITH_INV | IbvQpInitAttrEx.IBV_QP_EX_WITH_RDMA_WRITE |
         IbvQpInitAttrEx.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
     static final long UD_OPS = IbvQpInitAttrEx.IBV_QP_EX_WITH_SEND | IbvQpInitAttrEx.IBV_QP_EX_WITH_SEND_WITH_IMM;
+    /**
+     * The remote XRC SRQ number XRC_SEND twins name in every WQE: 24 bits with every byte distinct, so that a byte
+     * in the wrong place of the XRC segment shows.
+     */
+    static final int XRC_SRQN = 0x5a3c1d;
 
     final Rig rig;
     final QpType type;
@@ -74,7 +80,8 @@ final class Twin
         this.wrApi = wrApi;
         cqL = rig.cq(512);
         cqJ = rig.cq(512);
-        final long ops = !wrApi ? 0 : type == QpType.RC ? RC_OPS : type == QpType.UC ? UC_OPS : UD_OPS;
+        final long ops = !wrApi ? 0 : type == QpType.RC || type == QpType.XRC_SEND ? RC_OPS
+            : type == QpType.UC ? UC_OPS : UD_OPS;
         qpL = rig.pd.createQp(config(type, cqL, maxSendWr, maxSge, maxInline, ops));
         qpJ = rig.pd.createQp(config(type, cqJ, maxSendWr, maxSge, maxInline, ops));
         assertEquals(qpL.capabilities(), qpJ.capabilities(), "twins must get the same capabilities");
@@ -97,8 +104,18 @@ final class Twin
         // each twin writes its own BlueFlame register: their bytes are compared after every post
         assertNotEquals(ringsL.bfReg().address(), ringsJ.bfReg().address(), "twins share a BlueFlame register");
         sqJ = SendQueue.of(qpJ, DoorbellMode.AUTO);
-        rqJ = RecvQueue.of(qpJ);
-        dcqJ = CqPoller.of(cqJ).attach(sqJ).attach(rqJ);
+        if (type == QpType.XRC_SEND)
+        {
+            // an XRC INI QP has no receive queue; every WQE names the SRQ (libmlx5: per WR, mlx5j: per queue)
+            sqJ.xrcSrqn(XRC_SRQN);
+            rqJ = null;
+            dcqJ = CqPoller.of(cqJ).attach(sqJ);
+        }
+        else
+        {
+            rqJ = RecvQueue.of(qpJ);
+            dcqJ = CqPoller.of(cqJ).attach(sqJ).attach(rqJ);
+        }
         injL = new CqeInjector(cqL);
         injJ = new CqeInjector(cqJ);
         uidxL = EmulatedDevice.uidx(qpL.qpn());
@@ -109,8 +126,9 @@ final class Twin
     private static QpConfig config(final QpType type, final CompletionQueue cq, final int maxSendWr, final int maxSge,
         final int maxInline, final long ops)
     {
-        return QpConfig.builder(type, cq).maxSendWr(maxSendWr).maxRecvWr(16).maxSendSge(maxSge).maxRecvSge(maxSge)
-            .maxInlineData(maxInline).sendOpsFlags(ops).build();
+        final boolean xrc = type == QpType.XRC_SEND;
+        return QpConfig.builder(type, cq).maxSendWr(maxSendWr).maxRecvWr(xrc ? 0 : 16).maxSendSge(maxSge)
+            .maxRecvSge(xrc ? 0 : maxSge).maxInlineData(maxInline).sendOpsFlags(ops).build();
     }
 
     /**

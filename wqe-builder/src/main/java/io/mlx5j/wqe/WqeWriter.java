@@ -88,6 +88,19 @@ public final class WqeWriter
     }
 
     /**
+     * XRC segment ({@link XrcSeg}) of an XRC INI QP's WQE; reserved bytes written as 0.
+     *
+     * @param srqn the remote XRC SRQ number
+     * @return this writer
+     */
+    public WqeWriter xrc(final int srqn)
+    {
+        reserve(1, "XRC segment");
+        XrcSeg.set(sq, cursor, srqn);
+        return advance(1);
+    }
+
+    /**
      * One gather entry ({@link DataSeg}), as mlx5dv_set_data_seg encodes it.
      *
      * @param byteCount the number of bytes

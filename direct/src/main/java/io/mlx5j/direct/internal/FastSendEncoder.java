@@ -9,6 +9,7 @@ import io.mlx5j.wqe.InlineSeg;
 import io.mlx5j.wqe.RaddrSeg;
 import io.mlx5j.wqe.SendRing;
 import io.mlx5j.wqe.WqeWriter;
+import io.mlx5j.wqe.XrcSeg;
 
 import java.lang.foreign.MemorySegment;
 
@@ -44,6 +45,10 @@ public final class FastSendEncoder
     private final long fastInline;
     /** Where the last accepted WQE's ctrl segment goes. */
     private long ctrl;
+    /** XRC_SEND: every WQE but NOP carries the XRC segment after ctrl. */
+    private final boolean xrc;
+    /** XRC_SEND: the remote XRC SRQ number; -1 until set (the encoder then declines, and staging says why). */
+    public int xrcSrqn = -1;
 
     /**
      * An encoder for one send queue; confined to its posting thread.
@@ -64,6 +69,7 @@ public final class FastSendEncoder
         this.maxInline = maxInline;
         this.fastGather = SendOpcodeRules.fastOpcodes(type, false, maxSge);
         this.fastInline = SendOpcodeRules.fastOpcodes(type, true, maxSge);
+        this.xrc = type == QpType.XRC_SEND;
     }
 
     /** {@return offset of the ctrl segment of the WQE the last successful encode claimed} */
@@ -73,7 +79,8 @@ public final class FastSendEncoder
     }
 
     /**
-     * Claims one WQEBB and writes raddr (if {@code remote}) and one data segment (if {@code len != 0}).
+     * Claims one WQEBB and writes the XRC segment (XRC_SEND), raddr (if {@code remote}) and one data segment (if
+     * {@code len != 0}).
      *
      * @param base the ring's address, from this post's liveness check
      * @param opcode the MLX5 opcode
@@ -93,12 +100,22 @@ public final class FastSendEncoder
         {
             return 0;
         }
-        final long ctrl = sq.claim(1);  // ctrl + raddr + data: at most 3 units, one WQEBB, no ring wrap inside it
+        final boolean x = xrc && opcode != MLX5_OPCODE_NOP;
+        if (x && xrcSrqn < 0)
+        {
+            return 0;
+        }
+        final long ctrl = sq.claim(1);  // ctrl + XRC + raddr + data: at most 4 units, one WQEBB, no ring wrap inside it
         if (ctrl == SendRing.NO_SPACE)
         {
             return 0;
         }
         long at = ctrl + CtrlSeg.LENGTH;
+        if (x)
+        {
+            XrcSeg.put(base + at, xrcSrqn);
+            at += XrcSeg.LENGTH;
+        }
         if (remote)
         {
             RaddrSeg.put(base + at, raddr, rkey);
@@ -137,8 +154,9 @@ public final class FastSendEncoder
             return 0;
         }
         final boolean payload = len != 0 && opcode != MLX5_OPCODE_NOP;
-        final int ds = 1 + (remote ? 1 : 0) + (payload ? InlineSeg.ds(len) : 0);
-        if (ds > maxDs)
+        final boolean x = xrc && opcode != MLX5_OPCODE_NOP;
+        final int ds = 1 + (x ? 1 : 0) + (remote ? 1 : 0) + (payload ? InlineSeg.ds(len) : 0);
+        if (ds > maxDs || (x && xrcSrqn < 0))
         {
             return 0;
         }
@@ -148,6 +166,11 @@ public final class FastSendEncoder
             return 0;
         }
         long at = ctrl + CtrlSeg.LENGTH;
+        if (x)
+        {
+            XrcSeg.put(base + at, xrcSrqn);
+            at += XrcSeg.LENGTH;
+        }
         if (remote)
         {
             RaddrSeg.put(base + at, raddr, rkey);

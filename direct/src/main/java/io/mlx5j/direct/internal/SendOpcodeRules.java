@@ -99,6 +99,7 @@ public final class SendOpcodeRules
             case UC -> ON_UC;
             case UD -> ON_UD;
             case RAW_PACKET -> ON_RAW_PACKET;
+            case XRC_SEND -> ON_RC;   // the RC opcodes, behind the XRC segment
         };
     }
 

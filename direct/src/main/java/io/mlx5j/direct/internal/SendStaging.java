@@ -10,6 +10,7 @@ import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.wqe.DatagramSeg;
 import io.mlx5j.wqe.Mlx5Opcode;
 import io.mlx5j.wqe.WqeWriter;
+import io.mlx5j.wqe.XrcSeg;
 
 import java.lang.foreign.MemorySegment;
 
@@ -64,6 +65,10 @@ public final class SendStaging
     private int qkey;
     /** Inline payload bytes of the validated WR. */
     private int inlineBytes;
+    /** XRC_SEND: every WQE but NOP carries the XRC segment. */
+    private final boolean xrc;
+    /** XRC_SEND: the remote XRC SRQ number the next WQEs name; -1 until set. */
+    public int xrcSrqn = -1;
 
     // UD: the last address handle's AV, so a post does not go through AddressHandle.av()'s lock
     private AddressHandle lastAh;
@@ -80,6 +85,7 @@ public final class SendStaging
     {
         this.qp = qp;
         this.type = qp.type();
+        this.xrc = type == QpType.XRC_SEND;
         this.maxInline = maxInline;
         this.sgl = new ScatterList(maxSge);
         this.inlineScratch = MemorySegment.ofArray(new byte[Math.max(1, maxInline)]);
@@ -179,7 +185,7 @@ public final class SendStaging
      * Checks the staged WR against the QP ({@link SendOpcodeRules}, SGE and inline limits) and returns its size.
      *
      * @param maxDs the largest WQE this queue posts, in 16-byte units
-     * @return the WQE's ds: ctrl, datagram, raddr, atomic and data or inline segments
+     * @return the WQE's ds: ctrl, datagram or XRC, raddr, atomic and data or inline segments
      * @throws IllegalArgumentException if the WR cannot be posted on this QP
      */
     public int validate(final int maxDs)
@@ -190,6 +196,15 @@ public final class SendStaging
         if (type == QpType.UD && opcode != MLX5_OPCODE_NOP)
         {
             ds += DatagramSeg.LENGTH / 16;
+        }
+        if (xrc && opcode != MLX5_OPCODE_NOP)
+        {
+            if (xrcSrqn < 0)
+            {
+                throw new IllegalStateException(qp + " is an XRC_SEND QP: set the remote XRC SRQ with xrcSrqn(srqn)"
+                    + " before posting");
+            }
+            ds += XrcSeg.LENGTH / 16;
         }
         if (remote)
         {
@@ -260,6 +275,10 @@ public final class SendStaging
         if (type == QpType.UD && opcode != MLX5_OPCODE_NOP)
         {
             writeDatagram(w);
+        }
+        if (xrc && opcode != MLX5_OPCODE_NOP)
+        {
+            w.xrc(xrcSrqn);
         }
         if (remote)
         {
