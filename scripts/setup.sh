@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Prepares a fresh Debian 12 machine for mlx5j: Debian packages (dpdk-dev for dpdk-testpmd, which the emulator's
-# testpmd.sh judge runs with the mlx5 PMD and the ring mempool named, as --no-install-recommends leaves them out), a JDK >= 25 (the build's toolchain requirement),
-# and the emulator's native library. Idempotent: installs only what is missing.
+# Prepares a fresh Debian 12 machine for mlx5j: Debian packages, a JDK >= 25 (the build's toolchain requirement),
+# and the emulator's native library. Idempotent: installs only what is missing. dpdk-dev brings dpdk-testpmd for the
+# emulator's testpmd.sh judge; its mlx5 PMD and ring mempool are named because --no-install-recommends skips them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
