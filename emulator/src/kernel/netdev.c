@@ -3,6 +3,7 @@
  * per process, as the facts of an interface nobody else sees; the engine does not filter by them (every raw frame
  * reaches the steering rules, as a port in promiscuous mode). */
 #include <errno.h>
+#include <stddef.h>
 #include <net/if.h>
 #include <net/if_arp.h>
 #include <stdatomic.h>
@@ -15,6 +16,8 @@
 
 #include "kernel.h"
 #include "netdev.h"
+#include "../emu_counters.h"
+#include "../emu_profile.h"
 #include "../eth_knobs.h"
 
 /* IFF_UP | IFF_BROADCAST | IFF_RUNNING | IFF_MULTICAST: an up, cabled port; IFF_RUNNING follows the port state */
@@ -62,8 +65,25 @@ static unsigned netdev_flags(int dev)
 	return f;
 }
 
-/* ETHTOOL_GSET: 100 Gb/s full duplex (the sysfs rate "100 Gb/sec (4X EDR)"), fibre, no autonegotiation. The newer
- * ETHTOOL_GLINKSETTINGS is answered EOPNOTSUPP, as by kernels before 4.9: programs then use GSET. */
+/* The ethtool statistics: the port counters the emulator keeps (emu_counters.h), under the names Linux mlx5e gives
+ * them, which DPDK's mlx5 driver looks for (drivers/net/mlx5/linux/mlx5_ethdev_os.c, mlx5_counters_init): its
+ * xstats then show the emulator's own counts. The vport and phy counters are the same here: one function per port. */
+static const struct {
+	const char *name;
+	enum emu_port_counter c;
+} g_stats[] = {
+	{"rx_vport_unicast_packets", EMU_CNT_UNICAST_RCV_PACKETS},
+	{"rx_vport_multicast_packets", EMU_CNT_MULTICAST_RCV_PACKETS},
+	{"tx_vport_unicast_packets", EMU_CNT_UNICAST_XMIT_PACKETS},
+	{"tx_vport_multicast_packets", EMU_CNT_MULTICAST_XMIT_PACKETS},
+	{"rx_packets_phy", EMU_CNT_PORT_RCV_PACKETS},
+	{"tx_packets_phy", EMU_CNT_PORT_XMIT_PACKETS},
+};
+#define NSTATS (sizeof g_stats / sizeof g_stats[0])
+
+/* SIOCETHTOOL: ETHTOOL_GSET: 100 Gb/s full duplex (the sysfs rate "100 Gb/sec (4X EDR)"), fibre, no
+ * autonegotiation (the newer ETHTOOL_GLINKSETTINGS is answered EOPNOTSUPP, as by kernels before 4.9: programs then
+ * use GSET); GDRVINFO, GSTRINGS and GSTATS of the statistics above; anything else EOPNOTSUPP. */
 static int netdev_ethtool(int dev, struct ifreq *ifr)
 {
 	uint32_t cmd;
@@ -71,6 +91,65 @@ static int netdev_ethtool(int dev, struct ifreq *ifr)
 	if (emu_copy_from_user(&cmd, data, sizeof cmd)) {
 		errno = EFAULT;
 		return -1;
+	}
+	if (cmd == ETHTOOL_GDRVINFO) {
+		struct ethtool_drvinfo di;
+		const struct emu_profile *prof = emu_profile();
+		memset(&di, 0, sizeof di);
+		di.cmd = cmd;
+		snprintf(di.driver, sizeof di.driver, "mlx5_core");
+		snprintf(di.version, sizeof di.version, "6.1.0");
+		/* as mlx5e: "major.minor.sub (board id)", the board id when it fits (it does for every profile) */
+		char fw[24];
+		snprintf(fw, sizeof fw, "%u.%u.%u", prof->fw_major, prof->fw_minor, prof->fw_sub);
+		size_t fl = strlen(fw);
+		memcpy(di.fw_version, fw, fl);
+		if (fl + 16 < sizeof di.fw_version)
+			memcpy(di.fw_version + fl, " (MT_0000000008)", 16);
+		snprintf(di.bus_info, sizeof di.bus_info, "e0000:00:%02x.0", (unsigned)dev);
+		di.n_stats = (uint32_t)NSTATS;
+		if (emu_copy_to_user(data, &di, sizeof di)) {
+			errno = EFAULT;
+			return -1;
+		}
+		return 0;
+	}
+	if (cmd == ETHTOOL_GSTRINGS || cmd == ETHTOOL_GSTATS) {
+		/* the header says how much room follows; the kernel fills its own count and returns it in len */
+		struct ethtool_gstrings gs;
+		if (emu_copy_from_user(&gs, data, sizeof gs)) {
+			errno = EFAULT;
+			return -1;
+		}
+		if (cmd == ETHTOOL_GSTRINGS && gs.string_set != ETH_SS_STATS) {
+			errno = EOPNOTSUPP;
+			return -1;
+		}
+		for (size_t i = 0; i < NSTATS; i++) {
+			int r;
+			if (cmd == ETHTOOL_GSTRINGS) {
+				char name[ETH_GSTRING_LEN];
+				memset(name, 0, sizeof name);
+				snprintf(name, sizeof name, "%s", g_stats[i].name);
+				r = emu_copy_to_user(data + sizeof gs + i * ETH_GSTRING_LEN, name, sizeof name);
+			} else {
+				uint64_t v = emu_port_counter_read(dev, g_stats[i].c);
+				r = emu_copy_to_user(data + sizeof(struct ethtool_stats) + i * 8, &v, 8);
+			}
+			if (r) {
+				errno = EFAULT;
+				return -1;
+			}
+		}
+		uint32_t n = (uint32_t)NSTATS;
+		/* len (GSTRINGS) and n_stats (GSTATS) both sit at offset 8 and 4 respectively */
+		if (emu_copy_to_user(data + (cmd == ETHTOOL_GSTRINGS ? offsetof(struct ethtool_gstrings, len)
+								     : offsetof(struct ethtool_stats, n_stats)),
+				     &n, sizeof n)) {
+			errno = EFAULT;
+			return -1;
+		}
+		return 0;
 	}
 	if (cmd != ETHTOOL_GSET) {
 		errno = EOPNOTSUPP;

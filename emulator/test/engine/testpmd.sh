@@ -10,7 +10,7 @@
 #             port statistics equal the emulator's port counters (TX-packets = mlx5_0 port_xmit_packets, RX-packets
 #             + RX-dropped = mlx5_1 port_rcv_packets, RX-dropped = out_of_buffer); once with the PMD's default Rx
 #             (vectorized cyclic RQ with compressed CQEs) and once with a striding RQ (mprq_en=1), which the log
-#             must show the PMD picked;
+#             must show the PMD picked; `show port xstats` reads the same counters (ethtool statistics, sysfs);
 #   flows:    two Rx queues, --txonly-multi-flow: RSS spreads the flows over both; `flow create` steering the UDP
 #             destination 198.18.0.2 to queue 1 puts every frame there; a drop rule delivers none.
 # No STRICT line may appear in any log. Needs dpdk-testpmd (scripts/setup.sh installs dpdk-dev).
@@ -30,24 +30,33 @@ cleanup() {
 trap cleanup EXIT
 base_fabric=${MLX5EMU_FABRIC:-mlx5emu-$(id -u)}-testpmd
 
-# pmd_start NAME DEVARGS_ALLOW MAINLCORE ARGS...: a testpmd in interactive mode reading the FIFO $out/NAME.in
-declare -A fds
+# pmd_start NAME DEVARGS_ALLOW MAINLCORE ARGS...: a testpmd in interactive mode reading the FIFO $out/NAME.in. Each
+# is killed after 60 s, and a wait for its output ends when it is gone, so a case takes at most about 70 s.
+declare -A fds pid
 pmd_start() {
   local name=$1 allow=$2 main=$3; shift 3
   rm -f "$out/$name.in"; mkfifo "$out/$name.in"
   # line-buffered: testpmd prints with stdio, and each step waits for the previous one's output
-  timeout 90 stdbuf -oL -eL "$MLX5EMU" --link eth --devices 2 -- dpdk-testpmd --no-huge -m 256 --file-prefix="$name-$$" \
+  timeout 60 stdbuf -oL -eL "$MLX5EMU" --link eth --devices 2 -- dpdk-testpmd --no-huge -m 256 --file-prefix="$name-$$" \
     -l 0-1 --main-lcore "$main" $allow -- -i --total-num-mbufs=4096 "$@" < "$out/$name.in" > "$out/$name.log" 2>&1 &
   pids+=($!)
+  pid[$name]=$!
   exec {fd}> "$out/$name.in"
   fds[$name]=$fd
 }
-pmd_cmd() { echo "$2" >&"${fds[$1]}"; }
+# (a command to a testpmd that died fails with EPIPE, not SIGPIPE: the wait after it reports the death)
+trap '' PIPE
+pmd_cmd() { echo "$2" >&"${fds[$1]}" 2> /dev/null || true; }
 # wait_log NAME ERE [SECONDS]: until the log has a line matching ERE
 wait_log() {
   local n=$((${3:-40} * 10))
   for ((i = 0; i < n; i++)); do
     grep -qE -- "$2" "$out/$1.log" 2> /dev/null && return 0
+    if ! kill -0 "${pid[$1]}" 2> /dev/null; then
+      grep -qE -- "$2" "$out/$1.log" 2> /dev/null && return 0
+      echo "     $1: exited without /$2/; log tail:"; tail -15 "$out/$1.log" | sed 's/^/     /'
+      return 1
+    fi
     sleep 0.1
   done
   echo "     $1: no /$2/ within ${3:-40} s; log tail:"; tail -15 "$out/$1.log" | sed 's/^/     /'
@@ -110,17 +119,27 @@ forward() {
   sleep 2
   pmd_cmd "$name-tx" stop
   wait_log "$name-tx" 'Done\.' 20 || return 0
+  pmd_cmd "$name-tx" "show port xstats 0"
+  wait_log "$name-tx" 'tx_pp_sync_lost' 20 || return 0
   pmd_quit "$name-tx"
   # the last frames reach the receiver within the emulator's hold time (200 ms) of the last send
   sleep 1
   pmd_cmd "$name-rx" stop
   wait_log "$name-rx" 'Done\.' 20 || return 0
+  pmd_cmd "$name-rx" "show port xstats 0"
+  wait_log "$name-rx" 'tx_pp_sync_lost' 20 || return 0
   pmd_quit "$name-rx"
-  local tx rx rxd xmit rcv oob rcv0 xmit1
+  local tx rx rxd xmit rcv oob rcv0 xmit1 xtx xrx xoob
   tx=$(acc "$name-tx" TX-packets); rx=$(acc "$name-rx" RX-packets); rxd=$(acc "$name-rx" RX-dropped)
   xmit=$(counter "$fab" 0 counters/port_xmit_packets); rcv=$(counter "$fab" 1 counters/port_rcv_packets)
   oob=$(counter "$fab" 1 hw_counters/out_of_buffer)
   rcv0=$(counter "$fab" 0 counters/port_rcv_packets); xmit1=$(counter "$fab" 1 counters/port_xmit_packets)
+  # xstats: the PMD reads the emulator's counters through ethtool (tx_phy_packets, rx_phy_packets) and sysfs
+  # (rx_out_of_buffer)
+  xtx=$(sed -n 's/^tx_phy_packets: //p' "$out/$name-tx.log"); xrx=$(sed -n 's/^rx_phy_packets: //p' "$out/$name-rx.log")
+  xoob=$(sed -n 's/^rx_out_of_buffer: //p' "$out/$name-rx.log")
+  if [ "$xtx" = "$xmit" ] && [ "$xrx" = "$rcv" ] && [ "$xoob" = "$oob" ]; then ok "$name: xstats show the counters"; else
+    bad "$name: xstats tx_phy_packets '$xtx' rx_phy_packets '$xrx' rx_out_of_buffer '$xoob'"; fi
   echo "     $name: testpmd TX $tx, RX $rx, RX-dropped $rxd; emulator mlx5_0 xmit $xmit rcv $rcv0, mlx5_1 rcv $rcv xmit $xmit1 out_of_buffer $oob"
   if [ "$rx" -ge 1000 ]; then ok "$name: frames forwarded ($rx)"; else bad "$name: only $rx frames received"; fi
   if [ "$tx" = "$xmit" ]; then ok "$name: TX-packets = port_xmit_packets"; else bad "$name: TX-packets $tx, port_xmit_packets $xmit"; fi
