@@ -74,6 +74,32 @@ static void netdev_checks(void)
 	ifr.ifr_data = (void *)gls;
 	CHECK(ioctl(g_sock, SIOCETHTOOL, &ifr) == -1 && errno == EOPNOTSUPP, "GLINKSETTINGS: errno %d", errno);
 
+	/* the statistics DPDK's xstats read: count, mlx5e's names, values */
+	struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };
+	ifr.ifr_data = (void *)&di;
+	CHECK(ioctl(g_sock, SIOCETHTOOL, &ifr) == 0 && di.n_stats == 6 && strcmp(di.driver, "mlx5_core") == 0 &&
+	      strcmp(di.bus_info, "e0000:00:00.0") == 0, "GDRVINFO: %u stats, %s, %s", di.n_stats, di.driver, di.bus_info);
+	/* ethtool_gstrings and ethtool_stats end in flexible arrays: headers at the start of plain buffers */
+	uint64_t gsbuf[(sizeof(struct ethtool_gstrings) + 6 * ETH_GSTRING_LEN) / 8 + 1];
+	struct ethtool_gstrings *gs = (struct ethtool_gstrings *)gsbuf;
+	memset(gsbuf, 0, sizeof gsbuf);
+	gs->cmd = ETHTOOL_GSTRINGS;
+	gs->string_set = ETH_SS_STATS;
+	gs->len = 6;
+	ifr.ifr_data = (void *)gs;
+	const char *names = (const char *)gs->data;
+	CHECK(ioctl(g_sock, SIOCETHTOOL, &ifr) == 0 && gs->len == 6 && strcmp(names, "rx_vport_unicast_packets") == 0 &&
+	      strcmp(names + 5 * ETH_GSTRING_LEN, "tx_packets_phy") == 0, "GSTRINGS: %u, %s", gs->len, names);
+	uint64_t stbuf[sizeof(struct ethtool_stats) / 8 + 6];
+	struct ethtool_stats *st = (struct ethtool_stats *)stbuf;
+	for (size_t i = 0; i < sizeof stbuf / 8; i++)
+		stbuf[i] = 1;
+	st->cmd = ETHTOOL_GSTATS;
+	st->n_stats = 6;
+	ifr.ifr_data = (void *)st;
+	CHECK(ioctl(g_sock, SIOCETHTOOL, &ifr) == 0 && st->n_stats == 6 && st->data[4] == 0 && st->data[5] == 0,
+	      "GSTATS on a fresh fabric: %llu %llu", (unsigned long long)st->data[4], (unsigned long long)st->data[5]);
+
 	char buf[64] = "";
 	FILE *f = fopen("/sys/class/net/mlx5emu0/address", "r");
 	CHECK(f && fgets(buf, sizeof buf, f) && strcmp(buf, "98:03:9b:4d:45:00\n") == 0, "sysfs address '%s'", buf);
