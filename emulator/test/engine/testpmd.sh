@@ -16,7 +16,9 @@
 # No STRICT line may appear in any log. Needs dpdk-testpmd (scripts/setup.sh installs dpdk-dev).
 set -euo pipefail
 : "${MLX5EMU:?run from make check}"
-command -v dpdk-testpmd > /dev/null || { echo "FAIL: dpdk-testpmd missing (scripts/setup.sh installs dpdk-dev)"; exit 1; }
+if ! command -v dpdk-testpmd > /dev/null; then
+  echo "FAIL: dpdk-testpmd missing (scripts/setup.sh installs dpdk-dev)"; exit 1
+fi
 export MLX5EMU_STRICT=1
 fail=0
 ok() { echo "ok   $1"; }
@@ -37,7 +39,8 @@ pmd_start() {
   local name=$1 allow=$2 main=$3; shift 3
   rm -f "$out/$name.in"; mkfifo "$out/$name.in"
   # line-buffered: testpmd prints with stdio, and each step waits for the previous one's output
-  timeout 60 stdbuf -oL -eL "$MLX5EMU" --link eth --devices 2 -- dpdk-testpmd --no-huge -m 256 --file-prefix="$name-$$" \
+  timeout 60 stdbuf -oL -eL "$MLX5EMU" --link eth --devices 2 -- \
+    dpdk-testpmd --no-huge -m 256 --file-prefix="$name-$$" \
     -l 0-1 --main-lcore "$main" $allow -- -i --total-num-mbufs=4096 "$@" < "$out/$name.in" > "$out/$name.log" 2>&1 &
   pids+=($!)
   pid[$name]=$!
@@ -47,19 +50,19 @@ pmd_start() {
 # (a command to a testpmd that died fails with EPIPE, not SIGPIPE: the wait after it reports the death)
 trap '' PIPE
 pmd_cmd() { echo "$2" >&"${fds[$1]}" 2> /dev/null || true; }
-# wait_log NAME ERE [SECONDS]: until the log has a line matching ERE
+# wait_log NAME ERE [SECONDS]: until the log has a line matching ERE; a failure (time out, testpmd gone) fails the test
 wait_log() {
   local n=$((${3:-40} * 10))
   for ((i = 0; i < n; i++)); do
     grep -qE -- "$2" "$out/$1.log" 2> /dev/null && return 0
     if ! kill -0 "${pid[$1]}" 2> /dev/null; then
       grep -qE -- "$2" "$out/$1.log" 2> /dev/null && return 0
-      echo "     $1: exited without /$2/; log tail:"; tail -15 "$out/$1.log" | sed 's/^/     /'
+      bad "$1: exited without /$2/; log tail:"; tail -15 "$out/$1.log" | sed 's/^/     /'
       return 1
     fi
     sleep 0.1
   done
-  echo "     $1: no /$2/ within ${3:-40} s; log tail:"; tail -15 "$out/$1.log" | sed 's/^/     /'
+  bad "$1: no /$2/ within ${3:-40} s; log tail:"; tail -15 "$out/$1.log" | sed 's/^/     /'
   return 1
 }
 # pmd_quit NAME: quit and wait for the process
@@ -69,7 +72,12 @@ pmd_quit() {
   wait_log "$1" '^Bye' 30 || true
 }
 # number after "LABEL:" in the last "Accumulated forward statistics" block of a log
-acc() { awk -v l="$2:" '/Accumulated forward statistics/ {b = 1} b { for (i = 1; i < NF; i++) if ($i == l) v = $(i + 1) } END { print v + 0 }' "$out/$1.log"; }
+acc() {
+  awk -v l="$2:" '/Accumulated forward statistics/ {b = 1}
+    b { for (i = 1; i < NF; i++) if ($i == l) v = $(i + 1) } END { print v + 0 }' "$out/$1.log"
+}
+# same DESC A B: ok when the two values are equal
+same() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: $2 != $3"; fi; }
 counter() { # counter FABRIC DEV DIR/NAME
   MLX5EMU_FABRIC=$1 "$MLX5EMU" --link eth --devices 2 -- cat "/sys/class/infiniband/mlx5_$2/ports/1/$3"
 }
@@ -86,8 +94,7 @@ pmd_cmd probe "show port info 0"
 wait_log probe 'Link status' 20 || true
 pmd_quit probe
 probed=$(sed -n 's/.*Probe PCI driver: \([^ ]*\) ([^)]*) device: \([^ ]*\).*/\1 \2/p' "$out/probe.log" | tr '\n' ' ')
-if [ "$probed" = "mlx5_pci e0000:00:00.0 mlx5_pci e0000:00:01.0 " ]; then ok "probe without -a: exactly the emulated functions"
-else bad "probe without -a probed: '$probed'"; fi
+same "probe without -a: exactly the emulated functions" "$probed" "mlx5_pci e0000:00:00.0 mlx5_pci e0000:00:01.0 "
 if grep -q 'MAC address: 98:03:9B:4D:45:00' "$out/probe.log"; then ok "port 0 shows mlx5_0's MAC"; else
   bad "port 0 MAC:"; grep -i mac "$out/probe.log" | head -3; fi
 strict_clean probe probe
@@ -138,14 +145,16 @@ forward() {
   # (rx_out_of_buffer)
   xtx=$(sed -n 's/^tx_phy_packets: //p' "$out/$name-tx.log"); xrx=$(sed -n 's/^rx_phy_packets: //p' "$out/$name-rx.log")
   xoob=$(sed -n 's/^rx_out_of_buffer: //p' "$out/$name-rx.log")
-  if [ "$xtx" = "$xmit" ] && [ "$xrx" = "$rcv" ] && [ "$xoob" = "$oob" ]; then ok "$name: xstats show the counters"; else
-    bad "$name: xstats tx_phy_packets '$xtx' rx_phy_packets '$xrx' rx_out_of_buffer '$xoob'"; fi
-  echo "     $name: testpmd TX $tx, RX $rx, RX-dropped $rxd; emulator mlx5_0 xmit $xmit rcv $rcv0, mlx5_1 rcv $rcv xmit $xmit1 out_of_buffer $oob"
+  same "$name: xstats tx_phy_packets = port_xmit_packets" "$xtx" "$xmit"
+  same "$name: xstats rx_phy_packets = port_rcv_packets" "$xrx" "$rcv"
+  same "$name: xstats rx_out_of_buffer = out_of_buffer" "$xoob" "$oob"
+  echo "     $name: testpmd TX $tx, RX $rx, RX-dropped $rxd; emulator mlx5_0 xmit $xmit rcv $rcv0," \
+    "mlx5_1 rcv $rcv xmit $xmit1 out_of_buffer $oob"
   if [ "$rx" -ge 1000 ]; then ok "$name: frames forwarded ($rx)"; else bad "$name: only $rx frames received"; fi
-  if [ "$tx" = "$xmit" ]; then ok "$name: TX-packets = port_xmit_packets"; else bad "$name: TX-packets $tx, port_xmit_packets $xmit"; fi
+  same "$name: TX-packets = port_xmit_packets" "$tx" "$xmit"
   if [ $((rx + rxd)) = "$rcv" ]; then ok "$name: RX-packets + RX-dropped = port_rcv_packets"; else
     bad "$name: RX-packets $rx + RX-dropped $rxd != port_rcv_packets $rcv"; fi
-  if [ "$rxd" = "$oob" ]; then ok "$name: RX-dropped = out_of_buffer"; else bad "$name: RX-dropped $rxd, out_of_buffer $oob"; fi
+  same "$name: RX-dropped = out_of_buffer" "$rxd" "$oob"
   if [ "$rcv0" = 0 ] && [ "$xmit1" = 0 ]; then ok "$name: nothing else on the wire"; else
     bad "$name: mlx5_0 received $rcv0, mlx5_1 sent $xmit1"; fi
   strict_clean "$name-rx" "$name rx"
@@ -155,7 +164,9 @@ forward fwd ""
 if grep -q 'selected vectorized SPRQ Rx function' "$out/fwd-rx.log"; then ok "fwd: vectorized Rx"; else
   bad "fwd: Rx function:"; grep -i 'Rx function' "$out/fwd-rx.log"; fi
 forward mprq ",mprq_en=1,rxqs_min_mprq=1"
-if grep -qE 'selected (vectorized )?MPRQ Rx function' "$out/mprq-rx.log"; then ok "mprq: the PMD picked the striding RQ"; else
+if grep -qE 'selected (vectorized )?MPRQ Rx function' "$out/mprq-rx.log"; then
+  ok "mprq: the PMD picked the striding RQ"
+else
   bad "mprq: Rx function:"; grep -i 'Rx function' "$out/mprq-rx.log"; fi
 
 # ---- flows ----
@@ -194,7 +205,8 @@ flows() {
   strict_clean "$name-tx" "$name tx"
 }
 flows rss ""
-if [ "$q0" -ge 100 ] && [ "$q1" -ge 100 ]; then ok "rss: both queues receive ($q0, $q1)"; else bad "rss: queues $q0, $q1"; fi
+if [ "$q0" -ge 100 ] && [ "$q1" -ge 100 ]; then ok "rss: both queues receive ($q0, $q1)"; else
+  bad "rss: queues $q0, $q1"; fi
 flows steer "flow create 0 ingress pattern eth / ipv4 dst is 198.18.0.2 / udp / end actions queue index 1 / end"
 if grep -q 'Flow rule #0 created' "$out/steer-rx.log" && [ "$q0" = 0 ] && [ "$q1" -ge 1000 ]; then
   ok "steer: the rule puts every frame on queue 1 ($q1)"; else bad "steer: queues $q0, $q1"; fi

@@ -102,7 +102,8 @@ done
 # lspci, where installed, lists the emulated ConnectX-5s and nothing else
 if command -v lspci > /dev/null; then
   "$MLX5EMU" --link eth --devices 2 -- lspci -D -n > "$out/lspci" 2> /dev/null || true
-  if [ "$(awk '{print $1 " " $3}' "$out/lspci" | tr '\n' ' ')" = "e0000:00:00.0 15b3:1017 e0000:00:01.0 15b3:1017 " ]; then
+  listed=$(awk '{print $1 " " $3}' "$out/lspci" | tr '\n' ' ')
+  if [ "$listed" = "e0000:00:00.0 15b3:1017 e0000:00:01.0 15b3:1017 " ]; then
     ok "lspci lists exactly the emulated functions"
   else bad "lspci under the emulator: $(tr '\n' ';' < "$out/lspci")"; fi
 fi
