@@ -201,8 +201,10 @@ static const struct sysfs_redirect sysfs_redirects[] = {
 	{"/proc/bus/pci", 1},
 };
 
-/* path with every run of '/' made one and every "/./" dropped, into out (PATH_MAX bytes); 0, or -1 if too long.
- * "/sys//bus/pci" and "/sys/./bus/pci" name /sys/bus/pci to the kernel and must not slip past the prefixes. */
+/* path with every run of '/' made one, every "/./" dropped and every "/../" taken back lexically, into out (PATH_MAX
+ * bytes); 0, or -1 if too long. "/sys//bus/pci", "/sys/./bus/pci" and "/sys/bus/../bus/pci" name /sys/bus/pci to
+ * the kernel and must not slip past the prefixes (the directories down to the redirected ones are no symlinks, so
+ * the lexical ".." is the kernel's). */
 static int sysfs_squeeze(const char *path, char *out)
 {
 	size_t o = 0;
@@ -213,6 +215,16 @@ static int sysfs_squeeze(const char *path, char *out)
 		}
 		if (*p == '.' && o > 0 && out[o - 1] == '/' && (p[1] == '/' || p[1] == '\0')) {
 			p++;
+			continue;
+		}
+		if (*p == '.' && p[1] == '.' && o > 0 && out[o - 1] == '/' && (p[2] == '/' || p[2] == '\0')) {
+			/* drop the last component: out ends in '/', go back to the '/' before it (the root stays) */
+			if (o > 1) {
+				o--;
+				while (o > 0 && out[o - 1] != '/')
+					o--;
+			}
+			p += 2;
 			continue;
 		}
 		if (o + 1 >= PATH_MAX)

@@ -7,8 +7,8 @@
 #
 # The host's functions are listed here, outside the emulator; then, under it, every one of them must be invisible
 # to each way a program reaches a path (opendir, open, stat, access, readlink, realpath: Python's os module; fopen:
-# sed; the same paths written with "//" and "/./"), the listings must hold exactly the emulated functions, and each
-# of those carries what DPDK's PCI scan and mlx5's common driver read (vendor, device, subsystem ids, class,
+# sed; the same paths written with "//", "/./" and "/../"), the listings must hold exactly the emulated functions,
+# and each of those carries what DPDK's PCI scan and mlx5's common driver read (vendor, device, subsystem ids, class,
 # numa_node, six BAR lines in resource, the mlx5_core driver link, PCI_SLOT_NAME in uevent). The emulated addresses
 # are in domain e0000, which no host has, so they cannot name a host function either.
 set -euo pipefail
@@ -39,7 +39,8 @@ def check(cond, what):
     print(("ok   " if cond else "FAIL ") + what)
     fails += 0 if cond else 1
 want = ["e0000:00:00.0", "e0000:00:01.0"]
-for d in ["/sys/bus/pci/devices", "/sys//bus/pci/devices", "/sys/./bus/pci/devices", "/sys/bus/pci/drivers/mlx5_core"]:
+for d in ["/sys/bus/pci/devices", "/sys//bus/pci/devices", "/sys/./bus/pci/devices", "/sys/bus/../bus/pci/devices",
+          "/sys/kernel/../bus/pci/devices/", "/sys/bus/pci/drivers/mlx5_core"]:
     got = sorted(e for e in os.listdir(d) if ":" in e)
     check(got == want, "listdir %s = %s" % (d, got))
 check(sorted(os.listdir("/sys/bus/pci/drivers")) == ["mlx5_core"], "only the mlx5_core driver is bound")
@@ -51,7 +52,8 @@ for r in roots:
         check(True, "host PCI root /sys/devices/%s is hidden" % r)
 seen = []
 for a in host:
-    for p in ["/sys/bus/pci/devices/" + a, "/sys//bus/pci/devices/" + a, "/sys/bus/pci/devices/" + a + "/vendor"]:
+    for p in ["/sys/bus/pci/devices/" + a, "/sys//bus/pci/devices/" + a, "/sys/bus/pci/devices/" + a + "/vendor",
+              "/sys/bus/../bus/pci/devices/" + a, "/sys/devices/../bus/pci/devices/" + a + "/vendor"]:
         if os.path.exists(p) or os.access(p, os.F_OK):
             seen.append(p)
         try:
