@@ -201,11 +201,10 @@ static const struct sysfs_redirect sysfs_redirects[] = {
 	{"/proc/bus/pci", 1},
 };
 
-/* path with every run of '/' made one, every "/./" dropped and every "/../" taken back lexically, into out (PATH_MAX
- * bytes); 0, or -1 if too long. "/sys//bus/pci", "/sys/./bus/pci" and "/sys/bus/../bus/pci" name /sys/bus/pci to
- * the kernel and must not slip past the prefixes (the directories down to the redirected ones are no symlinks, so
- * the lexical ".." is the kernel's). */
-static int sysfs_squeeze(const char *path, char *out)
+/* path with every run of '/' made one, every "/./" dropped and, with dotdot, every "/../" taken back lexically,
+ * into out (PATH_MAX bytes); 0, or -1 if too long. "/sys//bus/pci", "/sys/./bus/pci" and "/sys/bus/../bus/pci" name
+ * /sys/bus/pci to the kernel and must not slip past the prefixes. */
+static int sysfs_squeeze(const char *path, char *out, int dotdot)
 {
 	size_t o = 0;
 	for (const char *p = path; *p;) {
@@ -217,7 +216,7 @@ static int sysfs_squeeze(const char *path, char *out)
 			p++;
 			continue;
 		}
-		if (*p == '.' && p[1] == '.' && o > 0 && out[o - 1] == '/' && (p[2] == '/' || p[2] == '\0')) {
+		if (dotdot && *p == '.' && p[1] == '.' && o > 0 && out[o - 1] == '/' && (p[2] == '/' || p[2] == '\0')) {
 			/* drop the last component: out ends in '/', go back to the '/' before it (the root stays) */
 			if (o > 1) {
 				o--;
@@ -236,18 +235,10 @@ static int sysfs_squeeze(const char *path, char *out)
 }
 
 /* The path to use for `path`: itself, or its counterpart under SYSFS_PATH written into buf (PATH_MAX bytes). */
-static const char *sysfs_path(const char *path, char *buf)
+static const char *sysfs_redirect(const char *norm, const char *root, char *buf)
 {
-	if (!path || path[0] != '/' || (path[1] != 's' && path[1] != 'p' && path[1] != '/' && path[1] != '.'))
-		return path;
-	const char *root = getenv("SYSFS_PATH");
-	if (!root || !*root)
-		return path;
-	char norm[PATH_MAX];
-	if (sysfs_squeeze(path, norm))
-		return path;
 	if (strncmp(norm, "/sys/", 5) != 0 && strncmp(norm, "/proc/bus/", 10) != 0)
-		return path;
+		return NULL;
 	for (size_t i = 0; i < sizeof sysfs_redirects / sizeof sysfs_redirects[0]; i++) {
 		const struct sysfs_redirect *r = &sysfs_redirects[i];
 		size_t n = strlen(r->prefix);
@@ -256,9 +247,29 @@ static const char *sysfs_path(const char *path, char *buf)
 		/* /sys/X keeps "/X" under the root; /proc/bus/pci becomes <root>/proc/bus/pci, which the tree lacks */
 		const char *rest = strncmp(norm, "/sys/", 5) == 0 ? norm + 4 : norm;
 		int len = snprintf(buf, PATH_MAX, "%s%s", root, rest);
-		return len > 0 && len < PATH_MAX ? buf : path;
+		return len > 0 && len < PATH_MAX ? buf : NULL;
 	}
-	return path;
+	return NULL;
+}
+
+/* The path to use for `path`: itself, or its counterpart under SYSFS_PATH written into buf (PATH_MAX bytes). A ".."
+ * after a redirected prefix is left to the kernel inside the tree (it may follow a symlink there, as
+ * <dev>/device/.. does); only a path that reaches a redirected prefix through ".." is taken lexically. The host's
+ * own class links (/sys/class/net/eth0/device) still lead into its tree: the rule covers the bus and PCI views. */
+static const char *sysfs_path(const char *path, char *buf)
+{
+	if (!path || path[0] != '/' || (path[1] != 's' && path[1] != 'p' && path[1] != '/' && path[1] != '.'))
+		return path;
+	const char *root = getenv("SYSFS_PATH");
+	if (!root || !*root)
+		return path;
+	char norm[PATH_MAX];
+	const char *r = NULL;
+	if (!sysfs_squeeze(path, norm, 0))
+		r = sysfs_redirect(norm, root, buf);
+	if (!r && strstr(path, "/..") && !sysfs_squeeze(path, norm, 1))
+		r = sysfs_redirect(norm, root, buf);
+	return r ? r : path;
 }
 
 /* A port counter file of the emulated tree (<root>/.../infiniband/mlx5_N/ports/1/{counters,hw_counters}/NAME, as
