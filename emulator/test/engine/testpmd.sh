@@ -25,9 +25,11 @@ ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }
 out=$(mktemp -d)
 pids=()
+# EAL's runtime directory of each --file-prefix (root: /var/run/dpdk, else $XDG_RUNTIME_DIR/dpdk or /tmp/dpdk)
+runtime_dirs=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
-  rm -rf "$out"
+  rm -rf "$out" "${runtime_dirs[@]}"
 }
 trap cleanup EXIT
 base_fabric=${MLX5EMU_FABRIC:-mlx5emu-$(id -u)}-testpmd
@@ -38,6 +40,7 @@ declare -A fds pid
 pmd_start() {
   local name=$1 allow=$2 main=$3; shift 3
   rm -f "$out/$name.in"; mkfifo "$out/$name.in"
+  runtime_dirs+=("/var/run/dpdk/$name-$$" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$name-$$")
   # line-buffered: testpmd prints with stdio, and each step waits for the previous one's output
   timeout 60 stdbuf -oL -eL "$MLX5EMU" --link eth --devices 2 -- \
     dpdk-testpmd --no-huge -m 256 --file-prefix="$name-$$" \
