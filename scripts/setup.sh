@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Prepares a fresh Debian 12 machine for mlx5j: Debian packages, a JDK >= 25 (the build's toolchain requirement),
-# and the emulator's native library. Idempotent: installs only what is missing.
+# and the emulator's native library. Idempotent: installs only what is missing. dpdk-dev brings dpdk-testpmd for the
+# emulator's testpmd.sh judge; its mlx5 PMD and ring mempool are named because --no-install-recommends skips them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(libibverbs-dev ibverbs-providers ibverbs-utils librdmacm-dev rdmacm-utils perftest ucx-utils gcc make clang
-          libclang-rt-14-dev maven python3-matplotlib tshark python3-pyverbs iproute2)
+          libclang-rt-14-dev maven python3-matplotlib tshark python3-pyverbs iproute2
+          dpdk-dev librte-net-mlx5-23 librte-mempool-ring23)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

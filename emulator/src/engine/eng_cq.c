@@ -136,6 +136,7 @@ static void cqe_publish(struct eng_cq *cq, const struct eng_cqe_info *stamped, i
  *     the next free stride);
  *   - it ends, and becomes visible, when (a) a completion that does not fit comes (it is then written after it),
  *     (b) it holds EMU_CQE_COMP_MAX_NUM completions (cqe_comp_caps.max_num), or a CQ with fewer slots is full, or
+ *     its last slot is the last of the ring (a block never wraps), or
  *     (c) the engine pass ends, which stands for the device's compression timeout (cqe_compression_timeout): a
  *     pass takes what arrived together (up to 256 packets), so a burst is compressed and a lone frame waits for
  *     nothing. A block of one completion is written as a plain CQE.
@@ -223,9 +224,16 @@ void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicit
 		if (!zip_compressible(ci)) {
 			eng_cq_zip_flush(cq);
 		} else {
-			uint32_t max = cq->cnt < EMU_CQE_COMP_MAX_NUM ? cq->cnt : EMU_CQE_COMP_MAX_NUM;
 			if (cq->zip_n && !zip_fits(cq, ci))
 				eng_cq_zip_flush(cq);
+			/* a block never wraps round the end of the ring: DPDK's vectorized Rx decompresses a block into
+			 * consecutive CQ slots and mbufs without a mask (mlx5_rxtx_vec_sse.h rxq_cq_decompress_v, after
+			 * rxq_burst_v stops its batch at the queue end); it dereferenced an mbuf past its ring when a
+			 * block wrapped. The title goes at pi (nothing else is written while a block is open). */
+			uint32_t max = cq->cnt < EMU_CQE_COMP_MAX_NUM ? cq->cnt : EMU_CQE_COMP_MAX_NUM;
+			uint32_t to_end = cq->cnt - (cq->pi & (cq->cnt - 1));
+			if (max > to_end)
+				max = to_end;
 			if (cq->overrun || !cq_room(cq, cq->zip_n + 1, ci))
 				return;
 			cqe_stamp(cq, ci, &stamped);

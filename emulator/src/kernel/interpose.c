@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/netlink.h>
+#include <net/if.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "engine_hooks.h"
@@ -37,6 +38,8 @@
 #include "libc.h"
 #include "dispatch.h"
 #include "ucma.h"
+#include "netdev.h"
+#include "netlink.h"
 #include "../emu_counters.h"
 
 #define CDEV_PREFIX "/dev/infiniband/uverbs"
@@ -165,32 +168,109 @@ static int is_ucma_path(const char *path)
 }
 
 /* ---- sysfs by absolute path. libibverbs and librdmacm find the emulated devices through SYSFS_PATH, but other
- * programs read /sys/class/infiniband* directly: rdma-core's pyverbs tests `ls` <dev>/device/net to find the
- * device's network interface and its address, UCX resolves class/infiniband/<dev> to the PCI function. Paths
- * under the RDMA classes are answered from the emulated tree, as if it were mounted there; the rest of /sys stays
- * the real one. ---- */
+ * programs read /sys directly: rdma-core's pyverbs tests `ls` <dev>/device/net to find the device's network
+ * interface and its address, UCX resolves class/infiniband/<dev> to the PCI function, DPDK scans
+ * /sys/bus/pci/devices, reads each function's files and probes whatever a driver claims (its virtio driver would
+ * take over the host's own virtio disk). So every path below is answered from the emulated tree, as if it were
+ * mounted there: the RDMA classes, the emulated network interfaces, and the buses and PCI hierarchy whole, so that
+ * a program under the emulator sees the emulated PCI functions and never one of the host's (test/kernel/t_pci_tree
+ * checks it). /proc/bus/pci (lspci's fallback) maps to a path the tree never has: ENOENT. The rest of /sys
+ * (CPUs, NUMA nodes, the host's network interfaces) stays the real one. ---- */
 
-static const char *const sysfs_rdma_classes[] = {"/sys/class/infiniband", "/sys/class/infiniband_verbs",
-						 "/sys/class/misc/rdma_cm"};
+struct sysfs_redirect {
+	const char *prefix;
+	int whole_name; /* 1: the prefix must end at a '/' or the end; 0: any name that starts with it */
+};
+
+static const struct sysfs_redirect sysfs_redirects[] = {
+	{"/sys/class/infiniband", 1},
+	{"/sys/class/infiniband_verbs", 1},
+	{"/sys/class/infiniband_mad", 1},
+	{"/sys/class/misc/rdma_cm", 1},
+	{"/sys/class/net/" EMU_NETDEV_PREFIX, 0},
+	{"/sys/class/pci_bus", 1},
+	{"/sys/bus/pci", 1},
+	{"/sys/bus/pci_express", 1},
+	{"/sys/bus/auxiliary", 1},
+	{"/sys/bus/vmbus", 1},
+	{"/sys/bus/platform", 1},
+	{"/sys/bus/fsl-mc", 1},
+	{"/sys/devices/pci", 0},
+	{"/sys/devices/platform", 1},
+	{"/sys/devices/virtual/net/" EMU_NETDEV_PREFIX, 0},
+	{"/proc/bus/pci", 1},
+};
+
+/* path with every run of '/' made one, every "/./" dropped and, with dotdot, every "/../" taken back lexically,
+ * into out (PATH_MAX bytes); 0, or -1 if too long. "/sys//bus/pci", "/sys/./bus/pci" and "/sys/bus/../bus/pci" name
+ * /sys/bus/pci to the kernel and must not slip past the prefixes. */
+static int sysfs_squeeze(const char *path, char *out, int dotdot)
+{
+	size_t o = 0;
+	for (const char *p = path; *p;) {
+		if (*p == '/' && o > 0 && out[o - 1] == '/') {
+			p++;
+			continue;
+		}
+		if (*p == '.' && o > 0 && out[o - 1] == '/' && (p[1] == '/' || p[1] == '\0')) {
+			p++;
+			continue;
+		}
+		if (dotdot && *p == '.' && p[1] == '.' && o > 0 && out[o - 1] == '/' && (p[2] == '/' || p[2] == '\0')) {
+			/* drop the last component: out ends in '/', go back to the '/' before it (the root stays) */
+			if (o > 1) {
+				o--;
+				while (o > 0 && out[o - 1] != '/')
+					o--;
+			}
+			p += 2;
+			continue;
+		}
+		if (o + 1 >= PATH_MAX)
+			return -1;
+		out[o++] = *p++;
+	}
+	out[o] = '\0';
+	return 0;
+}
 
 /* The path to use for `path`: itself, or its counterpart under SYSFS_PATH written into buf (PATH_MAX bytes). */
+static const char *sysfs_redirect(const char *norm, const char *root, char *buf)
+{
+	if (strncmp(norm, "/sys/", 5) != 0 && strncmp(norm, "/proc/bus/", 10) != 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof sysfs_redirects / sizeof sysfs_redirects[0]; i++) {
+		const struct sysfs_redirect *r = &sysfs_redirects[i];
+		size_t n = strlen(r->prefix);
+		if (strncmp(norm, r->prefix, n) != 0 || (r->whole_name && norm[n] != '\0' && norm[n] != '/'))
+			continue;
+		/* /sys/X keeps "/X" under the root; /proc/bus/pci becomes <root>/proc/bus/pci, which the tree lacks */
+		const char *rest = strncmp(norm, "/sys/", 5) == 0 ? norm + 4 : norm;
+		int len = snprintf(buf, PATH_MAX, "%s%s", root, rest);
+		return len > 0 && len < PATH_MAX ? buf : NULL;
+	}
+	return NULL;
+}
+
+/* The path to use for `path`: itself, or its counterpart under SYSFS_PATH written into buf (PATH_MAX bytes). A ".."
+ * after a redirected prefix is left to the kernel inside the tree (it may follow a symlink there, as
+ * <dev>/device/.. does); only a path that reaches a redirected prefix through ".." is taken lexically. The host's
+ * own class links (/sys/class/net/eth0/device) still lead into its tree: the rule covers the bus and PCI views. */
 static const char *sysfs_path(const char *path, char *buf)
 {
-	if (!path || strncmp(path, "/sys/class/", 11) != 0)
+	if (!path || path[0] != '/' || (path[1] != 's' && path[1] != 'p' && path[1] != '/' && path[1] != '.'))
 		return path;
 	const char *root = getenv("SYSFS_PATH");
 	if (!root || !*root)
 		return path;
-	for (size_t i = 0; i < sizeof sysfs_rdma_classes / sizeof sysfs_rdma_classes[0]; i++) {
-		size_t n = strlen(sysfs_rdma_classes[i]);
-		if (strncmp(path, sysfs_rdma_classes[i], n) == 0 && (path[n] == '\0' || path[n] == '/')) {
-			int len = snprintf(buf, PATH_MAX, "%s%s", root, path + 4); /* keeps "/class/..." */
-			return len > 0 && len < PATH_MAX ? buf : path;
-		}
-	}
-	return path;
+	char norm[PATH_MAX];
+	const char *r = NULL;
+	if (!sysfs_squeeze(path, norm, 0))
+		r = sysfs_redirect(norm, root, buf);
+	if (!r && strstr(path, "/..") && !sysfs_squeeze(path, norm, 1))
+		r = sysfs_redirect(norm, root, buf);
+	return r ? r : path;
 }
-
 
 /* A port counter file of the emulated tree (<root>/.../infiniband/mlx5_N/ports/1/{counters,hw_counters}/NAME, as
  * the launcher writes it, reached through /sys/class or SYSFS_PATH): its device and counter (emu_counters.h) into
@@ -393,6 +473,44 @@ char *realpath(const char *path, char *resolved)
 	return REAL(realpath)(sysfs_path(path, buf), resolved);
 }
 
+/* fopen and scandir open through glibc's internal entry points, which no interposer sees: DPDK reads every sysfs
+ * file with fopen. A port counter opened for reading is the live value, as with open(). */
+static FILE *do_fopen(fopen_fn fn, const char *path, const char *mode)
+{
+	char buf[PATH_MAX];
+	const char *real = sysfs_path(path, buf);
+	if (mode && mode[0] == 'r' && !strchr(mode, '+')) {
+		int served, fd = open_counter(real, O_RDONLY | (strchr(mode, 'e') ? O_CLOEXEC : 0), &served);
+		if (served) {
+			FILE *f = fd < 0 ? NULL : fdopen(fd, mode);
+			if (!f && fd >= 0) {
+				int e = errno;
+				REAL(close)(fd);
+				errno = e;
+			}
+			return f;
+		}
+	}
+	return fn(real, mode);
+}
+
+FILE *fopen(const char *path, const char *mode) { return do_fopen(REAL(fopen), path, mode); }
+FILE *fopen64(const char *path, const char *mode) { return do_fopen(REAL(fopen64), path, mode); }
+
+int scandir(const char *dir, struct dirent ***list, int (*filter)(const struct dirent *),
+	    int (*cmp)(const struct dirent **, const struct dirent **))
+{
+	char buf[PATH_MAX];
+	return REAL(scandir)(sysfs_path(dir, buf), list, filter, cmp);
+}
+
+int scandir64(const char *dir, struct dirent64 ***list, int (*filter)(const struct dirent64 *),
+	      int (*cmp)(const struct dirent64 **, const struct dirent64 **))
+{
+	char buf[PATH_MAX];
+	return REAL(scandir64)(sysfs_path(dir, buf), list, filter, cmp);
+}
+
 /* A command fd is a character device 1:3 to fstat (ibv_import_device checks S_ISCHR and st_rdev), and so is
  * the rdma_cm channel (an eventfd), which librdmacm's open_cdev() wants to be a character device. */
 int fstat(int fd, struct stat *st)
@@ -488,8 +606,15 @@ int ioctl(int fd, unsigned long request, ...)
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
 	struct emu_ctx *ctx = emu_fd_ctx(fd);
-	if (__builtin_expect(ctx == NULL, 1))
+	if (__builtin_expect(ctx == NULL, 1)) {
+		/* the interface requests (0x89xx) naming an emulated interface are answered here (netdev.c) */
+		if (__builtin_expect((request & ~0xffUL) == 0x8900UL, 0)) {
+			int served, r = emu_netdev_ioctl(request, arg, &served);
+			if (served)
+				return r;
+		}
 		return REAL(ioctl)(fd, request, arg);
+	}
 	struct ib_uverbs_ioctl_hdr hdr;
 	int err;
 	if (request != RDMA_VERBS_IOCTL)
@@ -539,6 +664,8 @@ int close(int fd)
 		emu_ucma_close(fd);
 	if (__builtin_expect(emu_async_is_fd(fd), 0))
 		emu_async_fd_closing(fd);
+	if (__builtin_expect(emu_netlink_is_fd(fd), 0))
+		emu_netlink_close(fd);
 	if (__builtin_expect(emu_fd_ctx(fd) == NULL, 1))
 		return REAL(close)(fd);
 	/* Forget the fd before the real close, so a concurrent open() reusing the number is never ours. */
@@ -553,6 +680,8 @@ int dup(int oldfd)
 		fd_dup_to(oldfd, fd);
 	if (fd >= 0 && emu_async_is_fd(oldfd))
 		emu_async_fd_dup(oldfd, fd);
+	if (fd >= 0 && emu_netlink_is_fd(oldfd))
+		emu_netlink_dup(oldfd, fd);
 	return fd;
 }
 
@@ -562,11 +691,20 @@ static void async_dup_over(int oldfd, int newfd)
 	if (emu_async_is_fd(newfd))
 		emu_async_fd_closing(newfd);
 	emu_async_fd_dup(oldfd, newfd);
+	if (emu_netlink_is_fd(newfd))
+		emu_netlink_close(newfd);
+	emu_netlink_dup(oldfd, newfd);
+}
+
+static int dup_is_ours(int oldfd, int newfd)
+{
+	return emu_fd_ctx(oldfd) || emu_fd_ctx(newfd) || emu_async_is_fd(oldfd) || emu_async_is_fd(newfd) ||
+	       emu_netlink_is_fd(oldfd) || emu_netlink_is_fd(newfd);
 }
 
 int dup2(int oldfd, int newfd)
 {
-	if (!emu_fd_ctx(oldfd) && !emu_fd_ctx(newfd) && !emu_async_is_fd(oldfd) && !emu_async_is_fd(newfd))
+	if (!dup_is_ours(oldfd, newfd))
 		return REAL(dup2)(oldfd, newfd);
 	if (oldfd == newfd)
 		return REAL(dup2)(oldfd, newfd);
@@ -581,7 +719,7 @@ int dup2(int oldfd, int newfd)
 
 int dup3(int oldfd, int newfd, int flags)
 {
-	if (!emu_fd_ctx(oldfd) && !emu_fd_ctx(newfd) && !emu_async_is_fd(oldfd) && !emu_async_is_fd(newfd))
+	if (!dup_is_ours(oldfd, newfd))
 		return REAL(dup3)(oldfd, newfd, flags);
 	int fd = REAL(dup3)(oldfd, newfd, flags);
 	if (fd >= 0) {
@@ -601,6 +739,8 @@ static int do_fcntl(fcntl_fn fn, int fd, int cmd, va_list ap)
 		fd_dup_to(fd, r);
 	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && emu_async_is_fd(fd))
 		emu_async_fd_dup(fd, r);
+	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && emu_netlink_is_fd(fd))
+		emu_netlink_dup(fd, r);
 	return r;
 }
 
@@ -622,16 +762,160 @@ int fcntl64(int fd, int cmd, ...)
 	return r;
 }
 
-/* libibverbs prefers netlink (NETLINK_RDMA) for device discovery; refusing it makes it read our sysfs tree. */
+/* ---- NETLINK_RDMA (netlink.c): the RDMA netlink family answers for the emulated devices; the host's RDMA
+ * devices are never visible. libibverbs discovers devices through it (then reads the tree), DPDK's mlx5 driver
+ * asks it for ports and their network interfaces, iproute2's `rdma` lists them. ---- */
+
 int socket(int domain, int type, int protocol)
 {
 	if (domain == AF_NETLINK && protocol == NETLINK_RDMA) {
+		int fd = emu_netlink_socket(type);
 		if (emu_log_enabled)
-			emu_log("socket(AF_NETLINK, NETLINK_RDMA) -> EPROTONOSUPPORT (sysfs discovery)");
-		errno = EPROTONOSUPPORT;
-		return -1;
+			emu_log("socket(AF_NETLINK, NETLINK_RDMA) -> emulated fd %d", fd);
+		return fd;
 	}
 	return REAL(socket)(domain, type, protocol);
+}
+
+int bind(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	if (__builtin_expect(!emu_netlink_is_fd(fd), 1))
+		return REAL(bind)(fd, addr, len);
+	struct sockaddr_nl sa;
+	if (!addr || len < sizeof sa) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(&sa, addr, sizeof sa);
+	if (sa.nl_family != AF_NETLINK) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0; /* the port id stays the one autobind gave; groups: the family has no multicast events here */
+}
+
+int getsockname(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	if (__builtin_expect(!emu_netlink_is_fd(fd), 1))
+		return REAL(getsockname)(fd, addr, len);
+	struct sockaddr_nl sa;
+	emu_netlink_sockname(fd, &sa);
+	if (!addr || !len) {
+		errno = EFAULT;
+		return -1;
+	}
+	memcpy(addr, &sa, *len < sizeof sa ? *len : sizeof sa);
+	*len = sizeof sa;
+	return 0;
+}
+
+int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
+{
+	if (__builtin_expect(!emu_netlink_is_fd(fd), 1))
+		return REAL(setsockopt)(fd, level, name, val, len);
+	return 0; /* buffer sizes, NETLINK_EXT_ACK, NETLINK_CAP_ACK, ...: accepted, the answers are small */
+}
+
+ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	if (__builtin_expect(!emu_netlink_is_fd(fd), 1))
+		return REAL(sendmsg)(fd, msg, flags);
+	uint8_t buf[4096];
+	size_t n = 0;
+	for (size_t i = 0; msg && i < msg->msg_iovlen; i++) {
+		size_t l = msg->msg_iov[i].iov_len;
+		if (n + l > sizeof buf) {
+			errno = EMSGSIZE;
+			return -1;
+		}
+		if (emu_copy_from_user(buf + n, (uint64_t)(uintptr_t)msg->msg_iov[i].iov_base, l)) {
+			errno = EFAULT;
+			return -1;
+		}
+		n += l;
+	}
+	return emu_netlink_send(fd, buf, n);
+}
+
+ssize_t sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to, socklen_t tolen)
+{
+	if (__builtin_expect(!emu_netlink_is_fd(fd), 1))
+		return REAL(sendto)(fd, buf, len, flags, to, tolen);
+	return emu_netlink_send(fd, buf, len);
+}
+
+ssize_t send(int fd, const void *buf, size_t len, int flags)
+{
+	if (__builtin_expect(!emu_netlink_is_fd(fd), 1))
+		return REAL(send)(fd, buf, len, flags);
+	return emu_netlink_send(fd, buf, len);
+}
+
+/* the sender of every answer is the kernel: port id 0 */
+static void netlink_from(void *name, socklen_t *namelen)
+{
+	if (!name || !namelen)
+		return;
+	struct sockaddr_nl sa;
+	memset(&sa, 0, sizeof sa);
+	sa.nl_family = AF_NETLINK;
+	memcpy(name, &sa, *namelen < sizeof sa ? *namelen : sizeof sa);
+	*namelen = sizeof sa;
+}
+
+ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	if (__builtin_expect(!emu_netlink_is_fd(fd), 1))
+		return REAL(recvmsg)(fd, msg, flags);
+	void *name = msg->msg_name;
+	socklen_t namelen = msg->msg_namelen;
+	msg->msg_name = NULL;
+	msg->msg_namelen = 0;
+	ssize_t r = REAL(recvmsg)(fd, msg, flags);
+	int e = errno;
+	msg->msg_name = name;
+	msg->msg_namelen = namelen;
+	if (r >= 0)
+		netlink_from(msg->msg_name, &msg->msg_namelen);
+	errno = e;
+	return r;
+}
+
+ssize_t recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from, socklen_t *fromlen)
+{
+	if (__builtin_expect(!emu_netlink_is_fd(fd), 1))
+		return REAL(recvfrom)(fd, buf, len, flags, from, fromlen);
+	ssize_t r = REAL(recvfrom)(fd, buf, len, flags, NULL, NULL);
+	if (r >= 0)
+		netlink_from(from, fromlen);
+	return r;
+}
+
+/* ---- the emulated network interfaces by name and index (netdev.c); glibc's own versions ask the kernel through
+ * an internal socket and ioctl this library cannot see. ---- */
+
+unsigned int if_nametoindex(const char *name)
+{
+	if (name && strncmp(name, EMU_NETDEV_PREFIX, sizeof EMU_NETDEV_PREFIX - 1) == 0) {
+		int dev = emu_netdev_by_name(name);
+		if (dev < 0) {
+			errno = ENODEV;
+			return 0;
+		}
+		return emu_netdev_ifindex(dev);
+	}
+	return REAL(if_nametoindex)(name);
+}
+
+char *if_indextoname(unsigned int ifindex, char name[IF_NAMESIZE])
+{
+	int dev = emu_netdev_by_ifindex(ifindex);
+	if (dev < 0)
+		return REAL(if_indextoname)(ifindex, name);
+	char n[16];
+	emu_netdev_name(dev, n);
+	memcpy(name, n, IF_NAMESIZE);
+	return name;
 }
 
 /* ---- pthread_spin_lock: cycles lent to the engine ---- */

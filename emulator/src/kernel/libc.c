@@ -48,6 +48,23 @@ void emu_libc_resolve(void)
 	emu_libc.eaccess = (access_fn)must_sym("eaccess");
 	emu_libc.faccessat = (faccessat_fn)must_sym("faccessat");
 	emu_libc.pthread_spin_lock = (spin_lock_fn)must_sym("pthread_spin_lock");
+	emu_libc.fopen = (fopen_fn)must_sym("fopen");
+	emu_libc.fopen64 = (fopen_fn)must_sym("fopen64");
+	emu_libc.scandir = (scandir_fn)must_sym("scandir");
+	emu_libc.scandir64 = (scandir64_fn)must_sym("scandir64");
+	emu_libc.sendmsg = (sendmsg_fn)must_sym("sendmsg");
+	emu_libc.recvmsg = (recvmsg_fn)must_sym("recvmsg");
+	emu_libc.sendto = (sendto_fn)must_sym("sendto");
+	emu_libc.recvfrom = (recvfrom_fn)must_sym("recvfrom");
+	emu_libc.send = (send_fn)must_sym("send");
+	emu_libc.recv = (recv_fn)must_sym("recv");
+	emu_libc.bind = (bind_fn)must_sym("bind");
+	emu_libc.getsockname = (getsockname_fn)must_sym("getsockname");
+	emu_libc.setsockopt = (setsockopt_fn)must_sym("setsockopt");
+	emu_libc.if_nametoindex = (if_nametoindex_fn)must_sym("if_nametoindex");
+	emu_libc.if_indextoname = (if_indextoname_fn)must_sym("if_indextoname");
+	if (!emu_libc.fopen64)
+		emu_libc.fopen64 = emu_libc.fopen;
 	if (!emu_libc.open64)
 		emu_libc.open64 = emu_libc.open;
 	if (!emu_libc.openat64)

@@ -8,6 +8,8 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -33,6 +35,22 @@ typedef DIR *(*opendir_fn)(const char *);
 typedef ssize_t (*readlink_fn)(const char *, char *, size_t);
 typedef char *(*realpath_fn)(const char *, char *);
 typedef int (*spin_lock_fn)(pthread_spinlock_t *);
+typedef FILE *(*fopen_fn)(const char *, const char *);
+typedef int (*scandir_fn)(const char *, struct dirent ***, int (*)(const struct dirent *),
+			  int (*)(const struct dirent **, const struct dirent **));
+typedef int (*scandir64_fn)(const char *, struct dirent64 ***, int (*)(const struct dirent64 *),
+			    int (*)(const struct dirent64 **, const struct dirent64 **));
+typedef ssize_t (*sendmsg_fn)(int, const struct msghdr *, int);
+typedef ssize_t (*recvmsg_fn)(int, struct msghdr *, int);
+typedef ssize_t (*sendto_fn)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+typedef ssize_t (*recvfrom_fn)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+typedef ssize_t (*send_fn)(int, const void *, size_t, int);
+typedef ssize_t (*recv_fn)(int, void *, size_t, int);
+typedef int (*bind_fn)(int, const struct sockaddr *, socklen_t);
+typedef int (*getsockname_fn)(int, struct sockaddr *, socklen_t *);
+typedef int (*setsockopt_fn)(int, int, int, const void *, socklen_t);
+typedef unsigned int (*if_nametoindex_fn)(const char *);
+typedef char *(*if_indextoname_fn)(unsigned int, char[16]);
 
 struct emu_libc {
 	open_fn open, open64;
@@ -57,6 +75,20 @@ struct emu_libc {
 	access_fn access, eaccess;
 	faccessat_fn faccessat;
 	spin_lock_fn pthread_spin_lock;
+	fopen_fn fopen, fopen64;
+	scandir_fn scandir;
+	scandir64_fn scandir64;
+	sendmsg_fn sendmsg;
+	recvmsg_fn recvmsg;
+	sendto_fn sendto;
+	recvfrom_fn recvfrom;
+	send_fn send;
+	recv_fn recv;
+	bind_fn bind;
+	getsockname_fn getsockname;
+	setsockopt_fn setsockopt;
+	if_nametoindex_fn if_nametoindex;
+	if_indextoname_fn if_indextoname;
 };
 extern struct emu_libc emu_libc;
 

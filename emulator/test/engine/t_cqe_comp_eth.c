@@ -117,6 +117,10 @@ static int dec_next(struct dec *d, struct comp *c)
 		memcpy(d->title, e, 64);
 		d->zn = be32(e + 44);
 		CHECK(d->zn >= 2 && d->zn <= d->cnt, "title CQE at %u counts %u completions", d->ci, d->zn);
+		/* DPDK's vectorized Rx decompresses into consecutive slots and mbufs without wrapping (rxq_burst_v,
+		 * rxq_cq_decompress_v): a block ends at the ring's end. 48-frame bursts into 256 slots cross it. */
+		CHECK((d->ci & mask) + d->zn <= d->cnt, "block of %u completions at slot %u wraps the %u-slot ring",
+		      d->zn, d->ci & mask, d->cnt);
 		d->zi = 0;
 		d->zt = d->ci;
 		d->titles++;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Unmodified rdma-core tools under the launcher: ibv_devices and ibv_devinfo -v in IB and RoCE modes, the --env
-# mode, and ibv_rc_pingpong between two separately launched processes on one fabric (its whole setup: context,
-# PD, MR, CQ, QP, the three transitions, the exchange of addresses over TCP).
+# Unmodified rdma-core tools under the launcher: ibv_devices and ibv_devinfo -v in IB and RoCE modes, iproute2's
+# rdma dev / rdma link (RDMA netlink), the --env mode, and ibv_rc_pingpong between two separately launched processes
+# on one fabric (its whole setup: context, PD, MR, CQ, QP, the three transitions, the exchange of addresses over TCP).
 set -euo pipefail
 : "${MLX5EMU:?run from make check}"
 fail=0
@@ -43,6 +43,19 @@ expect "devinfo (ib): gid 0" 'GID\[  0\]:\s+fe80:0000:0000:0000:9803:9b03:004d:4
 expect "devinfo (eth): link layer" 'link_layer:\s+Ethernet' "$out/devinfo.eth"
 expect "devinfo (eth): RoCE v1 gid" 'GID\[  0\]:\s+fe80:0000:0000:0000:9a03:9bff:fe4d:4500, RoCE v1' "$out/devinfo.eth"
 expect "devinfo (eth): RoCE v2 gid" 'GID\[  1\]:\s+fe80::9a03:9bff:fe4d:4500, RoCE v2' "$out/devinfo.eth"
+
+# RDMA netlink (src/kernel/netlink.c): iproute2's rdma lists the emulated devices, their ports and, on Ethernet, the
+# port's interface (the PMD of DPDK reads the same answers)
+"$MLX5EMU" --devices 2 -- rdma dev > "$out/rdma_dev" 2>&1 || { echo "FAIL rdma dev exit $?"; fail=1; }
+expect "rdma dev: mlx5_0" '^0: mlx5_0: node_type ca fw 16\.35\.2000 node_guid 9803:9b03:004d:4500 ' "$out/rdma_dev"
+expect "rdma dev: mlx5_1" '^1: mlx5_1: node_type ca ' "$out/rdma_dev"
+"$MLX5EMU" -- rdma link > "$out/rdma_link.ib" 2>&1 || { echo "FAIL rdma link (ib) exit $?"; fail=1; }
+expect "rdma link (ib)" '^link mlx5_0/1 subnet_prefix fe80:0000:0000:0000 lid 1 sm_lid 1 lmc 0 state ACTIVE ' \
+  "$out/rdma_link.ib"
+"$MLX5EMU" --link eth --devices 2 -- rdma link > "$out/rdma_link.eth" 2>&1 || { echo "FAIL rdma link exit $?"; fail=1; }
+expect "rdma link (eth): mlx5_0's interface" '^link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev mlx5emu0' \
+  "$out/rdma_link.eth"
+expect "rdma link (eth): mlx5_1's interface" '^link mlx5_1/1 state ACTIVE .* netdev mlx5emu1' "$out/rdma_link.eth"
 
 # --env: a tree for tools that cannot run under the wrapper (Maven surefire), usable by hand-set environment
 "$MLX5EMU" --link eth --env "$out/envtree" > "$out/env"
