@@ -73,10 +73,13 @@ public final class SrqRecvQueue
     }
 
     /**
-     * A queue over {@code srq}'s ring. One per SRQ; then confined to the posting thread.
+     * A queue over {@code srq}'s ring. One per SRQ, made on a fresh SRQ (nothing posted through libmlx5); then
+     * confined to the posting thread. Its free list follows the libmlx5 release mapped into the process, which the
+     * first queue reads from /proc/self/maps.
      *
      * @param srq the SRQ
      * @return the queue
+     * @throws java.io.UncheckedIOException if /proc/self/maps cannot be read
      */
     public static SrqRecvQueue of(final SharedReceiveQueue srq)
     {
