@@ -4,8 +4,13 @@
 # tarball into a local prefix, so that the emulator, the tests and `mlx5j validate` can run against the libraries
 # users of newer distributions have, not only Debian 12's rdma-core 44.
 #
-#   scripts/build-rdma-core.sh [VERSION]          VERSION defaults to 65.0, the newest release this was run with
-#   scripts/build-rdma-core.sh --env [VERSION]    prints LD_LIBRARY_PATH / IBV_CONFIG_DIR lines for `eval`
+#   scripts/build-rdma-core.sh [--pyverbs] [VERSION]   VERSION defaults to 65.0, the newest release this was run with
+#   scripts/build-rdma-core.sh --env [VERSION]         prints LD_LIBRARY_PATH / IBV_CONFIG_DIR lines for `eval`
+#
+# --pyverbs also builds the release's Python bindings and test suite (cython3 and python3-dev, for Debian's
+# /usr/bin/python3; 5.7 more minutes on the 2-core build machine), which scripts/check-rdma-core.sh then runs:
+# Debian's python3-pyverbs is built for release 44 and cannot load another libibverbs (it links the private symbol
+# version IBVERBS_PRIVATE_34).
 #
 # The tarball is Debian's copy of the upstream release (identical to the GitHub release's tag archive):
 # http://deb.debian.org/debian/pool/main/r/rdma-core/rdma-core_VERSION.orig.tar.gz. RDMA_CORE_TARBALL names a
@@ -19,7 +24,9 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 env_only=0
+pyverbs=0
 if [ "${1:-}" = "--env" ]; then env_only=1; shift; fi
+if [ "${1:-}" = "--pyverbs" ]; then pyverbs=1; shift; fi
 version=${1:-65.0}
 case "$version" in
   *.*) ;;
@@ -37,6 +44,7 @@ fi
 declare -A PINNED=([65.0]=f6ba3d8b2c4aa334c5c883c1ad0772de339011123cff4fb1db32ae7a443fb7ca)
 
 PACKAGES=(cmake ninja-build pkg-config gcc libnl-3-dev libnl-route-3-dev libudev-dev curl xz-utils)
+[ "$pyverbs" = 1 ] && PACKAGES+=(cython3 python3-dev)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -73,14 +81,24 @@ echo "build-rdma-core: rdma-core $version, SHA-256 $got verified"
 src=$base/src
 rm -rf "$src" && mkdir -p "$src"
 tar -xzf "$tarball" -C "$src" --strip-components=1
-# no Python bindings, no man pages (pandoc), no static libraries: what the emulator and mlx5j load, and no more
+# no man pages (pandoc), no static libraries: what the emulator and mlx5j load, and no more; Python bindings only
+# on request, for the system's interpreter (the one cython3 is installed for), installed inside the prefix
+py=(-DNO_PYVERBS=1)
+if [ "$pyverbs" = 1 ]; then
+  py=(-DNO_PYVERBS=0 -DPYTHON_EXECUTABLE=/usr/bin/python3 -DCMAKE_INSTALL_PYTHON_ARCH_LIB="$prefix/python")
+fi
 cmake -S "$src" -B "$base/obj" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX="$prefix" \
-  -DCMAKE_INSTALL_LIBDIR=lib -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 -DENABLE_STATIC=0 -DENABLE_RESOLVE_NEIGH=1 \
+  -DCMAKE_INSTALL_LIBDIR=lib "${py[@]}" -DNO_MAN_PAGES=1 -DENABLE_STATIC=0 -DENABLE_RESOLVE_NEIGH=1 \
   -DCMAKE_INSTALL_RUNDIR="$base/run" >"$base/cmake.log"
 nice -n 10 ninja -C "$base/obj" -j "${JOBS:-2}" install >"$base/ninja.log"
 for lib in libibverbs.so.1 libmlx5.so.1 librdmacm.so.1; do
   [ -e "$prefix/lib/$lib" ] || { echo "build-rdma-core: $prefix/lib/$lib missing after the build" >&2; exit 1; }
 done
+# the suite's runner in the build tree puts the build tree's bindings on PYTHONPATH
+if [ "$pyverbs" = 1 ] && [ ! -x "$base/obj/bin/run_tests.py" ]; then
+  echo "build-rdma-core: pyverbs requested but not built (see $base/cmake.log: cython found?)" >&2
+  exit 1
+fi
 # the provider module libibverbs dlopens, named after the provider ABI (rdmav65 in release 65)
 compgen -G "$prefix/lib/libibverbs/libmlx5-rdmav*.so" >/dev/null \
   || { echo "build-rdma-core: no mlx5 provider module in $prefix/lib/libibverbs" >&2; exit 1; }

@@ -13,6 +13,7 @@
 #include <endian.h>
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/mlx5-abi.h>
 
 #include "emu_clock.h"
@@ -333,6 +334,55 @@ int emu_cmd_query_port(struct emu_cmd *cmd)
 		r.subnet_timeout = 18;
 	}
 	return emu_cmd_respond(cmd, &r, sizeof(r));
+}
+
+/* The port's effective bandwidth in 100 Mb/s units, as QUERY_PORT describes the link: 4X (active_width 2) of
+ * 25 Gb/s lanes (active_speed 32, EDR or 100GbE), on both link layers. */
+#define EMU_PORT_SPEED_100MBPS 1000u
+
+int emu_ioctl_query_port_speed(struct emu_ctx *ctx, uint64_t uattrs, unsigned int num_attrs)
+{
+	/* Linux uverbs_std_types_device.c UVERBS_METHOD_QUERY_PORT_SPEED (rdma-core 65's ibv_query_port_speed, ioctl
+	 * only): a mandatory u32 CONST_IN port number and a mandatory u64 PTR_OUT. The framework's rules as
+	 * uverbs_ioctl.c applies them: an attribute given twice or of the wrong length is EINVAL, an unknown one
+	 * marked mandatory EPROTONOSUPPORT (others are ignored), a missing mandatory one EINVAL. */
+	struct ib_uverbs_attr a[16];
+	if (num_attrs > sizeof a / sizeof a[0])
+		return EINVAL;
+	if (num_attrs && emu_copy_from_user(a, uattrs, num_attrs * sizeof a[0]))
+		return EFAULT;
+	int port_at = -1, resp_at = -1;
+	for (unsigned int i = 0; i < num_attrs; i++) {
+		int *at;
+		if (a[i].attr_id == UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM)
+			at = &port_at;
+		else if (a[i].attr_id == UVERBS_ATTR_QUERY_PORT_SPEED_RESP)
+			at = &resp_at;
+		else if (a[i].flags & UVERBS_ATTR_F_MANDATORY)
+			return EPROTONOSUPPORT;
+		else
+			continue;
+		if (*at >= 0 || a[i].attr_data.reserved)
+			return EINVAL;
+		*at = (int)i;
+	}
+	if (port_at < 0 || resp_at < 0)
+		return EINVAL;
+	/* CONST_IN: the value inline in data, at most 8 bytes, and within u32 (uverbs_get_const's range check) */
+	if (a[port_at].len > sizeof(uint64_t) || a[port_at].data > UINT32_MAX || a[resp_at].len != sizeof(uint64_t))
+		return EINVAL;
+	if (a[port_at].data != 1) /* rdma_is_port_valid: one port */
+		return EINVAL;
+	(void)ctx;
+	uint64_t speed = EMU_PORT_SPEED_100MBPS;
+	if (emu_copy_to_user(a[resp_at].data, &speed, sizeof speed))
+		return EFAULT;
+	/* uverbs_copy_to marks the output written in the user's attribute (UVERBS_ATTR_F_VALID_OUTPUT) */
+	uint16_t flags = (uint16_t)(a[resp_at].flags | UVERBS_ATTR_F_VALID_OUTPUT);
+	if (emu_copy_to_user(uattrs + (uint64_t)resp_at * sizeof a[0] + offsetof(struct ib_uverbs_attr, flags), &flags,
+			     sizeof flags))
+		return EFAULT;
+	return 0;
 }
 
 /* A channel whose fd the application closed (ibv_destroy_comp_channel) and that no CQ uses any more is only our

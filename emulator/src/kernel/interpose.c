@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <linux/netlink.h>
 #include <net/if.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "engine_hooks.h"
@@ -592,12 +593,14 @@ ssize_t write(int fd, const void *buf, size_t count)
 }
 
 /*
- * The ioctl ABI answers as a kernel that has the uverbs ioctl framework but none of its methods: Linux
+ * The ioctl ABI answers as a kernel that has the uverbs ioctl framework and one of its methods: Linux
  * ib_uverbs_ioctl() (drivers/infiniband/core/uverbs_ioctl.c) refuses other requests (ENOTTY), a header it cannot
  * read (EFAULT), a length that is not the header plus num_attrs attributes or beyond a page (EINVAL), reserved
- * fields (EPROTONOSUPPORT), and then finds no method: uapi_get_method() gives EPROTONOSUPPORT. libibverbs
- * (cmd_fallback.c) then marks that method unsupported and uses write() where a write command exists, and verbs
- * that exist only as ioctls fail with EOPNOTSUPP/EPROTONOSUPPORT, as on a kernel without them.
+ * fields (EPROTONOSUPPORT), and then looks the method up: DEVICE / QUERY_PORT_SPEED (rdma-core 65's
+ * ibv_query_port_speed, which has no write() command) is served; for any other uapi_get_method() gives
+ * EPROTONOSUPPORT. libibverbs (cmd_fallback.c) then marks that method unsupported and uses write() where a write
+ * command exists, and other verbs that exist only as ioctls fail with EOPNOTSUPP/EPROTONOSUPPORT, as on a kernel
+ * without them.
  */
 int ioctl(int fd, unsigned long request, ...)
 {
@@ -624,12 +627,21 @@ int ioctl(int fd, unsigned long request, ...)
 	else if (hdr.length > EMU_UAR_PAGE_SIZE ||
 		 hdr.length != sizeof hdr + (size_t)hdr.num_attrs * sizeof(struct ib_uverbs_attr))
 		err = EINVAL;
-	else
+	else if (hdr.reserved1 || hdr.reserved2)
+		err = EPROTONOSUPPORT;
+	else if (hdr.object_id == UVERBS_OBJECT_DEVICE && hdr.method_id == UVERBS_METHOD_QUERY_PORT_SPEED_ID) {
+		struct emu_ctx *held = fd_ctx_get(fd);
+		err = held ? emu_ioctl_query_port_speed(held, (uint64_t)(uintptr_t)arg + sizeof hdr, hdr.num_attrs) : EBADF;
+		if (held)
+			emu_ctx_put(held);
+	} else
 		err = EPROTONOSUPPORT;
 	if (emu_log_enabled)
 		emu_log("ioctl fd=%d req=0x%lx object %u method %u -> %s", fd, request,
 			err == ENOTTY || err == EFAULT ? 0u : hdr.object_id, err == ENOTTY || err == EFAULT ? 0u : hdr.method_id,
 			strerror(err));
+	if (!err)
+		return 0;
 	errno = err;
 	return -1;
 }

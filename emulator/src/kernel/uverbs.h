@@ -47,6 +47,14 @@ int emu_cmd_get_context(struct emu_cmd *cmd);
 int emu_cmd_query_device(struct emu_cmd *cmd);
 int emu_cmd_ex_query_device(struct emu_cmd *cmd);
 int emu_cmd_query_port(struct emu_cmd *cmd);
+/* rdma-core 65's kernel-headers/rdma/ib_user_ioctl_cmds.h (enum uverbs_methods_device, the 8th method, and
+ * enum uverbs_attrs_query_port_speed_cmd_attr_ids); Debian 12's headers (rdma-core 44) predate them. */
+#define UVERBS_METHOD_QUERY_PORT_SPEED_ID 7
+#define UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM 0
+#define UVERBS_ATTR_QUERY_PORT_SPEED_RESP 1
+/* The ioctl method UVERBS_OBJECT_DEVICE / QUERY_PORT_SPEED: uattrs is the user VA of num_attrs struct
+ * ib_uverbs_attr (after the ioctl header); 0 or a positive errno. */
+int emu_ioctl_query_port_speed(struct emu_ctx *ctx, uint64_t uattrs, unsigned int num_attrs);
 int emu_cmd_alloc_pd(struct emu_cmd *cmd);
 int emu_cmd_dealloc_pd(struct emu_cmd *cmd);
 int emu_cmd_reg_mr(struct emu_cmd *cmd);

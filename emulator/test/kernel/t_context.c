@@ -3,6 +3,7 @@
  * raw write() ABI's failure cases (sizes, unknown commands, bad pointers), plus the features that are ioctl-only
  * and must fail cleanly. */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <endian.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -155,6 +156,61 @@ static void check_raw_abi(struct ibv_context *ctx)
 	if (imp)
 		ibv_close_device(imp);
 	close(dupfd);
+}
+
+/* UVERBS_METHOD_QUERY_PORT_SPEED, the 8th method of UVERBS_OBJECT_DEVICE in rdma-core 65's ib_user_ioctl_cmds.h
+ * (attributes: 0 the u32 port number, inline; 1 a u64 out pointer): the one ioctl method served, because
+ * ibv_query_port_speed (libibverbs 65) has no write() command to fall back to. */
+static int query_port_speed_raw(struct ibv_context *ctx, uint64_t port, void *out, uint16_t out_len,
+				uint16_t *out_flags, int extra_mandatory)
+{
+	struct ib_uverbs_attr a[3];
+	memset(a, 0, sizeof(a));
+	unsigned int n = 0;
+	a[n++] = (struct ib_uverbs_attr){ .attr_id = 0, .len = sizeof(uint32_t), .flags = UVERBS_ATTR_F_MANDATORY,
+					  .data = port };
+	if (out)
+		a[n++] = (struct ib_uverbs_attr){ .attr_id = 1, .len = out_len, .flags = UVERBS_ATTR_F_MANDATORY,
+						  .data = (uintptr_t)out };
+	if (extra_mandatory)
+		a[n++] = (struct ib_uverbs_attr){ .attr_id = 9, .len = 0, .flags = UVERBS_ATTR_F_MANDATORY };
+	struct ib_uverbs_ioctl_hdr h = { .length = (uint16_t)(sizeof h + n * sizeof a[0]),
+					 .object_id = UVERBS_OBJECT_DEVICE, .method_id = 7, .num_attrs = (uint16_t)n };
+	/* the header with its attributes right behind it, as one buffer (the kernel reads hdr.length bytes) */
+	uint64_t buf[(sizeof h + sizeof a) / sizeof(uint64_t)];
+	memcpy(buf, &h, sizeof h);
+	memcpy((uint8_t *)buf + sizeof h, a, n * sizeof a[0]);
+	errno = 0;
+	int r = ioctl(ctx->cmd_fd, RDMA_VERBS_IOCTL, buf);
+	if (out_flags)
+		memcpy(out_flags, (uint8_t *)buf + sizeof h + sizeof a[0] + offsetof(struct ib_uverbs_attr, flags),
+		       sizeof *out_flags);
+	return r < 0 ? errno : 0;
+}
+
+static void check_query_port_speed(struct ibv_context *ctx)
+{
+	uint64_t speed = 0;
+	uint16_t flags = 0;
+	/* 4X of 25 Gb/s lanes, what QUERY_PORT reports, in 100 Mb/s units */
+	CHECK_ERR(query_port_speed_raw(ctx, 1, &speed, sizeof speed, &flags, 0), 0);
+	CHECK(speed == 1000, "port speed %llu (want 1000: 100 Gb/s)", (unsigned long long)speed);
+	CHECK(flags == (UVERBS_ATTR_F_MANDATORY | UVERBS_ATTR_F_VALID_OUTPUT), "out attribute flags 0x%x", flags);
+	CHECK_ERR(query_port_speed_raw(ctx, 2, &speed, sizeof speed, NULL, 0), EINVAL);
+	CHECK_ERR(query_port_speed_raw(ctx, 0, &speed, sizeof speed, NULL, 0), EINVAL);
+	CHECK_ERR(query_port_speed_raw(ctx, 1ull << 32 | 1, &speed, sizeof speed, NULL, 0), EINVAL);
+	CHECK_ERR(query_port_speed_raw(ctx, 1, &speed, 4, NULL, 0), EINVAL);
+	CHECK_ERR(query_port_speed_raw(ctx, 1, NULL, 0, NULL, 0), EINVAL);
+	CHECK_ERR(query_port_speed_raw(ctx, 1, &speed, sizeof speed, NULL, 1), EPROTONOSUPPORT);
+	CHECK_ERR(query_port_speed_raw(ctx, 1, (void *)16, sizeof speed, NULL, 0), EFAULT);
+	/* the library's own path where it exists (libibverbs 65, scripts/check-rdma-core.sh): ioctl only */
+	int (*query)(struct ibv_context *, uint32_t, uint64_t *) =
+		(int (*)(struct ibv_context *, uint32_t, uint64_t *))dlsym(RTLD_DEFAULT, "ibv_query_port_speed");
+	if (query) {
+		speed = 0;
+		CHECK_ERR(query(ctx, 1, &speed), 0);
+		CHECK(speed == 1000, "ibv_query_port_speed %llu", (unsigned long long)speed);
+	}
 }
 
 static void check_uar_mmap(struct ibv_context *ctx)
@@ -343,6 +399,7 @@ int main(void)
 	check_device(ctx);
 	check_port(ctx);
 	check_raw_abi(ctx);
+	check_query_port_speed(ctx);
 	check_uar_mmap(ctx);
 	check_unsupported(ctx);
 	check_cdev_paths();

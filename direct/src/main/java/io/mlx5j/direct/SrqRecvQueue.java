@@ -3,10 +3,10 @@ package io.mlx5j.direct;
 
 import io.mlx5j.direct.internal.Ownership;
 import io.mlx5j.direct.internal.SharedReceive;
+import io.mlx5j.direct.internal.SrqFreeList;
 import io.mlx5j.direct.internal.Scatter;
 import io.mlx5j.direct.internal.ScatterList;
 import io.mlx5j.doorbell.DoorbellRecord;
-import io.mlx5j.memory.Be;
 import io.mlx5j.verbs.SharedReceiveQueue;
 import io.mlx5j.verbs.SrqRing;
 import io.mlx5j.wqe.DataSeg;
@@ -16,11 +16,14 @@ import io.mlx5j.wqe.SrqNextSeg;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A shared receive queue posted from Java, with libmlx5's free-list discipline and bytes (rdma-core v44
- * providers/mlx5/srq.c mlx5_post_srq_recv, mlx5_free_srq_wqe): WQEs are taken at {@code head} and the next head is
- * read from the taken WQE's next_wqe_index; a completed WQE is linked after {@code tail}. The scatter list follows
- * the 16-byte next segment, every SGE is written (also empty ones, as libmlx5), and a terminator follows if fewer
- * than max_sge entries were used. The doorbell record holds the 16-bit count of WQEs ever posted.
+ * A shared receive queue posted from Java, with the free-list discipline and bytes of the libmlx5 this process runs
+ * (rdma-core providers/mlx5/srq.c mlx5_post_srq_recv, mlx5_free_srq_wqe): WQEs are taken at the list's head and the
+ * next head is read from the taken WQE's next_wqe_index. A completed WQE goes back to the list at once (libmlx5 44 to
+ * 47) or, from libmlx5 48 on, is marked and linked by the next post that finds the list empty; each queue picks the
+ * running release's way when it is made (see {@code io.mlx5j.direct.internal.SrqFreeList}), so its ring matches a
+ * ring libmlx5 posted byte for byte under either. The scatter list follows the 16-byte next segment, every SGE is
+ * written (also empty ones, as libmlx5), and a terminator follows if fewer than max_sge entries were used. The
+ * doorbell record holds the 16-bit count of WQEs ever posted.
  * A CQE names its SRQ WQE by wqe_counter, so completions may arrive in any order.
  * <p>
  * Confined to one thread, which also polls the CQs the SRQ's QPs complete on ({@code -Dmlx5j.debug=true} checks).
@@ -41,8 +44,8 @@ public final class SrqRecvQueue
     private final RecvWqeWriter writer = new RecvWqeWriter();
     private final long[] wrId;
     private final boolean[] busy;
-    private int head;
-    private int tail;
+    /** Which WQE the next post takes, and where a completed one goes. */
+    private final SrqFreeList freeList;
     private int counter;
     private int published;
     private int outstanding;
@@ -61,8 +64,7 @@ public final class SrqRecvQueue
         this.buf = r.buf();
         this.stride = r.stride();
         this.wqeCnt = r.tail() + 1;
-        this.head = r.head();
-        this.tail = r.tail();
+        this.freeList = SrqFreeList.forRunningLibrary(r.buf(), stride, wqeCnt, r.head(), r.tail());
         this.maxSge = Math.min(srq.maxSge(), (stride - SrqNextSeg.LENGTH) / DataSeg.LENGTH);
         this.dbrec = new DoorbellRecord(r.dbrec());
         this.wrId = new long[wqeCnt];
@@ -71,10 +73,13 @@ public final class SrqRecvQueue
     }
 
     /**
-     * A queue over {@code srq}'s ring. One per SRQ; then confined to the posting thread.
+     * A queue over {@code srq}'s ring. One per SRQ, made on a fresh SRQ (nothing posted through libmlx5); then
+     * confined to the posting thread. Its free list follows the libmlx5 release mapped into the process, which the
+     * first queue reads from /proc/self/maps.
      *
      * @param srq the SRQ
      * @return the queue
+     * @throws java.io.UncheckedIOException if /proc/self/maps cannot be read
      */
     public static SrqRecvQueue of(final SharedReceiveQueue srq)
     {
@@ -130,7 +135,7 @@ public final class SrqRecvQueue
     /**
      * Write the staged receive WQE into the ring; posting thread only.
      *
-     * @return false if the SRQ has no free WQE (head == tail, as libmlx5: one WQE always stays in the list)
+     * @return false if the SRQ has no free WQE (as libmlx5: one WQE always stays in the list)
      */
     public boolean post()
     {
@@ -142,14 +147,13 @@ public final class SrqRecvQueue
         {
             throw new IllegalStateException("post() without begin() on " + this);
         }
-        if (head == tail)
+        final int slot = freeList.take();
+        if (slot < 0)
         {
             refusedFull++;
             return false;
         }
-        final int slot = head;
         final long at = (long) slot * stride;
-        head = Be.be16(buf, at + SrqNextSeg.NEXT_WQE_INDEX_OFFSET);
         wrId[slot] = stWrId;
         busy[slot] = true;
         // the next segment stays as the free list left it: only the scatter list is written
@@ -267,13 +271,12 @@ public final class SrqRecvQueue
             return true;
         }
 
-        /** Links the WQE at {@code wqeCounter} after the tail of the free list; returns its wr_id. */
+        /** Gives the WQE at {@code wqeCounter} back to the free list; returns its wr_id. */
         private long free(final int wqeCounter)
         {
             busy[wqeCounter] = false;
             outstanding--;
-            SrqNextSeg.setNextWqeIndex(buf, (long) tail * stride, wqeCounter);
-            tail = wqeCounter;
+            freeList.release(wqeCounter);
             return wrId[wqeCounter];
         }
 

@@ -10,6 +10,7 @@ import io.mlx5j.direct.CqPoller;
 import io.mlx5j.direct.SrqRecvQueue;
 import io.mlx5j.testkit.EmulatedDevice;
 import io.mlx5j.verbs.CompletionQueue;
+import io.mlx5j.verbs.MemoryRegion;
 import io.mlx5j.verbs.QpConfig;
 import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
@@ -228,8 +229,13 @@ class RecvParityTest
         }
     }
 
-    @Test
-    void sharedReceiveQueueWqesFreeListAndDoorbellRecord()
+    /**
+     * Twin SRQs (16 WRs, 3 SGEs), each with an RC QP on its own CQ: one posted through ibv_post_srq_recv, one through
+     * {@link SrqRecvQueue}; every post and completion is made on both and then both rings and doorbell records are
+     * compared. The free list is libmlx5's (44: linked at the completion; 48 and later: at the next post that finds
+     * it empty, in ring order), so this compares the scheme of whichever libmlx5 the JVM runs.
+     */
+    private final class SrqTwin
     {
         final SharedReceiveQueue srqL = rig.pd.createSrq(16, 3);
         final SharedReceiveQueue srqJ = rig.pd.createSrq(16, 3);
@@ -241,87 +247,176 @@ class RecvParityTest
         final int uidxJ = EmulatedDevice.uidx(qpJ.qpn());
         final SrqRing ringL = srqL.ring();
         final SrqRing ringJ = srqJ.ring();
-        assertEquals(ringL.stride(), ringJ.stride());
-        assertEquals(ringL.tail(), ringJ.tail());
         final SrqRecvQueue dsrq = SrqRecvQueue.of(srqJ);
         final CqPoller dcqJ = CqPoller.of(cqJ).attach(dsrq, qpJ);
         final CqeInjector injL = new CqeInjector(cqL);
         final CqeInjector injJ = new CqeInjector(cqJ);
-        final var mr = rig.memory(1 << 16);
-        final int stride = ringJ.stride();
-        final int maxSge = (stride - 16) / 16;
-        final int wqes = ringJ.tail() + 1;
+        final MemoryRegion mr = rig.memory(1 << 16);
+        final int mrLkey = mr.lkey();
+        final int stride;
+        final int maxSge;
+        final int wqes;
         final MemorySegment wc = rig.memory.allocate(IbvWc.LAYOUT);
         final Completion c = new Completion();
-        int k = 0;
+        int k;
+
+        SrqTwin()
+        {
+            assertEquals(ringL.stride(), ringJ.stride());
+            assertEquals(ringL.tail(), ringJ.tail());
+            stride = ringJ.stride();
+            maxSge = (stride - 16) / 16;
+            wqes = ringJ.tail() + 1;
+        }
+
+        /** One WR on both SRQs, rings and doorbell records compared; returns the WQE it used. */
+        int post(final String what)
+        {
+            for (int q = 0; q < wqes; q++)
+            {
+                poison(ringL.buf(), (long) q * stride + 16, (long) (q + 1) * stride, 9);
+                poison(ringJ.buf(), (long) q * stride + 16, (long) (q + 1) * stride, 9);
+            }
+            final long id = nextWrId++;
+            final int[] len = lengths(k % (maxSge + 1), k);
+            final long[] addr = addresses(mr.address(), len, k);
+            k++;
+            try (Arena a = Arena.ofConfined())
+            {
+                assertEquals(0, InlineVerbs.ibv_post_srq_recv(srqL.pointer(),
+                    recvWrs(a, new long[] {id}, new long[][] {addr}, new int[][] {len}, mrLkey),
+                    a.allocate(C_POINTER)), "ibv_post_srq_recv, " + what);
+            }
+            dsrq.begin(id);
+            for (int i = 0; i < len.length; i++)
+            {
+                dsrq.sge(addr[i], mrLkey, len[i]);
+            }
+            assertTrue(dsrq.post(), "SrqRecvQueue.post, " + what);
+            assertEquals(1, dsrq.ring());
+            compare("SRQ buffer after WR " + id + ", " + what);
+            // the WQE just posted is the only one whose scatter part is no longer poison
+            int slot = -1;
+            for (int q = 0; q < wqes; q++)
+            {
+                final byte[] now = ringJ.buf().asSlice((long) q * stride + 16, stride - 16)
+                    .toArray(ValueLayout.JAVA_BYTE);
+                poison(ringJ.buf(), (long) q * stride + 16, (long) (q + 1) * stride, 9);
+                final boolean written = !java.util.Arrays.equals(now,
+                    ringJ.buf().asSlice((long) q * stride + 16, stride - 16).toArray(ValueLayout.JAVA_BYTE));
+                MemorySegment.copy(MemorySegment.ofArray(now), 0, ringJ.buf(), (long) q * stride + 16, stride - 16);
+                if (written)
+                {
+                    assertEquals(-1, slot, "two WQEs written by one post");
+                    slot = q;
+                }
+            }
+            assertTrue(slot >= 0, "no WQE written");
+            return slot;
+        }
+
+        /** A post both stacks must refuse (no free WQE): ENOMEM from libmlx5, false from mlx5j, nothing written. */
+        void refused(final String what)
+        {
+            final byte[] before = ringJ.buf().toArray(ValueLayout.JAVA_BYTE);
+            try (Arena a = Arena.ofConfined())
+            {
+                assertEquals(12, InlineVerbs.ibv_post_srq_recv(srqL.pointer(), recvWrs(a, new long[] {1},
+                    new long[][] {{mr.address()}}, new int[][] {{8}}, mrLkey), a.allocate(C_POINTER)),
+                    "ibv_post_srq_recv on a full SRQ (ENOMEM), " + what);
+            }
+            assertTrue(!dsrq.post(1, mr.address(), mrLkey, 8), "the SRQ is full, " + what);
+            assertArrayEquals(before, ringJ.buf().toArray(ValueLayout.JAVA_BYTE), "a refused post writes, " + what);
+            compare("SRQ buffer after a refused post, " + what);
+        }
+
+        /** A CQE naming WQE {@code slot} on both CQs, polled by both stacks; completions and rings compared. */
+        void complete(final int slot)
+        {
+            injL.respSend(qpL.qpn(), uidxL, slot, 50 + slot, 0x42);
+            injJ.respSend(qpJ.qpn(), uidxJ, slot, 50 + slot, 0x42);
+            wc.fill((byte) 0);
+            assertEquals(1, InlineVerbs.ibv_poll_cq(cqL.pointer(), 1, wc));
+            assertEquals(1, dcqJ.poll(c));
+            WcFields.assertSame(wc, c, qpL.qpn(), qpJ.qpn(), "SRQ completion of WQE " + slot);
+            compare("SRQ free list after completing WQE " + slot);
+        }
+
+        private void compare(final String what)
+        {
+            assertArrayEquals(ringL.buf().toArray(ValueLayout.JAVA_BYTE), ringJ.buf().toArray(ValueLayout.JAVA_BYTE),
+                what);
+            assertArrayEquals(ringL.dbrec().asSlice(0, 4).toArray(ValueLayout.JAVA_BYTE),
+                ringJ.dbrec().asSlice(0, 4).toArray(ValueLayout.JAVA_BYTE), "SRQ doorbell record, " + what);
+        }
+    }
+
+    /** Fill, complete everything in a random order, refill: six rounds, so each round reuses the last one's list. */
+    @Test
+    void sharedReceiveQueueWqesFreeListAndDoorbellRecord()
+    {
+        final SrqTwin t = new SrqTwin();
         for (int round = 0; round < 6; round++)
         {
             // fill the SRQ to the limit (libmlx5 keeps one WQE in the list: head == tail is full)
             final List<Integer> posted = new ArrayList<>();
-            for (int w = 0; w < wqes - 1; w++)
+            for (int w = 0; w < t.wqes - 1; w++)
             {
-                for (int q = 0; q < wqes; q++)
-                {
-                    poison(ringL.buf(), (long) q * stride + 16, (long) (q + 1) * stride, 9);
-                    poison(ringJ.buf(), (long) q * stride + 16, (long) (q + 1) * stride, 9);
-                }
-                final long id = nextWrId++;
-                final int[] len = lengths(k % (maxSge + 1), k);
-                final long[] addr = addresses(mr.address(), len, k);
-                k++;
-                try (Arena a = Arena.ofConfined())
-                {
-                    assertEquals(0, InlineVerbs.ibv_post_srq_recv(srqL.pointer(),
-                        recvWrs(a, new long[] {id}, new long[][] {addr}, new int[][] {len}, mr.lkey()),
-                        a.allocate(C_POINTER)));
-                }
-                dsrq.begin(id);
-                for (int i = 0; i < len.length; i++)
-                {
-                    dsrq.sge(addr[i], mr.lkey(), len[i]);
-                }
-                assertTrue(dsrq.post());
-                assertEquals(1, dsrq.ring());
-                assertArrayEquals(ringL.buf().toArray(ValueLayout.JAVA_BYTE),
-                    ringJ.buf().toArray(ValueLayout.JAVA_BYTE), "SRQ buffer after WR " + id + " (round " + round + ")");
-                assertArrayEquals(ringL.dbrec().asSlice(0, 4).toArray(ValueLayout.JAVA_BYTE),
-                    ringJ.dbrec().asSlice(0, 4).toArray(ValueLayout.JAVA_BYTE), "SRQ doorbell record after WR " + id);
-                // the WQE just posted is the only one whose scatter part is no longer poison
-                int slot = -1;
-                for (int q = 0; q < wqes; q++)
-                {
-                    final byte[] now = ringJ.buf().asSlice((long) q * stride + 16, stride - 16)
-                        .toArray(ValueLayout.JAVA_BYTE);
-                    poison(ringJ.buf(), (long) q * stride + 16, (long) (q + 1) * stride, 9);
-                    final boolean written = !java.util.Arrays.equals(now,
-                        ringJ.buf().asSlice((long) q * stride + 16, stride - 16).toArray(ValueLayout.JAVA_BYTE));
-                    MemorySegment.copy(MemorySegment.ofArray(now), 0, ringJ.buf(), (long) q * stride + 16, stride - 16);
-                    if (written)
-                    {
-                        assertEquals(-1, slot, "two WQEs written by one post");
-                        slot = q;
-                    }
-                }
-                assertTrue(slot >= 0, "no WQE written");
-                posted.add(slot);
+                posted.add(t.post("round " + round));
             }
-            assertTrue(!dsrq.post(1, mr.address(), mr.lkey(), 8), "the SRQ is full");
+            t.refused("round " + round);
             // complete in a random order: the CQE names the WQE by wqe_counter, which the free list must follow
             final List<Integer> busy = new ArrayList<>(posted);
-            assertEquals(wqes - 1, new java.util.HashSet<>(busy).size());
+            assertEquals(t.wqes - 1, new java.util.HashSet<>(busy).size());
             Collections.shuffle(busy, random);
             for (final int slot : busy)
             {
-                injL.respSend(qpL.qpn(), uidxL, slot, 50 + slot, 0x42);
-                injJ.respSend(qpJ.qpn(), uidxJ, slot, 50 + slot, 0x42);
-                wc.fill((byte) 0);
-                assertEquals(1, InlineVerbs.ibv_poll_cq(cqL.pointer(), 1, wc));
-                assertEquals(1, dcqJ.poll(c));
-                WcFields.assertSame(wc, c, qpL.qpn(), qpJ.qpn(), "SRQ completion of WQE " + slot);
-                assertArrayEquals(ringL.buf().toArray(ValueLayout.JAVA_BYTE),
-                    ringJ.buf().toArray(ValueLayout.JAVA_BYTE), "SRQ free list after completing WQE " + slot);
+                t.complete(slot);
             }
-            assertEquals(0, dsrq.outstanding());
+            assertEquals(0, t.dsrq.outstanding());
         }
+    }
+
+    /**
+     * Completions between posts, a few at a time, with the SRQ run full now and then: libmlx5 48 and later link what
+     * completed only when a post finds the list empty, taking the WQE after the tail or else the nearest run of
+     * completed WQEs above or below the head, so the freed WQEs must be scattered over the ring for those searches
+     * to be compared at all (the test above frees every WQE before the next post, where the WQE after the tail is
+     * always free).
+     */
+    @Test
+    void sharedReceiveQueueFreeListWithCompletionsBetweenPosts()
+    {
+        final SrqTwin t = new SrqTwin();
+        final List<Integer> busy = new ArrayList<>();
+        for (int w = 0; w < t.wqes - 1; w++)
+        {
+            busy.add(t.post("first fill"));
+        }
+        int refusals = 0;
+        for (int step = 0; step < 12 * t.wqes; step++)
+        {
+            final String what = "step " + step;
+            if (busy.size() == t.wqes - 1)
+            {
+                t.refused(what);
+                refusals++;
+            }
+            // complete 1 to 5 WQEs picked at random among the outstanding ones, then post 1 to 5 (or as many as fit)
+            final int completions = Math.min(busy.size(), 1 + random.nextInt(5));
+            for (int i = 0; i < completions; i++)
+            {
+                t.complete(busy.remove(random.nextInt(busy.size())));
+            }
+            final int posts = Math.min(t.wqes - 1 - busy.size(), 1 + random.nextInt(5));
+            for (int i = 0; i < posts; i++)
+            {
+                final int slot = t.post(what);
+                assertTrue(!busy.contains(slot), "WQE " + slot + " posted twice, " + what);
+                busy.add(slot);
+            }
+            assertEquals(busy.size(), t.dsrq.outstanding(), what);
+        }
+        assertTrue(refusals > 0, "the SRQ never ran full");
     }
 }

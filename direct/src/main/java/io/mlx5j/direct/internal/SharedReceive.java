@@ -5,7 +5,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The CQ side of a shared receive queue: a CQE names the SRQ WQE it completes by wqe_counter, so completions may come
- * in any order (rdma-core v44 providers/mlx5/cq.c handle_responder, srq.c mlx5_free_srq_wqe). See
+ * in any order (rdma-core providers/mlx5/cq.c handle_responder, srq.c mlx5_free_srq_wqe). See
  * {@link AttachedReceive} for who calls it.
  *
  * <p>Thread model: implemented by receive queues; called on the thread that polls the CQ the queue is attached to.
@@ -13,7 +13,8 @@ import java.lang.foreign.MemorySegment;
 public interface SharedReceive extends AttachedReceive
 {
     /**
-     * The WQE at {@code wqeCounter} completed: links it back into the free list.
+     * The WQE at {@code wqeCounter} completed: gives it back to the free list (linked now or at the next post, as the
+     * running libmlx5 does).
      *
      * @param wqeCounter the CQE's wqe_counter
      * @return its wr_id

@@ -114,22 +114,23 @@ public final class ValidateCommand
             report.check("rdma-core release", Verdict.FAIL, "libibverbs is release " + v.verbsRelease()
                 + " but libmlx5 is release " + v.mlx5Release() + ": one rdma-core installation must provide both");
         }
-        else if (r == RdmaCoreVersion.VERIFIED)
+        else if (RdmaCoreVersion.verified(r))
         {
-            report.check("rdma-core release", Verdict.PASS, r + " (the release mlx5j is verified with)");
+            report.check("rdma-core release", Verdict.PASS, r + " (a release mlx5j is verified with: "
+                + RdmaCoreVersion.verifiedList() + ")");
         }
-        else if (r > RdmaCoreVersion.VERIFIED)
+        else if (r > RdmaCoreVersion.OLDEST)
         {
-            report.check("rdma-core release", Verdict.WARN, r + " is newer than the verified "
-                + RdmaCoreVersion.VERIFIED + ": compatible (libibverbs keeps its ABI and extends structs at the end), "
-                + "but not verified; run the traffic checks below and report the result");
+            report.check("rdma-core release", Verdict.WARN, r + " is not one of the verified releases "
+                + RdmaCoreVersion.verifiedList() + ": compatible (libibverbs keeps its ABI and extends structs at the "
+                + "end), but not verified; run the traffic checks below and report the result");
         }
         else
         {
             report.check("rdma-core release", Verdict.FAIL, (r < 0 ? "unknown release (library names "
                 + v.verbsFile() + ", " + v.mlx5File() + ")" : "release " + r) + " is not supported: mlx5j needs "
-                + "rdma-core " + RdmaCoreVersion.VERIFIED + " or newer (its struct layouts and libmlx5's GET_CONTEXT "
-                + "handling were verified on " + RdmaCoreVersion.VERIFIED + ")");
+                + "rdma-core " + RdmaCoreVersion.OLDEST + " or newer (its struct layouts and libmlx5's GET_CONTEXT "
+                + "handling were verified on " + RdmaCoreVersion.OLDEST + ")");
         }
     }
 

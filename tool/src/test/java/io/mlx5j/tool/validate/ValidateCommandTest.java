@@ -110,7 +110,21 @@ class ValidateCommandTest
     {
         final Run r = validate("rdma-core-50", Map.of(RdmaCoreVersion.ASSUME_ENV, "50"));
         assertEquals(0, r.status(), r.out());
-        assertTrue(r.out().contains("WARN rdma-core release: 50 is newer than the verified 44: compatible"), r.out());
+        assertTrue(r.out().contains("WARN rdma-core release: 50 is not one of the verified releases 44 and 65: "
+            + "compatible"), r.out());
+    }
+
+    @Test
+    @Timeout(240)
+    void bothVerifiedReleasesPass() throws Exception
+    {
+        for (final int release : new int[] {44, 65})
+        {
+            final Run r = validate("rdma-core-" + release, Map.of(RdmaCoreVersion.ASSUME_ENV, "" + release));
+            assertEquals(0, r.status(), r.out());
+            assertTrue(r.out().contains("PASS rdma-core release: " + release + " (a release mlx5j is verified with: "
+                + "44 and 65)"), r.out());
+        }
     }
 
     @Test
