@@ -90,7 +90,7 @@ static int land_response(struct eng_qp *qp, struct eng_infl *e, uint32_t off, co
 	static uint8_t buf[ENG_WQE_MAX_BYTES];
 	static struct eng_wqe w;
 	size_t n = eng_wqe_linearize(qp->sq, (size_t)qp->sq_cnt * ENG_WQE_BB, e->bb, buf, sizeof buf);
-	if (!n || eng_wqe_parse(buf, n, qp->type, &w) != ENG_WQE_OK)
+	if (!n || eng_wqe_parse(buf, n, eng_dc_wqe_type(qp), &w) != ENG_WQE_OK)
 		return 0;
 	if (!eng_check_sges(qp, w.sge, w.nsge, IBV_ACCESS_LOCAL_WRITE))
 		return 0;

@@ -77,6 +77,7 @@ static void fill_common(struct eng_qp *qp, struct pkt *p, uint8_t type, uint32_t
 	p->src_qpn = qp->qpn;
 	p->slid = eng_my_lid(qp);
 	p->sl = qp->path.sl;
+	eng_dc_fill(qp, p);
 }
 
 /* Transmit the SEND/WRITE message of the current WQE from tx_off on; 0 if the wire is full. With placed, try
@@ -153,7 +154,7 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 	if (!qp->cur_valid) {
 		qp->cur_len = eng_wqe_linearize(qp->sq, (size_t)qp->sq_cnt * ENG_WQE_BB, qp->sq_next, qp->cur_buf,
 						sizeof qp->cur_buf);
-		qp->cur_status = qp->cur_len ? eng_wqe_parse(qp->cur_buf, qp->cur_len, qp->type, &qp->cur)
+		qp->cur_status = qp->cur_len ? eng_wqe_parse(qp->cur_buf, qp->cur_len, eng_dc_wqe_type(qp), &qp->cur)
 					     : ENG_WQE_BAD_DS;
 		if (!qp->cur_len) {
 			memset(&qp->cur, 0, offsetof(struct eng_wqe, sge));
@@ -242,6 +243,8 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 		return 1;
 	}
 
+	if (qp->dc_type == EMU_DC_DCI && qp->tx_off == 0 && !eng_dci_connect(qp, w))
+		return 0;
 	struct eng_inbox *peer = eng_qp_peer(qp);
 	struct eng_infl *e;
 	switch (w->opcode) {
