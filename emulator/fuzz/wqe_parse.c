@@ -13,7 +13,7 @@
 #include "engine/eng_wqe.h"
 #include "engine/eng_frame.h"
 
-static const int types[] = { 2, 3, 4, 8 };
+static const int types[] = { 2, 3, 4, 8, 0xff }; /* RC, UC, UD, raw packet, DCI */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
