@@ -13,9 +13,10 @@
  * not exist answers nothing, and the DCI ends in RETRY_EXC_ERR as an RC QP whose peer is gone.
  *
  * A DCT is an RC responder shared by every DCI that connects to it. It checks each request's DC access key against
- * its own (mlx5_ib_create_qp.access_key): a request with another key is dropped, as the device drops it and counts
- * a DCT key violation (Linux mlx5 MLX5_EVENT_TYPE_DCT_KEY_VIOLATION is an event of the DCT's owner, nothing goes
- * back to the requester), so the DCI retries and ends in RETRY_EXC_ERR. A request with the right key runs the RC
+ * its own (mlx5_ib_create_qp.access_key): a request with another key is dropped and counted. Why a drop and not a
+ * NAK: Linux mlx5 knows a DCT key violation only as an asynchronous event of the DCT's owner
+ * (MLX5_EVENT_TYPE_DCT_KEY_VIOLATION), like a Q_Key violation on UD, which is silent to the sender; the PRM's own
+ * text was not at hand. So the DCI retries and ends in RETRY_EXC_ERR. A request with the right key runs the RC
  * responder (eng_resp.c) on the responder state of that DCI's connection: expected PSN, the receive in progress,
  * READ resume offset, saved atomic results, the DCI's inbox. The state lives in a table of ENG_DCT_CONNS
  * connections per DCT (least recently used one replaced); a request of a new connection (another dc_gen) starts
