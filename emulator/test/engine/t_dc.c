@@ -4,7 +4,8 @@
  * modify checks with Linux mlx5's errnos (drivers/infiniband/hw/mlx5/qp.c check_qp_attr, modify_dci_qp_is_ok,
  * mlx5_ib_modify_dct), then traffic between two processes: one DCI addresses two DCTs of the peer in turn (SEND,
  * RDMA WRITE, RDMA READ, FETCH_ADD through mlx5dv_wr_set_dc_addr), its completions come in posting order, the peer
- * receives through its SRQ with the DCT number as the completion's QP number and the DCI as source QP; a wrong DC
+ * receives through its SRQ with the DCT number as the completion's QP number and the DCI as source QP; two DCIs
+ * write to one DCT alternately (the DCT keeps a responder state per DCI); a wrong DC
  * access key and a DCT that does not exist both end the DCI's WQE in RETRY_EXC_ERR (vendor syndrome 0x81) and
  * deliver nothing. Before the emulator had DC, the first mlx5dv_create_qp failed with EOPNOTSUPP.
  */
@@ -189,6 +190,12 @@ static void dct_side(void)
 	for (int op = 1; op <= 4; op += 3)
 		for (int k = 0; k < MSG; k++)
 			CHECK(b[16384 + op * MSG + k] == (uint8_t)(0x10 * op + k), "write %d byte %d", op, k);
+	/* two DCIs writing to DCT 0 in turn: each connection keeps its own PSNs */
+	for (int k = 0; k < 4; k++)
+		for (int which = 0; which < 2; which++)
+			for (int j = 0; j < 64; j++)
+				CHECK(b[20480 + k * 128 + which * 64 + j] == (uint8_t)(0xa0 + k * 2 + which),
+				      "interleaved write %d of DCI %d byte %d", k, which, j);
 	uint64_t word;
 	memcpy(&word, b + 40960, 8);
 	CHECK(word == 5 + 7, "fetch_add word %llu", (unsigned long long)word);
@@ -247,7 +254,7 @@ static void check_traffic(void)
 	struct ibv_ah *ah = ibv_create_ah(t_pd, &aa);
 	CHECK(ah, "ah");
 	void *lbuf;
-	struct ibv_mr *mr = t_mr(NOPS * 4096, IBV_ACCESS_LOCAL_WRITE, &lbuf);
+	struct ibv_mr *mr = t_mr((NOPS + 8) * 4096, IBV_ACCESS_LOCAL_WRITE, &lbuf);
 	uint8_t *l = lbuf;
 
 	/* One DCI, two DCTs in turn: every op changes the target, so the DCI reconnects before each WQE. */
@@ -292,6 +299,31 @@ static void check_traffic(void)
 	CHECK(old5 == 0 && old7 == 5, "FETCH_ADD old values %llu %llu", (unsigned long long)old5,
 	      (unsigned long long)old7);
 
+	/* A second DCI, its PSNs starting where the first one's started, and the first one WRITE to DCT 0 alternately:
+	 * a DCT with one PSN for all its DCIs would take the second one's requests for duplicates and drop their data. */
+	struct ibv_qp *dcib = create_dc(cq, NULL, 0, 0, 0);
+	CHECK(dcib, "DCI B");
+	dci_up(dcib);
+	for (int k = 0; k < 4; k++)
+		for (int which = 0; which < 2; which++) {
+			uint8_t *loc = l + (NOPS + k * 2 + which) * 4096;
+			memset(loc, 0xa0 + k * 2 + which, 64);
+			post_dc(which ? dcib : dci, ah, info.dctn[0], info.key[0], IBV_WR_RDMA_WRITE,
+				20 + (uint64_t)(k * 2 + which), loc, 64, mr->lkey,
+				info.addr + 20480 + (uint64_t)(k * 128 + which * 64), info.rkey);
+		}
+	n = t_poll(cq, wc, NOPS, 5000);
+	CHECK(n == NOPS, "interleaved writes: %d of %d completions", n, NOPS);
+	uint64_t next[2] = { 20, 21 };
+	for (int i = 0; i < NOPS; i++) {
+		int which = wc[i].qp_num == dcib->qp_num;
+		CHECK(wc[i].status == IBV_WC_SUCCESS && wc[i].opcode == IBV_WC_RDMA_WRITE, "interleaved %d: %s", i,
+		      ibv_wc_status_str(wc[i].status));
+		CHECK(wc[i].wr_id == next[which], "DCI %d completed WR %llu, expected %llu", which,
+		      (unsigned long long)wc[i].wr_id, (unsigned long long)next[which]);
+		next[which] += 2;
+	}
+
 	/* A wrong DC access key: DCT 0 drops the request, the DCI retries and gives up (retry_cnt 2). */
 	post_dc(dci, ah, info.dctn[0], info.key[0] ^ 1, IBV_WR_SEND, 50, l, MSG, mr->lkey, 0, 0);
 	n = t_poll(cq, wc, 1, 5000);
@@ -315,7 +347,8 @@ static void check_traffic(void)
 	t_xread(to_parent[0], &ok, 1);
 	int st;
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, "DCT side failed");
-	CHECK(ibv_destroy_qp(dci) == 0 && ibv_destroy_qp(dci2) == 0 && ibv_destroy_ah(ah) == 0, "destroy");
+	CHECK(ibv_destroy_qp(dci) == 0 && ibv_destroy_qp(dci2) == 0 && ibv_destroy_qp(dcib) == 0, "destroy DCIs");
+	CHECK(ibv_destroy_ah(ah) == 0, "destroy ah");
 	CHECK(ibv_destroy_cq(cq) == 0 && ibv_dereg_mr(mr) == 0, "teardown");
 	free(lbuf);
 	CHECK(ibv_dealloc_pd(t_pd) == 0 && ibv_close_device(t_ctx) == 0, "close");
