@@ -13,7 +13,7 @@
 #include "engine/eng_wqe.h"
 #include "engine/eng_frame.h"
 
-static const int types[] = { 2, 3, 4, 8, 9 /* ENG_QPT_XRC_SEND */ };
+static const int types[] = { 2, 3, 4, 8, 9, 0xff }; /* RC, UC, UD, raw packet, XRC INI, DCI */
 #define NTYPES ((int)(sizeof types / sizeof types[0]))
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

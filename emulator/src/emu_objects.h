@@ -57,6 +57,7 @@ enum emu_link_layer { EMU_LINK_IB = 1, EMU_LINK_ETH = 2 };
 /* QP types as enum ibv_qp_type / ib_uverbs values. */
 enum emu_qp_type { EMU_QPT_RC = 2, EMU_QPT_UC = 3, EMU_QPT_UD = 4, EMU_QPT_RAW = 8 /* IBV_QPT_RAW_PACKET */,
 		   EMU_QPT_XRC_INI = 9 /* IBV_QPT_XRC_SEND */, EMU_QPT_XRC_TGT = 10 /* IBV_QPT_XRC_RECV */ };
+enum emu_dc_type { EMU_DC_NONE = 0, EMU_DC_DCI, EMU_DC_DCT };
 
 /* QP states as enum ibv_qp_state. */
 enum emu_qp_state {
@@ -234,6 +235,10 @@ struct emu_qp {
 	int             kbusy;            /* K only: a command is using it outside emu_lock (destroy is then EBUSY) */
 	uint32_t        rate_limit;       /* kbps, IBV_QP_RATE_LIMIT (packet pacing of raw packet QPs); 0 = line rate */
 	struct emu_rss_qp *rss;           /* RSS QP (rss_wq.h): its indirection table and hash; NULL otherwise */
+	/* DC (src/kernel/cmd_dc.c): EMU_DC_DCI or EMU_DC_DCT for an mlx5dv_create_qp DC QP (type is EMU_QPT_RC then,
+	 * the transport its packets use), else EMU_DC_NONE; a DCT's access key (mlx5_ib_create_qp.access_key) */
+	int             dc_type;
+	uint64_t        dc_key;
 	void           *engine;           /* [engine] */
 	/* XRC (cmd_xrcd.c). A TGT QP has no rings, PD or CQs: what it receives goes to the XRC SRQ each packet names,
 	 * which must belong to domain xrcdn; dbrec then points at kdbrec, which stays 0. */

@@ -848,6 +848,7 @@ void emu_engine_qp_created(struct emu_qp *q)
 	qp->rq_cnt = q->rq_wqe_cnt;
 	qp->rq_shift = q->rq_wqe_shift;
 	qp->dbrec = (volatile uint32_t *)(uintptr_t)q->dbrec;
+	eng_dc_qp_created(qp);
 	qp->infl = calloc(qp->sq_cnt ? qp->sq_cnt : 1, sizeof *qp->infl);
 	qp->sq_shadow = qp->sq_cnt ? malloc((size_t)qp->sq_cnt * ENG_WQE_BB) : NULL;
 	if (!qp->infl || (qp->sq_cnt && !qp->sq_shadow)) {
@@ -1009,6 +1010,7 @@ void emu_engine_qp_destroying(struct emu_qp *q)
 			eng_eth_qp_destroying(qp);
 			eng_eth_qp_count(-1);
 		}
+		eng_dc_qp_destroying(qp);
 	}
 	q->engine = NULL;
 	unlock_engine();

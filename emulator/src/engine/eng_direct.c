@@ -104,7 +104,7 @@ void eng_direct_publish_qp(struct eng_qp *qp)
 	/* A responder whose own settings turn placement off (fault injection, a pcap tap, MLX5EMU_DIRECT=0) publishes
 	 * nothing: a placed WRITE is never answered, so the ACKs its faults would drop or delay and its capture would
 	 * show would not exist, whatever the requester's process runs with. */
-	int ok = qp->type == EMU_QPT_RC && !qp->xrc && (qp->state == EMU_QPS_RTR || qp->state == EMU_QPS_RTS) &&
+	int ok = qp->type == EMU_QPT_RC && !qp->xrc && !qp->dc_type && (qp->state == EMU_QPS_RTR || qp->state == EMU_QPS_RTS) &&
 		 (qp->access & IBV_ACCESS_REMOTE_WRITE) && qp->pd && direct_mode() != 0;
 	struct eng_direct_qp *d = find_qp_slot(ib, qp->qpn, 0);
 	if (d && (!ok || d->pdn != qp->pd->pdn)) {
@@ -206,7 +206,8 @@ void eng_direct_placed(struct eng_qp *qp)
 
 int eng_direct_wanted(struct eng_qp *qp, struct eng_inbox *peer, const struct eng_wqe *w)
 {
-	if (qp->type != EMU_QPT_RC || qp->xrc || w->opcode != MLX5_OPCODE_RDMA_WRITE || !w->total_len ||
+	/* not for DC: the DCT checks each packet's DC access key and keeps a PSN per DCI (eng_dc.c) */
+	if (qp->type != EMU_QPT_RC || qp->dc_type || w->opcode != MLX5_OPCODE_RDMA_WRITE || !w->total_len ||
 	    w->total_len > ENG_CHUNK || !peer || peer->pid == G.pid || qp->direct_off)
 		return 0;
 	int mode = direct_mode();

@@ -63,6 +63,11 @@ struct pkt {
 	uint8_t  hop_limit, pad;
 	uint64_t raddr, swap_add, compare, swap_mask, compare_mask;
 	uint8_t  sgid[16], dgid[16];
+	/* DC (eng_dc.c): a DCI's request (dc 1) carries the DC access key of its WQE's address vector and the number
+	 * of the connection it belongs to (the DCI's count of connects), by which the DCT tells a new one */
+	uint8_t  dc;
+	uint32_t dc_gen;
+	uint64_t dc_key;
 	struct pkt_eth eth;    /* how the packet looks on an Ethernet wire (pcap tap), filled by the sender */
 	uint8_t  data[];
 };
@@ -221,6 +226,12 @@ struct eng_qp {
 	struct eng_inbox *peer;
 	int peer_pid;
 	uint16_t peer_lid;
+	/* DC (eng_dc.c): EMU_DC_DCI or EMU_DC_DCT; a DCI's current target is dest_qpn with dc_key, its dc_gen-th
+	 * connection; a DCT's key and its responder state per connected DCI */
+	int dc_type;
+	uint64_t dc_key;
+	uint32_t dc_gen;
+	struct eng_dct *dct;
 };
 
 struct eng_uar {
@@ -349,7 +360,9 @@ int eng_qp_busy(const struct eng_qp *qp);
  * XRC SRQ that request p names; 0 when this process has no XRC SRQ of that number in the TGT QP's domain. */
 static inline int eng_qp_wqe_type(const struct eng_qp *qp)
 {
-	return qp->xrc == EMU_QPT_XRC_INI ? ENG_QPT_XRC_SEND : qp->type;
+	if (qp->xrc == EMU_QPT_XRC_INI)
+		return ENG_QPT_XRC_SEND;
+	return qp->dc_type == EMU_DC_DCI ? ENG_QPT_DCI : qp->type;
 }
 int eng_xrc_tgt_bind(struct eng_qp *qp, const struct pkt *p);
 /* eng_cq.c (layer 2) */
@@ -409,6 +422,19 @@ void eng_eth_qp_count(int delta);       /* raw QPs of this process (advertised i
 void eng_eth_qp_destroying(struct eng_qp *qp);
 void eng_eth_reap_inboxes(void);         /* drop mappings of inboxes that are no longer live (eng_peer_stale) */
 void eng_eth_forget(void);               /* fork child: forget the parent's flows and raw QP count */
+
+/* eng_dc.c (layer 4): the DC transport. A DCI is an RC requester whose responder is named by each WQE's datagram
+ * segment; a DCT is an RC responder with one connection state per DCI. */
+void eng_dc_qp_created(struct eng_qp *qp);     /* the DC type and key from K's QP; a DCT's empty record */
+void eng_dc_qp_destroying(struct eng_qp *qp);
+/* Before a DCI executes WQE w: 1 once the DCI is connected to w's DCT, 0 while it must wait (the WQEs sent on its
+ * previous connection are not all answered yet). */
+int eng_dci_connect(struct eng_qp *qp, const struct eng_wqe *w);
+void eng_dc_fill(const struct eng_qp *qp, struct pkt *p); /* a DCI's request packet: the DC fields */
+/* A request for a DCT or carrying DC fields (p->dc), to qp: 1 consumed, 0 blocked (eng_handle_req) */
+int eng_dct_recv(struct eng_qp *qp, struct pkt *p);
+/* eng_resp.c, for eng_dc.c: the RC responder on one packet, with the PSN already found in qp's state */
+int eng_rc_recv(struct eng_qp *qp, struct pkt *p);
 
 /* eng_xport.c */
 uint32_t eng_rq_avail(struct eng_qp *qp);

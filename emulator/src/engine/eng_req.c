@@ -78,6 +78,7 @@ static void fill_common(struct eng_qp *qp, struct pkt *p, uint8_t type, uint32_t
 	p->xrc_srqn = qp->cur.xrc_srqn;
 	p->slid = eng_my_lid(qp);
 	p->sl = qp->path.sl;
+	eng_dc_fill(qp, p);
 }
 
 /* Transmit the SEND/WRITE message of the current WQE from tx_off on; 0 if the wire is full. With placed, try
@@ -243,6 +244,8 @@ static int exec_one(struct eng_qp *qp, uint64_t now)
 		return 1;
 	}
 
+	if (qp->dc_type == EMU_DC_DCI && qp->tx_off == 0 && !eng_dci_connect(qp, w))
+		return 0;
 	struct eng_inbox *peer = eng_qp_peer(qp);
 	struct eng_infl *e;
 	switch (w->opcode) {

@@ -182,6 +182,8 @@ static void resp_fail(struct eng_qp *qp, struct pkt *p, uint8_t cqe_synd, uint32
 		flush_ack(qp);
 		send_ack(qp, nak, p->psn);
 	}
+	if (qp->dc_type == EMU_DC_DCT)
+		return; /* a DCT serves its other DCIs on: the NAK fails only the requester's WQE (eng_dc.c) */
 	int was_err = qp->state == EMU_QPS_ERR;
 	eng_qp_set_error(qp);
 	if (!have_rwqe && qp->type == EMU_QPT_RC && !was_err)
@@ -495,7 +497,7 @@ static int read_allowed(struct eng_qp *qp, const struct pkt *p)
 			       eng_mr_check(p->rkey, qp->pd, p->raddr, p->msg_len, IBV_ACCESS_REMOTE_READ));
 }
 
-static int rc_recv(struct eng_qp *qp, struct pkt *p)
+int eng_rc_recv(struct eng_qp *qp, struct pkt *p)
 {
 	int32_t d = eng_psn_diff(p->psn, qp->epsn);
 	if (d > 0) {
@@ -646,6 +648,8 @@ int eng_handle_req(struct pkt *p)
 				p->dst_qpn, qp ? qp->state : -1);
 		return 1; /* nobody listening: the packet is lost, as on a wire */
 	}
+	if (p->dc || qp->dc_type)
+		return eng_dct_recv(qp, p);
 	switch (qp->type) {
 	case EMU_QPT_UD:
 		if (p->type == PKT_SEND)
@@ -662,6 +666,6 @@ int eng_handle_req(struct pkt *p)
 			resp_fail(qp, p, 0, NAK_REM_ACCESS, 0);
 			return 1;
 		}
-		return rc_recv(qp, p);
+		return eng_rc_recv(qp, p);
 	}
 }

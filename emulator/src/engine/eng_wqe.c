@@ -69,13 +69,13 @@ static int opcode_valid(uint8_t opcode, int qp_type)
 	case MLX5_OPCODE_SEND_INVAL:
 	case MLX5_OPCODE_RDMA_WRITE:
 	case MLX5_OPCODE_RDMA_WRITE_IMM:
-		return qp_type == ENG_QPT_RC || qp_type == ENG_QPT_UC;
+		return qp_type == ENG_QPT_RC || qp_type == ENG_QPT_DCI || qp_type == ENG_QPT_UC;
 	case MLX5_OPCODE_RDMA_READ:
 	case MLX5_OPCODE_ATOMIC_CS:
 	case MLX5_OPCODE_ATOMIC_FA:
 	case MLX5_OPCODE_ATOMIC_MASKED_CS:
 	case MLX5_OPCODE_ATOMIC_MASKED_FA:
-		return qp_type == ENG_QPT_RC;
+		return qp_type == ENG_QPT_RC || qp_type == ENG_QPT_DCI;
 	default:
 		return 0;
 	}
@@ -157,6 +157,7 @@ static int datagram_seg(const uint8_t *wqe, size_t *off, size_t end, struct eng_
 	const uint8_t *av = wqe + *off;
 	w->has_av = 1;
 	w->av.qkey = eng_be32(av + AV(key.qkey.qkey));
+	w->av.dc_key = eng_be64(av + AV(key.dc_key));
 	w->av.dqpn = eng_be32(av + AV(dqp_dct)) & 0xffffff;
 	w->av.sl = av[AV(stat_rate_sl)] & 0xf;
 	w->av.rlid = eng_be16(av + AV(rlid));
@@ -329,7 +330,7 @@ int eng_wqe_parse(const uint8_t *wqe, size_t len, int qp_type, struct eng_wqe *w
 	/* The segments in the order the PRM lays them out; which of them a WQE has follows from the QP type and the
 	 * opcode alone. */
 	size_t off = ENG_DS_SIZE, end = (size_t)w->ds * ENG_DS_SIZE;
-	if (qp_type == ENG_QPT_UD && (st = datagram_seg(wqe, &off, end, w)) != ENG_WQE_OK)
+	if ((qp_type == ENG_QPT_UD || qp_type == ENG_QPT_DCI) && (st = datagram_seg(wqe, &off, end, w)) != ENG_WQE_OK)
 		return st;
 	if (qp_type == ENG_QPT_RAW && (st = eth_seg(wqe, &off, end, w)) != ENG_WQE_OK)
 		return st;

@@ -11,7 +11,8 @@
  * Segment layouts (offsets in bytes, all big-endian; rdma-core v44 mlx5dv.h structs of the same names):
  *   ctrl   (16): 0 opmod_idx_opcode = opmod<<24 | wqe_index<<8 | opcode; 4 qpn_ds = qpn<<8 | ds;
  *                8 signature; 9..10 reserved; 11 fm_ce_se; 12 imm (immediate / invalidate rkey)
- *   datagram (48, UD only; struct mlx5_wqe_av): 0 qkey; 8 dqp_dct (bit 31 = extended AV); 12 stat_rate_sl
+ *   datagram (48, UD and DCI; struct mlx5_wqe_av): 0 qkey (UD) or dc_key (64, DCI); 8 dqp_dct (bit 31 = extended
+ *                AV; the DCT number on a DCI); 12 stat_rate_sl
  *                (sl in bits 3:0); 13 fl_mlid; 14 rlid; 20 rmac[6]; 26 tclass; 27 hop_limit;
  *                28 grh_gid_fl (bit 30 = GRH present, flow label in bits 19:0); 32 rgid[16]
  *   xrc    (16, XRC INI QPs only, right after ctrl; struct mlx5_wqe_xrc_seg): 0 xrc_srqn (24 bits); 4..15 reserved
@@ -55,7 +56,8 @@ const char *eng_wqe_status_str(int status);
 
 /* QP types (same numbers as enum ibv_qp_type / emu_qp_type). */
 enum { ENG_QPT_RC = 2, ENG_QPT_UC = 3, ENG_QPT_UD = 4, ENG_QPT_RAW = 8,
-       ENG_QPT_XRC_SEND = 9 /* an RC WQE with the XRC segment after ctrl */ };
+       ENG_QPT_XRC_SEND = 9 /* an RC WQE with the XRC segment after ctrl */,
+       ENG_QPT_DCI = 0xff /* IBV_QPT_DRIVER: an RC WQE with a datagram segment after the control one */ };
 
 struct eng_sge {
 	uint64_t addr;           /* an inline piece: its offset in the WQE */
@@ -76,6 +78,7 @@ struct eng_av {
 	uint8_t  rgid[16];
 	uint8_t  rmac[6];
 	uint8_t  sgid_index;     /* grh_gid_fl bits 27:20 (libmlx5 mlx5_create_ah) */
+	uint64_t dc_key;         /* DCI: key.dc_key, the DC access key (mlx5dv_wr_set_dc_addr), bytes 0..7 */
 };
 
 struct eng_wqe {

@@ -101,11 +101,11 @@ static int check_type(uint8_t t)
 		return 0;
 	case IBV_QPT_RAW_PACKET:
 		return 0; /* permission and link layer: checked by create_qp() */
+	case IBV_QPT_DRIVER:
+		return 0; /* DCI or DCT, by the vendor flags (cmd_dc.c) */
 	case IBV_QPT_XRC_SEND:
 	case IBV_QPT_XRC_RECV:
 		return 0; /* XRC INI and TGT (cmd_xrcd.c) */
-	case IBV_QPT_DRIVER:
-		return EOPNOTSUPP; /* DCT/DCI: not emulated */
 	default:
 		return EINVAL;
 	}
@@ -151,8 +151,10 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 			 MLX5_QP_FLAG_UAR_PAGE_INDEX | MLX5_QP_FLAG_DCI_STREAM;
 	if (ucmd.flags & ~known)
 		return EINVAL;
-	if (ucmd.flags & (MLX5_QP_FLAG_TYPE_DCT | MLX5_QP_FLAG_TYPE_DCI | MLX5_QP_FLAG_DCI_STREAM))
-		return EINVAL; /* DC only */
+	int dc;
+	if ((err = emu_dc_create_type(a->qp_type, ucmd.flags, &dc)))
+		return err;
+	int dct = dc == EMU_DC_DCT;
 	if (!raw && (ucmd.flags & (MLX5_QP_FLAG_TUNNEL_OFFLOADS | MLX5_QP_FLAG_TIR_ALLOW_SELF_LB_UC |
 				   MLX5_QP_FLAG_TIR_ALLOW_SELF_LB_MC)))
 		return EINVAL; /* raw packet only */
@@ -177,6 +179,8 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 			return EINVAL;
 		uidx = ucmd.uidx;
 	}
+	if ((err = emu_dc_check_attr(dc, a->is_srq, a->max_recv_wr, a->max_recv_sge)))
+		return err;
 
 	int has_rq = !ini && !a->is_srq && a->max_recv_wr != 0;
 	uint32_t rq_cnt = 0, rq_shift = 0;
@@ -202,8 +206,8 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 		return EFAULT;
 	if (raw && sq_size && !emu_user_range_mapped(ucmd.sq_buf_addr, sq_size))
 		return EFAULT;
-	if (!emu_user_range_mapped(ucmd.db_addr, 8))
-		return EFAULT;
+	if (!dct && !emu_user_range_mapped(ucmd.db_addr, 8))
+		return EFAULT; /* a DCT has no work queue and no doorbell record (create_dct) */
 
 	struct emu_qp *qp = calloc(1, sizeof(*qp));
 	if (!qp)
@@ -225,10 +229,13 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 	qp->srq = srq;
 	qp->handle = emu_ctx_new_handle(ctx);
 	/* a dynamic bfreg is the thread domain's own: not counted among the static ones */
-	uint32_t bfregn = dyn_bfreg ? 2 * (ctx->num_uar_pages + EMU_DYN_UAR_PAGES) : alloc_bfreg(ctx);
+	uint32_t bfregn = dyn_bfreg || dct ? 2 * (ctx->num_uar_pages + EMU_DYN_UAR_PAGES) : alloc_bfreg(ctx);
 	emu_unlock();
 
-	qp->type = a->qp_type;
+	/* a DC QP travels as RC: its packets carry the DC fields besides (src/engine/eng_dc.c) */
+	qp->type = dc ? EMU_QPT_RC : a->qp_type;
+	qp->dc_type = dc;
+	qp->dc_key = dct ? ucmd.access_key : 0;
 	qp->state = EMU_QPS_RESET;
 	qp->uidx = uidx;
 	qp->create_flags = ucmd.flags;
@@ -283,7 +290,7 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 		return err;
 	}
 	out->qp_handle = qp->handle;
-	out->qpn = qp->qpn;
+	out->qpn = dct ? 0 : qp->qpn; /* a DCT has its number from RTR on (emu_dc_modify_done) */
 	out->max_send_wr = qp->max_send_wr;
 	out->max_recv_wr = qp->max_recv_wr;
 	out->max_send_sge = qp->max_send_sge;
@@ -551,7 +558,10 @@ static int modify_qp(struct emu_cmd *cmd, const struct ib_uverbs_modify_qp *m, u
 	/* driver checks (mlx5_ib_modify_qp) */
 	int cur = (mask & IBV_QP_CUR_STATE) ? m->cur_qp_state : qp->state;
 	int next = (mask & IBV_QP_STATE) ? m->qp_state : cur;
-	if (!emu_qp_transition_ok(cur, next, qp->type, mask)) {
+	if (qp->dc_type) {
+		if ((err = emu_dc_modify_check(qp, cur, next, mask, cmd->drv_out_len)))
+			goto out;
+	} else if (!emu_qp_transition_ok(cur, next, qp->type, mask)) {
 		if (emu_log_enabled)
 			emu_log("modify qpn 0x%x: %d -> %d with mask 0x%x is not a legal transition (requires 0x%x)",
 				qp->qpn, cur, next, mask, emu_qp_transition_required(cur, next, qp->type));
@@ -653,10 +663,11 @@ static int modify_qp(struct emu_cmd *cmd, const struct ib_uverbs_modify_qp *m, u
 		emu_log("modify qpn 0x%x: %d -> %d mask 0x%x dest_qpn 0x%x dlid %u mtu %u", qp->qpn, old_state, next,
 			mask, qp->dest_qp_num, qp->path.dlid, qp->path_mtu);
 	emu_engine_qp_modified(qp, old_state, (int)mask);
+	err = emu_dc_modify_done(cmd, qp, old_state, next);
 	emu_lock();
 	qp->kbusy--;
 	emu_unlock();
-	return 0;
+	return err;
 out:
 	emu_unlock();
 	return err;

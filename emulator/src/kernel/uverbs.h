@@ -100,6 +100,13 @@ int emu_cmd_create_rss_qp(struct emu_cmd *cmd, const struct ib_uverbs_ex_create_
 void emu_rss_qp_release(struct emu_qp *qp);     /* drops the QP's hold on its indirection table */
 int emu_wq_cq_refs(const struct emu_cq *cq);    /* WQs completing into cq (destroy_cq is then EBUSY) */
 void emu_destroy_all_wqs(struct emu_ctx *ctx);   /* teardown: indirection tables, then WQs */
+/* cmd_dc.c: DC QPs (DCI, DCT) as cmd_qp.c creates and modifies them. The type a create asks for (*dc: EMU_DC_*),
+ * from the QP type and the mlx5 vendor flags; the create attributes each type needs; a modify's transition and
+ * attribute mask (cur: the state the modify starts from); the DCT number answered once a modify made a DCT RTR. */
+int emu_dc_create_type(uint8_t qp_type, uint32_t flags, int *dc);
+int emu_dc_check_attr(int dc, int is_srq, uint32_t max_recv_wr, uint32_t max_recv_sge);
+int emu_dc_modify_check(const struct emu_qp *qp, int cur, int next, uint32_t mask, size_t drv_out_len);
+int emu_dc_modify_done(struct emu_cmd *cmd, const struct emu_qp *qp, int old_state, int next);
 /* eth_knobs.c: MLX5EMU_ETH_MIN_INLINE, MLX5EMU_ETH_MTU */
 #include "eth_knobs.h"
 /* profile.c: MLX5EMU_PROFILE, the generation the device answers as */

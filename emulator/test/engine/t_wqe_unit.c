@@ -128,6 +128,25 @@ int main(void)
 	eng_put_be32(wqe + 4, 5u << 8 | 1);
 	CHECK(eng_wqe_parse(wqe, 64, ENG_QPT_XRC_SEND, &w) == ENG_WQE_BAD_DS, "xrc without its segment");
 
+	/* DCI RDMA READ (mlx5dv_wr_set_dc_addr): control, datagram segment (DCT number, DC key), raddr, data. */
+	memset(wqe, 0, sizeof wqe);
+	eng_put_be32(wqe, 2u << 8 | MLX5_OPCODE_RDMA_READ);
+	eng_put_be32(wqe + 4, 9u << 8 | 6);
+	av = (struct mlx5_wqe_av *)(void *)(wqe + 16);
+	av->key.dc_key = htobe64(0x0123456789abcdefull);
+	av->dqp_dct = htobe32(MLX5_EXTENDED_UD_AV | 0x5151);
+	eng_put_be64(wqe + 64, 0x8000);
+	eng_put_be32(wqe + 72, 0x77);
+	eng_put_be32(wqe + 80, 64);
+	eng_put_be32(wqe + 84, 0x501);
+	eng_put_be64(wqe + 88, 0x4000);
+	CHECK(eng_wqe_parse(wqe, 96, ENG_QPT_DCI, &w) == ENG_WQE_OK, "dci read");
+	CHECK(w.has_av && w.av.dqpn == 0x5151 && w.av.dc_key == 0x0123456789abcdefull && w.raddr == 0x8000 &&
+	      w.rkey == 0x77 && w.nsge == 1 && w.sge[0].len == 64 && w.sge[0].addr == 0x4000, "dci fields");
+	CHECK(eng_wqe_parse(wqe, 96, ENG_QPT_RC, &w) != ENG_WQE_OK || w.raddr != 0x8000, "an RC parse has no av");
+	eng_put_be32(wqe + 4, 9u << 8 | 4); /* the av cut off: the raddr segment would run past ds */
+	CHECK(eng_wqe_parse(wqe, 96, ENG_QPT_DCI, &w) == ENG_WQE_BAD_DS, "dci without room for its segments");
+
 	/* Receive WQEs: list ends at MLX5_INVALID_LKEY; SRQ next_wqe_index via struct mlx5_wqe_srq_next_seg. */
 	uint8_t rw[64];
 	memset(rw, 0, sizeof rw);

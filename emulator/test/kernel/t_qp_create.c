@@ -176,8 +176,14 @@ int main(void)
 	ax.cap.max_send_sge = 1;
 	struct mlx5dv_qp_init_attr dva = { .comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC,
 					   .dc_init_attr = { .dc_type = MLX5DV_DCTYPE_DCI } };
+	/* DC QPs are emulated (t_dc covers their rules and traffic): a DCI is created; with a receive queue it is not */
+	struct ibv_qp *dci = mlx5dv_create_qp(ctx, &ax, &dva);
+	CHECK(dci && dci->qp_num, "DCI: errno %d", errno);
+	CHECK(ibv_destroy_qp(dci) == 0, "destroy DCI");
+	ax.cap.max_recv_wr = 1;
+	ax.cap.max_recv_sge = 1;
 	errno = 0;
-	CHECK(!mlx5dv_create_qp(ctx, &ax, &dva) && errno == EOPNOTSUPP, "DC QP: errno %d", errno);
+	CHECK(!mlx5dv_create_qp(ctx, &ax, &dva) && errno == EINVAL, "DCI with receive WRs: errno %d", errno);
 
 	/* extended create/modify: unknown comp_mask bits, RSS tables, attribute bits beyond RATE_LIMIT */
 	{
