@@ -159,6 +159,70 @@ public final class Mlx5dv
         }
     }
 
+    private static final class mlx5dv_qp_ex_from_ibv_qp_ex$
+    {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.mlx5("mlx5dv_qp_ex_from_ibv_qp_ex"), DESC,
+            NONE);
+    }
+
+    /**
+     * struct mlx5dv_qp_ex *mlx5dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qp): the mlx5 setters of a QP created with
+     * send ops flags; pure user-space.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     * @return what {@code mlx5dv_qp_ex_from_ibv_qp_ex} returns ({@code struct mlx5dv_qp_ex *})
+     */
+    public static MemorySegment mlx5dv_qp_ex_from_ibv_qp_ex(final MemorySegment qpx)
+    {
+        try
+        {
+            return (MemorySegment) mlx5dv_qp_ex_from_ibv_qp_ex$.HANDLE.invokeExact(qpx);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable: mlx5dv_qp_ex_from_ibv_qp_ex", ex);
+        }
+    }
+
+    private static final class WrSetDcAddrFn
+    {
+        static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(C_POINTER, C_POINTER, C_INT, U64);
+        static final MethodHandle HANDLE = NativeLibs.downcall(DESC);
+    }
+
+    /**
+     * {@code mlx5dv_wr_set_dc_addr} (mlx5dv.h static inline): calls {@code mqp->wr_set_dc_addr}, the target of the
+     * current ibv_wr_* WQE of a DCI.
+     *
+     * @param mqp the C argument {@code struct mlx5dv_qp_ex *mqp}
+     * @param ah the C argument {@code struct ibv_ah *ah}
+     * @param remoteDctn the C argument {@code uint32_t remote_dctn}
+     * @param remoteDcKey the C argument {@code uint64_t remote_dc_key}
+     */
+    public static void mlx5dv_wr_set_dc_addr(final MemorySegment mqp, final MemorySegment ah, final int remoteDctn,
+        final long remoteDcKey)
+    {
+        final MemorySegment fn = mqp.reinterpret(Mlx5dvQpEx.LAYOUT.byteSize())
+            .get(C_POINTER, Mlx5dvQpEx.WR_SET_DC_ADDR_OFFSET);
+        try
+        {
+            WrSetDcAddrFn.HANDLE.invokeExact(fn, mqp, ah, remoteDctn, remoteDcKey);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable: mlx5dv_wr_set_dc_addr", ex);
+        }
+    }
+
     private static final class mlx5dv_is_supported$
     {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_BOOLEAN, C_POINTER);
