@@ -20,7 +20,18 @@ public enum QpType
      * Raw Ethernet: whole frames are sent as written (an Ethernet segment in every send WQE) and received as steered
      * by flow rules ({@link io.mlx5j.raw.FlowRule}). Needs an Ethernet port and the CAP_NET_RAW capability.
      */
-    RAW_PACKET(IbvQpInitAttr.IBV_QPT_RAW_PACKET);
+    RAW_PACKET(IbvQpInitAttr.IBV_QPT_RAW_PACKET),
+    /**
+     * DC initiator (mlx5 dynamically connected transport, created with mlx5dv_create_qp): an RC-like requester
+     * whose target is chosen per WQE (address handle, DCT number and DC key: {@code SendQueue.dcDestination});
+     * SEND, SEND_IMM, RDMA WRITE(_IMM), RDMA READ and atomics. No receive queue.
+     */
+    DCI(IbvQpInitAttr.IBV_QPT_DRIVER),
+    /**
+     * DC target (mlx5dv_create_qp): the responder any DCI that presents its DC access key reaches; SENDs land on
+     * its SRQ. It posts nothing itself and its number is known from RTR on ({@link QueuePair#qpn()}).
+     */
+    DCT(IbvQpInitAttr.IBV_QPT_DRIVER);
 
     private final int value;
 
