@@ -80,7 +80,7 @@ public record QpConfig(
 
     /**
      * Defaults: 64 send and receive WRs, 1 SGE each, 64 bytes inline, selective signaling, no SRQ; a DCI starts
-     * with no receive WRs and a DCT with no send WRs (and no inline data), as they have no such queue.
+     * with no receive WRs or SGEs and a DCT with neither send nor receive capabilities, as they have no such queue.
      */
     public static final class Builder
     {
@@ -105,12 +105,15 @@ public record QpConfig(
             if (type == QpType.DCI)
             {
                 maxRecvWr = 0;
+                maxRecvSge = 0;     // libmlx5 refuses receive capabilities on a DCI (EINVAL)
             }
             else if (type == QpType.DCT)
             {
                 maxSendWr = 0;
+                maxSendSge = 0;
                 maxInlineData = 0;
                 maxRecvWr = 0;
+                maxRecvSge = 0;
             }
         }
 
