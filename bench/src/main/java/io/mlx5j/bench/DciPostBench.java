@@ -46,7 +46,8 @@ import static io.mlx5j.bench.Workload.BATCH;
  * dcDestination) and {@link #libmlx5RdmaWrite} (libmlx5's ibv_wr_* + mlx5dv_wr_set_dc_addr called through FFM with
  * critical downcalls, the C code libmlx5 runs for the same WQE). One doorbell per WQE; a WQE is 2 WQEBBs (ctrl,
  * datagram, raddr, data: 96 bytes). One op = one WQE. Completions come from the {@link SyntheticCompleter}, so
- * no DCT needs to exist (the engine is off).
+ * no DCT needs to exist (the engine is off). {@link #mlx5jRcStagedRdmaWrite} is the same staging form on an RC QP
+ * (one WQEBB, no datagram segment), so the cost of the staging form and the cost of the DC target can be told apart.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -70,6 +71,11 @@ public class DciPostBench
     private SyntheticCompleter completerJ;
     private final Completion completion = new Completion();
     private int curPostJ;
+    // mlx5j, the same staging form on the RC QP of EmulatedQp (no datagram segment): what DC adds
+    private SendQueue rcSq;
+    private CqPoller rcPoller;
+    private SyntheticCompleter rcCompleter;
+    private int curPostRc;
     // libmlx5
     private MemorySegment qpx;
     private MemorySegment mqp;
@@ -107,6 +113,9 @@ public class DciPostBench
         sq = SendQueue.of(dciJ, DoorbellMode.AUTO);
         poller = CqPoller.of(cqJ).attach(sq);
         completerJ = new SyntheticCompleter(cqJ.ring(), dciJ.qpn(), EmulatedQp.emulatorUidx(dciJ.qpn()));
+        rcSq = SendQueue.of(env.qp, DoorbellMode.AUTO);
+        rcPoller = CqPoller.of(env.cq).attach(rcSq);
+        rcCompleter = new SyntheticCompleter(env.cq.ring(), env.qp.qpn(), env.uidx);
         qpx = Libmlx5.raw(dciL.qpEx()).reinterpret(IbvQpEx.LAYOUT.byteSize());
         mqp = Libmlx5.raw(Mlx5dv.mlx5dv_qp_ex_from_ibv_qp_ex(qpx)).reinterpret(Mlx5dvQpEx.LAYOUT.byteSize());
         ahRaw = Libmlx5.raw(ah.pointer());
@@ -157,6 +166,31 @@ public class DciPostBench
         curPostJ += BATCH * DCI_WRITE_WQEBB;
         completerJ.complete(curPostJ - DCI_WRITE_WQEBB, Workload.OPCODE_WRITE);
         final int n = poller.poll(completion);
+        if (n != 1 || completion.wrId() != Workload.SIGNALED_WR_ID || !completion.isSuccess())
+        {
+            throw Workload.badCompletion("CqPoller.poll", n, completion.wrId(), completion.statusCode());
+        }
+        return n;
+    }
+
+    /** mlx5j on RC, for attribution: begin, remote, sge, post (RING); one WQEBB per WQE. */
+    @Benchmark
+    public int mlx5jRcStagedRdmaWrite()
+    {
+        final SendQueue sq = this.rcSq;
+        for (int i = 1; i <= BATCH; i++)
+        {
+            final boolean signaled = i == BATCH;
+            if (!sq.begin(signaled ? Workload.SIGNALED_WR_ID : Workload.UNSIGNALED_WR_ID,
+                Mlx5Opcode.MLX5_OPCODE_RDMA_WRITE, SendFlags.RING | (signaled ? SendFlags.SIGNALED : 0))
+                .remote(raddr, rkey).sge(src, lkey, Workload.WRITE_BYTES).post())
+            {
+                throw new IllegalStateException("send queue full: the synthetic completer and the ring disagree");
+            }
+        }
+        curPostRc += BATCH * Workload.WRITE_WQEBB;
+        rcCompleter.complete(curPostRc - Workload.WRITE_WQEBB, Workload.OPCODE_WRITE);
+        final int n = rcPoller.poll(completion);
         if (n != 1 || completion.wrId() != Workload.SIGNALED_WR_ID || !completion.isSuccess())
         {
             throw Workload.badCompletion("CqPoller.poll", n, completion.wrId(), completion.statusCode());
