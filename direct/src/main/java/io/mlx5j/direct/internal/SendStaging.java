@@ -71,6 +71,19 @@ public final class SendStaging
     // UD: the last address handle's AV, so a post does not go through AddressHandle.av()'s lock
     private AddressHandle lastAh;
     private MemorySegment lastAv;
+    // the last AH's address vector, decoded once per AH change (an AH's vector never changes): a post re-encodes
+    // these primitives instead of reading the AV segment field by field
+    private long avKeyLo;
+    private int avDqpDct;
+    private int avStatRateSl;
+    private int avFlMlid;
+    private int avRlid;
+    private long avRmac;
+    private int avTclass;
+    private int avHopLimit;
+    private int avGrhGidFl;
+    private long avRgidHi;
+    private long avRgidLo;
 
     /**
      * Staging for one send queue; confined to its posting thread.
@@ -158,8 +171,7 @@ public final class SendStaging
     {
         if (ah != lastAh)
         {
-            lastAv = ah.av();   // setup-like path, taken only when the AH changes
-            lastAh = ah;
+            decodeAv(ah);   // setup-like path, taken only when the AH changes
         }
         av = lastAv;
         this.remoteQpn = remoteQpn;
@@ -179,13 +191,30 @@ public final class SendStaging
     {
         if (ah != lastAh)
         {
-            lastAv = ah.av();   // setup-like path, taken only when the AH changes
-            lastAh = ah;
+            decodeAv(ah);   // setup-like path, taken only when the AH changes
         }
         av = lastAv;
         remoteQpn = dctn;
         dcKey = key;
         dc = true;
+    }
+
+    private void decodeAv(final AddressHandle ah)
+    {
+        final MemorySegment v = ah.av();
+        avKeyLo = Be.be32(v, DatagramSeg.KEY_OFFSET + 4) & 0xffffffffL;
+        avDqpDct = Be.be32(v, DatagramSeg.DQP_DCT_OFFSET);
+        avStatRateSl = Be.u8(v, DatagramSeg.STAT_RATE_SL_OFFSET);
+        avFlMlid = Be.u8(v, DatagramSeg.FL_MLID_OFFSET);
+        avRlid = Be.be16(v, DatagramSeg.RLID_OFFSET);
+        avRmac = ((Be.be32(v, DatagramSeg.RMAC_OFFSET) & 0xffffffffL) << 16) | Be.be16(v, DatagramSeg.RMAC_OFFSET + 4);
+        avTclass = Be.u8(v, DatagramSeg.TCLASS_OFFSET);
+        avHopLimit = Be.u8(v, DatagramSeg.HOP_LIMIT_OFFSET);
+        avGrhGidFl = Be.be32(v, DatagramSeg.GRH_GID_FL_OFFSET);
+        avRgidHi = Be.be64(v, DatagramSeg.RGID_OFFSET);
+        avRgidLo = Be.be64(v, DatagramSeg.RGID_OFFSET + 8);
+        lastAv = v;
+        lastAh = ah;
     }
 
     /**
@@ -357,26 +386,20 @@ public final class SendStaging
      */
     private void writeDatagram(final WqeWriter w)
     {
-        final MemorySegment av = this.av;
         final long key;
         final int dqpDct;
         if (dc)
         {
             key = dcKey;
-            dqpDct = (Be.be32(av, DatagramSeg.DQP_DCT_OFFSET) | remoteQpn) & 0xffffff;
+            dqpDct = (avDqpDct | remoteQpn) & 0xffffff;
         }
         else
         {
-            key = ((long) qkey << 32) | (Be.be32(av, DatagramSeg.KEY_OFFSET + 4) & 0xffffffffL);
+            key = ((long) qkey << 32) | avKeyLo;
             dqpDct = remoteQpn & 0xffffff;
         }
-        final long rmac = ((Be.be32(av, DatagramSeg.RMAC_OFFSET) & 0xffffffffL) << 16) |
-            Be.be16(av, DatagramSeg.RMAC_OFFSET + 4);
-        w.datagram(key, dqpDct, true, Be.u8(av, DatagramSeg.STAT_RATE_SL_OFFSET),
-            Be.u8(av, DatagramSeg.FL_MLID_OFFSET), Be.be16(av, DatagramSeg.RLID_OFFSET), rmac,
-            Be.u8(av, DatagramSeg.TCLASS_OFFSET), Be.u8(av, DatagramSeg.HOP_LIMIT_OFFSET),
-            Be.be32(av, DatagramSeg.GRH_GID_FL_OFFSET), Be.be64(av, DatagramSeg.RGID_OFFSET),
-            Be.be64(av, DatagramSeg.RGID_OFFSET + 8));
+        w.datagram(key, dqpDct, true, avStatRateSl, avFlMlid, avRlid, avRmac, avTclass, avHopLimit, avGrhGidFl,
+            avRgidHi, avRgidLo);
     }
 
     private void writeInline(final WqeWriter w, final int total)
