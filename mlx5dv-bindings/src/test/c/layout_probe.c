@@ -478,6 +478,33 @@ int main(void)
 	F(struct mlx5dv_rwq, wqe_cnt);
 	F(struct mlx5dv_rwq, stride);
 	F(struct mlx5dv_rwq, comp_mask);
+	F(struct mlx5dv_qp_init_attr, comp_mask);
+	F(struct mlx5dv_qp_init_attr, create_flags);
+	F(struct mlx5dv_qp_init_attr, dc_init_attr);
+	F(struct mlx5dv_qp_init_attr, dc_init_attr.dc_type);
+	F(struct mlx5dv_qp_init_attr, dc_init_attr.dct_access_key);
+	F(struct mlx5dv_qp_init_attr, dc_init_attr.dci_streams);
+	F(struct mlx5dv_qp_init_attr, dc_init_attr.dci_streams.log_num_concurent);
+	F(struct mlx5dv_qp_init_attr, dc_init_attr.dci_streams.log_num_errored);
+	F(struct mlx5dv_qp_init_attr, send_ops_flags);
+	F(struct mlx5dv_dc_init_attr, dc_type);
+	F(struct mlx5dv_dc_init_attr, dct_access_key);
+	F(struct mlx5dv_dc_init_attr, dci_streams);
+	F(struct mlx5dv_dc_init_attr, dci_streams.log_num_concurent);
+	F(struct mlx5dv_dc_init_attr, dci_streams.log_num_errored);
+	F(struct mlx5dv_qp_ex, comp_mask);
+	F(struct mlx5dv_qp_ex, wr_set_dc_addr);
+	F(struct mlx5dv_qp_ex, wr_mr_interleaved);
+	F(struct mlx5dv_qp_ex, wr_mr_list);
+	F(struct mlx5dv_qp_ex, wr_mkey_configure);
+	F(struct mlx5dv_qp_ex, wr_set_mkey_access_flags);
+	F(struct mlx5dv_qp_ex, wr_set_mkey_layout_list);
+	F(struct mlx5dv_qp_ex, wr_set_mkey_layout_interleaved);
+	F(struct mlx5dv_qp_ex, wr_set_mkey_sig_block);
+	F(struct mlx5dv_qp_ex, wr_raw_wqe);
+	F(struct mlx5dv_qp_ex, wr_set_dc_addr_stream);
+	F(struct mlx5dv_qp_ex, wr_memcpy);
+	F(struct mlx5dv_qp_ex, wr_set_mkey_crypto);
 	F(struct mlx5dv_wq_init_attr, comp_mask);
 	F(struct mlx5dv_wq_init_attr, striding_rq_attrs);
 	F(struct mlx5dv_wq_init_attr, striding_rq_attrs.single_stride_log_num_of_bytes);
@@ -778,6 +805,12 @@ int main(void)
 	S(struct mlx5dv_rwq);
 
 	S(struct mlx5dv_wq_init_attr);
+
+	S(struct mlx5dv_qp_init_attr);
+
+	S(struct mlx5dv_dc_init_attr);
+
+	S(struct mlx5dv_qp_ex);
 
 	S(struct mlx5dv_striding_rq_init_attr);
 

@@ -38,6 +38,8 @@ final class Libmlx5
     private static final MethodHandle WR_ILI = LINKER.downcallHandle(FunctionDescriptor.ofVoid(P, I, L, I), CRITICAL);
     /** void wr_set_inline_data(struct ibv_qp_ex *, void *addr, size_t length). */
     private static final MethodHandle WR_PL = LINKER.downcallHandle(FunctionDescriptor.ofVoid(P, P, L), CRITICAL);
+    /** void wr_set_dc_addr(struct mlx5dv_qp_ex *, struct ibv_ah *, uint32_t remote_dctn, uint64_t remote_dc_key). */
+    private static final MethodHandle WR_PPIL = LINKER.downcallHandle(FunctionDescriptor.ofVoid(P, P, I, L), CRITICAL);
 
     private Libmlx5()
     {
@@ -108,6 +110,19 @@ final class Libmlx5
         try
         {
             WR_IL.invokeExact(fn, qpx, rkey, remoteAddr);
+        }
+        catch (final Throwable ex)
+        {
+            throw rethrow(ex);
+        }
+    }
+
+    static void wrSetDcAddr(final MemorySegment fn, final MemorySegment mqp, final MemorySegment ah, final int dctn,
+        final long dcKey)
+    {
+        try
+        {
+            WR_PPIL.invokeExact(fn, mqp, ah, dctn, dcKey);
         }
         catch (final Throwable ex)
         {

@@ -51,7 +51,8 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_SEND_INVAL;
  * <h2>Posting</h2>
  * One call per WQE, primitives only: {@link #send}, {@link #sendImm}, {@link #sendInv}, {@link #rdmaWrite},
  * {@link #rdmaWriteImm}, {@link #rdmaRead}, {@link #compareSwap}, {@link #fetchAdd}, the masked atomics, {@link
- * #nop} and {@link #udSend}. Several SGEs or inline pieces: the staging form
+ * #nop} and {@link #udSend}. A DCI posts through the staging form with {@link #dcDestination} per WQE. Several
+ * SGEs or inline pieces: the staging form
  * <pre>{@code
  * sq.begin(wrId, Mlx5Opcode.MLX5_OPCODE_SEND, SendFlags.SIGNALED)
  *   .sge(addr0, lkey, len0).sge(addr1, lkey, len1);
@@ -155,6 +156,10 @@ public final class SendQueue
     {
         this.qp = qp;
         this.type = qp.type();
+        if (type == QpType.DCT)
+        {
+            throw new IllegalArgumentException(qp + " is a DC target: it has no send queue (post from a DCI)");
+        }
         final QpRing rings = SendRingCore.checkRings(qp);
         final BlueFlameRegisters.Grant grant = BlueFlameRegisters.acquire(qp, rings, registerMode);
         this.registerMode = grant.mode();
@@ -651,6 +656,23 @@ public final class SendQueue
     public SendQueue fetchAddOperand(final long add)
     {
         staging.operands(FAA, add, 0, 0, 0);
+        return this;
+    }
+
+    /**
+     * DC target of the staged WR (DCI queues): the AH's address vector (the DCT's port), the DCT number and its DC
+     * access key go into the WQE's datagram segment, the bytes libmlx5's mlx5dv_wr_set_dc_addr writes. Each WQE may
+     * name another DCT. Allocates nothing (the AH's vector is looked up once per AH change). Confined to the
+     * queue's thread.
+     *
+     * @param ah the address handle of the DCT's port
+     * @param dctn the DCT number ({@code QueuePair.qpn()} of the DCT after RTR)
+     * @param dcKey the DCT's DC access key
+     * @return this queue
+     */
+    public SendQueue dcDestination(final AddressHandle ah, final int dctn, final long dcKey)
+    {
+        staging.dcDestination(ah, dctn, dcKey);
         return this;
     }
 

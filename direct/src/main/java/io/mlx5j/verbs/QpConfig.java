@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param recvCq the CQ of receive completions
  * @param srq the SRQ receives come from, or null
  * @param capabilities the requested queue sizes
+ * @param dcAccessKey   {@link QpType#DCT} only: the DC access key every initiator's WQE must carry (a mismatch is a
+ *                      key violation at the target); 0 for other types
  *
  * <p>Thread model: an immutable value; any thread.
  */
@@ -24,13 +26,15 @@ public record QpConfig(
     SharedReceiveQueue srq,
     QpCapabilities capabilities,
     boolean sqSigAll,
-    long sendOpsFlags)
+    long sendOpsFlags,
+    long dcAccessKey)
 {
     /**
      * Checks the components.
      *
      * @throws NullPointerException if the type, a CQ or the capabilities are null
-     * @throws IllegalArgumentException if a capability is negative
+     * @throws IllegalArgumentException if a capability is negative, a DCI has receive WRs or an SRQ, a DCT has no
+     *     SRQ or send WRs, or another type has a DC access key
      */
     public QpConfig
     {
@@ -47,6 +51,19 @@ public record QpConfig(
         {
             throw new IllegalArgumentException("a QP on an SRQ has no receive queue of its own: set maxRecvWr to 0");
         }
+        if (type == QpType.DCI && (srq != null || capabilities.maxRecvWr() != 0))
+        {
+            throw new IllegalArgumentException("a DCI only sends: it takes no SRQ and maxRecvWr must be 0");
+        }
+        if (type == QpType.DCT && (srq == null || capabilities.maxSendWr() != 0))
+        {
+            throw new IllegalArgumentException("a DCT receives its SENDs on an SRQ and sends nothing: set srq() and " +
+                "maxSendWr 0");
+        }
+        if (type != QpType.DCT && dcAccessKey != 0)
+        {
+            throw new IllegalArgumentException("a DC access key belongs to a DCT, not to a " + type + " QP");
+        }
     }
 
     /**
@@ -61,7 +78,10 @@ public record QpConfig(
         return new Builder(type, cq);
     }
 
-    /** Defaults: 64 send and receive WRs, 1 SGE each, 64 bytes inline, selective signaling, no SRQ. */
+    /**
+     * Defaults: 64 send and receive WRs, 1 SGE each, 64 bytes inline, selective signaling, no SRQ; a DCI starts
+     * with no receive WRs or SGEs and a DCT with neither send nor receive capabilities, as they have no such queue.
+     */
     public static final class Builder
     {
         private final QpType type;
@@ -75,12 +95,26 @@ public record QpConfig(
         private int maxInlineData = 64;
         private boolean sqSigAll;
         private long sendOpsFlags;
+        private long dcAccessKey;
 
         private Builder(final QpType type, final CompletionQueue cq)
         {
             this.type = type;
             this.sendCq = cq;
             this.recvCq = cq;
+            if (type == QpType.DCI)
+            {
+                maxRecvWr = 0;
+                maxRecvSge = 0;     // libmlx5 refuses receive capabilities on a DCI (EINVAL)
+            }
+            else if (type == QpType.DCT)
+            {
+                maxSendWr = 0;
+                maxSendSge = 0;
+                maxInlineData = 0;
+                maxRecvWr = 0;
+                maxRecvSge = 0;
+            }
         }
 
         /**
@@ -205,12 +239,25 @@ public record QpConfig(
             return this;
         }
 
+        /**
+         * Sets a DCT's DC access key (mlx5dv_dc_init_attr.dct_access_key): DCIs must carry it in each WQE's
+         * datagram segment ({@code SendQueue.dcDestination}).
+         *
+         * @param key the 64-bit key
+         * @return this builder
+         */
+        public Builder dcAccessKey(final long key)
+        {
+            dcAccessKey = key;
+            return this;
+        }
+
         /** {@return the configuration; the record's constructor checks it} */
         public QpConfig build()
         {
             return new QpConfig(type, sendCq, recvCq, srq,
                 new QpCapabilities(maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData), sqSigAll,
-                sendOpsFlags);
+                sendOpsFlags, dcAccessKey);
         }
     }
 }

@@ -26,7 +26,18 @@ public enum QpType
      * WQE names the XRC SRQ at the target that takes the message ({@code SendQueue.xrcSrqn}); the target side is an
      * XRC TGT QP of the peer's XRC domain. Create it with no receive WRs.
      */
-    XRC_SEND(9);
+    XRC_SEND(9),
+    /**
+     * DC initiator (mlx5 dynamically connected transport, created with mlx5dv_create_qp): an RC-like requester
+     * whose target is chosen per WQE (address handle, DCT number and DC key: {@code SendQueue.dcDestination});
+     * SEND, SEND_IMM, RDMA WRITE(_IMM), RDMA READ and atomics. No receive queue.
+     */
+    DCI(IbvQpInitAttr.IBV_QPT_DRIVER),
+    /**
+     * DC target (mlx5dv_create_qp): the responder any DCI that presents its DC access key reaches; SENDs land on
+     * its SRQ. It posts nothing itself and its number is known from RTR on ({@link QueuePair#qpn()}).
+     */
+    DCT(IbvQpInitAttr.IBV_QPT_DRIVER);
 
     private final int value;
 

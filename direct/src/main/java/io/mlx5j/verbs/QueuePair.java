@@ -6,11 +6,14 @@ import io.mlx5j.bindings.IbvQp;
 import io.mlx5j.bindings.IbvQpAttr;
 import io.mlx5j.bindings.IbvQpInitAttr;
 import io.mlx5j.bindings.IbvQpInitAttrEx;
+
 import io.mlx5j.bindings.IbvRxHashConf;
 import io.mlx5j.bindings.InlineVerbs;
 import io.mlx5j.bindings.Mlx5dv;
+import io.mlx5j.bindings.Mlx5dvDcInitAttr;
 import io.mlx5j.bindings.Mlx5dvObj;
 import io.mlx5j.bindings.Mlx5dvQp;
+import io.mlx5j.bindings.Mlx5dvQpInitAttr;
 import io.mlx5j.bindings.Verbs;
 import io.mlx5j.verbs.internal.Errno;
 import io.mlx5j.verbs.internal.QpStateListener;
@@ -50,7 +53,8 @@ public final class QueuePair extends NativeResource
 {
     private final QpType type;
     private final ProtectionDomain pd;
-    private final int qpn;
+    /** A DCT's number is the dctn the device answers at RTR (libmlx5 mlx5_modify_qp): set again there. */
+    private volatile int qpn;
     private final QpCapabilities capabilities;
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
@@ -194,7 +198,12 @@ public final class QueuePair extends NativeResource
             attr.set(C_INT, IbvQpInitAttr.SQ_SIG_ALL_OFFSET, config.sqSigAll() ? 1 : 0);
             final MemorySegment raw;
             final String call;
-            if (config.sendOpsFlags() == 0)
+            if (config.type() == QpType.DCI || config.type() == QpType.DCT)
+            {
+                call = "mlx5dv_create_qp";
+                raw = createDc(arena, state, context, pd, attr, config);
+            }
+            else if (config.sendOpsFlags() == 0)
             {
                 call = "ibv_create_qp";
                 raw = Verbs.ibv_create_qp(state, pd.handle, attr);
@@ -235,6 +244,30 @@ public final class QueuePair extends NativeResource
             arena.close();
             throw ex;
         }
+    }
+
+    /**
+     * mlx5dv_create_qp with MLX5DV_QP_INIT_ATTR_MASK_DC: qp_type IBV_QPT_DRIVER, the DC type in the mlx5 attributes
+     * and, for a DCT, its access key (rdma-core providers/mlx5/verbs.c create_qp, the DC branch).
+     */
+    private static MemorySegment createDc(final Arena arena, final MemorySegment state, final Context context,
+        final ProtectionDomain pd, final MemorySegment attr, final QpConfig config)
+    {
+        int mask = IbvQpInitAttrEx.IBV_QP_INIT_ATTR_PD;
+        if (config.sendOpsFlags() != 0)
+        {
+            mask |= IbvQpInitAttrEx.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+            attr.set(U64, IbvQpInitAttrEx.SEND_OPS_FLAGS_OFFSET, config.sendOpsFlags());
+        }
+        attr.set(U32, IbvQpInitAttrEx.COMP_MASK_OFFSET, mask);
+        attr.set(C_POINTER, IbvQpInitAttrEx.PD_OFFSET, pd.handle);
+        final MemorySegment dv = arena.allocate(Mlx5dvQpInitAttr.LAYOUT);
+        dv.set(U64, Mlx5dvQpInitAttr.COMP_MASK_OFFSET, Mlx5dvQpInitAttr.MLX5DV_QP_INIT_ATTR_MASK_DC);
+        final long dc = Mlx5dvQpInitAttr.DC_INIT_ATTR_OFFSET;
+        dv.set(C_INT, dc + Mlx5dvDcInitAttr.DC_TYPE_OFFSET, config.type() == QpType.DCI
+            ? Mlx5dvDcInitAttr.MLX5DV_DCTYPE_DCI : Mlx5dvDcInitAttr.MLX5DV_DCTYPE_DCT);
+        dv.set(U64, dc + Mlx5dvDcInitAttr.DCT_ACCESS_KEY_OFFSET, config.dcAccessKey());
+        return Mlx5dv.mlx5dv_create_qp(state, context.handle, attr, dv);
     }
 
     /**
@@ -382,6 +415,11 @@ public final class QueuePair extends NativeResource
                 {
                     mask = IBV_QP_STATE | IBV_QP_PORT;  // the only attribute the kernel takes for raw QPs
                 }
+                else if (type == QpType.DCI)
+                {
+                    // no remote access of its own: Linux mlx5 refuses ACCESS_FLAGS on a DCI (modify_dci_qp_is_ok)
+                    mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+                }
                 else if (type == QpType.UD)
                 {
                     attr.set(U32, QKEY_OFFSET, init.qkey());
@@ -412,7 +450,11 @@ public final class QueuePair extends NativeResource
                 final MemorySegment attr = tmp.allocate(IbvQpAttr.LAYOUT);
                 attr.set(C_INT, QP_STATE_OFFSET, IBV_QPS_RTR);
                 int mask = IBV_QP_STATE;
-                if (type != QpType.UD && type != QpType.RAW_PACKET)
+                if (type == QpType.DCI || type == QpType.DCT)
+                {
+                    mask = dcRtr(attr, rtr);
+                }
+                else if (type != QpType.UD && type != QpType.RAW_PACKET)
                 {
                     if (rtr == null)
                     {
@@ -432,6 +474,10 @@ public final class QueuePair extends NativeResource
                 }
                 modify(attr, mask, "INIT->RTR");
             }
+            if (type == QpType.DCT)
+            {
+                qpn = handle.get(U32, IbvQp.QP_NUM_OFFSET);
+            }
             if (type == QpType.RAW_PACKET)
             {
                 // libmlx5 has just written its own receive head (0: it never saw the Java posts) into the doorbell
@@ -441,6 +487,54 @@ public final class QueuePair extends NativeResource
                     listener.afterRtr();
                 }
             }
+        }
+    }
+
+    /**
+     * The DC RTR attributes (Linux mlx5 modify_dci_qp_is_ok / mlx5_ib_modify_dct): a DCI takes the path MTU only, its
+     * targets come per WQE; a DCT takes the path MTU, the address vector of its port and the minimum RNR timer.
+     */
+    private int dcRtr(final MemorySegment attr, final RtrAttributes rtr)
+    {
+        if (rtr == null)
+        {
+            throw new IllegalArgumentException(type + " needs RTR attributes (path MTU" +
+                (type == QpType.DCT ? ", path and minimum RNR timer)" : ")"));
+        }
+        attr.set(C_INT, PATH_MTU_OFFSET, rtr.pathMtu());
+        if (type == QpType.DCI)
+        {
+            return IBV_QP_STATE | IBV_QP_PATH_MTU;
+        }
+        rtr.path().write(attr, AH_ATTR_OFFSET);
+        attr.set(U8, MIN_RNR_TIMER_OFFSET, (byte) rtr.minRnrTimer());
+        return IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_AV | IBV_QP_MIN_RNR_TIMER;
+    }
+
+    /**
+     * Brings a DC QP to where it works: a DCI to RTS (INIT on {@code port}, RTR with {@code pathMtu}, RTS with the
+     * retry defaults of {@link RtsAttributes#of}); a DCT to RTR (INIT with {@code accessFlags}, RTR with {@code path}
+     * and {@code pathMtu}), after which {@link #qpn()} is its DCT number. Control path: any thread, serialized by the
+     * context lock like the other transitions.
+     *
+     * @param port the port number, from 1
+     * @param accessFlags the remote access a DCT grants ({@link Access}); ignored for a DCI
+     * @param pathMtu enum ibv_mtu (1 = 256 ... 5 = 4096)
+     * @param path the DCT's address vector (port, SL, GRH on RoCE); ignored for a DCI
+     * @throws IllegalStateException if this is not a DCI or DCT
+     * @throws VerbsException if a modify is refused
+     */
+    public void activateDc(final int port, final int accessFlags, final int pathMtu, final AddressVector path)
+    {
+        if (type != QpType.DCI && type != QpType.DCT)
+        {
+            throw new IllegalStateException("activateDc is for DCI and DCT QPs, not " + this);
+        }
+        toInit(new InitAttributes(port, 0, accessFlags, 0));
+        toRtr(new RtrAttributes(pathMtu, 0, 0, 0, 12, path));
+        if (type == QpType.DCI)
+        {
+            toRts(RtsAttributes.of(0));
         }
     }
 
@@ -464,7 +558,11 @@ public final class QueuePair extends NativeResource
                     attr.set(U32, SQ_PSN_OFFSET, rts.sqPsn());
                     mask |= IBV_QP_SQ_PSN;
                 }
-                if (type == QpType.RC || type == QpType.XRC_SEND)
+                if (type == QpType.DCT)
+                {
+                    throw new IllegalStateException(this + ": a DCT stays in RTR, it never sends");
+                }
+                if (type == QpType.RC || type == QpType.XRC_SEND || type == QpType.DCI)
                 {
                     attr.set(U8, TIMEOUT_OFFSET, (byte) rts.timeout());
                     attr.set(U8, RETRY_CNT_OFFSET, (byte) rts.retryCnt());

@@ -22,6 +22,8 @@ public final class IbvQpInitAttr
     public static final int IBV_QPT_UD = 4;
     /** Raw Ethernet frames (verbs.h enum ibv_qp_type); needs an Ethernet port and CAP_NET_RAW. */
     public static final int IBV_QPT_RAW_PACKET = 8;
+    /** {@code IBV_QPT_DRIVER} (verbs.h enum ibv_qp_type): a provider QP type, here mlx5 DC (mlx5dv_create_qp). */
+    public static final int IBV_QPT_DRIVER = 0xff;
 
     /** Memory layout of {@code struct ibv_qp_init_attr} (verbs.h). */
     public static final GroupLayout LAYOUT = structLayout(

@@ -125,6 +125,104 @@ public final class Mlx5dv
         }
     }
 
+    private static final class mlx5dv_create_qp$
+    {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER, C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.mlx5("mlx5dv_create_qp"), DESC, CAPTURE);
+    }
+
+    /**
+     * struct ibv_qp *mlx5dv_create_qp(struct ibv_context *, struct ibv_qp_init_attr_ex *, struct mlx5dv_qp_init_attr
+     * *): a QP with provider attributes; with MLX5DV_QP_INIT_ATTR_MASK_DC (and qp_type IBV_QPT_DRIVER) a DCI or DCT.
+     * NULL + errno on failure. {@code callState}: see {@link CallState}.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param context the C argument {@code struct ibv_context *context}
+     * @param qp_attr the C argument {@code struct ibv_qp_init_attr_ex *qp_attr}
+     * @param mlx5_qp_attr the C argument {@code struct mlx5dv_qp_init_attr *mlx5_qp_attr}
+     * @return what {@code mlx5dv_create_qp} returns ({@code struct ibv_qp *})
+     */
+    public static MemorySegment mlx5dv_create_qp(final MemorySegment callState, final MemorySegment context,
+        final MemorySegment qp_attr, final MemorySegment mlx5_qp_attr)
+    {
+        try
+        {
+            return (MemorySegment) mlx5dv_create_qp$.HANDLE.invokeExact(callState, context, qp_attr, mlx5_qp_attr);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable: mlx5dv_create_qp", ex);
+        }
+    }
+
+    private static final class mlx5dv_qp_ex_from_ibv_qp_ex$
+    {
+        static final FunctionDescriptor DESC = FunctionDescriptor.of(C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(NativeLibs.mlx5("mlx5dv_qp_ex_from_ibv_qp_ex"), DESC,
+            NONE);
+    }
+
+    /**
+     * struct mlx5dv_qp_ex *mlx5dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qp): the mlx5 setters of a QP created with
+     * send ops flags; pure user-space.
+     *
+     * @param qpx the C argument {@code struct ibv_qp_ex *qp}
+     * @return what {@code mlx5dv_qp_ex_from_ibv_qp_ex} returns ({@code struct mlx5dv_qp_ex *})
+     */
+    public static MemorySegment mlx5dv_qp_ex_from_ibv_qp_ex(final MemorySegment qpx)
+    {
+        try
+        {
+            return (MemorySegment) mlx5dv_qp_ex_from_ibv_qp_ex$.HANDLE.invokeExact(qpx);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable: mlx5dv_qp_ex_from_ibv_qp_ex", ex);
+        }
+    }
+
+    private static final class WrSetDcAddrFn
+    {
+        static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(C_POINTER, C_POINTER, C_INT, U64);
+        static final MethodHandle HANDLE = NativeLibs.downcall(DESC);
+    }
+
+    /**
+     * {@code mlx5dv_wr_set_dc_addr} (mlx5dv.h static inline): calls {@code mqp->wr_set_dc_addr}, the target of the
+     * current ibv_wr_* WQE of a DCI.
+     *
+     * @param mqp the C argument {@code struct mlx5dv_qp_ex *mqp}
+     * @param ah the C argument {@code struct ibv_ah *ah}
+     * @param remoteDctn the C argument {@code uint32_t remote_dctn}
+     * @param remoteDcKey the C argument {@code uint64_t remote_dc_key}
+     */
+    public static void mlx5dv_wr_set_dc_addr(final MemorySegment mqp, final MemorySegment ah, final int remoteDctn,
+        final long remoteDcKey)
+    {
+        final MemorySegment fn = mqp.reinterpret(Mlx5dvQpEx.LAYOUT.byteSize())
+            .get(C_POINTER, Mlx5dvQpEx.WR_SET_DC_ADDR_OFFSET);
+        try
+        {
+            WrSetDcAddrFn.HANDLE.invokeExact(fn, mqp, ah, remoteDctn, remoteDcKey);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable: mlx5dv_wr_set_dc_addr", ex);
+        }
+    }
+
     private static final class mlx5dv_is_supported$
     {
         static final FunctionDescriptor DESC = FunctionDescriptor.of(JAVA_BOOLEAN, C_POINTER);

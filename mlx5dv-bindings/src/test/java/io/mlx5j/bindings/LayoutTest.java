@@ -52,6 +52,8 @@ class LayoutTest
         // receive WQs, striding RQ, RSS
         "ibv_wq", "ibv_wq_init_attr", "ibv_wq_attr", "ibv_rwq_ind_table", "ibv_rwq_ind_table_init_attr",
         "ibv_rx_hash_conf", "mlx5dv_rwq", "mlx5dv_wq_init_attr", "mlx5dv_striding_rq_init_attr",
+        // DC: mlx5dv_create_qp
+        "mlx5dv_qp_init_attr", "mlx5dv_dc_init_attr", "mlx5dv_qp_ex",
         // libc: the event channels' timed waits
         "pollfd");
 

@@ -129,7 +129,9 @@ class HeaderConstantsTest
         }
         for (final QpType t : QpType.values())
         {
-            checks.add(new Check("QpType." + t, "IBV_QPT_" + t, t.value(), true));
+            // DC QPs are the provider's type: ibv_qp_type IBV_QPT_DRIVER, the DC kind in mlx5dv_dc_init_attr
+            final boolean dc = t == QpType.DCI || t == QpType.DCT;
+            checks.add(new Check("QpType." + t, dc ? "IBV_QPT_DRIVER" : "IBV_QPT_" + t, t.value(), true));
         }
         for (final WcStatus s : WcStatus.values())
         {

@@ -52,6 +52,8 @@ public final class SendOpcodeRules
     private static final int ON_UC = 1 << 1;
     private static final int ON_UD = 1 << 2;
     private static final int ON_RAW_PACKET = 1 << 3;
+    /** DC initiators: the RC operations but SEND with invalidate (libmlx5's DCI send ops; Linux mlx5 DC). */
+    private static final int ON_DCI = 1 << 6;
     /** Needs {@code remote(raddr, rkey)}: a raddr segment. */
     private static final int REMOTE = 1 << 4;
     /** Cannot be posted with SendFlags.INLINE (the NIC writes into the gather list). */
@@ -69,15 +71,15 @@ public final class SendOpcodeRules
     static
     {
         final int anyType = ON_RC | ON_UC | ON_UD;
-        row(MLX5_OPCODE_NOP, anyType | ON_RAW_PACKET, 0);
-        row(MLX5_OPCODE_SEND, anyType, 0);
-        row(MLX5_OPCODE_SEND_IMM, anyType, 0);
+        row(MLX5_OPCODE_NOP, anyType | ON_RAW_PACKET | ON_DCI, 0);
+        row(MLX5_OPCODE_SEND, anyType | ON_DCI, 0);
+        row(MLX5_OPCODE_SEND_IMM, anyType | ON_DCI, 0);
         row(MLX5_OPCODE_SEND_INVAL, ON_RC | ON_UC, 0);
-        row(MLX5_OPCODE_RDMA_WRITE, ON_RC | ON_UC | REMOTE, 0);
-        row(MLX5_OPCODE_RDMA_WRITE_IMM, ON_RC | ON_UC | REMOTE, 0);
-        row(MLX5_OPCODE_RDMA_READ, ON_RC | REMOTE | NOT_INLINE, 0);
-        row(MLX5_OPCODE_ATOMIC_CS, ON_RC | REMOTE | NOT_INLINE, CLASS_CAS);
-        row(MLX5_OPCODE_ATOMIC_FA, ON_RC | REMOTE | NOT_INLINE, CLASS_FAA);
+        row(MLX5_OPCODE_RDMA_WRITE, ON_RC | ON_UC | ON_DCI | REMOTE, 0);
+        row(MLX5_OPCODE_RDMA_WRITE_IMM, ON_RC | ON_UC | ON_DCI | REMOTE, 0);
+        row(MLX5_OPCODE_RDMA_READ, ON_RC | ON_DCI | REMOTE | NOT_INLINE, 0);
+        row(MLX5_OPCODE_ATOMIC_CS, ON_RC | ON_DCI | REMOTE | NOT_INLINE, CLASS_CAS);
+        row(MLX5_OPCODE_ATOMIC_FA, ON_RC | ON_DCI | REMOTE | NOT_INLINE, CLASS_FAA);
         row(MLX5_OPCODE_ATOMIC_MASKED_CS, ON_RC | REMOTE | NOT_INLINE, CLASS_MASKED_CAS);
         row(MLX5_OPCODE_ATOMIC_MASKED_FA, ON_RC | REMOTE | NOT_INLINE, CLASS_MASKED_FAA);
     }
@@ -100,6 +102,8 @@ public final class SendOpcodeRules
             case UD -> ON_UD;
             case RAW_PACKET -> ON_RAW_PACKET;
             case XRC_SEND -> ON_RC;   // the RC opcodes, behind the XRC segment
+            case DCI -> ON_DCI;
+            case DCT -> 0;      // a DC target sends nothing
         };
     }
 
@@ -134,7 +138,8 @@ public final class SendOpcodeRules
     public static long fastOpcodes(final QpType type, final boolean inline, final int maxSge)
     {
         long ops = 1L << MLX5_OPCODE_NOP;
-        if (type == QpType.UD || type == QpType.RAW_PACKET || (!inline && maxSge < 1))
+        if (type == QpType.UD || type == QpType.RAW_PACKET || type == QpType.DCI || type == QpType.DCT
+            || (!inline && maxSge < 1))
         {
             return ops;
         }
@@ -178,8 +183,9 @@ public final class SendOpcodeRules
         final boolean needsRemote = (r & REMOTE) != 0;
         final int wantOperands = r >>> OPERAND_SHIFT;
         final int haveOperands = operandClass(operands);
-        final boolean udOk = type != QpType.UD || opcode == MLX5_OPCODE_NOP || hasAv;
-        final boolean avMisuse = type != QpType.UD && hasAv;
+        final boolean datagram = type == QpType.UD || type == QpType.DCI;
+        final boolean udOk = !datagram || opcode == MLX5_OPCODE_NOP || hasAv;
+        final boolean avMisuse = !datagram && hasAv;
         if (carried && needsRemote == remote && wantOperands == haveOperands && udOk && !avMisuse)
         {
             return;
@@ -187,7 +193,8 @@ public final class SendOpcodeRules
         throw new IllegalArgumentException("cannot post mlx5 opcode 0x" + Integer.toHexString(opcode) + " on " +
             qp + (inline ? " inline" : "") + (needsRemote && !remote ? " without remote(raddr, rkey)" : "") +
             (!needsRemote && remote ? " with a remote address" : "") +
-            (!udOk ? " without destination(ah, qpn, qkey)" : "") + (avMisuse ? " with a UD destination" : "") +
+            (!udOk ? (type == QpType.DCI ? " without dcDestination(ah, dctn, dcKey)"
+                : " without destination(ah, qpn, qkey)") : "") + (avMisuse ? " with a UD destination" : "") +
             (wantOperands != 0 && haveOperands == 0 ? " without atomic operands" : "") +
             (haveOperands != 0 && wantOperands != haveOperands ? " with operands of another atomic" : ""));
     }

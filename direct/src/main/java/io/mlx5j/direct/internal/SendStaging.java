@@ -27,7 +27,7 @@ import static io.mlx5j.wqe.Mlx5Opcode.MLX5_OPCODE_NOP;
  * The one work request a {@link io.mlx5j.direct.SendQueue} is staging ({@code begin ... remote / imm / operands /
  * destination / sge ... post}): its fields in primitives and reused arrays, so staging allocates nothing, then its size
  * in 16-byte units ({@link #validate}) and its segments after the ctrl segment ({@link #write}), as libmlx5's
- * _mlx5_post_send lays them out (rdma-core v44 providers/mlx5/qp.c): datagram (UD), raddr, atomic, then the data
+ * _mlx5_post_send lays them out (rdma-core v44 providers/mlx5/qp.c): datagram (UD, DCI), raddr, atomic, then the data
  * segments or one inline segment. Confined to the queue's thread.
  */
 public final class SendStaging
@@ -63,6 +63,9 @@ public final class SendStaging
     private MemorySegment av;
     private int remoteQpn;
     private int qkey;
+    /** Whether the staged destination is a DC target (dcDestination) rather than a UD one (destination). */
+    private boolean dc;
+    private long dcKey;
     /** Inline payload bytes of the validated WR. */
     private int inlineBytes;
     /** XRC_SEND: every WQE but NOP carries the XRC segment. */
@@ -73,6 +76,19 @@ public final class SendStaging
     // UD: the last address handle's AV, so a post does not go through AddressHandle.av()'s lock
     private AddressHandle lastAh;
     private MemorySegment lastAv;
+    // the last AH's address vector, decoded once per AH change (an AH's vector never changes): a post re-encodes
+    // these primitives instead of reading the AV segment field by field
+    private long avKeyLo;
+    private int avDqpDct;
+    private int avStatRateSl;
+    private int avFlMlid;
+    private int avRlid;
+    private long avRmac;
+    private int avTclass;
+    private int avHopLimit;
+    private int avGrhGidFl;
+    private long avRgidHi;
+    private long avRgidLo;
 
     /**
      * Staging for one send queue; confined to its posting thread.
@@ -161,12 +177,50 @@ public final class SendStaging
     {
         if (ah != lastAh)
         {
-            lastAv = ah.av();   // setup-like path, taken only when the AH changes
-            lastAh = ah;
+            decodeAv(ah);   // setup-like path, taken only when the AH changes
         }
         av = lastAv;
         this.remoteQpn = remoteQpn;
         qkey = remoteQkey;
+        dc = false;
+    }
+
+    /**
+     * Stages a DC target: the datagram segment carries the AH's address vector, the DCT number and the DC key (as
+     * libmlx5's mlx5dv_wr_set_dc_addr writes it).
+     *
+     * @param ah the address handle of the DCT's port
+     * @param dctn the DCT number
+     * @param key the DCT's DC access key
+     */
+    public void dcDestination(final AddressHandle ah, final int dctn, final long key)
+    {
+        if (ah != lastAh)
+        {
+            decodeAv(ah);   // setup-like path, taken only when the AH changes
+        }
+        av = lastAv;
+        remoteQpn = dctn;
+        dcKey = key;
+        dc = true;
+    }
+
+    private void decodeAv(final AddressHandle ah)
+    {
+        final MemorySegment v = ah.av();
+        avKeyLo = Be.be32(v, DatagramSeg.KEY_OFFSET + 4) & 0xffffffffL;
+        avDqpDct = Be.be32(v, DatagramSeg.DQP_DCT_OFFSET);
+        avStatRateSl = Be.u8(v, DatagramSeg.STAT_RATE_SL_OFFSET);
+        avFlMlid = Be.u8(v, DatagramSeg.FL_MLID_OFFSET);
+        avRlid = Be.be16(v, DatagramSeg.RLID_OFFSET);
+        avRmac = ((Be.be32(v, DatagramSeg.RMAC_OFFSET) & 0xffffffffL) << 16) | Be.be16(v, DatagramSeg.RMAC_OFFSET + 4);
+        avTclass = Be.u8(v, DatagramSeg.TCLASS_OFFSET);
+        avHopLimit = Be.u8(v, DatagramSeg.HOP_LIMIT_OFFSET);
+        avGrhGidFl = Be.be32(v, DatagramSeg.GRH_GID_FL_OFFSET);
+        avRgidHi = Be.be64(v, DatagramSeg.RGID_OFFSET);
+        avRgidLo = Be.be64(v, DatagramSeg.RGID_OFFSET + 8);
+        lastAv = v;
+        lastAh = ah;
     }
 
     /**
@@ -192,8 +246,13 @@ public final class SendStaging
     {
         final boolean inline = (flags & SendFlags.INLINE) != 0;
         SendOpcodeRules.check(type, qp, opcode, inline, remote, operands, av != null);
+        if (av != null && dc != (type == QpType.DCI))
+        {
+            throw new IllegalArgumentException(dc ? "dcDestination is for DCI QPs; " + qp + " takes destination"
+                : "a DCI's target is set with dcDestination(ah, dctn, dcKey), not destination, on " + qp);
+        }
         int ds = 1;
-        if (type == QpType.UD && opcode != MLX5_OPCODE_NOP)
+        if ((type == QpType.UD || type == QpType.DCI) && opcode != MLX5_OPCODE_NOP)
         {
             ds += DatagramSeg.LENGTH / 16;
         }
@@ -272,7 +331,7 @@ public final class SendStaging
     public int write(final WqeWriter w)
     {
         int opmod = 0;
-        if (type == QpType.UD && opcode != MLX5_OPCODE_NOP)
+        if ((type == QpType.UD || type == QpType.DCI) && opcode != MLX5_OPCODE_NOP)
         {
             writeDatagram(w);
         }
@@ -340,19 +399,26 @@ public final class SendStaging
 
     /**
      * The datagram segment is libmlx5's copy of the AH's mlx5_wqe_av with dqp_dct = remote QPN | MLX5_EXTENDED_UD_AV
-     * and the first key word = Q_Key (qp.c _set_datagram_seg); the fields are read from the AV and re-encoded.
+     * and the first key word = Q_Key (qp.c _set_datagram_seg); the fields are read from the AV and re-encoded. A DC
+     * target is the same segment with the DCT number ORed into the AV's dqp_dct and the whole 8-byte key = DC key
+     * (qp.c mlx5_send_wr_set_dc_addr): one encoding for both.
      */
     private void writeDatagram(final WqeWriter w)
     {
-        final MemorySegment av = this.av;
-        final long key = ((long) qkey << 32) | (Be.be32(av, DatagramSeg.KEY_OFFSET + 4) & 0xffffffffL);
-        final long rmac = ((Be.be32(av, DatagramSeg.RMAC_OFFSET) & 0xffffffffL) << 16) |
-            Be.be16(av, DatagramSeg.RMAC_OFFSET + 4);
-        w.datagram(key, remoteQpn & 0xffffff, true, Be.u8(av, DatagramSeg.STAT_RATE_SL_OFFSET),
-            Be.u8(av, DatagramSeg.FL_MLID_OFFSET), Be.be16(av, DatagramSeg.RLID_OFFSET), rmac,
-            Be.u8(av, DatagramSeg.TCLASS_OFFSET), Be.u8(av, DatagramSeg.HOP_LIMIT_OFFSET),
-            Be.be32(av, DatagramSeg.GRH_GID_FL_OFFSET), Be.be64(av, DatagramSeg.RGID_OFFSET),
-            Be.be64(av, DatagramSeg.RGID_OFFSET + 8));
+        final long key;
+        final int dqpDct;
+        if (dc)
+        {
+            key = dcKey;
+            dqpDct = (avDqpDct | remoteQpn) & 0xffffff;
+        }
+        else
+        {
+            key = ((long) qkey << 32) | avKeyLo;
+            dqpDct = remoteQpn & 0xffffff;
+        }
+        w.datagram(key, dqpDct, true, avStatRateSl, avFlMlid, avRlid, avRmac, avTclass, avHopLimit, avGrhGidFl,
+            avRgidHi, avRgidLo);
     }
 
     private void writeInline(final WqeWriter w, final int total)

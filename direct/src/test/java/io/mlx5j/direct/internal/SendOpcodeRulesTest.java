@@ -50,6 +50,8 @@ class SendOpcodeRulesTest
         assertEquals(bits(MLX5_OPCODE_NOP), SendOpcodeRules.fastOpcodes(QpType.RC, false, 0), "no SGE: NOP only");
         for (final boolean inline : new boolean[] {false, true})
         {
+            assertEquals(bits(MLX5_OPCODE_NOP), SendOpcodeRules.fastOpcodes(QpType.DCI, inline, 4),
+                "a DCI names its target per WQE: staging form only");
             assertEquals(bits(MLX5_OPCODE_NOP), SendOpcodeRules.fastOpcodes(QpType.UD, inline, 4),
                 "UD needs a datagram segment");
             assertEquals(bits(MLX5_OPCODE_NOP), SendOpcodeRules.fastOpcodes(QpType.RAW_PACKET, inline, 4),
@@ -61,23 +63,23 @@ class SendOpcodeRulesTest
     void everyOpcodeIsAcceptedExactlyOnTheQpTypesThatCarryIt()
     {
         final int none = SendOpcodeRules.NO_OPERANDS;
-        // opcode, needs remote, operands, carried on RC / UC / UD
+        // opcode, needs remote, operands, carried on RC / UC / UD / DCI / DCT
         final Object[][] rows = {
-            {MLX5_OPCODE_NOP, false, none, true, true, true},
-            {MLX5_OPCODE_SEND, false, none, true, true, true},
-            {MLX5_OPCODE_SEND_IMM, false, none, true, true, true},
-            {MLX5_OPCODE_SEND_INVAL, false, none, true, true, false},
-            {MLX5_OPCODE_RDMA_WRITE, true, none, true, true, false},
-            {MLX5_OPCODE_RDMA_WRITE_IMM, true, none, true, true, false},
-            {MLX5_OPCODE_RDMA_READ, true, none, true, false, false},
-            {MLX5_OPCODE_ATOMIC_CS, true, SendOpcodeRules.CAS, true, false, false},
-            {MLX5_OPCODE_ATOMIC_FA, true, SendOpcodeRules.FAA, true, false, false},
-            {MLX5_OPCODE_ATOMIC_MASKED_CS, true, SendOpcodeRules.MASKED_CAS_64, true, false, false},
-            {MLX5_OPCODE_ATOMIC_MASKED_CS, true, SendOpcodeRules.MASKED_CAS_32, true, false, false},
-            {MLX5_OPCODE_ATOMIC_MASKED_FA, true, SendOpcodeRules.MASKED_FAA_64, true, false, false},
-            {MLX5_OPCODE_ATOMIC_MASKED_FA, true, SendOpcodeRules.MASKED_FAA_32, true, false, false},
+            {MLX5_OPCODE_NOP, false, none, true, true, true, true, false},
+            {MLX5_OPCODE_SEND, false, none, true, true, true, true, false},
+            {MLX5_OPCODE_SEND_IMM, false, none, true, true, true, true, false},
+            {MLX5_OPCODE_SEND_INVAL, false, none, true, true, false, false, false},
+            {MLX5_OPCODE_RDMA_WRITE, true, none, true, true, false, true, false},
+            {MLX5_OPCODE_RDMA_WRITE_IMM, true, none, true, true, false, true, false},
+            {MLX5_OPCODE_RDMA_READ, true, none, true, false, false, true, false},
+            {MLX5_OPCODE_ATOMIC_CS, true, SendOpcodeRules.CAS, true, false, false, true, false},
+            {MLX5_OPCODE_ATOMIC_FA, true, SendOpcodeRules.FAA, true, false, false, true, false},
+            {MLX5_OPCODE_ATOMIC_MASKED_CS, true, SendOpcodeRules.MASKED_CAS_64, true, false, false, false, false},
+            {MLX5_OPCODE_ATOMIC_MASKED_CS, true, SendOpcodeRules.MASKED_CAS_32, true, false, false, false, false},
+            {MLX5_OPCODE_ATOMIC_MASKED_FA, true, SendOpcodeRules.MASKED_FAA_64, true, false, false, false, false},
+            {MLX5_OPCODE_ATOMIC_MASKED_FA, true, SendOpcodeRules.MASKED_FAA_32, true, false, false, false, false},
         };
-        final QpType[] types = {QpType.RC, QpType.UC, QpType.UD};
+        final QpType[] types = {QpType.RC, QpType.UC, QpType.UD, QpType.DCI, QpType.DCT};
         for (final Object[] row : rows)
         {
             final int op = (int) row[0];
@@ -86,7 +88,7 @@ class SendOpcodeRulesTest
             for (int t = 0; t < types.length; t++)
             {
                 final QpType type = types[t];
-                final boolean ud = type == QpType.UD;
+                final boolean ud = type == QpType.UD || type == QpType.DCI;   // a destination staged
                 if ((boolean) row[3 + t])
                 {
                     assertDoesNotThrow(() -> SendOpcodeRules.check(type, "qp", op, false, remote, operands, ud),
