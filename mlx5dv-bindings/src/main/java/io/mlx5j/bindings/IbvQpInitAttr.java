@@ -22,6 +22,10 @@ public final class IbvQpInitAttr
     public static final int IBV_QPT_UD = 4;
     /** Raw Ethernet frames (verbs.h enum ibv_qp_type); needs an Ethernet port and CAP_NET_RAW. */
     public static final int IBV_QPT_RAW_PACKET = 8;
+    /** {@code IBV_QPT_XRC_SEND} ({@code infiniband/verbs.h}): the XRC initiator. */
+    public static final int IBV_QPT_XRC_SEND = 9;
+    /** {@code IBV_QPT_XRC_RECV} ({@code infiniband/verbs.h}): the XRC target, in an XRC domain. */
+    public static final int IBV_QPT_XRC_RECV = 10;
 
     /** Memory layout of {@code struct ibv_qp_init_attr} (verbs.h). */
     public static final GroupLayout LAYOUT = structLayout(

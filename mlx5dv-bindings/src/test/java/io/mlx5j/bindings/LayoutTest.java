@@ -52,6 +52,8 @@ class LayoutTest
         // receive WQs, striding RQ, RSS
         "ibv_wq", "ibv_wq_init_attr", "ibv_wq_attr", "ibv_rwq_ind_table", "ibv_rwq_ind_table_init_attr",
         "ibv_rx_hash_conf", "mlx5dv_rwq", "mlx5dv_wq_init_attr", "mlx5dv_striding_rq_init_attr",
+        // XRC: domains and XRC SRQs
+        "ibv_xrcd_init_attr", "ibv_srq_init_attr_ex", "ibv_tm_cap",
         // libc: the event channels' timed waits
         "pollfd");
 
