@@ -100,6 +100,7 @@ public final class SendOpcodeRules
             case UD -> ON_UD;
             case RAW_PACKET -> ON_RAW_PACKET;
             case XRC_SEND -> ON_RC;   // the RC opcodes, behind the XRC segment
+            case XRC_RECV -> 0;       // a TGT QP has no send queue (QueuePair.rings refuses)
         };
     }
 
