@@ -15,6 +15,7 @@ import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.verbs.SharedReceiveQueue;
 import io.mlx5j.verbs.SrqRing;
+import io.mlx5j.verbs.XrcDomain;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -237,14 +238,39 @@ class RecvParityTest
         final CompletionQueue cqJ = rig.cq(256);
         final QueuePair qpL = rig.pd.createQp(QpConfig.builder(QpType.RC, cqL).maxRecvWr(0).srq(srqL).build());
         final QueuePair qpJ = rig.pd.createQp(QpConfig.builder(QpType.RC, cqJ).maxRecvWr(0).srq(srqJ).build());
-        final int uidxL = EmulatedDevice.uidx(qpL.qpn());
-        final int uidxJ = EmulatedDevice.uidx(qpJ.qpn());
+        final SrqRecvQueue dsrq = SrqRecvQueue.of(srqJ);
+        srqTwins(srqL, srqJ, cqL, cqJ, qpL.qpn(), EmulatedDevice.uidx(qpL.qpn()), qpJ.qpn(),
+            EmulatedDevice.uidx(qpJ.qpn()), dsrq, CqPoller.of(cqJ).attach(dsrq, qpJ));
+    }
+
+    /**
+     * XRC SRQs: the same WQEs, free list and doorbell record as libmlx5's, and completions of a TGT QP's receives
+     * (the CQE names the TGT QP and carries the SRQ's index in srqn_uidx, by which both libmlx5 and the poller find
+     * the SRQ) equal to ibv_poll_cq's field by field.
+     */
+    @Test
+    void xrcSharedReceiveQueueWqesFreeListAndDoorbellRecord()
+    {
+        final XrcDomain xrcd = rig.context.openXrcDomain();
+        final CompletionQueue cqL = rig.cq(256);
+        final CompletionQueue cqJ = rig.cq(256);
+        final SharedReceiveQueue srqL = rig.pd.createXrcSrq(xrcd, cqL, 16, 3);
+        final SharedReceiveQueue srqJ = rig.pd.createXrcSrq(xrcd, cqJ, 16, 3);
+        final QueuePair tgtL = xrcd.createTgtQp();
+        final QueuePair tgtJ = xrcd.createTgtQp();
+        final SrqRecvQueue dsrq = SrqRecvQueue.of(srqJ);
+        srqTwins(srqL, srqJ, cqL, cqJ, tgtL.qpn(), srqL.cqeIndex(), tgtJ.qpn(), srqJ.cqeIndex(), dsrq,
+            CqPoller.of(cqJ).attach(dsrq));
+    }
+
+    private void srqTwins(final SharedReceiveQueue srqL, final SharedReceiveQueue srqJ, final CompletionQueue cqL,
+        final CompletionQueue cqJ, final int qpnL, final int uidxL, final int qpnJ, final int uidxJ,
+        final SrqRecvQueue dsrq, final CqPoller dcqJ)
+    {
         final SrqRing ringL = srqL.ring();
         final SrqRing ringJ = srqJ.ring();
         assertEquals(ringL.stride(), ringJ.stride());
         assertEquals(ringL.tail(), ringJ.tail());
-        final SrqRecvQueue dsrq = SrqRecvQueue.of(srqJ);
-        final CqPoller dcqJ = CqPoller.of(cqJ).attach(dsrq, qpJ);
         final CqeInjector injL = new CqeInjector(cqL);
         final CqeInjector injJ = new CqeInjector(cqJ);
         final var mr = rig.memory(1 << 16);
@@ -312,12 +338,12 @@ class RecvParityTest
             Collections.shuffle(busy, random);
             for (final int slot : busy)
             {
-                injL.respSend(qpL.qpn(), uidxL, slot, 50 + slot, 0x42);
-                injJ.respSend(qpJ.qpn(), uidxJ, slot, 50 + slot, 0x42);
+                injL.respSend(qpnL, uidxL, slot, 50 + slot, 0x42);
+                injJ.respSend(qpnJ, uidxJ, slot, 50 + slot, 0x42);
                 wc.fill((byte) 0);
                 assertEquals(1, InlineVerbs.ibv_poll_cq(cqL.pointer(), 1, wc));
                 assertEquals(1, dcqJ.poll(c));
-                WcFields.assertSame(wc, c, qpL.qpn(), qpJ.qpn(), "SRQ completion of WQE " + slot);
+                WcFields.assertSame(wc, c, qpnL, qpnJ, "SRQ completion of WQE " + slot);
                 assertArrayEquals(ringL.buf().toArray(ValueLayout.JAVA_BYTE),
                     ringJ.buf().toArray(ValueLayout.JAVA_BYTE), "SRQ free list after completing WQE " + slot);
             }
