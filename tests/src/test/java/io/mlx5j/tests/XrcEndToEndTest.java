@@ -226,8 +226,14 @@ class XrcEndToEndTest
                 {
                     throw new AssertionError("send ring full at " + i);
                 }
+                // each wait bounded (10 s), so a completion that never comes fails the case instead of hanging it
+                final long deadline = System.nanoTime() + 10_000_000_000L;
                 while (dcqI.poll(c) == 0)
                 {
+                    if (System.nanoTime() - deadline > 0)
+                    {
+                        throw new AssertionError("no send completion for " + i);
+                    }
                     Thread.onSpinWait();
                 }
                 if (c.statusCode() != 0)
@@ -236,6 +242,11 @@ class XrcEndToEndTest
                 }
                 while (dcqT.poll(c) == 0)
                 {
+                    if (System.nanoTime() - deadline > 0)
+                    {
+                        throw new AssertionError("no XRC SRQ completion for " + i + " (unexpected CQEs: "
+                            + dcqT.unexpectedCqes() + ")");
+                    }
                     Thread.onSpinWait();
                 }
                 if (c.statusCode() != 0 || c.wrId() != i || c.imm() != i || c.qpn() != tgt.qpn())
