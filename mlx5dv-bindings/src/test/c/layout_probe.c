@@ -571,6 +571,24 @@ int main(void)
 	F(struct ibv_srq_init_attr, attr.max_wr);
 	F(struct ibv_srq_init_attr, attr.srq_limit);
 	F(struct ibv_srq_init_attr, srq_context);
+	F(struct ibv_srq_init_attr_ex, attr);
+	F(struct ibv_srq_init_attr_ex, attr.max_sge);
+	F(struct ibv_srq_init_attr_ex, attr.max_wr);
+	F(struct ibv_srq_init_attr_ex, attr.srq_limit);
+	F(struct ibv_srq_init_attr_ex, comp_mask);
+	F(struct ibv_srq_init_attr_ex, cq);
+	F(struct ibv_srq_init_attr_ex, pd);
+	F(struct ibv_srq_init_attr_ex, srq_context);
+	F(struct ibv_srq_init_attr_ex, srq_type);
+	F(struct ibv_srq_init_attr_ex, tm_cap);
+	F(struct ibv_srq_init_attr_ex, tm_cap.max_num_tags);
+	F(struct ibv_srq_init_attr_ex, tm_cap.max_ops);
+	F(struct ibv_srq_init_attr_ex, xrcd);
+	F(struct ibv_tm_cap, max_num_tags);
+	F(struct ibv_tm_cap, max_ops);
+	F(struct ibv_xrcd_init_attr, comp_mask);
+	F(struct ibv_xrcd_init_attr, fd);
+	F(struct ibv_xrcd_init_attr, oflags);
 	F(struct ibv_tmh, app_ctx);
 	F(struct ibv_tmh, opcode);
 	F(struct ibv_tmh, reserved);
@@ -825,6 +843,12 @@ int main(void)
 	S(struct ibv_srq_attr);
 
 	S(struct ibv_srq_init_attr);
+
+	S(struct ibv_srq_init_attr_ex);
+
+	S(struct ibv_tm_cap);
+
+	S(struct ibv_xrcd_init_attr);
 
 	S(struct ibv_tmh);
 

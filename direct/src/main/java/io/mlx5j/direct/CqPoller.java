@@ -248,9 +248,15 @@ public final class CqPoller
 
     /**
      * Receives of QPs not attached by {@link #attach(SrqRecvQueue, QueuePair)} go to this SRQ if it is the only one.
+     * <p>
+     * An XRC SRQ ({@link io.mlx5j.verbs.SharedReceiveQueue#isXrc()}) completes on its own CQ, which must be this
+     * poller's: its receives (of any XRC TGT QP of its domain, whose number the completion carries in
+     * {@link Completion#qpn}) are found by the SRQ index the CQE carries, in constant time, whatever the number of
+     * XRC SRQs attached. Call from the poller's thread, like every attach.
      *
      * @param srq the SRQ's queue
      * @return this poller
+     * @throws IllegalArgumentException if the CQ has compressed CQEs, or {@code srq} is an XRC SRQ of another CQ
      */
     public CqPoller attach(final SrqRecvQueue srq)
     {
@@ -258,6 +264,11 @@ public final class CqPoller
         {
             throw new IllegalArgumentException(this + " has compressed CQEs, which mlx5j decodes for raw packet QPs "
                 + "and WQs only, not for an SRQ");
+        }
+        if (srq.xrcCqeIndex() >= 0 && srq.srq().cq() != cq)
+        {
+            throw new IllegalArgumentException(srq + " is an XRC SRQ completing on " + srq.srq().cq() +
+                ", not on this poller's CQ " + cq);
         }
         queues.attach(srq, ownership);
         return this;
@@ -273,6 +284,11 @@ public final class CqPoller
      */
     public CqPoller attach(final SrqRecvQueue srq, final QueuePair qp)
     {
+        if (srq.xrcCqeIndex() >= 0)
+        {
+            throw new IllegalArgumentException(srq + " is an XRC SRQ: its receives are found by the SRQ index of "
+                + "their CQEs, not by QP; attach it with attach(SrqRecvQueue)");
+        }
         queues.bind(srq, qp, this);
         return attach(srq);
     }
@@ -757,7 +773,9 @@ public final class CqPoller
      */
     boolean unclaimedRecv(final int qpn, final int wqeCounter)
     {
-        return queues.recvRetired(qpn, wqeCounter) ? orphan() : unexpected(qpn, UnexpectedCqe.NO_RECEIVE_QUEUE);
+        // an XRC SRQ detached (or destroyed) with WQEs completing: its late CQEs name it by srqn_uidx
+        return queues.recvRetired(qpn, wqeCounter) || queues.xrcRetired(view.srqnUidx()) ? orphan()
+            : unexpected(qpn, UnexpectedCqe.NO_RECEIVE_QUEUE);
     }
 
     private boolean orphan()

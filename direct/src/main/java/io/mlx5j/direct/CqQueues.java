@@ -20,6 +20,10 @@ import java.util.Arrays;
  *     InlineSmallCode (2,500 bytes; 2,408 became 2,912), so the poll was no longer inlined into the caller and
  *     Mlx5jPollBench.poll1 went from 19 ns to 27-31 ns; with the one-entry cache in front it measured 19.7 ns. The
  *     table probe is in methods of its own, off that path.</li>
+ * <li>XRC SRQs in a {@link QpnTable} of their own, by what their CQEs carry in srqn_uidx (the user index libmlx5
+ *     gave the SRQ, or its number under CQE version 1's absence): a TGT QP's CQE names the TGT QP, which may
+ *     deliver into any XRC SRQ of its domain, so the SRQ is found by that field, in constant time, as libmlx5's
+ *     mlx5_parse_cqe finds it. Only a receive CQE that no QP's own queue or SRQ binding takes looks there.</li>
  * <li>A flow-tagged receive queue (a RAW_PACKET QP's, or a WQ's) and a striding receive queue are each the only
  *     receive queue of their CQ: their CQEs carry a flow tag where others carry the QP number.</li>
  * <li>Queues that were attached and are not any more (detached, or their QP, WQ or SRQ destroyed) leave a retired
@@ -64,6 +68,8 @@ final class CqQueues
     private final QpnTable sends = new QpnTable();
     private final QpnTable recvs = new QpnTable();
     private final QpnTable srqBindings = new QpnTable();
+    /** Attached XRC SRQs by their CQE index ({@link SrqRecvQueue#xrcCqeIndex()}), retired marks after detach. */
+    private final QpnTable xrcSrqs = new QpnTable();
     private SharedReceive[] srqs = new SharedReceive[0];
     /** The flow-tagged receive queue, if one is attached; then no other receive queue is. */
     OrderedReceive raw;
@@ -138,15 +144,44 @@ final class CqQueues
         return null;
     }
 
-    /** The SRQ whose WQEs the receives of {@code qpn} complete, or null. */
-    SharedReceive srq(final int qpn)
+    /**
+     * The SRQ whose WQEs the receives of {@code qpn} complete, or null: the one {@code qpn} is bound to, else the XRC
+     * SRQ the CQE's {@code srqnUidx} names, else the only SRQ attached if it is a plain one.
+     */
+    SharedReceive srq(final int qpn, final int srqnUidx)
     {
         if (srqBindings.get(qpn) instanceof SrqBinding b)
         {
             return b.qp.isClosed() || b.srq.dead() ? null : b.srq;
         }
+        if (xrcSrqs.size() != 0)
+        {
+            final Object x = xrcSrqs.get(srqnUidx & 0xffffff);
+            if (x instanceof SharedReceive s)
+            {
+                return s.dead() ? null : s;
+            }
+            if (x != null)
+            {
+                return null;    // a retired XRC SRQ's late CQE
+            }
+        }
         final SharedReceive[] all = srqs;
-        return all.length == 1 && !all[0].dead() ? all[0] : null;
+        return all.length == 1 && !all[0].dead() && !isXrc(all[0]) ? all[0] : null;
+    }
+
+    /** Whether {@code q} is an attached XRC SRQ (a probe by its index; attach-time and fallback use only). */
+    private boolean isXrc(final SharedReceive q)
+    {
+        final int index = ((SrqRecvQueue) q.queue()).xrcCqeIndex();
+        return index >= 0;
+    }
+
+    /** Whether the CQE index {@code srqnUidx} was an XRC SRQ's that was attached here and is not any more. */
+    boolean xrcRetired(final int srqnUidx)
+    {
+        final Object x = xrcSrqs.size() == 0 ? null : xrcSrqs.get(srqnUidx & 0xffffff);
+        return x instanceof Retired || x instanceof SharedReceive s && s.dead();
     }
 
     /** Whether a send queue of {@code qpn} was attached here and is not any more (or its QP is destroyed). */
@@ -254,7 +289,17 @@ final class CqQueues
     void attach(final SrqRecvQueue srq, final Ownership ownership)
     {
         final SharedReceive q = srq.cqSide();
+        final int index = srq.xrcCqeIndex();
+        if (index >= 0 && xrcSrqs.get(index) instanceof SharedReceive other && other != q && !other.dead())
+        {
+            throw new IllegalArgumentException(srq + ": an attached XRC SRQ has CQE index 0x" +
+                Integer.toHexString(index) + " already (" + other + ")");
+        }
         Ownership.merge(ownership, q.ownership());
+        if (index >= 0)
+        {
+            xrcSrqs.put(index, q);
+        }
         if (!Arrays.asList(srqs).contains(q))
         {
             srqs = Arrays.copyOf(srqs, srqs.length + 1);
@@ -334,6 +379,11 @@ final class CqQueues
         {
             retire(srqBindings, bound[i], null);
             found = true;
+        }
+        final int index = srq.xrcCqeIndex();
+        if (index >= 0 && xrcSrqs.get(index) == q)
+        {
+            retire(xrcSrqs, index, null);
         }
         final int i = Arrays.asList(srqs).indexOf(q);
         if (i >= 0)

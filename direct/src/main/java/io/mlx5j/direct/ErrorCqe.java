@@ -48,7 +48,7 @@ final class ErrorCqe
             c.wrId = rq.complete();
             return true;
         }
-        final SharedReceive srq = q.srq(qpn);
+        final SharedReceive srq = q.srq(qpn, v.srqnUidx());
         if (srq == null)
         {
             return p.unclaimedRecv(qpn, v.wqeCounter());

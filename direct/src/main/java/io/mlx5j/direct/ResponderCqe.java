@@ -42,7 +42,7 @@ final class ResponderCqe
         }
         else
         {
-            final SharedReceive srq = q.srq(qpn);
+            final SharedReceive srq = q.srq(qpn, v.srqnUidx());
             if (srq == null)
             {
                 return p.unclaimedRecv(qpn, v.wqeCounter());

@@ -36,6 +36,8 @@ public final class SrqRecvQueue
     private long refusedFull;
     private final SharedReceiveQueue srq;
     private final int srqn;
+    /** An XRC SRQ's CQE index (SharedReceiveQueue.cqeIndex), else -1. */
+    private final int xrcCqeIndex;
     private final MemorySegment buf;
     private final int stride;
     private final int wqeCnt;
@@ -61,6 +63,7 @@ public final class SrqRecvQueue
         final SrqRing r = srq.ring();
         this.srq = srq;
         this.srqn = r.srqn();
+        this.xrcCqeIndex = srq.isXrc() ? srq.cqeIndex() : -1;
         this.buf = r.buf();
         this.stride = r.stride();
         this.wqeCnt = r.tail() + 1;
@@ -196,6 +199,18 @@ public final class SrqRecvQueue
     public int outstanding()
     {
         return outstanding;
+    }
+
+    /** {@return the SRQ this queue posts to} */
+    public SharedReceiveQueue srq()
+    {
+        return srq;
+    }
+
+    /** The CQE index an XRC SRQ's completions carry in srqn_uidx, -1 for a plain SRQ (any thread: final). */
+    int xrcCqeIndex()
+    {
+        return xrcCqeIndex;
     }
 
     /** {@return the SRQ number} */

@@ -199,6 +199,52 @@ public final class Context extends NativeResource
     }
 
     /**
+     * Opens a private XRC domain ({@code ibv_open_xrcd} with fd -1 and O_CREAT): XRC SRQs and TGT QPs of this context
+     * only.
+     *
+     * @return the new domain, owned by this context
+     * @throws VerbsException if the device has no XRC (EOPNOTSUPP)
+     */
+    public XrcDomain openXrcDomain()
+    {
+        synchronized (this)
+        {
+            ensureOpen();
+            return XrcDomain.open(this, -1, XrcDomain.O_CREAT);
+        }
+    }
+
+    /**
+     * Opens the XRC domain of the file {@code fd} is open on ({@code ibv_open_xrcd}): processes that open one file
+     * share its domain. The descriptor must stay open while the domain is used; the domain does not close it.
+     *
+     * @param fd an open file descriptor (from native code: the JDK does not expose a file's descriptor)
+     * @param create O_CREAT: make the domain if the file has none
+     * @param exclusive O_EXCL (with create): fail if the file already has a domain
+     * @return the domain, owned by this context
+     * @throws IllegalArgumentException if {@code fd} is negative (use {@link #openXrcDomain()} for a private domain)
+     *     or {@code exclusive} is asked without {@code create}
+     * @throws VerbsException with EBADF (no such fd), EAGAIN (no domain and no create), EINVAL (exclusive and one
+     *     exists)
+     */
+    public XrcDomain openXrcDomain(final int fd, final boolean create, final boolean exclusive)
+    {
+        if (fd < 0)
+        {
+            throw new IllegalArgumentException("file descriptor " + fd + ": openXrcDomain() opens a private domain");
+        }
+        if (exclusive && !create)
+        {
+            throw new IllegalArgumentException("exclusive (O_EXCL) needs create (O_CREAT)");
+        }
+        synchronized (this)
+        {
+            ensureOpen();
+            return XrcDomain.open(this, fd, (create ? XrcDomain.O_CREAT : 0) | (exclusive ? XrcDomain.O_EXCL : 0));
+        }
+    }
+
+    /**
      * Creates a completion channel ({@code ibv_create_comp_channel}) for event-driven CQs.
      *
      * @return the new channel, owned by this context

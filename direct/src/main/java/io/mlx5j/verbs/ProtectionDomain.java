@@ -200,6 +200,31 @@ public final class ProtectionDomain extends NativeResource
     }
 
     /**
+     * Creates an XRC SRQ ({@code ibv_create_srq_ex} with IBV_SRQT_XRC) in this PD and {@code xrcd}, completing on
+     * {@code cq}: the XRC TGT QPs of the domain receive into it what XRC INI QPs send naming its
+     * {@link SharedReceiveQueue#srqNum()}. Post its receive WQEs through {@code SrqRecvQueue}, attached to the
+     * {@code CqPoller} of {@code cq}.
+     *
+     * @param xrcd the XRC domain
+     * @param cq the CQ of its receives' completions
+     * @param maxWr receive WQEs wanted
+     * @param maxSge scatter entries per WQE
+     * @return the new XRC SRQ
+     * @throws IllegalArgumentException if {@code xrcd} or {@code cq} is null or of another context, or a size is
+     *     below 1
+     * @throws VerbsException if libibverbs refuses (EOPNOTSUPP: the device has no XRC)
+     */
+    public SharedReceiveQueue createXrcSrq(final XrcDomain xrcd, final CompletionQueue cq, final int maxWr,
+        final int maxSge)
+    {
+        synchronized (lock())
+        {
+            ensureOpen();
+            return SharedReceiveQueue.createXrc(this, xrcd, cq, maxWr, maxSge);
+        }
+    }
+
+    /**
      * Creates an address handle for UD sends to {@code destination}.
      *
      * @param destination where the datagrams go

@@ -26,7 +26,13 @@ public enum QpType
      * WQE names the XRC SRQ at the target that takes the message ({@code SendQueue.xrcSrqn}); the target side is an
      * XRC TGT QP of the peer's XRC domain. Create it with no receive WRs.
      */
-    XRC_SEND(9),
+    XRC_SEND(IbvQpInitAttr.IBV_QPT_XRC_SEND),
+    /**
+     * XRC target (IBV_QPT_XRC_RECV, 10): the responder an XRC INI QP connects to, in an XRC domain rather than a PD
+     * ({@link XrcDomain#createTgtQp()}). It has no queues, rings or CQs of its own: each request goes into the XRC SRQ
+     * of the domain it names and completes on that SRQ's CQ, carrying the TGT QP's number.
+     */
+    XRC_RECV(IbvQpInitAttr.IBV_QPT_XRC_RECV),
     /**
      * DC initiator (mlx5 dynamically connected transport, created with mlx5dv_create_qp): an RC-like requester
      * whose target is chosen per WQE (address handle, DCT number and DC key: {@code SendQueue.dcDestination});

@@ -46,6 +46,12 @@ import static io.mlx5j.bindings.IbvQpAttr.*;
  *   RTR->RTS     RC: STATE|SQ_PSN|TIMEOUT|RETRY_CNT|RNR_RETRY|MAX_QP_RD_ATOMIC
  *                UC, UD: STATE|SQ_PSN
  * </pre>
+ * XRC (the XRC columns of the Linux kernel's ib_modify_qp_is_ok table, as rdma-core's xsrq_pingpong moves them):
+ * <pre>
+ *   RESET->INIT  XRC_SEND (INI), XRC_RECV (TGT): STATE|PKEY_INDEX|PORT|ACCESS_FLAGS
+ *   INIT->RTR    INI: STATE|AV|PATH_MTU|DEST_QPN|RQ_PSN   TGT: as RC
+ *   RTR->RTS     INI: as RC                                TGT: STATE|SQ_PSN|TIMEOUT
+ * </pre>
  * Thread model: control calls are serialised on the Context; the rings are for one posting thread at a time (see
  * the data path classes).
  */
@@ -59,6 +65,8 @@ public final class QueuePair extends NativeResource
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
     private final SharedReceiveQueue srq;
+    /** The XRC domain of an XRC TGT QP, else null. */
+    private final XrcDomain xrcd;
     private final MemorySegment qpEx;
     /** The indirection table of an RSS QP, or null. */
     private final IndirectionTable rssTable;
@@ -77,8 +85,55 @@ public final class QueuePair extends NativeResource
         this.sendCq = config.sendCq();
         this.recvCq = config.recvCq();
         this.srq = config.srq();
+        this.xrcd = null;
         this.qpEx = qpEx;
         this.rssTable = null;
+    }
+
+    /** An XRC TGT QP: in a domain, no PD, queues or CQs. */
+    private QueuePair(final XrcDomain xrcd, final Arena arena, final MemorySegment handle)
+    {
+        super(xrcd.owner, arena, handle, List.of(xrcd));
+        this.type = QpType.XRC_RECV;
+        this.pd = null;
+        this.qpn = handle.get(U32, IbvQp.QP_NUM_OFFSET);
+        this.capabilities = new QpCapabilities(0, 0, 0, 0, 0);
+        this.sendCq = null;
+        this.recvCq = null;
+        this.srq = null;
+        this.xrcd = xrcd;
+        this.qpEx = MemorySegment.NULL;
+        this.rssTable = null;
+    }
+
+    static QueuePair createTgt(final XrcDomain xrcd)
+    {
+        final Arena arena = Arena.ofShared();
+        try
+        {
+            final MemorySegment state = CallState.allocate(arena);
+            final MemorySegment attr = arena.allocate(IbvQpInitAttrEx.LAYOUT);
+            attr.set(C_INT, IbvQpInitAttr.QP_TYPE_OFFSET, QpType.XRC_RECV.value());
+            attr.set(U32, IbvQpInitAttrEx.COMP_MASK_OFFSET, IbvQpInitAttrEx.IBV_QP_INIT_ATTR_XRCD);
+            attr.set(C_POINTER, IbvQpInitAttrEx.XRCD_OFFSET, xrcd.handle);
+            final MemorySegment raw = InlineVerbs.ibv_create_qp_ex(state, xrcd.owner.handle, attr);
+            if (raw.address() == 0)
+            {
+                throw new VerbsException("ibv_create_qp_ex", CallState.errno(state), "XRC TGT QP in " + xrcd);
+            }
+            return new QueuePair(xrcd, arena, raw.reinterpret(IbvQp.LAYOUT.byteSize(), arena, null));
+        }
+        catch (final RuntimeException ex)
+        {
+            arena.close();
+            throw ex;
+        }
+    }
+
+    /** {@return the XRC domain of an XRC TGT QP, or null} */
+    public XrcDomain xrcd()
+    {
+        return xrcd;
     }
 
     /** An RSS QP: no queues of its own. */
@@ -93,6 +148,7 @@ public final class QueuePair extends NativeResource
         this.sendCq = null;
         this.recvCq = null;
         this.srq = null;
+        this.xrcd = null;
         this.qpEx = MemorySegment.NULL;
         this.rssTable = table;
     }
@@ -304,7 +360,7 @@ public final class QueuePair extends NativeResource
         return type;
     }
 
-    /** {@return the protection domain the QP was created in} */
+    /** {@return the protection domain the QP was created in; null for an XRC TGT QP (it is in an XRC domain)} */
     public ProtectionDomain pd()
     {
         return pd;
@@ -465,7 +521,7 @@ public final class QueuePair extends NativeResource
                     attr.set(U32, RQ_PSN_OFFSET, rtr.rqPsn());
                     rtr.path().write(attr, AH_ATTR_OFFSET);
                     mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
-                    if (type == QpType.RC)   // an XRC INI QP has no responder: uverbs ignores these
+                    if (type == QpType.RC || type == QpType.XRC_RECV)   // an INI QP has no responder side
                     {
                         attr.set(U8, MAX_DEST_RD_ATOMIC_OFFSET, (byte) rtr.maxDestRdAtomic());
                         attr.set(U8, MIN_RNR_TIMER_OFFSET, (byte) rtr.minRnrTimer());
@@ -562,7 +618,13 @@ public final class QueuePair extends NativeResource
                 {
                     throw new IllegalStateException(this + ": a DCT stays in RTR, it never sends");
                 }
-                if (type == QpType.RC || type == QpType.XRC_SEND || type == QpType.DCI)
+                if (type == QpType.XRC_RECV)
+                {
+                    // a TGT QP only responds: its RTS takes the ACK timeout, no retry or read-initiator limits
+                    attr.set(U8, TIMEOUT_OFFSET, (byte) rts.timeout());
+                    mask |= IBV_QP_TIMEOUT;
+                }
+                else if (type == QpType.RC || type == QpType.XRC_SEND || type == QpType.DCI)
                 {
                     attr.set(U8, TIMEOUT_OFFSET, (byte) rts.timeout());
                     attr.set(U8, RETRY_CNT_OFFSET, (byte) rts.retryCnt());
@@ -701,6 +763,11 @@ public final class QueuePair extends NativeResource
             if (rssTable != null)
             {
                 throw new IllegalStateException(this + " is an RSS QP: it has no rings (its WQs receive)");
+            }
+            if (type == QpType.XRC_RECV)
+            {
+                throw new IllegalStateException(this + " is an XRC TGT QP: it has no rings (its domain's XRC SRQs " +
+                    "receive; post to them through SrqRecvQueue)");
             }
             if (rings == null)
             {

@@ -5,6 +5,8 @@ import io.mlx5j.bindings.CallState;
 import io.mlx5j.bindings.IbvSrq;
 import io.mlx5j.bindings.IbvSrqAttr;
 import io.mlx5j.bindings.IbvSrqInitAttr;
+import io.mlx5j.bindings.IbvSrqInitAttrEx;
+import io.mlx5j.bindings.InlineVerbs;
 import io.mlx5j.bindings.Mlx5dv;
 import io.mlx5j.bindings.Mlx5dvObj;
 import io.mlx5j.bindings.Mlx5dvSrq;
@@ -15,20 +17,39 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
+import static io.mlx5j.bindings.CTypes.C_INT;
 import static io.mlx5j.bindings.CTypes.C_POINTER;
 import static io.mlx5j.bindings.CTypes.U32;
 import static io.mlx5j.bindings.CTypes.U64;
 
 /**
  * A shared receive queue ({@code struct ibv_srq}): receive WQEs that several QPs of the PD consume.
+ * <p>
+ * An XRC SRQ ({@link ProtectionDomain#createXrcSrq}, IBV_SRQT_XRC) belongs to an {@link XrcDomain} as well: the XRC
+ * TGT QPs of the domain receive into it the messages whose XRC segment names its {@link #srqNum()}, and complete
+ * them on the SRQ's own CQ ({@link #cq()}) with the TGT QP's number. Its receive WQEs are those of a plain SRQ.
  *
  * <p>Thread model: as every control-path object (see the package comment), its creation and close are serialised on the
  * Context.
  */
 public final class SharedReceiveQueue extends NativeResource
 {
+    /**
+     * MLX5_RSC_TYPE_XSRQ of rdma-core v44 providers/mlx5/mlx5.h (enum mlx5_rsc_type: QP, XSRQ, SRQ, RWQ), which
+     * mlx5_create_xrc_srq (verbs.c) stores in the mlx5_resource that heads its struct mlx5_srq.
+     */
+    private static final int MLX5_RSC_TYPE_XSRQ = 1;
+
     private final int maxWr;
     private final int maxSge;
+    /** The XRC domain of an XRC SRQ, else null. */
+    private final XrcDomain xrcd;
+    /** The CQ of an XRC SRQ, else null. */
+    private final CompletionQueue cq;
+    /** ibv_get_srq_num of an XRC SRQ, else -1. */
+    private final int srqNum;
+    /** What an XRC SRQ's CQEs carry in srqn_uidx (user index under CQE version 1, else the SRQ number), else -1. */
+    private final int cqeIndex;
     private SrqRing ring;
 
     private SharedReceiveQueue(final ProtectionDomain pd, final Arena arena, final MemorySegment handle,
@@ -37,6 +58,153 @@ public final class SharedReceiveQueue extends NativeResource
         super(pd.owner, arena, handle, List.of(pd));
         this.maxWr = maxWr;
         this.maxSge = maxSge;
+        this.xrcd = null;
+        this.cq = null;
+        this.srqNum = -1;
+        this.cqeIndex = -1;
+    }
+
+    private SharedReceiveQueue(final ProtectionDomain pd, final XrcDomain xrcd, final CompletionQueue cq,
+        final Arena arena, final MemorySegment handle, final int maxWr, final int maxSge, final int srqNum,
+        final int cqeIndex)
+    {
+        super(pd.owner, arena, handle, List.of(pd, xrcd, cq));
+        this.maxWr = maxWr;
+        this.maxSge = maxSge;
+        this.xrcd = xrcd;
+        this.cq = cq;
+        this.srqNum = srqNum;
+        this.cqeIndex = cqeIndex;
+    }
+
+    static SharedReceiveQueue createXrc(final ProtectionDomain pd, final XrcDomain xrcd, final CompletionQueue cq,
+        final int maxWr, final int maxSge)
+    {
+        if (xrcd == null)
+        {
+            throw new IllegalArgumentException("an XRC SRQ needs its XRC domain (Context.openXrcDomain), got null");
+        }
+        if (cq == null)
+        {
+            throw new IllegalArgumentException("an XRC SRQ needs the CQ its receives complete on, got null");
+        }
+        if (maxWr < 1 || maxSge < 1)
+        {
+            throw new IllegalArgumentException("SRQ needs maxWr >= 1 and maxSge >= 1, got " + maxWr + ", " + maxSge);
+        }
+        xrcd.ensureOpen();
+        cq.ensureOpen();
+        if (xrcd.owner != pd.owner || cq.owner != pd.owner)
+        {
+            throw new IllegalArgumentException((xrcd.owner != pd.owner ? xrcd : cq) +
+                " belongs to another context than the PD");
+        }
+        final Arena arena = Arena.ofShared();
+        try
+        {
+            final MemorySegment state = CallState.allocate(arena);
+            final MemorySegment attr = arena.allocate(IbvSrqInitAttrEx.LAYOUT);
+            final long a = IbvSrqInitAttrEx.ATTR_OFFSET;
+            attr.set(U32, a + IbvSrqAttr.MAX_WR_OFFSET, maxWr);
+            attr.set(U32, a + IbvSrqAttr.MAX_SGE_OFFSET, maxSge);
+            attr.set(U32, IbvSrqInitAttrEx.COMP_MASK_OFFSET, IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_TYPE |
+                IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_PD | IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_XRCD |
+                IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_CQ);
+            attr.set(C_INT, IbvSrqInitAttrEx.SRQ_TYPE_OFFSET, IbvSrqInitAttrEx.IBV_SRQT_XRC);
+            attr.set(C_POINTER, IbvSrqInitAttrEx.PD_OFFSET, pd.handle);
+            attr.set(C_POINTER, IbvSrqInitAttrEx.XRCD_OFFSET, xrcd.handle);
+            attr.set(C_POINTER, IbvSrqInitAttrEx.CQ_OFFSET, cq.handle);
+            final MemorySegment raw = InlineVerbs.ibv_create_srq_ex(state, pd.owner.handle, attr);
+            if (raw.address() == 0)
+            {
+                throw new VerbsException("ibv_create_srq_ex", CallState.errno(state),
+                    "XRC SRQ in " + xrcd + ", max_wr " + maxWr + ", max_sge " + maxSge);
+            }
+            final MemorySegment num = arena.allocate(U32);
+            final int rc = InlineVerbs.ibv_get_srq_num(raw, num);
+            if (rc != 0)
+            {
+                Verbs.ibv_destroy_srq(raw);
+                throw new VerbsException("ibv_get_srq_num", rc, "XRC SRQ in " + xrcd);
+            }
+            final int cqeIndex = xsrqIndex(raw, num.get(U32, 0));
+            return new SharedReceiveQueue(pd, xrcd, cq, arena, raw.reinterpret(IbvSrq.LAYOUT.byteSize(), arena, null),
+                attr.get(U32, a + IbvSrqAttr.MAX_WR_OFFSET), attr.get(U32, a + IbvSrqAttr.MAX_SGE_OFFSET),
+                num.get(U32, 0), cqeIndex);
+        }
+        catch (final RuntimeException ex)
+        {
+            arena.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * The number an XRC SRQ's CQEs carry in srqn_uidx. A CQE of a TGT QP's receive names the TGT QP, so the SRQ is
+     * found by this field: the user index libmlx5 gave the SRQ under CQE version 1, else the SRQ number
+     * (mlx5_create_xrc_srq stores exactly this as {@code rsc.rsn}, and mlx5_parse_cqe finds the SRQ by it). libmlx5
+     * reports the user index through no public call, so it is read from {@code struct mlx5_srq}, whose first member
+     * {@code struct mlx5_resource {type; rsn}} (8 bytes) directly precedes the {@code struct ibv_srq} the library
+     * hands out (to_msrq is a container_of). The type is checked, so a library of another layout fails here, clearly,
+     * instead of mis-routing completions.
+     */
+    private static int xsrqIndex(final MemorySegment srq, final int srqNum)
+    {
+        final MemorySegment rsc = MemorySegment.ofAddress(srq.address() - 8).reinterpret(8);
+        final int type = rsc.get(U32, 0);
+        final int rsn = rsc.get(U32, 4);
+        if (type != MLX5_RSC_TYPE_XSRQ || (rsn & ~0xffffff) != 0)
+        {
+            Verbs.ibv_destroy_srq(srq);
+            throw new IllegalStateException("libmlx5's struct mlx5_srq is not laid out as rdma-core v44's (resource " +
+                "type " + type + ", expected MLX5_RSC_TYPE_XSRQ " + MLX5_RSC_TYPE_XSRQ + "; srq_num 0x" +
+                Integer.toHexString(srqNum) + "): XRC SRQ completions could not be routed");
+        }
+        return rsn;
+    }
+
+    /** {@return true for an XRC SRQ (IBV_SRQT_XRC)} */
+    public boolean isXrc()
+    {
+        return xrcd != null;
+    }
+
+    /** {@return the XRC domain of an XRC SRQ, or null} */
+    public XrcDomain xrcd()
+    {
+        return xrcd;
+    }
+
+    /** {@return the CQ an XRC SRQ's receives complete on, or null for a plain SRQ (its QPs' receive CQs)} */
+    public CompletionQueue cq()
+    {
+        return cq;
+    }
+
+    /**
+     * {@return the XRC SRQ number ({@code ibv_get_srq_num}) that an XRC INI QP's WQEs name
+     * ({@code SendQueue.xrcSrqn})}
+     *
+     * @throws IllegalStateException if this is no XRC SRQ
+     */
+    public int srqNum()
+    {
+        ensureOpen();
+        if (xrcd == null)
+        {
+            throw new IllegalStateException(this + " is no XRC SRQ: only those have an SRQ number for peers");
+        }
+        return srqNum;
+    }
+
+    /**
+     * {@return what the CQEs of this XRC SRQ's receives carry in srqn_uidx (the user index under CQE version 1, the
+     * SRQ number otherwise), by which a poller finds the SRQ; -1 for a plain SRQ}
+     */
+    public int cqeIndex()
+    {
+        ensureOpen();
+        return cqeIndex;
     }
 
     static SharedReceiveQueue create(final ProtectionDomain pd, final int maxWr, final int maxSge, final int limit)
@@ -200,6 +368,7 @@ public final class SharedReceiveQueue extends NativeResource
     @Override
     public String toString()
     {
-        return "SharedReceiveQueue(max_wr " + maxWr + (isClosed() ? ", closed)" : ")");
+        return (xrcd != null ? "XRC " : "") + "SharedReceiveQueue(max_wr " + maxWr +
+            (xrcd != null ? ", srq_num 0x" + Integer.toHexString(srqNum) : "") + (isClosed() ? ", closed)" : ")");
     }
 }

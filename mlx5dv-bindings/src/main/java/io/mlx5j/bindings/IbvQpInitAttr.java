@@ -24,6 +24,10 @@ public final class IbvQpInitAttr
     public static final int IBV_QPT_RAW_PACKET = 8;
     /** {@code IBV_QPT_DRIVER} (verbs.h enum ibv_qp_type): a provider QP type, here mlx5 DC (mlx5dv_create_qp). */
     public static final int IBV_QPT_DRIVER = 0xff;
+    /** {@code IBV_QPT_XRC_SEND} ({@code infiniband/verbs.h}): the XRC initiator. */
+    public static final int IBV_QPT_XRC_SEND = 9;
+    /** {@code IBV_QPT_XRC_RECV} ({@code infiniband/verbs.h}): the XRC target, in an XRC domain. */
+    public static final int IBV_QPT_XRC_RECV = 10;
 
     /** Memory layout of {@code struct ibv_qp_init_attr} (verbs.h). */
     public static final GroupLayout LAYOUT = structLayout(

@@ -18,6 +18,8 @@ public final class IbvQpInitAttrEx
 {
     /** {@code IBV_QP_INIT_ATTR_PD} ({@code infiniband/verbs.h}). */
     public static final int IBV_QP_INIT_ATTR_PD = 1 << 0;
+    /** {@code IBV_QP_INIT_ATTR_XRCD} ({@code infiniband/verbs.h}): {@code xrcd} is valid (an XRC TGT QP). */
+    public static final int IBV_QP_INIT_ATTR_XRCD = 1 << 1;
     /** rwq_ind_tbl and rx_hash_conf are valid: an RSS QP (no queues of its own). */
     public static final int IBV_QP_INIT_ATTR_IND_TABLE = 1 << 4;
     /** {@code IBV_QP_INIT_ATTR_RX_HASH} ({@code infiniband/verbs.h}). */
@@ -84,6 +86,8 @@ public final class IbvQpInitAttrEx
     public static final long COMP_MASK_OFFSET = offset(LAYOUT, "comp_mask");
     /** Byte offset of {@code pd} in {@code struct ibv_qp_init_attr_ex}. */
     public static final long PD_OFFSET = offset(LAYOUT, "pd");
+    /** Byte offset of {@code xrcd} in {@code struct ibv_qp_init_attr_ex}. */
+    public static final long XRCD_OFFSET = offset(LAYOUT, "xrcd");
     /** Byte offset of {@code create_flags} in {@code struct ibv_qp_init_attr_ex}. */
     public static final long CREATE_FLAGS_OFFSET = offset(LAYOUT, "create_flags");
     /** Byte offset of {@code rwq_ind_tbl} in {@code struct ibv_qp_init_attr_ex}. */

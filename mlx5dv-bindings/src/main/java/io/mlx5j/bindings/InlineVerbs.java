@@ -133,6 +133,13 @@ public final class InlineVerbs
         static final MethodHandle HANDLE = NativeLibs.downcall(FD, CallState.OPTION);
     }
 
+    /** int (*)(struct ibv_srq *, uint32_t *): get_srq_num. */
+    private static final class GetSrqNumFn
+    {
+        static final FunctionDescriptor FD = FunctionDescriptor.of(C_INT, C_POINTER, C_POINTER);
+        static final MethodHandle HANDLE = NativeLibs.downcall(FD);
+    }
+
     /** void (*)(struct ibv_qp_ex *): wr_start, wr_abort, wr_send. */
     private static final class WrVoidFn
     {
@@ -668,6 +675,88 @@ public final class InlineVerbs
         try
         {
             return (MemorySegment) CreateExFn.HANDLE.invokeExact(fn, callState, context, attr);
+        }
+        catch (final Error | RuntimeException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new AssertionError("unreachable", ex);
+        }
+    }
+
+    // ---------------------------------------------------------------- XRC domains and SRQs
+
+    /**
+     * {@code ibv_open_xrcd}: {@code verbs_context.open_xrcd(context, attr)}, or NULL with errno EOPNOTSUPP when absent
+     * (verbs.h).
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param context the C argument {@code struct ibv_context *context}
+     * @param xrcdInitAttr the C argument {@code struct ibv_xrcd_init_attr *xrcd_init_attr}
+     * @return what {@code ibv_open_xrcd} returns ({@code struct ibv_xrcd *}); see man ibv_open_xrcd(3)
+     */
+    public static MemorySegment ibv_open_xrcd(final MemorySegment callState, final MemorySegment context,
+        final MemorySegment xrcdInitAttr)
+    {
+        return callCreateEx(callState, verbsContextOp(context, VerbsContext.OPEN_XRCD_OFFSET), context, xrcdInitAttr);
+    }
+
+    /**
+     * {@code ibv_close_xrcd}: {@code verbs_context.close_xrcd(xrcd)} of the domain's context; 0 or errno.
+     *
+     * @param xrcd the C argument {@code struct ibv_xrcd *xrcd} (its first member is the context)
+     * @return what {@code ibv_close_xrcd} returns ({@code int}); see man ibv_close_xrcd(3)
+     */
+    public static int ibv_close_xrcd(final MemorySegment xrcd)
+    {
+        return destroyObj(verbsContextOp(pointerAt(xrcd, C_POINTER.byteSize(), 0), VerbsContext.CLOSE_XRCD_OFFSET),
+            xrcd);
+    }
+
+    /**
+     * {@code ibv_create_srq_ex}: as verbs.h, a request of only PD (and type BASIC) goes to ibv_create_srq; otherwise
+     * {@code verbs_context.create_srq_ex}, or NULL with errno EOPNOTSUPP when absent.
+     *
+     * @param callState where the call leaves errno ({@link CallState#allocate})
+     * @param context the C argument {@code struct ibv_context *context}
+     * @param srqInitAttrEx the C argument {@code struct ibv_srq_init_attr_ex *srq_init_attr_ex}
+     * @return what {@code ibv_create_srq_ex} returns ({@code struct ibv_srq *}); see man ibv_create_srq_ex(3)
+     */
+    public static MemorySegment ibv_create_srq_ex(final MemorySegment callState, final MemorySegment context,
+        final MemorySegment srqInitAttrEx)
+    {
+        final MemorySegment attr = srqInitAttrEx.reinterpret(IbvSrqInitAttrEx.LAYOUT.byteSize());
+        final int mask = attr.get(CTypes.U32, IbvSrqInitAttrEx.COMP_MASK_OFFSET);
+        if ((mask & ~(IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_PD | IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_TYPE)) == 0
+            && (mask & IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_PD) != 0
+            && ((mask & IbvSrqInitAttrEx.IBV_SRQ_INIT_ATTR_TYPE) == 0
+                || attr.get(C_INT, IbvSrqInitAttrEx.SRQ_TYPE_OFFSET) == IbvSrqInitAttrEx.IBV_SRQT_BASIC))
+        {
+            return Verbs.ibv_create_srq(callState, attr.get(C_POINTER, IbvSrqInitAttrEx.PD_OFFSET), attr);
+        }
+        return callCreateEx(callState, verbsContextOp(context, VerbsContext.CREATE_SRQ_EX_OFFSET), context, attr);
+    }
+
+    /**
+     * {@code ibv_get_srq_num}: {@code verbs_context.get_srq_num(srq, srq_num)}; 0 or errno (EOPNOTSUPP when absent).
+     *
+     * @param srq the C argument {@code struct ibv_srq *srq}
+     * @param srqNum the C argument {@code uint32_t *srq_num}, written on success
+     * @return what {@code ibv_get_srq_num} returns ({@code int}); see man ibv_get_srq_num(3)
+     */
+    public static int ibv_get_srq_num(final MemorySegment srq, final MemorySegment srqNum)
+    {
+        final MemorySegment fn = verbsContextOp(pointerAt(srq, IbvSrq.LAYOUT.byteSize(), IbvSrq.CONTEXT_OFFSET),
+            VerbsContext.GET_SRQ_NUM_OFFSET);
+        if (fn.address() == 0)
+        {
+            return CallState.EOPNOTSUPP;
+        }
+        try
+        {
+            return (int) GetSrqNumFn.HANDLE.invokeExact(fn, srq, srqNum);
         }
         catch (final Error | RuntimeException ex)
         {

@@ -72,6 +72,12 @@ public final class VerbsContext
     public static final long CREATE_QP_EX_OFFSET = offset(LAYOUT, "create_qp_ex");
     /** Byte offset of {@code create_srq_ex} in {@code struct verbs_context}. */
     public static final long CREATE_SRQ_EX_OFFSET = offset(LAYOUT, "create_srq_ex");
+    /** Byte offset of {@code get_srq_num} in {@code struct verbs_context}. */
+    public static final long GET_SRQ_NUM_OFFSET = offset(LAYOUT, "get_srq_num");
+    /** Byte offset of {@code open_xrcd} in {@code struct verbs_context}. */
+    public static final long OPEN_XRCD_OFFSET = offset(LAYOUT, "open_xrcd");
+    /** Byte offset of {@code close_xrcd} in {@code struct verbs_context}. */
+    public static final long CLOSE_XRCD_OFFSET = offset(LAYOUT, "close_xrcd");
     /** Byte offset of {@code create_wq} in {@code struct verbs_context}. */
     public static final long CREATE_WQ_OFFSET = offset(LAYOUT, "create_wq");
     /** Byte offset of {@code modify_wq} in {@code struct verbs_context}. */

@@ -54,6 +54,8 @@ class LayoutTest
         "ibv_rx_hash_conf", "mlx5dv_rwq", "mlx5dv_wq_init_attr", "mlx5dv_striding_rq_init_attr",
         // DC: mlx5dv_create_qp
         "mlx5dv_qp_init_attr", "mlx5dv_dc_init_attr", "mlx5dv_qp_ex",
+        // XRC: domains and XRC SRQs
+        "ibv_xrcd_init_attr", "ibv_srq_init_attr_ex", "ibv_tm_cap",
         // libc: the event channels' timed waits
         "pollfd");
 

@@ -16,6 +16,7 @@ import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.verbs.SharedReceiveQueue;
 import io.mlx5j.verbs.SrqRing;
+import io.mlx5j.verbs.XrcDomain;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -235,7 +236,8 @@ class RecvParityTest
      * compared. The free list is libmlx5's (44: linked at the completion; 48 and later: at the next post that finds
      * it empty, in ring order), so this compares the scheme of whichever libmlx5 the JVM runs.
      */
-    private final class SrqTwin
+    /** Twin SRQs, each behind an RC QP (the CQE names the QP; libmlx5 finds the SRQ through the QP's index). */
+    private SrqTwin rcTwin()
     {
         final SharedReceiveQueue srqL = rig.pd.createSrq(16, 3);
         final SharedReceiveQueue srqJ = rig.pd.createSrq(16, 3);
@@ -243,14 +245,45 @@ class RecvParityTest
         final CompletionQueue cqJ = rig.cq(256);
         final QueuePair qpL = rig.pd.createQp(QpConfig.builder(QpType.RC, cqL).maxRecvWr(0).srq(srqL).build());
         final QueuePair qpJ = rig.pd.createQp(QpConfig.builder(QpType.RC, cqJ).maxRecvWr(0).srq(srqJ).build());
-        final int uidxL = EmulatedDevice.uidx(qpL.qpn());
-        final int uidxJ = EmulatedDevice.uidx(qpJ.qpn());
-        final SrqRing ringL = srqL.ring();
-        final SrqRing ringJ = srqJ.ring();
         final SrqRecvQueue dsrq = SrqRecvQueue.of(srqJ);
-        final CqPoller dcqJ = CqPoller.of(cqJ).attach(dsrq, qpJ);
-        final CqeInjector injL = new CqeInjector(cqL);
-        final CqeInjector injJ = new CqeInjector(cqJ);
+        return new SrqTwin(srqL, srqJ, cqL, cqJ, qpL.qpn(), EmulatedDevice.uidx(qpL.qpn()), qpJ.qpn(),
+            EmulatedDevice.uidx(qpJ.qpn()), dsrq, CqPoller.of(cqJ).attach(dsrq, qpJ));
+    }
+
+    /**
+     * Twin XRC SRQs of one XRC domain, each with a TGT QP: the CQE names the TGT QP and carries the SRQ's index in
+     * srqn_uidx, by which both libmlx5 and the poller find the SRQ.
+     */
+    private SrqTwin xrcTwin()
+    {
+        final XrcDomain xrcd = rig.context.openXrcDomain();
+        final CompletionQueue cqL = rig.cq(256);
+        final CompletionQueue cqJ = rig.cq(256);
+        final SharedReceiveQueue srqL = rig.pd.createXrcSrq(xrcd, cqL, 16, 3);
+        final SharedReceiveQueue srqJ = rig.pd.createXrcSrq(xrcd, cqJ, 16, 3);
+        final QueuePair tgtL = xrcd.createTgtQp();
+        final QueuePair tgtJ = xrcd.createTgtQp();
+        final SrqRecvQueue dsrq = SrqRecvQueue.of(srqJ);
+        return new SrqTwin(srqL, srqJ, cqL, cqJ, tgtL.qpn(), srqL.cqeIndex(), tgtJ.qpn(), srqJ.cqeIndex(), dsrq,
+            CqPoller.of(cqJ).attach(dsrq));
+    }
+
+    private final class SrqTwin
+    {
+        final SharedReceiveQueue srqL;
+        final SharedReceiveQueue srqJ;
+        final CompletionQueue cqL;
+        final CompletionQueue cqJ;
+        final int qpnL;
+        final int qpnJ;
+        final int uidxL;
+        final int uidxJ;
+        final SrqRing ringL;
+        final SrqRing ringJ;
+        final SrqRecvQueue dsrq;
+        final CqPoller dcqJ;
+        final CqeInjector injL;
+        final CqeInjector injJ;
         final MemoryRegion mr = rig.memory(1 << 16);
         final int mrLkey = mr.lkey();
         final int stride;
@@ -260,8 +293,24 @@ class RecvParityTest
         final Completion c = new Completion();
         int k;
 
-        SrqTwin()
+        SrqTwin(final SharedReceiveQueue srqL, final SharedReceiveQueue srqJ, final CompletionQueue cqL,
+            final CompletionQueue cqJ, final int qpnL, final int uidxL, final int qpnJ, final int uidxJ,
+            final SrqRecvQueue dsrq, final CqPoller dcqJ)
         {
+            this.srqL = srqL;
+            this.srqJ = srqJ;
+            this.cqL = cqL;
+            this.cqJ = cqJ;
+            this.qpnL = qpnL;
+            this.qpnJ = qpnJ;
+            this.uidxL = uidxL;
+            this.uidxJ = uidxJ;
+            this.dsrq = dsrq;
+            this.dcqJ = dcqJ;
+            ringL = srqL.ring();
+            ringJ = srqJ.ring();
+            injL = new CqeInjector(cqL);
+            injJ = new CqeInjector(cqJ);
             assertEquals(ringL.stride(), ringJ.stride());
             assertEquals(ringL.tail(), ringJ.tail());
             stride = ringJ.stride();
@@ -333,12 +382,12 @@ class RecvParityTest
         /** A CQE naming WQE {@code slot} on both CQs, polled by both stacks; completions and rings compared. */
         void complete(final int slot)
         {
-            injL.respSend(qpL.qpn(), uidxL, slot, 50 + slot, 0x42);
-            injJ.respSend(qpJ.qpn(), uidxJ, slot, 50 + slot, 0x42);
+            injL.respSend(qpnL, uidxL, slot, 50 + slot, 0x42);
+            injJ.respSend(qpnJ, uidxJ, slot, 50 + slot, 0x42);
             wc.fill((byte) 0);
             assertEquals(1, InlineVerbs.ibv_poll_cq(cqL.pointer(), 1, wc));
             assertEquals(1, dcqJ.poll(c));
-            WcFields.assertSame(wc, c, qpL.qpn(), qpJ.qpn(), "SRQ completion of WQE " + slot);
+            WcFields.assertSame(wc, c, qpnL, qpnJ, "SRQ completion of WQE " + slot);
             compare("SRQ free list after completing WQE " + slot);
         }
 
@@ -355,7 +404,18 @@ class RecvParityTest
     @Test
     void sharedReceiveQueueWqesFreeListAndDoorbellRecord()
     {
-        final SrqTwin t = new SrqTwin();
+        fillCompleteRefill(rcTwin());
+    }
+
+    /** The same for XRC SRQs, completed through TGT QPs: the completions equal ibv_poll_cq's field by field. */
+    @Test
+    void xrcSharedReceiveQueueWqesFreeListAndDoorbellRecord()
+    {
+        fillCompleteRefill(xrcTwin());
+    }
+
+    private void fillCompleteRefill(final SrqTwin t)
+    {
         for (int round = 0; round < 6; round++)
         {
             // fill the SRQ to the limit (libmlx5 keeps one WQE in the list: head == tail is full)
@@ -387,7 +447,7 @@ class RecvParityTest
     @Test
     void sharedReceiveQueueFreeListWithCompletionsBetweenPosts()
     {
-        final SrqTwin t = new SrqTwin();
+        final SrqTwin t = rcTwin();
         final List<Integer> busy = new ArrayList<>();
         for (int w = 0; w < t.wqes - 1; w++)
         {

@@ -104,6 +104,7 @@ public final class SendOpcodeRules
             case XRC_SEND -> ON_RC;   // the RC opcodes, behind the XRC segment
             case DCI -> ON_DCI;
             case DCT -> 0;      // a DC target sends nothing
+            case XRC_RECV -> 0;       // a TGT QP has no send queue (QueuePair.rings refuses)
         };
     }
 
