@@ -54,5 +54,7 @@ void *const mlx5j_bound_functions[] = {
 	(void *)mlx5dv_is_supported,
 	(void *)mlx5dv_get_clock_info,
 	(void *)mlx5dv_query_device,
+	(void *)mlx5dv_create_qp,
+	(void *)mlx5dv_qp_ex_from_ibv_qp_ex,
 	(void *)poll,
 };

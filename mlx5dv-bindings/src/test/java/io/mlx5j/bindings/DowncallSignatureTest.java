@@ -113,6 +113,10 @@ class DowncallSignatureTest
                     continue;
                 }
                 final String name = method.getName();
+                if (type == Mlx5dv.class && name.equals("mlx5dv_wr_set_dc_addr"))
+                {
+                    continue;   // a static inline of mlx5dv.h calling a member: checked as such in the test below
+                }
                 final DwarfStructs.Die c = functions.function(name);
                 if (c == null)
                 {
@@ -132,14 +136,21 @@ class DowncallSignatureTest
         {
             fail(String.join("\n", problems));
         }
-        assertEquals(43, checked);
+        assertEquals(45, checked);
     }
 
     @Test
     void providerFunctionPointerDescriptorsMatchTheMemberTypes() throws ReflectiveOperationException
     {
         final List<String> problems = new ArrayList<>();
+        final Map<String, String> holders = new java.util.LinkedHashMap<>();
         for (final Map.Entry<String, String> e : POINTERS.entrySet())
+        {
+            holders.put(e.getKey(), InlineVerbs.class.getName() + "$" + e.getValue() + "#FD");
+        }
+        // mlx5dv.h's static inline mlx5dv_wr_set_dc_addr calls this member of struct mlx5dv_qp_ex
+        holders.put("mlx5dv_qp_ex.wr_set_dc_addr", Mlx5dv.class.getName() + "$WrSetDcAddrFn#DESC");
+        for (final Map.Entry<String, String> e : holders.entrySet())
         {
             final String[] at = e.getKey().split("\\.");
             final DwarfStructs.Die struct = structs.struct(at[0]);
@@ -158,7 +169,8 @@ class DowncallSignatureTest
                 problems.add(e.getKey() + ": not a function pointer member in C");
                 continue;
             }
-            final List<String> java = abi(descriptor(InlineVerbs.class.getName() + "$" + e.getValue(), "FD"));
+            final String[] holder = e.getValue().split("#");
+            final List<String> java = abi(descriptor(holder[0], holder[1]));
             final List<String> cSig = structs.signature(fn);
             if (!cSig.equals(java))
             {
