@@ -100,22 +100,36 @@ if [ -x "$runner" ]; then
     (cd "$work" && MLX5EMU_FABRIC=$fabric-py-$link MLX5EMU_STRICT=1 \
       timeout -k 5 600 "$root/emulator/mlx5emu" --link "$link" -- "$runner" -v) > "$log" 2>&1 || true
     rm -rf "$work"
-    # the release's suite asks iproute2's `rdma link show -j` (RDMA netlink) for each test's net device in setUp;
-    # the emulator answers no RDMA netlink (libibverbs then finds devices through sysfs), so those tests cannot
-    # run here: counted apart; any other error or failure fails the step
-    verdict=$(awk '
+    # Errors this emulator cannot avoid, each named with its cause; any other error or failure fails the step:
+    # - test_dc_atomic posts max_dc_rd_atom WRs, which libmlx5 reads from DevX QUERY_HCA_CAP (log_max_ra_req_dc);
+    #   the emulator refuses DevX, so the suite posts 0 and indexes an empty completion list;
+    # - test_roce_bth_match_rx/_tx ask `devlink dev param show` (devlink netlink), which the emulator does not answer;
+    # - test_rdmacm_async_resolve_addrinfo (IB) resolves an IB service through rdma_resolve_addrinfo, a ucma query
+    #   of newer kernels the emulated rdma_cm does not serve.
+    # Errors from `rdma link show` (RDMA netlink) are counted apart too: the emulator answers it since it serves
+    # NETLINK_RDMA, so any such error now means a regression there and is reported by name.
+    known="test_dc_atomic test_roce_bth_match_rx test_roce_bth_match_tx test_rdmacm_async_resolve_addrinfo"
+    verdict=$(awk -v known="$known" '
+      BEGIN { n = split(known, k, " "); for (i = 1; i <= n; i++) isknown[k[i]] = 1 }
       function flush() {
-        if (kind != "") { if (netlink) nl++; else { other++; if (first == "") first = name } }
+        if (kind != "") {
+          if (netlink) { nl++; if (firstnl == "") firstnl = name }
+          else if (name in isknown) { kn++; knames = knames " " name }
+          else { other++; if (first == "") first = name }
+        }
         kind = ""
       }
       /^(ERROR|FAIL): / { flush(); kind = $1; name = $2; netlink = 0 }
       kind != "" && index($0, "Command '"'"'['"'"'rdma'"'"', '"'"'link'"'"', '"'"'show'"'"'") { netlink = 1 }
       /^Ran [0-9]+ tests/ { flush(); ran = $2 }
       /^(OK|FAILED)/ { if (match($0, /skipped=[0-9]+/)) skip = substr($0, RSTART + 8, RLENGTH - 8) + 0 }
-      END { flush(); printf "%d run, %d ok, %d skipped, %d errors from rdma link show, %d other errors and failures%s",
-            ran, ran - skip - nl - other, skip, nl, other, other ? " (first: " first ")" : "" }' "$log")
+      END { flush()
+            printf "%d run, %d ok, %d skipped, %d known errors (%s), ", ran, ran - skip - nl - kn - other, skip, kn,
+              substr(knames, 2)
+            printf "%d errors from rdma link show%s, %d other errors and failures%s", nl,
+              nl ? " (first: " firstnl ")" : "", other, other ? " (first: " first ")" : "" }' "$log")
     echo "pyverbs $version $link: $verdict; log $log"
-    case "$verdict" in *" 0 other errors"*) ;; *) fail=1 ;; esac
+    case "$verdict" in *" 0 errors from rdma link show, 0 other errors"*) ;; *) fail=1 ;; esac
     grep -q "^Ran [1-9]" "$log" || { echo "FAIL pyverbs $link: the suite did not run"; fail=1; }
   done
 else
