@@ -26,7 +26,9 @@ class DowncallTest
         {
             for (final Method method : type.getDeclaredMethods())
             {
-                if (Modifier.isPublic(method.getModifiers()))
+                // mlx5dv_wr_set_dc_addr is a static inline of mlx5dv.h that calls a member of struct mlx5dv_qp_ex, not
+                // a symbol: DowncallSignatureTest checks it against that member's type
+                if (Modifier.isPublic(method.getModifiers()) && !method.getName().equals("mlx5dv_wr_set_dc_addr"))
                 {
                     names.add(method.getName());
                     final MemorySegment address = type == Verbs.class ?
@@ -36,7 +38,7 @@ class DowncallTest
             }
         }
         assertTrue(names.contains("ibv_reg_mr_iova2") && names.contains("mlx5dv_init_obj"), names.toString());
-        assertEquals(42, names.size(), names.toString());
+        assertEquals(44, names.size(), names.toString());
     }
 
     @Test
