@@ -90,9 +90,10 @@ EOF
   grep -q '^FAIL' "$out/py.$link" && fail=1
   # fopen (glibc's internal open, which no open() interposer sees): GNU sed reads its input files with fopen
   "$MLX5EMU" --link "$link" -- sed -n 's/^PCI_SLOT_NAME=//p' /sys/bus/pci/devices/e0000:00:00.0/uevent \
-    > "$out/sed.$link" 2>&1 || true
+    > "$out/sed.$link" 2> "$out/sed.$link.err" || true
+  # stdout alone: the launcher's own messages (a make it runs, say) go to stderr
   if [ "$(cat "$out/sed.$link")" = "e0000:00:00.0" ]; then ok "fopen reads the emulated uevent ($link)"; else
-    bad "fopen of the emulated uevent ($link): $(head -3 "$out/sed.$link")"; fi
+    bad "fopen of the emulated uevent ($link): $(head -3 "$out/sed.$link") $(head -3 "$out/sed.$link.err")"; fi
   h=$(head -1 "$out/host")
   if [ -n "$h" ]; then
     if "$MLX5EMU" --link "$link" -- sed -n 1p "/sys/bus/pci/devices/$h/vendor" > "$out/sedh.$link" 2>&1; then
