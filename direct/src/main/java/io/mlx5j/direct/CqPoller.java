@@ -15,6 +15,7 @@ import io.mlx5j.raw.StridingRecvQueue;
 import io.mlx5j.verbs.CompletionChannel;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.CqRing;
+import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.verbs.WorkQueue;
 import io.mlx5j.verbs.internal.VerbsAccess;
@@ -953,13 +954,28 @@ public final class CqPoller
      * RecvQueue attached to a poller of another group) is refused posts but not waited for, and that thread may be
      * inside a post when the QP is destroyed: keep all of a QP's queues in one group, as the thread rule asks.
      *
-     * @param qp a QP whose send or receive CQ is this poller's CQ; for a QP on an SRQ, its receive CQ must be
+     * <p>
+     * An XRC TGT QP ({@link QpType#XRC_RECV}, {@code XrcDomain.createTgtQp}) has no queues and no CQ of its own, but
+     * it is not free of WQEs: while a message that spans several packets arrives, it holds the XRC SRQ WQE the
+     * message goes into, and its move to ERR completes that WQE with WR_FLUSH_ERR on the SRQ's CQ, naming the TGT QP.
+     * A destroy without that (the close rule's direct {@code close()}) loses the WQE to every TGT QP of the domain,
+     * and a late CQE of it could reach a new QP that reuses the number. So its close follows the SRQ rule: request it
+     * on the poller of the CQ of the XRC SRQs it receives into (their one CQ; with SRQs on several CQs, a flush goes
+     * to the CQ of the SRQ the interrupted message named), report its {@code QP_LAST_WQE_REACHED} to the handle
+     * ({@link QpClose#lastWqeReached()}), and the owner destroys it once the CQEs the CQ held at that moment are
+     * polled. The SRQ's other WQEs stay posted for the domain's other TGT QPs. Its INI peer's WQEs then end in
+     * RETRY_EXC_ERR, as a ConnectX's requester ends when its responder QP is in ERR or gone (both drop requests
+     * without an answer), then WR_FLUSH_ERR.
+     *
+     * @param qp a QP whose send or receive CQ is this poller's CQ; for a QP on an SRQ, its receive CQ must be; an XRC
+     *           TGT QP: see above
      * @return the handle: {@link QpClose#await}, {@link QpClose#isDone()}
      * @throws IllegalArgumentException if {@code qp} does not complete on this poller's CQ as described
      */
     public QpClose closeAsync(final QueuePair qp)
     {
-        if (qp.srq() != null ? qp.recvCq() != cq : qp.sendCq() != cq && qp.recvCq() != cq)
+        if (qp.type() != QpType.XRC_RECV &&
+            (qp.srq() != null ? qp.recvCq() != cq : qp.sendCq() != cq && qp.recvCq() != cq))
         {
             throw new IllegalArgumentException(qp + (qp.srq() != null ? " receives from an SRQ, and its receive CQ"
                 : " has neither its send nor its receive CQ") + " on " + this + ": request its close on the "
