@@ -3,6 +3,7 @@ package io.mlx5j.direct;
 
 import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.SharedReceiveQueue;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * QP: the owner, in the poll call that finds the last flush completion polled; nothing of the close runs on the
  * requester's thread but the recording of the request.
  */
-public final class QpClose
+public final class QpClose extends CloseRequest
 {
     private static final int REQUESTED = 0;
     private static final int DRAINING = 1;
@@ -42,10 +43,6 @@ public final class QpClose
     private volatile boolean lastWqe;
     private volatile RuntimeException failure;
 
-    /** The poller's inbox of new requests (a lock-free stack): written before the CAS that publishes this one. */
-    QpClose inboxNext;
-    /** The poller's list of requests being carried out: owner thread only. */
-    QpClose activeNext;
     /** The queues of the QP in the poller's thread group, found when the work starts: owner thread only. */
     private SendQueue sq;
     private RecvQueue rq;
@@ -128,6 +125,7 @@ public final class QpClose
      *
      * @return true once the close is over (done or failed)
      */
+    @Override
     boolean step()
     {
         try
@@ -198,6 +196,15 @@ public final class QpClose
             drainToSet = true;
         }
         return poller.consumerIndex() - drainTo >= 0;
+    }
+
+    /**
+     * Whether the QP being closed may receive into {@code srq}: an XRC TGT QP (into any XRC SRQ of its domain), or a
+     * QP created on {@code srq}. Owner thread ({@link SrqClose} waits for such closes).
+     */
+    boolean receivesInto(final SharedReceiveQueue srq)
+    {
+        return qp.type() == QpType.XRC_RECV || qp.srq() == srq;
     }
 
     private boolean finish(final RuntimeException e)
