@@ -87,8 +87,9 @@ import java.lang.invoke.VarHandle;
  * <p>
  * <b>Closing a QP from any thread</b>: {@link #closeAsync(QueuePair)}. Who may call what:
  * <ul>
- * <li>any thread: {@link #closeAsync}, {@link #closesPending()}, and the returned {@link QpClose}'s
- *     {@code isDone}, {@code await} (not the owner: it would wait for itself) and {@code lastWqeReached};</li>
+ * <li>any thread: {@link #closeAsync(QueuePair)}, {@link #closeAsync(SrqRecvQueue)}, {@link #closesPending()}, and
+ *     the returned {@link QpClose}'s and {@link SrqClose}'s {@code isDone}, {@code await} (not the owner: it would
+ *     wait for itself) and {@code lastWqeReached};</li>
  * <li>the group's thread (the owner): everything else here and on the attached queues, as above. It carries the
  *     requests out inside its poll calls (ERR, the flush completions handed to it like any other, then the destroy),
  *     so it must keep polling until they are done; the only cost a poll call pays for them is one volatile load.</li>
@@ -395,7 +396,8 @@ public final class CqPoller
 
     /**
      * Flush error CQEs (syndrome MLX5_CQE_SYNDROME_WR_FLUSH_ERR, 0x05): WQEs given back unexecuted because their queue
-     * had gone to the error state. Free-running.
+     * had gone to the error state; also the WQEs an XRC SRQ closed through {@link #closeAsync(SrqRecvQueue)} still
+     * had posted at its destroy, which no CQE reports and this poller hands back itself. Free-running.
      *
      * @return the count, {@code errorCqes(0x05)}
      */
@@ -1047,7 +1049,7 @@ public final class CqPoller
     }
 
     /**
-     * Close requests not over yet ({@link #closeAsync}); any thread.
+     * Close requests not over yet ({@link #closeAsync(QueuePair)}, {@link #closeAsync(SrqRecvQueue)}); any thread.
      *
      * @return the count
      */
