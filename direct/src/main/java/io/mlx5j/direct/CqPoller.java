@@ -961,9 +961,9 @@ public final class CqPoller
      * on the poller of the CQ of the XRC SRQs it receives into (their one CQ; with SRQs on several CQs, a flush goes
      * to the CQ of the SRQ the interrupted message named), report its {@code QP_LAST_WQE_REACHED} to the handle
      * ({@link QpClose#lastWqeReached()}), and the owner destroys it once the CQEs the CQ held at that moment are
-     * polled. The SRQ's other WQEs stay posted for the domain's other TGT QPs. Its INI peer's WQEs then end in
-     * RETRY_EXC_ERR, as a ConnectX's requester ends when its responder QP is in ERR or gone (both drop requests
-     * without an answer), then WR_FLUSH_ERR.
+     * polled. The SRQ's other WQEs stay posted for the domain's other TGT QPs. Its INI peer's outstanding WQEs then
+     * end in RETRY_EXC_ERR and WR_FLUSH_ERR: a responder in ERR, or a QP number no QP holds, drops requests without
+     * an answer (the IBA's rule, and the emulated device's), so the requester's retries run out.
      *
      * @param qp a QP whose send or receive CQ is this poller's CQ; for a QP on an SRQ, its receive CQ must be; an XRC
      *           TGT QP: see above
