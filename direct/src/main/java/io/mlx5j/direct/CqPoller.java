@@ -15,6 +15,7 @@ import io.mlx5j.raw.StridingRecvQueue;
 import io.mlx5j.verbs.CompletionChannel;
 import io.mlx5j.verbs.CompletionQueue;
 import io.mlx5j.verbs.CqRing;
+import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
 import io.mlx5j.verbs.WorkQueue;
 import io.mlx5j.verbs.internal.VerbsAccess;
@@ -86,8 +87,9 @@ import java.lang.invoke.VarHandle;
  * <p>
  * <b>Closing a QP from any thread</b>: {@link #closeAsync(QueuePair)}. Who may call what:
  * <ul>
- * <li>any thread: {@link #closeAsync}, {@link #closesPending()}, and the returned {@link QpClose}'s
- *     {@code isDone}, {@code await} (not the owner: it would wait for itself) and {@code lastWqeReached};</li>
+ * <li>any thread: {@link #closeAsync(QueuePair)}, {@link #closeAsync(SrqRecvQueue)}, {@link #closesPending()}, and
+ *     the returned {@link QpClose}'s and {@link SrqClose}'s {@code isDone}, {@code await} (not the owner: it would
+ *     wait for itself) and {@code lastWqeReached};</li>
  * <li>the group's thread (the owner): everything else here and on the attached queues, as above. It carries the
  *     requests out inside its poll calls (ERR, the flush completions handed to it like any other, then the destroy),
  *     so it must keep polling until they are done; the only cost a poll call pays for them is one volatile load.</li>
@@ -123,7 +125,7 @@ public final class CqPoller
     /** Error CQEs by syndrome (mlx5_err_cqe.syndrome, one byte); written by {@link ErrorCqe#status} only. */
     final long[] errorCqes = new long[256];
     /** MLX5_CQE_SYNDROME_WR_FLUSH_ERR (rdma-core v44 mlx5dv.h). */
-    private static final int FLUSH_SYNDROME = 0x05;
+    static final int FLUSH_SYNDROME = 0x05;
     /** MLX5DV_CQE_RES_FORMAT_* of a compressing CQ, 0 if none; the open block: title slot, size, next, stride. */
     private final int zipFormat;
     private int zipTitle;
@@ -135,13 +137,13 @@ public final class CqPoller
     /**
      * Close requests not yet over ({@link #closeAsync}): raised by the requesting thread before it publishes the
      * request, lowered by the owner when one is over. The one volatile load a poll call adds (a plain load on x86-64
-     * and AArch64's ldar); non-zero sends the poll to {@link #serviceCloses()} first.
+     * and AArch64's ldar); non-zero sends the poll to {@link #serviceCloses(Completion)} first.
      */
     private volatile int closes;
     /** New requests, a lock-free stack (Treiber): pushed by any thread, taken whole by the owner. */
-    private volatile QpClose inbox;
-    /** Requests being carried out, linked through {@link QpClose#activeNext}: owner thread only. */
-    private QpClose active;
+    private volatile CloseRequest inbox;
+    /** Requests being carried out, linked through {@link CloseRequest#activeNext}: owner thread only. */
+    private CloseRequest active;
     private static final VarHandle CLOSES;
     private static final VarHandle INBOX;
 
@@ -151,7 +153,7 @@ public final class CqPoller
         {
             final MethodHandles.Lookup lookup = MethodHandles.lookup();
             CLOSES = lookup.findVarHandle(CqPoller.class, "closes", int.class);
-            INBOX = lookup.findVarHandle(CqPoller.class, "inbox", QpClose.class);
+            INBOX = lookup.findVarHandle(CqPoller.class, "inbox", CloseRequest.class);
         }
         catch (final ReflectiveOperationException e)
         {
@@ -394,7 +396,8 @@ public final class CqPoller
 
     /**
      * Flush error CQEs (syndrome MLX5_CQE_SYNDROME_WR_FLUSH_ERR, 0x05): WQEs given back unexecuted because their queue
-     * had gone to the error state. Free-running.
+     * had gone to the error state; also the WQEs an XRC SRQ closed through {@link #closeAsync(SrqRecvQueue)} still
+     * had posted at its destroy, which no CQE reports and this poller hands back itself. Free-running.
      *
      * @return the count, {@code errorCqes(0x05)}
      */
@@ -442,9 +445,9 @@ public final class CqPoller
         {
             ownership.check(this);
         }
-        if (closes != 0)
+        if (closes != 0 && serviceCloses(c))
         {
-            serviceCloses();
+            return 1;
         }
         final long base = liveBuf();
         final int start = ci;
@@ -515,14 +518,10 @@ public final class CqPoller
         {
             ownership.check(this);
         }
-        if (closes != 0)
-        {
-            serviceCloses();
-        }
         final int limit = Math.min(max, batch.capacity());
+        int n = closes != 0 ? serviceCloses(batch, limit) : 0;
         final long base = liveBuf();
         final int start = ci;
-        int n = 0;
         try
         {
             while (n < limit)
@@ -953,13 +952,28 @@ public final class CqPoller
      * RecvQueue attached to a poller of another group) is refused posts but not waited for, and that thread may be
      * inside a post when the QP is destroyed: keep all of a QP's queues in one group, as the thread rule asks.
      *
-     * @param qp a QP whose send or receive CQ is this poller's CQ; for a QP on an SRQ, its receive CQ must be
+     * <p>
+     * An XRC TGT QP ({@link QpType#XRC_RECV}, {@code XrcDomain.createTgtQp}) has no queues and no CQ of its own, but
+     * it is not free of WQEs: while a message that spans several packets arrives, it holds the XRC SRQ WQE the
+     * message goes into, and its move to ERR completes that WQE with WR_FLUSH_ERR on the SRQ's CQ, naming the TGT QP.
+     * A destroy without that (the close rule's direct {@code close()}) loses the WQE to every TGT QP of the domain,
+     * and a late CQE of it could reach a new QP that reuses the number. So its close follows the SRQ rule: request it
+     * on the poller of the CQ of the XRC SRQs it receives into (their one CQ; with SRQs on several CQs, a flush goes
+     * to the CQ of the SRQ the interrupted message named), report its {@code QP_LAST_WQE_REACHED} to the handle
+     * ({@link QpClose#lastWqeReached()}), and the owner destroys it once the CQEs the CQ held at that moment are
+     * polled. The SRQ's other WQEs stay posted for the domain's other TGT QPs. Its INI peer's outstanding WQEs then
+     * end in RETRY_EXC_ERR and WR_FLUSH_ERR: a responder in ERR, or a QP number no QP holds, drops requests without
+     * an answer (the IBA's rule, and the emulated device's), so the requester's retries run out.
+     *
+     * @param qp a QP whose send or receive CQ is this poller's CQ; for a QP on an SRQ, its receive CQ must be; an XRC
+     *           TGT QP: see above
      * @return the handle: {@link QpClose#await}, {@link QpClose#isDone()}
      * @throws IllegalArgumentException if {@code qp} does not complete on this poller's CQ as described
      */
     public QpClose closeAsync(final QueuePair qp)
     {
-        if (qp.srq() != null ? qp.recvCq() != cq : qp.sendCq() != cq && qp.recvCq() != cq)
+        if (qp.type() != QpType.XRC_RECV &&
+            (qp.srq() != null ? qp.recvCq() != cq : qp.sendCq() != cq && qp.recvCq() != cq))
         {
             throw new IllegalArgumentException(qp + (qp.srq() != null ? " receives from an SRQ, and its receive CQ"
                 : " has neither its send nor its receive CQ") + " on " + this + ": request its close on the "
@@ -972,19 +986,70 @@ public final class CqPoller
             return c;
         }
         VERBS.closeRequested(qp);
+        push(c);
+        return c;
+    }
+
+    /**
+     * Requests the close of an XRC SRQ from any thread: its queue refuses posts from now on (they throw
+     * {@link IllegalStateException}), and the thread that polls this poller carries the close out inside its next
+     * poll calls: once the closes of TGT QPs requested here are done and the CQEs the CQ then held are polled, it
+     * destroys the SRQ and hands every WQE still posted to the caller of poll as a WR_FLUSH_ERR completion (QP number
+     * 0), so each WQE comes back exactly once (see {@link SrqClose} for the order and what it cannot wait for).
+     * <p>
+     * Threads: any thread, lock-free, as {@link #closeAsync(QueuePair)}. Close the TGT QPs first ({@link
+     * #closeAsync(QueuePair)} on this poller, or before this request): once the SRQ is destroyed, a TGT QP that names
+     * it gets no LAST_WQE_REACHED any more on the emulated device, and its close would wait for it.
+     *
+     * @param srq the queue of an XRC SRQ completing on this poller's CQ, attached to this poller
+     * @return the handle: {@link SrqClose#await}, {@link SrqClose#isDone()}
+     * @throws IllegalArgumentException if {@code srq} is not an XRC SRQ, or completes on another CQ
+     */
+    public SrqClose closeAsync(final SrqRecvQueue srq)
+    {
+        if (srq.xrcCqeIndex() < 0 || srq.srq().cq() != cq)
+        {
+            throw new IllegalArgumentException(srq + (srq.xrcCqeIndex() < 0 ? " is not an XRC SRQ: close the QPs "
+                + "created on it (closeAsync(qp)), then the SRQ as the close rule allows" : " completes on "
+                + srq.srq().cq() + ", not on this poller's CQ " + cq));
+        }
+        final SrqClose c = new SrqClose(srq, this);
+        srq.closeRequested();
+        push(c);
+        return c;
+    }
+
+    /** Publishes a close request to the owner: lock-free, any thread. */
+    private void push(final CloseRequest c)
+    {
         CLOSES.getAndAdd(this, 1);    // before the push: the owner's count never drops below what its inbox holds
-        QpClose head;
+        CloseRequest head;
         do
         {
             head = inbox;
             c.inboxNext = head;
         }
         while (!INBOX.compareAndSet(this, head, c));
-        return c;
     }
 
     /**
-     * Close requests not over yet ({@link #closeAsync}); any thread.
+     * Whether a QP close requested here and not over yet may receive into {@code srq} (an XRC TGT QP, or a QP created
+     * on it): what an {@link SrqClose} waits for. Owner thread.
+     */
+    boolean qpClosesPending(final io.mlx5j.verbs.SharedReceiveQueue srq)
+    {
+        for (CloseRequest c = active; c != null; c = c.activeNext)
+        {
+            if (c instanceof QpClose q && !q.isDone() && q.receivesInto(srq))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Close requests not over yet ({@link #closeAsync(QueuePair)}, {@link #closeAsync(SrqRecvQueue)}); any thread.
      *
      * @return the count
      */
@@ -995,26 +1060,30 @@ public final class CqPoller
 
     /**
      * The owner's side of {@link #closeAsync}, at the start of a poll call while requests are pending: takes the new
-     * requests, and moves each one a step on (ERR; destroy once its WQEs' flush completions were polled). Off the
-     * poll's fast path: it runs native calls (modify, destroy), which allocate.
+     * requests, moves each one a step on (ERR; destroy once its WQEs' flush completions were polled), then lets them
+     * fill {@code c} with a completion no CQE reports (an XRC SRQ's WQEs left at its destroy). Off the poll's fast
+     * path: it runs native calls (modify, destroy), which allocate.
+     *
+     * @param c the view to fill, or null to fill none
+     * @return whether {@code c} was filled
      */
-    private void serviceCloses()
+    private boolean serviceCloses(final Completion c)
     {
-        QpClose in = (QpClose) INBOX.getAndSet(this, null);
+        CloseRequest in = (CloseRequest) INBOX.getAndSet(this, null);
         while (in != null)
         {
-            final QpClose next = in.inboxNext;
+            final CloseRequest next = in.inboxNext;
             in.inboxNext = null;
             in.activeNext = active;
             active = in;
             in = next;
         }
-        QpClose prev = null;
-        QpClose c = active;
-        while (c != null)
+        CloseRequest prev = null;
+        CloseRequest r = active;
+        while (r != null)
         {
-            final QpClose next = c.activeNext;
-            if (c.step())
+            final CloseRequest next = r.activeNext;
+            if (r.step())
             {
                 if (prev == null)
                 {
@@ -1024,15 +1093,44 @@ public final class CqPoller
                 {
                     prev.activeNext = next;
                 }
-                c.activeNext = null;
+                r.activeNext = null;
                 CLOSES.getAndAdd(this, -1);
             }
             else
             {
-                prev = c;
+                prev = r;
             }
-            c = next;
+            r = next;
         }
+        return c != null && flushInto(c);
+    }
+
+    /** {@link #serviceCloses(Completion)} for a batch: fills up to {@code limit} views. @return how many */
+    private int serviceCloses(final Completions batch, final int limit)
+    {
+        int n = 0;
+        if (serviceCloses(limit > 0 ? batch.get(0) : null))
+        {
+            n = 1;
+            while (n < limit && flushInto(batch.get(n)))
+            {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** One more completion no CQE reports, from the requests being carried out. Owner thread. */
+    private boolean flushInto(final Completion c)
+    {
+        for (CloseRequest a = active; a != null; a = a.activeNext)
+        {
+            if (a.flushInto(c))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mlx5j.direct;
 
+import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.verbs.SharedReceiveQueue;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -15,8 +17,9 @@ import java.util.concurrent.TimeUnit;
  *     gets its flush completion), then moves the QP to ERR ({@link QueuePair#toError()});</li>
  * <li>keeps polling as usual: every outstanding send and receive WQE of the QP comes back as a completion with
  *     status {@code WR_FLUSH_ERR} (or its real status if it finished first), handed to the caller of poll like any
- *     other and counted in {@link CqPoller#flushes()}; for a QP on an SRQ it also waits for
- *     {@link #lastWqeReached()} and then for the CQEs the CQ held at that moment;</li>
+ *     other and counted in {@link CqPoller#flushes()}; for a QP on an SRQ, and for an XRC TGT QP (which receives
+ *     into its domain's XRC SRQs), it also waits for {@link #lastWqeReached()} and then for the CQEs the CQ held at
+ *     that moment;</li>
  * <li>destroys the QP ({@link QueuePair#close()}, through libibverbs as any close), which frees its rings;</li>
  * <li>marks this handle done: {@link #isDone()} turns true and {@link #await} returns.</li>
  * </ol>
@@ -26,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * QP: the owner, in the poll call that finds the last flush completion polled; nothing of the close runs on the
  * requester's thread but the recording of the request.
  */
-public final class QpClose
+public final class QpClose extends CloseRequest
 {
     private static final int REQUESTED = 0;
     private static final int DRAINING = 1;
@@ -40,10 +43,6 @@ public final class QpClose
     private volatile boolean lastWqe;
     private volatile RuntimeException failure;
 
-    /** The poller's inbox of new requests (a lock-free stack): written before the CAS that publishes this one. */
-    QpClose inboxNext;
-    /** The poller's list of requests being carried out: owner thread only. */
-    QpClose activeNext;
     /** The queues of the QP in the poller's thread group, found when the work starts: owner thread only. */
     private SendQueue sq;
     private RecvQueue rq;
@@ -107,7 +106,13 @@ public final class QpClose
      * Reports the QP's {@code IBV_EVENT_QP_LAST_WQE_REACHED} (read from {@link io.mlx5j.verbs.AsyncEvents}, which
      * this class does not read because only one reader may take the context's events): a QP on an SRQ is destroyed
      * only after it, as the IBA and rdma-core require (no SRQ WQE is being consumed by the QP any more), and after
-     * the CQEs its CQ held at that moment were polled. Ignored for a QP without an SRQ. Any thread.
+     * the CQEs its CQ held at that moment were polled. The same for an XRC TGT QP, which may hold the XRC SRQ WQE of
+     * a message arriving in several packets: its flush CQE precedes the event. Ignored for a QP without an SRQ. Any
+     * thread.
+     * <p>
+     * The emulated device raises the event for an XRC TGT QP only once a request has reached it (until then it is
+     * bound to no SRQ); a requester that knows none ever did (its INI peer never sent) may report it itself: nothing
+     * can be in progress then.
      */
     public void lastWqeReached()
     {
@@ -120,6 +125,7 @@ public final class QpClose
      *
      * @return true once the close is over (done or failed)
      */
+    @Override
     boolean step()
     {
         try
@@ -171,7 +177,8 @@ public final class QpClose
         {
             rq.ring();
         }
-        onSrq = qp.srq() != null;
+        // an XRC TGT QP receives into its domain's XRC SRQs: the SRQ rule, as for a QP created on an SRQ
+        onSrq = qp.srq() != null || qp.type() == QpType.XRC_RECV;
         state = DRAINING;
         qp.toError();
     }
@@ -189,6 +196,15 @@ public final class QpClose
             drainToSet = true;
         }
         return poller.consumerIndex() - drainTo >= 0;
+    }
+
+    /**
+     * Whether the QP being closed may receive into {@code srq}: an XRC TGT QP (into any XRC SRQ of its domain), or a
+     * QP created on {@code srq}. Owner thread ({@link SrqClose} waits for such closes).
+     */
+    boolean receivesInto(final SharedReceiveQueue srq)
+    {
+        return qp.type() == QpType.XRC_RECV || qp.srq() == srq;
     }
 
     private boolean finish(final RuntimeException e)

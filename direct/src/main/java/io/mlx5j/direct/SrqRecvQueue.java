@@ -14,6 +14,8 @@ import io.mlx5j.wqe.RecvWqeWriter;
 import io.mlx5j.wqe.SrqNextSeg;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * A shared receive queue posted from Java, with the free-list discipline and bytes of the libmlx5 this process runs
@@ -52,6 +54,25 @@ public final class SrqRecvQueue
     private int published;
     private int outstanding;
     Ownership ownership = new Ownership(this);
+    /**
+     * Set by a thread that requests the SRQ's close ({@link CqPoller#closeAsync(SrqRecvQueue)}), read by
+     * {@link #begin} with an opaque load: the posting thread refuses posts from then on.
+     */
+    private boolean closeRequested;
+    private static final VarHandle CLOSE_REQUESTED;
+
+    static
+    {
+        try
+        {
+            CLOSE_REQUESTED = MethodHandles.lookup().findVarHandle(SrqRecvQueue.class, "closeRequested",
+                boolean.class);
+        }
+        catch (final ReflectiveOperationException e)
+        {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private long stWrId;
     private boolean staged;
@@ -97,6 +118,7 @@ public final class SrqRecvQueue
      * @param lkey the lkey of the buffer's memory region
      * @param len the buffer's length in bytes
      * @return false if the ring has no room (nothing was written)
+     * @throws IllegalStateException if the SRQ's close was requested ({@link CqPoller#closeAsync(SrqRecvQueue)})
      */
     public boolean post(final long wrId, final long addr, final int lkey, final int len)
     {
@@ -108,12 +130,18 @@ public final class SrqRecvQueue
      *
      * @param wrId the caller's id, returned in the completion
      * @return this queue
+     * @throws IllegalStateException if the SRQ's close was requested ({@link CqPoller#closeAsync(SrqRecvQueue)})
      */
     public SrqRecvQueue begin(final long wrId)
     {
         if (Ownership.DEBUG)
         {
             ownership.check(this);
+        }
+        if ((boolean) CLOSE_REQUESTED.getOpaque(this))
+        {
+            throw new IllegalStateException(this + ": the SRQ is closing (a close was requested: "
+                + "CqPoller.closeAsync), it takes no more posts");
         }
         stWrId = wrId;
         sgl.clear();
@@ -205,6 +233,39 @@ public final class SrqRecvQueue
     public SharedReceiveQueue srq()
     {
         return srq;
+    }
+
+    /** A close of the SRQ was requested: posts are refused from now on (any thread; a release store). */
+    void closeRequested()
+    {
+        CLOSE_REQUESTED.setRelease(this, true);
+    }
+
+    /**
+     * The first WQE slot from {@code from} on that is posted and not completed, or -1: what an {@link SrqClose} hands
+     * back after the destroy. Owner thread.
+     */
+    int nextOutstanding(final int from)
+    {
+        for (int i = Math.max(0, from); i < wqeCnt; i++)
+        {
+            if (busy[i])
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The WQE at {@code slot} is given back without a CQE, the SRQ being destroyed: no longer outstanding; its ring is
+     * not touched (it is freed). Owner thread. @return its wr_id
+     */
+    long flushed(final int slot)
+    {
+        busy[slot] = false;
+        outstanding--;
+        return wrId[slot];
     }
 
     /** The CQE index an XRC SRQ's completions carry in srqn_uidx, -1 for a plain SRQ (any thread: final). */
