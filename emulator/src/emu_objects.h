@@ -310,6 +310,9 @@ struct emu_ctx *emu_contexts(void);
 struct emu_qp  *emu_find_qp(uint32_t qpn);
 struct emu_cq  *emu_find_cq(uint32_t cqn);
 struct emu_srq *emu_find_srq(uint32_t srqn);
+/* The process that has XRC SRQ srqn of domain xrcdn (src/kernel/cmd_xrcd.c, a fabric-wide directory): 1 and its pid
+ * and registry process slot, 0 if no live process has it. Takes a process-shared lock: not under emu_lock. */
+int emu_xrc_srq_owner(uint32_t srqn, uint32_t xrcdn, int32_t *pid, int *proc_slot);
 struct emu_mr  *emu_find_mr_lkey(uint32_t lkey);
 struct emu_mr  *emu_find_mr_rkey(uint32_t rkey);
 

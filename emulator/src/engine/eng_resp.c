@@ -190,6 +190,11 @@ static void resp_fail(struct eng_qp *qp, struct pkt *p, uint8_t cqe_synd, uint32
 		eng_qp_event(qp, nak == NAK_REM_ACCESS ? IBV_EVENT_QP_ACCESS_ERR : IBV_EVENT_QP_REQ_ERR);
 }
 
+void eng_resp_fail_norwqe(struct eng_qp *qp, struct pkt *p, uint32_t nak)
+{
+	resp_fail(qp, p, 0, nak, 0);
+}
+
 static int qp_dev(const struct eng_qp *qp)
 {
 	return qp->q && qp->q->ctx ? qp->q->ctx->dev_index : 0;
@@ -659,12 +664,27 @@ int eng_handle_req(struct pkt *p)
 		return uc_recv(qp, p);
 	default:
 		qp->placed_unanswered = 0; /* the peer answers: its next placement is wanted again (eng_direct.c) */
-		/* An XRC TGT QP serves the SRQ the request names; one outside its domain (or none) is a protection
-		 * error like a bad R_Key: NAK, QP to error, IBV_EVENT_QP_ACCESS_ERR (eng_xrc.c). A packet out of
-		 * sequence keeps the previous SRQ and gets rc_recv's answer. */
-		if (qp->xrc == EMU_QPT_XRC_TGT && !eng_xrc_tgt_bind(qp, p) && p->psn == qp->epsn) {
-			resp_fail(qp, p, 0, NAK_REM_ACCESS, 0);
-			return 1;
+		/* An XRC TGT QP serves the SRQ the request names. One that another process of its domain has is served
+		 * by that process's engine, and what comes behind waits for its verdict (eng_xrcfwd.c); one no process
+		 * has in its domain is a protection error like a bad R_Key: NAK, QP to error, IBV_EVENT_QP_ACCESS_ERR
+		 * (eng_xrc.c). A packet out of sequence keeps the previous SRQ and gets rc_recv's answer, but a
+		 * duplicate READ or atomic goes where its SRQ is, to be executed again or answered from the saved
+		 * result there. */
+		if (qp->xrc == EMU_QPT_XRC_TGT) {
+			if (eng_xrc_wait(qp))
+				return 0;
+			if (!eng_xrc_tgt_bind(qp, p)) {
+				int32_t d = eng_psn_diff(p->psn, qp->epsn);
+				if (d == 0 || (d < 0 && (p->type == PKT_READ_REQ || p->type == PKT_ATOMIC_REQ))) {
+					int r = eng_xrc_forward(qp, p);
+					if (r >= 0)
+						return r;
+					if (d == 0) {
+						resp_fail(qp, p, 0, NAK_REM_ACCESS, 0);
+						return 1;
+					}
+				}
+			}
 		}
 		return eng_rc_recv(qp, p);
 	}

@@ -41,9 +41,10 @@ struct emu_xrcd {
 
 /* ---- the fabric-wide inode table ---- */
 
-#define XRCD_MAGIC   0x3164637278356d6cull /* "ml5xrcd1" */
+#define XRCD_MAGIC   0x3264637278356d6cull /* "ml5xrcd2": since the XRC SRQ directory */
 #define XRCD_ENTRIES 256
 #define XRCD_HOLDERS 32
+#define XRCD_SRQS    1024
 
 struct xrcd_entry {
 	uint32_t xrcdn;               /* 0 = free */
@@ -58,6 +59,9 @@ struct xrcd_file {
 	uint32_t         next_xrcdn;
 	uint32_t         reserved;
 	struct xrcd_entry e[XRCD_ENTRIES];
+	/* Every XRC SRQ of the fabric (SRQNs are fabric-unique): a TGT QP's engine finds here the process that serves
+	 * an SRQ of its domain it does not have itself (engine/eng_xrcfwd.c). srqn 0 = free. */
+	struct xrcd_srq { uint32_t srqn, xrcdn; int32_t pid, proc_slot; } srq[XRCD_SRQS];
 };
 
 static _Atomic(struct xrcd_file *) g_file;
@@ -184,6 +188,68 @@ static void table_release(const struct emu_xrcd *x)
 		entry_live(e);
 	}
 	pthread_mutex_unlock(&f->lock);
+}
+
+/* ---- the XRC SRQ directory ---- */
+
+void emu_xrc_srq_publish(const struct emu_srq *srq)
+{
+	struct xrcd_file *f = xfile();
+	if (!f || srq->srq_type != IBV_SRQT_XRC)
+		return;
+	xlock(f);
+	struct xrcd_srq *freee = NULL;
+	for (int i = 0; i < XRCD_SRQS; i++) {
+		struct xrcd_srq *d = &f->srq[i];
+		if (d->srqn && pid_gone(d->pid))
+			d->srqn = 0; /* its process died without destroying it */
+		if (!d->srqn && !freee)
+			freee = d;
+	}
+	if (freee) { /* a full directory only means another process's TGT QP cannot deliver into this SRQ */
+		freee->xrcdn = srq->xrcdn;
+		freee->pid = (int32_t)getpid();
+		freee->proc_slot = emu_reg_self_slot();
+		freee->srqn = srq->srqn;
+	}
+	pthread_mutex_unlock(&f->lock);
+}
+
+static void srq_withdraw(const struct emu_srq *srq)
+{
+	struct xrcd_file *f = srq->srq_type == IBV_SRQT_XRC ? xfile() : NULL;
+	if (!f)
+		return;
+	xlock(f);
+	for (int i = 0; i < XRCD_SRQS; i++)
+		if (f->srq[i].srqn == srq->srqn && f->srq[i].pid == (int32_t)getpid())
+			f->srq[i].srqn = 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void emu_xrcd_srq_release(struct emu_ctx *ctx, struct emu_srq *srq)
+{
+	srq_withdraw(srq);
+	emu_xrcd_release(ctx, srq->xrcd);
+}
+
+int emu_xrc_srq_owner(uint32_t srqn, uint32_t xrcdn, int32_t *pid, int *proc_slot)
+{
+	struct xrcd_file *f = xfile();
+	int found = 0;
+	if (!f || !srqn)
+		return 0;
+	xlock(f);
+	for (int i = 0; i < XRCD_SRQS && !found; i++) {
+		const struct xrcd_srq *d = &f->srq[i];
+		if (d->srqn == srqn && d->xrcdn == xrcdn && !pid_gone(d->pid)) {
+			*pid = d->pid;
+			*proc_slot = d->proc_slot;
+			found = 1;
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	return found;
 }
 
 /* ---- handles ---- */

@@ -127,6 +127,9 @@ int emu_xrc_create_tgt(struct emu_cmd *cmd, uint32_t xrcd_handle, uint64_t user_
 /* The attribute bits uverbs ignores for XRC QPs (modify_qp_mask): INI has no responder, TGT no requester. */
 uint32_t emu_xrc_modify_mask(int qp_type, uint32_t mask);
 void emu_destroy_all_xrcds(struct emu_ctx *ctx);
+/* XRC SRQs in the fabric-wide directory (emu_xrc_srq_owner): at create, and at destroy with its XRCD released */
+void emu_xrc_srq_publish(const struct emu_srq *srq);
+void emu_xrcd_srq_release(struct emu_ctx *ctx, struct emu_srq *srq);
 
 /* Teardown of every object of a context (close of the last fd), in dependency order, with engine hooks
  * (teardown.c), and the per-kind parts it calls (the cmd_*.c files) */
