@@ -243,7 +243,12 @@ struct emu_qp {
 	/* XRC (cmd_xrcd.c). A TGT QP has no rings, PD or CQs: what it receives goes to the XRC SRQ each packet names,
 	 * which must belong to domain xrcdn; dbrec then points at kdbrec, which stays 0. */
 	uint32_t        xrcdn;
-	struct emu_xrcd *xrcd;            /* K only: the XRCD handle a TGT QP was created through */
+	struct emu_xrcd *xrcd;            /* K only: the XRCD handle a TGT QP was created (or opened) through */
+	/* K only: an OPEN_QP handle (ibv_open_qp) of TGT QP open_qpn, in this process or another one of the domain.
+	 * It is no QP of its own: qpn 0 (emu_find_qp never finds it), no engine, no registry entry; QUERY_QP and
+	 * MODIFY_QP through it act on the QP when this process has it (cmd_xrcd.c emu_xrc_open_target). */
+	int             xrc_open;
+	uint32_t        open_qpn;
 	uint32_t        kdbrec[2];
 };
 

@@ -311,6 +311,8 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 
 static void destroy_qp_obj(struct emu_qp *qp)
 {
+	if (emu_xrc_tgt_closing(qp))
+		return; /* an opened handle of an XRC TGT QP, or a TGT QP an opened handle keeps */
 	/* qp is unlinked; tell the engine, then release its number and register */
 	emu_engine_qp_destroying(qp);
 	emu_reg_qp_free(qp);
@@ -441,6 +443,11 @@ int emu_cmd_query_qp(struct emu_cmd *cmd)
 	memset(&r, 0, sizeof(r));
 	emu_lock();
 	struct emu_qp *qp = emu_qp_by_handle(cmd->ctx, req.qp_handle);
+	int remote = 0;
+	if (qp && qp->xrc_open) { /* an opened handle: the QP it names (ib_query_qp reads the real QP) */
+		qp = emu_xrc_open_target(qp);
+		remote = !qp;
+	}
 	if (qp) {
 		path_to_dest(&qp->path, &r.dest);
 		r.max_send_wr = qp->max_send_wr;
@@ -469,6 +476,8 @@ int emu_cmd_query_qp(struct emu_cmd *cmd)
 		r.sq_sig_all = (uint8_t)qp->sq_sig_all;
 	}
 	emu_unlock();
+	if (remote)
+		return EOPNOTSUPP; /* another process's TGT QP: its state is that process's (README, Not supported) */
 	if (!qp)
 		return EINVAL;
 	return emu_cmd_respond(cmd, &r, sizeof(r));
@@ -532,6 +541,13 @@ static int modify_qp(struct emu_cmd *cmd, const struct ib_uverbs_modify_qp *m, u
 
 	emu_lock();
 	struct emu_qp *qp = emu_qp_by_handle(ctx, m->qp_handle);
+	if (qp && qp->xrc_open) { /* an opened handle: ib_modify_qp acts on the real QP */
+		qp = emu_xrc_open_target(qp);
+		if (!qp) {
+			err = EOPNOTSUPP; /* another process's TGT QP (README, Not supported) */
+			goto out;
+		}
+	}
 	if (!qp) {
 		err = EINVAL;
 		goto out;
