@@ -70,6 +70,7 @@ struct pkt {
 	 * the process that has the SRQ it names, or ENG_XFWD_VERDICT, that engine's answer; both travel in RESP rings
 	 * and are followed by a struct eng_xfwd (after data[len]); 0 on the wire */
 	uint8_t  xfwd;
+	uint8_t  xrc;          /* on an XRC connection (an INI QP's request, a TGT QP's response): XRC opcodes on a wire */
 	uint32_t dc_gen;
 	uint64_t dc_key;
 	struct pkt_eth eth;    /* how the packet looks on an Ethernet wire (pcap tap), filled by the sender */

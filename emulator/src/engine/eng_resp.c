@@ -40,6 +40,7 @@ static int send_ack(struct eng_qp *qp, uint32_t syndrome, uint32_t psn)
 	p->psn = psn & ENG_PSN_MASK;
 	p->syndrome = syndrome;
 	p->rnr_timer = qp->min_rnr_timer;
+	p->xrc = qp->xrc == EMU_QPT_XRC_TGT;
 	eng_tap_tx(qp, p, NULL);
 	eng_xmit(qp, peer, &peer->resp, tok, p, sizeof *p);
 	return 1;
@@ -452,6 +453,7 @@ static int send_atomic_resp(struct eng_qp *qp, struct pkt *req, uint64_t raw, in
 		r->dst_qpn = qp->dest_qpn;
 		r->src_qpn = qp->qpn;
 		r->psn = req->psn;
+		r->xrc = qp->xrc == EMU_QPT_XRC_TGT;
 		r->len = r->msg_len = req->atomic_size;
 		memcpy(r->data, &raw, req->atomic_size); /* the word's bytes as they were */
 		eng_tap_tx(qp, r, NULL);
@@ -481,6 +483,7 @@ static int send_read_resp(struct eng_qp *qp, struct pkt *req)
 			r->msg_len = total;
 			r->len = chunk;
 			r->offset = qp->read_off;
+			r->xrc = qp->xrc == EMU_QPT_XRC_TGT;
 			if (qp->read_off + chunk == total)
 				r->flags |= PF_LAST;
 			if (chunk)
