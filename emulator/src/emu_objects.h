@@ -318,6 +318,9 @@ struct emu_srq *emu_find_srq(uint32_t srqn);
 /* The process that has XRC SRQ srqn of domain xrcdn (src/kernel/cmd_xrcd.c, a fabric-wide directory): 1 and its pid
  * and registry process slot, 0 if no live process has it. Takes a process-shared lock: not under emu_lock. */
 int emu_xrc_srq_owner(uint32_t srqn, uint32_t xrcdn, int32_t *pid, int *proc_slot);
+/* An affiliated event of XRC TGT QP qp, for the handles of it this process opened (ibv_open_qp): the kernel hands
+ * a TGT QP's events to every ib_qp opened on it (__ib_shared_qp_event_handler). Not under emu_lock. At most 16. */
+void emu_xrc_tgt_event(const struct emu_qp *qp, uint32_t type);
 struct emu_mr  *emu_find_mr_lkey(uint32_t lkey);
 struct emu_mr  *emu_find_mr_rkey(uint32_t rkey);
 

@@ -41,11 +41,9 @@ struct emu_xrcd {
 
 /* ---- the fabric-wide inode table ---- */
 
-#define XRCD_MAGIC   0x3264637278356d6cull /* "ml5xrcd2": since the XRC SRQ directory */
+#define XRCD_MAGIC   0x3164637278356d6cull /* "ml5xrcd1" */
 #define XRCD_ENTRIES 256
 #define XRCD_HOLDERS 32
-#define XRCD_SRQS    1024
-#define XRCD_TGTS    1024
 
 struct xrcd_entry {
 	uint32_t xrcdn;               /* 0 = free */
@@ -60,12 +58,6 @@ struct xrcd_file {
 	uint32_t         next_xrcdn;
 	uint32_t         reserved;
 	struct xrcd_entry e[XRCD_ENTRIES];
-	/* Every XRC SRQ of the fabric (SRQNs are fabric-unique): a TGT QP's engine finds here the process that serves
-	 * an SRQ of its domain it does not have itself (engine/eng_xrcfwd.c). srqn 0 = free. */
-	struct xrcd_srq { uint32_t srqn, xrcdn; int32_t pid, proc_slot; } srq[XRCD_SRQS];
-	/* Every XRC TGT QP (QPNs are fabric-unique): OPEN_QP in another process finds the QP's domain here, as
-	 * ib_open_qp() finds the QP in its XRCD's tgt_qps. qpn 0 = free. */
-	struct xrcd_tgt { uint32_t qpn, xrcdn; int32_t pid; } tgt[XRCD_TGTS];
 };
 
 static _Atomic(struct xrcd_file *) g_file;
@@ -192,119 +184,6 @@ static void table_release(const struct emu_xrcd *x)
 		entry_live(e);
 	}
 	pthread_mutex_unlock(&f->lock);
-}
-
-/* ---- the XRC SRQ directory ---- */
-
-void emu_xrc_srq_publish(const struct emu_srq *srq)
-{
-	struct xrcd_file *f = xfile();
-	if (!f || srq->srq_type != IBV_SRQT_XRC)
-		return;
-	xlock(f);
-	struct xrcd_srq *freee = NULL;
-	for (int i = 0; i < XRCD_SRQS; i++) {
-		struct xrcd_srq *d = &f->srq[i];
-		if (d->srqn && pid_gone(d->pid))
-			d->srqn = 0; /* its process died without destroying it */
-		if (!d->srqn && !freee)
-			freee = d;
-	}
-	if (freee) { /* a full directory only means another process's TGT QP cannot deliver into this SRQ */
-		freee->xrcdn = srq->xrcdn;
-		freee->pid = (int32_t)getpid();
-		freee->proc_slot = emu_reg_self_slot();
-		freee->srqn = srq->srqn;
-	}
-	pthread_mutex_unlock(&f->lock);
-}
-
-static void srq_withdraw(const struct emu_srq *srq)
-{
-	struct xrcd_file *f = srq->srq_type == IBV_SRQT_XRC ? xfile() : NULL;
-	if (!f)
-		return;
-	xlock(f);
-	for (int i = 0; i < XRCD_SRQS; i++)
-		if (f->srq[i].srqn == srq->srqn && f->srq[i].pid == (int32_t)getpid())
-			f->srq[i].srqn = 0;
-	pthread_mutex_unlock(&f->lock);
-}
-
-void emu_xrcd_srq_release(struct emu_ctx *ctx, struct emu_srq *srq)
-{
-	srq_withdraw(srq);
-	emu_xrcd_release(ctx, srq->xrcd);
-}
-
-int emu_xrc_srq_owner(uint32_t srqn, uint32_t xrcdn, int32_t *pid, int *proc_slot)
-{
-	struct xrcd_file *f = xfile();
-	int found = 0;
-	if (!f || !srqn)
-		return 0;
-	xlock(f);
-	for (int i = 0; i < XRCD_SRQS && !found; i++) {
-		const struct xrcd_srq *d = &f->srq[i];
-		if (d->srqn == srqn && d->xrcdn == xrcdn && !pid_gone(d->pid)) {
-			*pid = d->pid;
-			*proc_slot = d->proc_slot;
-			found = 1;
-		}
-	}
-	pthread_mutex_unlock(&f->lock);
-	return found;
-}
-
-/* ---- the TGT QP directory ---- */
-
-static void tgt_publish(const struct emu_qp *qp)
-{
-	struct xrcd_file *f = xfile();
-	if (!f)
-		return;
-	xlock(f);
-	struct xrcd_tgt *freee = NULL;
-	for (int i = 0; i < XRCD_TGTS; i++) {
-		struct xrcd_tgt *d = &f->tgt[i];
-		if (d->qpn && pid_gone(d->pid))
-			d->qpn = 0;
-		if (!d->qpn && !freee)
-			freee = d;
-	}
-	if (freee) { /* a full directory only means other processes cannot open this QP */
-		freee->xrcdn = qp->xrcdn;
-		freee->pid = (int32_t)getpid();
-		freee->qpn = qp->qpn;
-	}
-	pthread_mutex_unlock(&f->lock);
-}
-
-static void tgt_withdraw(uint32_t qpn)
-{
-	struct xrcd_file *f = xfile();
-	if (!f)
-		return;
-	xlock(f);
-	for (int i = 0; i < XRCD_TGTS; i++)
-		if (f->tgt[i].qpn == qpn && f->tgt[i].pid == (int32_t)getpid())
-			f->tgt[i].qpn = 0;
-	pthread_mutex_unlock(&f->lock);
-}
-
-/* Whether a live process other than this one has TGT QP qpn in domain xrcdn. */
-static int tgt_elsewhere(uint32_t qpn, uint32_t xrcdn)
-{
-	struct xrcd_file *f = xfile();
-	int found = 0;
-	if (!f)
-		return 0;
-	xlock(f);
-	for (int i = 0; i < XRCD_TGTS && !found; i++)
-		found = f->tgt[i].qpn == qpn && f->tgt[i].xrcdn == xrcdn && f->tgt[i].pid != (int32_t)getpid() &&
-			!pid_gone(f->tgt[i].pid);
-	pthread_mutex_unlock(&f->lock);
-	return found;
 }
 
 /* ---- handles ---- */
@@ -514,8 +393,14 @@ int emu_xrc_create_tgt(struct emu_cmd *cmd, uint32_t xrcd_handle, uint64_t user_
 	if (emu_log_enabled)
 		emu_log("qp handle %u: qpn 0x%x XRC TGT in xrcdn 0x%x", qp->handle, qp->qpn, qp->xrcdn);
 	emu_engine_qp_created(qp);
-	tgt_publish(qp);
+	emu_xrc_tgt_publish(qp);
 	return 0;
+}
+
+void emu_xrcd_srq_release(struct emu_ctx *ctx, struct emu_srq *srq)
+{
+	emu_xrc_srq_withdraw(srq);
+	emu_xrcd_release(ctx, srq->xrcd);
 }
 
 /* OPEN_QP, as ib_uverbs_open_qp() and ib_open_qp(): the XRCD handle (EINVAL), the type XRC TGT (EINVAL), a TGT QP
@@ -538,7 +423,7 @@ int emu_cmd_open_qp(struct emu_cmd *cmd)
 	emu_unlock();
 	if (!x || req.qp_type != IBV_QPT_XRC_RECV)
 		return EINVAL;
-	if (!found && (mine || !qpn || !tgt_elsewhere(qpn, xrcdn)))
+	if (!found && (mine || !qpn || !emu_xrc_tgt_elsewhere(qpn, xrcdn)))
 		return EINVAL;
 	struct emu_qp *h = calloc(1, sizeof(*h));
 	if (!h)
@@ -624,7 +509,7 @@ int emu_xrc_tgt_closing(struct emu_qp *qp)
 			emu_log("XRC TGT QP 0x%x lives on as handle %u", qp->qpn, qp->handle);
 		return 1;
 	}
-	tgt_withdraw(qp->qpn);
+	emu_xrc_tgt_withdraw(qp->qpn);
 	return 0;
 }
 

@@ -132,8 +132,7 @@ struct emu_qp *emu_xrc_open_target(const struct emu_qp *h);
  * freed; a TGT QP that an opened handle of this process keeps), 0 when it is to be destroyed. */
 int emu_xrc_tgt_closing(struct emu_qp *qp);
 void emu_destroy_all_xrcds(struct emu_ctx *ctx);
-/* XRC SRQs in the fabric-wide directory (emu_xrc_srq_owner): at create, and at destroy with its XRCD released */
-void emu_xrc_srq_publish(const struct emu_srq *srq);
+/* An XRC SRQ's destroy: out of the fabric-wide directory (xrc_dir.c), its XRCD released */
 void emu_xrcd_srq_release(struct emu_ctx *ctx, struct emu_srq *srq);
 
 /* Teardown of every object of a context (close of the last fd), in dependency order, with engine hooks

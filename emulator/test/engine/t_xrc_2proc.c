@@ -300,6 +300,11 @@ int main(void)
 	connect_xrc(tgt, ini->qp_num);
 	connect_xrc(ini, tgt->qp_num);
 	uint32_t tgt_qpn = tgt->qp_num;
+	/* a second handle of the TGT QP in this process too: it gets the QP's events (__ib_shared_qp_event_handler) */
+	struct ibv_qp_open_attr oa = { .comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE,
+				       .qp_num = tgt_qpn, .xrcd = x, .qp_type = IBV_QPT_XRC_RECV };
+	struct ibv_qp *otgt = ibv_open_qp(t_ctx, &oa);
+	CHECK(otgt && otgt->qp_num == tgt_qpn, "ibv_open_qp of the TGT QP here: %s", strerror(errno));
 	t_xwrite(to_child[1], &tgt_qpn, sizeof tgt_qpn);
 	struct peer_info pi;
 	t_xread(to_parent[0], &pi, sizeof pi);
@@ -360,10 +365,19 @@ int main(void)
 	struct pollfd pfd = { .fd = t_ctx->async_fd, .events = POLLIN };
 	CHECK(poll(&pfd, 1, 5000) == 1, "no async event");
 	struct ibv_async_event ev;
-	CHECK(ibv_get_async_event(t_ctx, &ev) == 0, "get_async_event");
-	CHECK(ev.event_type == IBV_EVENT_QP_ACCESS_ERR && ev.element.qp == tgt, "event %d on qp %p (tgt %p)",
-	      ev.event_type, (void *)ev.element.qp, (void *)tgt);
-	ibv_ack_async_event(&ev);
+	int seen_tgt = 0, seen_opened = 0;
+	for (int i = 0; i < 2; i++) {
+		CHECK(poll(&pfd, 1, 5000) == 1, "async event %d", i);
+		CHECK(ibv_get_async_event(t_ctx, &ev) == 0, "get_async_event");
+		CHECK(ev.event_type == IBV_EVENT_QP_ACCESS_ERR && (ev.element.qp == tgt || ev.element.qp == otgt),
+		      "event %d on qp %p (tgt %p, opened %p)", ev.event_type, (void *)ev.element.qp, (void *)tgt,
+		      (void *)otgt);
+		seen_tgt += ev.element.qp == tgt;
+		seen_opened += ev.element.qp == otgt;
+		ibv_ack_async_event(&ev);
+	}
+	CHECK(seen_tgt == 1 && seen_opened == 1, "events: %d on the TGT QP, %d on the opened handle", seen_tgt,
+	      seen_opened);
 	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr qi;
 	CHECK(ibv_query_qp(tgt, &qa, IBV_QP_STATE, &qi) == 0 && qa.qp_state == IBV_QPS_ERR, "tgt state %d",
@@ -372,6 +386,7 @@ int main(void)
 	t_xread(to_parent[0], &step, 1);
 
 	CHECK(t_violations() == 0, "strict violations");
+	CHECK(destroy_opened(otgt) == 0, "destroy the opened TGT QP");
 	CHECK(ibv_destroy_qp(ini) == 0 && ibv_destroy_qp(tgt) == 0, "destroy qps");
 	t_xwrite(to_child[1], &step, 1);
 	int st;
