@@ -3,13 +3,13 @@
  * eng_xrc.c - XRC at the target: which SRQ a TGT QP's request goes to.
  *
  * An XRC INI QP is an RC requester whose WQEs carry the number of an XRC SRQ at the target (the XRC segment after
- * ctrl, eng_wqe.c); every packet carries it on (struct pkt xrc_srqn, the XRCETH of IBA Annex A14). An XRC TGT QP is an RC
- * responder with no receive queue, PD or CQ of its own: each request is received into the SRQ it names, with that
- * SRQ's PD for the memory checks of SENDs, WRITEs, READs and atomics, and completes on that SRQ's CQ with the TGT
- * QP's number, as a ConnectX does (mlx5_ib creates the SRQ with its XRCD's number and CQ, and libmlx5 finds the SRQ
- * from the CQE's user index: providers/mlx5/cq.c, MLX5_RSC_TYPE_XSRQ). The SRQ must be an XRC SRQ of the TGT QP's
- * domain. Here only SRQs of this process are found; one of another process that shares the domain is served by
- * that process's engine (eng_xrcfwd.c), on a stand-in for the TGT QP kept below.
+ * ctrl, eng_wqe.c); every packet carries it on (struct pkt xrc_srqn, the XRCETH of IBA Annex A14). An XRC TGT QP
+ * is an RC responder with no receive queue, PD or CQ of its own: each request is received into the SRQ it names,
+ * with that SRQ's PD for the memory checks of SENDs, WRITEs, READs and atomics, and completes on that SRQ's CQ with
+ * the TGT QP's number, as a ConnectX does (mlx5_ib creates the SRQ with its XRCD's number and CQ, and libmlx5 finds
+ * the SRQ from the CQE's user index: providers/mlx5/cq.c, MLX5_RSC_TYPE_XSRQ). The SRQ must be an XRC SRQ of the
+ * TGT QP's domain. Here only SRQs of this process are found; one of another process that shares the domain is
+ * served by that process's engine (eng_xrcfwd.c), on a stand-in for the TGT QP kept below.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -5,8 +5,9 @@
  * process's TGT QP reach the peer's SRQ, memory and CQ (receives with the TGT QP's number, data exact), with a SEND
  * into an SRQ of this process between them; a SEND that finds the peer's SRQ empty waits (RNR) until the peer posts;
  * an SRQ the peer has in another domain is a remote access error at the INI QP and IBV_EVENT_QP_ACCESS_ERR for the
- * TGT QP here. The peer also opens the TGT QP (ibv_open_qp): its number, EINVAL for a wrong type. Fails on main
- * (before eng_xrcfwd.c): the first SEND completes with IBV_WC_REM_ACCESS_ERR. */
+ * TGT QP here, and for the second handle of it this process opened (ibv_open_qp). The peer also opens the TGT QP:
+ * its number, EINVAL for a wrong type, EBUSY to close its XRCD while the opened QP exists. Fails on main at the
+ * first ibv_open_qp (EOPNOTSUPP); without the opens, at the first SEND (IBV_WC_REM_ACCESS_ERR, status 10). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
