@@ -321,6 +321,8 @@ int emu_xrc_srq_owner(uint32_t srqn, uint32_t xrcdn, int32_t *pid, int *proc_slo
 /* An affiliated event of XRC TGT QP qp, for the handles of it this process opened (ibv_open_qp): the kernel hands
  * a TGT QP's events to every ib_qp opened on it (__ib_shared_qp_event_handler). Not under emu_lock. At most 16. */
 void emu_xrc_tgt_event(const struct emu_qp *qp, uint32_t type);
+/* The device moved XRC TGT QP qpn of this process to state (EMU_QPS_ERR): what other processes' QUERY_QP reads. */
+void emu_xrc_tgt_state(uint32_t qpn, int state);
 struct emu_mr  *emu_find_mr_lkey(uint32_t lkey);
 struct emu_mr  *emu_find_mr_rkey(uint32_t rkey);
 

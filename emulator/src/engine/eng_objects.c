@@ -224,6 +224,8 @@ void eng_qp_set_error(struct eng_qp *qp)
 	if (qp->q)
 		qp->q->state = EMU_QPS_ERR; /* so that ibv_query_qp reports what the device did */
 	emu_unlock();
+	if (qp->xrc == EMU_QPT_XRC_TGT)
+		emu_xrc_tgt_state(qp->qpn, EMU_QPS_ERR); /* and where other processes that opened it look */
 }
 
 /* The link of QP n that is at the same place in it as k is in qp (both lists use the one code). */

@@ -393,7 +393,11 @@ int emu_xrc_create_tgt(struct emu_cmd *cmd, uint32_t xrcd_handle, uint64_t user_
 	if (emu_log_enabled)
 		emu_log("qp handle %u: qpn 0x%x XRC TGT in xrcdn 0x%x", qp->handle, qp->qpn, qp->xrcdn);
 	emu_engine_qp_created(qp);
-	emu_xrc_tgt_publish(qp);
+	struct ib_uverbs_query_qp_resp snap;
+	emu_lock();
+	emu_qp_query_fill(qp, &snap);
+	emu_unlock();
+	emu_xrc_tgt_publish(qp, &snap);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
 
 #include "../emu_shm.h"
 #include "kernel.h"
@@ -27,7 +28,11 @@ struct xrcdir_file {
 	_Atomic uint64_t magic;
 	pthread_mutex_t  lock;        /* process-shared, robust */
 	struct { uint32_t srqn, xrcdn; int32_t pid, proc_slot; } srq[XRCDIR_SRQS]; /* srqn 0 = free */
-	struct { uint32_t qpn, xrcdn; int32_t pid, reserved; } tgt[XRCDIR_TGTS];      /* qpn 0 = free */
+	struct {
+		uint32_t qpn, xrcdn;  /* qpn 0 = free */
+		int32_t  pid, reserved;
+		struct ib_uverbs_query_qp_resp attr; /* as QUERY_QP answers, since its last change */
+	} tgt[XRCDIR_TGTS];
 };
 
 static _Atomic(struct xrcdir_file *) g_dir;
@@ -134,7 +139,7 @@ int emu_xrc_srq_owner(uint32_t srqn, uint32_t xrcdn, int32_t *pid, int *proc_slo
 	return found;
 }
 
-void emu_xrc_tgt_publish(const struct emu_qp *qp)
+void emu_xrc_tgt_publish(const struct emu_qp *qp, const struct ib_uverbs_query_qp_resp *attr)
 {
 	struct xrcdir_file *f = dir_lock();
 	if (!f)
@@ -149,6 +154,7 @@ void emu_xrc_tgt_publish(const struct emu_qp *qp)
 	if (freei >= 0) { /* a full directory only means other processes cannot open this QP */
 		f->tgt[freei].xrcdn = qp->xrcdn;
 		f->tgt[freei].pid = (int32_t)getpid();
+		f->tgt[freei].attr = *attr;
 		f->tgt[freei].qpn = qp->qpn;
 	}
 	pthread_mutex_unlock(&f->lock);
@@ -174,6 +180,43 @@ int emu_xrc_tgt_elsewhere(uint32_t qpn, uint32_t xrcdn)
 	for (int i = 0; i < XRCDIR_TGTS && !found; i++)
 		found = f->tgt[i].qpn == qpn && f->tgt[i].xrcdn == xrcdn && f->tgt[i].pid != (int32_t)getpid() &&
 			!gone(f->tgt[i].pid);
+	pthread_mutex_unlock(&f->lock);
+	return found;
+}
+
+void emu_xrc_tgt_snapshot(uint32_t qpn, const struct ib_uverbs_query_qp_resp *attr)
+{
+	struct xrcdir_file *f = dir_lock();
+	if (!f)
+		return;
+	for (int i = 0; i < XRCDIR_TGTS; i++)
+		if (f->tgt[i].qpn == qpn && f->tgt[i].pid == (int32_t)getpid())
+			f->tgt[i].attr = *attr;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void emu_xrc_tgt_state(uint32_t qpn, int state)
+{
+	struct xrcdir_file *f = dir_lock();
+	if (!f)
+		return;
+	for (int i = 0; i < XRCDIR_TGTS; i++)
+		if (f->tgt[i].qpn == qpn && f->tgt[i].pid == (int32_t)getpid())
+			f->tgt[i].attr.qp_state = f->tgt[i].attr.cur_qp_state = (uint8_t)state;
+	pthread_mutex_unlock(&f->lock);
+}
+
+int emu_xrc_tgt_query(uint32_t qpn, uint32_t xrcdn, struct ib_uverbs_query_qp_resp *attr)
+{
+	struct xrcdir_file *f = qpn ? dir_lock() : NULL;
+	int found = 0;
+	if (!f)
+		return 0;
+	for (int i = 0; i < XRCDIR_TGTS && !found; i++)
+		if (f->tgt[i].qpn == qpn && f->tgt[i].xrcdn == xrcdn && !gone(f->tgt[i].pid)) {
+			*attr = f->tgt[i].attr;
+			found = 1;
+		}
 	pthread_mutex_unlock(&f->lock);
 	return found;
 }

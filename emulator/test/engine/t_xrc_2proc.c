@@ -6,7 +6,8 @@
  * into an SRQ of this process between them; a SEND that finds the peer's SRQ empty waits (RNR) until the peer posts;
  * an SRQ the peer has in another domain is a remote access error at the INI QP and IBV_EVENT_QP_ACCESS_ERR for the
  * TGT QP here, and for the second handle of it this process opened (ibv_open_qp). The peer also opens the TGT QP:
- * its number, EINVAL for a wrong type, EBUSY to close its XRCD while the opened QP exists. Fails on main at the
+ * its number, EINVAL for a wrong type, EBUSY to close its XRCD while the opened QP exists, QUERY_QP through it RTS,
+ * then ERR once the device moved the QP to error here. Fails on main at the
  * first ibv_open_qp (EOPNOTSUPP); without the opens, at the first SEND (IBV_WC_REM_ACCESS_ERR, status 10). */
 #include <errno.h>
 #include <fcntl.h>
@@ -228,6 +229,10 @@ static void peer(void)
 	oa.qp_type = IBV_QPT_RC;
 	errno = 0;
 	CHECK(!ibv_open_qp(t_ctx, &oa) && errno == EINVAL, "peer: ibv_open_qp as RC: %s", strerror(errno));
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+	CHECK(o && ibv_query_qp(o, &qa, IBV_QP_STATE, &qi) == 0 && qa.qp_state == IBV_QPS_RTS,
+	      "peer: the opened TGT QP's state %d, want RTS", qa.qp_state);
 	post_srq(s, 101, b, 4096, mr->lkey);
 	post_srq(s, 102, b + 8192, 4096, mr->lkey);
 	post_srq(s, 103, b + 65536, 200000, mr->lkey);
@@ -261,6 +266,9 @@ static void peer(void)
 	t_xread(g_rd, &step, 1);
 	struct ibv_wc wc;
 	CHECK(t_poll(fcq, &wc, 1, 100) == 0, "the SRQ of another domain received");
+	/* the device moved the TGT QP to error in the parent's process: seen here through the opened handle */
+	CHECK(ibv_query_qp(o, &qa, IBV_QP_STATE, &qi) == 0 && qa.qp_state == IBV_QPS_ERR,
+	      "peer: the opened TGT QP's state %d after the error, want ERR", qa.qp_state);
 	CHECK(t_violations() == 0, "peer strict violations");
 	t_xwrite(g_wr, &step, 1);
 	t_xread(g_rd, &step, 1); /* the parent's QPs are gone */

@@ -6,7 +6,8 @@
  * of another domain is EINVAL); OPEN_QP (ib_uverbs_open_qp, ib_open_qp): a second handle with the QP's number that
  * modifies and queries the one QP and keeps it after its creator's handle is destroyed, EINVAL for a wrong XRCD, an
  * unknown number, a QP that is no TGT QP and a type other than XRC_RECV; EBUSY to close a handle whose SRQs or QPs
- * (opened ones too) exist; a process killed while holding a domain no longer keeps it. */
+ * (opened ones too) exist; from another process, QUERY_QP through the opened handle answers the QP's attributes and
+ * MODIFY_QP is EOPNOTSUPP; a process killed while holding a domain no longer keeps it. */
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -124,15 +125,17 @@ static void peer(void)
 	struct ibv_xrcd *a = xrcd_open(ctx, fd, 0, &err);
 	CHECK(a && !err, "peer: open without O_CREAT: %s", strerror(err));
 	/* the parent's TGT QP, opened from here: its number; EINVAL for another type or a number that is no TGT QP;
-	 * its state is the parent's (QUERY_QP here: EOPNOTSUPP, README "Not supported") */
+	 * QUERY_QP answers the parent's QP (INIT), MODIFY_QP through it is EOPNOTSUPP (README, Not supported) */
 	if (a) {
 		struct ibv_qp *o = open_qp(ctx, a, tqpn, IBV_QPT_XRC_RECV);
 		CHECK(o && o->qp_num == tqpn, "peer: open the parent's TGT QP 0x%x: %s", tqpn, strerror(errno));
 		CHECK_ERR(open_qp_err(ctx, a, tqpn, IBV_QPT_RC), EINVAL);
 		CHECK_ERR(open_qp_err(ctx, a, tqpn ^ 0x800000, IBV_QPT_XRC_RECV), EINVAL);
 		if (o) {
-			qp_state(o, &err);
-			CHECK_ERR(err, EOPNOTSUPP);
+			CHECK(qp_state(o, &err) == IBV_QPS_INIT && !err, "peer: query the parent's TGT QP: %s",
+			      strerror(err));
+			struct ibv_qp_attr ra = { .qp_state = IBV_QPS_RESET };
+			CHECK_ERR(ibv_modify_qp(o, &ra, IBV_QP_STATE), EOPNOTSUPP);
 			CHECK_ERR(ibv_close_xrcd(a), EBUSY); /* the opened QP holds it */
 			CHECK_ERR(destroy_opened(o), 0);
 		}
@@ -267,6 +270,7 @@ int main(void)
 	/* a TGT QP for the peer to open from its process */
 	struct ibv_qp *tp = tgt(ctx, x2);
 	REQUIRE(tp, "TGT QP for the peer: %s", strerror(errno));
+	CHECK_ERR(ibv_modify_qp(tp, &ma, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
 	CHECK_ERR(ibv_close_xrcd(x), EBUSY); /* the SRQ still */
 	CHECK_ERR(ibv_destroy_srq(s), 0);
 
