@@ -156,6 +156,10 @@ static int serve(struct pkt *p)
 		return 0;
 	}
 	eng_qp_flush_ack(px);
+	/* the SRQ and its context may go before the next delegate: a coalesced ACK still pending leaves unframed */
+	px->q->ctx = NULL;
+	px->srq = NULL;
+	px->rcq = NULL;
 	memset(v, 0, sizeof *v);
 	v->type = PKT_ACK;
 	v->xfwd = ENG_XFWD_VERDICT;

@@ -474,25 +474,26 @@ struct emu_qp *emu_xrc_open_target(const struct emu_qp *h)
 	return qp && qp->type == EMU_QPT_XRC_TGT && qp->xrcdn == h->xrcdn ? qp : NULL;
 }
 
-/* Whether qp (unlinked, its handle going) is a TGT QP that an opened handle of this process keeps: that handle
- * becomes the QP's own (the QP takes its handle, context, user handle and XRCD hold, and the opened handle goes),
- * as the kernel's real QP lives on while any ib_qp opened on it does. Under emu_lock. */
+/* Whether qp (unlinked, its handle going) is a TGT QP that an opened handle of its context keeps: that handle becomes
+ * the QP's own (the QP takes its handle, user handle and XRCD hold, and the opened handle goes), as the kernel's
+ * real QP lives while any ib_qp opened on it does. Only within the context: the engine files a QP under its context
+ * (the doorbell-page buckets), so the QP cannot move to another one; opened handles in other contexts then name a
+ * QP that is gone. Under emu_lock. */
 static int tgt_hand_over(struct emu_qp *qp)
 {
-	for (struct emu_ctx *c = emu_contexts(); c; c = c->next)
-		for (struct emu_qp *h = c->qps; h; h = h->next)
-			if (h->xrc_open && h->open_qpn == qp->qpn && h->xrcdn == qp->xrcdn) {
-				emu_ctx_unlink_qp(c, h);
-				emu_xrcd_put(qp->xrcd);
-				qp->xrcd = h->xrcd;
-				qp->ctx = c;
-				qp->handle = h->handle;
-				qp->user_handle = h->user_handle;
-				qp->async_events = h->async_events;
-				emu_ctx_link_qp(c, qp);
-				free(h);
-				return 1;
-			}
+	struct emu_ctx *c = qp->ctx;
+	for (struct emu_qp *h = c->qps; h; h = h->next)
+		if (h->xrc_open && h->open_qpn == qp->qpn && h->xrcdn == qp->xrcdn) {
+			emu_ctx_unlink_qp(c, h);
+			emu_xrcd_put(qp->xrcd);
+			qp->xrcd = h->xrcd;
+			qp->handle = h->handle;
+			qp->user_handle = h->user_handle;
+			qp->async_events = h->async_events;
+			emu_ctx_link_qp(c, qp);
+			free(h);
+			return 1;
+		}
 	return 0;
 }
 
