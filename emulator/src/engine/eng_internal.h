@@ -237,12 +237,12 @@ struct eng_qp {
 	uint64_t dc_key;
 	uint32_t dc_gen;
 	struct eng_dct *dct;
-	/* XRC across processes (eng_xrcfwd.c). A TGT QP: a request is with the engine of process xfwd_pid (since
-	 * xfwd_since), and the requests behind it wait for its verdict. xproxy: this is a stand-in for another
+	/* XRC across processes (eng_xrcfwd.c). A TGT QP: a request for SRQ xfwd_srqn is with the engine of process
+	 * xfwd_pid (since xfwd_since), and the requests behind it wait for its verdict. xproxy: this is a stand-in for another
 	 * process's TGT QP, which runs the responder on this process's SRQ; the event it would raise is kept in
 	 * xproxy_event for the verdict. */
 	int xfwd_pending;
-	uint32_t xfwd_seq;
+	uint32_t xfwd_seq, xfwd_srqn;
 	int32_t xfwd_pid;
 	uint64_t xfwd_since;
 	int xproxy;

@@ -59,9 +59,17 @@ int eng_xrc_wait(struct eng_qp *qp)
 {
 	if (!qp->xfwd_pending)
 		return 0;
-	if (eng_pid_gone(qp->xfwd_pid)) { /* the server died: its verdict never comes, the requester retries */
+	int32_t pid;
+	int slot;
+	/* The server died, or (checked after a grace period, as it takes the directory's lock) no longer has the SRQ
+	 * (it closed the context, whose inbox took the delegate with it): the verdict never comes, and the requester's
+	 * retry gets the NAK of an SRQ nobody has. A server that is only slow or stopped is waited for. */
+	if (eng_pid_gone(qp->xfwd_pid) ||
+	    (eng_pass_ns() - qp->xfwd_since > ENG_STALL_GRACE_NS &&
+	     (!emu_xrc_srq_owner(qp->xfwd_srqn, qp->xrcdn, &pid, &slot) || pid != qp->xfwd_pid))) {
 		if (emu_log_enabled)
-			emu_log("engine: XRC TGT QP 0x%06x: process %d died with its request", qp->qpn, qp->xfwd_pid);
+			emu_log("engine: XRC TGT QP 0x%06x: process %d no longer serves SRQ 0x%06x", qp->qpn, qp->xfwd_pid,
+				qp->xfwd_srqn);
 		qp->xfwd_pending = 0;
 		return 0;
 	}
@@ -102,6 +110,7 @@ int eng_xrc_forward(struct eng_qp *qp, struct pkt *p)
 	eng_inbox_kick(ib);
 	qp->xfwd_pending = 1;
 	qp->xfwd_pid = pid;
+	qp->xfwd_srqn = p->xrc_srqn;
 	qp->xfwd_since = eng_pass_ns();
 	qp->placed_unanswered = 0;
 	if (emu_log_enabled)
