@@ -243,7 +243,12 @@ struct emu_qp {
 	/* XRC (cmd_xrcd.c). A TGT QP has no rings, PD or CQs: what it receives goes to the XRC SRQ each packet names,
 	 * which must belong to domain xrcdn; dbrec then points at kdbrec, which stays 0. */
 	uint32_t        xrcdn;
-	struct emu_xrcd *xrcd;            /* K only: the XRCD handle a TGT QP was created through */
+	struct emu_xrcd *xrcd;            /* K only: the XRCD handle a TGT QP was created (or opened) through */
+	/* K only: an OPEN_QP handle (ibv_open_qp) of TGT QP open_qpn, in this process or another one of the domain.
+	 * It is no QP of its own: qpn 0 (emu_find_qp never finds it), no engine, no registry entry; QUERY_QP and
+	 * MODIFY_QP through it act on the QP when this process has it (cmd_xrcd.c emu_xrc_open_target). */
+	int             xrc_open;
+	uint32_t        open_qpn;
 	uint32_t        kdbrec[2];
 };
 
@@ -310,6 +315,14 @@ struct emu_ctx *emu_contexts(void);
 struct emu_qp  *emu_find_qp(uint32_t qpn);
 struct emu_cq  *emu_find_cq(uint32_t cqn);
 struct emu_srq *emu_find_srq(uint32_t srqn);
+/* The process that has XRC SRQ srqn of domain xrcdn (src/kernel/cmd_xrcd.c, a fabric-wide directory): 1 and its pid
+ * and registry process slot, 0 if no live process has it. Takes a process-shared lock: not under emu_lock. */
+int emu_xrc_srq_owner(uint32_t srqn, uint32_t xrcdn, int32_t *pid, int *proc_slot);
+/* An affiliated event of XRC TGT QP qp, for the handles of it this process opened (ibv_open_qp): the kernel hands
+ * a TGT QP's events to every ib_qp opened on it (__ib_shared_qp_event_handler). Not under emu_lock. At most 16. */
+void emu_xrc_tgt_event(const struct emu_qp *qp, uint32_t type);
+/* The device moved XRC TGT QP qpn of this process to state (EMU_QPS_ERR): what other processes' QUERY_QP reads. */
+void emu_xrc_tgt_state(uint32_t qpn, int state);
 struct emu_mr  *emu_find_mr_lkey(uint32_t lkey);
 struct emu_mr  *emu_find_mr_rkey(uint32_t rkey);
 

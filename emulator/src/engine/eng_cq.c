@@ -20,8 +20,14 @@
  * the event in the object's events_reported when the program reads it (src/kernel/async_event.c). */
 void eng_qp_event(struct eng_qp *qp, uint32_t type)
 {
+	if (qp->xproxy) { /* the TGT QP's owner raises it, told by the verdict (eng_xrcfwd.c) */
+		qp->xproxy_event = type;
+		return;
+	}
 	if (qp->q)
 		emu_async_post(qp->q->ctx, type, qp->q->user_handle, qp->q->handle);
+	if (qp->q && qp->xrc == EMU_QPT_XRC_TGT)
+		emu_xrc_tgt_event(qp->q, type); /* and to the handles opened on it */
 	if (emu_log_enabled)
 		emu_log("engine: QP 0x%06x: async event %u", qp->qpn, type);
 }

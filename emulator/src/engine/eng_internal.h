@@ -66,6 +66,11 @@ struct pkt {
 	/* DC (eng_dc.c): a DCI's request (dc 1) carries the DC access key of its WQE's address vector and the number
 	 * of the connection it belongs to (the DCI's count of connects), by which the DCT tells a new one */
 	uint8_t  dc;
+	/* XRC across processes (eng_xrcfwd.c): ENG_XFWD_DELEGATE, a request a TGT QP's engine hands to the engine of
+	 * the process that has the SRQ it names, or ENG_XFWD_VERDICT, that engine's answer; both travel in RESP rings
+	 * and are followed by a struct eng_xfwd (after data[len]); 0 on the wire */
+	uint8_t  xfwd;
+	uint8_t  xrc;          /* on an XRC connection (an INI QP's request, a TGT QP's response): XRC opcodes on a wire */
 	uint32_t dc_gen;
 	uint64_t dc_key;
 	struct pkt_eth eth;    /* how the packet looks on an Ethernet wire (pcap tap), filled by the sender */
@@ -232,6 +237,16 @@ struct eng_qp {
 	uint64_t dc_key;
 	uint32_t dc_gen;
 	struct eng_dct *dct;
+	/* XRC across processes (eng_xrcfwd.c). A TGT QP: a request for SRQ xfwd_srqn is with the engine of process
+	 * xfwd_pid (since xfwd_since), and the requests behind it wait for its verdict. xproxy: this is a stand-in for another
+	 * process's TGT QP, which runs the responder on this process's SRQ; the event it would raise is kept in
+	 * xproxy_event for the verdict. */
+	int xfwd_pending;
+	uint32_t xfwd_seq, xfwd_srqn;
+	int32_t xfwd_pid;
+	uint64_t xfwd_since;
+	int xproxy;
+	uint32_t xproxy_event;
 };
 
 struct eng_uar {
@@ -333,6 +348,8 @@ static inline int eng_same_bfreg(const struct emu_qp *a, const struct emu_qp *b)
 }
 struct eng_mr *eng_mr_check(uint32_t key, struct emu_pd *pd, uint64_t addr, uint64_t len, uint32_t access);
 struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid);
+/* The live inbox of process pid in registry procs[proc_slot] (mapped and cached), or NULL. */
+struct eng_inbox *eng_pid_inbox(int pid, int proc_slot);
 int eng_pid_alive(int pid);
 int eng_pid_running(int pid); /* alive and not stopped (SIGSTOP, tracing) nor a zombie */
 int eng_pid_gone(int pid);    /* dead or a zombie: it will never run again */
@@ -365,6 +382,10 @@ static inline int eng_qp_wqe_type(const struct eng_qp *qp)
 	return qp->dc_type == EMU_DC_DCI ? ENG_QPT_DCI : qp->type;
 }
 int eng_xrc_tgt_bind(struct eng_qp *qp, const struct pkt *p);
+/* The stand-in of this process for another process's TGT QP tgt_qpn (at most 16, the least recently used
+ * replaced; NULL without memory), and forgetting an inbox mapping about to go (drop_peer). */
+struct eng_qp *eng_xrc_proxy(uint32_t tgt_qpn);
+void eng_xrc_proxy_drop_peer(const struct eng_inbox *ib);
 /* eng_cq.c (layer 2) */
 void eng_write_cqe(struct eng_cq *cq, const struct eng_cqe_info *ci, int solicited);
 void eng_cq_zip_flush(struct eng_cq *cq);  /* publish a CQ's open compression block now */
@@ -435,6 +456,17 @@ void eng_dc_fill(const struct eng_qp *qp, struct pkt *p); /* a DCI's request pac
 int eng_dct_recv(struct eng_qp *qp, struct pkt *p);
 /* eng_resp.c, for eng_dc.c: the RC responder on one packet, with the PSN already found in qp's state */
 int eng_rc_recv(struct eng_qp *qp, struct pkt *p);
+/* eng_resp.c, for eng_xrcfwd.c: the responder's fatal error (NAK nak, QP to error, its event); no receive WQE */
+void eng_resp_fail_norwqe(struct eng_qp *qp, struct pkt *p, uint32_t nak);
+
+/* eng_xrcfwd.c (layer 4): an XRC TGT QP's request for an XRC SRQ of its domain that another process has.
+ * eng_xrc_forward, from eng_handle_req: 1 handed over (or answered), 0 blocked (leave it in the ring), -1 no
+ * process has that SRQ in the QP's domain. eng_xrc_wait: 1 while qp waits for a verdict (requests for it stay in
+ * the ring). eng_xrc_resp, for a RESP ring record with p->xfwd set: 1 consumed, 0 blocked. */
+enum { ENG_XFWD_DELEGATE = 1, ENG_XFWD_VERDICT = 2 };
+int eng_xrc_forward(struct eng_qp *qp, struct pkt *p);
+int eng_xrc_wait(struct eng_qp *qp);
+int eng_xrc_resp(struct pkt *p);
 
 /* eng_xport.c */
 uint32_t eng_rq_avail(struct eng_qp *qp);

@@ -148,6 +148,7 @@ static void drop_peer(int i)
 	for (struct eng_qp *qp = G.qps; qp; qp = qp->next)
 		if (qp->peer == G.peers[i].ib)
 			qp->peer = NULL;
+	eng_xrc_proxy_drop_peer(G.peers[i].ib);
 	eng_inbox_unmap(G.peers[i].ib);
 	memset(&G.peers[i], 0, sizeof G.peers[i]);
 }
@@ -166,24 +167,29 @@ struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid)
 		*lid = e.lid;
 	if (e.pid == G.pid) /* a QP of this process's image before an exec is nobody's now */
 		return e.proc_slot == emu_reg_self_slot() ? G.inbox : NULL;
+	return eng_pid_inbox(e.pid, e.proc_slot);
+}
+
+struct eng_inbox *eng_pid_inbox(int pid, int proc_slot)
+{
 	/* The inbox its process has now, not the one it had when we first sent to it: a process that closed its last
 	 * context and opened another, or a process that got the pid of a dead one, has a new inbox under the old name
 	 * (eng_wire.h). */
-	uint32_t id = eng_live_inbox_id(e.proc_slot, e.pid);
+	uint32_t id = eng_live_inbox_id(proc_slot, pid);
 	if (!id) {
 		if (emu_log_enabled)
-			emu_log("engine: process %d (owner of QP 0x%06x) has no inbox", e.pid, qpn);
+			emu_log("engine: process %d has no inbox", pid);
 		return NULL;
 	}
 	int freeslot;
-	struct eng_inbox *ib = eng_peer_cached(G.peers, ENG_MAX_PEERS, e.pid, id, &freeslot);
+	struct eng_inbox *ib = eng_peer_cached(G.peers, ENG_MAX_PEERS, pid, id, &freeslot);
 	if (ib)
 		return ib;
 	errno = 0;
-	ib = eng_inbox_open(G.fabric, e.pid, id);
+	ib = eng_inbox_open(G.fabric, pid, id);
 	if (!ib) {
 		if (emu_log_enabled)
-			emu_log("engine: no inbox %u of process %d (owner of QP 0x%06x): %s", id, e.pid, qpn,
+			emu_log("engine: no inbox %u of process %d: %s", id, pid,
 				errno ? strerror(errno) : "another one under its name");
 		return NULL;
 	}
@@ -191,7 +197,7 @@ struct eng_inbox *eng_peer_inbox(uint32_t qpn, int *pid, uint16_t *lid)
 		freeslot = (int)(eng_now_ns() % ENG_MAX_PEERS);
 		drop_peer(freeslot);
 	}
-	G.peers[freeslot] = (struct eng_peer){ .pid = e.pid, .id = id, .slot = e.proc_slot, .ib = ib };
+	G.peers[freeslot] = (struct eng_peer){ .pid = pid, .id = id, .slot = proc_slot, .ib = ib };
 	return ib;
 }
 
@@ -209,6 +215,8 @@ void eng_qp_set_error(struct eng_qp *qp)
 	if (qp->state == EMU_QPS_ERR)
 		return;
 	qp->state = EMU_QPS_ERR;
+	if (qp->xproxy)
+		return; /* a stand-in has no queues to flush and no K object (eng_xrcfwd.c): its TGT QP goes to error */
 	eng_qp_mark_busy(qp);
 	qp->flushing = 1;
 	qp->last_wqe_due = qp->srq != NULL; /* eng_flush_qp raises it */
@@ -216,6 +224,8 @@ void eng_qp_set_error(struct eng_qp *qp)
 	if (qp->q)
 		qp->q->state = EMU_QPS_ERR; /* so that ibv_query_qp reports what the device did */
 	emu_unlock();
+	if (qp->xrc == EMU_QPT_XRC_TGT)
+		emu_xrc_tgt_state(qp->qpn, EMU_QPS_ERR); /* and where other processes that opened it look */
 }
 
 /* The link of QP n that is at the same place in it as k is in qp (both lists use the one code). */

@@ -76,6 +76,7 @@ static void fill_common(struct eng_qp *qp, struct pkt *p, uint8_t type, uint32_t
 	p->dst_qpn = dst_qpn;
 	p->src_qpn = qp->qpn;
 	p->xrc_srqn = qp->cur.xrc_srqn;
+	p->xrc = qp->xrc == EMU_QPT_XRC_INI;
 	p->slid = eng_my_lid(qp);
 	p->sl = qp->path.sl;
 	eng_dc_fill(qp, p);

@@ -40,6 +40,7 @@ static int send_ack(struct eng_qp *qp, uint32_t syndrome, uint32_t psn)
 	p->psn = psn & ENG_PSN_MASK;
 	p->syndrome = syndrome;
 	p->rnr_timer = qp->min_rnr_timer;
+	p->xrc = qp->xrc == EMU_QPT_XRC_TGT;
 	eng_tap_tx(qp, p, NULL);
 	eng_xmit(qp, peer, &peer->resp, tok, p, sizeof *p);
 	return 1;
@@ -188,6 +189,11 @@ static void resp_fail(struct eng_qp *qp, struct pkt *p, uint8_t cqe_synd, uint32
 	eng_qp_set_error(qp);
 	if (!have_rwqe && qp->type == EMU_QPT_RC && !was_err)
 		eng_qp_event(qp, nak == NAK_REM_ACCESS ? IBV_EVENT_QP_ACCESS_ERR : IBV_EVENT_QP_REQ_ERR);
+}
+
+void eng_resp_fail_norwqe(struct eng_qp *qp, struct pkt *p, uint32_t nak)
+{
+	resp_fail(qp, p, 0, nak, 0);
 }
 
 static int qp_dev(const struct eng_qp *qp)
@@ -447,6 +453,7 @@ static int send_atomic_resp(struct eng_qp *qp, struct pkt *req, uint64_t raw, in
 		r->dst_qpn = qp->dest_qpn;
 		r->src_qpn = qp->qpn;
 		r->psn = req->psn;
+		r->xrc = qp->xrc == EMU_QPT_XRC_TGT;
 		r->len = r->msg_len = req->atomic_size;
 		memcpy(r->data, &raw, req->atomic_size); /* the word's bytes as they were */
 		eng_tap_tx(qp, r, NULL);
@@ -476,6 +483,7 @@ static int send_read_resp(struct eng_qp *qp, struct pkt *req)
 			r->msg_len = total;
 			r->len = chunk;
 			r->offset = qp->read_off;
+			r->xrc = qp->xrc == EMU_QPT_XRC_TGT;
 			if (qp->read_off + chunk == total)
 				r->flags |= PF_LAST;
 			if (chunk)
@@ -659,12 +667,27 @@ int eng_handle_req(struct pkt *p)
 		return uc_recv(qp, p);
 	default:
 		qp->placed_unanswered = 0; /* the peer answers: its next placement is wanted again (eng_direct.c) */
-		/* An XRC TGT QP serves the SRQ the request names; one outside its domain (or none) is a protection
-		 * error like a bad R_Key: NAK, QP to error, IBV_EVENT_QP_ACCESS_ERR (eng_xrc.c). A packet out of
-		 * sequence keeps the previous SRQ and gets rc_recv's answer. */
-		if (qp->xrc == EMU_QPT_XRC_TGT && !eng_xrc_tgt_bind(qp, p) && p->psn == qp->epsn) {
-			resp_fail(qp, p, 0, NAK_REM_ACCESS, 0);
-			return 1;
+		/* An XRC TGT QP serves the SRQ the request names. One that another process of its domain has is served
+		 * by that process's engine, and what comes behind waits for its verdict (eng_xrcfwd.c); one no process
+		 * has in its domain is a protection error like a bad R_Key: NAK, QP to error, IBV_EVENT_QP_ACCESS_ERR
+		 * (eng_xrc.c). A packet out of sequence keeps the previous SRQ and gets rc_recv's answer, but a
+		 * duplicate READ or atomic goes where its SRQ is, to be executed again or answered from the saved
+		 * result there. */
+		if (qp->xrc == EMU_QPT_XRC_TGT) {
+			if (eng_xrc_wait(qp))
+				return 0;
+			if (!eng_xrc_tgt_bind(qp, p)) {
+				int32_t d = eng_psn_diff(p->psn, qp->epsn);
+				if (d == 0 || (d < 0 && (p->type == PKT_READ_REQ || p->type == PKT_ATOMIC_REQ))) {
+					int r = eng_xrc_forward(qp, p);
+					if (r >= 0)
+						return r;
+					if (d == 0) {
+						resp_fail(qp, p, 0, NAK_REM_ACCESS, 0);
+						return 1;
+					}
+				}
+			}
 		}
 		return eng_rc_recv(qp, p);
 	}

@@ -14,18 +14,21 @@ enum {
 	BTH_ACK, BTH_ATOMIC_ACK, BTH_CMP_SWAP, BTH_FETCH_ADD,
 	BTH_SEND_LAST_INV = 0x16, BTH_SEND_ONLY_INV = 0x17,
 };
-enum { TR_RC = 0x00, TR_UC = 0x20, TR_UD = 0x60 };
+/* IBA 9.2 table 38 and Annex A14 (XRC): the transport in the opcode's top three bits */
+enum { TR_RC = 0x00, TR_UC = 0x20, TR_UD = 0x60, TR_XRC = 0xa0 };
 
 uint8_t eng_roce_opcode(const struct pkt *p)
 {
 	int first = (p->flags & PF_FIRST) != 0, last = (p->flags & PF_LAST) != 0;
 	int imm = (p->flags & PF_IMM) != 0;
-	uint8_t tr = p->qp_type == EMU_QPT_UD ? TR_UD : p->qp_type == EMU_QPT_UC ? TR_UC : TR_RC;
+	/* An XRC connection (INI to TGT) uses the XRC opcodes both ways, requests and responses: the RC ones with the
+	 * transport bits 101 (0xA0..0xB7); only its requests carry the XRCETH (ext_headers). */
+	uint8_t tr = p->xrc ? TR_XRC : p->qp_type == EMU_QPT_UD ? TR_UD : p->qp_type == EMU_QPT_UC ? TR_UC : TR_RC;
 	switch (p->type) {
 	case PKT_SEND:
 		if (p->flags & PF_INV)
-			return first && last ? BTH_SEND_ONLY_INV : last ? BTH_SEND_LAST_INV : first ? BTH_SEND_FIRST
-											 : BTH_SEND_MIDDLE;
+			return (uint8_t)(tr | (first && last ? BTH_SEND_ONLY_INV : last ? BTH_SEND_LAST_INV
+									  : first ? BTH_SEND_FIRST : BTH_SEND_MIDDLE));
 		if (first && last)
 			return (uint8_t)(tr | (imm ? BTH_SEND_ONLY_IMM : BTH_SEND_ONLY));
 		if (last)
@@ -38,20 +41,20 @@ uint8_t eng_roce_opcode(const struct pkt *p)
 			return (uint8_t)(tr | (imm ? BTH_WRITE_LAST_IMM : BTH_WRITE_LAST));
 		return (uint8_t)(tr | (first ? BTH_WRITE_FIRST : BTH_WRITE_MIDDLE));
 	case PKT_READ_REQ:
-		return BTH_READ_REQ;
+		return (uint8_t)(tr | BTH_READ_REQ);
 	case PKT_ATOMIC_REQ:
 		/* masked atomics (mlx5 opmod 0x8/0x9) have no IBA opcode: shown as the base operation */
-		return (p->opcode == MLX5_OPCODE_ATOMIC_CS || p->opcode == MLX5_OPCODE_ATOMIC_MASKED_CS) ? BTH_CMP_SWAP
-													: BTH_FETCH_ADD;
+		return (uint8_t)(tr | ((p->opcode == MLX5_OPCODE_ATOMIC_CS || p->opcode == MLX5_OPCODE_ATOMIC_MASKED_CS)
+				       ? BTH_CMP_SWAP : BTH_FETCH_ADD));
 	case PKT_READ_RESP:
 		first = p->offset == 0;
 		if (first && last)
-			return BTH_READ_RESP_ONLY;
-		return last ? BTH_READ_RESP_LAST : first ? BTH_READ_RESP_FIRST : BTH_READ_RESP_MIDDLE;
+			return (uint8_t)(tr | BTH_READ_RESP_ONLY);
+		return (uint8_t)(tr | (last ? BTH_READ_RESP_LAST : first ? BTH_READ_RESP_FIRST : BTH_READ_RESP_MIDDLE));
 	case PKT_ATOMIC_RESP:
-		return BTH_ATOMIC_ACK;
+		return (uint8_t)(tr | BTH_ATOMIC_ACK);
 	default:
-		return BTH_ACK;
+		return (uint8_t)(tr | BTH_ACK);
 	}
 }
 
@@ -123,6 +126,11 @@ static size_t ext_headers(const struct pkt *p, uint8_t op, uint8_t *h)
 		put32(h, p->qkey);
 		put32(h + 4, p->src_qpn & 0xffffff);
 		n += 8;
+	}
+	if ((op & 0xe0) == TR_XRC && (p->type == PKT_SEND || p->type == PKT_WRITE || p->type == PKT_READ_REQ ||
+				       p->type == PKT_ATOMIC_REQ)) { /* XRCETH (Annex A14): reserved 8, XRC SRQ 24 */
+		put32(h, p->xrc_srqn & 0xffffff);
+		n += 4;
 	}
 	if (p->type == PKT_WRITE && (base == BTH_WRITE_FIRST || base == BTH_WRITE_ONLY || base == BTH_WRITE_ONLY_IMM)) {
 		put64(h + n, p->raddr); /* RETH: VA, R_Key, DMA length */
@@ -270,7 +278,7 @@ size_t eng_roce_frame(const struct pkt *p, uint8_t *out, size_t cap)
 	}
 	/* BTH: opcode | SE M PadCnt TVer | P_Key | resv8 | DestQP | A resv7 | PSN */
 	int se = (p->flags & PF_SOLICITED) && (p->flags & PF_LAST) && p->type == PKT_SEND;
-	int ack_req = (op & 0xe0) == TR_RC && (p->flags & PF_LAST) &&
+	int ack_req = ((op & 0xe0) == TR_RC || (op & 0xe0) == TR_XRC) && (p->flags & PF_LAST) &&
 		      (p->type == PKT_SEND || p->type == PKT_WRITE || p->type == PKT_READ_REQ || p->type == PKT_ATOMIC_REQ);
 	bth[0] = op;
 	bth[1] = (uint8_t)((se ? 0x80 : 0) | pad << 4);

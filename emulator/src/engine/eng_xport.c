@@ -47,6 +47,7 @@ void eng_qp_reset_state(struct eng_qp *qp)
 	qp->placed_unanswered = 0;
 	memset(&qp->rx, 0, sizeof qp->rx);
 	qp->peer = NULL;
+	qp->xfwd_pending = 0; /* a verdict still to come finds nothing waiting for it (eng_xrcfwd.c) */
 }
 
 struct eng_inbox *eng_qp_peer(struct eng_qp *qp)

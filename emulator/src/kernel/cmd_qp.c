@@ -311,6 +311,8 @@ static int create_qp(struct emu_cmd *cmd, const struct qp_args *a, struct ib_uve
 
 static void destroy_qp_obj(struct emu_qp *qp)
 {
+	if (emu_xrc_tgt_closing(qp))
+		return; /* an opened handle of an XRC TGT QP, or a TGT QP an opened handle keeps */
 	/* qp is unlinked; tell the engine, then release its number and register */
 	emu_engine_qp_destroying(qp);
 	emu_reg_qp_free(qp);
@@ -432,6 +434,36 @@ static void path_to_dest(const struct emu_path *p, struct ib_uverbs_qp_dest *d)
 	d->port_num = p->port_num;
 }
 
+void emu_qp_query_fill(const struct emu_qp *qp, struct ib_uverbs_query_qp_resp *r)
+{
+	memset(r, 0, sizeof(*r));
+	path_to_dest(&qp->path, &r->dest);
+	r->max_send_wr = qp->max_send_wr;
+	r->max_recv_wr = qp->max_recv_wr;
+	r->max_send_sge = qp->max_send_sge;
+	r->max_recv_sge = qp->max_recv_sge;
+	r->max_inline_data = qp->max_inline_data;
+	r->qkey = qp->qkey;
+	r->rq_psn = qp->rq_psn;
+	r->sq_psn = qp->sq_psn;
+	r->dest_qp_num = qp->dest_qp_num;
+	r->qp_access_flags = qp->qp_access_flags;
+	r->pkey_index = qp->pkey_index;
+	r->qp_state = (uint8_t)qp->state;
+	r->cur_qp_state = (uint8_t)qp->state;
+	r->path_mtu = qp->path_mtu;
+	r->path_mig_state = IBV_MIG_MIGRATED;
+	r->sq_draining = qp->sq_draining;
+	r->max_rd_atomic = qp->max_rd_atomic;
+	r->max_dest_rd_atomic = qp->max_dest_rd_atomic;
+	r->min_rnr_timer = qp->min_rnr_timer;
+	r->port_num = qp->port_num;
+	r->timeout = qp->timeout;
+	r->retry_cnt = qp->retry_cnt;
+	r->rnr_retry = qp->rnr_retry;
+	r->sq_sig_all = (uint8_t)qp->sq_sig_all;
+}
+
 int emu_cmd_query_qp(struct emu_cmd *cmd)
 {
 	struct ib_uverbs_query_qp req;
@@ -441,34 +473,20 @@ int emu_cmd_query_qp(struct emu_cmd *cmd)
 	memset(&r, 0, sizeof(r));
 	emu_lock();
 	struct emu_qp *qp = emu_qp_by_handle(cmd->ctx, req.qp_handle);
-	if (qp) {
-		path_to_dest(&qp->path, &r.dest);
-		r.max_send_wr = qp->max_send_wr;
-		r.max_recv_wr = qp->max_recv_wr;
-		r.max_send_sge = qp->max_send_sge;
-		r.max_recv_sge = qp->max_recv_sge;
-		r.max_inline_data = qp->max_inline_data;
-		r.qkey = qp->qkey;
-		r.rq_psn = qp->rq_psn;
-		r.sq_psn = qp->sq_psn;
-		r.dest_qp_num = qp->dest_qp_num;
-		r.qp_access_flags = qp->qp_access_flags;
-		r.pkey_index = qp->pkey_index;
-		r.qp_state = (uint8_t)qp->state;
-		r.cur_qp_state = (uint8_t)qp->state;
-		r.path_mtu = qp->path_mtu;
-		r.path_mig_state = IBV_MIG_MIGRATED;
-		r.sq_draining = qp->sq_draining;
-		r.max_rd_atomic = qp->max_rd_atomic;
-		r.max_dest_rd_atomic = qp->max_dest_rd_atomic;
-		r.min_rnr_timer = qp->min_rnr_timer;
-		r.port_num = qp->port_num;
-		r.timeout = qp->timeout;
-		r.retry_cnt = qp->retry_cnt;
-		r.rnr_retry = qp->rnr_retry;
-		r.sq_sig_all = (uint8_t)qp->sq_sig_all;
+	int remote = 0;
+	uint32_t oqpn = 0, oxrcdn = 0;
+	if (qp && qp->xrc_open) { /* an opened handle: the QP it names (ib_query_qp reads the real QP) */
+		oqpn = qp->open_qpn;
+		oxrcdn = qp->xrcdn;
+		qp = emu_xrc_open_target(qp);
+		remote = !qp;
 	}
+	if (qp)
+		emu_qp_query_fill(qp, &r);
 	emu_unlock();
+	if (remote) /* another process's TGT QP: what it published at its last change (xrc_dir.c); gone with its
+		     * process, EOPNOTSUPP (README, Not supported) */
+		return emu_xrc_tgt_query(oqpn, oxrcdn, &r) ? emu_cmd_respond(cmd, &r, sizeof(r)) : EOPNOTSUPP;
 	if (!qp)
 		return EINVAL;
 	return emu_cmd_respond(cmd, &r, sizeof(r));
@@ -532,6 +550,13 @@ static int modify_qp(struct emu_cmd *cmd, const struct ib_uverbs_modify_qp *m, u
 
 	emu_lock();
 	struct emu_qp *qp = emu_qp_by_handle(ctx, m->qp_handle);
+	if (qp && qp->xrc_open) { /* an opened handle: ib_modify_qp acts on the real QP */
+		qp = emu_xrc_open_target(qp);
+		if (!qp) {
+			err = EOPNOTSUPP; /* another process's TGT QP (README, Not supported) */
+			goto out;
+		}
+	}
 	if (!qp) {
 		err = EINVAL;
 		goto out;
@@ -659,6 +684,13 @@ static int modify_qp(struct emu_cmd *cmd, const struct ib_uverbs_modify_qp *m, u
 	}
 	emu_unlock();
 	emu_reg_qp_update(qp);
+	if (qp->type == EMU_QPT_XRC_TGT) { /* what QUERY_QP answers in the processes that opened it */
+		struct ib_uverbs_query_qp_resp snap;
+		emu_lock();
+		emu_qp_query_fill(qp, &snap);
+		emu_unlock();
+		emu_xrc_tgt_snapshot(qp->qpn, &snap);
+	}
 	if (emu_log_enabled)
 		emu_log("modify qpn 0x%x: %d -> %d mask 0x%x dest_qpn 0x%x dlid %u mtu %u", qp->qpn, old_state, next,
 			mask, qp->dest_qp_num, qp->path.dlid, qp->path_mtu);

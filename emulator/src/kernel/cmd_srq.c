@@ -124,6 +124,7 @@ static int create_srq(struct emu_cmd *cmd, const struct srq_args *a, struct ib_u
 			srq->srqn, srq->wqe_cnt, 1u << srq->wqe_shift, (unsigned long long)srq->buf,
 			(unsigned long long)srq->dbrec, srq->uidx);
 	emu_engine_srq_created(srq);
+	emu_xrc_srq_publish(srq); /* after the engine knows it: a peer's TGT QP may forward to it at once */
 	return 0;
 }
 
@@ -145,7 +146,7 @@ static void srq_discard(struct emu_ctx *ctx, uint32_t handle)
 	emu_unlock();
 	if (srq) {
 		emu_engine_srq_destroying(srq);
-		emu_xrcd_release(ctx, srq->xrcd);
+		emu_xrcd_srq_release(ctx, srq);
 		free(srq);
 	}
 }
@@ -269,7 +270,7 @@ int emu_cmd_destroy_srq(struct emu_cmd *cmd)
 		return err;
 	emu_engine_srq_destroying(srq);
 	r.events_reported = srq->async_events;
-	emu_xrcd_release(cmd->ctx, srq->xrcd);
+	emu_xrcd_srq_release(cmd->ctx, srq);
 	free(srq);
 	emu_async_prune(cmd->ctx); /* its unread events go with it */
 	return emu_cmd_respond(cmd, &r, sizeof(r));
@@ -286,7 +287,7 @@ void emu_destroy_all_srqs(struct emu_ctx *ctx)
 		if (!srq)
 			break;
 		emu_engine_srq_destroying(srq);
-		emu_xrcd_release(ctx, srq->xrcd);
+		emu_xrcd_srq_release(ctx, srq);
 		free(srq);
 	}
 }

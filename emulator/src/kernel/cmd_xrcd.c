@@ -393,35 +393,129 @@ int emu_xrc_create_tgt(struct emu_cmd *cmd, uint32_t xrcd_handle, uint64_t user_
 	if (emu_log_enabled)
 		emu_log("qp handle %u: qpn 0x%x XRC TGT in xrcdn 0x%x", qp->handle, qp->qpn, qp->xrcdn);
 	emu_engine_qp_created(qp);
+	struct ib_uverbs_query_qp_resp snap;
+	emu_lock();
+	emu_qp_query_fill(qp, &snap);
+	emu_unlock();
+	emu_xrc_tgt_publish(qp, &snap);
 	return 0;
 }
 
-/* The core checks of ib_uverbs_open_qp() and ib_open_qp(): the XRCD handle (EINVAL), a TGT QP of that domain with
- * that number (EINVAL). The emulator does not give out second handles of a TGT QP (the kernel's open QPs, whose
- * modify and destroy act on the one QP wherever it lives): a QP that exists is answered EOPNOTSUPP. A TGT QP of
- * another process is answered so whatever its domain (the fabric registry does not record it). */
+void emu_xrcd_srq_release(struct emu_ctx *ctx, struct emu_srq *srq)
+{
+	emu_xrc_srq_withdraw(srq);
+	emu_xrcd_release(ctx, srq->xrcd);
+}
+
+/* OPEN_QP, as ib_uverbs_open_qp() and ib_open_qp(): the XRCD handle (EINVAL), the type XRC TGT (EINVAL), a TGT QP
+ * of that domain with that number (EINVAL: the domain's tgt_qps has no such QP), in this process or another one
+ * that shares the domain. The answer is a new handle (the kernel's open QP: another ib_qp on the same real QP),
+ * which counts on its XRCD handle as the QP's creator's does (CLOSE_XRCD is EBUSY while it exists). */
 int emu_cmd_open_qp(struct emu_cmd *cmd)
 {
 	struct ib_uverbs_open_qp req;
+	struct ib_uverbs_create_qp_resp r;
+	struct emu_ctx *ctx = cmd->ctx;
 
 	memcpy(&req, cmd->in, sizeof(req));
-	if (req.qp_type != IBV_QPT_XRC_RECV)
-		return EINVAL;
+	uint32_t qpn = req.qpn & 0xffffff;
 	emu_lock();
-	struct emu_xrcd *x = xrcd_by_handle(cmd->ctx, req.pd_handle);
-	struct emu_qp *qp = x ? emu_find_qp(req.qpn & 0xffffff) : NULL;
-	int mine = qp != NULL, found = qp && qp->type == EMU_QPT_XRC_TGT && qp->xrcdn == x->xrcdn;
+	struct emu_xrcd *x = xrcd_by_handle(ctx, req.pd_handle);
+	struct emu_qp *qp = x ? emu_find_qp(qpn) : NULL;
+	int mine = qp != NULL, found = qp && qp->type == EMU_QPT_XRC_TGT && x && qp->xrcdn == x->xrcdn;
+	uint32_t xrcdn = x ? x->xrcdn : 0;
 	emu_unlock();
-	if (!x)
+	if (!x || req.qp_type != IBV_QPT_XRC_RECV)
 		return EINVAL;
-	if (!found && mine)
+	if (!found && (mine || !qpn || !emu_xrc_tgt_elsewhere(qpn, xrcdn)))
 		return EINVAL;
-	if (!found) { /* another process's QP: the registry tells its type, not its domain */
-		struct emu_reg_qp e;
-		if (emu_reg_qp_get(req.qpn & 0xffffff, &e) || e.type != EMU_QPT_XRC_TGT)
-			return EINVAL;
+	struct emu_qp *h = calloc(1, sizeof(*h));
+	if (!h)
+		return ENOMEM;
+	emu_lock();
+	x = emu_xrcd_get(ctx, req.pd_handle); /* the handle may have gone meanwhile */
+	if (x)
+		h->handle = emu_ctx_new_handle(ctx);
+	emu_unlock();
+	if (!x) {
+		free(h);
+		return EINVAL;
 	}
-	return EOPNOTSUPP;
+	h->ctx = ctx;
+	h->xrcd = x;
+	h->xrcdn = xrcdn;
+	h->type = EMU_QPT_XRC_TGT;
+	h->xrc_open = 1;
+	h->open_qpn = qpn;
+	h->user_handle = req.user_handle;
+	h->port_num = 1;
+	h->reg_slot = -1;
+	memset(&r, 0, sizeof(r));
+	r.qp_handle = h->handle;
+	r.qpn = qpn;
+	int err = emu_cmd_respond(cmd, &r, sizeof(r));
+	if (err) {
+		emu_xrcd_release(ctx, x);
+		free(h);
+		return err;
+	}
+	emu_lock();
+	emu_ctx_link_qp(ctx, h);
+	emu_unlock();
+	if (emu_log_enabled)
+		emu_log("qp handle %u: opens XRC TGT QP 0x%x of xrcdn 0x%x%s", h->handle, qpn, xrcdn,
+			found ? "" : " (another process's)");
+	return 0;
+}
+
+struct emu_qp *emu_xrc_open_target(const struct emu_qp *h)
+{
+	struct emu_qp *qp = emu_find_qp(h->open_qpn);
+	return qp && qp->type == EMU_QPT_XRC_TGT && qp->xrcdn == h->xrcdn ? qp : NULL;
+}
+
+/* Whether qp (unlinked, its handle going) is a TGT QP that an opened handle of its context keeps: that handle becomes
+ * the QP's own (the QP takes its handle, user handle and XRCD hold, and the opened handle goes), as the kernel's
+ * real QP lives while any ib_qp opened on it does. Only within the context: the engine files a QP under its context
+ * (the doorbell-page buckets), so the QP cannot move to another one; opened handles in other contexts then name a
+ * QP that is gone. Under emu_lock. */
+static int tgt_hand_over(struct emu_qp *qp)
+{
+	struct emu_ctx *c = qp->ctx;
+	for (struct emu_qp *h = c->qps; h; h = h->next)
+		if (h->xrc_open && h->open_qpn == qp->qpn && h->xrcdn == qp->xrcdn) {
+			emu_ctx_unlink_qp(c, h);
+			emu_xrcd_put(qp->xrcd);
+			qp->xrcd = h->xrcd;
+			qp->handle = h->handle;
+			qp->user_handle = h->user_handle;
+			qp->async_events = h->async_events;
+			emu_ctx_link_qp(c, qp);
+			free(h);
+			return 1;
+		}
+	return 0;
+}
+
+int emu_xrc_tgt_closing(struct emu_qp *qp)
+{
+	if (qp->xrc_open) { /* an opened handle: only the handle goes */
+		emu_xrcd_release(qp->ctx, qp->xrcd);
+		free(qp);
+		return 1;
+	}
+	if (qp->type != EMU_QPT_XRC_TGT)
+		return 0;
+	emu_lock();
+	int kept = tgt_hand_over(qp);
+	emu_unlock();
+	if (kept) {
+		if (emu_log_enabled)
+			emu_log("XRC TGT QP 0x%x lives on as handle %u", qp->qpn, qp->handle);
+		return 1;
+	}
+	emu_xrc_tgt_withdraw(qp->qpn);
+	return 0;
 }
 
 void emu_xrcd_release(struct emu_ctx *ctx, struct emu_xrcd *x)

@@ -70,4 +70,18 @@ void emu_ctx_link_qp(struct emu_ctx *ctx, struct emu_qp *qp);
 void emu_ctx_unlink_qp(struct emu_ctx *ctx, struct emu_qp *qp);
 struct emu_srq *emu_srq_by_handle(struct emu_ctx *ctx, uint32_t h);
 
+/* xrc_dir.c: the fabric-wide XRC directories (every XRC SRQ and XRC TGT QP with its domain and process). An XRC SRQ
+ * in at create and out at destroy (the engine's emu_xrc_srq_owner finds it); a TGT QP likewise, and whether a live
+ * process other than this one has TGT QP qpn in domain xrcdn (OPEN_QP). Not under emu_lock. */
+void emu_xrc_srq_publish(const struct emu_srq *srq);
+void emu_xrc_srq_withdraw(const struct emu_srq *srq);
+struct ib_uverbs_query_qp_resp;
+void emu_xrc_tgt_publish(const struct emu_qp *qp, const struct ib_uverbs_query_qp_resp *attr);
+void emu_xrc_tgt_withdraw(uint32_t qpn);
+int emu_xrc_tgt_elsewhere(uint32_t qpn, uint32_t xrcdn);
+/* A TGT QP's attributes as QUERY_QP answers them, for the processes that opened it: at every MODIFY_QP (snapshot),
+ * and what such a process's QUERY_QP gets (query: 0 when no live process has the QP in that domain). */
+void emu_xrc_tgt_snapshot(uint32_t qpn, const struct ib_uverbs_query_qp_resp *attr);
+int emu_xrc_tgt_query(uint32_t qpn, uint32_t xrcdn, struct ib_uverbs_query_qp_resp *attr);
+
 #endif

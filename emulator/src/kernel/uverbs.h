@@ -126,7 +126,16 @@ int emu_xrc_create_tgt(struct emu_cmd *cmd, uint32_t xrcd_handle, uint64_t user_
 		       struct ib_uverbs_create_qp_resp *out);
 /* The attribute bits uverbs ignores for XRC QPs (modify_qp_mask): INI has no responder, TGT no requester. */
 uint32_t emu_xrc_modify_mask(int qp_type, uint32_t mask);
+/* QUERY_QP's answer for qp (cmd_qp.c), under emu_lock */
+void emu_qp_query_fill(const struct emu_qp *qp, struct ib_uverbs_query_qp_resp *r);
+/* The TGT QP an OPEN_QP handle h names, when this process has it (under emu_lock); NULL otherwise. */
+struct emu_qp *emu_xrc_open_target(const struct emu_qp *h);
+/* A QP whose handle goes (unlinked, not under emu_lock): 1 when cmd_xrcd.c took care of it (an opened handle,
+ * freed; a TGT QP that an opened handle of this process keeps), 0 when it is to be destroyed. */
+int emu_xrc_tgt_closing(struct emu_qp *qp);
 void emu_destroy_all_xrcds(struct emu_ctx *ctx);
+/* An XRC SRQ's destroy: out of the fabric-wide directory (xrc_dir.c), its XRCD released */
+void emu_xrcd_srq_release(struct emu_ctx *ctx, struct emu_srq *srq);
 
 /* Teardown of every object of a context (close of the last fd), in dependency order, with engine hooks
  * (teardown.c), and the per-kind parts it calls (the cmd_*.c files) */

@@ -4,6 +4,7 @@
 #  - ibv_rc_pingpong -g 1 (RoCE v2 over IPv6, RC SEND ONLY + ACK),
 #  - ibv_ud_pingpong -g 0 (RoCE v1, ethertype 0x8915, UD SEND ONLY with DETH),
 #  - ib_read_bw -x 1 (RDMA READ request with RETH, READ RESPONSE ONLY with AETH),
+#  - ib_send_bw -c XRC -x 1 (XRC SEND ONLY 0xA4 with the XRCETH, XRC ACKNOWLEDGE 0xB1),
 #  - raw_ethernet_bw (raw packet QP frames as sent: IPv4/UDP with a valid header checksum, each once).
 # Checks: tshark dissects each frame down to InfiniBand with the expected opcode, destination QP and PSN sequence;
 # the IPv6 next header / UDP port; DETH Q_Key and source QP; RETH length; the ICRC of every frame.
@@ -89,6 +90,20 @@ cat "$tmp/rd.txt"
 awk '$2 == 12 { r[$3] = 1 } $2 == 16 { s[$3] = 1 } END { for (p in r) if (!(p in s)) exit 1 }' "$tmp/rd.txt" \
   || fail "READ: a request without its response"
 python3 "$here/pcap_check.py" "$tmp/rd.pcap" > "$tmp/icrc.txt" || { cat "$tmp/icrc.txt"; fail "READ ICRC"; }
+# ---- XRC, RoCE v2: IBA Annex A14 opcodes both ways (tshark 4.0 names them but has no XRCETH dissector: the
+# XRCETH is the first 4 bytes of what it calls the vendor-specific header, the SRQ number in its low 24 bits) ----
+port=$((port + 1))
+run_pair "$tmp/xrc.pcap" "$tmp/c.log" "$tmp/s.log" ib_send_bw -c XRC -x 1 -n 5 -s 100 -p $port
+ts "$tmp/xrc.pcap" -e frame.protocols -e infiniband.bth.opcode -e infiniband.bth.psn -e infiniband.vendor \
+   | cut -c1-100 > "$tmp/xrc.txt"
+cat "$tmp/xrc.txt"
+[ "$(awk '$2 == 164' "$tmp/xrc.txt" | wc -l)" -ge 5 ] || fail "XRC: SEND ONLY (164) expected"
+[ "$(awk '$2 == 177' "$tmp/xrc.txt" | wc -l)" -ge 1 ] || fail "XRC: ACKNOWLEDGE (177) expected"
+awk '$2 < 160 || $2 > 183 { exit 1 }' "$tmp/xrc.txt" || fail "XRC: a frame with a non-XRC opcode"
+# every SEND's XRCETH: reserved byte 0, one nonzero SRQ number
+[ "$(awk '$2 == 164 { print substr($4, 1, 8) }' "$tmp/xrc.txt" | sort -u | grep -c '^00[0-9a-f]*[1-9a-f]')" -eq 1 ] \
+  || fail "XRC: the XRCETH of the SENDs"
+python3 "$here/pcap_check.py" "$tmp/xrc.pcap" > "$tmp/icrc.txt" || { cat "$tmp/icrc.txt"; fail "XRC ICRC"; }
 # ---- raw Ethernet: perftest raw_ethernet_bw, IPv4/UDP frames built by perftest ----
 port=$((port + 1))
 mac=98:03:9b:4d:45:00
@@ -108,4 +123,4 @@ sort "$tmp/raw.txt" | uniq -c
 awk '$2 != 1 { exit 1 }' "$tmp/raw.txt" || fail "raw: an IPv4 header checksum tshark does not accept"
 python3 "$here/pcap_check.py" "$tmp/raw.pcap" > "$tmp/icrc.txt" || { cat "$tmp/icrc.txt"; fail "raw: pcap file"; }
 grep -q icrc "$tmp/icrc.txt" && fail "raw: RoCE frames in a raw-only capture"
-echo "pcap: RC v2, UD v1, READ and raw Ethernet frames dissected by tshark, ICRCs verified"
+echo "pcap: RC v2, UD v1, READ, XRC and raw Ethernet frames dissected by tshark, ICRCs verified"

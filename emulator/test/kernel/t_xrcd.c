@@ -2,13 +2,17 @@
 /* OPEN_XRCD / CLOSE_XRCD, XRC SRQs and TGT QPs as Linux answers them (uverbs_cmd.c ib_uverbs_open_xrcd(),
  * create_qp(), ib_uverbs_open_qp(); uverbs_free_xrcd()): a private domain (fd -1), EBADF for a bad fd, EAGAIN for a
  * file without a domain and no O_CREAT, EINVAL for O_EXCL on a file with one; one domain per file across handles and
- * processes (told apart by OPEN_QP: a TGT QP of the same domain is found, EOPNOTSUPP as the emulator gives out no
- * second handle, one of another domain is EINVAL); EBUSY to close a handle whose SRQs or QPs exist; a process killed
- * while holding a domain no longer keeps it. */
+ * processes (told apart by OPEN_QP: a TGT QP of the same domain is opened, in this process or from another one, one
+ * of another domain is EINVAL); OPEN_QP (ib_uverbs_open_qp, ib_open_qp): a second handle with the QP's number that
+ * modifies and queries the one QP and keeps it after its creator's handle is destroyed, EINVAL for a wrong XRCD, an
+ * unknown number, a QP that is no TGT QP and a type other than XRC_RECV; EBUSY to close a handle whose SRQs or QPs
+ * (opened ones too) exist; from another process, QUERY_QP through the opened handle answers the QP's attributes and
+ * MODIFY_QP is EOPNOTSUPP; a process killed while holding a domain no longer keeps it. */
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <rdma/ib_user_verbs.h>
 
 #include "common.h"
 
@@ -48,13 +52,54 @@ static struct ibv_qp *tgt(struct ibv_context *ctx, struct ibv_xrcd *x)
 	return ibv_create_qp_ex(ctx, &a);
 }
 
-static int open_qp_err(struct ibv_context *ctx, struct ibv_xrcd *x, uint32_t qpn)
+static struct ibv_qp *open_qp(struct ibv_context *ctx, struct ibv_xrcd *x, uint32_t qpn, enum ibv_qp_type type)
 {
 	struct ibv_qp_open_attr a = { .comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE,
-				      .qp_num = qpn, .xrcd = x, .qp_type = IBV_QPT_XRC_RECV };
+				      .qp_num = qpn, .xrcd = x, .qp_type = type };
 	errno = 0;
-	struct ibv_qp *qp = ibv_open_qp(ctx, &a);
-	return qp ? 0 : errno;
+	return ibv_open_qp(ctx, &a);
+}
+
+/* DESTROY_QP of an opened QP, written to the command fd: libmlx5 v44's ibv_destroy_qp cannot destroy one (mlx5_open_qp
+ * allocates no doorbell record, and mlx5_destroy_qp hands its NULL to mlx5_free_db, whose page lookup then writes
+ * through the map's end: rdma-core providers/mlx5/verbs.c, on hardware as here). Its struct mlx5_qp is then freed
+ * here: the ibv_qp follows the 8-byte struct mlx5_resource that starts it (providers/mlx5/mlx5.h, v44). */
+static int destroy_opened(struct ibv_qp *qp)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_destroy_qp cmd;
+	} c;
+	struct ib_uverbs_destroy_qp_resp resp;
+	memset(&c, 0, sizeof c);
+	c.hdr.command = IB_USER_VERBS_CMD_DESTROY_QP;
+	c.hdr.in_words = sizeof c / 4;
+	c.hdr.out_words = sizeof resp / 4;
+	c.cmd.response = (uintptr_t)&resp;
+	c.cmd.qp_handle = qp->handle;
+	if (write(qp->context->cmd_fd, &c, sizeof c) != (ssize_t)sizeof c)
+		return errno;
+	free((char *)qp - 8);
+	return 0;
+}
+
+/* OPEN_QP's errno, for requests that must fail (a handle opened by mistake is destroyed) */
+static int open_qp_err(struct ibv_context *ctx, struct ibv_xrcd *x, uint32_t qpn, enum ibv_qp_type type)
+{
+	struct ibv_qp *qp = open_qp(ctx, x, qpn, type);
+	if (!qp)
+		return errno;
+	destroy_opened(qp);
+	return 0;
+}
+
+static enum ibv_qp_state qp_state(struct ibv_qp *qp, int *err)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	memset(&a, 0, sizeof a);
+	*err = ibv_query_qp(qp, &a, IBV_QP_STATE, &ia);
+	return a.qp_state;
 }
 
 static int g_rd, g_wr;
@@ -75,8 +120,26 @@ static void peer(void)
 	int fd = open(g_path, O_RDONLY), err;
 	REQUIRE(fd >= 0, "open %s", g_path);
 	sync_recv(); /* the parent opened the domain */
+	uint32_t tqpn = 0;
+	REQUIRE(read(g_rd, &tqpn, sizeof tqpn) == (ssize_t)sizeof tqpn, "peer: read the TGT QP number");
 	struct ibv_xrcd *a = xrcd_open(ctx, fd, 0, &err);
 	CHECK(a && !err, "peer: open without O_CREAT: %s", strerror(err));
+	/* the parent's TGT QP, opened from here: its number; EINVAL for another type or a number that is no TGT QP;
+	 * QUERY_QP answers the parent's QP (INIT), MODIFY_QP through it is EOPNOTSUPP (README, Not supported) */
+	if (a) {
+		struct ibv_qp *o = open_qp(ctx, a, tqpn, IBV_QPT_XRC_RECV);
+		CHECK(o && o->qp_num == tqpn, "peer: open the parent's TGT QP 0x%x: %s", tqpn, strerror(errno));
+		CHECK_ERR(open_qp_err(ctx, a, tqpn, IBV_QPT_RC), EINVAL);
+		CHECK_ERR(open_qp_err(ctx, a, tqpn ^ 0x800000, IBV_QPT_XRC_RECV), EINVAL);
+		if (o) {
+			CHECK(qp_state(o, &err) == IBV_QPS_INIT && !err, "peer: query the parent's TGT QP: %s",
+			      strerror(err));
+			struct ibv_qp_attr ra = { .qp_state = IBV_QPS_RESET };
+			CHECK_ERR(ibv_modify_qp(o, &ra, IBV_QP_STATE), EOPNOTSUPP);
+			CHECK_ERR(ibv_close_xrcd(a), EBUSY); /* the opened QP holds it */
+			CHECK_ERR(destroy_opened(o), 0);
+		}
+	}
 	struct ibv_xrcd *b = xrcd_open(ctx, fd, O_CREAT | O_EXCL, &err);
 	CHECK(!b && err == EINVAL, "peer: O_EXCL on a held domain: %s", strerror(err));
 	sync_send('1');
@@ -166,11 +229,22 @@ int main(void)
 	struct ibv_qp *t = tgt(ctx, x);
 	REQUIRE(t, "TGT QP: %s", strerror(errno));
 	CHECK_ERR(ibv_close_xrcd(x), EBUSY);
-	/* one domain behind both handles: OPEN_QP finds the TGT QP through x2 (the emulator then declines to hand out
-	 * a second handle), not through a private domain; a number that is no TGT QP is EINVAL */
-	CHECK_ERR(open_qp_err(ctx, x2, t->qp_num), EOPNOTSUPP);
-	CHECK_ERR(open_qp_err(ctx, priv, t->qp_num), EINVAL);
-	CHECK_ERR(open_qp_err(ctx, x2, 0xfffff0), EINVAL);
+	/* one domain behind both handles: OPEN_QP finds the TGT QP through x2, not through a private domain (wrong
+	 * XRCD); a number that is no QP, or an RC QP, or a type other than XRC_RECV is EINVAL */
+	struct ibv_qp *o = open_qp(ctx, x2, t->qp_num, IBV_QPT_XRC_RECV);
+	REQUIRE(o, "open the TGT QP through x2: %s", strerror(errno));
+	CHECK(o != t && o->qp_num == t->qp_num, "opened QP number 0x%x, want 0x%x", o->qp_num, t->qp_num);
+	CHECK_ERR(open_qp_err(ctx, priv, t->qp_num, IBV_QPT_XRC_RECV), EINVAL);
+	CHECK_ERR(open_qp_err(ctx, x2, 0xfffff0, IBV_QPT_XRC_RECV), EINVAL);
+	CHECK_ERR(open_qp_err(ctx, x2, t->qp_num, IBV_QPT_RC), EINVAL);
+	CHECK_ERR(open_qp_err(ctx, x2, t->qp_num, IBV_QPT_XRC_SEND), EINVAL);
+	struct ibv_qp_init_attr rca = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+					.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp *rc = ibv_create_qp(pd, &rca);
+	REQUIRE(rc, "RC QP: %s", strerror(errno));
+	CHECK_ERR(open_qp_err(ctx, x2, rc->qp_num, IBV_QPT_XRC_RECV), EINVAL);
+	CHECK_ERR(ibv_destroy_qp(rc), 0);
+	CHECK_ERR(ibv_close_xrcd(x2), EBUSY); /* the opened QP holds x2 (ib_uverbs_open_qp: uxrcd->refcnt) */
 	/* an RC QP cannot take an XRC SRQ (create_qp: srq_type == IB_SRQT_XRC is EINVAL) */
 	struct ibv_qp_init_attr qa = { .send_cq = cq, .recv_cq = cq, .srq = s, .qp_type = IBV_QPT_RC,
 				       .cap = { .max_send_wr = 4, .max_send_sge = 1 } };
@@ -179,15 +253,34 @@ int main(void)
 	/* a TGT QP walks the XRC TGT column of the state table: RESET -> INIT needs PKEY | PORT | ACCESS */
 	struct ibv_qp_attr ma = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
 	CHECK_ERR(ibv_modify_qp(t, &ma, IBV_QP_STATE | IBV_QP_PORT), EINVAL);
-	CHECK_ERR(ibv_modify_qp(t, &ma, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
-	CHECK_ERR(ibv_close_xrcd(x2), 0);
+	CHECK_ERR(ibv_modify_qp(o, &ma, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
+	/* both handles are the one QP: modified through the opened one, INIT through either */
+	CHECK(qp_state(t, &err) == IBV_QPS_INIT && !err, "creator's handle after modify through the opened one");
+	CHECK(qp_state(o, &err) == IBV_QPS_INIT && !err, "opened handle after its modify: %s", strerror(err));
+	/* the creator's handle goes, the QP stays while the opened one exists (the kernel's real QP lives while any
+	 * ib_qp opened on it does): still INIT, still openable, and it holds x2 now, no longer x */
+	uint32_t tqpn = t->qp_num;
 	CHECK_ERR(ibv_destroy_qp(t), 0);
+	CHECK(qp_state(o, &err) == IBV_QPS_INIT && !err, "opened handle after the creator's destroy: %s",
+	      strerror(err));
+	CHECK_ERR(open_qp_err(ctx, x2, tqpn, IBV_QPT_XRC_RECV), 0);
+	CHECK_ERR(ibv_close_xrcd(x2), EBUSY);
+	CHECK_ERR(destroy_opened(o), 0);
+	CHECK_ERR(open_qp_err(ctx, x2, tqpn, IBV_QPT_XRC_RECV), EINVAL); /* the last handle took the QP */
+	/* a TGT QP for the peer to open from its process */
+	struct ibv_qp *tp = tgt(ctx, x2);
+	REQUIRE(tp, "TGT QP for the peer: %s", strerror(errno));
+	CHECK_ERR(ibv_modify_qp(tp, &ma, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
 	CHECK_ERR(ibv_close_xrcd(x), EBUSY); /* the SRQ still */
 	CHECK_ERR(ibv_destroy_srq(s), 0);
 
-	/* across processes: the peer shares x's domain through the file */
+	/* across processes: the peer shares x's domain through the file and opens tp */
 	sync_send('0');
+	uint32_t tpn = tp->qp_num;
+	REQUIRE(write(g_wr, &tpn, sizeof tpn) == (ssize_t)sizeof tpn, "send the TGT QP number");
 	CHECK(sync_recv() == '1', "peer step 1");
+	CHECK_ERR(ibv_destroy_qp(tp), 0);
+	CHECK_ERR(ibv_close_xrcd(x2), 0);
 	CHECK_ERR(ibv_close_xrcd(x), 0);
 	sync_send('0');
 	CHECK(sync_recv() == '2', "peer step 2");

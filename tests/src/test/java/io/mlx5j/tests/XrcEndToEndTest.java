@@ -8,6 +8,7 @@ import io.mlx5j.direct.SendQueue;
 import io.mlx5j.direct.SrqRecvQueue;
 import io.mlx5j.direct.WcOpcode;
 import io.mlx5j.doorbell.DoorbellMode;
+import io.mlx5j.testkit.ChildProcess;
 import io.mlx5j.testkit.EmulatedDevice;
 import io.mlx5j.verbs.Access;
 import io.mlx5j.verbs.CompletionQueue;
@@ -26,6 +27,9 @@ import org.junit.jupiter.api.Test;
 
 import io.mlx5j.verbs.VerbsException;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -33,8 +37,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 
 import static io.mlx5j.tests.Rig.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -273,7 +279,7 @@ class XrcEndToEndTest
         Linker.nativeLinker().defaultLookup().find("close").orElseThrow(),
         FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
 
-    private static int openFile(final Path path) throws Throwable
+    static int openFile(final Path path) throws Throwable
     {
         try (Arena a = Arena.ofConfined())
         {
@@ -342,6 +348,67 @@ class XrcEndToEndTest
         {
             assertEquals(0, (int) CLOSE.invokeExact(fd1));
             assertEquals(0, (int) CLOSE.invokeExact(fd2));
+            Files.delete(file);
+        }
+    }
+
+    /**
+     * An XRC domain shared through a file by two processes: the TGT QP of this JVM delivers into the XRC SRQ that
+     * another process ({@link XrcSrqPeer}, a second JVM on the same fabric) created in the domain, as a ConnectX does
+     * on Linux: the SRQ number in the WQE selects it, the completion (with the TGT QP's number) goes to that SRQ's
+     * CQ in the other process, and the data lands in its memory. Before the emulator served such requests in the
+     * SRQ's process (its eng_xrcfwd.c), the SEND completed with REM_ACCESS_ERR.
+     */
+    @Test
+    void aTgtQpDeliversIntoAnXrcSrqOfAnotherProcess() throws Throwable
+    {
+        final Path file = Files.createTempFile("mlx5j-xrcd", ".dom");
+        final int fd = openFile(file);
+        Process child = null;
+        try
+        {
+            final XrcDomain shared = target.context.openXrcDomain(fd, true, true);
+            final ProcessBuilder pb = new ProcessBuilder(ChildProcess.javaCommand(XrcSrqPeer.class, "-ea"));
+            pb.command().add(file.toString());
+            pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+            child = pb.start();
+            final BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                StandardCharsets.UTF_8));
+            final PrintStream in = new PrintStream(child.getOutputStream(), true, StandardCharsets.UTF_8);
+            final String srqLine = out.readLine();
+            assertTrue(srqLine != null && srqLine.startsWith("SRQN "), "peer said " + srqLine);
+            final int srqn = Integer.parseInt(srqLine.substring(5));
+
+            final QueuePair tgt2 = shared.createTgtQp();
+            final CompletionQueue cqI = initiator.cq(16);
+            final QueuePair ini2 = initiator.pd.createQp(QpConfig.builder(QpType.XRC_SEND, cqI).maxRecvWr(0)
+                .maxRecvSge(0).build());
+            final int mtu = initiator.port.activeMtu();
+            ini2.connect(1, 0, 0, mtu, initiator.peer(tgt2, 0x300), initiator.path(), 0x400);
+            tgt2.connect(1, Access.ALL_REMOTE, 0, mtu, initiator.peer(ini2, 0x400), initiator.path(), 0x300);
+            final SendQueue sq2 = SendQueue.of(ini2, DoorbellMode.AUTO).xrcSrqn(srqn);
+            final CqPoller dI = CqPoller.of(cqI).attach(sq2);
+            assertTrue(sq2.sendImm(78, mrI.address() + 100, mrI.lkey(), 200, 0x1234,
+                SendFlags.SIGNALED | SendFlags.RING));
+            await(dI, c);
+            assertEquals(WcStatus.SUCCESS, c.status(), c::toString);
+            assertEquals(78, c.wrId(), c::toString);
+            in.println("RECV");
+            assertEquals("GOT 77 SUCCESS 200 1234 " + Integer.toHexString(tgt2.qpn()) + " "
+                + RemotePeer.sha256(mrI.memory().asSlice(100, 200)), out.readLine());
+            in.println("BYE");
+            assertEquals("VIOLATIONS 0", out.readLine());
+            assertTrue(child.waitFor(30, TimeUnit.SECONDS) && child.exitValue() == 0, "peer exit");
+            shared.close(); // its TGT QP with it
+            assertTrue(tgt2.isClosed());
+        }
+        finally
+        {
+            if (child != null)
+            {
+                child.destroyForcibly();
+            }
+            assertEquals(0, (int) CLOSE.invokeExact(fd));
             Files.delete(file);
         }
     }
