@@ -929,7 +929,7 @@ void emu_engine_qp_modified(struct emu_qp *q, int old_state, int attr_mask)
 	if (st != EMU_QPS_RTR && st != EMU_QPS_RTS)
 		eng_qp_flush_ack(qp);
 	if (st == EMU_QPS_ERR && qp->state != EMU_QPS_ERR)
-		qp->last_wqe_due = qp->srq != NULL; /* raised by the flush (eng_flush_qp) */
+		qp->last_wqe_due = eng_qp_takes_srq_wqes(qp); /* raised by the flush (eng_flush_qp) */
 	if (st != EMU_QPS_ERR && qp->last_wqe_due) {
 		/* moved on (to RESET) before an engine pass flushed it: nothing is in progress any more */
 		qp->last_wqe_due = 0;

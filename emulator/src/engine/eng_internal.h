@@ -364,6 +364,13 @@ struct eng_inbox *eng_peer_cached(struct eng_peer *cache, int n, int pid, uint32
 /* Whether a cached mapping is no longer its process's live inbox (the process is gone, or has another one). */
 int eng_peer_stale(const struct eng_peer *e);
 void eng_qp_set_error(struct eng_qp *qp);
+/* Whether qp takes its receive WQEs from SRQs, so that its Error state owes the Last WQE Reached event (IBA
+ * 11.6.3.1): a QP created on an SRQ, and every XRC TGT QP, which receives only into its domain's XRC SRQs (IBA
+ * Annex A14) even before a request has bound it to one. */
+static inline int eng_qp_takes_srq_wqes(const struct eng_qp *qp)
+{
+	return qp->srq != NULL || qp->xrc == EMU_QPT_XRC_TGT;
+}
 /* The pass lists (struct eng_qp_link): put a QP on one (at the tail; no-op when on it already), take it off. */
 void eng_qp_list_add(struct eng_qp_list *l, struct eng_qp *qp, struct eng_qp_link *k);
 void eng_qp_list_del(struct eng_qp_list *l, struct eng_qp *qp, struct eng_qp_link *k);

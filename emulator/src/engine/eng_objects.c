@@ -219,7 +219,7 @@ void eng_qp_set_error(struct eng_qp *qp)
 		return; /* a stand-in has no queues to flush and no K object (eng_xrcfwd.c): its TGT QP goes to error */
 	eng_qp_mark_busy(qp);
 	qp->flushing = 1;
-	qp->last_wqe_due = qp->srq != NULL; /* eng_flush_qp raises it */
+	qp->last_wqe_due = eng_qp_takes_srq_wqes(qp); /* eng_flush_qp raises it */
 	emu_lock();
 	if (qp->q)
 		qp->q->state = EMU_QPS_ERR; /* so that ibv_query_qp reports what the device did */

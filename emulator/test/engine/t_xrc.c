@@ -129,6 +129,18 @@ static void send_xrc(struct ibv_qp *qp, uint32_t srqn, enum ibv_wr_opcode op, ui
 	t_post_send(qp, &wr);
 }
 
+/* The next async event is IBV_EVENT_QP_LAST_WQE_REACHED on qp, within 5 s. */
+static void expect_last_wqe(struct ibv_qp *qp)
+{
+	struct pollfd pfd = { .fd = t_ctx->async_fd, .events = POLLIN };
+	CHECK(poll(&pfd, 1, 5000) == 1, "no Last WQE Reached event");
+	struct ibv_async_event ev;
+	CHECK(ibv_get_async_event(t_ctx, &ev) == 0, "get_async_event");
+	CHECK(ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED && ev.element.qp == qp, "event %d on qp %p (want %p)",
+	      ev.event_type, (void *)ev.element.qp, (void *)qp);
+	ibv_ack_async_event(&ev);
+}
+
 static void expect_send_ok(struct ibv_cq *cq, uint64_t id, enum ibv_wc_opcode op)
 {
 	struct ibv_wc wc;
@@ -299,10 +311,20 @@ int main(void)
 	CHECK(ev.event_type == IBV_EVENT_QP_ACCESS_ERR && ev.element.qp == tgt, "event %d on qp %p (tgt %p)",
 	      ev.event_type, (void *)ev.element.qp, (void *)tgt);
 	ibv_ack_async_event(&ev);
+	/* a TGT QP in the Error state takes no more XRC SRQ WQEs: Last WQE Reached follows (IBA 11.6.3.1, Annex A14) */
+	expect_last_wqe(tgt);
 	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr qi;
 	CHECK(ibv_query_qp(tgt, &qa, IBV_QP_STATE, &qi) == 0 && qa.qp_state == IBV_QPS_ERR, "tgt state %d",
 	      qa.qp_state);
+	/* also for a TGT QP no request ever reached (bound to no SRQ yet): a consumer that destroys it only after the
+	 * event, as rdma-core asks of QPs on SRQs, must not wait forever */
+	struct ibv_qp *idle = tgt_qp(x);
+	connect_xrc(idle, ini->qp_num);
+	struct ibv_qp_attr ea = { .qp_state = IBV_QPS_ERR };
+	CHECK(ibv_modify_qp(idle, &ea, IBV_QP_STATE) == 0, "idle tgt to error");
+	expect_last_wqe(idle);
+	CHECK(ibv_destroy_qp(idle) == 0, "destroy idle tgt");
 
 	CHECK(t_violations() == 0, "strict violations");
 	CHECK(ibv_destroy_qp(ini) == 0 && ibv_destroy_qp(tgt) == 0, "destroy qps");

@@ -110,9 +110,7 @@ public final class QpClose extends CloseRequest
      * a message arriving in several packets: its flush CQE precedes the event. Ignored for a QP without an SRQ. Any
      * thread.
      * <p>
-     * The emulated device raises the event for an XRC TGT QP only once a request has reached it (until then it is
-     * bound to no SRQ); a requester that knows none ever did (its INI peer never sent) may report it itself: nothing
-     * can be in progress then.
+     * The device raises the event for every XRC TGT QP that enters ERR, also one that no request ever reached.
      */
     public void lastWqeReached()
     {

@@ -56,8 +56,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A domain opened through a file is shared by the processes that open the file: the second JVM opens the same file
  * through a descriptor of its own and gets the first JVM's domain (EAGAIN before this JVM created it, EINVAL for an
  * exclusive create while it exists), creates an XRC SRQ and a TGT QP in it and receives through them, and the domain
- * outlives this JVM's close while the second JVM still holds it. The emulated device delivers a TGT QP's requests
- * into XRC SRQs of the TGT QP's own process only, so the SRQ and the TGT QP here are in one process.
+ * outlives this JVM's close while the second JVM still holds it. Here the SRQ and the TGT QP are in one process;
+ * {@code XrcEndToEndTest} covers a TGT QP delivering into an SRQ of another process of its domain.
  * Tagged "links": InfiniBand and Ethernet (RoCE).
  */
 @Tag("links")
