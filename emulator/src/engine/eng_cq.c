@@ -82,6 +82,14 @@ static void cqe_into_failed_cq(const struct eng_cqe_info *ci)
 	eng_qp_event(qp, IBV_EVENT_QP_FATAL);
 }
 
+int eng_cq_has_room(struct eng_cq *cq, uint32_t n)
+{
+	if (!cq || cq->overrun || (cq->c->ibv_flags & IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN))
+		return 1;
+	uint32_t cons = udma_device_load_dbrec(&cq->dbrec[0]) & 0xffffff;
+	return ((cq->pi - cons) & 0xffffff) + cq->zip_n + n <= cq->cnt;
+}
+
 /* Is there room for n more CQEs? If not, the CQ overruns (a CQ created with IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN is
  * not checked, as the HCA does not check it: the driver promised never to fall behind). */
 static int cq_room(struct eng_cq *cq, uint32_t n, const struct eng_cqe_info *ci)

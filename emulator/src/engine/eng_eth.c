@@ -20,7 +20,9 @@
  * trapped the frame, MC_DEFAULT (multicast destination) and ALL_DEFAULT rules get it. A QP gets one copy per
  * frame from the NORMAL/default rules. A target QP without a posted receive holds the frame (and its inbox) for up to
  * MLX5EMU_ETH_HOLD_MS (emu_eth_hold_ns, default 200 ms), like a pause frame, then the frame is dropped for that QP, as
- * a NIC drops on a full RQ.
+ * a NIC drops on a full RQ. So does a target whose receive CQ has no free slot by the consumer index in its doorbell
+ * record (a driver may store that index just after it reposts the WQE, eng_wq.c eng_rss_ready says who and why);
+ * after the hold the frame is delivered and the CQ overruns, as on a ConnectX.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -477,6 +479,18 @@ static int qp_receiving(const struct eng_qp *qp)
 	return qp->state == EMU_QPS_RTR || qp->state == EMU_QPS_RTS;
 }
 
+/* What qp still lacks to take frame p (eng_wq.h): a receive WQE, or a free slot in its receive CQ for the CQE. */
+static enum eng_rx_wait rx_wait(struct eng_qp *qp, const struct pkt *p)
+{
+	if (qp->q && qp->q->rss)
+		return eng_rss_ready(qp, p->data, p->len); /* eng_wq.c */
+	if (!qp_receiving(qp))
+		return ENG_RX_READY; /* not receiving: nothing to wait for */
+	if (!eng_rq_avail(qp))
+		return ENG_RX_NO_WQE;
+	return eng_cq_has_room(qp->rcq, 1) ? ENG_RX_READY : ENG_RX_NO_CQE;
+}
+
 static void rx_err(struct eng_qp *qp, uint32_t wqe_counter, uint8_t synd)
 {
 	struct eng_cqe_info ci = { .opcode = MLX5_CQE_RESP_ERR, .syndrome = synd, .wqe_counter = (uint16_t)wqe_counter,
@@ -541,15 +555,14 @@ int eng_eth_rx(struct pkt *p)
 		for (int i = 0; i < n; i++)
 			if (t[i].qp->qpn == p->src_qpn)
 				t[i--] = t[--n];
-	/* hold the frame while a receiving QP has no receive posted (bounded, see the top of the file). The clock is
-	 * read before the receive queues are looked at: time this thread spends descheduled after the look must not
-	 * count as time the receiver had no receive posted (on a loaded machine that drops frames whose receive was
-	 * reposted meanwhile). */
+	/* hold the frame while a receiving QP has no receive posted or no free CQ slot (bounded, see the top of the
+	 * file). The clock is read before the receive queues are looked at: time this thread spends descheduled after
+	 * the look must not count as time the receiver had no receive posted (on a loaded machine that drops frames
+	 * whose receive was reposted meanwhile). */
 	uint64_t now = eng_now_ns();
 	int missing = 0;
 	for (int i = 0; i < n; i++)
-		if (t[i].qp->q && t[i].qp->q->rss ? !eng_rss_ready(t[i].qp, p->data, p->len) /* eng_wq.c */
-						   : qp_receiving(t[i].qp) && !eng_rq_avail(t[i].qp))
+		if (rx_wait(t[i].qp, p) != ENG_RX_READY)
 			missing = 1;
 	if (missing) {
 		if (g_held != p) {
@@ -559,12 +572,12 @@ int eng_eth_rx(struct pkt *p)
 		if (now < g_held_until)
 			return 0;
 		if (emu_log_enabled)
-			emu_log("engine: Ethernet frame from QP 0x%06x dropped for QPs without a posted receive", p->src_qpn);
+			emu_log("engine: Ethernet frame from QP 0x%06x: the hold ended, receiving QPs without a posted receive "
+				"drop it, those with a full CQ overrun it", p->src_qpn);
 	}
 	g_held = NULL;
 	for (int i = 0; i < n; i++)
-		if (missing && (t[i].qp->q && t[i].qp->q->rss ? !eng_rss_ready(t[i].qp, p->data, p->len)
-							   : qp_receiving(t[i].qp) && !eng_rq_avail(t[i].qp)))
+		if (missing && rx_wait(t[i].qp, p) == ENG_RX_NO_WQE)
 			/* out_of_buffer: the frame found no receive WQE on this QP (or its WQ), after the hold */
 			emu_port_counter_add(t[i].qp->q && t[i].qp->q->ctx ? t[i].qp->q->ctx->dev_index : 0,
 					     EMU_CNT_OUT_OF_BUFFER, 1);

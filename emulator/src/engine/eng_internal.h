@@ -402,6 +402,9 @@ void eng_qp_event(struct eng_qp *qp, uint32_t type);
 void eng_cq_event(struct eng_cq *cq, uint32_t type);
 void eng_srq_event(struct eng_srq *srq, uint32_t type);
 void eng_cq_arm_doorbell(const uint8_t *db);
+/* Room in cq for n more CQEs after its open compression block, by the consumer index the driver last stored in the
+ * CQ doorbell record (1 for no CQ, a failed CQ or one that ignores overruns: nothing there to wait for). */
+int eng_cq_has_room(struct eng_cq *cq, uint32_t n);
 
 /* eng_doorbell.c (layer 4); all under G.lock */
 /* What a doorbell executes: the send queue up to its doorbell record (rec, rec_ahead WQEBBs past the device). */

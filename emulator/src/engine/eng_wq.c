@@ -100,20 +100,36 @@ static struct eng_wq *pick(const struct eng_qp *qp, const uint8_t *f, size_t len
 	return w->engine;
 }
 
-int eng_rss_ready(const struct eng_qp *qp, const uint8_t *f, size_t len)
+enum eng_rx_wait eng_rss_ready(const struct eng_qp *qp, const uint8_t *f, size_t len)
 {
 	uint32_t h;
 	uint8_t t;
 	struct eng_wq *e = pick(qp, f, len, &h, &t);
 	if (!e || e->state != EMU_WQS_RDY)
-		return 1; /* dropped at delivery: nothing to wait for */
-	uint32_t n = avail(e);
-	if (!e->w->is_mprq || !n)
-		return n > 0;
-	if (len >= 14 && f[12] == 0x81 && f[13] == 0x00 && (e->w->create_flags & IBV_WQ_FLAGS_CVLAN_STRIPPING))
-		len -= 4; /* placed without its 802.1Q tag */
-	uint32_t need = strides_for(e->w, len), total = 1u << e->w->log_num_strides;
-	return e->stride + need <= total || need > total || n >= 2;
+		return ENG_RX_READY; /* dropped at delivery: nothing to wait for */
+	uint32_t n = avail(e), cqes = 1;
+	if (!n)
+		return ENG_RX_NO_WQE;
+	if (e->w->is_mprq) {
+		if (len >= 14 && f[12] == 0x81 && f[13] == 0x00 && (e->w->create_flags & IBV_WQ_FLAGS_CVLAN_STRIPPING))
+			len -= 4; /* placed without its 802.1Q tag */
+		uint32_t need = strides_for(e->w, len), total = 1u << e->w->log_num_strides;
+		if (need > total)
+			return ENG_RX_READY; /* dropped at delivery */
+		if (e->stride + need > total) {
+			if (n < 2)
+				return ENG_RX_NO_WQE; /* a filler ends WQE ci, the frame needs the next one */
+			cqes = 2;
+		}
+	}
+	/* A driver may repost a WQE before it stores the CQ consumer index that frees the CQEs of the WQE's strides:
+	 * DPDK 22.11's vectorized striding-RQ Rx stores the RQ doorbell record in rxq_copy_mprq_mbuf_v and the CQ's
+	 * only after, in mlx5_rx_burst_mprq_vec, and sizes the CQ for exactly the strides posted (mlx5_rxq_cqe_num).
+	 * A ConnectX, which learns of the WQE by reading the record over PCIe, sees the two stores nanoseconds apart
+	 * on the PMD's dedicated core; this engine runs while the PMD's thread is descheduled between them (measured
+	 * under testpmd.sh: the CQ record 1 to 10 CQEs behind for up to over 4 ms) and would overrun the CQ. So the
+	 * frame waits for the free slot as it waits for a WQE, bounded alike; after that it overruns the CQ. */
+	return eng_cq_has_room(e->w->cq->engine, cqes) ? ENG_RX_READY : ENG_RX_NO_CQE;
 }
 
 static void wq_error(struct eng_wq *e, struct eng_cq *cq, uint8_t synd)

@@ -14,9 +14,13 @@
 
 struct eng_qp;
 
-/* Can the RSS QP take this frame now? 0 while the WQ it hashes to is ready but has no receive posted
- * (the fabric then holds the frame, as for a plain raw QP). */
-int eng_rss_ready(const struct eng_qp *qp, const uint8_t *f, size_t len);
+/* What a receiving queue still lacks to take a frame now; the fabric holds the frame while it lacks either
+ * (eng_eth.c). ENG_RX_NO_CQE: its CQ has no free slot for the completions the frame makes, by the consumer index in
+ * the CQ doorbell record. */
+enum eng_rx_wait { ENG_RX_READY, ENG_RX_NO_WQE, ENG_RX_NO_CQE };
+/* Can the RSS QP take this frame now? ENG_RX_READY also when the frame will be dropped at delivery (the WQ it hashes
+ * to is not ready, or the frame is larger than a striding WQE). */
+enum eng_rx_wait eng_rss_ready(const struct eng_qp *qp, const uint8_t *f, size_t len);
 /* Deliver a steered frame to an RSS QP (tag: the matching rule's flow tag). */
 void eng_rss_deliver(struct eng_qp *qp, const uint8_t *f, size_t len, const struct emu_frame_info *fi, uint32_t tag);
 

@@ -158,15 +158,6 @@ forward() {
   if [ "$rcv0" = 0 ] && [ "$xmit1" = 0 ]; then ok "$name: nothing else on the wire"; else
     bad "$name: mlx5_0 received $rcv0, mlx5_1 sent $xmit1"; fi
   strict_clean "$name-tx" "$name tx"
-  # An open defect (emulator/README.md, "DPDK"): now and then, with the striding RQ, the engine finds the receive CQ
-  # full and the CQ fails (IBV_EVENT_CQ_ERR), so the frames of that moment are lost to both counts. Seen once in five
-  # runs of this script, never without mprq_en. That one strict report is shown as KNOWN and the receive counts are
-  # not compared for that run; any other strict report, and every other check, still fails the script.
-  if [ "$name" = mprq ] && grep -qE 'STRICT: .*CQ 0x[0-9a-f]+ overrun' "$out/$name-rx.log" &&
-    [ "$(grep STRICT "$out/$name-rx.log" | grep -cvE 'CQ 0x[0-9a-f]+ overrun')" = 0 ]; then
-    echo "KNOWN $name rx: the receive CQ overran (open defect):"; grep STRICT "$out/$name-rx.log" | head -3
-    return 0
-  fi
   if [ $((rx + rxd)) = "$rcv" ]; then ok "$name: RX-packets + RX-dropped = port_rcv_packets"; else
     bad "$name: RX-packets $rx + RX-dropped $rxd != port_rcv_packets $rcv"; fi
   same "$name: RX-dropped = out_of_buffer" "$rxd" "$oob"
