@@ -22,15 +22,16 @@ import java.time.Duration;
 
 /**
  * A two-process {@code mlx5j perf} run, step for step as perftest 4.5-0.17 runs it (src/write_lat.c, write_bw.c,
- * send_lat.c, send_bw.c, read_lat.c, read_bw.c, atomic_lat.c, atomic_bw.c, RC, one QP, no rdma_cm, not
- * bidirectional), so that either side may be the unmodified perftest program:
+ * send_lat.c, send_bw.c, read_lat.c, read_bw.c, atomic_lat.c, atomic_bw.c, RC or XRC, not bidirectional), so
+ * that either side may be the unmodified perftest program:
  * <ol>
  * <li>versions, system data, MTU ({@link PerftestWire});</li>
- * <li>the QP handshakes: latency tests other than send_lat exchange their destination twice before connecting,
- *     the others once; then every test connects its QP (INIT, RTR, RTS) and exchanges it once more (perftest
- *     prints the remote side then), and again "after moving the QP to RTR" (the *_lat and *_bw tests but send_*);
- *     send_lat and send_bw exchange once after connecting instead, post their receives, and exchange once more so
- *     that no SEND arrives before the receives are posted;</li>
+ * <li>the QP handshakes, one per destination ({@link RcEndpoint#destCount}: a QP, or with XRC the INI and TGT QPs
+ *     of {@link XrcEndpoint}): latency tests other than send_lat exchange QP 0's destination once more before
+ *     those; then every test connects its QPs (INIT, RTR, RTS) and exchanges them once more (perftest prints the
+ *     remote side then), with QP 0's once more "after moving the QP to RTR" after them (the *_lat and *_bw tests but
+ *     send_*) or before them (send_lat, send_bw, which then post their receives and exchange once more so that no
+ *     SEND arrives before the receives are posted);</li>
  * <li>the run: in write_lat the server writes first (perftest 6.06's run_iter_lat_write), in send_lat the client
  *     sends first; READ, atomic and *_bw runs are the client's alone;</li>
  * <li>the end: write_lat has no exchange, so each side keeps its QP until the peer has ended (its exit, or the

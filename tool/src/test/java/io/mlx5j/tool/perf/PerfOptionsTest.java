@@ -96,7 +96,7 @@ class PerfOptionsTest
             () -> PerfOptions.parse("send_lat", "-R", "--loopback"));
         assertEquals(PerfOptions.Role.SERVER, PerfOptions.parse("send_lat", "-R").role());
         assertTrue(PerfOptions.parse("send_lat", "-R", "127.0.0.1").ib().rdmaCm());
-        assertMessage("-c UD: mlx5j perf runs RC QPs only", () -> PerfOptions.parse("send_lat", "-c", "UD"));
+        assertMessage("-c UD: mlx5j perf runs RC and XRC QPs", () -> PerfOptions.parse("send_lat", "-c", "UD"));
         assertMessage("-A CMP_AND_SWAP", () -> PerfOptions.parse("atomic_lat", "-A", "CMP_AND_SWAP"));
         assertMessage("-a: message size cannot be changed for atomic tests",
             () -> PerfOptions.parse("atomic_bw", "-a"));

@@ -195,6 +195,11 @@ class PerftestXrcInteropTest
     @Test
     void xrcIsRefusedWithRdmaCmAndOtherTypesAreNamed()
     {
+        assertTrue(PerfOptions.parse("write_bw", "-c", "XRC").ib().xrc());
+        assertTrue(PerfOptions.parse("send_lat", "--connection", "xrc", "--loopback").ib().xrc());
+        assertTrue(!PerfOptions.parse("write_bw", "-c", "RC").ib().xrc() && !PerfOptions.parse("write_bw").ib().xrc());
+        // the JIT warm-up of an XRC latency run runs XRC too
+        assertTrue(PerfOptions.parse("write_lat", "-c", "XRC", "localhost").forWarmup().ib().xrc());
         final Capture a = new Capture();
         assertEquals(2, Mlx5jTool.run(new String[] {"perf", "write_bw", "-c", "XRC", "-R"}, a.stream, a.stream),
             a.text());
