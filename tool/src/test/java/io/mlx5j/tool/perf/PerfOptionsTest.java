@@ -35,6 +35,10 @@ class PerfOptionsTest
         final PerfOptions bw = PerfOptions.parse("write_bw");
         assertEquals(65536, bw.size());
         assertEquals(5000, bw.iterations());
+        // perftest's DEF_ITERS: 5000 is write_bw's alone
+        assertEquals(1000, PerfOptions.parse("send_bw").iterations());
+        assertEquals(1000, PerfOptions.parse("read_bw").iterations());
+        assertEquals(1000, PerfOptions.parse("atomic_bw").iterations());
         assertEquals(128, bw.txDepth());
         assertEquals(100, bw.cqMod());
         assertEquals(0, bw.inlineSize());

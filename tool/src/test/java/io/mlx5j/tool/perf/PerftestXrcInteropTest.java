@@ -55,6 +55,20 @@ class PerftestXrcInteropTest
         assertXrc(out, test, javaServer, 1);
     }
 
+    /**
+     * No -n on either side: both run perftest's default count, 1000 for send_bw and read_bw (5000 is write_bw's
+     * alone); mlx5j ran 5000, and its send_bw client stalled at 1000 against a perftest server that had stopped.
+     */
+    @ParameterizedTest(name = "{0} -c XRC, default iterations, mlx5j server {1}")
+    @CsvSource({"send_bw, false", "send_bw, true", "read_bw, false"})
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void perftestsDefaultIterations(final String test, final boolean javaServer) throws Exception
+    {
+        final String out = run(test, javaServer, "-s 1024");
+        assertTrue(out.lines().anyMatch(l -> l.matches(" 1024 +1000 .*")) || out.contains(" 1000 iterations served"),
+            out);
+    }
+
     /** -q 4: four INI QPs on one side, four TGT QPs on the other, destination i paired with the peer's i. */
     @ParameterizedTest(name = "{0} -c XRC {1}, mlx5j server {2}")
     @CsvSource({
