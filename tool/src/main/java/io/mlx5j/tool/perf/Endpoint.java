@@ -46,7 +46,8 @@ abstract sealed class Endpoint implements AutoCloseable permits RcEndpoint, RawE
      *
      * @param ownRecvCq  the receive queue gets a CQ of its own (else one CQ serves both queues)
      * @param sendDepth  send WQEs the QP holds
-     * @param recvDepth  receive WQEs the QP holds (at least 1 is asked for)
+     * @param recvDepth  receive WQEs the QP holds (at least 1 is asked for; none for an XRC_SEND QP, whose CQ is
+     *                   still sized for them: the XRC SRQ's receives complete there)
      * @param inlineSize max inline data requested for the QP
      * @param bytes      size of the registered buffer (page-aligned)
      * @param access     the buffer's access flags
@@ -87,8 +88,10 @@ abstract sealed class Endpoint implements AutoCloseable permits RcEndpoint, RawE
             {
                 config = config.recvCq(rcq);
             }
-            createdQp = pd.createQp(config.maxSendWr(sendDepth).maxRecvWr(Math.max(1, recvDepth)).maxSendSge(1)
-                .maxRecvSge(1).maxInlineData(inlineSize).build());
+            // an XRC INI QP has no receive queue (its receives are the peer's XRC SRQ's): libmlx5 takes none
+            final boolean sendOnly = type == QpType.XRC_SEND;
+            createdQp = pd.createQp(config.maxSendWr(sendDepth).maxRecvWr(sendOnly ? 0 : Math.max(1, recvDepth))
+                .maxSendSge(1).maxRecvSge(sendOnly ? 0 : 1).maxInlineData(inlineSize).build());
             createdMemory = Arena.ofShared();
             createdMr = pd.register(createdMemory.allocate(bytes, 4096), access);
         }

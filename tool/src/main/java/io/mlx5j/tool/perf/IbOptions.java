@@ -19,6 +19,7 @@ import io.mlx5j.tool.UsageException;
  *                  two-process run over TCP only), or 0
  * @param qps       QPs per side ({@code -q}): the bw tests post round-robin over them, {@code -n} messages each,
  *                  their completions on one CQ, as perftest's run_iter_bw
+ * @param xrc       {@code -c XRC}: XRC INI and TGT QPs and an XRC SRQ ({@link XrcEndpoint}) instead of RC QPs
  */
 public record IbOptions(
     int gidIndex,
@@ -30,7 +31,8 @@ public record IbOptions(
     boolean rdmaCm,
     boolean allSizes,
     long warmup,
-    int qps)
+    int qps,
+    boolean xrc)
 {
     /** The most QPs per side {@code -q} takes (perftest has no limit; each QP costs rings and a CQ's share). */
     public static final int MAX_QPS = 4096;
@@ -52,7 +54,7 @@ public record IbOptions(
         "  against 'ib_write_lat' etc. as server and the other way round. As with perftest, SERVER_HOST makes this",
         "  side the client; without it this side is the server and waits for one on port -p.",
         "  -s, --size BYTES         message size (default 2 for *_lat, 65536 for *_bw; atomic_lat is always 8)",
-        "  -n, --iters N            iterations (default 1000 for *_lat, 5000 for *_bw)",
+        "  -n, --iters N            iterations (default 5000 for write_bw, 1000 for the others, as perftest)",
         "  -d, --device NAME        RDMA device (default: the first one)",
         "  -i, --ib-port PORT       device port (default 1)",
         "  -x, --gid-index IDX      local GID index (default: LID on InfiniBand, 0 on Ethernet/RoCE); perftest",
@@ -77,7 +79,9 @@ public record IbOptions(
         "      --use_old_post_send  accepted and ignored (a note says so): mlx5j posts through its own Java path",
         "  -q, --qp N               write_bw, read_bw, send_bw over TCP: N QPs per side, -n messages each, posted",
         "                           round-robin, one CQ (as perftest -q); default 1",
-        "  -c RC, -A FETCH_AND_ADD  the only values mlx5j runs (others fail, naming the option)",
+        "  -c RC|XRC                connection type (default RC); XRC: XRC INI and TGT QPs and an XRC SRQ as",
+        "                           perftest -c XRC (not with -R, as in perftest)",
+        "  -A FETCH_AND_ADD         the only value mlx5j runs (others fail, naming the option)",
         "  -R, --rdma_cm            connect through rdma_cm, as perftest -R: the exchange runs over an rdma_cm",
         "                           control connection to port -p and the test QP is connected by the CM",
         "                           (SERVER_HOST is then an IP address the emulated or real ports own)",
@@ -98,7 +102,7 @@ public record IbOptions(
     /** This part in the warm-up run: no peer, no exchange, one size. */
     IbOptions forWarmup()
     {
-        return new IbOptions(gidIndex, mtu, qpTimeout, null, tcpPort, outReads, false, false, 0, 1);
+        return new IbOptions(gidIndex, mtu, qpTimeout, null, tcpPort, outReads, false, false, 0, 1, xrc);
     }
 
     /** The ib_* tests' options, defaults and checks. */
@@ -114,6 +118,7 @@ public record IbOptions(
         private boolean allSizes;
         private long warmup = -1;
         private int qps = 1;
+        private boolean xrc;
 
         @Override
         public int maxSize()
@@ -150,7 +155,7 @@ public record IbOptions(
                     a.noValue(o);
                     c.notes.add(o + " ignored: mlx5j posts through its Java direct path, not ibv_post_send");
                 }
-                case "-c", "--connection" -> requireValue(o, a.value(o), "RC", "mlx5j perf runs RC QPs only");
+                case "-c", "--connection" -> xrc = connection(o, a.value(o));
                 case "-q", "--qp" -> qps = a.intValue(o, 1, MAX_QPS);
                 case "-A", "--atomic_type" -> requireValue(o, a.value(o), "FETCH_AND_ADD",
                     "mlx5j perf's atomic tests post FETCH_AND_ADD");
@@ -228,7 +233,9 @@ public record IbOptions(
             }
             if (c.iterations == -1)
             {
-                c.iterations = test.isLatency() ? 1000 : 5000;
+                // perftest_parameters.c: DEF_ITERS_WB for write_bw alone, DEF_ITERS for every other test (a send_bw
+                // server that expected 5000 against perftest's 1000 waited for SENDs that never came)
+                c.iterations = test == PerfTest.WRITE_BW ? 5000 : 1000;
             }
             if (c.inlineSize == -1)
             {
@@ -280,12 +287,28 @@ public record IbOptions(
             {
                 throw new UsageException("-q " + qps + ": several QPs are exchanged over TCP only, not with -R");
             }
+            if (xrc && rdmaCm)
+            {
+                throw new UsageException("-c XRC: XRC does not support RDMA_CM (-R), as in perftest");
+            }
             if (qps > 1 && c.duration > 0)
             {
                 throw new UsageException("-q " + qps + ": several QPs run -n iterations each, not -D");
             }
             return c.build(new IbOptions(gidIndex, mtu, qpTimeout, host, tcpPort, outReads, rdmaCm, allSizes,
-                warmup, qps), null);
+                warmup, qps, xrc), null);
+        }
+
+        /** {@code -c}: RC (false) or XRC (true); the others perftest knows fail, naming them. */
+        private static boolean connection(final String option, final String value)
+        {
+            return switch (value.toUpperCase(java.util.Locale.ROOT))
+            {
+                case "RC" -> false;
+                case "XRC" -> true;
+                default -> throw new UsageException(option + " " + value + ": mlx5j perf runs RC and XRC QPs (" + option
+                    + " RC or " + option + " XRC)");
+            };
         }
 
         private static void requireValue(final String option, final String value, final String only,

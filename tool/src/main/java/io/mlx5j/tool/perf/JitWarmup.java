@@ -59,8 +59,8 @@ final class JitWarmup
             a.directPath(w.mode(), shared);
             b.directPath(w.mode(), shared);
             final int mtu = PerfCommand.pathMtu(w, a.port);
-            a.connect(b.local(), mtu, rdAtomic);
-            b.connect(a.local(), mtu, rdAtomic);
+            a.connectAll(b, mtu, rdAtomic, rdAtomic, IbOptions.DEFAULT_QP_TIMEOUT);
+            b.connectAll(a, mtu, rdAtomic, rdAtomic, IbOptions.DEFAULT_QP_TIMEOUT);
             a.prepare(w, true);
             b.prepare(w, true);
             loops(a, b, w, PerfCommand.stallNanos(w), o.role() == PerfOptions.Role.LOOPBACK);
@@ -113,7 +113,7 @@ final class JitWarmup
         {
             try
             {
-                b.rq.claim();   // b's queues and CQ are this thread's from here on
+                b.cq.claim();   // b's queues and CQ are this thread's from here on
                 if (t == PerfTest.WRITE_LAT)
                 {
                     PerfLoops.writeLatResponder(b, w, quiet(w), stall);

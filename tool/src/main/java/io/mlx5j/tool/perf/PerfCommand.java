@@ -67,6 +67,12 @@ public final class PerfCommand
     /** {@code area}: bytes the peer may target (at least the message size). */
     static RcEndpoint endpoint(final Context context, final ProtectionDomain pd, final PerfOptions o, final long area)
     {
+        if (o.ib().xrc())
+        {
+            return new XrcEndpoint(context, pd, o.ibPort(), o.ib().gidIndex(), o.sendDepth(),
+                o.test().isSend() ? o.rxDepth() : 0, o.inlineSize(), Math.max(area, o.maxSize()), o.ib().qps(),
+                XrcEndpoint.side(o));
+        }
         return new RcEndpoint(context, pd, o.ibPort(), o.ib().gidIndex(), o.sendDepth(),
             o.test().isSend() ? o.rxDepth() : 0, o.inlineSize(), Math.max(area, o.maxSize()), o.ib().qps());
     }
@@ -255,7 +261,7 @@ public final class PerfCommand
         out.println("                    " + o.test().title() + " (mlx5j Java direct path)");
         out.printf(Locale.ROOT, " Device         : %s port %d (%s, %s)%n", context.deviceName(), p.port(),
             DevicesCommand.portState(p.state()), p.isEthernet() ? "Ethernet/RoCE" : "InfiniBand");
-        out.printf(Locale.ROOT, " Connection     : RC, %s%n", connection);
+        out.printf(Locale.ROOT, " Connection     : %s, %s%n", e.connectionName(), connection);
         out.printf(Locale.ROOT, " Path MTU       : %d     Doorbell : %s     BlueFlame register : %s%n", 128 << mtu,
             e.sq.mode().name().toLowerCase(Locale.ROOT), e.registerModes());
         if (e.qpCount() > 1)
@@ -276,7 +282,7 @@ public final class PerfCommand
             out.printf(Locale.ROOT, " TX depth       : %d     CQ moderation : %d%n", o.txDepth(), o.cqMod());
         }
         out.println(address(" local address  : ", e.local()));
-        out.println(address(" remote address : ", e.remote));
+        out.println(address(" remote address : ", e.shownRemote()));
         out.println(ResultTable.LINE);
     }
 

@@ -22,15 +22,16 @@ import java.time.Duration;
 
 /**
  * A two-process {@code mlx5j perf} run, step for step as perftest 4.5-0.17 runs it (src/write_lat.c, write_bw.c,
- * send_lat.c, send_bw.c, read_lat.c, read_bw.c, atomic_lat.c, atomic_bw.c, RC, one QP, no rdma_cm, not
- * bidirectional), so that either side may be the unmodified perftest program:
+ * send_lat.c, send_bw.c, read_lat.c, read_bw.c, atomic_lat.c, atomic_bw.c, RC or XRC, not bidirectional), so
+ * that either side may be the unmodified perftest program:
  * <ol>
  * <li>versions, system data, MTU ({@link PerftestWire});</li>
- * <li>the QP handshakes: latency tests other than send_lat exchange their destination twice before connecting,
- *     the others once; then every test connects its QP (INIT, RTR, RTS) and exchanges it once more (perftest
- *     prints the remote side then), and again "after moving the QP to RTR" (the *_lat and *_bw tests but send_*);
- *     send_lat and send_bw exchange once after connecting instead, post their receives, and exchange once more so
- *     that no SEND arrives before the receives are posted;</li>
+ * <li>the QP handshakes, one per destination ({@link RcEndpoint#destCount}: a QP, or with XRC the INI and TGT QPs
+ *     of {@link XrcEndpoint}): latency tests other than send_lat exchange QP 0's destination once more before
+ *     those; then every test connects its QPs (INIT, RTR, RTS) and exchanges them once more (perftest prints the
+ *     remote side then), with QP 0's once more "after moving the QP to RTR" after them (the *_lat and *_bw tests but
+ *     send_*) or before them (send_lat, send_bw, which then post their receives and exchange once more so that no
+ *     SEND arrives before the receives are posted);</li>
  * <li>the run: in write_lat the server writes first (perftest 6.06's run_iter_lat_write), in send_lat the client
  *     sends first; READ, atomic and *_bw runs are the client's alone;</li>
  * <li>the end: write_lat has no exchange, so each side keeps its QP until the peer has ended (its exit, or the
@@ -221,37 +222,37 @@ final class PerftestSession
         final PerfTest t = o.test();
         final boolean gid = e.gidIndex >= 0;
         // perftest -q: one destination handshake per QP, in QP order (write_bw.c etc.: the loop over num_of_qps
-        // before ctx_connect); every later exchange carries QP 0's destination
-        final int qps = e.qpCount();
-        final PerftestWire.Dest[] mine = new PerftestWire.Dest[qps];
-        final PerftestWire.Dest[] theirs = new PerftestWire.Dest[qps];
-        for (int i = 0; i < qps; i++)
+        // before ctx_connect); every later exchange carries QP 0's destination. -c XRC: a latency test's
+        // destinations are its INI QPs, then its TGT QPs (perftest doubles num_of_qps), a bw test's one kind
+        final int dests = e.destCount();
+        final PerftestWire.Dest[] mine = new PerftestWire.Dest[dests];
+        final PerftestWire.Dest[] theirs = new PerftestWire.Dest[dests];
+        for (int i = 0; i < dests; i++)
         {
-            mine[i] = new PerftestWire.Dest(e.port.lid(), outReads, e.qps[i].qpn(), e.psns[i], e.mr.rkey(),
-                e.recvArea, e.gid, 0, e.gidIndex);
-            theirs[i] = w.handshake(mine[i], gid);
-            if (theirs[i].srqn() != 0)
-            {
-                throw new IllegalStateException("the peer sent SRQ number 0x" + Integer.toHexString(theirs[i].srqn())
-                    + ": it runs XRC or DC (perftest -c XRC/DC), which mlx5j perf does not; "
-                    + "run it with -c RC");
-            }
+            mine[i] = e.dest(i, outReads);
         }
         final PerftestWire.Dest my = mine[0];
         if (t.isLatency() && t != PerfTest.SEND_LAT)
         {
-            theirs[0] = w.handshake(my, gid);
+            // write_lat.c, read_lat.c, atomic_lat.c: QP 0's destination once before the loop
+            e.checkPeerDest(w.handshake(my, gid));
         }
-        for (int i = 0; i < qps; i++)
+        for (int i = 0; i < dests; i++)
         {
-            final PerftestWire.Dest rem = theirs[i];
+            theirs[i] = w.handshake(mine[i], gid);
+            e.checkPeerDest(theirs[i]);
+        }
+        for (int i = 0; i < dests; i++)
+        {
+            // XRC: INI QP i connects to the peer's TGT QP i, whose destination comes after its INI QPs
+            final PerftestWire.Dest rem = theirs[e.peerDest(i)];
             final PeerInfo peer = PeerInfo.of(rem.lid(), rem.qpn(), rem.psn(), rem.gid())
                 .withBuffer(rem.rkey(), rem.vaddr(), e.areaSize);
             if (cm == null)
             {
                 // our RTR takes the peer's read depth as what it may ask of us (perftest: max_dest_rd_atomic =
                 // my out_reads; max_rd_atomic = the peer's)
-                e.connect(i, peer, mtu, outReads, Math.max(1, Math.min(outReads, rem.outReads())),
+                e.connectDest(i, peer, rem.srqn(), mtu, outReads, Math.max(1, Math.min(outReads, rem.outReads())),
                     o.ib().qpTimeout());
             }
             else
@@ -262,12 +263,20 @@ final class PerftestSession
         }
         e.prepare(o, w.remoteIsMlx5j());
         // perftest 4.5-0.17: the exchange after connecting is a loop over the QPs (it prints each remote QP then);
-        // the one "after moving the QP to RTR" carries QP 0 only
-        for (int i = 0; i < qps; i++)
+        // the one "after moving the QP to RTR" carries QP 0 only, and send_lat.c / send_bw.c have theirs before the
+        // loop instead of after it
+        if (t.isSend())
+        {
+            w.handshake(my, gid);
+        }
+        for (int i = 0; i < dests; i++)
         {
             w.handshake(mine[i], gid);
         }
-        w.handshake(my, gid);
+        if (!t.isSend())
+        {
+            w.handshake(my, gid);
+        }
         PerfCommand.banner(out, o, context, e, mtu,
             (server ? "server, client " + w.peer() : "client of " + o.ib().host() + ":" + o.ib().tcpPort())
             + (cm != null ? ", connected through rdma_cm" : "") + ", peer " + (w.remoteIsMlx5j() ? "mlx5j"

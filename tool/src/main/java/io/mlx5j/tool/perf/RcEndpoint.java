@@ -46,8 +46,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * the send area to its peer QP's advertised address, and advertises the receive area): message {@code k} goes on QP
  * {@code k mod N}, so the posts go round-robin as in perftest's run_iter_bw. {@link #qp}, {@link #sq} and the
  * single-QP methods are QP 0's.
+ * <p>
+ * {@link XrcEndpoint} is the XRC form (perftest's {@code -c XRC}): its QPs here are XRC INI QPs, and it adds the
+ * receiving side (an XRC domain, TGT QPs and an XRC SRQ) and perftest's pairing of destinations.
  */
-final class RcEndpoint extends Endpoint
+sealed class RcEndpoint extends Endpoint permits XrcEndpoint
 {
     static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
     /** 8-byte atomics are host-endian on ConnectX-4+ under Linux (mlx5 core sets atomic_req_8B_endianness_mode). */
@@ -111,15 +114,23 @@ final class RcEndpoint extends Endpoint
     RcEndpoint(final Context context, final ProtectionDomain pd, final int ibPort, final int gidIndex,
         final int sendDepth, final int recvDepth, final int inlineSize, final long areaSize, final int qpCount)
     {
+        this(context, pd, ibPort, gidIndex, sendDepth, recvDepth, inlineSize, areaSize, qpCount, QpType.RC);
+    }
+
+    /** @param type RC, or XRC_SEND for {@link XrcEndpoint} (QPs without a receive queue) */
+    RcEndpoint(final Context context, final ProtectionDomain pd, final int ibPort, final int gidIndex,
+        final int sendDepth, final int recvDepth, final int inlineSize, final long areaSize, final int qpCount,
+        final QpType type)
+    {
         // the port and GID are queried before anything is created (a failure then leaves nothing to close)
         this(context, pd, Address.of(context, ibPort, gidIndex), sendDepth, recvDepth, inlineSize,
-            align(Math.max(areaSize, 64), 64), qpCount);
+            align(Math.max(areaSize, 64), 64), qpCount, type);
     }
 
     private RcEndpoint(final Context context, final ProtectionDomain pd, final Address address, final int sendDepth,
-        final int recvDepth, final int inlineSize, final long areaSize, final int qpCount)
+        final int recvDepth, final int inlineSize, final long areaSize, final int qpCount, final QpType type)
     {
-        super(context, pd, QpType.RC, false, sendDepth, recvDepth, inlineSize, 2 * areaSize, Access.ALL_REMOTE,
+        super(context, pd, type, false, sendDepth, recvDepth, inlineSize, 2 * areaSize, Access.ALL_REMOTE,
             qpCount);
         this.port = address.port();
         this.gidIndex = address.gidIndex();
@@ -137,8 +148,10 @@ final class RcEndpoint extends Endpoint
         {
             for (int i = 1; i < qpCount; i++)
             {
-                qps[i] = pd.createQp(QpConfig.builder(QpType.RC, sendCqObject).maxSendWr(sendDepth)
-                    .maxRecvWr(Math.max(1, recvDepth)).maxSendSge(1).maxRecvSge(1).maxInlineData(inlineSize).build());
+                final boolean sendOnly = type == QpType.XRC_SEND;
+                qps[i] = pd.createQp(QpConfig.builder(type, sendCqObject).maxSendWr(sendDepth)
+                    .maxRecvWr(sendOnly ? 0 : Math.max(1, recvDepth)).maxSendSge(1).maxRecvSge(sendOnly ? 0 : 1)
+                    .maxInlineData(inlineSize).build());
                 psns[i] = ThreadLocalRandom.current().nextInt(1 << 24);
             }
         }
@@ -214,8 +227,12 @@ final class RcEndpoint extends Endpoint
         {
             // past the first QP the registers are libmlx5's to share: RegisterMode.AUTO locks those that may be
             sqs[i] = SendQueue.of(qps[i], mode, i == 0 && sharedRegister ? RegisterMode.LOCKED : RegisterMode.AUTO);
-            rqs[i] = RecvQueue.of(qps[i]);
-            cq.attach(sqs[i]).attach(rqs[i]);
+            cq.attach(sqs[i]);
+            if (qps[i].type() != QpType.XRC_SEND)   // an XRC INI QP has no receive queue
+            {
+                rqs[i] = RecvQueue.of(qps[i]);
+                cq.attach(rqs[i]);
+            }
         }
         sq = sqs[0];
         rq = rqs[0];
@@ -291,9 +308,7 @@ final class RcEndpoint extends Endpoint
     void connect(final int i, final PeerInfo remote, final int pathMtu, final int destRdAtomic, final int rdAtomic,
         final int qpTimeout)
     {
-        final AddressVector path = remote.gid().interfaceId() != 0 || port.isEthernet()
-            ? AddressVector.global(port.port(), remote.gid(), Math.max(0, gidIndex), 1, 0)
-            : AddressVector.ib(port.port(), remote.lid(), 0);
+        final AddressVector path = pathTo(remote);
         final QueuePair q = qps[i];
         q.toInit(InitAttributes.connected(port.port(), Access.ALL_REMOTE));
         q.toRtr(new RtrAttributes(pathMtu, remote.qpn(), remote.psn(), destRdAtomic, 12, path));
@@ -303,6 +318,72 @@ final class RcEndpoint extends Endpoint
         {
             this.remote = remote;
         }
+    }
+
+    /** The address vector towards {@code remote}: GRH on Ethernet or when the peer sent a GID, else its LID. */
+    AddressVector pathTo(final PeerInfo remote)
+    {
+        return remote.gid().interfaceId() != 0 || port.isEthernet()
+            ? AddressVector.global(port.port(), remote.gid(), Math.max(0, gidIndex), 1, 0)
+            : AddressVector.ib(port.port(), remote.lid(), 0);
+    }
+
+    // -------------------------------------------------------------------- perftest's destinations
+
+    /** The destinations this side sends in perftest's exchange, one handshake each: one per QP. */
+    int destCount()
+    {
+        return qps.length;
+    }
+
+    /** Destination {@code i} as perftest's exchange carries it: QP {@code i}, our receive area, no SRQ. */
+    PerftestWire.Dest dest(final int i, final int outReads)
+    {
+        return new PerftestWire.Dest(port.lid(), outReads, qps[i].qpn(), psns[i], mr.rkey(), recvArea, gid, 0,
+            gidIndex);
+    }
+
+    /** Which of the peer's destinations our destination {@code i} connects to (perftest's ctx_connect): the same. */
+    int peerDest(final int i)
+    {
+        return i;
+    }
+
+    /**
+     * Checks a destination the peer sent: an RC peer sends no SRQ number; one that does runs XRC or DC.
+     *
+     * @throws IllegalStateException naming the peer's connection type
+     */
+    void checkPeerDest(final PerftestWire.Dest d)
+    {
+        if (d.srqn() != 0)
+        {
+            throw new IllegalStateException("the peer sent SRQ number 0x" + Integer.toHexString(d.srqn())
+                + ": it runs XRC or DC (perftest -c XRC/DC); this side runs RC: give both the same -c");
+        }
+    }
+
+    /**
+     * Connects our destination {@code i} to the peer's destination {@code remote} ({@link #peerDest}); {@code
+     * remoteSrqn} is the SRQ number it sent (0 from an RC peer). For RC: {@link #connect(int, PeerInfo, int, int,
+     * int, int)} of QP i.
+     */
+    void connectDest(final int i, final PeerInfo remote, final int remoteSrqn, final int pathMtu,
+        final int destRdAtomic, final int rdAtomic, final int qpTimeout)
+    {
+        connect(i, remote, pathMtu, destRdAtomic, rdAtomic, qpTimeout);
+    }
+
+    /** The connection type and what the banner tells of it. */
+    String connectionName()
+    {
+        return "RC";
+    }
+
+    /** The peer the banner shows: QP 0's. */
+    PeerInfo shownRemote()
+    {
+        return remote;
     }
 
     /**
@@ -334,7 +415,7 @@ final class RcEndpoint extends Endpoint
         }
     }
 
-    /** Posts {@code n} receives of the whole receive area and rings once (setup). */
+    /** Posts {@code n} receives of the whole receive area on each QP and rings once (setup). */
     void postReceives(final int n)
     {
         recvLength = (int) Math.min(Integer.MAX_VALUE, areaSize);
@@ -502,12 +583,7 @@ final class RcEndpoint extends Endpoint
         if (wc.opcode() == WcOpcode.RECV)
         {
             received++;
-            final RecvQueue r = rqs[indexOf(wc.qpn())];
-            if (!r.post(received, recvArea, lkey, recvLength))
-            {
-                throw new IllegalStateException("receive queue full after a receive completed on " + r);
-            }
-            r.ring();
+            repostReceive(wc.qpn());
         }
         else if (wc.wrId() >= 0)
         {
@@ -523,6 +599,17 @@ final class RcEndpoint extends Endpoint
             }
         }
         return 1;
+    }
+
+    /** Posts a receive again in place of the one that completed on QP {@code qpn}, and rings. */
+    void repostReceive(final int qpn)
+    {
+        final RecvQueue r = rqs[indexOf(qpn)];
+        if (!r.post(received, recvArea, lkey, recvLength))
+        {
+            throw new IllegalStateException("receive queue full after a receive completed on " + r);
+        }
+        r.ring();
     }
 
     /** Names the error completion in {@link #wc}. */

@@ -35,6 +35,10 @@ class PerfOptionsTest
         final PerfOptions bw = PerfOptions.parse("write_bw");
         assertEquals(65536, bw.size());
         assertEquals(5000, bw.iterations());
+        // perftest's DEF_ITERS: 5000 is write_bw's alone
+        assertEquals(1000, PerfOptions.parse("send_bw").iterations());
+        assertEquals(1000, PerfOptions.parse("read_bw").iterations());
+        assertEquals(1000, PerfOptions.parse("atomic_bw").iterations());
         assertEquals(128, bw.txDepth());
         assertEquals(100, bw.cqMod());
         assertEquals(0, bw.inlineSize());
@@ -96,7 +100,7 @@ class PerfOptionsTest
             () -> PerfOptions.parse("send_lat", "-R", "--loopback"));
         assertEquals(PerfOptions.Role.SERVER, PerfOptions.parse("send_lat", "-R").role());
         assertTrue(PerfOptions.parse("send_lat", "-R", "127.0.0.1").ib().rdmaCm());
-        assertMessage("-c UD: mlx5j perf runs RC QPs only", () -> PerfOptions.parse("send_lat", "-c", "UD"));
+        assertMessage("-c UD: mlx5j perf runs RC and XRC QPs", () -> PerfOptions.parse("send_lat", "-c", "UD"));
         assertMessage("-A CMP_AND_SWAP", () -> PerfOptions.parse("atomic_lat", "-A", "CMP_AND_SWAP"));
         assertMessage("-a: message size cannot be changed for atomic tests",
             () -> PerfOptions.parse("atomic_bw", "-a"));
