@@ -221,6 +221,7 @@ def main():
     w("")
     poll_table(w, res, ffm, c, POLL_UNEVEN_WORKLOADS, "mlx5j CqPoller (+ NOP post)", "ibv_poll_cq (poll only)")
     manyqp_table(w, res, c)
+    dc_table(w, res, ffm, c)
     raw_tables(w, res, ffm, c)
     compressed_table(w, res, ffm, c)
     striding_table(w, res, ffm, c)
@@ -288,6 +289,29 @@ def manyqp_table(w, res, c):
         cc = c_many(res, qps)
         w(f"| {qps} | {fmt(m)} | {fmt(cc)} | {fmt_ratio(ratio(m, cc), POLL_TARGET)} "
           f"| {fmt_best(m, cc, POLL_TARGET)} | {fmt_growth(m, m1)} | {fmt_growth(cc, c1)} | {alloc(m)} |")
+    w("")
+
+
+def dc_table(w, res, ffm, c):
+    """A DC initiator's RDMA WRITE (DciPostBench): mlx5j's staging form with dcDestination against libmlx5's ibv_wr_*
+    + mlx5dv_wr_set_dc_addr, through FFM and in C."""
+    m = ffm("DciPostBench", "mlx5jRdmaWrite")
+    rc = ffm("DciPostBench", "mlx5jRcStagedRdmaWrite")
+    f = ffm("DciPostBench", "libmlx5RdmaWrite")
+    cc = c("DciPostBench", "libmlx5RdmaWrite")
+    if m is None and cc is None:
+        return
+    w("DC initiator: ns per WQE. Per op one RDMA WRITE (1 SGE) from a DCI naming its target (AH, DCT number, DC key; "
+      "two targets alternately) in the datagram segment: 2 WQEBBs (96 bytes), one BlueFlame doorbell each. mlx5j: "
+      "SendQueue begin/remote/dcDestination/sge/post; libmlx5: ibv_wr_start, ibv_wr_rdma_write, "
+      "mlx5dv_wr_set_dc_addr, ibv_wr_set_sge, ibv_wr_complete. 'mlx5j RC staged' is the same staging form on the RC "
+      f"QP (1 WQEBB, no datagram segment). Target ≤ {TARGET}.")
+    w("")
+    w("| workload | mlx5j | mlx5j RC staged | ibv_wr_* FFM | ibv_wr_* C | ÷ FFM | ÷ C | ÷ FFM, fastest iterations "
+      "| ÷ C, fastest iterations | mlx5j B/op |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    w(f"| DCI RDMA WRITE | {fmt(m)} | {fmt(rc)} | {fmt(f)} | {fmt(cc)} | {fmt_ratio(ratio(m, f))} "
+      f"| {fmt_ratio(ratio(m, cc))} | {fmt_best(m, f)} | {fmt_best(m, cc)} | {alloc(m)} |")
     w("")
 
 

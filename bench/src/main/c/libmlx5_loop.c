@@ -258,6 +258,7 @@ struct bench {
 	struct raw_bench *raw; /* the raw packet QPs (libmlx5_raw.h), on an Ethernet port only */
 	struct striding *str;  /* the striding WQ (libmlx5_striding.h), on an Ethernet port only */
 	struct manyqp *many;   /* the QPs of the running many-QP row (libmlx5_manyqp.h), built per row */
+	struct dc_bench *dc;   /* the DCI (libmlx5_dc.h) */
 };
 
 static void fill_wr(struct ibv_send_wr *wr, enum ibv_wr_opcode op, struct ibv_sge *sge, unsigned flags,
@@ -454,6 +455,7 @@ static void post_poll16(struct bench *b) { post_poll_cycle(b, 16); }
 #include "libmlx5_raw.h"
 #include "libmlx5_striding.h"
 #include "libmlx5_manyqp.h"
+#include "libmlx5_dc.h"
 
 /* ------------------------------------------------------------------ timing and JSON */
 
@@ -476,6 +478,7 @@ static const struct variant VARIANTS[] = {
 	{ "c.IbvPollCqBench.poll16", poll16, 16 },
 	{ "c.IbvPollCqBench.postPoll1", post_poll1, 1 },
 	{ "c.IbvPollCqBench.postPoll16", post_poll16, 16 },
+	{ "c.DciPostBench.libmlx5RdmaWrite", dc_rdma_write, BATCH }, /* libmlx5_dc.h */
 };
 
 /* The many-QP rows (libmlx5_manyqp.h): one variant, run once per QP count, its QPs built for each run. */
@@ -596,6 +599,11 @@ int main(int argc, char **argv)
 	} else {
 		printf("libmlx5_loop: port 1 is InfiniBand: the raw packet rows are skipped (mlx5emu --link eth runs them)\n");
 	}
+	/* after the raw QPs, so that the BlueFlame registers and user indexes those get stay what they were */
+	b.dc = calloc(1, sizeof *b.dc);
+	if (!b.dc)
+		die("calloc", ENOMEM);
+	dc_open(b.dc, &e);
 	fprintf(out, "[\n");
 	const size_t n_rc = sizeof VARIANTS / sizeof VARIANTS[0], n_raw = sizeof RAW_VARIANTS / sizeof RAW_VARIANTS[0];
 	int first = 1;
@@ -626,6 +634,8 @@ int main(int argc, char **argv)
 		str_close(b.str);
 		free(b.str);
 	}
+	dc_close(b.dc);
+	free(b.dc);
 	env_close(&e);
 	return 0;
 }

@@ -48,12 +48,16 @@ import static io.mlx5j.bench.Workload.BATCH;
  * datagram, raddr, data: 96 bytes). One op = one WQE. Completions come from the {@link SyntheticCompleter}, so
  * no DCT needs to exist (the engine is off). {@link #mlx5jRcStagedRdmaWrite} is the same staging form on an RC QP
  * (one WQEBB, no datagram segment), so the cost of the staging form and the cost of the DC target can be told apart.
+ * The C loop's {@code c.DciPostBench.libmlx5RdmaWrite} (src/main/c/libmlx5_dc.h) is the libmlx5 row without FFM.
+ * The forks take the vector module as every mlx5j post benchmark's do ({@link ForkArgs#VECTOR}: the BlueFlame copy
+ * of the 2 WQEBBs as two 512-bit stores); {@code -jvmArgsAppend} with {@link ForkArgs#NATIVE} and
+ * {@link ForkArgs#SFENCE} alone measures the eight-8-byte-store copy (docs/performance.md, "DC initiator").
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @OperationsPerInvocation(BATCH)
-@Fork(jvmArgsAppend = {ForkArgs.NATIVE, ForkArgs.SFENCE})
+@Fork(jvmArgsAppend = {ForkArgs.NATIVE, ForkArgs.SFENCE, ForkArgs.VECTOR})
 public class DciPostBench
 {
     private static final int DCI_WRITE_WQEBB = 2;

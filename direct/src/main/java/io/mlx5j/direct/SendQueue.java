@@ -756,12 +756,19 @@ public final class SendQueue
         // kept staged for another post()
         st.staged = false;
         final int ds = st.validate(writer.maxDs());
+        final long base = core.liveRing();  // the stores by address of writeAt, as the one-call posts'
         final long ctrl = sq.claim(SendRing.numWqebb(ds));
         if (ctrl == SendRing.NO_SPACE)
         {
             st.staged = true;
             refusedFull++;
             return false;
+        }
+        if (st.writeAt(base, ctrl, ringMask) != 0)
+        {
+            // the common shapes (datagram, raddr, gather entries): the ctrl segment, slot and ring of a one-call post
+            core.commit(base, ctrl, ds, st.opcode, st.imm, st.wrId, st.flags);
+            return true;
         }
         final WqeWriter w = writer.wrap(ring, ctrl);
         final int opmod = st.write(w);

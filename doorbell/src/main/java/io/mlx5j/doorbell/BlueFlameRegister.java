@@ -171,9 +171,9 @@ public final class BlueFlameRegister
     }
 
     /**
-     * {@link #copy}, the 512-bit blocks by address: for {@link SendDoorbell#ringLive}, whose caller has checked that
-     * the ring at {@code sqAddress} and this (native) register are alive. Without the vectors the scalar copy is the
-     * checked one of {@link #copy}.
+     * {@link #copy} by address: for {@link SendDoorbell#ringLive}, whose caller has checked that the ring at
+     * {@code sqAddress} and this (native) register are alive. The 512-bit blocks, or without the vectors eight
+     * ascending opaque 8-byte stores per block, each one load and one store with no segment check.
      */
     void copyAt(final MemorySegment sq, final long sqAddress, final long sqMask, final long src, final int blocks)
     {
@@ -183,7 +183,7 @@ public final class BlueFlameRegister
         }
         else
         {
-            copyScalar(sq, sqMask, src, blocks);
+            copyScalarAt(sqAddress, sqMask, src, blocks);
         }
     }
 
@@ -252,6 +252,34 @@ public final class BlueFlameRegister
             Be.RAW64.setOpaque(reg, to + 40, (long) Be.RAW64.get(sq, from + 40));
             Be.RAW64.setOpaque(reg, to + 48, (long) Be.RAW64.get(sq, from + 48));
             Be.RAW64.setOpaque(reg, to + 56, (long) Be.RAW64.get(sq, from + 56));
+            to += BLUEFLAME_BLOCK;
+            from = (from + BLUEFLAME_BLOCK) & sqMask; // a WQE may run past the end of the ring; it continues at 0
+        }
+    }
+
+    /**
+     * {@link #copyScalar} by address. Why not the checked copy: each opaque segment store keeps its own bounds,
+     * alignment and session checks (an opaque access is a compiler ordering point, so C2 does not merge the checks of
+     * the 8 stores of a block), which cost a 2-WQEBB DCI RDMA WRITE (16 stores) about as much as the rest of its
+     * post: {@code DciPostBench} without the vector module, docs/performance.md "DC initiator".
+     */
+    private void copyScalarAt(final long sqAddress, final long sqMask, final long src, final int blocks)
+    {
+        final long reg = regAddress;
+        long from = src;
+        long to = offset;
+        for (int b = 0; b < blocks; b++)
+        {
+            final long s = sqAddress + from;
+            final long d = reg + to;
+            AddressStores.putLongOpaque(d, AddressStores.getLong(s));
+            AddressStores.putLongOpaque(d + 8, AddressStores.getLong(s + 8));
+            AddressStores.putLongOpaque(d + 16, AddressStores.getLong(s + 16));
+            AddressStores.putLongOpaque(d + 24, AddressStores.getLong(s + 24));
+            AddressStores.putLongOpaque(d + 32, AddressStores.getLong(s + 32));
+            AddressStores.putLongOpaque(d + 40, AddressStores.getLong(s + 40));
+            AddressStores.putLongOpaque(d + 48, AddressStores.getLong(s + 48));
+            AddressStores.putLongOpaque(d + 56, AddressStores.getLong(s + 56));
             to += BLUEFLAME_BLOCK;
             from = (from + BLUEFLAME_BLOCK) & sqMask; // a WQE may run past the end of the ring; it continues at 0
         }

@@ -4,11 +4,14 @@ package io.mlx5j.direct.internal;
 import io.mlx5j.direct.SendFlags;
 import io.mlx5j.memory.AddressSpace;
 import io.mlx5j.memory.Be;
+import io.mlx5j.memory.RingStores;
 import io.mlx5j.verbs.AddressHandle;
 import io.mlx5j.verbs.QpType;
 import io.mlx5j.verbs.QueuePair;
+import io.mlx5j.wqe.DataSeg;
 import io.mlx5j.wqe.DatagramSeg;
 import io.mlx5j.wqe.Mlx5Opcode;
+import io.mlx5j.wqe.RaddrSeg;
 import io.mlx5j.wqe.WqeWriter;
 import io.mlx5j.wqe.XrcSeg;
 
@@ -70,6 +73,8 @@ public final class SendStaging
     private int inlineBytes;
     /** XRC_SEND: every WQE but NOP carries the XRC segment. */
     private final boolean xrc;
+    /** UD and DCI: every WQE but NOP carries the datagram segment. */
+    private final boolean datagram;
     /** XRC_SEND: the remote XRC SRQ number the next WQEs name; -1 until set. */
     public int xrcSrqn = -1;
 
@@ -89,6 +94,11 @@ public final class SendStaging
     private int avGrhGidFl;
     private long avRgidHi;
     private long avRgidLo;
+    // the same vector as the segment's big-endian words (DatagramSeg.word8/16/24), for writeAt: word8 without the
+    // destination number, which a post ORs in
+    private long avWord8;
+    private long avWord16;
+    private long avWord24;
 
     /**
      * Staging for one send queue; confined to its posting thread.
@@ -102,6 +112,7 @@ public final class SendStaging
         this.qp = qp;
         this.type = qp.type();
         this.xrc = type == QpType.XRC_SEND;
+        this.datagram = type == QpType.UD || type == QpType.DCI;
         this.maxInline = maxInline;
         this.sgl = new ScatterList(maxSge);
         this.inlineScratch = MemorySegment.ofArray(new byte[Math.max(1, maxInline)]);
@@ -219,6 +230,9 @@ public final class SendStaging
         avGrhGidFl = Be.be32(v, DatagramSeg.GRH_GID_FL_OFFSET);
         avRgidHi = Be.be64(v, DatagramSeg.RGID_OFFSET);
         avRgidLo = Be.be64(v, DatagramSeg.RGID_OFFSET + 8);
+        avWord8 = DatagramSeg.word8(0, true, avStatRateSl, avFlMlid, avRlid);
+        avWord16 = DatagramSeg.word16(avRmac);
+        avWord24 = DatagramSeg.word24(avRmac, avTclass, avHopLimit, avGrhGidFl);
         lastAv = v;
         lastAh = ah;
     }
@@ -395,6 +409,76 @@ public final class SendStaging
             }
         }
         return opmod;
+    }
+
+    /**
+     * {@link #write} by address, for the validated WR's common shape: datagram (UD, DCI), raddr and gather entries,
+     * no inline data, atomics, XRC segment or NOP. Writes nothing and returns 0 for any other shape; the caller then
+     * writes through {@link #write}. The same bytes as {@link #write} (the UD and DC parity tests post through it).
+     * Why: every store through the ring segment pays its bounds, alignment and session checks, and {@link #write}
+     * was not inlined into the post (373 bytecodes); a DCI RDMA WRITE has ten such stores (DciPostBench: the staging
+     * form's write was 30-40 % of the post's cycles under perfasm). {@code base} is the post's
+     * {@link SendRingCore#liveRing}, {@code ctrl} the claimed WQE's ctrl offset (64-byte aligned), every later unit
+     * masked by {@code ringMask} (a WQE may continue at the ring start).
+     *
+     * @param base the ring's address, from this post's liveness check
+     * @param ctrl ring offset of the claimed WQE's ctrl segment
+     * @param ringMask the ring's size in bytes minus one
+     * @return the WQE's ds (ctrl included), or 0 if nothing was written
+     */
+    public int writeAt(final long base, final long ctrl, final long ringMask)
+    {
+        if ((flags & SendFlags.INLINE) != 0 || operands != NO_OPERANDS || xrc || opcode == MLX5_OPCODE_NOP)
+        {
+            return 0;
+        }
+        long at = ctrl + 16;    // ctrl is 64-byte aligned: its first unit after ctrl is inside the ring
+        if (datagram)
+        {
+            at = datagramAt(base, at, ringMask);
+        }
+        if (remote)
+        {
+            RaddrSeg.put(base + at, raddr, rkey);
+            at = (at + 16) & ringMask;
+        }
+        int units = (datagram ? 1 + DatagramSeg.LENGTH / 16 : 1) + (remote ? 1 : 0);
+        for (int i = 0; i < sgl.count; i++)
+        {
+            if (sgl.len[i] != 0)    // zero-length entries are dropped, as libmlx5 drops them
+            {
+                DataSeg.put(base + at, sgl.len[i], sgl.lkey[i], sgl.addr[i]);
+                at = (at + 16) & ringMask;
+                units++;
+            }
+        }
+        return units;
+    }
+
+    /** The datagram segment of {@link #writeDatagram} at {@code at}, six stores of the AV's pre-encoded words. */
+    private long datagramAt(final long base, final long at, final long ringMask)
+    {
+        final long key;
+        final long dqpDct;
+        if (dc)
+        {
+            key = dcKey;
+            dqpDct = (avDqpDct | remoteQpn) & 0xffffffL;
+        }
+        else
+        {
+            key = ((long) qkey << 32) | avKeyLo;
+            dqpDct = remoteQpn & 0xffffffL;
+        }
+        final long unit1 = (at + 16) & ringMask;
+        final long unit2 = (unit1 + 16) & ringMask;
+        RingStores.putLongBE(base + at + DatagramSeg.KEY_OFFSET, key);
+        RingStores.putLongBE(base + at + DatagramSeg.DQP_DCT_OFFSET, avWord8 | dqpDct << 32);
+        RingStores.putLongBE(base + unit1 + DatagramSeg.RESERVED0_OFFSET - 16, avWord16);
+        RingStores.putLongBE(base + unit1 + DatagramSeg.RMAC_OFFSET + 4 - 16, avWord24);
+        RingStores.putLongBE(base + unit2 + DatagramSeg.RGID_OFFSET - 32, avRgidHi);
+        RingStores.putLongBE(base + unit2 + DatagramSeg.RGID_OFFSET + 8 - 32, avRgidLo);
+        return (unit2 + 16) & ringMask;
     }
 
     /**
