@@ -46,7 +46,7 @@ abstract sealed class Endpoint implements AutoCloseable permits RcEndpoint, RawE
      *
      * @param ownRecvCq  the receive queue gets a CQ of its own (else one CQ serves both queues)
      * @param sendDepth  send WQEs the QP holds
-     * @param recvDepth  receive WQEs the QP holds (at least 1 is asked for)
+     * @param recvDepth  receive WQEs the QP holds (at least 1 is asked for; none for a DCI, which only sends)
      * @param inlineSize max inline data requested for the QP
      * @param bytes      size of the registered buffer (page-aligned)
      * @param access     the buffer's access flags
@@ -87,8 +87,9 @@ abstract sealed class Endpoint implements AutoCloseable permits RcEndpoint, RawE
             {
                 config = config.recvCq(rcq);
             }
-            createdQp = pd.createQp(config.maxSendWr(sendDepth).maxRecvWr(Math.max(1, recvDepth)).maxSendSge(1)
-                .maxRecvSge(1).maxInlineData(inlineSize).build());
+            createdQp = pd.createQp(config.maxSendWr(sendDepth)
+                .maxRecvWr(type == QpType.DCI ? 0 : Math.max(1, recvDepth)).maxSendSge(1)
+                .maxRecvSge(type == QpType.DCI ? 0 : 1).maxInlineData(inlineSize).build());
             createdMemory = Arena.ofShared();
             createdMr = pd.register(createdMemory.allocate(bytes, 4096), access);
         }

@@ -19,6 +19,7 @@ import io.mlx5j.tool.UsageException;
  *                  two-process run over TCP only), or 0
  * @param qps       QPs per side ({@code -q}): the bw tests post round-robin over them, {@code -n} messages each,
  *                  their completions on one CQ, as perftest's run_iter_bw
+ * @param connection the transport ({@code -c}): "RC", or "DC" (a DCI and a DCT per side, {@link DcSession})
  */
 public record IbOptions(
     int gidIndex,
@@ -30,7 +31,8 @@ public record IbOptions(
     boolean rdmaCm,
     boolean allSizes,
     long warmup,
-    int qps)
+    int qps,
+    String connection)
 {
     /** The most QPs per side {@code -q} takes (perftest has no limit; each QP costs rings and a CQ's share). */
     public static final int MAX_QPS = 4096;
@@ -77,7 +79,9 @@ public record IbOptions(
         "      --use_old_post_send  accepted and ignored (a note says so): mlx5j posts through its own Java path",
         "  -q, --qp N               write_bw, read_bw, send_bw over TCP: N QPs per side, -n messages each, posted",
         "                           round-robin, one CQ (as perftest -q); default 1",
-        "  -c RC, -A FETCH_AND_ADD  the only values mlx5j runs (others fail, naming the option)",
+        "  -c RC|DC                 the transport (default RC): DC as perftest -c DC, a DCI and a DCT (on an SRQ)",
+        "                           per side, the DC key 0xffeeddcc; over TCP, one QP, not -R (others fail)",
+        "  -A FETCH_AND_ADD         the only atomic mlx5j runs (others fail, naming the option)",
         "  -R, --rdma_cm            connect through rdma_cm, as perftest -R: the exchange runs over an rdma_cm",
         "                           control connection to port -p and the test QP is connected by the CM",
         "                           (SERVER_HOST is then an IP address the emulated or real ports own)",
@@ -98,7 +102,7 @@ public record IbOptions(
     /** This part in the warm-up run: no peer, no exchange, one size. */
     IbOptions forWarmup()
     {
-        return new IbOptions(gidIndex, mtu, qpTimeout, null, tcpPort, outReads, false, false, 0, 1);
+        return new IbOptions(gidIndex, mtu, qpTimeout, null, tcpPort, outReads, false, false, 0, 1, "RC");
     }
 
     /** The ib_* tests' options, defaults and checks. */
@@ -114,6 +118,7 @@ public record IbOptions(
         private boolean allSizes;
         private long warmup = -1;
         private int qps = 1;
+        private String connection = "RC";
 
         @Override
         public int maxSize()
@@ -150,7 +155,7 @@ public record IbOptions(
                     a.noValue(o);
                     c.notes.add(o + " ignored: mlx5j posts through its Java direct path, not ibv_post_send");
                 }
-                case "-c", "--connection" -> requireValue(o, a.value(o), "RC", "mlx5j perf runs RC QPs only");
+                case "-c", "--connection" -> connection = connectionOf(o, a.value(o));
                 case "-q", "--qp" -> qps = a.intValue(o, 1, MAX_QPS);
                 case "-A", "--atomic_type" -> requireValue(o, a.value(o), "FETCH_AND_ADD",
                     "mlx5j perf's atomic tests post FETCH_AND_ADD");
@@ -234,8 +239,9 @@ public record IbOptions(
             {
                 c.inlineSize = switch (test)
                 {
-                    case WRITE_LAT -> 220;
-                    case SEND_LAT -> 236;
+                    // perftest's DEF_INLINE_DC for both over DC: a DCI's WQE also carries the DC address
+                    case WRITE_LAT -> "DC".equals(connection) ? DcSession.DEFAULT_INLINE : 220;
+                    case SEND_LAT -> "DC".equals(connection) ? DcSession.DEFAULT_INLINE : 236;
                     default -> 0;
                 };
             }
@@ -284,8 +290,24 @@ public record IbOptions(
             {
                 throw new UsageException("-q " + qps + ": several QPs run -n iterations each, not -D");
             }
+            if ("DC".equals(connection))
+            {
+                DcSession.check(test, c.role, rdmaCm, qps);
+            }
             return c.build(new IbOptions(gidIndex, mtu, qpTimeout, host, tcpPort, outReads, rdmaCm, allSizes,
-                warmup, qps), null);
+                warmup, qps, connection), null);
+        }
+
+        /** {@code -c}: RC or DC (perftest's other transports fail, naming the option). */
+        private static String connectionOf(final String option, final String value)
+        {
+            final String v = value.toUpperCase(java.util.Locale.ROOT);
+            if (!v.equals("RC") && !v.equals("DC"))
+            {
+                throw new UsageException(option + " " + value + ": mlx5j perf runs RC and DC QPs (" + option
+                    + " RC, " + option + " DC)");
+            }
+            return v;
         }
 
         private static void requireValue(final String option, final String value, final String only,

@@ -145,6 +145,10 @@ public final class PerfCommand
         {
             return PerftestSession.runRdmaCm(context, pd, o, rdAtomic, out, err);
         }
+        if ("DC".equals(o.ib().connection()))
+        {
+            return DcSession.run(context, pd, o, rdAtomic, out, err);
+        }
         // a perftest bw client walks the target in cache-line steps through one cycle buffer (a page)
         try (RcEndpoint e = endpoint(context, pd, o, area(o)))
         {
@@ -255,7 +259,7 @@ public final class PerfCommand
         out.println("                    " + o.test().title() + " (mlx5j Java direct path)");
         out.printf(Locale.ROOT, " Device         : %s port %d (%s, %s)%n", context.deviceName(), p.port(),
             DevicesCommand.portState(p.state()), p.isEthernet() ? "Ethernet/RoCE" : "InfiniBand");
-        out.printf(Locale.ROOT, " Connection     : RC, %s%n", connection);
+        out.printf(Locale.ROOT, " Connection     : %s, %s%n", o.ib().connection(), connection);
         out.printf(Locale.ROOT, " Path MTU       : %d     Doorbell : %s     BlueFlame register : %s%n", 128 << mtu,
             e.sq.mode().name().toLowerCase(Locale.ROOT), e.registerModes());
         if (e.qpCount() > 1)

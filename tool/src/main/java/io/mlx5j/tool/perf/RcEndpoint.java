@@ -47,7 +47,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code k mod N}, so the posts go round-robin as in perftest's run_iter_bw. {@link #qp}, {@link #sq} and the
  * single-QP methods are QP 0's.
  */
-final class RcEndpoint extends Endpoint
+sealed class RcEndpoint extends Endpoint permits DcEndpoint
 {
     static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
     /** 8-byte atomics are host-endian on ConnectX-4+ under Linux (mlx5 core sets atomic_req_8B_endianness_mode). */
@@ -84,7 +84,7 @@ final class RcEndpoint extends Endpoint
     final QueuePair[] qps;
     final int[] psns;
     SendQueue[] sqs;
-    private RecvQueue[] rqs;
+    RecvQueue[] rqs;
     final PeerInfo[] remotes;
     private final long[] remoteAddrs;
     private final int[] remoteKeys;
@@ -112,14 +112,22 @@ final class RcEndpoint extends Endpoint
         final int sendDepth, final int recvDepth, final int inlineSize, final long areaSize, final int qpCount)
     {
         // the port and GID are queried before anything is created (a failure then leaves nothing to close)
-        this(context, pd, Address.of(context, ibPort, gidIndex), sendDepth, recvDepth, inlineSize,
+        this(context, pd, QpType.RC, ibPort, gidIndex, sendDepth, recvDepth, inlineSize, areaSize, qpCount);
+    }
+
+    /** @param type the QP's transport: RC, or for {@link DcEndpoint} its DCI (one QP) */
+    RcEndpoint(final Context context, final ProtectionDomain pd, final QpType type, final int ibPort,
+        final int gidIndex, final int sendDepth, final int recvDepth, final int inlineSize, final long areaSize,
+        final int qpCount)
+    {
+        this(context, pd, type, Address.of(context, ibPort, gidIndex), sendDepth, recvDepth, inlineSize,
             align(Math.max(areaSize, 64), 64), qpCount);
     }
 
-    private RcEndpoint(final Context context, final ProtectionDomain pd, final Address address, final int sendDepth,
-        final int recvDepth, final int inlineSize, final long areaSize, final int qpCount)
+    private RcEndpoint(final Context context, final ProtectionDomain pd, final QpType type, final Address address,
+        final int sendDepth, final int recvDepth, final int inlineSize, final long areaSize, final int qpCount)
     {
-        super(context, pd, QpType.RC, false, sendDepth, recvDepth, inlineSize, 2 * areaSize, Access.ALL_REMOTE,
+        super(context, pd, type, false, sendDepth, recvDepth, inlineSize, 2 * areaSize, Access.ALL_REMOTE,
             qpCount);
         this.port = address.port();
         this.gidIndex = address.gidIndex();
@@ -214,8 +222,12 @@ final class RcEndpoint extends Endpoint
         {
             // past the first QP the registers are libmlx5's to share: RegisterMode.AUTO locks those that may be
             sqs[i] = SendQueue.of(qps[i], mode, i == 0 && sharedRegister ? RegisterMode.LOCKED : RegisterMode.AUTO);
-            rqs[i] = RecvQueue.of(qps[i]);
-            cq.attach(sqs[i]).attach(rqs[i]);
+            cq.attach(sqs[i]);
+            if (qps[i].type() != QpType.DCI)    // a DCI has no receive queue: a DcEndpoint receives on its SRQ
+            {
+                rqs[i] = RecvQueue.of(qps[i]);
+                cq.attach(rqs[i]);
+            }
         }
         sq = sqs[0];
         rq = rqs[0];
@@ -502,12 +514,7 @@ final class RcEndpoint extends Endpoint
         if (wc.opcode() == WcOpcode.RECV)
         {
             received++;
-            final RecvQueue r = rqs[indexOf(wc.qpn())];
-            if (!r.post(received, recvArea, lkey, recvLength))
-            {
-                throw new IllegalStateException("receive queue full after a receive completed on " + r);
-            }
-            r.ring();
+            repostRecv(wc.qpn());
         }
         else if (wc.wrId() >= 0)
         {
@@ -523,6 +530,26 @@ final class RcEndpoint extends Endpoint
             }
         }
         return 1;
+    }
+
+    /** After a receive completed on QP {@code qpn}: one more receive of the whole area takes its place. */
+    void repostRecv(final int qpn)
+    {
+        final RecvQueue r = rqs[indexOf(qpn)];
+        if (!r.post(received, recvArea, lkey, recvLength))
+        {
+            throw new IllegalStateException("receive queue full after a receive completed on " + r);
+        }
+        r.ring();
+    }
+
+    /**
+     * An RDMA WRITE of {@code length} bytes from the send area to the peer's area (write_lat's post, whose size is
+     * the loop's, not {@link #begin}'s); false when the ring is full.
+     */
+    boolean write(final long wrId, final int length, final int flags)
+    {
+        return sq.rdmaWrite(wrId, sendArea, lkey, length, remote.addr(), remote.rkey(), flags);
     }
 
     /** Names the error completion in {@link #wc}. */
