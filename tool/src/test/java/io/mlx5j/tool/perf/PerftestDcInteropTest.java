@@ -44,6 +44,8 @@ class PerftestDcInteropTest
         "read_lat,  -c DC -s 32 -n 200, false",
         "atomic_bw, -c DC -n 300, true",
         "atomic_bw, -c DC -n 300, false",
+        "atomic_lat, -c DC -n 200, true",
+        "atomic_lat, -c DC -n 200, false",
     })
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void againstPerftest(final String test, final String args, final boolean javaServer) throws Exception
