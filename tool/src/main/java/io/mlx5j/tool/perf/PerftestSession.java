@@ -233,8 +233,8 @@ final class PerftestSession
             if (theirs[i].srqn() != 0)
             {
                 throw new IllegalStateException("the peer sent SRQ number 0x" + Integer.toHexString(theirs[i].srqn())
-                    + ": it runs XRC or DC (perftest -c XRC/DC), which mlx5j perf does not; "
-                    + "run it with -c RC");
+                    + ": it runs XRC or DC (perftest -c XRC/DC), this side RC; "
+                    + "give both sides the same -c (mlx5j perf runs -c DC too)");
             }
         }
         final PerftestWire.Dest my = mine[0];
