@@ -26,7 +26,7 @@ import io.mlx5j.wqe.Mlx5Opcode;
  * <p>
  * Both objects always exist, as in perftest's latency tests; in its bw tests perftest creates only the side's half
  * (the server a DCT, the client a DCI), which the peer cannot tell: the wire carries the DCT number from a target and
- * the DCI number from an initiator ({@link DcSession}). Thread model as {@link Endpoint}: setup on one thread, then
+ * the DCI number from an initiator ({@link DcExchange}). Thread model as {@link Endpoint}: setup on one thread, then
  * one thread drives the queues.
  */
 final class DcEndpoint extends RcEndpoint

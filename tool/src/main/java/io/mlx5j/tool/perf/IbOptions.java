@@ -19,7 +19,7 @@ import io.mlx5j.tool.UsageException;
  *                  two-process run over TCP only), or 0
  * @param qps       QPs per side ({@code -q}): the bw tests post round-robin over them, {@code -n} messages each,
  *                  their completions on one CQ, as perftest's run_iter_bw
- * @param connection the transport ({@code -c}): "RC", or "DC" (a DCI and a DCT per side, {@link DcSession})
+ * @param connection the transport ({@code -c}): "RC", or "DC" (a DCI and a DCT per side, {@link DcExchange})
  */
 public record IbOptions(
     int gidIndex,
@@ -240,8 +240,8 @@ public record IbOptions(
                 c.inlineSize = switch (test)
                 {
                     // perftest's DEF_INLINE_DC for both over DC: a DCI's WQE also carries the DC address
-                    case WRITE_LAT -> "DC".equals(connection) ? DcSession.DEFAULT_INLINE : 220;
-                    case SEND_LAT -> "DC".equals(connection) ? DcSession.DEFAULT_INLINE : 236;
+                    case WRITE_LAT -> "DC".equals(connection) ? DcExchange.DEFAULT_INLINE : 220;
+                    case SEND_LAT -> "DC".equals(connection) ? DcExchange.DEFAULT_INLINE : 236;
                     default -> 0;
                 };
             }
@@ -292,7 +292,7 @@ public record IbOptions(
             }
             if ("DC".equals(connection))
             {
-                DcSession.check(test, c.role, rdmaCm, qps);
+                DcExchange.check(test, c.role, rdmaCm, qps);
             }
             return c.build(new IbOptions(gidIndex, mtu, qpTimeout, host, tcpPort, outReads, rdmaCm, allSizes,
                 warmup, qps, connection), null);

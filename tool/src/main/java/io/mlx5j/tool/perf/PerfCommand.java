@@ -147,7 +147,7 @@ public final class PerfCommand
         }
         if ("DC".equals(o.ib().connection()))
         {
-            return DcSession.run(context, pd, o, rdAtomic, out, err);
+            return DcExchange.run(context, pd, o, rdAtomic, out, err);
         }
         // a perftest bw client walks the target in cache-line steps through one cycle buffer (a page)
         try (RcEndpoint e = endpoint(context, pd, o, area(o)))

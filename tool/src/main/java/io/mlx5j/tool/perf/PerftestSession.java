@@ -273,8 +273,8 @@ final class PerftestSession
 
     /**
      * From the banner to the end of the test, once the QP(s) are connected and the destinations exchanged: the
-     * exchanges of the run itself carry {@code my} (perftest's my_dest[0]). Shared by the RC session and
-     * {@link DcSession}.
+     * exchanges of the run itself carry {@code my} (perftest's my_dest[0]). Shared by the RC run above and
+     * {@link DcExchange}.
      */
     static int runTests(final Context context, final PerftestWire w, final RcEndpoint e, final CmConnection cm,
         final PerfOptions o, final int mtu, final PerftestWire.Dest my, final PrintStream out, final PrintStream err)

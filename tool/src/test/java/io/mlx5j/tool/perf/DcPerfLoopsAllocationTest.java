@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The measuring loops over two {@link DcEndpoint}s in this process (each DCI targeting the other side's DCT, as
- * {@link DcSession} connects them) allocate nothing per iteration, as {@link PerfLoopsAllocationTest} checks for RC:
+ * {@link DcExchange} connects them) allocate nothing per iteration, as {@link PerfLoopsAllocationTest} checks for RC:
  * the DC post (the staged WQE with its DC address) is on that path. The data checks of the patterns run too.
  */
 class DcPerfLoopsAllocationTest

@@ -100,8 +100,8 @@ class PerfOptionsTest
         assertEquals("DC", PerfOptions.parse("write_bw", "-c", "dc", "h1").ib().connection());
         assertEquals("RC", PerfOptions.parse("write_bw", "h1").ib().connection());
         // perftest's DEF_INLINE_DC: 150 for write_lat and send_lat over DC (220 and 236 over RC)
-        assertEquals(DcSession.DEFAULT_INLINE, PerfOptions.parse("write_lat", "-c", "DC", "h1").inlineSize());
-        assertEquals(DcSession.DEFAULT_INLINE, PerfOptions.parse("send_lat", "-c", "DC", "h1").inlineSize());
+        assertEquals(DcExchange.DEFAULT_INLINE, PerfOptions.parse("write_lat", "-c", "DC", "h1").inlineSize());
+        assertEquals(DcExchange.DEFAULT_INLINE, PerfOptions.parse("send_lat", "-c", "DC", "h1").inlineSize());
         assertEquals(220, PerfOptions.parse("write_lat", "h1").inlineSize());
         assertMessage("-c DC: not with -R", () -> PerfOptions.parse("write_bw", "-c", "DC", "-R", "h1"));
         assertMessage("-A CMP_AND_SWAP", () -> PerfOptions.parse("atomic_lat", "-A", "CMP_AND_SWAP"));

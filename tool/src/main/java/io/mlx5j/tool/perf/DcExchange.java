@@ -35,12 +35,12 @@ import java.net.ServerSocket;
  * (perftest: "DC does not support RDMA_CM"), {@code -q} above 1, {@code -b} (mlx5j perf runs no bidirectional test),
  * {@code --loopback}.
  */
-final class DcSession
+final class DcExchange
 {
     /** perftest's DEF_INLINE_DC: the inline default of write_lat and send_lat over DC. */
     static final int DEFAULT_INLINE = 150;
 
-    private DcSession()
+    private DcExchange()
     {
     }
 
