@@ -81,7 +81,24 @@ class ReadmeExampleTest
     @Test
     void theReadmeShowsExactlyThisCode() throws IOException
     {
-        final String source = Files.readString(Path.of("src/test/java/io/mlx5j/direct/ReadmeExampleTest.java"));
+        final String snippet = snippetOf("ReadmeExampleTest.java");
+        final String readme = Files.readString(Path.of("../README.md"));
+        final Matcher blocks = Pattern.compile("```java\n(.*?)```\n", Pattern.DOTALL).matcher(readme);
+        final List<String> found = new ArrayList<>();
+        while (blocks.find())
+        {
+            found.add(blocks.group(1));
+        }
+        // every java block of the README is a test: this class's snippet, then DcReadmeExampleTest's (the rdma_cm
+        // example is in docs/rdma-cm.md, io.mlx5j.cm.ReadmeExampleTest's)
+        assertEquals(List.of(snippet, snippetOf("DcReadmeExampleTest.java")), found,
+            "README.md's java blocks differ from the tests' code");
+    }
+
+    /** The code between the markers of a test class of this package, without its test-only lines, unindented. */
+    static String snippetOf(final String file) throws IOException
+    {
+        final String source = Files.readString(Path.of("src/test/java/io/mlx5j/direct/" + file));
         final int begin = source.indexOf('\n', source.indexOf(BEGIN + "\n")) + 1;
         final int end = source.lastIndexOf('\n', source.indexOf(END + "\n"));
         final List<String> lines = new ArrayList<>();
@@ -94,18 +111,7 @@ class ReadmeExampleTest
         }
         final int indent = lines.stream().filter(l -> !l.isBlank())
             .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
-        final String snippet = String.join("\n", lines.stream().map(l -> l.substring(Math.min(indent, l.length())))
+        return String.join("\n", lines.stream().map(l -> l.substring(Math.min(indent, l.length())))
             .toList()) + "\n";
-
-        final String readme = Files.readString(Path.of("../README.md"));
-        final Matcher blocks = Pattern.compile("```java\n(.*?)```\n", Pattern.DOTALL).matcher(readme);
-        final List<String> found = new ArrayList<>();
-        while (blocks.find())
-        {
-            found.add(blocks.group(1));
-        }
-        // every java block of the README is a test: this class's snippet is its only one (the rdma_cm example is in
-        // docs/rdma-cm.md, io.mlx5j.cm.ReadmeExampleTest's)
-        assertEquals(List.of(snippet), found, "README.md's java blocks differ from the test's code");
     }
 }

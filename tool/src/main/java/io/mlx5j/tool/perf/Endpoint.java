@@ -47,7 +47,7 @@ abstract sealed class Endpoint implements AutoCloseable permits RcEndpoint, RawE
      * @param ownRecvCq  the receive queue gets a CQ of its own (else one CQ serves both queues)
      * @param sendDepth  send WQEs the QP holds
      * @param recvDepth  receive WQEs the QP holds (at least 1 is asked for; none for an XRC_SEND QP, whose CQ is
-     *                   still sized for them: the XRC SRQ's receives complete there)
+     *                   still sized for them: the XRC SRQ's receives complete there, nor for a DCI, which only sends)
      * @param inlineSize max inline data requested for the QP
      * @param bytes      size of the registered buffer (page-aligned)
      * @param access     the buffer's access flags
@@ -88,8 +88,9 @@ abstract sealed class Endpoint implements AutoCloseable permits RcEndpoint, RawE
             {
                 config = config.recvCq(rcq);
             }
-            // an XRC INI QP has no receive queue (its receives are the peer's XRC SRQ's): libmlx5 takes none
-            final boolean sendOnly = type == QpType.XRC_SEND;
+            // an XRC INI QP has no receive queue (its receives are the peer's XRC SRQ's), nor has a DCI (it only
+            // sends): libmlx5 takes none
+            final boolean sendOnly = type == QpType.XRC_SEND || type == QpType.DCI;
             createdQp = pd.createQp(config.maxSendWr(sendDepth).maxRecvWr(sendOnly ? 0 : Math.max(1, recvDepth))
                 .maxSendSge(1).maxRecvSge(sendOnly ? 0 : 1).maxInlineData(inlineSize).build());
             createdMemory = Arena.ofShared();

@@ -19,7 +19,8 @@ import io.mlx5j.tool.UsageException;
  *                  two-process run over TCP only), or 0
  * @param qps       QPs per side ({@code -q}): the bw tests post round-robin over them, {@code -n} messages each,
  *                  their completions on one CQ, as perftest's run_iter_bw
- * @param xrc       {@code -c XRC}: XRC INI and TGT QPs and an XRC SRQ ({@link XrcEndpoint}) instead of RC QPs
+ * @param connection the transport ({@code -c}): "RC", "XRC" (XRC INI and TGT QPs and an XRC SRQ,
+ *                  {@link XrcEndpoint}) or "DC" (a DCI and a DCT per side, {@link DcExchange})
  */
 public record IbOptions(
     int gidIndex,
@@ -32,10 +33,16 @@ public record IbOptions(
     boolean allSizes,
     long warmup,
     int qps,
-    boolean xrc)
+    String connection)
 {
     /** The most QPs per side {@code -q} takes (perftest has no limit; each QP costs rings and a CQ's share). */
     public static final int MAX_QPS = 4096;
+
+    /** @return whether {@code -c XRC} was given */
+    public boolean xrc()
+    {
+        return "XRC".equals(connection);
+    }
     /** perftest's -a sweep: 2^1 .. 2^23 bytes (MAX_SIZE 8388608; the loops run i = 1 .. 23). */
     public static final int ALL_SIZES_MAX = 1 << 23;
     public static final int DEFAULT_TCP_PORT = 18515;
@@ -79,9 +86,10 @@ public record IbOptions(
         "      --use_old_post_send  accepted and ignored (a note says so): mlx5j posts through its own Java path",
         "  -q, --qp N               write_bw, read_bw, send_bw over TCP: N QPs per side, -n messages each, posted",
         "                           round-robin, one CQ (as perftest -q); default 1",
-        "  -c RC|XRC                connection type (default RC); XRC: XRC INI and TGT QPs and an XRC SRQ as",
-        "                           perftest -c XRC (not with -R, as in perftest)",
-        "  -A FETCH_AND_ADD         the only value mlx5j runs (others fail, naming the option)",
+        "  -c RC|XRC|DC             connection type (default RC); XRC: XRC INI and TGT QPs and an XRC SRQ as",
+        "                           perftest -c XRC (not with -R, as in perftest); DC as perftest -c DC, a DCI and",
+        "                           a DCT (on an SRQ) per side, the DC key 0xffeeddcc, over TCP, one QP, not -R",
+        "  -A FETCH_AND_ADD         the only atomic mlx5j runs (others fail, naming the option)",
         "  -R, --rdma_cm            connect through rdma_cm, as perftest -R: the exchange runs over an rdma_cm",
         "                           control connection to port -p and the test QP is connected by the CM",
         "                           (SERVER_HOST is then an IP address the emulated or real ports own)",
@@ -102,7 +110,9 @@ public record IbOptions(
     /** This part in the warm-up run: no peer, no exchange, one size. */
     IbOptions forWarmup()
     {
-        return new IbOptions(gidIndex, mtu, qpTimeout, null, tcpPort, outReads, false, false, 0, 1, xrc);
+        // the warm-up runs the same QP kinds as the test, but for DC (its warm-up pair is RC: one process, no DCT)
+        return new IbOptions(gidIndex, mtu, qpTimeout, null, tcpPort, outReads, false, false, 0, 1,
+            xrc() ? "XRC" : "RC");
     }
 
     /** The ib_* tests' options, defaults and checks. */
@@ -118,7 +128,7 @@ public record IbOptions(
         private boolean allSizes;
         private long warmup = -1;
         private int qps = 1;
-        private boolean xrc;
+        private String connection = "RC";
 
         @Override
         public int maxSize()
@@ -155,7 +165,7 @@ public record IbOptions(
                     a.noValue(o);
                     c.notes.add(o + " ignored: mlx5j posts through its Java direct path, not ibv_post_send");
                 }
-                case "-c", "--connection" -> xrc = connection(o, a.value(o));
+                case "-c", "--connection" -> connection = connectionOf(o, a.value(o));
                 case "-q", "--qp" -> qps = a.intValue(o, 1, MAX_QPS);
                 case "-A", "--atomic_type" -> requireValue(o, a.value(o), "FETCH_AND_ADD",
                     "mlx5j perf's atomic tests post FETCH_AND_ADD");
@@ -241,8 +251,9 @@ public record IbOptions(
             {
                 c.inlineSize = switch (test)
                 {
-                    case WRITE_LAT -> 220;
-                    case SEND_LAT -> 236;
+                    // perftest's DEF_INLINE_DC for both over DC: a DCI's WQE also carries the DC address
+                    case WRITE_LAT -> "DC".equals(connection) ? DcExchange.DEFAULT_INLINE : 220;
+                    case SEND_LAT -> "DC".equals(connection) ? DcExchange.DEFAULT_INLINE : 236;
                     default -> 0;
                 };
             }
@@ -287,7 +298,7 @@ public record IbOptions(
             {
                 throw new UsageException("-q " + qps + ": several QPs are exchanged over TCP only, not with -R");
             }
-            if (xrc && rdmaCm)
+            if ("XRC".equals(connection) && rdmaCm)
             {
                 throw new UsageException("-c XRC: XRC does not support RDMA_CM (-R), as in perftest");
             }
@@ -295,20 +306,24 @@ public record IbOptions(
             {
                 throw new UsageException("-q " + qps + ": several QPs run -n iterations each, not -D");
             }
+            if ("DC".equals(connection))
+            {
+                DcExchange.check(test, c.role, rdmaCm, qps);
+            }
             return c.build(new IbOptions(gidIndex, mtu, qpTimeout, host, tcpPort, outReads, rdmaCm, allSizes,
-                warmup, qps, xrc), null);
+                warmup, qps, connection), null);
         }
 
-        /** {@code -c}: RC (false) or XRC (true); the others perftest knows fail, naming them. */
-        private static boolean connection(final String option, final String value)
+        /** {@code -c}: RC, XRC or DC (perftest's other transports fail, naming the option). */
+        private static String connectionOf(final String option, final String value)
         {
-            return switch (value.toUpperCase(java.util.Locale.ROOT))
+            final String v = value.toUpperCase(java.util.Locale.ROOT);
+            if (!v.equals("RC") && !v.equals("XRC") && !v.equals("DC"))
             {
-                case "RC" -> false;
-                case "XRC" -> true;
-                default -> throw new UsageException(option + " " + value + ": mlx5j perf runs RC and XRC QPs (" + option
-                    + " RC or " + option + " XRC)");
-            };
+                throw new UsageException(option + " " + value + ": mlx5j perf runs RC, XRC and DC QPs (" + option
+                    + " RC, " + option + " XRC, " + option + " DC)");
+            }
+            return v;
         }
 
         private static void requireValue(final String option, final String value, final String only,

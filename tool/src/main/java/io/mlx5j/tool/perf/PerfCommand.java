@@ -151,6 +151,10 @@ public final class PerfCommand
         {
             return PerftestSession.runRdmaCm(context, pd, o, rdAtomic, out, err);
         }
+        if ("DC".equals(o.ib().connection()))
+        {
+            return DcExchange.run(context, pd, o, rdAtomic, out, err);
+        }
         // a perftest bw client walks the target in cache-line steps through one cycle buffer (a page)
         try (RcEndpoint e = endpoint(context, pd, o, area(o)))
         {

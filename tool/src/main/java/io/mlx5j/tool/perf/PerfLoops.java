@@ -495,7 +495,7 @@ final class PerfLoops
         final long deadline)
     {
         long spins = 0;
-        while (!e.sq.rdmaWrite(wrId, e.sendArea, e.lkey, size, e.remote.addr(), e.remote.rkey(), flags))
+        while (!e.write(wrId, size, flags))
         {
             e.pollOnce();
             spins = checkStall(spins, deadline, e, "send completion (send queue full)", wrId);

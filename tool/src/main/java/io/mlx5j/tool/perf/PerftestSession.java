@@ -200,7 +200,7 @@ final class PerftestSession
     }
 
     /** Versions, system data and MTU; returns the path MTU both use (0 in: the QP's is the CM's, print the port's). */
-    private static int preamble(final PerftestWire w, final long area, final PerfOptions o, final int mtu)
+    static int preamble(final PerftestWire w, final long area, final PerfOptions o, final int mtu)
         throws IOException
     {
         w.exchangeVersions();
@@ -277,6 +277,21 @@ final class PerftestSession
         {
             w.handshake(my, gid);
         }
+        return runTests(context, w, e, cm, o, mtu, my, out, err);
+    }
+
+    /**
+     * From the banner to the end of the test, once the QP(s) are connected and the destinations exchanged: the
+     * exchanges of the run itself carry {@code my} (perftest's my_dest[0]). Shared by the RC and XRC run above and
+     * {@link DcExchange}.
+     */
+    static int runTests(final Context context, final PerftestWire w, final RcEndpoint e, final CmConnection cm,
+        final PerfOptions o, final int mtu, final PerftestWire.Dest my, final PrintStream out, final PrintStream err)
+        throws IOException
+    {
+        final boolean server = o.role() == PerfOptions.Role.SERVER;
+        final PerfTest t = o.test();
+        final boolean gid = e.gidIndex >= 0;
         PerfCommand.banner(out, o, context, e, mtu,
             (server ? "server, client " + w.peer() : "client of " + o.ib().host() + ":" + o.ib().tcpPort())
             + (cm != null ? ", connected through rdma_cm" : "") + ", peer " + (w.remoteIsMlx5j() ? "mlx5j"

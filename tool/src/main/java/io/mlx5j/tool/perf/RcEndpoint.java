@@ -50,7 +50,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@link XrcEndpoint} is the XRC form (perftest's {@code -c XRC}): its QPs here are XRC INI QPs, and it adds the
  * receiving side (an XRC domain, TGT QPs and an XRC SRQ) and perftest's pairing of destinations.
  */
-sealed class RcEndpoint extends Endpoint permits XrcEndpoint
+sealed class RcEndpoint extends Endpoint permits XrcEndpoint, DcEndpoint
 {
     static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
     /** 8-byte atomics are host-endian on ConnectX-4+ under Linux (mlx5 core sets atomic_req_8B_endianness_mode). */
@@ -87,7 +87,7 @@ sealed class RcEndpoint extends Endpoint permits XrcEndpoint
     final QueuePair[] qps;
     final int[] psns;
     SendQueue[] sqs;
-    private RecvQueue[] rqs;
+    RecvQueue[] rqs;
     final PeerInfo[] remotes;
     private final long[] remoteAddrs;
     private final int[] remoteKeys;
@@ -117,7 +117,7 @@ sealed class RcEndpoint extends Endpoint permits XrcEndpoint
         this(context, pd, ibPort, gidIndex, sendDepth, recvDepth, inlineSize, areaSize, qpCount, QpType.RC);
     }
 
-    /** @param type RC, or XRC_SEND for {@link XrcEndpoint} (QPs without a receive queue) */
+    /** @param type RC, XRC_SEND for {@link XrcEndpoint} or DCI for {@link DcEndpoint} (QPs without a receive queue) */
     RcEndpoint(final Context context, final ProtectionDomain pd, final int ibPort, final int gidIndex,
         final int sendDepth, final int recvDepth, final int inlineSize, final long areaSize, final int qpCount,
         final QpType type)
@@ -228,7 +228,9 @@ sealed class RcEndpoint extends Endpoint permits XrcEndpoint
             // past the first QP the registers are libmlx5's to share: RegisterMode.AUTO locks those that may be
             sqs[i] = SendQueue.of(qps[i], mode, i == 0 && sharedRegister ? RegisterMode.LOCKED : RegisterMode.AUTO);
             cq.attach(sqs[i]);
-            if (qps[i].type() != QpType.XRC_SEND)   // an XRC INI QP has no receive queue
+            // a DCI or an XRC INI QP has no receive queue: a DcEndpoint receives on its SRQ, an XRC peer on its
+            // XRC SRQ
+            if (qps[i].type() != QpType.XRC_SEND && qps[i].type() != QpType.DCI)
             {
                 rqs[i] = RecvQueue.of(qps[i]);
                 cq.attach(rqs[i]);
@@ -610,6 +612,15 @@ sealed class RcEndpoint extends Endpoint permits XrcEndpoint
             throw new IllegalStateException("receive queue full after a receive completed on " + r);
         }
         r.ring();
+    }
+
+    /**
+     * An RDMA WRITE of {@code length} bytes from the send area to the peer's area (write_lat's post, whose size is
+     * the loop's, not {@link #begin}'s); false when the ring is full.
+     */
+    boolean write(final long wrId, final int length, final int flags)
+    {
+        return sq.rdmaWrite(wrId, sendArea, lkey, length, remote.addr(), remote.rkey(), flags);
     }
 
     /** Names the error completion in {@link #wc}. */

@@ -100,7 +100,14 @@ class PerfOptionsTest
             () -> PerfOptions.parse("send_lat", "-R", "--loopback"));
         assertEquals(PerfOptions.Role.SERVER, PerfOptions.parse("send_lat", "-R").role());
         assertTrue(PerfOptions.parse("send_lat", "-R", "127.0.0.1").ib().rdmaCm());
-        assertMessage("-c UD: mlx5j perf runs RC and XRC QPs", () -> PerfOptions.parse("send_lat", "-c", "UD"));
+        assertMessage("-c UD: mlx5j perf runs RC, XRC and DC QPs", () -> PerfOptions.parse("send_lat", "-c", "UD"));
+        assertEquals("DC", PerfOptions.parse("write_bw", "-c", "dc", "h1").ib().connection());
+        assertEquals("RC", PerfOptions.parse("write_bw", "h1").ib().connection());
+        // perftest's DEF_INLINE_DC: 150 for write_lat and send_lat over DC (220 and 236 over RC)
+        assertEquals(DcExchange.DEFAULT_INLINE, PerfOptions.parse("write_lat", "-c", "DC", "h1").inlineSize());
+        assertEquals(DcExchange.DEFAULT_INLINE, PerfOptions.parse("send_lat", "-c", "DC", "h1").inlineSize());
+        assertEquals(220, PerfOptions.parse("write_lat", "h1").inlineSize());
+        assertMessage("-c DC: not with -R", () -> PerfOptions.parse("write_bw", "-c", "DC", "-R", "h1"));
         assertMessage("-A CMP_AND_SWAP", () -> PerfOptions.parse("atomic_lat", "-A", "CMP_AND_SWAP"));
         assertMessage("-a: message size cannot be changed for atomic tests",
             () -> PerfOptions.parse("atomic_bw", "-a"));

@@ -220,7 +220,7 @@ class PerftestXrcInteropTest
         assertTrue(a.text().contains("-c XRC: XRC does not support RDMA_CM (-R), as in perftest"), a.text());
         final Capture b = new Capture();
         assertEquals(2, Mlx5jTool.run(new String[] {"perf", "write_bw", "-c", "UC"}, b.stream, b.stream), b.text());
-        assertTrue(b.text().contains("-c UC: mlx5j perf runs RC and XRC QPs (-c RC or -c XRC)"), b.text());
+        assertTrue(b.text().contains("-c UC: mlx5j perf runs RC, XRC and DC QPs (-c RC, -c XRC, -c DC)"), b.text());
     }
 
     // ------------------------------------------------------------------------------------------------ helpers
