@@ -56,6 +56,19 @@ void emu_shm_publish(void *addr, uint64_t magic);
 /* Whether the file at addr has magic published, waiting up to EMU_SHM_WAIT_MS for its creator. */
 int emu_shm_wait_published(const void *addr, uint64_t magic);
 
+/* The fabric-wide file /<fabric><suffix> of size bytes that every process maps once and keeps (a directory all
+ * processes update under a lock): created or attached through emu_shm_create_or_attach, a file of another layout
+ * (ESTALE) replaced (its processes keep their unlinked copy). Its creator initialises the process-shared, robust
+ * mutex at lock_offset (emu_shm_robust_init), calls init (may be NULL) on the zeroed contents, and publishes magic.
+ * Returns the mapping, or NULL (errno set) when it could be neither created nor attached. */
+void *emu_shm_shared_file(const char *suffix, size_t size, uint64_t magic, size_t lock_offset,
+			  void (*init)(void *file));
+
+/* A process-shared, robust mutex for a shared file; and its lock, which takes over one whose holder died (the
+ * callers' entries are whole once written, so a half-finished holder leaves nothing inconsistent). */
+void emu_shm_robust_init(void *pthread_mutex);
+void emu_shm_robust_lock(void *pthread_mutex);
+
 /* Removes the files named /<prefix><pid> whose process is gone (kill(pid, 0) says ESRCH; EPERM means alive): a
  * process killed by a signal never removes its own. */
 void emu_shm_reap_dead(const char *prefix);

@@ -79,22 +79,6 @@ static char g_self_name[256];
 #define PEER_CACHE 32
 static struct { int32_t pid; struct cm_mbox *mb; } g_peers[PEER_CACHE];
 
-static void robust_init(pthread_mutex_t *m)
-{
-	pthread_mutexattr_t a;
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-	pthread_mutex_init(m, &a);
-	pthread_mutexattr_destroy(&a);
-}
-
-static void robust_lock(pthread_mutex_t *m)
-{
-	if (pthread_mutex_lock(m) == EOWNERDEAD)
-		pthread_mutex_consistent(m); /* entries are whole once written; a half-written one is harmless */
-}
-
 int cm_pid_dead(int32_t pid)
 {
 	return pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH);
@@ -121,7 +105,7 @@ static int map_dir(void)
 			return err;
 		struct cm_dir *d = p;
 		if (created) {
-			robust_init(&d->lock);
+			emu_shm_robust_init(&d->lock);
 			struct timespec ts;
 			clock_gettime(CLOCK_MONOTONIC, &ts);
 			d->next_port = PORT_LO + (uint32_t)(ts.tv_nsec % (PORT_HI - PORT_LO + 1));
@@ -160,7 +144,7 @@ static int create_mbox(void)
 	if (err)
 		return err;
 	struct cm_mbox *mb = p;
-	robust_init(&mb->lock);
+	emu_shm_robust_init(&mb->lock);
 	mb->pid = (int32_t)getpid();
 	emu_shm_publish(mb, MBOX_MAGIC);
 	g_self = mb;
@@ -225,7 +209,7 @@ int cm_mcast_attach(const uint8_t gid[16], uint32_t qpn)
 	if (cm_dir_ready())
 		return ENOMEM;
 	int rc = ENOMEM, free_slot = -1;
-	robust_lock(&g_dir->lock);
+	emu_shm_robust_lock(&g_dir->lock);
 	claim_pid_locked();
 	for (int i = 0; i < EMU_MCAST_ATTACH_MAX; i++) {
 		struct cm_mc_entry *m = &g_dir->mc[i];
@@ -255,7 +239,7 @@ int cm_mcast_detach(const uint8_t gid[16], uint32_t qpn)
 	if (cm_dir_ready())
 		return EINVAL;
 	int rc = EINVAL;
-	robust_lock(&g_dir->lock);
+	emu_shm_robust_lock(&g_dir->lock);
 	for (int i = 0; i < EMU_MCAST_ATTACH_MAX; i++) {
 		struct cm_mc_entry *m = &g_dir->mc[i];
 		if (m->pid == (int32_t)getpid() && m->qpn == qpn && (!gid || memcmp(m->gid, gid, 16) == 0)) {
@@ -272,7 +256,7 @@ int emu_mcast_members(const uint8_t gid[16], uint32_t *qpns, int max)
 	if (cm_dir_ready())
 		return 0;
 	int n = 0;
-	robust_lock(&g_dir->lock);
+	emu_shm_robust_lock(&g_dir->lock);
 	for (int i = 0; i < EMU_MCAST_ATTACH_MAX && n < max; i++) {
 		struct cm_mc_entry *m = &g_dir->mc[i];
 		if (m->pid && memcmp(m->gid, gid, 16) == 0 && (m->pid == (int32_t)getpid() || !cm_pid_dead(m->pid)))
@@ -350,7 +334,7 @@ int cm_dir_bind(uint16_t ps, struct sockaddr *addr, int reuse, int afonly, uint3
 	int slot = -1, rc = 0;
 	uint16_t port = emu_cm_addr_port(addr);
 
-	robust_lock(&g_dir->lock);
+	emu_shm_robust_lock(&g_dir->lock);
 	claim_pid_locked();
 	for (int i = 0; i < DIR_SLOTS && slot < 0; i++)
 		if (!g_dir->e[i].pid || !entry_live(&g_dir->e[i]))
@@ -402,7 +386,7 @@ out:
 int cm_dir_listen(int slot)
 {
 	int rc = 0;
-	robust_lock(&g_dir->lock);
+	emu_shm_robust_lock(&g_dir->lock);
 	struct cm_dir_entry *e = &g_dir->e[slot];
 	struct sockaddr_in6 a;
 	entry_addr(e, &a);
@@ -418,7 +402,7 @@ void cm_dir_release(int slot)
 {
 	if (slot < 0 || slot >= DIR_SLOTS || !g_dir)
 		return;
-	robust_lock(&g_dir->lock);
+	emu_shm_robust_lock(&g_dir->lock);
 	if (g_dir->e[slot].pid == (int32_t)getpid()) {
 		g_dir->e[slot].state = CM_DIR_FREE;
 		g_dir->e[slot].pid = 0;
@@ -431,7 +415,7 @@ int cm_dir_count_listeners(uint16_t ps, uint16_t port)
 	if (cm_dir_ready())
 		return -1;
 	int n = 0;
-	robust_lock(&g_dir->lock);
+	emu_shm_robust_lock(&g_dir->lock);
 	for (int i = 0; i < DIR_SLOTS; i++) {
 		struct cm_dir_entry *e = &g_dir->e[i];
 		if (e->pid && e->state == CM_DIR_LISTEN && e->ps == ps && e->port == port && entry_live(e))
@@ -446,7 +430,7 @@ int cm_dir_find_listener(uint16_t ps, const struct sockaddr *dst, struct cm_dir_
 	int best = -1, best_exact = 0;
 	uint16_t port = emu_cm_addr_port(dst);
 
-	robust_lock(&g_dir->lock);
+	emu_shm_robust_lock(&g_dir->lock);
 	for (int i = 0; i < DIR_SLOTS; i++) {
 		struct cm_dir_entry *e = &g_dir->e[i];
 		if (!e->pid || e->state != CM_DIR_LISTEN || e->ps != ps || e->port != port || !entry_live(e))
@@ -523,7 +507,7 @@ int cm_send(int32_t pid, const struct cm_msg *m)
 	if (!mb)
 		return -1;
 	int rc = -1;
-	robust_lock(&mb->lock);
+	emu_shm_robust_lock(&mb->lock);
 	if (mb->tail - mb->head < MBOX_SLOTS) {
 		mb->ring[mb->tail % MBOX_SLOTS] = *m;
 		mb->tail++;
@@ -551,7 +535,7 @@ int cm_recv(struct cm_msg *m, int timeout_ms)
 	uint32_t seen = atomic_load(&mb->futex);
 	for (int pass = 0; pass < 2; pass++) {
 		int got = 0;
-		robust_lock(&mb->lock);
+		emu_shm_robust_lock(&mb->lock);
 		if (mb->head != mb->tail) {
 			*m = mb->ring[mb->head % MBOX_SLOTS];
 			mb->head++;

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -63,6 +64,11 @@ struct xrcd_file {
 static _Atomic(struct xrcd_file *) g_file;
 static pthread_mutex_t g_map_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static void xfile_init(void *file)
+{
+	((struct xrcd_file *)file)->next_xrcdn = 1;
+}
+
 static struct xrcd_file *xfile(void)
 {
 	struct xrcd_file *f = atomic_load_explicit(&g_file, memory_order_acquire);
@@ -71,32 +77,8 @@ static struct xrcd_file *xfile(void)
 	pthread_mutex_lock(&g_map_lock);
 	f = atomic_load_explicit(&g_file, memory_order_acquire);
 	if (!f) {
-		char name[128];
-		emu_shm_name(name, sizeof name, "-xrcd");
-		void *p = NULL;
-		int created = 0;
-		int err = emu_shm_create_or_attach(name, sizeof(struct xrcd_file), 1, &p, &created);
-		if (err == ESTALE) { /* another layout: start afresh, its processes keep their unlinked copy */
-			shm_unlink(name);
-			err = emu_shm_create_or_attach(name, sizeof(struct xrcd_file), 1, &p, &created);
-		}
-		if (!err && created) {
-			struct xrcd_file *n = p;
-			pthread_mutexattr_t a;
-			pthread_mutexattr_init(&a);
-			pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-			pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-			pthread_mutex_init(&n->lock, &a);
-			pthread_mutexattr_destroy(&a);
-			n->next_xrcdn = 1;
-			emu_shm_publish(n, XRCD_MAGIC);
-			f = n;
-		} else if (!err) {
-			if (emu_shm_wait_published(p, XRCD_MAGIC))
-				f = p;
-			else
-				munmap(p, sizeof(struct xrcd_file));
-		}
+		f = emu_shm_shared_file("-xrcd", sizeof(struct xrcd_file), XRCD_MAGIC, offsetof(struct xrcd_file, lock),
+					xfile_init);
 		if (f)
 			atomic_store_explicit(&g_file, f, memory_order_release);
 	}
@@ -106,8 +88,7 @@ static struct xrcd_file *xfile(void)
 
 static void xlock(struct xrcd_file *f)
 {
-	if (pthread_mutex_lock(&f->lock) == EOWNERDEAD) /* a holder died: every write below is complete or harmless */
-		pthread_mutex_consistent(&f->lock);
+	emu_shm_robust_lock(&f->lock); /* a holder died: every write below is complete or harmless */
 }
 
 static int pid_gone(int32_t pid)

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,4 +154,48 @@ void emu_shm_reap_dead(const char *prefix)
 		}
 	}
 	closedir(d);
+}
+
+void emu_shm_robust_init(void *pthread_mutex)
+{
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(pthread_mutex, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
+void emu_shm_robust_lock(void *pthread_mutex)
+{
+	if (pthread_mutex_lock(pthread_mutex) == EOWNERDEAD)
+		pthread_mutex_consistent(pthread_mutex);
+}
+
+void *emu_shm_shared_file(const char *suffix, size_t size, uint64_t magic, size_t lock_offset,
+			  void (*init)(void *file))
+{
+	char name[128];
+	emu_shm_name(name, sizeof name, suffix);
+	void *p = NULL;
+	int created = 0;
+	int err = emu_shm_create_or_attach(name, size, 1, &p, &created);
+	if (err == ESTALE) { /* another layout: start afresh, its processes keep their unlinked copy */
+		shm_unlink(name);
+		err = emu_shm_create_or_attach(name, size, 1, &p, &created);
+	}
+	if (err)
+		return NULL;
+	if (created) {
+		emu_shm_robust_init((char *)p + lock_offset);
+		if (init)
+			init(p);
+		emu_shm_publish(p, magic);
+		return p;
+	}
+	if (emu_shm_wait_published(p, magic))
+		return p;
+	munmap(p, size);
+	errno = ETIMEDOUT;
+	return NULL;
 }

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -46,31 +47,8 @@ static struct xrcdir_file *dir(void)
 	pthread_mutex_lock(&g_map_lock);
 	f = atomic_load_explicit(&g_dir, memory_order_acquire);
 	if (!f) {
-		char name[128];
-		emu_shm_name(name, sizeof name, "-xrcdir");
-		void *p = NULL;
-		int created = 0;
-		int err = emu_shm_create_or_attach(name, sizeof(struct xrcdir_file), 1, &p, &created);
-		if (err == ESTALE) { /* another layout: start afresh, its processes keep their unlinked copy */
-			shm_unlink(name);
-			err = emu_shm_create_or_attach(name, sizeof(struct xrcdir_file), 1, &p, &created);
-		}
-		if (!err && created) {
-			struct xrcdir_file *n = p;
-			pthread_mutexattr_t a;
-			pthread_mutexattr_init(&a);
-			pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-			pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-			pthread_mutex_init(&n->lock, &a);
-			pthread_mutexattr_destroy(&a);
-			emu_shm_publish(n, XRCDIR_MAGIC);
-			f = n;
-		} else if (!err) {
-			if (emu_shm_wait_published(p, XRCDIR_MAGIC))
-				f = p;
-			else
-				munmap(p, sizeof(struct xrcdir_file));
-		}
+		f = emu_shm_shared_file("-xrcdir", sizeof(struct xrcdir_file), XRCDIR_MAGIC,
+					offsetof(struct xrcdir_file, lock), NULL);
 		if (f)
 			atomic_store_explicit(&g_dir, f, memory_order_release);
 	}
@@ -81,8 +59,8 @@ static struct xrcdir_file *dir(void)
 static struct xrcdir_file *dir_lock(void)
 {
 	struct xrcdir_file *f = dir();
-	if (f && pthread_mutex_lock(&f->lock) == EOWNERDEAD) /* every write below is complete or harmless */
-		pthread_mutex_consistent(&f->lock);
+	if (f)
+		emu_shm_robust_lock(&f->lock); /* every write below is complete or harmless */
 	return f;
 }
 
