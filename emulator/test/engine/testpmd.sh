@@ -68,6 +68,56 @@ wait_log() {
   bad "$1: no /$2/ within ${3:-40} s; log tail:"; tail -15 "$out/$1.log" | sed 's/^/     /'
   return 1
 }
+# tx_until NAME FRAMES SECONDS: keep the txonly sender NAME (started 2 s ago) running until `show port stats 0`
+# counts FRAMES sent, asking every 0.5 s, for at most SECONDS more. Its forwarding lcore is pinned to one CPU, so on a
+# loaded 2-core machine a fixed window may give it too little of that CPU; the cases check the counts after, so a
+# sender that is really stuck still fails them. A sender behind after 2 s is shown with its threads (state, CPU and
+# run-queue wait times, kernel wait channel) then and at the end, which tells a starved lcore from one blocked in a
+# doorbell write fault (handle_userfault) or one spinning without sending.
+tx_until() {
+  local start=$SECONDS sent=0 had i
+  for ((i = 0; ; i++)); do
+    had=$(grep -c 'Tx-pps' "$out/$1.log" 2> /dev/null || true)
+    pmd_cmd "$1" "show port stats 0"
+    wait_log_count "$1" 'Tx-pps' $((${had:-0} + 1)) 20 || return 1
+    sent=$(awk '/TX-packets:/ {v = $2} END {print v + 0}' "$out/$1.log")
+    [ "$sent" -ge "$2" ] && break
+    if [ "$i" = 0 ]; then echo "     note $1: $sent frames sent after 2 s; its threads:"; threads "$1"; fi
+    [ $((SECONDS - start)) -ge "$3" ] && break
+    sleep 0.5
+  done
+  if [ "$i" -gt 0 ]; then
+    echo "     note $1: $sent frames sent after $((SECONDS - start)) s more; its threads:"; threads "$1"
+  fi
+  return 0
+}
+# threads NAME: one line per thread of the testpmd NAME: name, state, CPU ms, run-queue wait ms, wait channel
+threads() {
+  local tp t c st ss w
+  tp=$(pgrep -f "^dpdk-testpmd .*--file-prefix=$1-$$ " | head -1 || true)
+  [ -n "$tp" ] || return 0
+  for t in /proc/"$tp"/task/*; do
+    c=$(cat "$t/comm" 2> /dev/null) st=$(cat "$t/stat" 2> /dev/null) ss=$(cat "$t/schedstat" 2> /dev/null)
+    w=$(cat "$t/wchan" 2> /dev/null) ss=${ss:-0 0 0}
+    [ "$w" = 0 ] && w=running
+    st=${st#*) }
+    echo "       $c ${st%% *} cpu $((${ss%% *} / 1000000)) ms wait $(($(echo "$ss" | cut -d' ' -f2) / 1000000)) ms $w"
+  done
+}
+# wait_log_count NAME ERE COUNT SECONDS: until the log has COUNT lines matching ERE (wait_log for a repeated reply)
+wait_log_count() {
+  local n=$(($4 * 10)) i
+  for ((i = 0; i < n; i++)); do
+    [ "$(grep -cE -- "$2" "$out/$1.log" 2> /dev/null || true)" -ge "$3" ] && return 0
+    if ! kill -0 "${pid[$1]}" 2> /dev/null; then
+      bad "$1: exited before reply $3 of /$2/; log tail:"; tail -15 "$out/$1.log" | sed 's/^/     /'
+      return 1
+    fi
+    sleep 0.1
+  done
+  bad "$1: no reply $3 of /$2/ within $4 s; log tail:"; tail -15 "$out/$1.log" | sed 's/^/     /'
+  return 1
+}
 # pmd_quit NAME: quit and wait for the process
 pmd_quit() {
   pmd_cmd "$1" quit
@@ -127,6 +177,7 @@ forward() {
   pmd_cmd "$name-tx" start
   wait_log "$name-tx" 'txonly packet forwarding' 20 || return 0
   sleep 2
+  tx_until "$name-tx" 2000 20 || return 0
   pmd_cmd "$name-tx" stop
   wait_log "$name-tx" 'Done\.' 20 || return 0
   pmd_cmd "$name-tx" "show port xstats 0"
@@ -192,6 +243,7 @@ flows() {
   pmd_cmd "$name-tx" start
   wait_log "$name-tx" 'txonly packet forwarding' 20 || return 0
   sleep 2
+  tx_until "$name-tx" 2000 20 || return 0
   pmd_cmd "$name-tx" stop
   wait_log "$name-tx" 'Done\.' 20 || return 0
   pmd_quit "$name-tx"
