@@ -72,4 +72,9 @@ void mlx5emu_debug_hold_engine(int hold);
  * can check that a pass visits only the QPs with work, not every QP of the process. */
 void mlx5emu_debug_pass_visits(uint64_t *passes, uint64_t *visits);
 
+/* Run one engine pass in this thread at the monotonic time now + offset_ns, as a thread that read its time before it
+ * got the engine's lock would (offset_ns < 0), or with the clock ahead (> 0), so that a test can check that the
+ * passes hold up against a time that is not the latest. Returns whether the pass did work. */
+int mlx5emu_debug_pass_at(int64_t offset_ns);
+
 #endif

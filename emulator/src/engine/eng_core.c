@@ -74,13 +74,25 @@ static int drain_inbox(void)
  * fabric writes were a tenth of it. A CQE still publishes its own stamp first (eng_cq.c). */
 #define ENG_CLOCK_SHOW_NS 1000ull
 
-/* One pass over everything the device does, started at now; caller holds G.lock. */
+/*
+ * One pass over everything the device does, started at now; caller holds G.lock.
+ *
+ * The passes' clock never goes back: a caller may have read now before it got G.lock (a lender reads it before its
+ * trylock, the doorbell fault thread before lock_engine), and another thread's pass may have run with a later time
+ * in between. Every interval below is an unsigned difference with a time an earlier pass stored (last_slow, a QP's
+ * rec_stall_since, its timers), which such a now would turn into an interval of about 2^64 ns: the slow
+ * housekeeping then ran at once, and eng_check_unrung reported a doorbell record that had been ahead of the device
+ * for microseconds (the store of its doorbell still to come) as "never rung" for more than a second.
+ */
 static int engine_iteration(uint64_t now)
 {
-	static uint64_t last_slow, last_full_scan;
+	static uint64_t last_slow, last_full_scan, last_now;
 	int work = 0;
 	if (!G.inbox)
 		return 0;
+	if (now < last_now)
+		now = last_now;
+	last_now = now;
 	G.pass_ns = now;
 	G.passes++;
 	if (now - G.clock_shown_ns >= ENG_CLOCK_SHOW_NS) {
@@ -189,6 +201,15 @@ __attribute__((visibility("default"))) int mlx5emu_lend_enabled(void)
 	return !G.disabled && !G.lend_off;
 }
 
+/* Tests (mlx5emu_debug_pass_at): one pass at the time now, as a caller that read it long before would run it. */
+int eng_debug_pass(uint64_t now)
+{
+	lock_engine();
+	int work = engine_iteration(now);
+	unlock_engine();
+	return work;
+}
+
 /* A doorbell store to the application's mapping of the UAR page user_va faulted (eng_dbfault.c). The driver
  * writes the doorbell record before it stores the doorbell (rdma-core providers/mlx5/qp.c, _mlx5_post_send: the
  * record, a write barrier, then the BlueFlame/doorbell store), so the records of the QPs that ring through this
@@ -257,6 +278,7 @@ static long doorbell_fault_idle(void)
 		return -1;
 	long next = -1;
 	lock_engine();
+	now = eng_now_ns(); /* the engine thread may have held the lock for a whole pass, or been preempted in it */
 	int open = 0;
 	for (int i = 0; i < G.nuars && !open; i++)
 		open = G.uars[i].open;

@@ -31,6 +31,11 @@ EXPORT void mlx5emu_debug_hold_engine(int hold)
 	pthread_mutex_unlock(&G.lock);
 }
 
+EXPORT int mlx5emu_debug_pass_at(int64_t offset_ns)
+{
+	return eng_debug_pass(eng_now_ns() + (uint64_t)offset_ns);
+}
+
 EXPORT void mlx5emu_debug_pass_visits(uint64_t *passes, uint64_t *visits)
 {
 	pthread_mutex_lock(&G.lock);

@@ -422,6 +422,7 @@ void eng_check_unrung(uint64_t now);
  * execute what the records of that page's QPs say, as the doorbell will once it lands, and let the store land
  * (eng_dbfault_resolve, under G.lock, so that the page cannot be protected again between the two). */
 void eng_doorbell_fault(void *user_va);
+int eng_debug_pass(uint64_t now);
 
 /* eng_maps.c: where this process maps a file, from /proc/self/maps (no allocation) */
 struct eng_map {

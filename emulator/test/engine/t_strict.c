@@ -5,6 +5,7 @@
  * atomics (PRM "Atomic Operations" layouts, opmod 0x8 = 32-bit, 0x9 = 64-bit).
  */
 #include "etest.h"
+#include "mlx5emu_debug.h"
 
 struct raw {
 	struct ibv_qp *qp;
@@ -170,6 +171,23 @@ int main(void)
 	CHECK(one(&r, &wc) && wc.status == IBV_WC_SUCCESS, "the NOP the record now covers");
 	CHECK(one(&r, &wc) && wc.status == IBV_WC_LOC_QP_OP_ERR, "foreign qpn %d", wc.status);
 	CHECK(t_violations() == ++v, "foreign qpn counted");
+	raw_free(&r);
+
+	/* A record ahead of the device only until its doorbell store, in a pass whose time was read before a later
+	 * pass ran (a lender reads it before its trylock, the doorbell fault thread before it gets the lock): no
+	 * "doorbell was never rung" report. The first pass is a slow one (its time is 150 ms past any pass so far) and
+	 * sees the record ahead; the second runs with a time 1 s before that. */
+	int (*pass_at)(int64_t) = (int (*)(int64_t))dlsym(RTLD_DEFAULT, "mlx5emu_debug_pass_at");
+	CHECK(pass_at, "mlx5emu_debug_pass_at not found");
+	raw_make(&r, IBV_QPT_RC);
+	ctrl(w, 0, 0, MLX5_OPCODE_NOP, r.qp->qp_num, 1);
+	raw_post_db(&r, w, 16, 0, 0); /* the record, and the doorbell not yet */
+	pass_at(150000000);
+	pass_at(-1000000000);
+	*(volatile uint64_t *)(void *)(r.bf + r.bf_off) = *(const uint64_t *)(const void *)w;
+	r.bf_off ^= 256;
+	CHECK(one(&r, &wc) && wc.status == IBV_WC_SUCCESS, "nop rung after the record %d", wc.status);
+	CHECK(t_violations() == v, "a record ahead for microseconds reported as never rung (%lu)", t_violations());
 	raw_free(&r);
 
 	/* inline segment overflowing the WQE */
