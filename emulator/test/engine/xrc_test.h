@@ -135,8 +135,8 @@ static inline void expect_send_ok(struct ibv_cq *cq, uint64_t id, enum ibv_wc_op
 	      wc.status, (unsigned long)wc.wr_id, wc.opcode);
 }
 
-static inline void expect_recv(struct ibv_cq *cq, uint64_t id, uint32_t tgt_qpn, struct ibv_srq *srq, enum ibv_wc_opcode op,
-			uint32_t len, int imm)
+static inline void expect_recv(struct ibv_cq *cq, uint64_t id, uint32_t tgt_qpn, struct ibv_srq *srq,
+			       enum ibv_wc_opcode op, uint32_t len, int imm)
 {
 	struct ibv_wc wc;
 	CHECK(t_poll(cq, &wc, 1, 5000) == 1, "recv completion %lu", (unsigned long)id);
